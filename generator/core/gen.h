@@ -1,0 +1,33 @@
+/* gen.h: the generator core. Runs the embedded Lua modules (the modules of generator/lua) inside a
+ * fresh Lua 5.4 state per call; used by the attngen CLI and by the runtime's JIT. */
+#ifndef ATTNGEN_GEN_H
+#define ATTNGEN_GEN_H
+#include "variant.h"
+
+#define ATTNGEN_GENERATOR_VERSION "0.1.0"
+
+/* Runs a CLI command implemented in Lua (generator/lua/cli.lua: "generate", "list").
+ * argv[0] is the command name. Returns the process exit code (0 ok, 1 failure, 2 usage). */
+int attngen__gen_run_command(int argc, char **argv);
+
+/* Generates the source of one variant by canonical name. On success returns 0 and a
+ * malloc'd NUL-terminated source in *source_out; on failure returns nonzero and a malloc'd
+ * message in *error_out (either out pointer may be NULL). */
+int attngen__gen_source(const char *variant_name, char **source_out, char **error_out);
+
+/* Parses and validates a variant name and fills its descriptor (axis values and derived
+ * launch geometry). desc->name is set to variant_name (the caller keeps it alive).
+ * Returns 0 on success, else nonzero and a malloc'd message in *error_out. */
+int attngen__gen_variant_desc(const char *variant_name, attngen__variant_desc *desc,
+                              char **error_out);
+
+/* Lists the canonical names of the tuning search space for a target ("gfx942"|"sm90"):
+ * a malloc'd array of malloc'd strings; returns the count, or -1 with *error_out set. */
+int attngen__gen_search_space(const char *target, char ***names_out, char **error_out);
+void attngen__gen_free_names(char **names, int count);
+
+/* Runs a Lua chunk in a generator state (modules available through require) and returns
+ * tostring of its first result in *result_out (malloc'd). For tests and tools. */
+int attngen__gen_eval(const char *lua_code, char **result_out, char **error_out);
+
+#endif /* ATTNGEN_GEN_H */

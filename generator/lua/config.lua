@@ -1,0 +1,185 @@
+-- config.lua: the configuration space as data. Axes and their values, the canonical
+-- variant name (derived mechanically in a fixed axis order), the validity rules (all of
+-- them, in this one place; each rejection names its rule), the default AOT set and the
+-- tuning search space.
+local M = {}
+
+M.op_prefix = "attn_fwd_d128"
+
+-- Axes in canonical name order. `short` turns a value into its name token.
+M.axis_order = { "layout", "rounding", "q_tiles", "kv_tile", "waves", "kv_split", "target" }
+
+M.axes = {
+  layout = { values = { "bshd", "bhsd" }, ids = { bshd = 0, bhsd = 1 } },
+  rounding = { values = { "rtne", "rtna", "rtz" }, ids = { rtne = 0, rtna = 1, rtz = 2 } },
+  q_tiles = { values = { 1, 2, 3 }, prefix = "q" },
+  kv_tile = { values = { 32, 64, 128 }, prefix = "kv" },
+  waves = { values = { 4, 8 }, prefix = "w" },
+  kv_split = { values = { "off", "tail" }, ids = { off = 0, tail = 1 },
+               tokens = { off = "nosplit", tail = "tail" } },
+  target = { values = { "gfx942", "sm90" }, ids = { gfx942 = 0, sm90 = 1 } },
+}
+
+-- The name token of one axis value.
+function M.token(axis, value)
+  local a = M.axes[axis]
+  if a.prefix then return a.prefix .. tostring(value) end
+  if a.tokens then return a.tokens[value] end
+  return value
+end
+
+function M.name(v)
+  local parts = { M.op_prefix }
+  for _, axis in ipairs(M.axis_order) do parts[#parts + 1] = M.token(axis, v[axis]) end
+  return table.concat(parts, "_")
+end
+
+-- Parses a canonical name into an axis table; returns nil, message on a malformed name.
+function M.parse(name)
+  if type(name) ~= "string" or name:sub(1, #M.op_prefix + 1) ~= M.op_prefix .. "_" then
+    return nil, string.format("'%s' is not a variant name (expected %s_<axes...>)",
+      tostring(name), M.op_prefix)
+  end
+  local tokens = {}
+  for t in name:sub(#M.op_prefix + 2):gmatch("[^_]+") do tokens[#tokens + 1] = t end
+  if #tokens ~= #M.axis_order then
+    return nil, string.format("'%s' has %d axis tokens, expected %d (%s)", name, #tokens,
+      #M.axis_order, table.concat(M.axis_order, ", "))
+  end
+  local v = {}
+  for i, axis in ipairs(M.axis_order) do
+    for _, value in ipairs(M.axes[axis].values) do
+      if M.token(axis, value) == tokens[i] then v[axis] = value end
+    end
+    if v[axis] == nil then
+      local allowed = {}
+      for _, value in ipairs(M.axes[axis].values) do allowed[#allowed + 1] = M.token(axis, value) end
+      return nil, string.format("'%s': unknown %s '%s' (allowed: %s)", name, axis, tokens[i],
+        table.concat(allowed, ", "))
+    end
+  end
+  return v
+end
+
+local function contains(list, x)
+  for _, y in ipairs(list) do if y == x then return true end end
+  return false
+end
+
+local function allow(axis, target, allowed)
+  return function(v)
+    if v.target ~= target or contains(allowed, v[axis]) then return true end
+    local names = {}
+    for _, a in ipairs(allowed) do names[#names + 1] = tostring(a) end
+    return false, string.format("%s=%s is not supported on %s (allowed: %s)", axis,
+      tostring(v[axis]), target, table.concat(names, ", "))
+  end
+end
+
+-- Every validity rule, in order. A rule returns true, or false and a message.
+M.rules = {
+  { name = "axis-values", check = function(v)
+    for _, axis in ipairs(M.axis_order) do
+      if not contains(M.axes[axis].values, v[axis]) then
+        return false, string.format("%s=%s is not a value of axis %s", axis, tostring(v[axis]), axis)
+      end
+    end
+    return true
+  end },
+  { name = "gfx942-q-tiles", check = allow("q_tiles", "gfx942", { 2, 3 }) },
+  { name = "gfx942-waves", check = allow("waves", "gfx942", { 8 }) },
+  { name = "gfx942-kv-tile", check = allow("kv_tile", "gfx942", { 32, 64 }) },
+  { name = "sm90-q-tiles", check = allow("q_tiles", "sm90", { 1, 2 }) },
+  { name = "sm90-waves", check = allow("waves", "sm90", { 4, 8 }) },
+  { name = "sm90-kv-tile", check = allow("kv_tile", "sm90", { 32, 64, 128 }) },
+  { name = "sm90-no-split", check = allow("kv_split", "sm90", { "off" }) },
+  -- Shared memory budget of the sm90 kernel: 227 KiB per block on Hopper.
+  { name = "sm90-smem-budget", check = function(v)
+    if v.target ~= "sm90" then return true end
+    local d = require("target_sm90").derive(v)
+    if d.smem_bytes <= 227 * 1024 then return true end
+    return false, string.format("needs %d bytes of shared memory (Hopper allows 232448)",
+      d.smem_bytes)
+  end },
+}
+
+-- Returns true, or false with "rule 'NAME': message".
+function M.validate(v)
+  for _, rule in ipairs(M.rules) do
+    local ok, msg = rule.check(v)
+    if not ok then return false, string.format("rule '%s': %s", rule.name, msg) end
+  end
+  return true
+end
+
+-- Cross product of a spec whose fields are lists, in axis order (deterministic).
+local function expand(spec)
+  local out = { {} }
+  for _, axis in ipairs(M.axis_order) do
+    local values = spec[axis]
+    if type(values) ~= "table" then values = { values } end
+    local next_out = {}
+    for _, partial in ipairs(out) do
+      for _, value in ipairs(values) do
+        local v = {}
+        for k, x in pairs(partial) do v[k] = x end
+        v[axis] = value
+        next_out[#next_out + 1] = v
+      end
+    end
+    out = next_out
+  end
+  return out
+end
+
+local all_layouts = { "bshd", "bhsd" }
+local all_modes = { "rtne", "rtna", "rtz" }
+
+-- The default variant set: generated into generated/ and compiled ahead of time.
+M.default_set = {
+  { target = "gfx942", layout = all_layouts, rounding = all_modes, q_tiles = { 2, 3 },
+    kv_tile = 64, waves = 8, kv_split = { "off", "tail" } },
+  { target = "sm90", layout = all_layouts, rounding = all_modes, q_tiles = 1,
+    kv_tile = 64, waves = 4, kv_split = "off" },
+}
+
+-- The tuning search space per target (variants outside the default set are JIT-compiled).
+M.search_space = {
+  gfx942 = { target = "gfx942", layout = all_layouts, rounding = all_modes, q_tiles = { 2, 3 },
+             kv_tile = { 32, 64 }, waves = 8, kv_split = { "off", "tail" } },
+  sm90 = { target = "sm90", layout = all_layouts, rounding = all_modes, q_tiles = { 1, 2 },
+           kv_tile = { 32, 64, 128 }, waves = { 4, 8 }, kv_split = "off" },
+}
+
+-- Expands specs into validated variants; an invalid entry in a declared set is an error.
+function M.expand_specs(specs)
+  local out = {}
+  for _, spec in ipairs(specs) do
+    for _, v in ipairs(expand(spec)) do
+      local ok, msg = M.validate(v)
+      if not ok then error("attngen: declared variant " .. M.name(v) .. ": " .. msg, 0) end
+      v.name = M.name(v)
+      out[#out + 1] = v
+    end
+  end
+  return out
+end
+
+function M.default_variants() return M.expand_specs(M.default_set) end
+
+-- The search space keeps only the combinations that the rules accept (the rules are the
+-- space's constraints).
+function M.search_variants(target)
+  local spec = M.search_space[target]
+  if not spec then return nil end
+  local out = {}
+  for _, v in ipairs(expand(spec)) do
+    if M.validate(v) then
+      v.name = M.name(v)
+      out[#out + 1] = v
+    end
+  end
+  return out
+end
+
+return M

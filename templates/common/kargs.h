@@ -1,0 +1,26 @@
+// kargs.h: the one kernel-argument block, shared by every target's kernels, the runtime
+// (which fills it) and the emulator (which passes it to host-compiled gfx942 kernels).
+// Passed by value as the single kernel parameter. Plain C, no includes, so it can be
+// inlined into self-contained generated sources and compiled by hiprtc/nvrtc/clang/nvcc.
+#ifndef ATTNGEN_KARGS_H
+#define ATTNGEN_KARGS_H
+
+typedef struct attngen_kargs {
+  const void *q;     // bf16, layout per variant (bshd: [B,Sq,H,128], bhsd: [B,H,Sq,128])
+  const void *k;     // bf16, [B,Skv,H,128] or [B,H,Skv,128]
+  const void *v;     // bf16, same layout as k
+  void *o;           // bf16, same layout as q
+  float *lse;        // fp32 [B,H,Sq] natural-log LSE, or 0 when not requested
+  float *ws;         // fp32 workspace for tail KV split partials, or 0 (kv_split = off)
+  int B, H, Sq, Skv;
+  float scale_log2;  // softmax_scale * log2(e), folded into the exp2 softmax
+  int num_q_blocks;  // ceil(Sq / block_m) of the variant
+  // Tail KV split plan (see runtime/src/split_plan.c). Linear block ids below
+  // split_first are whole (b, h, q-block) jobs; the tail is split in num_splits KV parts.
+  int split_first;   // first q-job index that is split; == total q-jobs when no split
+  int num_splits;    // KV parts per split q-job (1 = no split)
+  int kv_per_split;  // KV rows per part, a multiple of the variant's kv_tile
+  int reserved;
+} attngen_kargs;
+
+#endif // ATTNGEN_KARGS_H

@@ -1,0 +1,240 @@
+/* test_generator.c: the generator: variant names, validity rules, the template language
+ * (expressions, statements, includes, errors, #line), deterministic output, CLI exit codes
+ * and the drift check of the committed generated/ tree. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "gen.h"
+
+/* Evaluates Lua in a generator state; fails the test on a Lua error. Caller frees. */
+static char *eval_ok(const char *code) {
+  char *out = NULL, *err = NULL;
+  int rc = attngen__gen_eval(code, &out, &err);
+  if (rc != 0) print_error("lua error: %s\n", err ? err : "?");
+  assert_int_equal(rc, 0);
+  free(err);
+  return out;
+}
+
+static void assert_eval(const char *code, const char *expected) {
+  char *out = eval_ok(code);
+  if (strcmp(out, expected) != 0) print_error("got:\n%s\nexpected:\n%s\n", out, expected);
+  assert_string_equal(out, expected);
+  free(out);
+}
+
+static void assert_eval_contains(const char *code, const char *needle) {
+  char *out = eval_ok(code);
+  if (!strstr(out, needle)) print_error("'%s' not in:\n%s\n", needle, out);
+  assert_non_null(strstr(out, needle));
+  free(out);
+}
+
+static void test_generator_name_derivation(void **state) {
+  (void)state;
+  assert_eval("local c = require('config'); return c.name{layout='bshd', rounding='rtne', "
+              "q_tiles=3, kv_tile=64, waves=8, kv_split='off', target='gfx942'}",
+              "attn_fwd_d128_bshd_rtne_q3_kv64_w8_nosplit_gfx942");
+  assert_eval("local c = require('config'); return c.name{layout='bhsd', rounding='rtz', "
+              "q_tiles=1, kv_tile=128, waves=4, kv_split='tail', target='sm90'}",
+              "attn_fwd_d128_bhsd_rtz_q1_kv128_w4_tail_sm90");
+  /* parse is the inverse of name for every search-space variant of both targets */
+  assert_eval("local c = require('config'); local n = 0\n"
+              "for _, t in ipairs{'gfx942','sm90'} do for _, v in ipairs(c.search_variants(t)) do\n"
+              "  local p = assert(c.parse(v.name)); assert(c.name(p) == v.name); n = n + 1 end end\n"
+              "return n > 10", "true");
+  assert_eval_contains("local c = require('config'); local v, e = c.parse('attn_fwd_d128_bshd_rtxx_q3_kv64_w8_nosplit_gfx942'); return e",
+                       "unknown rounding 'rtxx' (allowed: rtne, rtna, rtz)");
+  assert_eval_contains("local c = require('config'); local v, e = c.parse('attn_fwd_d128_bshd'); return e",
+                       "has 2 axis tokens, expected 7");
+  assert_eval_contains("local c = require('config'); local v, e = c.parse('flash_fwd'); return e",
+                       "is not a variant name");
+}
+
+static void test_generator_validity_rules(void **state) {
+  (void)state;
+  assert_eval_contains("local c = require('config'); local ok, e = c.validate{layout='bshd', "
+                       "rounding='rtne', q_tiles=1, kv_tile=64, waves=4, kv_split='tail', "
+                       "target='sm90'}; return tostring(ok) .. ' ' .. e",
+                       "false rule 'sm90-no-split': kv_split=tail is not supported on sm90");
+  assert_eval_contains("local c = require('config'); local ok, e = c.validate{layout='bshd', "
+                       "rounding='rtne', q_tiles=1, kv_tile=64, waves=8, kv_split='off', "
+                       "target='gfx942'}; return e", "rule 'gfx942-q-tiles'");
+  assert_eval_contains("local c = require('config'); local ok, e = c.validate{layout='nhwc', "
+                       "rounding='rtne', q_tiles=2, kv_tile=64, waves=8, kv_split='off', "
+                       "target='gfx942'}; return e", "rule 'axis-values': layout=nhwc");
+  /* every default variant is valid, and names are unique */
+  assert_eval("local c = require('config'); local seen = {}; for _, v in ipairs(c.default_variants()) do\n"
+              "  assert(c.validate(v)); assert(not seen[v.name]); seen[v.name] = true end return 'ok'",
+              "ok");
+}
+
+#define EXPAND(files, values)                                                              \
+  "local t = require('template'); local files = " files "\n"                              \
+  "local out, errs = t.expand('x.in', " values ", {read = function(p) return files[p] end, " \
+  "variant = 'V'})\n"                                                                       \
+  "return out or ('ERR\\n' .. table.concat(errs, '\\n'))"
+
+static void test_generator_template_expressions(void **state) {
+  (void)state;
+  assert_eval(EXPAND("{['x.in'] = 'int a = ${n * 2};\\nfloat b = ${f};\\nconst char *s = \"${s}\";'}",
+                     "{n = 21, f = 0.5, s = 'hi'}"),
+              "#line 1 \"templates/x.in\"\nint a = 42;\nfloat b = 0.5;\nconst char *s = \"hi\";\n");
+  /* nested braces and strings inside an expression */
+  assert_eval(EXPAND("{['x.in'] = 'x = ${({a = 3}).a + #\"}}\"};'}", "{}"),
+              "#line 1 \"templates/x.in\"\nx = 5;\n");
+}
+
+static void test_generator_template_statements(void **state) {
+  (void)state;
+  /* loops unroll; #line points every repeated line back to the template */
+  assert_eval(EXPAND("{['x.in'] = 'head\\n//$ for i = 0, n - 1 do\\n  acc${i} += ${i * 16};\\n"
+                     "//$ end\\n//$ if mode == \"b\" then\\nB\\n//$ else\\nNOT_B\\n//$ end\\ntail'}",
+                     "{n = 2, mode = 'b'}"),
+              "#line 1 \"templates/x.in\"\nhead\n#line 3 \"templates/x.in\"\n  acc0 += 0;\n"
+              "#line 3 \"templates/x.in\"\n  acc1 += 16;\n#line 6 \"templates/x.in\"\nB\n"
+              "#line 10 \"templates/x.in\"\ntail\n");
+}
+
+static void test_generator_template_include(void **state) {
+  (void)state;
+  assert_eval(EXPAND("{['x.in'] = 'a\\n//$ include \"inc.h\"\\nb', ['inc.h'] = 'inc ${n}'}",
+                     "{n = 7}"),
+              "#line 1 \"templates/x.in\"\na\n#line 1 \"templates/inc.h\"\ninc 7\n"
+              "#line 3 \"templates/x.in\"\nb\n");
+}
+
+static void test_generator_template_errors(void **state) {
+  (void)state;
+  /* unknown names are errors with file:line and the variant; errors are collected */
+  char *out = eval_ok(EXPAND("{['x.in'] = 'ok\\nint a = ${nope};\\nint b = ${also_nope};'}", "{}"));
+  assert_non_null(strstr(out, "ERR"));
+  assert_non_null(strstr(out, "templates/x.in:2: error: unknown name 'nope' (variant V)"));
+  assert_non_null(strstr(out, "templates/x.in:3: error: unknown name 'also_nope' (variant V)"));
+  free(out);
+  /* a nil value, a syntax error in a statement line, a missing include, unclosed ${ */
+  assert_eval_contains(EXPAND("{['x.in'] = 'x\\n${t.missing}'}", "{t = {}}"),
+                       "templates/x.in:2: error: ${t.missing} is nil (variant V)");
+  assert_eval_contains(EXPAND("{['x.in'] = 'x\\ny\\n//$ for i = 1 do'}", "{}"),
+                       "templates/x.in:3: error:");
+  assert_eval_contains(EXPAND("{['x.in'] = 'x\\n//$ include \"gone.h\"'}", "{}"),
+                       "include: no template 'gone.h'");
+  assert_eval_contains(EXPAND("{['x.in'] = 'x ${1 + '}", "{}"),
+                       "templates/x.in:1: error: unclosed ${ expression");
+  /* an unknown name used in a statement line */
+  assert_eval_contains(EXPAND("{['x.in'] = 'a\\n//$ if undefined_axis then\\nb\\n//$ end'}", "{}"),
+                       "templates/x.in:2: error: unknown name 'undefined_axis' (variant V)");
+}
+
+/* Runs a shell command; returns its exit status. */
+static int sh(const char *fmt, ...) {
+  char cmd[8192];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(cmd, sizeof cmd, fmt, ap);
+  va_end(ap);
+  int rc = system(cmd);
+  return WIFEXITED(rc) ? WEXITSTATUS(rc) : 128;
+}
+
+static char tmpdir[256];
+
+static int make_tmpdir(void **state) {
+  (void)state;
+  snprintf(tmpdir, sizeof tmpdir, "/tmp/attngen_test_gen_XXXXXX");
+  return mkdtemp(tmpdir) ? 0 : -1;
+}
+
+static int remove_tmpdir(void **state) {
+  (void)state;
+  return sh("rm -rf '%s'", tmpdir);
+}
+
+static void test_generator_deterministic_output(void **state) {
+  (void)state;
+  assert_int_equal(sh("'%s' generate -q -o '%s/a' > '%s/log1'", ATTNGEN_CLI, tmpdir, tmpdir), 0);
+  assert_int_equal(sh("'%s' generate -q -o '%s/b' > /dev/null", ATTNGEN_CLI, tmpdir), 0);
+  assert_int_equal(sh("diff -r '%s/a' '%s/b'", tmpdir, tmpdir), 0);
+  /* a second run into the same tree rewrites nothing */
+  assert_int_equal(sh("'%s' generate -q -o '%s/a' > '%s/log2'", ATTNGEN_CLI, tmpdir, tmpdir), 0);
+  assert_int_equal(sh("grep -q ' 0 written, [0-9]* unchanged, 0 removed' '%s/log2'", tmpdir), 0);
+  /* every generated file starts with the stamp and is self-contained */
+  assert_int_equal(sh("for f in '%s'/a/*/*; do head -1 \"$f\" | grep -q 'generated, do not edit' "
+                      "|| { echo \"no stamp: $f\"; exit 1; }; done", tmpdir), 0);
+  assert_int_equal(sh("! grep -l '^[[:space:]]*#[[:space:]]*include' '%s'/a/*/*.hip '%s'/a/*/*.cu",
+                      tmpdir, tmpdir), 0);
+  /* a stale file in a target folder is removed by a full generation */
+  assert_int_equal(sh("touch '%s/a/sm90/attn_fwd_d128_stale.cu' && '%s' generate -q -o '%s/a' "
+                      "> '%s/log3' && test ! -e '%s/a/sm90/attn_fwd_d128_stale.cu'",
+                      tmpdir, ATTNGEN_CLI, tmpdir, tmpdir, tmpdir), 0);
+}
+
+static void test_generator_drift_check(void **state) {
+  (void)state;
+  assert_int_equal(sh("'%s' generate -q -o '%s/drift' > /dev/null", ATTNGEN_CLI, tmpdir), 0);
+  int rc = sh("diff -rq '%s/drift' '%s/generated' >&2", tmpdir, ATTNGEN_SOURCE_DIR);
+  if (rc != 0)
+    print_error("generated/ is out of date: run `attngen generate` in the source tree and "
+                "commit (differences above)\n");
+  assert_int_equal(rc, 0);
+}
+
+static void test_generator_cli_exit_codes(void **state) {
+  (void)state;
+  assert_int_equal(sh("'%s' generate --bogus 2>/dev/null", ATTNGEN_CLI), 2);
+  assert_int_equal(sh("'%s' generate --target vax 2>/dev/null", ATTNGEN_CLI), 2);
+  assert_int_equal(sh("'%s' generate --variant nonsense -o '%s/x' 2>/dev/null", ATTNGEN_CLI, tmpdir), 2);
+  /* a well-formed but invalid variant fails with exit 1, naming the rule, writing nothing */
+  assert_int_equal(sh("'%s' generate --variant attn_fwd_d128_bshd_rtne_q1_kv64_w4_tail_sm90 "
+                      "-o '%s/inv' 2>'%s/err'", ATTNGEN_CLI, tmpdir, tmpdir), 1);
+  assert_int_equal(sh("grep -q \"rule 'sm90-no-split'\" '%s/err'", tmpdir), 0);
+  assert_int_equal(sh("test ! -e '%s/inv'", tmpdir), 0);
+  assert_int_equal(sh("'%s' list --help >/dev/null", ATTNGEN_CLI), 0);
+  assert_int_equal(sh("'%s' --version >/dev/null", ATTNGEN_CLI), 0);
+  assert_int_equal(sh("'%s' frobnicate 2>/dev/null", ATTNGEN_CLI), 2);
+  assert_int_equal(sh("'%s' list | tail -1 | grep -q 'variant(s)'", ATTNGEN_CLI), 0);
+}
+
+/* A template error inside a real generation: exit code 1, file:line message, nothing
+ * written. Uses a variant outside the default set so the committed tree is untouched. */
+static void test_generator_template_error_exit_code(void **state) {
+  (void)state;
+  char *out = NULL, *err = NULL;
+  int rc = attngen__gen_source("attn_fwd_d128_bshd_rtne_q2_kv64_w8_nosplit_gfx942", &out, &err);
+  assert_int_equal(rc, 0); /* the real template expands */
+  assert_non_null(strstr(out, "attn_fwd_d128_bshd_rtne_q2_kv64_w8_nosplit_gfx942"));
+  assert_non_null(strstr(out, "#line "));
+  free(out);
+  free(err);
+  rc = attngen__gen_source("attn_fwd_d128_bshd_rtne_q1_kv64_w4_tail_sm90", &out, &err);
+  assert_int_not_equal(rc, 0);
+  assert_null(out);
+  assert_non_null(strstr(err, "rule 'sm90-no-split'"));
+  free(err);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+    cmocka_unit_test(test_generator_name_derivation),
+    cmocka_unit_test(test_generator_validity_rules),
+    cmocka_unit_test(test_generator_template_expressions),
+    cmocka_unit_test(test_generator_template_statements),
+    cmocka_unit_test(test_generator_template_include),
+    cmocka_unit_test(test_generator_template_errors),
+    cmocka_unit_test(test_generator_deterministic_output),
+    cmocka_unit_test(test_generator_drift_check),
+    cmocka_unit_test(test_generator_cli_exit_codes),
+    cmocka_unit_test(test_generator_template_error_exit_code),
+  };
+  return cmocka_run_group_tests_name("generator", tests, make_tmpdir, remove_tmpdir);
+}
