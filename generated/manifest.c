@@ -2,6 +2,6 @@
 #include "variant.h"
 
 const attngen__variant_desc attngen__manifest[] = {
-  {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0} /* end */
+  {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0} /* end */
 };
 const size_t attngen__manifest_count = 0;

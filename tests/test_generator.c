@@ -43,20 +43,20 @@ static void assert_eval_contains(const char *code, const char *needle) {
 static void test_generator_name_derivation(void **state) {
   (void)state;
   assert_eval("local c = require('config'); return c.name{layout='bshd', rounding='rtne', "
-              "q_tiles=3, kv_tile=64, waves=8, kv_split='off', target='gfx942'}",
-              "attn_fwd_d128_bshd_rtne_q3_kv64_w8_nosplit_gfx942");
+              "q_tiles=3, kv_tile=64, waves=8, kv_split='off', impl='mfma', target='gfx942'}",
+              "attn_fwd_d128_bshd_rtne_q3_kv64_w8_nosplit_mfma_gfx942");
   assert_eval("local c = require('config'); return c.name{layout='bhsd', rounding='rtz', "
-              "q_tiles=1, kv_tile=128, waves=4, kv_split='tail', target='sm90'}",
-              "attn_fwd_d128_bhsd_rtz_q1_kv128_w4_tail_sm90");
+              "q_tiles=1, kv_tile=128, waves=4, kv_split='tail', impl='mma', target='sm90'}",
+              "attn_fwd_d128_bhsd_rtz_q1_kv128_w4_tail_mma_sm90");
   /* parse is the inverse of name for every search-space variant of both targets */
   assert_eval("local c = require('config'); local n = 0\n"
               "for _, t in ipairs{'gfx942','sm90'} do for _, v in ipairs(c.search_variants(t)) do\n"
               "  local p = assert(c.parse(v.name)); assert(c.name(p) == v.name); n = n + 1 end end\n"
               "return n > 10", "true");
-  assert_eval_contains("local c = require('config'); local v, e = c.parse('attn_fwd_d128_bshd_rtxx_q3_kv64_w8_nosplit_gfx942'); return e",
+  assert_eval_contains("local c = require('config'); local v, e = c.parse('attn_fwd_d128_bshd_rtxx_q3_kv64_w8_nosplit_mfma_gfx942'); return e",
                        "unknown rounding 'rtxx' (allowed: rtne, rtna, rtz)");
   assert_eval_contains("local c = require('config'); local v, e = c.parse('attn_fwd_d128_bshd'); return e",
-                       "has 2 axis tokens, expected 7");
+                       "has 2 axis tokens, expected 8");
   assert_eval_contains("local c = require('config'); local v, e = c.parse('flash_fwd'); return e",
                        "is not a variant name");
 }
@@ -65,14 +65,14 @@ static void test_generator_validity_rules(void **state) {
   (void)state;
   assert_eval_contains("local c = require('config'); local ok, e = c.validate{layout='bshd', "
                        "rounding='rtne', q_tiles=1, kv_tile=64, waves=4, kv_split='tail', "
-                       "target='sm90'}; return tostring(ok) .. ' ' .. e",
+                       "impl='mma', target='sm90'}; return tostring(ok) .. ' ' .. e",
                        "false rule 'sm90-no-split': kv_split=tail is not supported on sm90");
   assert_eval_contains("local c = require('config'); local ok, e = c.validate{layout='bshd', "
                        "rounding='rtne', q_tiles=1, kv_tile=64, waves=8, kv_split='off', "
-                       "target='gfx942'}; return e", "rule 'gfx942-q-tiles'");
+                       "impl='mfma', target='gfx942'}; return e", "rule 'gfx942-q-tiles'");
   assert_eval_contains("local c = require('config'); local ok, e = c.validate{layout='nhwc', "
                        "rounding='rtne', q_tiles=2, kv_tile=64, waves=8, kv_split='off', "
-                       "target='gfx942'}; return e", "rule 'axis-values': layout=nhwc");
+                       "impl='mfma', target='gfx942'}; return e", "rule 'axis-values': layout=nhwc");
   /* every default variant is valid, and names are unique */
   assert_eval("local c = require('config'); local seen = {}; for _, v in ipairs(c.default_variants()) do\n"
               "  assert(c.validate(v)); assert(not seen[v.name]); seen[v.name] = true end return 'ok'",
@@ -195,7 +195,7 @@ static void test_generator_cli_exit_codes(void **state) {
   assert_int_equal(sh("'%s' generate --target vax 2>/dev/null", ATTNGEN_CLI), 2);
   assert_int_equal(sh("'%s' generate --variant nonsense -o '%s/x' 2>/dev/null", ATTNGEN_CLI, tmpdir), 2);
   /* a well-formed but invalid variant fails with exit 1, naming the rule, writing nothing */
-  assert_int_equal(sh("'%s' generate --variant attn_fwd_d128_bshd_rtne_q1_kv64_w4_tail_sm90 "
+  assert_int_equal(sh("'%s' generate --variant attn_fwd_d128_bshd_rtne_q1_kv64_w4_tail_mma_sm90 "
                       "-o '%s/inv' 2>'%s/err'", ATTNGEN_CLI, tmpdir, tmpdir), 1);
   assert_int_equal(sh("grep -q \"rule 'sm90-no-split'\" '%s/err'", tmpdir), 0);
   assert_int_equal(sh("test ! -e '%s/inv'", tmpdir), 0);
@@ -210,13 +210,13 @@ static void test_generator_cli_exit_codes(void **state) {
 static void test_generator_template_error_exit_code(void **state) {
   (void)state;
   char *out = NULL, *err = NULL;
-  int rc = attngen__gen_source("attn_fwd_d128_bshd_rtne_q2_kv64_w8_nosplit_gfx942", &out, &err);
+  int rc = attngen__gen_source("attn_fwd_d128_bshd_rtne_q2_kv64_w8_nosplit_mfma_gfx942", &out, &err);
   assert_int_equal(rc, 0); /* the real template expands */
-  assert_non_null(strstr(out, "attn_fwd_d128_bshd_rtne_q2_kv64_w8_nosplit_gfx942"));
+  assert_non_null(strstr(out, "attn_fwd_d128_bshd_rtne_q2_kv64_w8_nosplit_mfma_gfx942"));
   assert_non_null(strstr(out, "#line "));
   free(out);
   free(err);
-  rc = attngen__gen_source("attn_fwd_d128_bshd_rtne_q1_kv64_w4_tail_sm90", &out, &err);
+  rc = attngen__gen_source("attn_fwd_d128_bshd_rtne_q1_kv64_w4_tail_mma_sm90", &out, &err);
   assert_int_not_equal(rc, 0);
   assert_null(out);
   assert_non_null(strstr(err, "rule 'sm90-no-split'"));

@@ -306,6 +306,7 @@ int attngen__gen_variant_desc(const char *variant_name, attngen__variant_desc *d
     desc->kv_tile = get_int_field(L, t, "kv_tile");
     desc->waves = get_int_field(L, t, "waves");
     desc->kv_split = get_int_field(L, t, "kv_split_id");
+    desc->impl = get_int_field(L, t, "impl_id");
     desc->threads = get_int_field(L, t, "threads");
     desc->block_m = get_int_field(L, t, "block_m");
     desc->smem_bytes = get_int_field(L, t, "smem_bytes");

@@ -7,7 +7,8 @@ local M = {}
 M.op_prefix = "attn_fwd_d128"
 
 -- Axes in canonical name order. `short` turns a value into its name token.
-M.axis_order = { "layout", "rounding", "q_tiles", "kv_tile", "waves", "kv_split", "target" }
+M.axis_order = { "layout", "rounding", "q_tiles", "kv_tile", "waves", "kv_split", "impl",
+  "target" }
 
 M.axes = {
   layout = { values = { "bshd", "bhsd" }, ids = { bshd = 0, bhsd = 1 } },
@@ -17,6 +18,9 @@ M.axes = {
   waves = { values = { 4, 8 }, prefix = "w" },
   kv_split = { values = { "off", "tail" }, ids = { off = 0, tail = 1 },
                tokens = { off = "nosplit", tail = "tail" } },
+  -- Matrix-instruction family of the kernel: gfx942 MFMA; sm90 mma.sync (warp-level)
+  -- or wgmma (warpgroup-level, TMA + mbarriers).
+  impl = { values = { "mfma", "mma", "wgmma" }, ids = { mfma = 0, mma = 1, wgmma = 2 } },
   target = { values = { "gfx942", "sm90" }, ids = { gfx942 = 0, sm90 = 1 } },
 }
 
@@ -86,6 +90,8 @@ M.rules = {
     end
     return true
   end },
+  { name = "gfx942-impl", check = allow("impl", "gfx942", { "mfma" }) },
+  { name = "sm90-impl", check = allow("impl", "sm90", { "mma", "wgmma" }) },
   { name = "gfx942-q-tiles", check = allow("q_tiles", "gfx942", { 2, 3 }) },
   { name = "gfx942-waves", check = allow("waves", "gfx942", { 8 }) },
   { name = "gfx942-kv-tile", check = allow("kv_tile", "gfx942", { 32, 64 }) },
@@ -138,17 +144,17 @@ local all_modes = { "rtne", "rtna", "rtz" }
 -- The default variant set: generated into generated/ and compiled ahead of time.
 M.default_set = {
   { target = "gfx942", layout = all_layouts, rounding = all_modes, q_tiles = { 2, 3 },
-    kv_tile = 64, waves = 8, kv_split = { "off", "tail" } },
+    kv_tile = 64, waves = 8, kv_split = { "off", "tail" }, impl = "mfma" },
   { target = "sm90", layout = all_layouts, rounding = all_modes, q_tiles = 1,
-    kv_tile = 64, waves = 4, kv_split = "off" },
+    kv_tile = 64, waves = 4, kv_split = "off", impl = "mma" },
 }
 
 -- The tuning search space per target (variants outside the default set are JIT-compiled).
 M.search_space = {
   gfx942 = { target = "gfx942", layout = all_layouts, rounding = all_modes, q_tiles = { 2, 3 },
-             kv_tile = { 32, 64 }, waves = 8, kv_split = { "off", "tail" } },
+             kv_tile = { 32, 64 }, waves = 8, kv_split = { "off", "tail" }, impl = "mfma" },
   sm90 = { target = "sm90", layout = all_layouts, rounding = all_modes, q_tiles = { 1, 2 },
-           kv_tile = { 32, 64, 128 }, waves = { 4, 8 }, kv_split = "off" },
+           kv_tile = { 32, 64, 128 }, waves = { 4, 8 }, kv_split = "off", impl = "mma" },
 }
 
 -- Expands specs into validated variants; an invalid entry in a declared set is an error.

@@ -36,18 +36,23 @@ function M.values(v)
   return values
 end
 
-function M.stamp(v)
+-- The template of a variant: the target's, unless its module picks one per variant.
+function M.template_of(v)
   local t = M.targets[v.target]
+  local mod = require(t.module)
+  return mod.template_for and mod.template_for(v) or t.template
+end
+
+function M.stamp(v)
   return string.format("// attngen %s | template templates/%s | variant %s | generated, do not edit",
-    host.version, t.template, config.name(v))
+    host.version, M.template_of(v), config.name(v))
 end
 
 -- Returns source text, or nil and a list of messages.
 function M.source(v)
   local ok, msg = config.validate(v)
   if not ok then return nil, { string.format("variant %s: %s", config.name(v), msg) } end
-  local t = M.targets[v.target]
-  return template.expand(t.template, M.values(v), {
+  return template.expand(M.template_of(v), M.values(v), {
     read = read_template, variant = config.name(v), stamp = M.stamp(v) })
 end
 
@@ -71,6 +76,7 @@ function M.desc_for_name(name)
   d.layout_id = config.axes.layout.ids[v.layout]
   d.rounding_id = config.axes.rounding.ids[v.rounding]
   d.kv_split_id = config.axes.kv_split.ids[v.kv_split]
+  d.impl_id = config.axes.impl.ids[v.impl]
   return d
 end
 
@@ -95,12 +101,13 @@ function M.manifest(variants)
   for _, v in ipairs(variants) do
     local d = M.values(v)
     lines[#lines + 1] = string.format(
-      '  {"%s", %d, %d, %d, %d, %d, %d, %d, %d, %d, %d},', d.name,
+      '  {"%s", %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d},', d.name,
       config.axes.target.ids[v.target], config.axes.layout.ids[v.layout],
       config.axes.rounding.ids[v.rounding], v.q_tiles, v.kv_tile, v.waves,
-      config.axes.kv_split.ids[v.kv_split], d.threads, d.block_m, d.smem_bytes)
+      config.axes.kv_split.ids[v.kv_split], config.axes.impl.ids[v.impl], d.threads, d.block_m,
+      d.smem_bytes)
   end
-  lines[#lines + 1] = "  {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0} /* end */"
+  lines[#lines + 1] = "  {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0} /* end */"
   lines[#lines + 1] = "};"
   lines[#lines + 1] = string.format("const size_t attngen__manifest_count = %d;", #variants)
   return table.concat(lines, "\n") .. "\n"

@@ -63,6 +63,128 @@ typedef enum attngen_rounding {
 const char *attngen_status_string(attngen_status status);
 const char *attngen_status_name(attngen_status status);
 
+/* Library version, e.g. "0.1.0" (ATTNGEN_VERSION_STRING of the library actually loaded). */
+const char *attngen_version(void);
+
+/* Text of the last failure on the calling thread ("" when none). Every call that returns a
+ * status other than OK sets it; the text names the argument and the allowed values. */
+const char *attngen_last_error(void);
+
+/* ---- context ------------------------------------------------------------------------ */
+
+/* One context per device. Thread-safe: calls from several threads may share a context. */
+typedef struct attngen_context attngen_context;
+
+typedef struct attngen_context_options {
+  /* NULL or "auto": ATTNGEN_BACKEND if set, else the first GPU backend that loads and
+   * finds a device (cuda, hip), else "cpu" (with a notice on stderr). Explicit values:
+   * "cuda", "hip", "emu" (gfx942 kernels on the CPU emulator), "cpu" (the fp32 reference). */
+  const char *backend;
+  int device; /* device ordinal within the backend */
+} attngen_context_options;
+
+/* opts may be NULL (= all defaults). On failure *ctx is NULL and the status says why
+ * (NO_BACKEND: library missing; NO_DEVICE: library loads but no usable device). */
+attngen_status attngen_create(attngen_context **ctx, const attngen_context_options *opts);
+/* Synchronizes the device, frees everything the context owns. NULL is a no-op. */
+void attngen_destroy(attngen_context *ctx);
+
+/* What a context runs on. */
+typedef struct attngen_device_props {
+  char backend[16];      /* "cuda" | "hip" | "emu" | "cpu" */
+  char name[256];        /* device name, e.g. "NVIDIA H100 80GB HBM3", "AMD Instinct MI300X" */
+  char arch[64];         /* "sm_90", "gfx942", "gfx942 (emulated)", "host" */
+  int compute_units;     /* SMs (cuda) or CUs (hip, emu); CPU threads for cpu */
+  int device;            /* ordinal */
+  int device_count;      /* devices the backend sees */
+  int driver_version;    /* cuda: cuDriverGetVersion; hip: hipDriverGetVersion; else 0 */
+  size_t total_memory;   /* bytes, 0 when unknown */
+  const char *target;    /* kernel target the context runs: "sm90", "gfx942", "reference" */
+} attngen_device_props;
+
+attngen_status attngen_device_info(attngen_context *ctx, attngen_device_props *out);
+
+/* ---- forward attention -------------------------------------------------------------- */
+
+typedef struct attngen_fwd_args {
+  const void *q, *k, *v; /* bf16; device pointers (host pointers for cpu/emu), 16-byte aligned */
+  void *out;             /* bf16, same layout and shape as q; must not overlap q/k/v */
+  float *lse;            /* fp32 [B,H,Sq] natural-log LSE, or NULL */
+  int batch, heads, seqlen_q, seqlen_kv, head_dim; /* head_dim must be 128 */
+  attngen_layout layout;
+  attngen_rounding rounding;
+  float softmax_scale;
+  void *stream;          /* CUstream / hipStream_t; NULL = the default stream */
+  const char *variant;   /* NULL = the dispatcher's choice; else a canonical variant name */
+} attngen_fwd_args;
+
+/* Defaults: everything 0/NULL, head_dim 128, bshd, rtne, softmax_scale 1/sqrt(128). */
+void attngen_fwd_args_init(attngen_fwd_args *a);
+
+/* Validates the arguments (nothing is launched and out is untouched on failure), picks a
+ * variant, loads or JIT-compiles it on first use, and launches it on a->stream. Never
+ * synchronizes the device. */
+attngen_status attngen_fwd(attngen_context *ctx, const attngen_fwd_args *a);
+
+/* Why a variant is chosen. */
+typedef enum attngen_rule {
+  ATTNGEN_RULE_FORCED = 0,    /* args.variant or ATTNGEN_VARIANT */
+  ATTNGEN_RULE_TUNING = 1,    /* the tuning database has an entry for this shape */
+  ATTNGEN_RULE_HEURISTIC = 2  /* the built-in heuristic */
+} attngen_rule;
+
+typedef struct attngen_choice {
+  char variant[128];        /* canonical variant name ("reference" on the cpu backend) */
+  attngen_rule rule;
+  const char *rule_name;    /* "forced" | "tuning database" | "heuristic" */
+  char reason[512];         /* one line: the rules that fired and their inputs */
+  int embedded;             /* 1: code object built into the library (AOT) */
+  int needs_jit;            /* 1: must be generated and compiled at first use */
+  int loaded;               /* 1: already loaded in this context */
+  unsigned grid[3];         /* launch of the main kernel */
+  int threads, smem_bytes;
+  int num_splits;           /* KV parts of the split tail (1 = no split) */
+  size_t workspace_bytes;   /* split partials */
+} attngen_choice;
+
+/* Which variant attngen_fwd would run for these arguments and why, without running it.
+ * Validates the arguments like attngen_fwd (pointers may be NULL here: only shapes and
+ * options are needed). */
+attngen_status attngen_explain(attngen_context *ctx, const attngen_fwd_args *a,
+                               attngen_choice *out);
+
+/* ---- memory, streams, timing (no vendor SDK needed) --------------------------------- */
+
+attngen_status attngen_malloc(attngen_context *ctx, size_t bytes, void **ptr);
+attngen_status attngen_free(attngen_context *ctx, void *ptr);
+attngen_status attngen_memcpy_htod(attngen_context *ctx, void *dst, const void *src, size_t bytes);
+attngen_status attngen_memcpy_dtoh(attngen_context *ctx, void *dst, const void *src, size_t bytes);
+attngen_status attngen_memset(attngen_context *ctx, void *dst, int byte, size_t bytes);
+/* Waits for the stream (NULL = default stream). */
+attngen_status attngen_synchronize(attngen_context *ctx, void *stream);
+
+/* Device events for timing (host clock on cpu/emu). */
+typedef struct attngen_event attngen_event;
+attngen_status attngen_event_create(attngen_context *ctx, attngen_event **ev);
+attngen_status attngen_event_record(attngen_context *ctx, attngen_event *ev, void *stream);
+/* Waits for `end`, then *ms = time between the two records. */
+attngen_status attngen_event_elapsed(attngen_context *ctx, attngen_event *start,
+                                     attngen_event *end, float *ms);
+void attngen_event_destroy(attngen_context *ctx, attngen_event *ev);
+
+/* One warm-up call (which also loads/compiles the variant), then `iters` calls between two
+ * events; *ms = mean milliseconds per call. Synchronizes the stream (a measuring tool). */
+attngen_status attngen_time_fwd(attngen_context *ctx, const attngen_fwd_args *a, int iters,
+                                float *ms);
+
+/* numerics */
+/* fp32 -> bf16 exactly as the kernels round (NUMERICS.md): NaN -> 0x7FFF in every mode,
+ * +-Inf kept, finite overflow to Inf under RTNE/RTNA. A mode outside the enum rounds as RTNE. */
+uint16_t attngen_bf16_round(float x, attngen_rounding mode);
+/* bf16 bit pattern -> fp32 (exact). */
+float attngen_bf16_to_float(uint16_t b);
+/* end numerics */
+
 #ifdef __cplusplus
 }
 #endif

@@ -7,6 +7,7 @@
 
 typedef enum { ATTNGEN__TARGET_GFX942 = 0, ATTNGEN__TARGET_SM90 = 1 } attngen__target;
 typedef enum { ATTNGEN__SPLIT_OFF = 0, ATTNGEN__SPLIT_TAIL = 1 } attngen__kv_split;
+typedef enum { ATTNGEN__IMPL_MFMA = 0, ATTNGEN__IMPL_MMA = 1, ATTNGEN__IMPL_WGMMA = 2 } attngen__impl;
 
 /* Axis values and derived launch geometry of one variant. layout and rounding use the
  * public enums' integer values (attngen_layout, attngen_rounding). */
@@ -19,6 +20,7 @@ typedef struct attngen__variant_desc {
   int kv_tile;        /* KV rows per inner iteration */
   int waves;          /* waves (gfx942, 64 lanes) or warps (sm90, 32 lanes) per block */
   int kv_split;       /* attngen__kv_split */
+  int impl;           /* attngen__impl */
   int threads;        /* threads per block */
   int block_m;        /* Q rows per block */
   int smem_bytes;     /* dynamic shared memory / LDS bytes requested at launch */

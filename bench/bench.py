@@ -1,0 +1,278 @@
+#!/usr/bin/env python3
+"""bench.py: attngen vs PyTorch SDPA (cuDNN, FlashAttention, memory-efficient backends) on the
+shapes of SHAPES.md, side by side in one process on one NVIDIA GPU, plus a bf16 GEMM 8192^3
+as the same-run ceiling. Prints TFLOP/s per shape and kernel and the ratios attngen/peer;
+--md writes a markdown block ready for bench/RESULTS.md.
+
+Timing (SHAPES.md): warm-up calls first, then the median of many timed calls, each between
+two CUDA events; calls rotate over several input sets so that repeated calls do not run
+from L2; inputs are random normal bf16 (never zeros). FLOPs of a call = 4*B*H*Sq*Skv*128.
+
+  python3 bench/bench.py --lib build/libattngen.so --shapes all --md results.md
+"""
+import argparse
+import datetime
+import math
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+import torch
+import torch.nn.functional as F
+from torch.nn.attention import SDPBackend, sdpa_kernel
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import attngen_ctypes  # noqa: E402
+
+HEAD_DIM = 128
+
+# (B, H, Sq, Skv) per group, from SHAPES.md.
+SWEEP = [(2, 24, 8192), (2, 24, 16384), (1, 32, 16384), (4, 16, 16384), (1, 64, 16384),
+         (2, 24, 32768), (2, 16, 65536), (2, 8, 86016), (1, 16, 131072)]
+SHAPES = {
+    "sweep": [(b, h, s, s) for b, h, s in SWEEP],
+    "video": [(1, 12, 32760, 32760), (1, 40, 75600, 75600), (2, 40, 32760, 32760),
+              (1, 12, 32760, 512), (1, 40, 75600, 512), (2, 40, 32760, 257)],
+    "short": [(32, 16, 512, 512), (16, 16, 1024, 1024), (8, 16, 2048, 2048)],
+}
+
+PEERS = [("cudnn", SDPBackend.CUDNN_ATTENTION), ("flash", SDPBackend.FLASH_ATTENTION),
+         ("efficient", SDPBackend.EFFICIENT_ATTENTION)]
+
+L2_ROTATE_BYTES = 512 << 20  # input sets per shape cover at least this much memory
+
+
+def flops(b, h, sq, skv):
+    return 4.0 * b * h * sq * skv * HEAD_DIM
+
+
+def time_calls(fn, nsets, budget_s, min_iters, max_iters, warmup):
+    """Median milliseconds of fn(i) over timed calls, rotating i over nsets input sets.
+    Warm-up: `warmup` calls, fewer when they take more than a second (huge shapes)."""
+    t0 = time.time()
+    for i in range(warmup):
+        fn(i % nsets)
+        torch.cuda.synchronize()
+        if time.time() - t0 > 1.0:
+            break
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    start.record()
+    fn(0)
+    end.record()
+    end.synchronize()
+    estimate_ms = max(start.elapsed_time(end), 1e-3)
+    iters = int(min(max_iters, max(min_iters, budget_s * 1e3 / estimate_ms)))
+    events = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True))
+              for _ in range(iters)]
+    for i, (s, e) in enumerate(events):
+        s.record()
+        fn((i + 1) % nsets)
+        e.record()
+    torch.cuda.synchronize()
+    return statistics.median(s.elapsed_time(e) for s, e in events), iters
+
+
+def make_sets(b, h, sq, skv, layout, nsets, gen):
+    """nsets input sets (q, k, v, out) in `layout`, random normal bf16."""
+    def shape(s):
+        return (b, s, h, HEAD_DIM) if layout == "bshd" else (b, h, s, HEAD_DIM)
+    sets = []
+    for _ in range(nsets):
+        q = torch.randn(shape(sq), device="cuda", dtype=torch.bfloat16, generator=gen)
+        k = torch.randn(shape(skv), device="cuda", dtype=torch.bfloat16, generator=gen)
+        v = torch.randn(shape(skv), device="cuda", dtype=torch.bfloat16, generator=gen)
+        sets.append((q, k, v, torch.empty_like(q)))
+    return sets
+
+
+def sdpa_view(x, layout):
+    """SDPA takes [B, H, S, D]: BSHD tensors go in as transposed views (no copy)."""
+    return x.transpose(1, 2) if layout == "bshd" else x
+
+
+def gemm_ceiling(args):
+    n = 8192
+    gen = torch.Generator(device="cuda").manual_seed(7)
+    sets = [(torch.randn(n, n, device="cuda", dtype=torch.bfloat16, generator=gen),
+             torch.randn(n, n, device="cuda", dtype=torch.bfloat16, generator=gen),
+             torch.empty(n, n, device="cuda", dtype=torch.bfloat16)) for _ in range(3)]
+    ms, _ = time_calls(lambda i: torch.matmul(sets[i][0], sets[i][1], out=sets[i][2]), 3,
+                       args.budget, 10, 200, 5)
+    del sets
+    torch.cuda.empty_cache()
+    return 2.0 * n ** 3 / (ms * 1e-3) / 1e12
+
+
+def bench_shape(ag, shape, layout, args, gen):
+    b, h, sq, skv = shape
+    set_bytes = 2 * HEAD_DIM * b * h * (2 * sq + 2 * skv)
+    nsets = max(2, min(8, math.ceil(L2_ROTATE_BYTES / set_bytes)))
+    # The biggest shapes (tens of GB of inputs per set) keep to two sets.
+    sets = make_sets(b, h, sq, skv, layout, nsets, gen)
+    stream = torch.cuda.current_stream().cuda_stream
+    row = {"shape": shape, "layout": layout, "tflops": {}, "iters": {}, "variant": "",
+           "check": None}
+    fl = flops(*shape)
+
+    ag_args = [ag.args(q, k, v, o, layout=layout, rounding=args.round, stream=stream,
+                       variant=args.variant) for q, k, v, o in sets]
+    try:
+        row["variant"] = ag.explain(ag_args[0])[0]
+        ms, it = time_calls(lambda i: ag.fwd_args(ag_args[i]), nsets, args.budget,
+                            args.min_iters, args.max_iters, args.warmup + 1)
+        row["tflops"]["attngen"], row["iters"]["attngen"] = fl / (ms * 1e-3) / 1e12, it
+    except attngen_ctypes.AttngenError as e:
+        print(f"  attngen: {e}", file=sys.stderr)
+
+    for peer, backend in PEERS:
+        if peer not in args.peers:
+            continue
+        views = [(sdpa_view(q, layout), sdpa_view(k, layout), sdpa_view(v, layout))
+                 for q, k, v, _ in sets]
+
+        def call(i, views=views, backend=backend):
+            with sdpa_kernel(backend):
+                return F.scaled_dot_product_attention(*views[i])
+        try:
+            ms, it = time_calls(call, nsets, args.budget, args.min_iters, args.max_iters,
+                                args.warmup)
+            row["tflops"][peer], row["iters"][peer] = fl / (ms * 1e-3) / 1e12, it
+            if row["check"] is None and "attngen" in row["tflops"]:
+                # attngen's last output of set 0 against this peer (both bf16, scale 1/sqrt(D)).
+                ag.fwd_args(ag_args[0])
+                ref = call(0)
+                got = sdpa_view(sets[0][3], layout)
+                row["check"] = (peer, (got.float() - ref.float()).abs().max().item())
+                del ref
+        except Exception as e:  # a backend that does not support the shape or layout
+            print(f"  {peer}: n/a ({type(e).__name__}: {str(e).splitlines()[0][:120]})",
+                  file=sys.stderr)
+    del sets, ag_args
+    torch.cuda.empty_cache()
+    return row
+
+
+def fmt(x):
+    return "n/a" if x is None else f"{x:.1f}"
+
+
+def ratio(a, b):
+    return "n/a" if a is None or b is None or b == 0 else f"{a / b:.2f}"
+
+
+def shape_str(shape):
+    b, h, sq, skv = shape
+    return f"({b},{h},{sq},{skv})"
+
+
+def table(rows, peers):
+    head = ["shape (B,H,Sq,Skv)", "layout", "attngen"] + peers + \
+        [f"attngen/{p}" for p in peers] + ["variant"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for r in rows:
+        t = r["tflops"]
+        cells = [shape_str(r["shape"]), r["layout"], fmt(t.get("attngen"))]
+        cells += [fmt(t.get(p)) for p in peers]
+        cells += [ratio(t.get("attngen"), t.get(p)) for p in peers]
+        cells.append(f"`{r['variant']}`" if r["variant"] else "n/a")
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def git_commit(args):
+    if args.commit:
+        return args.commit
+    try:
+        root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+        return subprocess.run(["git", "-C", root, "rev-parse", "--short", "HEAD"],
+                              capture_output=True, text=True, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--lib", help="path of libattngen.so (default: $ATTNGEN_LIB, build/)")
+    p.add_argument("--shapes", choices=["sweep", "video", "short", "all"], default="all")
+    p.add_argument("--layout", choices=["bshd", "bhsd", "both"], default="both",
+                   help="both (default): every shape in BSHD, the sweep also in BHSD")
+    p.add_argument("--round", choices=["rtne", "rtna", "rtz"], default="rtne",
+                   help="attngen rounding mode (the SDPA peers always round to nearest even)")
+    p.add_argument("--variant", help="force one attngen variant (canonical name)")
+    p.add_argument("--peers", default="cudnn,flash,efficient",
+                   help="comma-separated subset of cudnn,flash,efficient ('' for none)")
+    p.add_argument("--quick", action="store_true",
+                   help="short timing budget and the first shape of each group only")
+    p.add_argument("--budget", type=float, default=None,
+                   help="seconds of timed calls per kernel and shape (default 1.0, quick 0.2)")
+    p.add_argument("--md", help="write a markdown block for bench/RESULTS.md to this file")
+    p.add_argument("--commit", help="commit id for the report (default: git rev-parse)")
+    p.add_argument("--seed", type=int, default=1234)
+    args = p.parse_args()
+    args.peers = [x for x in args.peers.split(",") if x]
+    args.budget = args.budget if args.budget is not None else (0.2 if args.quick else 1.0)
+    args.warmup = 2 if args.quick else 3
+    args.min_iters = 3 if args.quick else 5
+    args.max_iters = 20 if args.quick else 100
+
+    if not torch.cuda.is_available():
+        sys.exit("bench.py: no CUDA device visible to torch")
+    torch.backends.cuda.matmul.allow_tf32 = False
+    ag = attngen_ctypes.Attngen(args.lib, backend="cuda")
+    gpu = torch.cuda.get_device_name()
+    groups = ["sweep", "video", "short"] if args.shapes == "all" else [args.shapes]
+    work = []
+    for grp in groups:
+        shapes = SHAPES[grp][:1] if args.quick else SHAPES[grp]
+        for shape in shapes:
+            if args.layout == "both":
+                work.append((shape, "bshd"))
+                if grp == "sweep":
+                    work.append((shape, "bhsd"))
+            else:
+                work.append((shape, args.layout))
+
+    t0 = time.time()
+    print(f"attngen {ag.version} | {gpu} | torch {torch.__version__} | cuDNN "
+          f"{torch.backends.cudnn.version()} | round {args.round} | {len(work)} runs")
+    ceiling = gemm_ceiling(args)
+    print(f"bf16 GEMM 8192^3 ceiling: {ceiling:.1f} TFLOP/s")
+    gen = torch.Generator(device="cuda").manual_seed(args.seed)
+    rows = []
+    for shape, layout in work:
+        r = bench_shape(ag, shape, layout, args, gen)
+        rows.append(r)
+        t = r["tflops"]
+        parts = [f"attngen {fmt(t.get('attngen'))}"]
+        parts += [f"{p} {fmt(t.get(p))}" for p in args.peers]
+        parts += [f"ag/{p} {ratio(t.get('attngen'), t.get(p))}" for p in args.peers]
+        check = f" | max|ag-{r['check'][0]}| {r['check'][1]:.3g}" if r["check"] else ""
+        print(f"{shape_str(shape):>26} {layout}: " + "  ".join(parts) +
+              f" TFLOP/s | {r['variant']}{check}", flush=True)
+    ag.close()
+    print(f"total {time.time() - t0:.0f} s")
+
+    md = [f"### {datetime.date.today().isoformat()} | {gpu} | attngen {ag.version} "
+          f"@ {git_commit(args)}",
+          "",
+          f"torch {torch.__version__}, cuDNN {torch.backends.cudnn.version()}; attngen rounding "
+          f"{args.round} (SDPA peers: RTNE); TFLOP/s = 4*B*H*Sq*Skv*128 / median time; "
+          f"`bench/bench.py --shapes {args.shapes} --layout {args.layout}"
+          f"{' --quick' if args.quick else ''}`",
+          "",
+          table(rows, args.peers),
+          "",
+          f"Same-run ceiling: bf16 GEMM 8192^3 (torch.matmul) {ceiling:.1f} TFLOP/s.",
+          ""]
+    text = "\n".join(md)
+    print()
+    print(text)
+    if args.md:
+        with open(args.md, "w") as f:
+            f.write(text)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,1045 @@
+/* cmd_tune.c: `attngen tune` — measures every candidate of the target's search space on the
+ * machine for each requested shape and records the winners in the tuning database
+ * (runtime/src/tuning_db.h) that the dispatcher reads.
+ *
+ * Per job (shape x layout x rounding):
+ *   1. the default heuristic's choice is asked from the runtime (attngen_explain, with the
+ *      tuning database switched off through ATTNGEN_TUNING=0);
+ *   2. every candidate is checked against the CPU reference (NUMERICS.md, comparator of
+ *      numerics.h) on a reduced problem: the same variant, layout and rounding, with
+ *      B' = min(B, 2), H' = min(H, 2) and each of Sq, Skv kept when <= 2048, otherwise
+ *      replaced by 1024 + (S mod 1024) so that the ragged ends (residues mod 128/256) stay
+ *      the same; the reference is computed once per job and shared by all candidates;
+ *   3. a candidate that passes is timed with device events (host clock on cpu/emu):
+ *      warm-up calls, then one event pair per call, rotating through several input/output
+ *      sets (>= 1 GiB in all when memory allows) so that calls do not run from cache;
+ *      median and 20/80 % quantiles; the number of timed calls is cut to stay within
+ *      --timeout seconds per candidate;
+ *   4. a candidate that fails the check, the compile or a launch is reported, scored
+ *      infinite and the job goes on.
+ * At the end: a table per job and a merge of the winners into the database file. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "attngen.h"
+#include "gen.h"
+#include "numerics.h"
+#include "tuning_db.h"
+#include "variant.h"
+
+#define MAX_SHAPES 4096
+#define MAX_ITERS 100000
+#define ROTATE_BYTES ((size_t)1 << 30) /* > MI300X Infinity Cache (256 MiB), H200 L2 */
+#define MAX_SETS 8
+#define CHECK_FULL_LIMIT 2048           /* Sq, Skv up to this are checked at full length */
+#define CHECK_SEED 0x7475u
+
+typedef struct shape {
+  int b, h, sq, skv;
+} shape;
+
+typedef struct options {
+  shape *shapes;
+  int nshapes;
+  attngen_layout layouts[2];
+  int nlayouts;
+  attngen_rounding roundings[3];
+  int nroundings;
+  const char *target;
+  const char *backend;
+  int device;
+  int warmup, iters;
+  double timeout_s;
+  const char *out_path;
+  int replace;
+  int write;
+  char **only;      /* --variants: names to keep, NULL = all */
+  int nonly;
+} options;
+
+typedef struct candidate {
+  char name[ATTNGEN__TUNING_NAME_MAX];
+  int force;        /* 0: the dispatcher's own choice (a target without a search space) */
+  int is_default;
+  int ok;           /* passed the check and timed */
+  char failure[256];
+  double median, q20, q80;
+  int samples;
+} candidate;
+
+typedef struct job {
+  shape s;
+  attngen_layout layout;
+  attngen_rounding rounding;
+  char default_name[128];
+  const char *default_rule;
+  candidate *c;
+  int nc;
+  int best;         /* index into c, -1 = none */
+  int def;          /* index of the default into c, -1 = none */
+} job;
+
+/* ---- output ----------------------------------------------------------------------------- */
+
+static void usage(FILE *f) {
+  fprintf(f,
+          "usage: attngen tune (--shape B,H,Sq,Skv [--shape ...] | --shapes-file FILE)\n"
+          "                    [--layout bshd|bhsd|all] [--round rtne|rtna|rtz|all]\n"
+          "                    [--target gfx942|sm90] [--backend auto|hip|cuda|emu|cpu]\n"
+          "                    [--device N] [--warmup N] [--iters N] [--timeout SECONDS]\n"
+          "                    [--variants NAME,...] [-o FILE] [--replace] [--no-write]\n"
+          "\n"
+          "Measures every variant of the target's search space (generator/lua/config.lua,\n"
+          "variants outside the built-in set are JIT-compiled) for each shape and records the\n"
+          "fastest in the tuning database that the dispatcher reads.\n"
+          "\n"
+          "  --shape B,H,Sq,Skv  a shape to tune (Skv may be left out: Skv = Sq); repeatable\n"
+          "  --shapes-file FILE  one shape per line (B,H,Sq,Skv or B H Sq Skv; '#' comments)\n"
+          "  --layout L          tensor layout (default bshd; all = both)\n"
+          "  --round R           rounding mode of P and O (default rtne; all = the three)\n"
+          "  --target T          kernel target; must be the one the backend runs\n"
+          "                      (default: the backend's; gfx942 alone selects hip, sm90 cuda)\n"
+          "  --backend B         runtime backend (default auto); emu and cpu time with the\n"
+          "                      host clock and are meant for testing\n"
+          "  --warmup N          untimed calls per candidate before timing (default 5)\n"
+          "  --iters N           timed calls per candidate (default 50)\n"
+          "  --timeout S         seconds of timed calls per candidate before the count is\n"
+          "                      cut (default 20; at least one call is timed)\n"
+          "  --variants LIST     these candidates instead of the search space (comma-separated\n"
+          "                      canonical names, any valid variant; the heuristic's choice\n"
+          "                      is always measured too, as the baseline)\n"
+          "  -o FILE             database to merge into (default $ATTNGEN_TUNING_FILE, else\n"
+          "                      <cache dir>/tuning.db)\n"
+          "  --replace           replace a database written for another machine or malformed\n"
+          "                      (otherwise it is left alone and tune fails)\n"
+          "  --no-write          measure and print, do not touch the database\n"
+          "\n"
+          "Each candidate is first checked against the CPU reference (NUMERICS.md) on a reduced\n"
+          "problem (B,H <= 2; Sq, Skv > %d become 1024 + S mod 1024); candidates that fail\n"
+          "the check, the compile or a launch are reported and skipped.\n"
+          "Exit status: 0 all shapes tuned, 1 a failure (no valid candidate for a shape, no\n"
+          "device, the database cannot be written), 2 usage error.\n",
+          CHECK_FULL_LIMIT);
+}
+
+static int usage_error(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  fprintf(stderr, "attngen tune: ");
+  vfprintf(stderr, fmt, ap);
+  va_end(ap);
+  fprintf(stderr, "\n(attngen tune --help for usage)\n");
+  return 2;
+}
+
+static const char *layout_name(attngen_layout l) {
+  return l == ATTNGEN_LAYOUT_BHSD ? "bhsd" : "bshd";
+}
+
+static const char *rounding_name(attngen_rounding r) {
+  return r == ATTNGEN_ROUND_RTNA ? "rtna" : r == ATTNGEN_ROUND_RTZ ? "rtz" : "rtne";
+}
+
+static double now_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static double flops(const shape *s) {
+  return 4.0 * s->b * (double)s->h * (double)s->sq * (double)s->skv * 128.0;
+}
+
+typedef struct progress {
+  int tty;
+  int done, total;
+} progress;
+
+/* One status update: a redrawn bar on a terminal; otherwise a plain line, only for the
+ * final word on a candidate (final != 0). */
+static void progress_say(progress *p, int final, const job *j, const char *what,
+                         const char *fmt, ...) {
+  if (!p->tty && !final) return;
+  char msg[400];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  char where[96];
+  snprintf(where, sizeof where, "%d,%d,%d,%d %s %s", j->s.b, j->s.h, j->s.sq, j->s.skv,
+           layout_name(j->layout), rounding_name(j->rounding));
+  if (p->tty) {
+    const int width = 24;
+    int fill = p->total ? (int)((long)width * p->done / p->total) : width;
+    char bar[32];
+    for (int i = 0; i < width; i++) bar[i] = i < fill ? '#' : '.';
+    bar[width] = 0;
+    char line[700];
+    snprintf(line, sizeof line, "[%s] %d/%d %s %s %s", bar, p->done, p->total, where, what, msg);
+    /* one screen line, or the carriage return cannot redraw it */
+    struct winsize ws;
+    int cols = ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0 ? ws.ws_col : 80;
+    if (cols - 1 < (int)sizeof line) line[cols - 1 > 0 ? cols - 1 : 0] = 0;
+    fprintf(stderr, "\r\033[K%s", line);
+  } else {
+    fprintf(stderr, "tune: [%d/%d] %s %s: %s\n", p->done, p->total, where, what, msg);
+  }
+  fflush(stderr);
+}
+
+/* A message that must stay on screen (a failure), also on a terminal. */
+static void progress_note(progress *p, const char *fmt, ...) {
+  if (p->tty) fprintf(stderr, "\r\033[K");
+  va_list ap;
+  va_start(ap, fmt);
+  fprintf(stderr, "tune: ");
+  vfprintf(stderr, fmt, ap);
+  va_end(ap);
+  fprintf(stderr, "\n");
+}
+
+/* ---- argument parsing ------------------------------------------------------------------- */
+
+static int parse_int(const char *s, long lo, long hi, int *out) {
+  if (!s || !*s) return 0;
+  char *end;
+  errno = 0;
+  long v = strtol(s, &end, 10);
+  if (errno || *end || v < lo || v > hi) return 0;
+  *out = (int)v;
+  return 1;
+}
+
+/* "B,H,Sq,Skv" or "B,H,S" (separators: ',', 'x', blanks). */
+static int parse_shape(const char *text, shape *s) {
+  char buf[128];
+  if (snprintf(buf, sizeof buf, "%s", text) >= (int)sizeof buf) return 0;
+  int v[4], n = 0;
+  char *save = NULL;
+  for (char *tok = strtok_r(buf, ", \tx", &save); tok; tok = strtok_r(NULL, ", \tx", &save)) {
+    if (n == 4 || !parse_int(tok, n == 3 ? 0 : 1, INT_MAX, &v[n])) return 0;
+    n++;
+  }
+  if (n < 3) return 0;
+  s->b = v[0];
+  s->h = v[1];
+  s->sq = v[2];
+  s->skv = n == 4 ? v[3] : v[2];
+  return 1;
+}
+
+static int add_shape(options *o, const shape *s) {
+  if (o->nshapes == MAX_SHAPES) return 0;
+  if (!o->shapes) {
+    o->shapes = calloc(MAX_SHAPES, sizeof *o->shapes);
+    if (!o->shapes) return 0;
+  }
+  o->shapes[o->nshapes++] = *s;
+  return 1;
+}
+
+/* Reads a shapes file; returns 0 ok, 2 after printing a usage error. */
+static int read_shapes_file(options *o, const char *path) {
+  FILE *f = fopen(path, "r");
+  if (!f) return usage_error("--shapes-file %s: %s", path, strerror(errno));
+  char line[512];
+  int lineno = 0, rc = 0;
+  while (fgets(line, sizeof line, f)) {
+    lineno++;
+    char *hash = strchr(line, '#');
+    if (hash) *hash = 0;
+    char *p = line;
+    while (*p == ' ' || *p == '\t') p++;
+    size_t n = strlen(p);
+    while (n > 0 && (p[n - 1] == '\n' || p[n - 1] == '\r' || p[n - 1] == ' ' ||
+                     p[n - 1] == '\t'))
+      p[--n] = 0;
+    if (n == 0) continue;
+    shape s;
+    if (!parse_shape(p, &s)) {
+      rc = usage_error("--shapes-file %s:%d: '%s' is not a shape (B,H,Sq,Skv with B,H,Sq >= 1, "
+                       "Skv >= 0)", path, lineno, p);
+      break;
+    }
+    if (!add_shape(o, &s)) {
+      rc = usage_error("--shapes-file %s: more than %d shapes", path, MAX_SHAPES);
+      break;
+    }
+  }
+  fclose(f);
+  if (rc == 0 && o->nshapes == 0) rc = usage_error("--shapes-file %s: no shapes in it", path);
+  return rc;
+}
+
+static int split_names(const char *list, options *o) {
+  int n = 1;
+  for (const char *p = list; *p; p++) n += *p == ',';
+  o->only = calloc((size_t)n, sizeof *o->only);
+  if (!o->only) return 0;
+  const char *p = list;
+  while (*p) {
+    const char *e = strchr(p, ',');
+    size_t len = e ? (size_t)(e - p) : strlen(p);
+    if (len > 0) {
+      o->only[o->nonly] = strndup(p, len);
+      if (!o->only[o->nonly]) return 0;
+      o->nonly++;
+    }
+    p += len + (e ? 1 : 0);
+  }
+  return o->nonly > 0;
+}
+
+static void options_free(options *o) {
+  free(o->shapes);
+  for (int i = 0; i < o->nonly; i++) free(o->only[i]);
+  free(o->only);
+}
+
+/* Returns -1 to go on, else the exit code (0 for --help, 2 for a usage error). */
+static int parse_args(int argc, char **argv, options *o) {
+  memset(o, 0, sizeof *o);
+  o->layouts[0] = ATTNGEN_LAYOUT_BSHD;
+  o->nlayouts = 1;
+  o->roundings[0] = ATTNGEN_ROUND_RTNE;
+  o->nroundings = 1;
+  o->warmup = 5;
+  o->iters = 50;
+  o->timeout_s = 20;
+  o->write = 1;
+  int have_file = 0;
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+      usage(stdout);
+      return 0;
+    }
+    if (strcmp(a, "--replace") == 0) {
+      o->replace = 1;
+      continue;
+    }
+    if (strcmp(a, "--no-write") == 0) {
+      o->write = 0;
+      continue;
+    }
+    static const char *const with_value[] = {"--shape", "--shapes-file", "--layout", "--round",
+                                             "--target", "--backend", "--device", "--warmup",
+                                             "--iters", "--timeout", "--variants", "-o"};
+    int known = 0;
+    for (size_t k = 0; k < sizeof with_value / sizeof with_value[0]; k++)
+      known |= strcmp(a, with_value[k]) == 0;
+    if (!known)
+      return usage_error("unknown argument '%s' (options: --shape, --shapes-file, --layout, "
+                         "--round, --target, --backend, --device, --warmup, --iters, "
+                         "--timeout, --variants, -o, --replace, --no-write, --help)", a);
+    if (i + 1 >= argc) return usage_error("%s needs a value", a);
+    const char *v = argv[++i];
+    if (strcmp(a, "--shape") == 0) {
+      shape s;
+      if (!parse_shape(v, &s))
+        return usage_error("--shape '%s': expected B,H,Sq,Skv (or B,H,S) with B, H, Sq >= 1 "
+                           "and Skv >= 0", v);
+      if (!add_shape(o, &s)) return usage_error("--shape: more than %d shapes", MAX_SHAPES);
+    } else if (strcmp(a, "--shapes-file") == 0) {
+      if (have_file) return usage_error("--shapes-file given twice");
+      have_file = 1;
+      int rc = read_shapes_file(o, v);
+      if (rc) return rc;
+    } else if (strcmp(a, "--layout") == 0) {
+      if (strcmp(v, "bshd") == 0) {
+        o->layouts[0] = ATTNGEN_LAYOUT_BSHD;
+        o->nlayouts = 1;
+      } else if (strcmp(v, "bhsd") == 0) {
+        o->layouts[0] = ATTNGEN_LAYOUT_BHSD;
+        o->nlayouts = 1;
+      } else if (strcmp(v, "all") == 0) {
+        o->layouts[0] = ATTNGEN_LAYOUT_BSHD;
+        o->layouts[1] = ATTNGEN_LAYOUT_BHSD;
+        o->nlayouts = 2;
+      } else {
+        return usage_error("--layout '%s': allowed values are bshd, bhsd, all", v);
+      }
+    } else if (strcmp(a, "--round") == 0) {
+      if (strcmp(v, "all") == 0) {
+        o->roundings[0] = ATTNGEN_ROUND_RTNE;
+        o->roundings[1] = ATTNGEN_ROUND_RTNA;
+        o->roundings[2] = ATTNGEN_ROUND_RTZ;
+        o->nroundings = 3;
+      } else if (strcmp(v, "rtne") == 0 || strcmp(v, "rtna") == 0 || strcmp(v, "rtz") == 0) {
+        o->roundings[0] = v[2] == 'z' ? ATTNGEN_ROUND_RTZ
+                          : v[3] == 'a' ? ATTNGEN_ROUND_RTNA
+                                        : ATTNGEN_ROUND_RTNE;
+        o->nroundings = 1;
+      } else {
+        return usage_error("--round '%s': allowed values are rtne, rtna, rtz, all", v);
+      }
+    } else if (strcmp(a, "--target") == 0) {
+      if (strcmp(v, "gfx942") != 0 && strcmp(v, "sm90") != 0)
+        return usage_error("--target '%s': allowed values are gfx942, sm90", v);
+      o->target = v;
+    } else if (strcmp(a, "--backend") == 0) {
+      static const char *const b[] = {"auto", "hip", "cuda", "emu", "cpu"};
+      int ok = 0;
+      for (size_t k = 0; k < 5; k++) ok |= strcmp(v, b[k]) == 0;
+      if (!ok)
+        return usage_error("--backend '%s': allowed values are auto, hip, cuda, emu, cpu", v);
+      o->backend = v;
+    } else if (strcmp(a, "--device") == 0) {
+      if (!parse_int(v, 0, 1024, &o->device))
+        return usage_error("--device '%s': expected an integer in [0, 1024]", v);
+    } else if (strcmp(a, "--warmup") == 0) {
+      if (!parse_int(v, 0, MAX_ITERS, &o->warmup))
+        return usage_error("--warmup '%s': expected an integer in [0, %d]", v, MAX_ITERS);
+    } else if (strcmp(a, "--iters") == 0) {
+      if (!parse_int(v, 1, MAX_ITERS, &o->iters))
+        return usage_error("--iters '%s': expected an integer in [1, %d]", v, MAX_ITERS);
+    } else if (strcmp(a, "--timeout") == 0) {
+      char *end;
+      errno = 0;
+      double t = strtod(v, &end);
+      if (errno || *end || !(t > 0) || t > 86400)
+        return usage_error("--timeout '%s': expected seconds in (0, 86400]", v);
+      o->timeout_s = t;
+    } else if (strcmp(a, "--variants") == 0) {
+      if (o->only) return usage_error("--variants given twice");
+      if (!split_names(v, o)) return usage_error("--variants '%s': expected NAME[,NAME...]", v);
+    } else {
+      o->out_path = v;
+    }
+  }
+  if (o->nshapes == 0)
+    return usage_error("no shape given: use --shape B,H,Sq,Skv or --shapes-file FILE");
+  if (o->target && !o->backend) o->backend = strcmp(o->target, "gfx942") == 0 ? "hip" : "cuda";
+  return -1;
+}
+
+/* ---- device buffers --------------------------------------------------------------------- */
+
+typedef struct buffers {
+  void *q, *k, *v, *o;
+} buffers;
+
+static void buffers_free(attngen_context *ctx, buffers *b) {
+  if (b->q) attngen_free(ctx, b->q);
+  if (b->k) attngen_free(ctx, b->k);
+  if (b->v) attngen_free(ctx, b->v);
+  if (b->o) attngen_free(ctx, b->o);
+  memset(b, 0, sizeof *b);
+}
+
+/* Fills a device tensor of n bf16 elements from a random host pool (tiled, shifted by
+ * `salt` so that the tensors differ). */
+static attngen_status fill_random(attngen_context *ctx, void *dst, size_t n, const uint16_t *pool,
+                                  size_t pool_n, size_t salt) {
+  size_t done = 0, start = (salt * 7919u) % pool_n;
+  while (done < n) {
+    size_t chunk = pool_n - start;
+    if (chunk > n - done) chunk = n - done;
+    attngen_status st = attngen_memcpy_htod(ctx, (uint16_t *)dst + done, pool + start,
+                                            chunk * sizeof(uint16_t));
+    if (st != ATTNGEN_STATUS_OK) return st;
+    done += chunk;
+    start = 0;
+  }
+  return ATTNGEN_STATUS_OK;
+}
+
+static attngen_status buffers_alloc(attngen_context *ctx, const shape *s, const uint16_t *pool,
+                                    size_t pool_n, size_t salt, buffers *b) {
+  memset(b, 0, sizeof *b);
+  size_t nq = (size_t)s->b * s->h * (size_t)s->sq * 128;
+  size_t nkv = (size_t)s->b * s->h * (size_t)s->skv * 128;
+  size_t bq = nq * 2, bkv = nkv ? nkv * 2 : 16;
+  attngen_status st;
+  if ((st = attngen_malloc(ctx, bq, &b->q)) || (st = attngen_malloc(ctx, bkv, &b->k)) ||
+      (st = attngen_malloc(ctx, bkv, &b->v)) || (st = attngen_malloc(ctx, bq, &b->o)) ||
+      (st = fill_random(ctx, b->q, nq, pool, pool_n, 3 * salt)) ||
+      (st = fill_random(ctx, b->k, nkv, pool, pool_n, 3 * salt + 1)) ||
+      (st = fill_random(ctx, b->v, nkv, pool, pool_n, 3 * salt + 2)) ||
+      (st = attngen_memset(ctx, b->o, 0, bq))) {
+    buffers_free(ctx, b);
+    return st;
+  }
+  return ATTNGEN_STATUS_OK;
+}
+
+/* ---- the correctness check on the reduced problem --------------------------------------- */
+
+static int reduce_len(int s) { return s <= CHECK_FULL_LIMIT ? s : 1024 + s % 1024; }
+
+typedef struct check {
+  int ready;
+  shape s;
+  attngen__inputs in;
+  uint16_t *ref, *out;
+  double max_abs_v;
+  buffers dev;
+  char failure[256]; /* why the check itself could not be prepared */
+} check;
+
+static void check_free(attngen_context *ctx, check *c) {
+  attngen__inputs_free(&c->in);
+  free(c->ref);
+  free(c->out);
+  buffers_free(ctx, &c->dev);
+  memset(c, 0, sizeof *c);
+}
+
+static attngen_status check_prepare(attngen_context *ctx, const job *j, check *c) {
+  memset(c, 0, sizeof *c);
+  c->s.b = j->s.b < 2 ? j->s.b : 2;
+  c->s.h = j->s.h < 2 ? j->s.h : 2;
+  c->s.sq = reduce_len(j->s.sq);
+  c->s.skv = reduce_len(j->s.skv);
+  float scale = 1.0f / sqrtf(128.0f);
+  attngen_status st = attngen__inputs_make(&c->in, ATTNGEN__INPUT_REALISTIC, CHECK_SEED, j->layout,
+                                           c->s.b, c->s.h, c->s.sq, c->s.skv, scale);
+  if (st != ATTNGEN_STATUS_OK) {
+    snprintf(c->failure, sizeof c->failure, "check inputs: %s", attngen_status_string(st));
+    return st;
+  }
+  size_t nq = (size_t)c->s.b * c->s.h * (size_t)c->s.sq * 128;
+  size_t nkv = (size_t)c->s.b * c->s.h * (size_t)c->s.skv * 128;
+  c->ref = malloc(nq * 2);
+  c->out = malloc(nq * 2);
+  if (!c->ref || !c->out) {
+    snprintf(c->failure, sizeof c->failure, "check: out of host memory");
+    return ATTNGEN_STATUS_OUT_OF_MEMORY;
+  }
+  attngen__ref_args r;
+  memset(&r, 0, sizeof r);
+  r.q = attngen__inputs_q(&c->in);
+  r.k = attngen__inputs_k(&c->in);
+  r.v = attngen__inputs_v(&c->in);
+  r.out = attngen__view_out(c->ref, j->layout, c->s.h, c->s.sq);
+  r.batch = c->s.b;
+  r.heads = c->s.h;
+  r.seqlen_q = c->s.sq;
+  r.seqlen_kv = c->s.skv;
+  r.softmax_scale = scale;
+  r.rounding = j->rounding;
+  st = attngen__reference_fwd(&r);
+  if (st != ATTNGEN_STATUS_OK) {
+    snprintf(c->failure, sizeof c->failure, "CPU reference: %s", attngen_status_string(st));
+    return st;
+  }
+  c->max_abs_v = attngen__max_abs_finite(attngen__inputs_v(&c->in), c->s.b, c->s.h, c->s.skv);
+  size_t bq = nq * 2, bkv = nkv ? nkv * 2 : 16;
+  if ((st = attngen_malloc(ctx, bq, &c->dev.q)) || (st = attngen_malloc(ctx, bkv, &c->dev.k)) ||
+      (st = attngen_malloc(ctx, bkv, &c->dev.v)) || (st = attngen_malloc(ctx, bq, &c->dev.o)) ||
+      (st = attngen_memcpy_htod(ctx, c->dev.q, c->in.q, bq)) ||
+      (nkv && (st = attngen_memcpy_htod(ctx, c->dev.k, c->in.k, nkv * 2))) ||
+      (nkv && (st = attngen_memcpy_htod(ctx, c->dev.v, c->in.v, nkv * 2)))) {
+    snprintf(c->failure, sizeof c->failure, "check buffers: %s", attngen_last_error());
+    return st;
+  }
+  c->ready = 1;
+  return ATTNGEN_STATUS_OK;
+}
+
+static void args_for(const job *j, const shape *s, const candidate *cand, const buffers *b,
+                     attngen_fwd_args *a) {
+  attngen_fwd_args_init(a);
+  a->q = b->q;
+  a->k = b->k;
+  a->v = b->v;
+  a->out = b->o;
+  a->batch = s->b;
+  a->heads = s->h;
+  a->seqlen_q = s->sq;
+  a->seqlen_kv = s->skv;
+  a->head_dim = 128;
+  a->layout = j->layout;
+  a->rounding = j->rounding;
+  a->variant = cand && cand->force ? cand->name : NULL;
+}
+
+/* Runs the candidate on the reduced problem and compares with the reference; returns 1 on
+ * pass, else 0 with the reason in cand->failure. */
+static int check_candidate(attngen_context *ctx, const job *j, check *c, candidate *cand) {
+  size_t nq = (size_t)c->s.b * c->s.h * (size_t)c->s.sq * 128;
+  attngen_fwd_args a;
+  args_for(j, &c->s, cand, &c->dev, &a);
+  attngen_status st = attngen_memset(ctx, c->dev.o, 0xFF, nq * 2); /* poison 0xFFFF */
+  if (st == ATTNGEN_STATUS_OK) st = attngen_fwd(ctx, &a);
+  if (st != ATTNGEN_STATUS_OK) {
+    snprintf(cand->failure, sizeof cand->failure, "%s: %s",
+             st == ATTNGEN_STATUS_JIT_FAILED ? "compile failed" : "launch failed",
+             *attngen_last_error() ? attngen_last_error() : attngen_status_string(st));
+    return 0;
+  }
+  if ((st = attngen_synchronize(ctx, NULL)) != ATTNGEN_STATUS_OK ||
+      (st = attngen_memcpy_dtoh(ctx, c->out, c->dev.o, nq * 2)) != ATTNGEN_STATUS_OK) {
+    snprintf(cand->failure, sizeof cand->failure, "run failed: %s", attngen_last_error());
+    return 0;
+  }
+  attngen__compare_args ca;
+  memset(&ca, 0, sizeof ca);
+  ca.out = attngen__view_in(c->out, j->layout, c->s.h, c->s.sq);
+  ca.ref = attngen__view_in(c->ref, j->layout, c->s.h, c->s.sq);
+  ca.batch = c->s.b;
+  ca.heads = c->s.h;
+  ca.seqlen_q = c->s.sq;
+  ca.max_abs_v = c->max_abs_v;
+  attngen__compare_report rep;
+  st = attngen__compare(&ca, &rep);
+  if (st != ATTNGEN_STATUS_OK) {
+    snprintf(cand->failure, sizeof cand->failure, "comparator: %s", attngen_status_string(st));
+    return 0;
+  }
+  if (!rep.pass) {
+    snprintf(cand->failure, sizeof cand->failure,
+             "wrong results on %d,%d,%d,%d: %lld elements > 1 ULP (worst %d ULP at b%d h%d "
+             "s%d d%d), %lld unwritten, %lld NaN/Inf mismatches",
+             c->s.b, c->s.h, c->s.sq, c->s.skv, (long long)rep.ulp_over, rep.worst_ulp,
+             rep.worst.b, rep.worst.h, rep.worst.s, rep.worst.d, (long long)rep.unwritten,
+             (long long)rep.nonfinite_mismatch);
+    return 0;
+  }
+  return 1;
+}
+
+/* ---- timing ----------------------------------------------------------------------------- */
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* Quantile q of sorted samples by linear interpolation. */
+static double quantile(const double *v, int n, double q) {
+  if (n == 1) return v[0];
+  double pos = q * (n - 1);
+  int i = (int)pos;
+  if (i >= n - 1) return v[n - 1];
+  return v[i] + (pos - i) * (v[i + 1] - v[i]);
+}
+
+typedef struct timing_env {
+  buffers *sets;
+  int nsets;
+  attngen_event **ev; /* iters + 1 events */
+  double *samples;
+} timing_env;
+
+/* Times one candidate on the full shape; returns 1 on success (fills median/q20/q80). */
+static int time_candidate(attngen_context *ctx, const options *o, const job *j, timing_env *t,
+                          candidate *cand) {
+  attngen_fwd_args a;
+  attngen_status st = ATTNGEN_STATUS_OK;
+  int next = 0;
+  for (int i = 0; i < o->warmup && st == ATTNGEN_STATUS_OK; i++) {
+    args_for(j, &j->s, cand, &t->sets[next], &a);
+    next = (next + 1) % t->nsets;
+    st = attngen_fwd(ctx, &a);
+  }
+  if (st == ATTNGEN_STATUS_OK) st = attngen_synchronize(ctx, NULL);
+  /* one timed call estimates how many fit into the time budget */
+  float ms = 0;
+  if (st == ATTNGEN_STATUS_OK) st = attngen_event_record(ctx, t->ev[0], NULL);
+  if (st == ATTNGEN_STATUS_OK) {
+    args_for(j, &j->s, cand, &t->sets[next], &a);
+    next = (next + 1) % t->nsets;
+    st = attngen_fwd(ctx, &a);
+  }
+  if (st == ATTNGEN_STATUS_OK) st = attngen_event_record(ctx, t->ev[1], NULL);
+  if (st == ATTNGEN_STATUS_OK) st = attngen_event_elapsed(ctx, t->ev[0], t->ev[1], &ms);
+  if (st != ATTNGEN_STATUS_OK) {
+    snprintf(cand->failure, sizeof cand->failure, "launch failed while timing: %s",
+             *attngen_last_error() ? attngen_last_error() : attngen_status_string(st));
+    return 0;
+  }
+  int n = o->iters;
+  double per_call_s = ms > 0 ? ms * 1e-3 : 1e-6;
+  if (n > 1 && per_call_s * n > o->timeout_s) {
+    n = (int)(o->timeout_s / per_call_s);
+    if (n < 1) n = 1;
+  }
+  if (n == 1) {
+    t->samples[0] = ms;
+  } else {
+    st = attngen_event_record(ctx, t->ev[0], NULL);
+    for (int i = 0; i < n && st == ATTNGEN_STATUS_OK; i++) {
+      args_for(j, &j->s, cand, &t->sets[next], &a);
+      next = (next + 1) % t->nsets;
+      st = attngen_fwd(ctx, &a);
+      if (st == ATTNGEN_STATUS_OK) st = attngen_event_record(ctx, t->ev[i + 1], NULL);
+    }
+    for (int i = 0; i < n && st == ATTNGEN_STATUS_OK; i++) {
+      float e = 0;
+      st = attngen_event_elapsed(ctx, t->ev[i], t->ev[i + 1], &e);
+      t->samples[i] = e;
+    }
+    if (st != ATTNGEN_STATUS_OK) {
+      snprintf(cand->failure, sizeof cand->failure, "launch failed while timing: %s",
+               *attngen_last_error() ? attngen_last_error() : attngen_status_string(st));
+      attngen_synchronize(ctx, NULL);
+      return 0;
+    }
+  }
+  qsort(t->samples, (size_t)n, sizeof *t->samples, cmp_double);
+  cand->samples = n;
+  cand->median = quantile(t->samples, n, 0.5);
+  cand->q20 = quantile(t->samples, n, 0.2);
+  cand->q80 = quantile(t->samples, n, 0.8);
+  /* a host clock can read 0 for a tiny call; the database needs a positive time */
+  if (!(cand->median > 0)) cand->median = 1e-6;
+  return 1;
+}
+
+static void timing_free(attngen_context *ctx, timing_env *t, int nev) {
+  for (int i = 0; i < t->nsets; i++) buffers_free(ctx, &t->sets[i]);
+  free(t->sets);
+  if (t->ev)
+    for (int i = 0; i < nev; i++)
+      if (t->ev[i]) attngen_event_destroy(ctx, t->ev[i]);
+  free(t->ev);
+  free(t->samples);
+  memset(t, 0, sizeof *t);
+}
+
+/* Input/output sets for rotation: enough to exceed ROTATE_BYTES, 2..MAX_SETS, within half
+ * of the device memory when it is known. */
+static attngen_status timing_prepare(attngen_context *ctx, const options *o, const job *j,
+                                     const attngen_device_props *props, timing_env *t,
+                                     char *why, size_t why_len) {
+  memset(t, 0, sizeof *t);
+  double set_bytes = ((double)j->s.b * j->s.h * (2.0 * j->s.sq + 2.0 * j->s.skv)) * 256.0;
+  int nsets = (int)ceil(ROTATE_BYTES / (set_bytes > 1 ? set_bytes : 1));
+  if (nsets < 2) nsets = 2;
+  if (nsets > MAX_SETS) nsets = MAX_SETS;
+  if (props->total_memory > 0)
+    while (nsets > 1 && nsets * set_bytes > props->total_memory / 2.0) nsets--;
+  t->sets = calloc((size_t)nsets, sizeof *t->sets);
+  t->ev = calloc((size_t)o->iters + 1, sizeof *t->ev);
+  t->samples = calloc((size_t)o->iters + 1, sizeof *t->samples);
+  size_t pool_n = ((size_t)1 << 20) + 7;
+  uint16_t *pool = malloc(pool_n * sizeof *pool);
+  if (!t->sets || !t->ev || !t->samples || !pool) {
+    free(pool);
+    snprintf(why, why_len, "out of host memory");
+    return ATTNGEN_STATUS_OUT_OF_MEMORY;
+  }
+  attngen__rng rng;
+  attngen__rng_seed(&rng, 0x5eed0000u + (uint64_t)j->s.sq * 31u + (uint64_t)j->s.skv);
+  for (size_t i = 0; i < pool_n; i++) {
+    double x = attngen__rng_uniform(&rng) * 2.0 - 1.0;
+    uint16_t b = attngen_bf16_round((float)x, ATTNGEN_ROUND_RTNE);
+    pool[i] = (b & 0x7FFF) ? b : 0x3F80; /* never zero */
+  }
+  attngen_status st = ATTNGEN_STATUS_OK;
+  for (int i = 0; i < nsets && st == ATTNGEN_STATUS_OK; i++) {
+    st = buffers_alloc(ctx, &j->s, pool, pool_n, (size_t)i, &t->sets[i]);
+    if (st == ATTNGEN_STATUS_OK) t->nsets = i + 1;
+  }
+  free(pool);
+  if (st != ATTNGEN_STATUS_OK && t->nsets >= 1) st = ATTNGEN_STATUS_OK; /* fewer sets */
+  for (int i = 0; i <= o->iters && st == ATTNGEN_STATUS_OK; i++)
+    st = attngen_event_create(ctx, &t->ev[i]);
+  if (st != ATTNGEN_STATUS_OK)
+    snprintf(why, why_len, "cannot prepare timing buffers/events: %s",
+             *attngen_last_error() ? attngen_last_error() : attngen_status_string(st));
+  return st;
+}
+
+/* ---- candidates ------------------------------------------------------------------------- */
+
+/* The job's candidates: the search space of the target (or the --variants list instead)
+ * filtered by layout and rounding, plus the heuristic's choice if it is not among them. */
+static int build_candidates(const options *o, job *j, char **space, int nspace, int force) {
+  char **names = o->only ? o->only : space;
+  int count = o->only ? o->nonly : nspace;
+  j->c = calloc((size_t)count + 1, sizeof *j->c);
+  if (!j->c) return 0;
+  j->nc = 0;
+  j->def = -1;
+  for (int i = 0; i < count; i++) {
+    attngen__variant_desc d;
+    char *err = NULL;
+    if (attngen__gen_variant_desc(names[i], &d, &err) != 0) {
+      free(err);
+      continue;
+    }
+    if (d.layout != (int)j->layout || d.rounding != (int)j->rounding) continue;
+    int dup = 0;
+    for (int k = 0; k < j->nc; k++) dup |= strcmp(j->c[k].name, names[i]) == 0;
+    if (dup) continue;
+    candidate *c = &j->c[j->nc];
+    snprintf(c->name, sizeof c->name, "%s", names[i]);
+    c->force = 1;
+    if (strcmp(names[i], j->default_name) == 0) {
+      c->is_default = 1;
+      j->def = j->nc;
+    }
+    j->nc++;
+  }
+  /* the heuristic's choice is always measured: it is the baseline of the speedup */
+  if (j->def < 0 && j->default_name[0]) {
+    candidate *c = &j->c[j->nc];
+    snprintf(c->name, sizeof c->name, "%s", j->default_name);
+    c->force = force;
+    c->is_default = 1;
+    j->def = j->nc;
+    j->nc++;
+  }
+  return 1;
+}
+
+/* Every --variants name must be a valid variant; returns 0, or 2 after a usage error. */
+static int check_variant_names(const options *o) {
+  for (int i = 0; i < o->nonly; i++) {
+    attngen__variant_desc d;
+    char *err = NULL;
+    if (attngen__gen_variant_desc(o->only[i], &d, &err) != 0) {
+      int rc = usage_error("--variants: '%s' is not a variant: %s", o->only[i],
+                           err ? err : "rejected by the generator");
+      free(err);
+      return rc;
+    }
+  }
+  return 0;
+}
+
+/* ---- the command ------------------------------------------------------------------------ */
+
+static void print_table(const job *jobs, int njobs) {
+  printf("\n%-22s %-4s %-4s %-52s %10s %9s %-52s %10s %8s\n", "shape B,H,Sq,Skv", "lay",
+         "rnd", "best variant", "ms", "TFLOP/s", "default (heuristic)", "default ms", "speedup");
+  for (int i = 0; i < njobs; i++) {
+    const job *j = &jobs[i];
+    char sh[32];
+    snprintf(sh, sizeof sh, "%d,%d,%d,%d", j->s.b, j->s.h, j->s.sq, j->s.skv);
+    const candidate *b = j->best >= 0 ? &j->c[j->best] : NULL;
+    const candidate *d = j->def >= 0 ? &j->c[j->def] : NULL;
+    char best_ms[32] = "-", tf[32] = "-", def_ms[32] = "-", speed[32] = "-";
+    if (b) {
+      snprintf(best_ms, sizeof best_ms, "%.4f", b->median);
+      snprintf(tf, sizeof tf, "%.1f", flops(&j->s) / (b->median * 1e-3) / 1e12);
+    }
+    if (d && d->ok) snprintf(def_ms, sizeof def_ms, "%.4f", d->median);
+    if (d && !d->ok) snprintf(def_ms, sizeof def_ms, "FAILED");
+    if (b && d && d->ok) snprintf(speed, sizeof speed, "%.2fx", d->median / b->median);
+    printf("%-22s %-4s %-4s %-52s %10s %9s %-52s %10s %8s\n", sh, layout_name(j->layout),
+           rounding_name(j->rounding), b ? b->name : "(no valid candidate)", best_ms, tf,
+           j->default_name[0] ? j->default_name : "-", def_ms, speed);
+  }
+  for (int i = 0; i < njobs; i++)
+    if (jobs[i].default_rule && strcmp(jobs[i].default_rule, "heuristic") != 0) {
+      printf("note: the default column comes from the %s, not the heuristic (ATTNGEN_TUNING=0 "
+             "was not honoured)\n", jobs[i].default_rule);
+      break;
+    }
+}
+
+int attngen__cmd_tune(int argc, char **argv) {
+  options o;
+  int rc = parse_args(argc, argv, &o);
+  if (rc >= 0) {
+    options_free(&o);
+    return rc;
+  }
+  if ((rc = check_variant_names(&o)) != 0) {
+    options_free(&o);
+    return rc;
+  }
+  /* the baseline is the heuristic: this process must not read an older database */
+  setenv("ATTNGEN_TUNING", "0", 1);
+
+  attngen_context *ctx = NULL;
+  attngen_context_options copts = {o.backend, o.device};
+  attngen_status st = attngen_create(&ctx, &copts);
+  if (st != ATTNGEN_STATUS_OK) {
+    fprintf(stderr, "attngen tune: cannot create a context (backend %s): %s: %s\n",
+            o.backend ? o.backend : "auto", attngen_status_name(st), attngen_last_error());
+    options_free(&o);
+    return 1;
+  }
+  attngen_device_props props;
+  memset(&props, 0, sizeof props);
+  if ((st = attngen_device_info(ctx, &props)) != ATTNGEN_STATUS_OK) {
+    fprintf(stderr, "attngen tune: device info: %s\n", attngen_last_error());
+    attngen_destroy(ctx);
+    options_free(&o);
+    return 1;
+  }
+  const char *target = props.target ? props.target : "";
+  if (o.target && strcmp(o.target, target) != 0) {
+    fprintf(stderr, "attngen tune: --target %s, but backend '%s' runs %s kernels (choose "
+            "--backend %s)\n", o.target, props.backend, target,
+            strcmp(o.target, "gfx942") == 0 ? "hip or emu" : "cuda");
+    attngen_destroy(ctx);
+    options_free(&o);
+    return 1;
+  }
+  char **space = NULL;
+  char *err = NULL;
+  int nspace = attngen__gen_search_space(target, &space, &err);
+  int force = 1;
+  if (nspace < 0) {
+    fprintf(stderr, "attngen tune: target '%s' has no search space (%s); timing the runtime's "
+            "own choice only\n", target, err ? err : "?");
+    nspace = 0;
+    force = 0;
+  }
+  free(err);
+  fprintf(stderr, "attngen tune: %s backend, %s (%s, %d compute units), %d candidates in the "
+          "%s search space\n", props.backend, props.name, props.arch, props.compute_units,
+          nspace, target);
+
+  int njobs = o.nshapes * o.nlayouts * o.nroundings;
+  job *jobs = calloc((size_t)njobs, sizeof *jobs);
+  if (!jobs) {
+    attngen__gen_free_names(space, nspace);
+    attngen_destroy(ctx);
+    options_free(&o);
+    return 1;
+  }
+  int n = 0, total = 0;
+  for (int s = 0; s < o.nshapes; s++)
+    for (int l = 0; l < o.nlayouts; l++)
+      for (int r = 0; r < o.nroundings; r++) {
+        job *j = &jobs[n++];
+        j->s = o.shapes[s];
+        j->layout = o.layouts[l];
+        j->rounding = o.roundings[r];
+        j->best = -1;
+        attngen_fwd_args a;
+        args_for(j, &j->s, NULL, &(buffers){0}, &a);
+        attngen_choice ch;
+        memset(&ch, 0, sizeof ch);
+        if (attngen_explain(ctx, &a, &ch) == ATTNGEN_STATUS_OK) {
+          snprintf(j->default_name, sizeof j->default_name, "%s", ch.variant);
+          j->default_rule = ch.rule_name;
+        } else {
+          fprintf(stderr, "attngen tune: %d,%d,%d,%d %s %s: no default variant: %s\n", j->s.b,
+                  j->s.h, j->s.sq, j->s.skv, layout_name(j->layout), rounding_name(j->rounding),
+                  attngen_last_error());
+        }
+        if (!build_candidates(&o, j, space, nspace, force)) {
+          fprintf(stderr, "attngen tune: out of memory\n");
+          rc = 1;
+        }
+        total += j->nc;
+      }
+
+  progress pr = {isatty(STDERR_FILENO), 0, total};
+  double t_start = now_s();
+  rc = rc > 0 ? rc : 0;
+  for (int i = 0; i < njobs; i++) {
+    job *j = &jobs[i];
+    if (j->nc == 0) {
+      progress_note(&pr, "%d,%d,%d,%d %s %s: no candidate (search space filtered by layout, "
+                    "rounding and --variants is empty)", j->s.b, j->s.h, j->s.sq, j->s.skv,
+                    layout_name(j->layout), rounding_name(j->rounding));
+      continue;
+    }
+    check ck;
+    progress_say(&pr, 0, j, "", "CPU reference on %d,%d,%d,%d", j->s.b < 2 ? j->s.b : 2,
+                 j->s.h < 2 ? j->s.h : 2, reduce_len(j->s.sq), reduce_len(j->s.skv));
+    attngen_status cst = check_prepare(ctx, j, &ck);
+    timing_env te;
+    char why[300] = "";
+    attngen_status tst = cst == ATTNGEN_STATUS_OK
+                             ? timing_prepare(ctx, &o, j, &props, &te, why, sizeof why)
+                             : ATTNGEN_STATUS_INTERNAL;
+    if (cst != ATTNGEN_STATUS_OK || tst != ATTNGEN_STATUS_OK) {
+      progress_note(&pr, "%d,%d,%d,%d %s %s: cannot tune: %s", j->s.b, j->s.h, j->s.sq,
+                    j->s.skv, layout_name(j->layout), rounding_name(j->rounding),
+                    cst != ATTNGEN_STATUS_OK ? ck.failure : why);
+      pr.done += j->nc;
+    } else {
+      for (int c = 0; c < j->nc; c++) {
+        candidate *cand = &j->c[c];
+        progress_say(&pr, 0, j, cand->name, "checking");
+        if (check_candidate(ctx, j, &ck, cand)) {
+          progress_say(&pr, 0, j, cand->name, "timing");
+          cand->ok = time_candidate(ctx, &o, j, &te, cand);
+        }
+        pr.done++;
+        if (cand->ok) {
+          progress_say(&pr, 1, j, cand->name, "%.4f ms (p20 %.4f, p80 %.4f, %d calls)",
+                       cand->median, cand->q20, cand->q80, cand->samples);
+          if (j->best < 0 || cand->median < j->c[j->best].median) j->best = c;
+        } else {
+          progress_note(&pr, "%d,%d,%d,%d %s %s %s: FAILED, scored infinite: %s", j->s.b,
+                        j->s.h, j->s.sq, j->s.skv, layout_name(j->layout),
+                        rounding_name(j->rounding), cand->name, cand->failure);
+        }
+      }
+    }
+    if (cst == ATTNGEN_STATUS_OK) timing_free(ctx, &te, o.iters + 1);
+    check_free(ctx, &ck);
+  }
+  if (pr.tty) fprintf(stderr, "\r\033[K");
+  fprintf(stderr, "attngen tune: %d jobs, %d candidates in %.1f s\n", njobs, total,
+          now_s() - t_start);
+  print_table(jobs, njobs);
+
+  /* the winners go into the database */
+  attngen__tuning_record *recs = calloc((size_t)njobs + 1, sizeof *recs);
+  size_t nrec = 0;
+  for (int i = 0; recs && i < njobs; i++) {
+    const job *j = &jobs[i];
+    if (j->best < 0) {
+      rc = 1;
+      continue;
+    }
+    const candidate *b = &j->c[j->best];
+    attngen__tuning_record *r = &recs[nrec++];
+    r->layout = j->layout;
+    r->rounding = j->rounding;
+    r->batch = j->s.b;
+    r->heads = j->s.h;
+    r->seqlen_q = j->s.sq;
+    r->seqlen_kv = j->s.skv;
+    snprintf(r->variant, sizeof r->variant, "%s", b->name);
+    r->time_ms = b->median < 1e-9 ? 1e-9 : b->median;
+    double tf = flops(&j->s) / (r->time_ms * 1e-3) / 1e12;
+    r->tflops = tf < 1e-9 ? 0 : tf > 1e9 ? 1e9 : tf;
+  }
+  if (!recs) rc = 1;
+  if (recs && o.write && nrec > 0) {
+    char path[4096];
+    if (o.out_path) {
+      snprintf(path, sizeof path, "%s", o.out_path);
+    } else if (attngen__tuning_default_path(path, sizeof path) != 0) {
+      fprintf(stderr, "attngen tune: no place for the database: set ATTNGEN_TUNING_FILE, "
+              "ATTNGEN_CACHE_DIR or HOME, or pass -o FILE\n");
+      path[0] = 0;
+      rc = 1;
+    }
+    if (path[0]) {
+      attngen__tuning_meta meta;
+      attngen__tuning_meta_from_device(&props, &meta);
+      attngen__tuning_diag d;
+      st = attngen__tuning_db_merge_file(path, &meta, recs, nrec, o.replace, &d);
+      if (st != ATTNGEN_STATUS_OK) {
+        fprintf(stderr, "attngen tune: %s%s\n", d.message,
+                d.problem == ATTNGEN__TUNING_MISMATCH || d.problem == ATTNGEN__TUNING_MALFORMED
+                    ? " (--replace to overwrite it, or -o FILE)"
+                    : "");
+        rc = 1;
+      } else {
+        if (d.message[0]) fprintf(stderr, "attngen tune: %s\n", d.message);
+        printf("\nwrote %zu record(s) to %s\n", nrec, path);
+      }
+    }
+  }
+  free(recs);
+  for (int i = 0; i < njobs; i++) free(jobs[i].c);
+  free(jobs);
+  attngen__gen_free_names(space, nspace);
+  attngen_destroy(ctx);
+  options_free(&o);
+  return rc;
+}

@@ -1,0 +1,37 @@
+-- target_gfx942.lua: launch geometry and template constants of the AMD MI300X (gfx942)
+-- kernel family (templates/gfx942/attn_fwd.hip.in). A block is `waves` waves of 64 lanes,
+-- each owning q_tiles 16-row Q tiles; the only LDS is the K tile, double-buffered and
+-- declared statically (smem_bytes = 0):
+--   [ K buffer 0: kv_tile rows x 256 B | K buffer 1: kv_tile rows x 256 B ]
+-- rows stored with their 16-byte chunks XOR-swizzled by (row % 16).
+local M = {}
+
+local HEAD_DIM = 128
+local ROW_BYTES = HEAD_DIM * 2
+
+function M.derive(v)
+  assert(v.waves == 8, "gfx942 kernel: waves must be 8 (two phase-shifted groups of 4)")
+  assert(v.kv_tile % 16 == 0 and v.kv_tile >= 16, "gfx942 kernel: kv_tile must be a multiple of 16")
+  local threads = v.waves * 64
+  local block_m = v.waves * v.q_tiles * 16
+  local tile_bytes = v.kv_tile * ROW_BYTES
+  local d = {
+    threads = threads,
+    block_m = block_m,
+    smem_bytes = 0,                       -- LDS is static (AG_LDS_DECLARE)
+    head_dim = HEAD_DIM,
+    lds_bytes = 2 * tile_bytes,           -- K double buffer
+    tile_bytes = tile_bytes,
+    kv_blocks = v.kv_tile // 16,          -- 16-key MFMA blocks per KV tile
+    k_rows_per_wave = v.kv_tile // v.waves, -- LDS-DMA instructions per wave per K tile
+    v_loads = 4 * (v.kv_tile // 16),      -- buffer_load_dwordx4 of V per lane per KV tile
+    ws_row_floats = HEAD_DIM + 2,         -- split partials: O row (fp32) + (m, l) per Q row
+    merge_items = block_m * 16 // threads, -- (row, 8-column chunk) items per merge thread
+  }
+  assert(d.k_rows_per_wave * v.waves == v.kv_tile)
+  assert(d.merge_items * threads == block_m * 16)
+  assert(d.lds_bytes <= 65536, "gfx942 kernel: K double buffer exceeds 64 KiB of LDS")
+  return d
+end
+
+return M

@@ -1,0 +1,57 @@
+-- target_sm90_wgmma.lua: launch geometry and template constants of the sm90 wgmma kernel
+-- family (templates/sm90/attn_fwd_wgmma.cu.in, impl = "wgmma"). target_sm90.lua hands
+-- impl = "wgmma" variants to M.derive and M.template.
+--
+-- Block: 3 warpgroups (waves = 12): warpgroup 0 is the producer (cp.async into a ring of
+-- K and V stages), warpgroups 1 and 2 are consumers in ping-pong, each owning 64 query rows
+-- per q_tile (q_tiles = 1: block_m = 128). Shared memory, from a 1024-byte aligned base
+-- (the 128-byte swizzle repeats every 1024 bytes; the launch asks for 1024 extra bytes so the
+-- kernel can round its base up):
+--   Q        2 halves (d 0..63, 64..127) x block_m rows x 128 bytes
+--   K ring   stages x [2 halves x kv_tile rows x 128 bytes]
+--   V ring   stages x [2 halves x kv_tile rows x 128 bytes]
+--   mbarriers: q_full, full_k[stages], full_v[stages], empty_k[stages], empty_v[stages]
+local M = {}
+
+M.template = "sm90/attn_fwd_wgmma.cu.in"
+
+local HEAD_DIM = 128
+local HALF_ROW_BYTES = 128            -- 64 bf16: one 128-byte swizzle row
+local SMEM_LIMIT = 227 * 1024         -- Hopper: dynamic shared memory per block (opt-in)
+local ALIGN_SLACK = 1024
+local MAX_STAGES = 4
+local CONSUMERS = 2                   -- consumer warpgroups
+local PRODUCER_REGS = 40              -- setmaxnreg budgets: 128*40 + 256*232 <= 65536
+local CONSUMER_REGS = 232
+
+function M.derive(v)
+  local block_m = 64 * v.q_tiles * CONSUMERS
+  local q_bytes = 2 * block_m * HALF_ROW_BYTES
+  local kv_half_bytes = v.kv_tile * HALF_ROW_BYTES
+  local kv_stage_bytes = 2 * kv_half_bytes
+  local function total(stages)
+    local bars = 8 * (1 + 4 * stages)
+    return q_bytes + 2 * stages * kv_stage_bytes + bars + ALIGN_SLACK
+  end
+  local stages = MAX_STAGES
+  while stages > 2 and total(stages) > SMEM_LIMIT do stages = stages - 1 end
+  return {
+    threads = v.waves * 32,
+    block_m = block_m,
+    smem_bytes = total(stages),
+    head_dim = HEAD_DIM,
+    consumers = CONSUMERS,
+    stages = stages,
+    q_bytes = q_bytes,
+    q_half_bytes = block_m * HALF_ROW_BYTES,
+    kv_half_bytes = kv_half_bytes,
+    kv_stage_bytes = kv_stage_bytes,
+    reg_producer = PRODUCER_REGS,
+    reg_consumer = CONSUMER_REGS,
+  }
+end
+
+-- The template of the family.
+function M.template_for() return M.template end
+
+return M

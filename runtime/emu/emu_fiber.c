@@ -1,0 +1,98 @@
+/* emu_fiber.c: context switch for the emulator's work-item fibers (see emu_fiber.h). */
+#include "emu_fiber.h"
+
+#include <stdint.h>
+
+#if defined(__x86_64__) && !defined(ATTNGEN_EMU_UCONTEXT)
+
+/* attngen__fiber_swap(void **save_sp, void *new_sp): pushes the System V callee-saved
+ * registers, MXCSR and the x87 control word, stores rsp, loads new_sp and pops the same. */
+void attngen__fiber_swap(void **save_sp, void *new_sp);
+void attngen__fiber_trampoline(void);
+__asm__(".text\n"
+        ".p2align 4\n"
+        ".globl attngen__fiber_swap\n"
+        ".hidden attngen__fiber_swap\n"
+        ".type attngen__fiber_swap,@function\n"
+        "attngen__fiber_swap:\n"
+        "  pushq %rbp\n"
+        "  pushq %rbx\n"
+        "  pushq %r12\n"
+        "  pushq %r13\n"
+        "  pushq %r14\n"
+        "  pushq %r15\n"
+        "  subq $8, %rsp\n"
+        "  stmxcsr (%rsp)\n"
+        "  fnstcw 4(%rsp)\n"
+        "  movq %rsp, (%rdi)\n"
+        "  movq %rsi, %rsp\n"
+        "  ldmxcsr (%rsp)\n"
+        "  fldcw 4(%rsp)\n"
+        "  addq $8, %rsp\n"
+        "  popq %r15\n"
+        "  popq %r14\n"
+        "  popq %r13\n"
+        "  popq %r12\n"
+        "  popq %rbx\n"
+        "  popq %rbp\n"
+        "  ret\n"
+        ".size attngen__fiber_swap, .-attngen__fiber_swap\n"
+        ".p2align 4\n"
+        ".globl attngen__fiber_trampoline\n"
+        ".hidden attngen__fiber_trampoline\n"
+        ".type attngen__fiber_trampoline,@function\n"
+        "attngen__fiber_trampoline:\n"
+        "  movq %r13, %rdi\n"
+        "  callq *%r12\n"
+        "  ud2\n"
+        ".size attngen__fiber_trampoline, .-attngen__fiber_trampoline\n");
+
+void attngen__fiber_init(attngen__fiber *f, void *stack, size_t size, attngen__fiber_entry entry,
+                         void *arg) {
+  uintptr_t top = ((uintptr_t)stack + size) & ~(uintptr_t)15;
+  uint64_t *slot = (uint64_t *)(top - 24); /* return address; rsp = top - 16 after ret */
+  uint32_t mxcsr;
+  uint16_t fpucw;
+  __asm__ volatile("stmxcsr %0" : "=m"(mxcsr));
+  __asm__ volatile("fnstcw %0" : "=m"(fpucw));
+  slot[0] = (uint64_t)(uintptr_t)attngen__fiber_trampoline;
+  slot[-1] = 0;                       /* rbp */
+  slot[-2] = 0;                       /* rbx */
+  slot[-3] = (uint64_t)(uintptr_t)entry; /* r12 */
+  slot[-4] = (uint64_t)(uintptr_t)arg;   /* r13 */
+  slot[-5] = 0;                       /* r14 */
+  slot[-6] = 0;                       /* r15 */
+  slot[-7] = (uint64_t)mxcsr | ((uint64_t)fpucw << 32);
+  f->sp = &slot[-7];
+}
+
+void attngen__fiber_switch(attngen__fiber *from, attngen__fiber *to) {
+  attngen__fiber_swap(&from->sp, to->sp);
+}
+
+#else
+
+#include <ucontext.h>
+
+static void fiber_start(unsigned lo, unsigned hi, unsigned elo, unsigned ehi) {
+  void *arg = (void *)(((uintptr_t)hi << 32) | lo);
+  attngen__fiber_entry entry = (attngen__fiber_entry)(((uintptr_t)ehi << 32) | elo);
+  entry(arg);
+}
+
+void attngen__fiber_init(attngen__fiber *f, void *stack, size_t size, attngen__fiber_entry entry,
+                         void *arg) {
+  uintptr_t a = (uintptr_t)arg, e = (uintptr_t)entry;
+  getcontext(&f->uc);
+  f->uc.uc_stack.ss_sp = stack;
+  f->uc.uc_stack.ss_size = size;
+  f->uc.uc_link = 0;
+  makecontext(&f->uc, (void (*)(void))fiber_start, 4, (unsigned)a, (unsigned)(a >> 32),
+              (unsigned)e, (unsigned)(e >> 32));
+}
+
+void attngen__fiber_switch(attngen__fiber *from, attngen__fiber *to) {
+  swapcontext(&from->uc, &to->uc);
+}
+
+#endif

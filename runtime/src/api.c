@@ -1,0 +1,562 @@
+/* api.c: the public API: contexts, attngen_fwd / attngen_explain, memory, events, timing.
+ * A call validates its arguments, asks the dispatcher for a variant, loads it once per
+ * context (embedded code object, emulator kernel or JIT), and launches it on the caller's
+ * stream without synchronizing. */
+#include <math.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "attngen.h"
+#include "backend.h"
+#include "dispatch.h"
+#include "gen.h"
+#include "jit.h"
+#include "log.h"
+#include "numerics.h"
+#include "tuning.h"
+#include "variant.h"
+
+/* One variant loaded into a context. */
+typedef struct kernel {
+  char *name;
+  attngen__variant_desc desc; /* desc.name == name */
+  void *module;               /* GPU module, NULL on emu */
+  void *fn, *merge_fn;        /* merge_fn only for kv_split=tail */
+  struct kernel *next;
+} kernel;
+
+/* Split-partials workspace of one stream; grown by replacement, old buffers retired (freed
+ * at destroy) so a growing call never waits for earlier calls that may still use them. */
+typedef struct workspace {
+  void *stream;
+  void *ptr;
+  size_t bytes;
+  struct workspace *next;
+} workspace;
+
+struct attngen_context {
+  const attngen__backend_ops *be;
+  void *bs;
+  attngen_device_props props;
+  int runs_target;             /* the device can run the backend's kernels */
+  char target_problem[512];
+  attngen__tuning_file *tuning;
+  pthread_mutex_t mutex;       /* guards kernels and workspaces */
+  kernel *kernels;
+  workspace *workspaces;
+  workspace *retired;
+};
+
+static const char *target_name(int t) {
+  return t == ATTNGEN__TARGET_SM90 ? "sm90" : t == ATTNGEN__TARGET_GFX942 ? "gfx942" : "reference";
+}
+
+void attngen_fwd_args_init(attngen_fwd_args *a) {
+  if (!a) return;
+  memset(a, 0, sizeof *a);
+  a->head_dim = 128;
+  a->layout = ATTNGEN_LAYOUT_BSHD;
+  a->rounding = ATTNGEN_ROUND_RTNE;
+  a->softmax_scale = 0.08838834764831845f; /* 1/sqrt(128) */
+}
+
+/* ---- contexts --------------------------------------------------------------------------- */
+
+static attngen_status open_backend(attngen_context *c, const attngen__backend_ops *be, int device) {
+  attngen_status st = be->open(device, &c->bs, &c->props);
+  if (st != ATTNGEN_STATUS_OK) return st;
+  c->be = be;
+  c->props.target = target_name(be->target);
+  c->runs_target = 1;
+  if (be->target == ATTNGEN__TARGET_SM90 && strcmp(c->props.arch, "sm_90") != 0) {
+    c->runs_target = 0;
+    snprintf(c->target_problem, sizeof c->target_problem,
+             "the sm90 kernels (sm_90a) need compute capability 9.0 and device %d is %s (%s)",
+             device, c->props.arch, c->props.name);
+  }
+  if (be->target == ATTNGEN__TARGET_GFX942 && strncmp(c->props.arch, "gfx942", 6) != 0) {
+    c->runs_target = 0;
+    snprintf(c->target_problem, sizeof c->target_problem,
+             "the gfx942 kernels need a gfx942 device (MI300X/MI300A/MI325X) and device %d is %s "
+             "(%s)", device, c->props.arch, c->props.name);
+  }
+  return ATTNGEN_STATUS_OK;
+}
+
+attngen_status attngen_create(attngen_context **out, const attngen_context_options *opts) {
+  attngen__clear_error();
+  if (!out) return attngen__fail(ATTNGEN_STATUS_NULL_POINTER, "attngen_create: ctx is NULL");
+  *out = NULL;
+  const char *name = opts && opts->backend && strcmp(opts->backend, "auto") != 0 ? opts->backend : NULL;
+  const char *from = "options.backend";
+  if (!name) {
+    const char *env = getenv("ATTNGEN_BACKEND");
+    if (env && *env && strcmp(env, "auto") != 0) {
+      name = env;
+      from = "ATTNGEN_BACKEND";
+    }
+  }
+  int device = opts ? opts->device : 0;
+  attngen_context *c = calloc(1, sizeof *c);
+  if (!c) return attngen__fail(ATTNGEN_STATUS_OUT_OF_MEMORY, "attngen_create: out of memory");
+  pthread_mutex_init(&c->mutex, NULL);
+  attngen_status st;
+  if (name) {
+    const attngen__backend_ops *be = attngen__backend_find(name);
+    if (!be) {
+      st = attngen__fail(ATTNGEN_STATUS_INVALID_ARGUMENT,
+                         "%s = \"%s\" is unknown (allowed: auto, cuda, hip, emu, cpu)", from, name);
+    } else {
+      st = open_backend(c, be, device);
+    }
+  } else {
+    char tried[1024] = "";
+    st = ATTNGEN_STATUS_NO_BACKEND;
+    for (size_t i = 0; i < attngen__backend_auto_count && st != ATTNGEN_STATUS_OK; i++) {
+      st = open_backend(c, attngen__backend_auto_order[i], device);
+      if (st != ATTNGEN_STATUS_OK) {
+        size_t n = strlen(tried);
+        snprintf(tried + n, sizeof tried - n, "%s%s", n ? "; " : "", attngen_last_error());
+      }
+    }
+    if (st != ATTNGEN_STATUS_OK) {
+      attngen__log(ATTNGEN__LOG_NOTICE, "no GPU backend (%s); using the cpu reference backend", tried);
+      st = open_backend(c, &attngen__backend_cpu, device);
+    }
+  }
+  if (st != ATTNGEN_STATUS_OK) {
+    pthread_mutex_destroy(&c->mutex);
+    free(c);
+    return st;
+  }
+  if (c->be->kind != ATTNGEN__BACKEND_CPU) c->tuning = attngen__tuning_load_for_device(&c->props);
+  attngen__log(ATTNGEN__LOG_INFO, "context: backend %s, device %d: %s (%s, %d compute units)",
+               c->props.backend, c->props.device, c->props.name, c->props.arch,
+               c->props.compute_units);
+  attngen__clear_error();
+  *out = c;
+  return ATTNGEN_STATUS_OK;
+}
+
+void attngen_destroy(attngen_context *c) {
+  if (!c) return;
+  c->be->synchronize_device(c->bs);
+  for (kernel *k = c->kernels, *next; k; k = next) {
+    next = k->next;
+    if (k->module && c->be->module_unload) c->be->module_unload(c->bs, k->module);
+    free(k->name);
+    free(k);
+  }
+  workspace *lists[] = {c->workspaces, c->retired};
+  for (size_t i = 0; i < 2; i++) {
+    for (workspace *w = lists[i], *next; w; w = next) {
+      next = w->next;
+      c->be->mem_free(c->bs, w->ptr);
+      free(w);
+    }
+  }
+  attngen__tuning_db_free(c->tuning);
+  c->be->close(c->bs);
+  pthread_mutex_destroy(&c->mutex);
+  free(c);
+}
+
+attngen_status attngen_device_info(attngen_context *c, attngen_device_props *out) {
+  attngen__clear_error();
+  if (!c || !out) return attngen__fail(ATTNGEN_STATUS_NULL_POINTER, "attngen_device_info: %s is NULL",
+                                       !c ? "ctx" : "out");
+  *out = c->props;
+  return ATTNGEN_STATUS_OK;
+}
+
+/* ---- planning --------------------------------------------------------------------------- */
+
+typedef struct plan {
+  attngen__dispatch_result sel;
+  const attngen__code_object *code; /* embedded code object (GPU), or NULL */
+  int embedded;                     /* code object (GPU) / emulator kernel (emu) exists */
+  unsigned grid[3];
+  unsigned merge_grid[3];
+  unsigned merge_threads;
+  int num_splits;
+  size_t workspace_bytes;
+  attngen_kargs k;                  /* without pointers */
+} plan;
+
+static const attngen__code_object *find_code_object(const char *name, int target) {
+  for (size_t i = 0; i < attngen__code_object_count; i++)
+    if (attngen__code_objects[i].name && attngen__code_objects[i].target == target &&
+        strcmp(attngen__code_objects[i].name, name) == 0)
+      return &attngen__code_objects[i];
+  return NULL;
+}
+
+static int describe_variant(const char *name, attngen__variant_desc *out, char **error) {
+  return attngen__gen_variant_desc(name, out, error);
+}
+
+/* Non-split launch geometry and the kernel arguments that do not depend on pointers. */
+static void plan_launch(plan *p, const attngen_fwd_args *a) {
+  const attngen__variant_desc *d = &p->sel.desc;
+  int bm = d->block_m > 0 ? d->block_m : 1;
+  int qb = (a->seqlen_q + bm - 1) / bm;
+  memset(&p->k, 0, sizeof p->k);
+  p->k.B = a->batch;
+  p->k.H = a->heads;
+  p->k.Sq = a->seqlen_q;
+  p->k.Skv = a->seqlen_kv;
+  p->k.scale_log2 = attngen__scale_log2(a->softmax_scale);
+  p->k.num_q_blocks = qb;
+  p->k.split_first = qb * a->heads * a->batch;
+  p->k.num_splits = 1;
+  int kt = d->kv_tile > 0 ? d->kv_tile : 1;
+  p->k.kv_per_split = (a->seqlen_kv + kt - 1) / kt * kt;
+  p->grid[0] = (unsigned)qb;
+  p->grid[1] = (unsigned)a->heads;
+  p->grid[2] = (unsigned)a->batch;
+  p->num_splits = 1;
+  p->workspace_bytes = 0;
+}
+
+static attngen_status make_plan(attngen_context *c, const attngen_fwd_args *a, plan *p) {
+  memset(p, 0, sizeof *p);
+  if (!c->runs_target)
+    return attngen__fail(ATTNGEN_STATUS_NO_VARIANT, "%s: %s", c->props.backend, c->target_problem);
+  attngen__dispatch_input in;
+  memset(&in, 0, sizeof in);
+  in.target = c->be->target;
+  in.compute_units = c->props.compute_units;
+  in.shape.batch = a->batch;
+  in.shape.heads = a->heads;
+  in.shape.seqlen_q = a->seqlen_q;
+  in.shape.seqlen_kv = a->seqlen_kv;
+  in.shape.layout = a->layout;
+  in.shape.rounding = a->rounding;
+  const char *env = getenv("ATTNGEN_VARIANT");
+  if (a->variant && a->variant[0]) {
+    in.forced = a->variant;
+    in.forced_by = "args.variant";
+  } else if (env && env[0]) {
+    in.forced = env;
+    in.forced_by = "ATTNGEN_VARIANT";
+  }
+  char tuned[128], tuned_why[256];
+  const char *tuning_env = getenv("ATTNGEN_TUNING");
+  int tuning_on = !(tuning_env && strcmp(tuning_env, "0") == 0);
+  if (!in.forced && tuning_on) {
+    attngen__tuning_query q = {a->layout, a->rounding, a->batch, a->heads, a->seqlen_q,
+                               a->seqlen_kv};
+    if (attngen__tuning_lookup(c->tuning, &q, tuned, sizeof tuned, tuned_why, sizeof tuned_why)) {
+      in.tuned = tuned;
+      in.tuned_why = tuned_why;
+    }
+  }
+  in.candidates = attngen__manifest;
+  in.count = attngen__manifest_count;
+  in.split_supported = 0; /* no split planner in this build (runtime/src/split_plan.h) */
+  in.describe = describe_variant;
+  attngen_status st = attngen__dispatch_select(&in, &p->sel);
+  if (st != ATTNGEN_STATUS_OK) return st;
+  if (c->be->kind == ATTNGEN__BACKEND_GPU) {
+    p->code = find_code_object(p->sel.name, c->be->target);
+    p->embedded = p->code != NULL;
+  } else {
+    void *fn = NULL;
+    p->embedded = c->be->function(c->bs, NULL, p->sel.name, p->sel.desc.smem_bytes, &fn) ==
+                  ATTNGEN_STATUS_OK;
+    attngen__clear_error();
+  }
+  plan_launch(p, a);
+  return ATTNGEN_STATUS_OK;
+}
+
+static kernel *find_loaded(attngen_context *c, const char *name) {
+  for (kernel *k = c->kernels; k; k = k->next)
+    if (strcmp(k->name, name) == 0) return k;
+  return NULL;
+}
+
+/* Loads the planned variant into the context (once); caller holds c->mutex. */
+static attngen_status load_kernel(attngen_context *c, const plan *p, void *stream, kernel **out) {
+  kernel *k = find_loaded(c, p->sel.name);
+  if (k) {
+    *out = k;
+    return ATTNGEN_STATUS_OK;
+  }
+  k = calloc(1, sizeof *k);
+  char *name = k ? strdup(p->sel.name) : NULL;
+  if (!name) {
+    free(k);
+    return attngen__fail(ATTNGEN_STATUS_OUT_OF_MEMORY, "out of memory loading %s", p->sel.name);
+  }
+  k->name = name;
+  k->desc = p->sel.desc;
+  k->desc.name = name;
+  const attngen__backend_ops *be = c->be;
+  attngen_status st = ATTNGEN_STATUS_OK;
+  if (be->kind == ATTNGEN__BACKEND_GPU) {
+    if (p->code) {
+      st = be->module_load(c->bs, p->code->data, p->code->size, &k->module);
+      if (st == ATTNGEN_STATUS_OK)
+        attngen__log(ATTNGEN__LOG_INFO, "loaded embedded %s (%zu bytes)", name, p->code->size);
+    } else {
+      int capturing = 0;
+      st = be->stream_capturing(c->bs, stream, &capturing);
+      if (st == ATTNGEN_STATUS_OK && capturing)
+        st = attngen__fail(ATTNGEN_STATUS_STREAM_CAPTURING,
+                           "variant %s is not embedded and must be JIT-compiled, which cannot "
+                           "happen while the stream captures a graph (run it once before "
+                           "capturing)", name);
+      if (st == ATTNGEN_STATUS_OK) {
+        attngen__jit_request req = {name, be->target, NULL};
+        attngen__jit_result res;
+        st = attngen__jit_get(&req, &res);
+        if (st == ATTNGEN_STATUS_OK) {
+          st = be->module_load(c->bs, res.image, res.size, &k->module);
+          free(res.image);
+        }
+      }
+    }
+  }
+  if (st == ATTNGEN_STATUS_OK)
+    st = be->function(c->bs, k->module, name, k->desc.smem_bytes, &k->fn);
+  if (st == ATTNGEN_STATUS_OK && k->desc.kv_split == ATTNGEN__SPLIT_TAIL) {
+    char merge[160];
+    snprintf(merge, sizeof merge, "%s_merge", name);
+    st = be->function(c->bs, k->module, merge, 0, &k->merge_fn);
+  }
+  if (st != ATTNGEN_STATUS_OK) {
+    if (k->module) be->module_unload(c->bs, k->module);
+    free(k->name);
+    free(k);
+    return st;
+  }
+  k->next = c->kernels;
+  c->kernels = k;
+  *out = k;
+  return ATTNGEN_STATUS_OK;
+}
+
+/* Workspace of at least `bytes` for stream; caller holds c->mutex. */
+static attngen_status get_workspace(attngen_context *c, void *stream, size_t bytes, void **ptr) {
+  workspace *w = c->workspaces;
+  while (w && w->stream != stream) w = w->next;
+  if (w && w->bytes >= bytes) {
+    *ptr = w->ptr;
+    return ATTNGEN_STATUS_OK;
+  }
+  size_t want = w ? w->bytes * 2 : 0;
+  if (want < bytes) want = bytes;
+  void *p = NULL;
+  attngen_status st = c->be->mem_alloc(c->bs, want, &p);
+  if (st != ATTNGEN_STATUS_OK) return st;
+  if (!w) {
+    w = calloc(1, sizeof *w);
+    if (!w) {
+      c->be->mem_free(c->bs, p);
+      return attngen__fail(ATTNGEN_STATUS_OUT_OF_MEMORY, "out of memory");
+    }
+    w->stream = stream;
+    w->next = c->workspaces;
+    c->workspaces = w;
+  } else {
+    workspace *old = calloc(1, sizeof *old);
+    if (!old) {
+      c->be->mem_free(c->bs, p);
+      return attngen__fail(ATTNGEN_STATUS_OUT_OF_MEMORY, "out of memory");
+    }
+    old->ptr = w->ptr;
+    old->bytes = w->bytes;
+    old->next = c->retired;
+    c->retired = old;
+  }
+  w->ptr = p;
+  w->bytes = want;
+  *ptr = p;
+  return ATTNGEN_STATUS_OK;
+}
+
+static attngen_status cpu_variant_check(const attngen_fwd_args *a) {
+  const char *env = getenv("ATTNGEN_VARIANT");
+  const char *forced = a->variant && a->variant[0] ? a->variant : env && env[0] ? env : NULL;
+  if (forced && strcmp(forced, "reference") != 0)
+    return attngen__fail(ATTNGEN_STATUS_NO_VARIANT,
+                         "%s = %s: the cpu backend runs only the fp32 reference (allowed: "
+                         "\"reference\" or none)", a->variant && a->variant[0] ? "args.variant" :
+                         "ATTNGEN_VARIANT", forced);
+  return ATTNGEN_STATUS_OK;
+}
+
+attngen_status attngen_fwd(attngen_context *c, const attngen_fwd_args *a) {
+  attngen__clear_error();
+  if (!c) return attngen__fail(ATTNGEN_STATUS_NULL_POINTER, "attngen_fwd: ctx is NULL");
+  attngen_status st = attngen__check_args(a, 1);
+  if (st != ATTNGEN_STATUS_OK) return st;
+  if (c->be->kind == ATTNGEN__BACKEND_CPU) {
+    if ((st = cpu_variant_check(a)) != ATTNGEN_STATUS_OK) return st;
+    return c->be->reference(c->bs, a);
+  }
+  plan p;
+  if ((st = make_plan(c, a, &p)) != ATTNGEN_STATUS_OK) return st;
+  pthread_mutex_lock(&c->mutex);
+  kernel *k = NULL;
+  void *ws = NULL;
+  st = load_kernel(c, &p, a->stream, &k);
+  if (st == ATTNGEN_STATUS_OK && p.workspace_bytes)
+    st = get_workspace(c, a->stream, p.workspace_bytes, &ws);
+  pthread_mutex_unlock(&c->mutex);
+  if (st != ATTNGEN_STATUS_OK) return st;
+  attngen_kargs kargs = p.k;
+  kargs.q = a->q;
+  kargs.k = a->k;
+  kargs.v = a->v;
+  kargs.o = a->out;
+  kargs.lse = a->lse;
+  kargs.ws = ws;
+  attngen__log(ATTNGEN__LOG_DEBUG, "launch %s grid (%u,%u,%u) x %d threads, %d bytes smem",
+               k->name, p.grid[0], p.grid[1], p.grid[2], k->desc.threads, k->desc.smem_bytes);
+  st = c->be->launch(c->bs, k->fn, p.grid, (unsigned)k->desc.threads,
+                     (unsigned)k->desc.smem_bytes, a->stream, &kargs);
+  if (st == ATTNGEN_STATUS_OK && p.num_splits > 1)
+    st = c->be->launch(c->bs, k->merge_fn, p.merge_grid, p.merge_threads, 0, a->stream, &kargs);
+  return st;
+}
+
+attngen_status attngen_explain(attngen_context *c, const attngen_fwd_args *a, attngen_choice *out) {
+  attngen__clear_error();
+  if (!c || !out)
+    return attngen__fail(ATTNGEN_STATUS_NULL_POINTER, "attngen_explain: %s is NULL", !c ? "ctx" : "out");
+  memset(out, 0, sizeof *out);
+  attngen_status st = attngen__check_args(a, 0);
+  if (st != ATTNGEN_STATUS_OK) return st;
+  static const char *const rule_names[] = {"forced", "tuning database", "heuristic"};
+  if (c->be->kind == ATTNGEN__BACKEND_CPU) {
+    if ((st = cpu_variant_check(a)) != ATTNGEN_STATUS_OK) return st;
+    snprintf(out->variant, sizeof out->variant, "reference");
+    out->rule = a->variant || getenv("ATTNGEN_VARIANT") ? ATTNGEN_RULE_FORCED : ATTNGEN_RULE_HEURISTIC;
+    out->rule_name = rule_names[out->rule];
+    snprintf(out->reason, sizeof out->reason,
+             "the cpu backend runs the fp32 reference of NUMERICS.md on the host");
+    out->embedded = 1;
+    out->loaded = 1;
+    out->num_splits = 1;
+    return ATTNGEN_STATUS_OK;
+  }
+  plan p;
+  if ((st = make_plan(c, a, &p)) != ATTNGEN_STATUS_OK) return st;
+  snprintf(out->variant, sizeof out->variant, "%s", p.sel.name);
+  out->rule = (attngen_rule)p.sel.rule;
+  out->rule_name = rule_names[p.sel.rule];
+  snprintf(out->reason, sizeof out->reason, "%s", p.sel.reason);
+  out->embedded = p.embedded;
+  out->needs_jit = !p.embedded && c->be->kind == ATTNGEN__BACKEND_GPU;
+  pthread_mutex_lock(&c->mutex);
+  out->loaded = find_loaded(c, p.sel.name) != NULL;
+  pthread_mutex_unlock(&c->mutex);
+  if (out->loaded) out->needs_jit = 0;
+  memcpy(out->grid, p.grid, sizeof out->grid);
+  out->threads = p.sel.desc.threads;
+  out->smem_bytes = p.sel.desc.smem_bytes;
+  out->num_splits = p.num_splits;
+  out->workspace_bytes = p.workspace_bytes;
+  return ATTNGEN_STATUS_OK;
+}
+
+/* ---- memory, streams, events ------------------------------------------------------------ */
+
+#define NEED_CTX(fn)                                                                    \
+  do {                                                                                  \
+    attngen__clear_error();                                                             \
+    if (!c) return attngen__fail(ATTNGEN_STATUS_NULL_POINTER, fn ": ctx is NULL");      \
+  } while (0)
+
+attngen_status attngen_malloc(attngen_context *c, size_t bytes, void **ptr) {
+  NEED_CTX("attngen_malloc");
+  if (!ptr) return attngen__fail(ATTNGEN_STATUS_NULL_POINTER, "attngen_malloc: ptr is NULL");
+  *ptr = NULL;
+  return c->be->mem_alloc(c->bs, bytes, ptr);
+}
+
+attngen_status attngen_free(attngen_context *c, void *ptr) {
+  NEED_CTX("attngen_free");
+  return ptr ? c->be->mem_free(c->bs, ptr) : ATTNGEN_STATUS_OK;
+}
+
+attngen_status attngen_memcpy_htod(attngen_context *c, void *dst, const void *src, size_t bytes) {
+  NEED_CTX("attngen_memcpy_htod");
+  if (bytes && (!dst || !src))
+    return attngen__fail(ATTNGEN_STATUS_NULL_POINTER, "attngen_memcpy_htod: %s is NULL", !dst ? "dst" : "src");
+  return bytes ? c->be->memcpy_htod(c->bs, dst, src, bytes) : ATTNGEN_STATUS_OK;
+}
+
+attngen_status attngen_memcpy_dtoh(attngen_context *c, void *dst, const void *src, size_t bytes) {
+  NEED_CTX("attngen_memcpy_dtoh");
+  if (bytes && (!dst || !src))
+    return attngen__fail(ATTNGEN_STATUS_NULL_POINTER, "attngen_memcpy_dtoh: %s is NULL", !dst ? "dst" : "src");
+  return bytes ? c->be->memcpy_dtoh(c->bs, dst, src, bytes) : ATTNGEN_STATUS_OK;
+}
+
+attngen_status attngen_memset(attngen_context *c, void *dst, int byte, size_t bytes) {
+  NEED_CTX("attngen_memset");
+  if (bytes && !dst) return attngen__fail(ATTNGEN_STATUS_NULL_POINTER, "attngen_memset: dst is NULL");
+  return bytes ? c->be->memset(c->bs, dst, byte, bytes) : ATTNGEN_STATUS_OK;
+}
+
+attngen_status attngen_synchronize(attngen_context *c, void *stream) {
+  NEED_CTX("attngen_synchronize");
+  return c->be->synchronize(c->bs, stream);
+}
+
+attngen_status attngen_event_create(attngen_context *c, attngen_event **ev) {
+  NEED_CTX("attngen_event_create");
+  if (!ev) return attngen__fail(ATTNGEN_STATUS_NULL_POINTER, "attngen_event_create: ev is NULL");
+  void *e = NULL;
+  attngen_status st = c->be->event_create(c->bs, &e);
+  *ev = st == ATTNGEN_STATUS_OK ? (attngen_event *)e : NULL;
+  return st;
+}
+
+attngen_status attngen_event_record(attngen_context *c, attngen_event *ev, void *stream) {
+  NEED_CTX("attngen_event_record");
+  if (!ev) return attngen__fail(ATTNGEN_STATUS_NULL_POINTER, "attngen_event_record: ev is NULL");
+  return c->be->event_record(c->bs, ev, stream);
+}
+
+attngen_status attngen_event_elapsed(attngen_context *c, attngen_event *start, attngen_event *end,
+                                     float *ms) {
+  NEED_CTX("attngen_event_elapsed");
+  if (!start || !end || !ms)
+    return attngen__fail(ATTNGEN_STATUS_NULL_POINTER, "attngen_event_elapsed: %s is NULL",
+                         !start ? "start" : !end ? "end" : "ms");
+  return c->be->event_elapsed(c->bs, start, end, ms);
+}
+
+void attngen_event_destroy(attngen_context *c, attngen_event *ev) {
+  if (c && ev) c->be->event_destroy(c->bs, ev);
+}
+
+attngen_status attngen_time_fwd(attngen_context *c, const attngen_fwd_args *a, int iters, float *ms) {
+  NEED_CTX("attngen_time_fwd");
+  if (!ms) return attngen__fail(ATTNGEN_STATUS_NULL_POINTER, "attngen_time_fwd: ms is NULL");
+  if (iters < 1)
+    return attngen__fail(ATTNGEN_STATUS_INVALID_ARGUMENT, "attngen_time_fwd: iters = %d (allowed: >= 1)", iters);
+  attngen_status st = attngen_fwd(c, a);
+  if (st == ATTNGEN_STATUS_OK) st = attngen_synchronize(c, a->stream);
+  if (st != ATTNGEN_STATUS_OK) return st;
+  attngen_event *e0 = NULL, *e1 = NULL;
+  if ((st = attngen_event_create(c, &e0)) == ATTNGEN_STATUS_OK &&
+      (st = attngen_event_create(c, &e1)) == ATTNGEN_STATUS_OK &&
+      (st = attngen_event_record(c, e0, a->stream)) == ATTNGEN_STATUS_OK) {
+    for (int i = 0; i < iters && st == ATTNGEN_STATUS_OK; i++) st = attngen_fwd(c, a);
+    if (st == ATTNGEN_STATUS_OK) st = attngen_event_record(c, e1, a->stream);
+    float total = 0;
+    if (st == ATTNGEN_STATUS_OK) st = attngen_event_elapsed(c, e0, e1, &total);
+    if (st == ATTNGEN_STATUS_OK) *ms = total / (float)iters;
+  }
+  attngen_event_destroy(c, e0);
+  attngen_event_destroy(c, e1);
+  return st;
+}

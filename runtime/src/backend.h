@@ -1,0 +1,81 @@
+/* backend.h: the one internal function table behind which every backend sits (cuda, hip:
+ * vendor libraries loaded with dlopen; emu: the gfx942 emulator; cpu: the fp32 reference).
+ * A backend's state is opaque to the rest of the runtime. Functions return a status and
+ * set the last-error text on failure. Pointers are device pointers for GPU backends and
+ * host pointers for emu/cpu; streams are CUstream / hipStream_t (ignored on the host). */
+#ifndef ATTNGEN_BACKEND_H
+#define ATTNGEN_BACKEND_H
+#include <stddef.h>
+
+#include "attngen.h"
+#include "kargs.h"
+
+typedef enum attngen__backend_kind {
+  ATTNGEN__BACKEND_GPU = 0, /* code objects: module_load + function + launch */
+  ATTNGEN__BACKEND_EMU = 1, /* host-compiled kernels found by name: function + launch */
+  ATTNGEN__BACKEND_CPU = 2  /* no kernels: reference() */
+} attngen__backend_kind;
+
+typedef struct attngen__backend_ops {
+  const char *name;
+  int kind;   /* attngen__backend_kind */
+  int target; /* attngen__target of the kernels it runs; -1 for cpu */
+  /* Loads the library, opens device `device`, fills *props. NO_BACKEND when the library is
+   * missing, NO_DEVICE when it has no (such) device. */
+  attngen_status (*open)(int device, void **state, attngen_device_props *props);
+  void (*close)(void *state); /* synchronizes, releases everything */
+  attngen_status (*mem_alloc)(void *st, size_t bytes, void **ptr);
+  attngen_status (*mem_free)(void *st, void *ptr);
+  attngen_status (*memcpy_htod)(void *st, void *dst, const void *src, size_t bytes);
+  attngen_status (*memcpy_dtoh)(void *st, void *dst, const void *src, size_t bytes);
+  attngen_status (*memset)(void *st, void *dst, int byte, size_t bytes);
+  attngen_status (*synchronize)(void *st, void *stream);
+  attngen_status (*synchronize_device)(void *st); /* every stream of the device */
+  /* *capturing = 1 when the stream records a graph (JIT must not run then). */
+  attngen_status (*stream_capturing)(void *st, void *stream, int *capturing);
+  /* GPU: loads a code object / cubin. */
+  attngen_status (*module_load)(void *st, const void *image, size_t size, void **module);
+  void (*module_unload)(void *st, void *module);
+  /* Looks up kernel `name` in `module` (GPU) or among the built-in kernels (emu, module
+   * NULL); raises the dynamic shared memory limit when smem_bytes needs it. */
+  attngen_status (*function)(void *st, void *module, const char *name, int smem_bytes,
+                             void **fn);
+  attngen_status (*launch)(void *st, void *fn, const unsigned grid[3], unsigned threads,
+                           unsigned smem_bytes, void *stream, const attngen_kargs *k);
+  attngen_status (*event_create)(void *st, void **ev);
+  attngen_status (*event_record)(void *st, void *ev, void *stream);
+  attngen_status (*event_elapsed)(void *st, void *start, void *end, float *ms);
+  void (*event_destroy)(void *st, void *ev);
+  /* cpu only: runs the reference on host pointers (arguments already validated). */
+  attngen_status (*reference)(void *st, const attngen_fwd_args *a);
+} attngen__backend_ops;
+
+extern const attngen__backend_ops attngen__backend_cuda;
+extern const attngen__backend_ops attngen__backend_hip;
+extern const attngen__backend_ops attngen__backend_emu;
+extern const attngen__backend_ops attngen__backend_cpu;
+
+/* By name ("cuda", "hip", "emu", "cpu"); NULL when unknown. */
+const attngen__backend_ops *attngen__backend_find(const char *name);
+/* The GPU backends tried by "auto", in order. */
+extern const attngen__backend_ops *const attngen__backend_auto_order[];
+extern const size_t attngen__backend_auto_count;
+
+/* Host-memory helpers shared by the emu and cpu backends. */
+attngen_status attngen__host_alloc(void *st, size_t bytes, void **ptr);
+attngen_status attngen__host_free(void *st, void *ptr);
+attngen_status attngen__host_copy(void *st, void *dst, const void *src, size_t bytes);
+attngen_status attngen__host_memset(void *st, void *dst, int byte, size_t bytes);
+attngen_status attngen__host_sync(void *st, void *stream);
+attngen_status attngen__host_device_sync(void *st);
+attngen_status attngen__host_not_capturing(void *st, void *stream, int *capturing);
+attngen_status attngen__host_event_create(void *st, void **ev);
+attngen_status attngen__host_event_record(void *st, void *ev, void *stream);
+attngen_status attngen__host_event_elapsed(void *st, void *start, void *end, float *ms);
+void attngen__host_event_destroy(void *st, void *ev);
+
+/* dlopen the first of `names` that loads (RTLD_NOW | RTLD_LOCAL); NULL if none.
+ * `tried` (if not NULL) receives the names tried, comma-separated. */
+void *attngen__dlopen_first(const char *const *names, size_t n, char *tried, size_t tried_len);
+
+#endif /* ATTNGEN_BACKEND_H */

@@ -1,0 +1,72 @@
+/* backend_cpu.c: the CPU backend: host memory, and attngen_fwd runs the fp32 reference of
+ * NUMERICS.md (numerics.h) on all cores. Always available; the fallback of "auto". */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "backend.h"
+#include "log.h"
+#include "numerics.h"
+
+static int cpu_state_token;
+
+static attngen_status cpu_open(int device, void **state, attngen_device_props *props) {
+  if (device != 0)
+    return attngen__fail(ATTNGEN_STATUS_NO_DEVICE, "cpu: device %d does not exist (allowed: 0)",
+                         device);
+  memset(props, 0, sizeof *props);
+  snprintf(props->backend, sizeof props->backend, "cpu");
+  snprintf(props->name, sizeof props->name, "host CPU (fp32 reference)");
+  snprintf(props->arch, sizeof props->arch, "host");
+  long n = sysconf(_SC_NPROCESSORS_ONLN);
+  props->compute_units = n > 0 ? (int)n : 1;
+  props->device_count = 1;
+  *state = &cpu_state_token;
+  return ATTNGEN_STATUS_OK;
+}
+
+static void cpu_close(void *st) {}
+
+static attngen_status cpu_reference(void *st, const attngen_fwd_args *a) {
+  attngen__ref_args r;
+  memset(&r, 0, sizeof r);
+  r.q = attngen__view_in(a->q, a->layout, a->heads, a->seqlen_q);
+  r.k = attngen__view_in(a->k, a->layout, a->heads, a->seqlen_kv);
+  r.v = attngen__view_in(a->v, a->layout, a->heads, a->seqlen_kv);
+  r.out = attngen__view_out(a->out, a->layout, a->heads, a->seqlen_q);
+  r.batch = a->batch;
+  r.heads = a->heads;
+  r.seqlen_q = a->seqlen_q;
+  r.seqlen_kv = a->seqlen_kv;
+  r.softmax_scale = a->softmax_scale;
+  r.rounding = a->rounding;
+  r.lse = a->lse;
+  r.threads = 0;
+  return attngen__reference_fwd(&r);
+}
+
+const attngen__backend_ops attngen__backend_cpu = {
+  .name = "cpu",
+  .kind = ATTNGEN__BACKEND_CPU,
+  .target = -1,
+  .open = cpu_open,
+  .close = cpu_close,
+  .mem_alloc = attngen__host_alloc,
+  .mem_free = attngen__host_free,
+  .memcpy_htod = attngen__host_copy,
+  .memcpy_dtoh = attngen__host_copy,
+  .memset = attngen__host_memset,
+  .synchronize = attngen__host_sync,
+  .synchronize_device = attngen__host_device_sync,
+  .stream_capturing = attngen__host_not_capturing,
+  .module_load = NULL,
+  .module_unload = NULL,
+  .function = NULL,
+  .launch = NULL,
+  .event_create = attngen__host_event_create,
+  .event_record = attngen__host_event_record,
+  .event_elapsed = attngen__host_event_elapsed,
+  .event_destroy = attngen__host_event_destroy,
+  .reference = cpu_reference,
+};

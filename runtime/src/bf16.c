@@ -1,0 +1,107 @@
+/* bf16.c: fp32 <-> bf16 conversion (public attngen_bf16_round / attngen_bf16_to_float) and
+ * small numeric helpers of numerics.h: bit casts, bf16 ULP distance, layout and rounding
+ * names, dense strides and views. The formulas live in templates/common/bf16_round.h. */
+#include <string.h>
+
+#include "bf16_round.h"
+#include "numerics.h"
+
+uint32_t attngen__f32_bits(float x) {
+  uint32_t u;
+  memcpy(&u, &x, sizeof u);
+  return u;
+}
+
+float attngen__f32_from_bits(uint32_t u) {
+  float x;
+  memcpy(&x, &u, sizeof x);
+  return x;
+}
+
+uint16_t attngen_bf16_round(float x, attngen_rounding mode) {
+  return (uint16_t)ag_bf16_round(attngen__f32_bits(x), (int)mode);
+}
+
+float attngen_bf16_to_float(uint16_t b) {
+  return attngen__f32_from_bits(ag_bf16_to_f32_bits(b));
+}
+
+float attngen__scale_log2(float softmax_scale) {
+  return (float)((double)softmax_scale * 1.4426950408889634074);
+}
+
+int attngen__bf16_is_nan(uint16_t b) { return (b & 0x7FFFu) > 0x7F80u; }
+
+int attngen__bf16_is_inf(uint16_t b) { return (b & 0x7FFFu) == 0x7F80u; }
+
+/* Monotone map of a bf16 pattern to an integer: -x maps to -(map of x), both zeros to 0. */
+static int32_t bf16_ordered(uint16_t b) {
+  int32_t mag = (int32_t)(b & 0x7FFFu);
+  return (b & 0x8000u) ? -mag : mag;
+}
+
+int32_t attngen__bf16_ulp_diff(uint16_t a, uint16_t b) { return bf16_ordered(a) - bf16_ordered(b); }
+
+static const char *const layout_names[] = {"bshd", "bhsd"};
+static const char *const rounding_names[] = {"rtne", "rtna", "rtz"};
+
+const char *attngen__layout_name(attngen_layout layout) {
+  return (unsigned)layout < 2u ? layout_names[layout] : NULL;
+}
+
+const char *attngen__rounding_name(attngen_rounding rounding) {
+  return (unsigned)rounding < 3u ? rounding_names[rounding] : NULL;
+}
+
+int attngen__layout_from_name(const char *name, attngen_layout *out) {
+  for (int i = 0; name && i < 2; ++i) {
+    if (strcmp(name, layout_names[i]) == 0) {
+      *out = (attngen_layout)i;
+      return 1;
+    }
+  }
+  return 0;
+}
+
+int attngen__rounding_from_name(const char *name, attngen_rounding *out) {
+  for (int i = 0; name && i < 3; ++i) {
+    if (strcmp(name, rounding_names[i]) == 0) {
+      *out = (attngen_rounding)i;
+      return 1;
+    }
+  }
+  return 0;
+}
+
+void attngen__dense_strides(attngen_layout layout, int heads, int seqlen, int64_t *sb,
+                            int64_t *sh, int64_t *ss) {
+  const int64_t d = ATTNGEN__HEAD_DIM;
+  *sb = (int64_t)heads * seqlen * d;
+  if (layout == ATTNGEN_LAYOUT_BHSD) {
+    *sh = (int64_t)seqlen * d;
+    *ss = d;
+  } else {
+    *sh = d;
+    *ss = (int64_t)heads * d;
+  }
+}
+
+attngen__tensor_view attngen__view_in(const void *data, attngen_layout layout, int heads,
+                                      int seqlen) {
+  attngen__tensor_view v = {(const uint16_t *)data, 0, 0, 0};
+  attngen__dense_strides(layout, heads, seqlen, &v.sb, &v.sh, &v.ss);
+  return v;
+}
+
+attngen__out_view attngen__view_out(void *data, attngen_layout layout, int heads, int seqlen) {
+  attngen__out_view v = {(uint16_t *)data, 0, 0, 0};
+  attngen__dense_strides(layout, heads, seqlen, &v.sb, &v.sh, &v.ss);
+  return v;
+}
+
+attngen__f64_view attngen__view_f64(double *data, attngen_layout layout, int heads,
+                                    int seqlen) {
+  attngen__f64_view v = {data, 0, 0, 0};
+  attngen__dense_strides(layout, heads, seqlen, &v.sb, &v.sh, &v.ss);
+  return v;
+}

@@ -1,0 +1,410 @@
+/* dispatch.c: argument checks, feature support, and the selection rules (forced ->
+ * tuning database -> heuristic table). */
+#include "dispatch.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+
+/* ---- argument checks -------------------------------------------------------------------- */
+
+#define HEAD_DIM 128
+#define BATCH_SLICE_LIMIT ((int64_t)1 << 31) /* kernels use 32-bit offsets inside one batch */
+#define GRID_YZ_LIMIT 65535                  /* heads and batch are grid y and z */
+
+static attngen_status check_ptr(const void *p, const char *name) {
+  if (!p)
+    return attngen__fail(ATTNGEN_STATUS_NULL_POINTER,
+                         "args.%s is NULL (allowed: a device pointer, a host pointer on the cpu "
+                         "and emu backends)", name);
+  return ATTNGEN_STATUS_OK;
+}
+
+static attngen_status check_align(const void *p, const char *name, unsigned align) {
+  if (p && (uintptr_t)p % align != 0)
+    return attngen__fail(ATTNGEN_STATUS_MISALIGNED,
+                         "args.%s = %p is not %u-byte aligned (allowed: addresses that are a "
+                         "multiple of %u)", name, p, align, align);
+  return ATTNGEN_STATUS_OK;
+}
+
+typedef struct byte_range {
+  const char *name;
+  uintptr_t begin, end; /* [begin, end) */
+} byte_range;
+
+static int overlaps(const byte_range *a, const byte_range *b) {
+  return a->begin < a->end && b->begin < b->end && a->begin < b->end && b->begin < a->end;
+}
+
+attngen_status attngen__check_args(const attngen_fwd_args *a, int need_pointers) {
+  attngen_status st;
+  if (!a) return attngen__fail(ATTNGEN_STATUS_NULL_POINTER, "args is NULL");
+  if (need_pointers) {
+    if ((st = check_ptr(a->q, "q")) || (st = check_ptr(a->k, "k")) ||
+        (st = check_ptr(a->v, "v")) || (st = check_ptr(a->out, "out")))
+      return st;
+  }
+  if (a->head_dim != HEAD_DIM)
+    return attngen__fail(ATTNGEN_STATUS_UNSUPPORTED_HEAD_DIM,
+                         "args.head_dim = %d is not supported (allowed: 128)", a->head_dim);
+  if (a->layout != ATTNGEN_LAYOUT_BSHD && a->layout != ATTNGEN_LAYOUT_BHSD)
+    return attngen__fail(ATTNGEN_STATUS_BAD_LAYOUT,
+                         "args.layout = %d is unknown (allowed: ATTNGEN_LAYOUT_BSHD = 0, "
+                         "ATTNGEN_LAYOUT_BHSD = 1)", (int)a->layout);
+  if (a->rounding != ATTNGEN_ROUND_RTNE && a->rounding != ATTNGEN_ROUND_RTNA &&
+      a->rounding != ATTNGEN_ROUND_RTZ)
+    return attngen__fail(ATTNGEN_STATUS_BAD_ROUNDING,
+                         "args.rounding = %d is unknown (allowed: ATTNGEN_ROUND_RTNE = 0, "
+                         "ATTNGEN_ROUND_RTNA = 1, ATTNGEN_ROUND_RTZ = 2)", (int)a->rounding);
+  if (a->batch < 1)
+    return attngen__fail(ATTNGEN_STATUS_BAD_SHAPE, "args.batch = %d (allowed: >= 1)", a->batch);
+  if (a->heads < 1)
+    return attngen__fail(ATTNGEN_STATUS_BAD_SHAPE, "args.heads = %d (allowed: >= 1)", a->heads);
+  if (a->seqlen_q < 1)
+    return attngen__fail(ATTNGEN_STATUS_BAD_SHAPE, "args.seqlen_q = %d (allowed: >= 1)",
+                         a->seqlen_q);
+  if (a->seqlen_kv < 0)
+    return attngen__fail(ATTNGEN_STATUS_BAD_SHAPE, "args.seqlen_kv = %d (allowed: >= 0)",
+                         a->seqlen_kv);
+  if (a->heads > GRID_YZ_LIMIT || a->batch > GRID_YZ_LIMIT)
+    return attngen__fail(ATTNGEN_STATUS_TOO_LARGE,
+                         "args.%s = %d exceeds the launch grid (allowed: <= %d)",
+                         a->heads > GRID_YZ_LIMIT ? "heads" : "batch",
+                         a->heads > GRID_YZ_LIMIT ? a->heads : a->batch, GRID_YZ_LIMIT);
+  int64_t q_slice = (int64_t)a->seqlen_q * a->heads * HEAD_DIM * 2;
+  int64_t kv_slice = (int64_t)a->seqlen_kv * a->heads * HEAD_DIM * 2;
+  if (q_slice >= BATCH_SLICE_LIMIT || kv_slice >= BATCH_SLICE_LIMIT) {
+    int q = q_slice >= BATCH_SLICE_LIMIT;
+    return attngen__fail(ATTNGEN_STATUS_TOO_LARGE,
+                         "args.%s * args.heads * 128 * 2 = %lld bytes per batch entry (allowed: < "
+                         "2^31 = 2147483648, the kernels' 32-bit offsets within one batch)",
+                         q ? "seqlen_q" : "seqlen_kv", (long long)(q ? q_slice : kv_slice));
+  }
+  if ((int64_t)a->batch * a->heads * a->seqlen_q >= BATCH_SLICE_LIMIT)
+    return attngen__fail(ATTNGEN_STATUS_TOO_LARGE,
+                         "args.batch * args.heads * args.seqlen_q = %lld rows (allowed: < 2^31)",
+                         (long long)a->batch * a->heads * a->seqlen_q);
+  if (!isfinite(a->softmax_scale))
+    return attngen__fail(ATTNGEN_STATUS_BAD_SCALE,
+                         "args.softmax_scale = %g is not finite (allowed: any finite float; "
+                         "default 1/sqrt(128))", (double)a->softmax_scale);
+  if (!need_pointers) return ATTNGEN_STATUS_OK;
+  if ((st = check_align(a->q, "q", 16)) || (st = check_align(a->k, "k", 16)) ||
+      (st = check_align(a->v, "v", 16)) || (st = check_align(a->out, "out", 16)) ||
+      (st = check_align(a->lse, "lse", 4)))
+    return st;
+  uintptr_t qb = (uintptr_t)q_slice * (uintptr_t)a->batch;
+  uintptr_t kvb = (uintptr_t)kv_slice * (uintptr_t)a->batch;
+  uintptr_t lseb = (uintptr_t)a->batch * a->heads * a->seqlen_q * sizeof(float);
+  byte_range q = {"q", (uintptr_t)a->q, (uintptr_t)a->q + qb};
+  byte_range k = {"k", (uintptr_t)a->k, (uintptr_t)a->k + kvb};
+  byte_range v = {"v", (uintptr_t)a->v, (uintptr_t)a->v + kvb};
+  byte_range o = {"out", (uintptr_t)a->out, (uintptr_t)a->out + qb};
+  byte_range l = {"lse", (uintptr_t)a->lse, a->lse ? (uintptr_t)a->lse + lseb : (uintptr_t)a->lse};
+  const byte_range *writes[] = {&o, &l};
+  const byte_range *others[] = {&q, &k, &v, &o};
+  for (size_t w = 0; w < 2; w++) {
+    for (size_t i = 0; i < 4; i++) {
+      if (writes[w] == others[i] || !overlaps(writes[w], others[i])) continue;
+      return attngen__fail(ATTNGEN_STATUS_ALIASING,
+                           "args.%s [%p, +%zu bytes) overlaps args.%s [%p, +%zu bytes) (allowed: "
+                           "outputs that share no byte with any other tensor)",
+                           writes[w]->name, (void *)writes[w]->begin,
+                           (size_t)(writes[w]->end - writes[w]->begin), others[i]->name,
+                           (void *)others[i]->begin, (size_t)(others[i]->end - others[i]->begin));
+    }
+  }
+  return ATTNGEN_STATUS_OK;
+}
+
+/* ---- occupancy model -------------------------------------------------------------------- */
+
+/* Per-CU limits of each target, for the heuristic only. gfx942: 64 KiB LDS per CU, and the
+ * kernel's budget of up to 256 VGPRs per lane leaves room for 2 waves per SIMD = 8 waves
+ * per CU. sm90: 228 KiB shared memory and 2048 threads per SM. */
+typedef struct target_limits {
+  long smem_per_cu;
+  long waves_per_cu;
+  int lanes_per_wave;
+} target_limits;
+
+static const target_limits limits[] = {
+  [ATTNGEN__TARGET_GFX942] = {64 * 1024, 8, 64},
+  [ATTNGEN__TARGET_SM90] = {228 * 1024, 64, 32},
+};
+
+long attngen__device_slots(const attngen__variant_desc *d, int compute_units) {
+  const target_limits *t = &limits[d->target == ATTNGEN__TARGET_SM90];
+  long waves = d->threads / t->lanes_per_wave;
+  long by_waves = waves > 0 ? t->waves_per_cu / waves : 1;
+  long by_smem = d->smem_bytes > 0 ? t->smem_per_cu / d->smem_bytes : by_waves;
+  long per_cu = by_waves < by_smem ? by_waves : by_smem;
+  if (per_cu < 1) per_cu = 1;
+  return per_cu * (compute_units > 0 ? compute_units : 1);
+}
+
+long attngen__q_jobs(const attngen__variant_desc *d, const attngen__shape *s) {
+  long bm = d->block_m > 0 ? d->block_m : 1;
+  return (long)s->batch * s->heads * ((s->seqlen_q + bm - 1) / bm);
+}
+
+int attngen__axis_value(const attngen__variant_desc *d, const char *axis) {
+  if (strcmp(axis, "q_tiles") == 0) return d->q_tiles;
+  if (strcmp(axis, "kv_tile") == 0) return d->kv_tile;
+  if (strcmp(axis, "waves") == 0) return d->waves;
+  if (strcmp(axis, "kv_split") == 0) return d->kv_split;
+  return -1;
+}
+
+/* ---- heuristic rules -------------------------------------------------------------------- */
+
+static int has_value(const attngen__variant_desc *const *c, size_t n, const char *axis, int v) {
+  for (size_t i = 0; i < n; i++)
+    if (attngen__axis_value(c[i], axis) == v) return 1;
+  return 0;
+}
+
+/* First candidate with that axis value (for its geometry). */
+static const attngen__variant_desc *with_value(const attngen__variant_desc *const *c, size_t n,
+                                               const char *axis, int v) {
+  for (size_t i = 0; i < n; i++)
+    if (attngen__axis_value(c[i], axis) == v) return c[i];
+  return NULL;
+}
+
+/* Largest q_tiles whose grid still fills the device twice; else the smallest. */
+static int prefer_q_tiles(const attngen__features *f, const attngen__variant_desc *const *c,
+                          size_t n, char *why, size_t len) {
+  int best = -1, smallest = 1 << 30;
+  for (size_t i = 0; i < n; i++) {
+    if (c[i]->q_tiles < smallest) smallest = c[i]->q_tiles;
+    long jobs = attngen__q_jobs(c[i], &f->shape);
+    long slots = attngen__device_slots(c[i], f->compute_units);
+    if (jobs >= 2 * slots && c[i]->q_tiles > best) best = c[i]->q_tiles;
+  }
+  if (best > 0) {
+    const attngen__variant_desc *d = with_value(c, n, "q_tiles", best);
+    snprintf(why, len, "q_tiles=%d: %ld blocks >= 2 x %ld slots", best,
+             attngen__q_jobs(d, &f->shape), attngen__device_slots(d, f->compute_units));
+    return best;
+  }
+  const attngen__variant_desc *d = with_value(c, n, "q_tiles", smallest);
+  snprintf(why, len, "q_tiles=%d: %ld blocks < 2 x %ld slots with any larger tile", smallest,
+           attngen__q_jobs(d, &f->shape), attngen__device_slots(d, f->compute_units));
+  return smallest;
+}
+
+/* Tail split when the last round of blocks leaves at least half of the device idle, the
+ * grid is at most 4 rounds long (so the tail is a noticeable share of the time) and the
+ * KV range is long enough to split into tiles (>= 4 KV tiles). */
+static int prefer_kv_split(const attngen__features *f, const attngen__variant_desc *const *c,
+                           size_t n, char *why, size_t len) {
+  const attngen__variant_desc *d = with_value(c, n, "kv_split", ATTNGEN__SPLIT_TAIL);
+  if (!d) {
+    snprintf(why, len, "kv_split=off: no tail variant available");
+    return ATTNGEN__SPLIT_OFF;
+  }
+  long jobs = attngen__q_jobs(d, &f->shape);
+  long slots = attngen__device_slots(d, f->compute_units);
+  long rounds = (jobs + slots - 1) / slots;
+  long last = jobs - (rounds - 1) * slots;
+  double fill = (double)last / (double)slots;
+  int long_kv = f->shape.seqlen_kv >= 4 * d->kv_tile;
+  int split = fill < 0.5 && rounds <= 4 && long_kv;
+  snprintf(why, len, "kv_split=%s: %ld blocks on %ld slots = %ld round(s), last %.0f%% full, "
+           "Skv %d %s 4 x kv_tile", split ? "tail" : "off", jobs, slots, rounds, fill * 100.0,
+           f->shape.seqlen_kv, long_kv ? ">=" : "<");
+  return split ? ATTNGEN__SPLIT_TAIL : ATTNGEN__SPLIT_OFF;
+}
+
+/* The smallest KV tile that covers min(Skv, 64) keys: 64 by default, shorter tiles only
+ * when the whole KV range is shorter. */
+static int prefer_kv_tile(const attngen__features *f, const attngen__variant_desc *const *c,
+                          size_t n, char *why, size_t len) {
+  int want = f->shape.seqlen_kv < 64 ? f->shape.seqlen_kv : 64;
+  int best = -1, largest = -1;
+  for (size_t i = 0; i < n; i++) {
+    int t = c[i]->kv_tile;
+    if (t > largest) largest = t;
+    if (t >= want && (best < 0 || t < best)) best = t;
+  }
+  if (best < 0) best = largest;
+  snprintf(why, len, "kv_tile=%d: smallest tile >= min(Skv, 64) = %d", best, want);
+  return best;
+}
+
+/* Fewer, larger blocks (8 warps) once the grid fills the device twice with them. */
+static int prefer_waves(const attngen__features *f, const attngen__variant_desc *const *c,
+                        size_t n, char *why, size_t len) {
+  int most = -1, fewest = 1 << 30;
+  for (size_t i = 0; i < n; i++) {
+    if (c[i]->waves > most) most = c[i]->waves;
+    if (c[i]->waves < fewest) fewest = c[i]->waves;
+  }
+  const attngen__variant_desc *d = with_value(c, n, "waves", most);
+  long jobs = attngen__q_jobs(d, &f->shape), slots = attngen__device_slots(d, f->compute_units);
+  int pick = jobs >= 2 * slots ? most : fewest;
+  snprintf(why, len, "waves=%d: %ld blocks %s 2 x %ld slots with waves=%d", pick, jobs,
+           jobs >= 2 * slots ? ">=" : "<", slots, most);
+  return pick;
+}
+
+/* Applied in this order: kv_split depends on the block size chosen by q_tiles. No
+ * measurements exist yet (no GPU run of these kernels); the thresholds follow the
+ * reasoning in each rule's basis and are to be replaced by `attngen tune` data. */
+const attngen__heuristic_rule attngen__heuristic_rules[] = {
+  {"q-tiles-fill", "q_tiles", -1, prefer_q_tiles,
+   "larger Q tiles reuse each K/V tile for more rows but make fewer blocks; keep >= 2 rounds"},
+  {"waves-fill", "waves", ATTNGEN__TARGET_SM90, prefer_waves,
+   "8-warp blocks share K/V tiles across two consumer groups; needs enough blocks"},
+  {"kv-tile-cover", "kv_tile", -1, prefer_kv_tile,
+   "64-key tiles are the default set's; shorter KV ranges waste less with shorter tiles"},
+  {"kv-split-tail", "kv_split", ATTNGEN__TARGET_GFX942, prefer_kv_split,
+   "a badly filled last round idles CUs; splitting the tail's KV range fills them"},
+};
+const size_t attngen__heuristic_rule_count =
+    sizeof attngen__heuristic_rules / sizeof attngen__heuristic_rules[0];
+
+/* ---- selection -------------------------------------------------------------------------- */
+
+static const char *target_str(int t) {
+  return t == ATTNGEN__TARGET_SM90 ? "sm90" : t == ATTNGEN__TARGET_GFX942 ? "gfx942" : "?";
+}
+static const char *layout_str(int l) { return l == ATTNGEN_LAYOUT_BHSD ? "bhsd" : "bshd"; }
+static const char *rounding_str(int r) {
+  return r == ATTNGEN_ROUND_RTNA ? "rtna" : r == ATTNGEN_ROUND_RTZ ? "rtz" : "rtne";
+}
+
+/* Why d cannot run this call, or NULL when it can. */
+static const char *unsupported(const attngen__dispatch_input *in, const attngen__variant_desc *d,
+                               char *buf, size_t len) {
+  if (d->target != in->target)
+    snprintf(buf, len, "it is a %s variant and the device runs %s", target_str(d->target),
+             target_str(in->target));
+  else if (d->layout != in->shape.layout)
+    snprintf(buf, len, "it reads layout %s and args.layout is %s", layout_str(d->layout),
+             layout_str(in->shape.layout));
+  else if (d->rounding != in->shape.rounding)
+    snprintf(buf, len, "it rounds with %s and args.rounding is %s", rounding_str(d->rounding),
+             rounding_str(in->shape.rounding));
+  else if (d->kv_split == ATTNGEN__SPLIT_TAIL && !in->split_supported)
+    snprintf(buf, len, "tail KV split is not supported by this build (no split planner)");
+  else
+    return NULL;
+  return buf;
+}
+
+static const attngen__variant_desc *find_candidate(const attngen__dispatch_input *in,
+                                                   const char *name) {
+  for (size_t i = 0; i < in->count; i++)
+    if (in->candidates[i].name && strcmp(in->candidates[i].name, name) == 0) return &in->candidates[i];
+  return NULL;
+}
+
+/* Resolves a named variant (default set or generator) and checks it can run the call. */
+static attngen_status resolve_named(const attngen__dispatch_input *in, const char *name,
+                                    attngen__dispatch_result *out, char *problem, size_t len) {
+  const attngen__variant_desc *c = find_candidate(in, name);
+  attngen__variant_desc d;
+  if (c) {
+    d = *c;
+  } else {
+    char *err = NULL;
+    if (!in->describe || in->describe(name, &d, &err) != 0) {
+      snprintf(problem, len, "%s", err ? err : "unknown variant name");
+      free(err);
+      return ATTNGEN_STATUS_NO_VARIANT;
+    }
+  }
+  char why[256];
+  if (unsupported(in, &d, why, sizeof why)) {
+    snprintf(problem, len, "%s", why);
+    return ATTNGEN_STATUS_NO_VARIANT;
+  }
+  snprintf(out->name, sizeof out->name, "%s", name);
+  out->desc = d;
+  out->desc.name = out->name;
+  out->in_default_set = c != NULL;
+  return ATTNGEN_STATUS_OK;
+}
+
+static void append(char *buf, size_t len, const char *text) {
+  size_t n = strlen(buf);
+  if (n + 1 < len) snprintf(buf + n, len - n, "%s%s", n ? "; " : "", text);
+}
+
+attngen_status attngen__dispatch_select(const attngen__dispatch_input *in,
+                                        attngen__dispatch_result *out) {
+  memset(out, 0, sizeof *out);
+  char problem[512];
+  if (in->forced && in->forced[0]) {
+    attngen_status st = resolve_named(in, in->forced, out, problem, sizeof problem);
+    if (st != ATTNGEN_STATUS_OK)
+      return attngen__fail(st, "%s = %s cannot run this call: %s", in->forced_by ? in->forced_by : "variant",
+                           in->forced, problem);
+    out->rule = ATTNGEN_RULE_FORCED;
+    snprintf(out->reason, sizeof out->reason, "forced by %s", in->forced_by ? in->forced_by : "caller");
+    return ATTNGEN_STATUS_OK;
+  }
+  char tuning_note[600] = "";
+  if (in->tuned && in->tuned[0]) {
+    if (resolve_named(in, in->tuned, out, problem, sizeof problem) == ATTNGEN_STATUS_OK) {
+      out->rule = ATTNGEN_RULE_TUNING;
+      snprintf(out->reason, sizeof out->reason, "tuning database: %s",
+               in->tuned_why ? in->tuned_why : "entry for this shape");
+      return ATTNGEN_STATUS_OK;
+    }
+    snprintf(tuning_note, sizeof tuning_note, "tuning entry %s ignored: %s", in->tuned, problem);
+    attngen__log(ATTNGEN__LOG_NOTICE, "%s", tuning_note);
+  }
+
+  /* Feature support: the default-set variants that can run this call. */
+  const attngen__variant_desc **c = malloc((in->count ? in->count : 1) * sizeof *c);
+  if (!c) return attngen__fail(ATTNGEN_STATUS_OUT_OF_MEMORY, "dispatch: out of memory");
+  size_t n = 0;
+  for (size_t i = 0; i < in->count; i++)
+    if (in->candidates[i].name && !unsupported(in, &in->candidates[i], problem, sizeof problem))
+      c[n++] = &in->candidates[i];
+  if (n == 0) {
+    free(c);
+    return attngen__fail(ATTNGEN_STATUS_NO_VARIANT,
+                         "no embedded %s variant reads layout %s with rounding %s (name one with "
+                         "args.variant / ATTNGEN_VARIANT to JIT-compile it)", target_str(in->target),
+                         layout_str(in->shape.layout), rounding_str(in->shape.rounding));
+  }
+  attngen__features f = {in->target, in->compute_units, in->shape};
+  char reason[512] = "";
+  if (tuning_note[0]) append(reason, sizeof reason, tuning_note);
+  for (size_t r = 0; r < attngen__heuristic_rule_count; r++) {
+    const attngen__heuristic_rule *rule = &attngen__heuristic_rules[r];
+    if (rule->target >= 0 && rule->target != in->target) continue;
+    int first = attngen__axis_value(c[0], rule->axis), varies = 0;
+    for (size_t i = 1; i < n; i++) varies |= attngen__axis_value(c[i], rule->axis) != first;
+    if (!varies) continue; /* nothing to choose on this axis */
+    char why[200];
+    int want = rule->prefer(&f, c, n, why, sizeof why);
+    if (!has_value(c, n, rule->axis, want)) continue;
+    size_t kept = 0;
+    for (size_t i = 0; i < n; i++)
+      if (attngen__axis_value(c[i], rule->axis) == want) c[kept++] = c[i];
+    n = kept;
+    char line[240];
+    snprintf(line, sizeof line, "%s: %s", rule->name, why);
+    append(reason, sizeof reason, line);
+  }
+  /* Remaining ties: the default set's order. */
+  snprintf(out->name, sizeof out->name, "%s", c[0]->name);
+  out->desc = *c[0];
+  out->desc.name = out->name;
+  out->in_default_set = 1;
+  out->rule = ATTNGEN_RULE_HEURISTIC;
+  if (!reason[0]) snprintf(reason, sizeof reason, "the only embedded variant for this layout and rounding");
+  snprintf(out->reason, sizeof out->reason, "%s", reason);
+  free(c);
+  return ATTNGEN_STATUS_OK;
+}

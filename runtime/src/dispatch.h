@@ -1,0 +1,81 @@
+/* dispatch.h: argument checks and variant selection. Selection order: feature support
+ * (target, layout, rounding, split support) -> forced variant (args.variant or
+ * ATTNGEN_VARIANT) -> tuning database entry for the shape -> built-in heuristic. The
+ * heuristic is a table of rules (dispatch.c), each narrowing one axis; everything here is
+ * pure (no device, no globals) so that tests can drive it with made-up devices. */
+#ifndef ATTNGEN_DISPATCH_H
+#define ATTNGEN_DISPATCH_H
+#include <stddef.h>
+
+#include "attngen.h"
+#include "variant.h"
+
+/* Checks a's fields in a fixed order; the first problem gives the status and a message
+ * naming the argument and its allowed values. need_pointers = 0 skips the pointer checks
+ * (attngen_explain). */
+attngen_status attngen__check_args(const attngen_fwd_args *a, int need_pointers);
+
+typedef struct attngen__shape {
+  int batch, heads, seqlen_q, seqlen_kv;
+  int layout, rounding;
+} attngen__shape;
+
+/* Describes a variant by name (the generator's attngen__gen_variant_desc in the library;
+ * tests substitute their own). Returns 0, or nonzero with a malloc'd *error. */
+typedef int (*attngen__describe_fn)(const char *name, attngen__variant_desc *out, char **error);
+
+typedef struct attngen__dispatch_input {
+  int target;                 /* attngen__target of the context */
+  int compute_units;          /* SMs / CUs of the device */
+  attngen__shape shape;
+  const char *forced;         /* variant forced by the caller, or NULL */
+  const char *forced_by;      /* "args.variant" | "ATTNGEN_VARIANT" */
+  const char *tuned;          /* the tuning database's winner, or NULL */
+  const char *tuned_why;      /* where the entry comes from */
+  const attngen__variant_desc *candidates; /* the default set (manifest) */
+  size_t count;
+  int split_supported;        /* kv_split=tail variants can be planned and launched */
+  attngen__describe_fn describe; /* for names outside the candidates */
+} attngen__dispatch_input;
+
+typedef struct attngen__dispatch_result {
+  attngen__variant_desc desc; /* desc.name points to name */
+  char name[128];
+  int rule;                   /* attngen_rule */
+  int in_default_set;         /* found among the candidates */
+  char reason[512];
+} attngen__dispatch_result;
+
+attngen_status attngen__dispatch_select(const attngen__dispatch_input *in,
+                                        attngen__dispatch_result *out);
+
+/* ---- heuristic rules (exposed for tests and `attngen info`) ---------------------------- */
+
+typedef struct attngen__features {
+  int target, compute_units;
+  attngen__shape shape;
+} attngen__features;
+
+typedef struct attngen__heuristic_rule {
+  const char *name;
+  const char *axis;   /* the axis this rule narrows */
+  int target;         /* attngen__target it applies to, -1 = all */
+  /* The preferred value of the axis among the candidates (each has every axis value
+   * still open); writes a short justification into why. */
+  int (*prefer)(const attngen__features *f, const attngen__variant_desc *const *cands, size_t n,
+                char *why, size_t why_len);
+  const char *basis;  /* why this rule exists (measurement or reasoning) */
+} attngen__heuristic_rule;
+
+extern const attngen__heuristic_rule attngen__heuristic_rules[];
+extern const size_t attngen__heuristic_rule_count;
+
+/* Value of a named axis of a descriptor ("q_tiles", "kv_tile", "waves", "kv_split"). */
+int attngen__axis_value(const attngen__variant_desc *d, const char *axis);
+
+/* Blocks of the variant that run at once on the whole device (occupancy model of the
+ * heuristic) and the number of (b, h, q-block) jobs of a call. */
+long attngen__device_slots(const attngen__variant_desc *d, int compute_units);
+long attngen__q_jobs(const attngen__variant_desc *d, const attngen__shape *s);
+
+#endif /* ATTNGEN_DISPATCH_H */

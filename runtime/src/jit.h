@@ -1,0 +1,54 @@
+/* jit.h: run-time compilation of variants that are not embedded in the library. The source
+ * comes from the embedded generator (or is given, for tests), is compiled with NVRTC (sm90)
+ * or hiprtc (gfx942), and the code object goes through the on-disk cache (cache.h) plus a
+ * process-wide memory cache. No device is needed: the target architecture is fixed per
+ * target (sm_90a, gfx942). ATTNGEN_JIT=0 means AOT only: every request fails with
+ * JIT_DISABLED, cached or not. */
+#ifndef ATTNGEN_JIT_H
+#define ATTNGEN_JIT_H
+#include <stddef.h>
+#include <stdint.h>
+
+#include "attngen.h"
+
+typedef struct attngen__jit_request {
+  const char *name;   /* variant name (kernel symbol), for logs and cache metadata */
+  int target;         /* attngen__target */
+  const char *source; /* NULL: generate it from name with the embedded generator */
+} attngen__jit_request;
+
+typedef enum attngen__jit_origin {
+  ATTNGEN__JIT_COMPILED = 0,
+  ATTNGEN__JIT_DISK = 1,
+  ATTNGEN__JIT_MEMORY = 2
+} attngen__jit_origin;
+
+typedef struct attngen__jit_result {
+  void *image;  /* malloc'd code object; the caller frees it */
+  size_t size;
+  int origin;   /* attngen__jit_origin */
+  uint64_t key;
+  double seconds; /* compile time when compiled */
+} attngen__jit_result;
+
+/* Returns the code object for the request: memory cache, disk cache, else compile (under
+ * the per-key lock) and store. JIT_DISABLED when ATTNGEN_JIT=0; JIT_FAILED with the
+ * compiler log on errors; NO_BACKEND when the run-time compiler library is missing. */
+attngen_status attngen__jit_get(const attngen__jit_request *req, attngen__jit_result *out);
+
+/* 1 unless ATTNGEN_JIT=0 (read on every call). */
+int attngen__jit_enabled(void);
+
+/* The architecture string a target is compiled for ("sm_90a", "gfx942"). */
+const char *attngen__jit_arch(int target);
+
+/* "nvrtc 13.0" / "hiprtc 6.2" into buf; NO_BACKEND (and a message) when not loadable. */
+attngen_status attngen__jit_compiler(int target, char *buf, size_t len);
+
+/* Compiles done by this process (every target), for tests and `attngen info`. */
+unsigned long attngen__jit_compile_count(void);
+
+/* Drops the process-wide memory cache (tests use it to exercise the disk path). */
+void attngen__jit_forget_memory(void);
+
+#endif /* ATTNGEN_JIT_H */

@@ -1,0 +1,249 @@
+/* reference.c: the CPU reference attention (NUMERICS.md steps 1-7 in fp32 with the selected
+ * bf16 rounding; also the runtime's CPU backend), the exact fp64 attention used as the sanity
+ * bound, and the pthread job runner both use. */
+#include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bf16_round.h"
+#include "numerics.h"
+
+#define D ATTNGEN__HEAD_DIM
+#define KV_TILE ATTNGEN__REF_KV_TILE
+#define Q_BLOCK 64  /* query rows per job: K/V tiles are converted once for this many rows */
+#define MAX_THREADS 256
+
+/* ---- job runner ---------------------------------------------------------------------- */
+
+typedef struct worker {
+  int64_t jobs, first, stride;
+  void (*fn)(void *ctx, int64_t job);
+  void *ctx;
+} worker;
+
+static void *worker_main(void *p) {
+  const worker *w = p;
+  for (int64_t j = w->first; j < w->jobs; j += w->stride) w->fn(w->ctx, j);
+  return NULL;
+}
+
+static int online_cpus(void) {
+  const long n = sysconf(_SC_NPROCESSORS_ONLN);
+  return n < 1 ? 1 : n > MAX_THREADS ? MAX_THREADS : (int)n;
+}
+
+attngen_status attngen__parallel_for(int64_t jobs, int threads,
+                                     void (*fn)(void *ctx, int64_t job), void *ctx) {
+  if (!fn) return ATTNGEN_STATUS_NULL_POINTER;
+  if (jobs <= 0) return ATTNGEN_STATUS_OK;
+  int nt = threads > 0 ? threads : online_cpus();
+  if (nt > MAX_THREADS) nt = MAX_THREADS;
+  if ((int64_t)nt > jobs) nt = (int)jobs;
+  worker w[MAX_THREADS];
+  pthread_t tid[MAX_THREADS];
+  int started[MAX_THREADS];
+  for (int t = 0; t < nt; ++t) w[t] = (worker){jobs, t, nt, fn, ctx};
+  /* worker 0 runs on the calling thread; a share whose thread cannot start runs here too */
+  for (int t = 1; t < nt; ++t) started[t] = pthread_create(&tid[t], NULL, worker_main, &w[t]) == 0;
+  worker_main(&w[0]);
+  for (int t = 1; t < nt; ++t) {
+    if (started[t]) {
+      pthread_join(tid[t], NULL);
+    } else {
+      worker_main(&w[t]);
+    }
+  }
+  return ATTNGEN_STATUS_OK;
+}
+
+/* ---- shared argument checks ---------------------------------------------------------- */
+
+static attngen_status check_shape(int batch, int heads, int seqlen_q, int seqlen_kv) {
+  if (batch < 0 || heads < 0 || seqlen_q < 0 || seqlen_kv < 0) return ATTNGEN_STATUS_BAD_SHAPE;
+  return ATTNGEN_STATUS_OK;
+}
+
+static int has_work(int batch, int heads, int seqlen_q) {
+  return batch > 0 && heads > 0 && seqlen_q > 0;
+}
+
+static inline float bf16_value(uint16_t b) {
+  return attngen__f32_from_bits(ag_bf16_to_f32_bits(b));
+}
+
+/* ---- fp32 reference ------------------------------------------------------------------ */
+
+typedef struct ref_job_ctx {
+  const attngen__ref_args *a;
+  float scale_log2;
+  int q_blocks;
+  atomic_int out_of_memory;
+} ref_job_ctx;
+
+/* fp32 working set of one job: Q block, O accumulators, one K and one V tile. */
+typedef struct ref_scratch {
+  float qf[Q_BLOCK * D], acc[Q_BLOCK * D], kf[KV_TILE * D], vf[KV_TILE * D];
+} ref_scratch;
+
+/* s = q . k in fp32; eight interleaved partial sums (the summation order is not part of the
+ * contract, and this order lets the compiler use vector registers). */
+static inline float dot_f32(const float *q, const float *k) {
+  float part[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  for (int d = 0; d < D; d += 8) {
+    for (int i = 0; i < 8; ++i) part[i] += q[d + i] * k[d + i];
+  }
+  return ((part[0] + part[4]) + (part[1] + part[5])) + ((part[2] + part[6]) + (part[3] + part[7]));
+}
+
+static void load_rows(float *dst, const uint16_t *base, int64_t stride, int rows) {
+  for (int r = 0; r < rows; ++r) {
+    const uint16_t *src = base + (int64_t)r * stride;
+    for (int d = 0; d < D; ++d) dst[r * D + d] = bf16_value(src[d]);
+  }
+}
+
+/* Rows [q0, q0 + Q_BLOCK) of one (b, h): the online softmax of NUMERICS.md per row, with the
+ * K/V tiles converted to fp32 once for all rows of the block. Rows are independent, so the
+ * result of a row does not depend on the block it falls in. */
+static void ref_job(void *p, int64_t job) {
+  ref_job_ctx *c = p;
+  const attngen__ref_args *a = c->a;
+  const int qb = (int)(job % c->q_blocks);
+  const int h = (int)((job / c->q_blocks) % a->heads);
+  const int b = (int)(job / c->q_blocks / a->heads);
+  const int q0 = qb * Q_BLOCK;
+  const int rows = a->seqlen_q - q0 < Q_BLOCK ? a->seqlen_q - q0 : Q_BLOCK;
+  const int rmode = (int)a->rounding;
+
+  ref_scratch *scratch = malloc(sizeof *scratch);
+  if (!scratch) {
+    atomic_store(&c->out_of_memory, 1);
+    return;
+  }
+  float *qf = scratch->qf, *acc = scratch->acc, *kf = scratch->kf, *vf = scratch->vf;
+  float m[Q_BLOCK], l[Q_BLOCK], t[KV_TILE];
+
+  load_rows(qf, a->q.data + attngen__view_offset(a->q.sb, a->q.sh, a->q.ss, b, h, q0), a->q.ss,
+            rows);
+  for (int r = 0; r < rows; ++r) {
+    m[r] = -INFINITY;
+    l[r] = 0.0f;
+  }
+  memset(acc, 0, sizeof(float) * (size_t)rows * D);
+
+  for (int kv0 = 0; kv0 < a->seqlen_kv; kv0 += KV_TILE) {
+    const int n = a->seqlen_kv - kv0 < KV_TILE ? a->seqlen_kv - kv0 : KV_TILE;
+    load_rows(kf, a->k.data + attngen__view_offset(a->k.sb, a->k.sh, a->k.ss, b, h, kv0),
+              a->k.ss, n);
+    load_rows(vf, a->v.data + attngen__view_offset(a->v.sb, a->v.sh, a->v.ss, b, h, kv0),
+              a->v.ss, n);
+    for (int r = 0; r < rows; ++r) {
+      float *o = acc + r * D;
+      /* steps 1-2: scores in fp32, scaled into base 2 */
+      float tile_max = m[r];
+      for (int j = 0; j < n; ++j) {
+        t[j] = dot_f32(qf + r * D, kf + j * D) * c->scale_log2;
+        tile_max = fmaxf(tile_max, t[j]); /* a NaN score does not become the max */
+      }
+      /* step 3: on a new max, rescale O and l by exp2(m_old - m_new) */
+      if (tile_max > m[r]) {
+        const float alpha = exp2f(m[r] - tile_max);
+        l[r] *= alpha;
+        for (int d = 0; d < D; ++d) o[d] *= alpha;
+        m[r] = tile_max;
+      }
+      /* steps 4-5: l takes the unrounded p, P.V uses p rounded to bf16 */
+      for (int j = 0; j < n; ++j) {
+        const float pj = exp2f(t[j] - m[r]);
+        l[r] += pj;
+        const float pb = a->unrounded_p ? pj
+                                         : attngen__f32_from_bits(ag_bf16_to_f32_bits(
+                                               ag_bf16_round(attngen__f32_bits(pj), rmode)));
+        const float *vj = vf + j * D;
+        for (int d = 0; d < D; ++d) o[d] += pb * vj[d];
+      }
+    }
+  }
+
+  /* steps 6-7 */
+  for (int r = 0; r < rows; ++r) {
+    uint16_t *dst = a->out.data + attngen__view_offset(a->out.sb, a->out.sh, a->out.ss, b, h,
+                                                       q0 + r);
+    const float inv_l = l[r] == 0.0f ? 0.0f : 1.0f / l[r]; /* l == 0 only when Skv == 0 */
+    for (int d = 0; d < D; ++d) {
+      dst[d] = (uint16_t)ag_bf16_round(attngen__f32_bits(acc[r * D + d] * inv_l), rmode);
+    }
+    if (a->lse) {
+      float *lse = a->lse + ((int64_t)b * a->heads + h) * a->seqlen_q + q0 + r;
+      *lse = a->seqlen_kv == 0 ? -INFINITY : m[r] * 0.693147182f + logf(l[r]);
+    }
+  }
+  free(scratch);
+}
+
+attngen_status attngen__reference_fwd(const attngen__ref_args *a) {
+  if (!a) return ATTNGEN_STATUS_NULL_POINTER;
+  attngen_status st = check_shape(a->batch, a->heads, a->seqlen_q, a->seqlen_kv);
+  if (st != ATTNGEN_STATUS_OK) return st;
+  if ((unsigned)a->rounding > (unsigned)ATTNGEN_ROUND_RTZ) return ATTNGEN_STATUS_BAD_ROUNDING;
+  if (!isfinite(a->softmax_scale)) return ATTNGEN_STATUS_BAD_SCALE;
+  if (!has_work(a->batch, a->heads, a->seqlen_q)) return ATTNGEN_STATUS_OK;
+  if (!a->q.data || !a->out.data) return ATTNGEN_STATUS_NULL_POINTER;
+  if (a->seqlen_kv > 0 && (!a->k.data || !a->v.data)) return ATTNGEN_STATUS_NULL_POINTER;
+  ref_job_ctx c = {a, attngen__scale_log2(a->softmax_scale),
+                   (a->seqlen_q + Q_BLOCK - 1) / Q_BLOCK, 0};
+  st = attngen__parallel_for((int64_t)a->batch * a->heads * c.q_blocks, a->threads, ref_job, &c);
+  if (st == ATTNGEN_STATUS_OK && atomic_load(&c.out_of_memory)) st = ATTNGEN_STATUS_OUT_OF_MEMORY;
+  return st;
+}
+
+/* ---- exact fp64 attention ------------------------------------------------------------ */
+
+static double dot_f64(const uint16_t *q, const uint16_t *k) {
+  double s = 0.0;
+  for (int d = 0; d < D; ++d) s += (double)bf16_value(q[d]) * (double)bf16_value(k[d]);
+  return s;
+}
+
+/* One query row: two passes over the keys (max, then exp-sum and weighted V sum). */
+static void exact_job(void *p, int64_t job) {
+  const attngen__exact_args *a = p;
+  const int s = (int)(job % a->seqlen_q);
+  const int h = (int)((job / a->seqlen_q) % a->heads);
+  const int b = (int)(job / a->seqlen_q / a->heads);
+  const uint16_t *q = a->q.data + attngen__view_offset(a->q.sb, a->q.sh, a->q.ss, b, h, s);
+  double *out = a->out.data + attngen__view_offset(a->out.sb, a->out.sh, a->out.ss, b, h, s);
+  double o[D];
+  for (int d = 0; d < D; ++d) o[d] = 0.0;
+  double mx = -INFINITY, sum = 0.0;
+  for (int j = 0; j < a->seqlen_kv; ++j) {
+    const uint16_t *k = a->k.data + attngen__view_offset(a->k.sb, a->k.sh, a->k.ss, b, h, j);
+    mx = fmax(mx, dot_f64(q, k) * a->softmax_scale);
+  }
+  for (int j = 0; j < a->seqlen_kv; ++j) {
+    const uint16_t *k = a->k.data + attngen__view_offset(a->k.sb, a->k.sh, a->k.ss, b, h, j);
+    const uint16_t *v = a->v.data + attngen__view_offset(a->v.sb, a->v.sh, a->v.ss, b, h, j);
+    const double pj = exp(dot_f64(q, k) * a->softmax_scale - mx);
+    sum += pj;
+    for (int d = 0; d < D; ++d) o[d] += pj * (double)bf16_value(v[d]);
+  }
+  for (int d = 0; d < D; ++d) out[d] = sum == 0.0 ? 0.0 : o[d] / sum;
+  if (a->lse) {
+    a->lse[job] = a->seqlen_kv == 0 ? -INFINITY : mx + log(sum);
+  }
+}
+
+attngen_status attngen__exact_fwd(const attngen__exact_args *a) {
+  if (!a) return ATTNGEN_STATUS_NULL_POINTER;
+  attngen_status st = check_shape(a->batch, a->heads, a->seqlen_q, a->seqlen_kv);
+  if (st != ATTNGEN_STATUS_OK) return st;
+  if (!isfinite(a->softmax_scale)) return ATTNGEN_STATUS_BAD_SCALE;
+  if (!has_work(a->batch, a->heads, a->seqlen_q)) return ATTNGEN_STATUS_OK;
+  if (!a->q.data || !a->out.data) return ATTNGEN_STATUS_NULL_POINTER;
+  if (a->seqlen_kv > 0 && (!a->k.data || !a->v.data)) return ATTNGEN_STATUS_NULL_POINTER;
+  return attngen__parallel_for((int64_t)a->batch * a->heads * a->seqlen_q, a->threads,
+                               exact_job, (void *)a);
+}

@@ -1,0 +1,29 @@
+#!/bin/sh
+# run_fuzz.sh: builds the tuning-database fuzz harness with libFuzzer + ASan/UBSan (clang-19)
+# and runs it for a bounded time on a scratch copy of the seed corpus.
+# Usage: tests/fuzz/run_fuzz.sh [seconds (default 60)] [build dir (default build-fuzz)]
+# Exit status: 0 when no crash was found, 1 otherwise (libFuzzer leaves crash-* files in
+# the build dir), 2 when the harness cannot be built.
+set -eu
+seconds=${1:-60}
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+build=${2:-${FUZZ_BUILD_DIR:-$root/build-fuzz}}
+cc=${CC_FUZZ:-clang-19}
+mkdir -p "$build/corpus"
+if ! "$cc" -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+    -I"$root/runtime/include" -I"$root/runtime/src" \
+    "$here/fuzz_tuning_db.c" "$root/runtime/src/tuning_db.c" -lm -o "$build/fuzz_tuning_db"; then
+  echo "run_fuzz.sh: cannot build with $cc -fsanitize=fuzzer (is libFuzzer installed?)" >&2
+  exit 2
+fi
+cp "$here"/corpus/* "$build/corpus/"
+cd "$build"
+echo "run_fuzz.sh: fuzzing the tuning database parser for ${seconds}s in $build"
+if ./fuzz_tuning_db -max_total_time="$seconds" -max_len=4096 -timeout=10 -rss_limit_mb=1024 \
+    -dict="$here/tuning_db.dict" -print_final_stats=1 corpus; then
+  echo "run_fuzz.sh: no crash in ${seconds}s ($(ls corpus | wc -l) corpus entries)"
+else
+  echo "run_fuzz.sh: FAILED, reproducer(s): $(ls "$build"/crash-* "$build"/leak-* "$build"/timeout-* 2>/dev/null | tr '\n' ' ')" >&2
+  exit 1
+fi

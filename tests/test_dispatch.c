@@ -1,0 +1,406 @@
+/* test_dispatch.c: argument checks and variant selection (runtime/src/dispatch.c), driven
+ * with made-up candidate tables and devices: no GPU, no generator. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <math.h>
+
+#include "dispatch.h"
+#include "variant.h"
+
+/* ---- argument checks: one status per kind of bad input ------------------------------------ */
+
+static _Alignas(16) unsigned char arena[1 << 16];
+
+/* A valid call on fake pointers in `arena` (only the checks run, nothing is read). */
+static attngen_fwd_args valid_args(void) {
+  attngen_fwd_args a;
+  attngen_fwd_args_init(&a);
+  a.batch = 2;
+  a.heads = 2;
+  a.seqlen_q = 8;
+  a.seqlen_kv = 8;
+  size_t t = (size_t)2 * 2 * 8 * 128 * 2; /* 8 KiB per tensor */
+  a.q = arena;
+  a.k = arena + t;
+  a.v = arena + 2 * t;
+  a.out = arena + 3 * t;
+  a.lse = (float *)(arena + 4 * t);
+  return a;
+}
+
+static void expect(const attngen_fwd_args *a, attngen_status want, const char *mention) {
+  attngen_status got = attngen__check_args(a, 1);
+  if (got != want)
+    print_message("got %s (%s)\n", attngen_status_name(got), attngen_last_error());
+  assert_int_equal(got, want);
+  if (mention) assert_non_null(strstr(attngen_last_error(), mention));
+}
+
+static void test_dispatch_valid_args_pass(void **state) {
+  attngen_fwd_args a = valid_args();
+  expect(&a, ATTNGEN_STATUS_OK, NULL);
+  a.seqlen_kv = 0; /* an empty KV range is allowed */
+  expect(&a, ATTNGEN_STATUS_OK, NULL);
+  a = valid_args();
+  a.lse = NULL;
+  expect(&a, ATTNGEN_STATUS_OK, NULL);
+}
+
+static void test_dispatch_null_pointers(void **state) {
+  const char *names[] = {"args.q", "args.k", "args.v", "args.out"};
+  for (int i = 0; i < 4; i++) {
+    attngen_fwd_args a = valid_args();
+    if (i == 0) a.q = NULL;
+    if (i == 1) a.k = NULL;
+    if (i == 2) a.v = NULL;
+    if (i == 3) a.out = NULL;
+    expect(&a, ATTNGEN_STATUS_NULL_POINTER, names[i]);
+  }
+  assert_int_equal(attngen__check_args(NULL, 1), ATTNGEN_STATUS_NULL_POINTER);
+}
+
+static void test_dispatch_head_dim(void **state) {
+  attngen_fwd_args a = valid_args();
+  a.head_dim = 64;
+  expect(&a, ATTNGEN_STATUS_UNSUPPORTED_HEAD_DIM, "args.head_dim = 64");
+  assert_non_null(strstr(attngen_last_error(), "allowed: 128"));
+}
+
+static void test_dispatch_bad_sizes(void **state) {
+  attngen_fwd_args a = valid_args();
+  a.batch = 0;
+  expect(&a, ATTNGEN_STATUS_BAD_SHAPE, "args.batch = 0");
+  a = valid_args();
+  a.heads = -3;
+  expect(&a, ATTNGEN_STATUS_BAD_SHAPE, "args.heads = -3");
+  a = valid_args();
+  a.seqlen_q = 0;
+  expect(&a, ATTNGEN_STATUS_BAD_SHAPE, "args.seqlen_q = 0");
+  a = valid_args();
+  a.seqlen_kv = -1;
+  expect(&a, ATTNGEN_STATUS_BAD_SHAPE, "args.seqlen_kv = -1");
+}
+
+static void test_dispatch_too_large(void **state) {
+  attngen_fwd_args a = valid_args();
+  a.heads = 1;
+  a.seqlen_q = 1 << 23; /* 2^23 * 1 * 128 * 2 = 2^31 bytes per batch entry */
+  expect(&a, ATTNGEN_STATUS_TOO_LARGE, "args.seqlen_q * args.heads");
+  a.seqlen_q = (1 << 23) - 1; /* one row less fits */
+  a.out = NULL; /* only the size checks matter here: stop at the pointer check */
+  expect(&a, ATTNGEN_STATUS_NULL_POINTER, "args.out");
+  a = valid_args();
+  a.heads = 64;
+  a.seqlen_kv = 1 << 17; /* 2^17 * 64 * 256 = 2^31 */
+  expect(&a, ATTNGEN_STATUS_TOO_LARGE, "args.seqlen_kv");
+  a = valid_args();
+  a.heads = 70000;
+  expect(&a, ATTNGEN_STATUS_TOO_LARGE, "args.heads = 70000");
+}
+
+static void test_dispatch_misaligned(void **state) {
+  attngen_fwd_args a = valid_args();
+  a.k = (const unsigned char *)a.k + 8;
+  expect(&a, ATTNGEN_STATUS_MISALIGNED, "args.k");
+  assert_non_null(strstr(attngen_last_error(), "16-byte"));
+  a = valid_args();
+  a.out = (unsigned char *)a.out + 2;
+  expect(&a, ATTNGEN_STATUS_MISALIGNED, "args.out");
+  a = valid_args();
+  a.lse = (float *)((unsigned char *)a.lse + 2);
+  expect(&a, ATTNGEN_STATUS_MISALIGNED, "args.lse");
+}
+
+static void test_dispatch_aliasing(void **state) {
+  attngen_fwd_args a = valid_args();
+  a.out = (void *)a.q;
+  expect(&a, ATTNGEN_STATUS_ALIASING, "args.out");
+  a = valid_args();
+  a.out = (unsigned char *)a.v + 4096; /* second half of v */
+  expect(&a, ATTNGEN_STATUS_ALIASING, "args.v");
+  a = valid_args();
+  a.lse = (float *)a.out;
+  expect(&a, ATTNGEN_STATUS_ALIASING, "args.lse");
+  a = valid_args();
+  a.k = a.q; /* inputs may share memory: only outputs must not overlap */
+  expect(&a, ATTNGEN_STATUS_OK, NULL);
+  a = valid_args();
+  a.out = (unsigned char *)a.v + 8192; /* directly after v: touching, not overlapping */
+  a.lse = NULL;
+  expect(&a, ATTNGEN_STATUS_OK, NULL);
+}
+
+static void test_dispatch_bad_layout_rounding_scale(void **state) {
+  attngen_fwd_args a = valid_args();
+  a.layout = (attngen_layout)7;
+  expect(&a, ATTNGEN_STATUS_BAD_LAYOUT, "ATTNGEN_LAYOUT_BHSD");
+  a = valid_args();
+  a.rounding = (attngen_rounding)-1;
+  expect(&a, ATTNGEN_STATUS_BAD_ROUNDING, "ATTNGEN_ROUND_RTZ");
+  a = valid_args();
+  a.softmax_scale = NAN;
+  expect(&a, ATTNGEN_STATUS_BAD_SCALE, "args.softmax_scale");
+  a.softmax_scale = INFINITY;
+  expect(&a, ATTNGEN_STATUS_BAD_SCALE, "args.softmax_scale");
+  a.softmax_scale = -0.5f; /* any finite value is allowed */
+  expect(&a, ATTNGEN_STATUS_OK, NULL);
+}
+
+static void test_dispatch_explain_skips_pointer_checks(void **state) {
+  attngen_fwd_args a = valid_args();
+  a.q = a.k = a.v = NULL;
+  a.out = NULL;
+  assert_int_equal(attngen__check_args(&a, 0), ATTNGEN_STATUS_OK);
+  a.head_dim = 96;
+  assert_int_equal(attngen__check_args(&a, 0), ATTNGEN_STATUS_UNSUPPORTED_HEAD_DIM);
+}
+
+/* ---- selection ----------------------------------------------------------------------------- */
+
+/* A made-up gfx942 default set: q2/q3 x off/tail for bshd rtne, plus one bhsd rtz. */
+static const attngen__variant_desc gfx_set[] = {
+  {"g_q2_off", ATTNGEN__TARGET_GFX942, 0, 0, 2, 64, 8, 0, 0, 512, 128, 32768},
+  {"g_q2_tail", ATTNGEN__TARGET_GFX942, 0, 0, 2, 64, 8, 1, 0, 512, 128, 32768},
+  {"g_q3_off", ATTNGEN__TARGET_GFX942, 0, 0, 3, 64, 8, 0, 0, 512, 192, 32768},
+  {"g_q3_tail", ATTNGEN__TARGET_GFX942, 0, 0, 3, 64, 8, 1, 0, 512, 192, 32768},
+  {"g_bhsd_rtz", ATTNGEN__TARGET_GFX942, 1, 2, 2, 64, 8, 0, 0, 512, 128, 32768},
+};
+
+static const attngen__variant_desc sm90_set[] = {
+  {"s_w4_kv64", ATTNGEN__TARGET_SM90, 0, 0, 1, 64, 4, 0, 1, 128, 64, 65536},
+  {"s_w8_kv64", ATTNGEN__TARGET_SM90, 0, 0, 1, 64, 8, 0, 1, 256, 128, 98304},
+  {"s_w4_kv32", ATTNGEN__TARGET_SM90, 0, 0, 1, 32, 4, 0, 1, 128, 64, 49152},
+};
+
+static int describe_calls;
+
+/* Stands in for the generator: knows one extra name. */
+static int fake_describe(const char *name, attngen__variant_desc *out, char **error) {
+  describe_calls++;
+  if (strcmp(name, "g_extra_kv32") == 0) {
+    attngen__variant_desc d = {name, ATTNGEN__TARGET_GFX942, 0, 0, 2, 32, 8, 0, 0, 512, 128, 16384};
+    *out = d;
+    return 0;
+  }
+  *error = strdup("unknown variant (fake generator)");
+  return 1;
+}
+
+static attngen__dispatch_input gfx_input(int b, int h, int sq, int skv, int cus) {
+  attngen__dispatch_input in;
+  memset(&in, 0, sizeof in);
+  in.target = ATTNGEN__TARGET_GFX942;
+  in.compute_units = cus;
+  attngen__shape s = {b, h, sq, skv, 0, 0};
+  in.shape = s;
+  in.candidates = gfx_set;
+  in.count = sizeof gfx_set / sizeof gfx_set[0];
+  in.split_supported = 1;
+  in.describe = fake_describe;
+  return in;
+}
+
+/* Selects into *r (desc.name points into r itself, so results are not copied around). */
+static void pick(const attngen__dispatch_input *in, attngen__dispatch_result *r) {
+  attngen_status st = attngen__dispatch_select(in, r);
+  if (st != ATTNGEN_STATUS_OK) print_message("%s\n", attngen_last_error());
+  assert_int_equal(st, ATTNGEN_STATUS_OK);
+}
+
+static void test_dispatch_forced_in_set(void **state) {
+  attngen__dispatch_input in = gfx_input(1, 1, 64, 64, 304);
+  in.forced = "g_q3_tail";
+  in.forced_by = "args.variant";
+  in.tuned = "g_q2_off"; /* forcing wins over the database */
+  attngen__dispatch_result r;
+  pick(&in, &r);
+  assert_string_equal(r.name, "g_q3_tail");
+  assert_string_equal(r.desc.name, "g_q3_tail");
+  assert_int_equal(r.rule, ATTNGEN_RULE_FORCED);
+  assert_true(r.in_default_set);
+  assert_non_null(strstr(r.reason, "args.variant"));
+}
+
+static void test_dispatch_forced_outside_set_uses_generator(void **state) {
+  attngen__dispatch_input in = gfx_input(1, 1, 64, 64, 304);
+  in.forced = "g_extra_kv32";
+  in.forced_by = "ATTNGEN_VARIANT";
+  describe_calls = 0;
+  attngen__dispatch_result r;
+  pick(&in, &r);
+  assert_int_equal(describe_calls, 1);
+  assert_string_equal(r.name, "g_extra_kv32");
+  assert_int_equal(r.desc.kv_tile, 32);
+  assert_false(r.in_default_set);
+  assert_int_equal(r.rule, ATTNGEN_RULE_FORCED);
+}
+
+static void test_dispatch_forced_mismatch_is_an_error(void **state) {
+  attngen__dispatch_input in = gfx_input(1, 1, 64, 64, 304);
+  attngen__dispatch_result r;
+  in.forced = "g_bhsd_rtz";
+  in.forced_by = "args.variant";
+  assert_int_equal(attngen__dispatch_select(&in, &r), ATTNGEN_STATUS_NO_VARIANT);
+  assert_non_null(strstr(attngen_last_error(), "layout bhsd"));
+  in.forced = "s_w4_kv64"; /* an sm90 name on a gfx942 device */
+  in.candidates = sm90_set;
+  in.count = 3;
+  assert_int_equal(attngen__dispatch_select(&in, &r), ATTNGEN_STATUS_NO_VARIANT);
+  assert_non_null(strstr(attngen_last_error(), "sm90 variant"));
+  in = gfx_input(1, 1, 64, 64, 304);
+  in.forced = "no_such_variant";
+  assert_int_equal(attngen__dispatch_select(&in, &r), ATTNGEN_STATUS_NO_VARIANT);
+  assert_non_null(strstr(attngen_last_error(), "fake generator"));
+  in = gfx_input(1, 1, 64, 64, 304);
+  in.split_supported = 0;
+  in.forced = "g_q2_tail";
+  assert_int_equal(attngen__dispatch_select(&in, &r), ATTNGEN_STATUS_NO_VARIANT);
+  assert_non_null(strstr(attngen_last_error(), "split"));
+}
+
+static void test_dispatch_tuning_entry_used_and_bad_one_ignored(void **state) {
+  attngen__dispatch_input in = gfx_input(8, 16, 4096, 4096, 304);
+  in.tuned = "g_q2_tail";
+  in.tuned_why = "exact entry";
+  attngen__dispatch_result r;
+  pick(&in, &r);
+  assert_string_equal(r.name, "g_q2_tail");
+  assert_int_equal(r.rule, ATTNGEN_RULE_TUNING);
+  assert_non_null(strstr(r.reason, "exact entry"));
+  in.tuned = "g_bhsd_rtz"; /* for another layout: ignored, heuristic decides */
+  pick(&in, &r);
+  assert_int_equal(r.rule, ATTNGEN_RULE_HEURISTIC);
+  assert_non_null(strstr(r.reason, "tuning entry g_bhsd_rtz ignored"));
+}
+
+/* 304 CUs, one 512-thread block per CU. B*H*ceil(Sq/192) blocks with q3. */
+static void test_dispatch_q_tiles_rule(void **state) {
+  /* 16 * 16 * ceil(8192/192)=43 -> 11008 blocks >> 608: the larger tile. */
+  attngen__dispatch_input in = gfx_input(16, 16, 8192, 8192, 304);
+  attngen__dispatch_result r;
+  pick(&in, &r);
+  assert_int_equal(r.desc.q_tiles, 3);
+  assert_int_equal(r.rule, ATTNGEN_RULE_HEURISTIC);
+  assert_non_null(strstr(r.reason, "q-tiles-fill"));
+  /* 1 * 4 * ceil(1024/192) = 24 blocks < 608: the smaller tile keeps more blocks. */
+  in = gfx_input(1, 4, 1024, 1024, 304);
+  pick(&in, &r);
+  assert_int_equal(r.desc.q_tiles, 2);
+}
+
+static void test_dispatch_kv_split_rule(void **state) {
+  /* 1 * 4 * ceil(1024/128) = 32 blocks on 304 CUs: one round, 11% full, long KV -> tail. */
+  attngen__dispatch_input in = gfx_input(1, 4, 1024, 4096, 304);
+  attngen__dispatch_result r;
+  pick(&in, &r);
+  assert_string_equal(r.name, "g_q2_tail");
+  assert_non_null(strstr(r.reason, "kv-split-tail"));
+  /* Same grid with a short KV range (< 4 tiles): nothing worth splitting. */
+  in = gfx_input(1, 4, 1024, 128, 304);
+  pick(&in, &r);
+  assert_string_equal(r.name, "g_q2_off");
+  /* Exactly one full round: q3 would give 2 * ceil(19456/192) = 204 blocks < 2 x 304, so
+   * q2 stays, and its 2 * 152 = 304 blocks fill the 304 CUs: no split. */
+  in = gfx_input(1, 2, 19456, 8192, 304);
+  pick(&in, &r);
+  assert_string_equal(r.name, "g_q2_off");
+  /* Without split support the tail variants are not candidates at all. */
+  in = gfx_input(1, 4, 1024, 4096, 304);
+  in.split_supported = 0;
+  pick(&in, &r);
+  assert_string_equal(r.name, "g_q2_off");
+  /* The CU count comes from the device: on 8 CUs the q3 grid (4 * 6 = 24 blocks) fills
+   * 3 full rounds: q3, no split. */
+  in = gfx_input(1, 4, 1024, 4096, 8);
+  pick(&in, &r);
+  assert_string_equal(r.name, "g_q3_off");
+}
+
+static void test_dispatch_sm90_rules(void **state) {
+  attngen__dispatch_input in;
+  memset(&in, 0, sizeof in);
+  in.target = ATTNGEN__TARGET_SM90;
+  in.compute_units = 132;
+  attngen__shape s = {8, 16, 4096, 4096, 0, 0};
+  in.shape = s;
+  in.candidates = sm90_set;
+  in.count = 3;
+  /* 8*16*32 = 4096 blocks of 128 rows >= 2 x slots: 8 warps; KV long: kv_tile 64. */
+  attngen__dispatch_result r;
+  pick(&in, &r);
+  assert_string_equal(r.name, "s_w8_kv64");
+  /* Tiny grid: 4 warps; Skv 20 < 64: the 32-key tile covers it. */
+  attngen__shape t = {1, 1, 64, 20, 0, 0};
+  in.shape = t;
+  pick(&in, &r);
+  assert_string_equal(r.name, "s_w4_kv32");
+  assert_non_null(strstr(r.reason, "kv-tile-cover"));
+}
+
+static void test_dispatch_no_candidate_for_layout(void **state) {
+  attngen__dispatch_input in = gfx_input(1, 1, 64, 64, 304);
+  in.shape.layout = 1;
+  in.shape.rounding = 1; /* bhsd rtna: not in the fake set */
+  attngen__dispatch_result r;
+  assert_int_equal(attngen__dispatch_select(&in, &r), ATTNGEN_STATUS_NO_VARIANT);
+  assert_non_null(strstr(attngen_last_error(), "layout bhsd with rounding rtna"));
+  in.shape.rounding = 2; /* bhsd rtz exists: the only candidate */
+  pick(&in, &r);
+  assert_string_equal(r.name, "g_bhsd_rtz");
+}
+
+static void test_dispatch_rule_table_is_well_formed(void **state) {
+  assert_true(attngen__heuristic_rule_count >= 3);
+  attngen__variant_desc d = gfx_set[0];
+  for (size_t i = 0; i < attngen__heuristic_rule_count; i++) {
+    const attngen__heuristic_rule *r = &attngen__heuristic_rules[i];
+    assert_non_null(r->name);
+    assert_non_null(r->prefer);
+    assert_true(strlen(r->basis) > 20);
+    assert_true(attngen__axis_value(&d, r->axis) >= 0);
+    for (size_t j = 0; j < i; j++) /* one rule per axis and target */
+      assert_false(strcmp(attngen__heuristic_rules[j].axis, r->axis) == 0 &&
+                   attngen__heuristic_rules[j].target == r->target);
+  }
+}
+
+static void test_dispatch_occupancy_model(void **state) {
+  /* gfx942: one 8-wave block per CU; sm90: shared memory bounds blocks per SM. */
+  assert_int_equal(attngen__device_slots(&gfx_set[0], 304), 304);
+  assert_int_equal(attngen__device_slots(&sm90_set[0], 132), 132 * 3);  /* 228K / 64K */
+  assert_int_equal(attngen__device_slots(&sm90_set[1], 132), 132 * 2);  /* 228K / 96K */
+  attngen__shape s = {2, 3, 129, 0, 0, 0};
+  assert_int_equal(attngen__q_jobs(&gfx_set[0], &s), 2 * 3 * 2);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+    cmocka_unit_test(test_dispatch_valid_args_pass),
+    cmocka_unit_test(test_dispatch_null_pointers),
+    cmocka_unit_test(test_dispatch_head_dim),
+    cmocka_unit_test(test_dispatch_bad_sizes),
+    cmocka_unit_test(test_dispatch_too_large),
+    cmocka_unit_test(test_dispatch_misaligned),
+    cmocka_unit_test(test_dispatch_aliasing),
+    cmocka_unit_test(test_dispatch_bad_layout_rounding_scale),
+    cmocka_unit_test(test_dispatch_explain_skips_pointer_checks),
+    cmocka_unit_test(test_dispatch_forced_in_set),
+    cmocka_unit_test(test_dispatch_forced_outside_set_uses_generator),
+    cmocka_unit_test(test_dispatch_forced_mismatch_is_an_error),
+    cmocka_unit_test(test_dispatch_tuning_entry_used_and_bad_one_ignored),
+    cmocka_unit_test(test_dispatch_q_tiles_rule),
+    cmocka_unit_test(test_dispatch_kv_split_rule),
+    cmocka_unit_test(test_dispatch_sm90_rules),
+    cmocka_unit_test(test_dispatch_no_candidate_for_layout),
+    cmocka_unit_test(test_dispatch_rule_table_is_well_formed),
+    cmocka_unit_test(test_dispatch_occupancy_model),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

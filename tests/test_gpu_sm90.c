@@ -1,0 +1,451 @@
+/* test_gpu_sm90.c: every sm90 variant of the default set (runtime/src/variant.h manifest), run
+ * on an NVIDIA GPU through the public API (backend "cuda", variant forced), checked against
+ * the CPU reference of NUMERICS.md: ULP histogram, NaN/Inf positions, fp64 L2 bound, LSE,
+ * coverage (poisoned output), guard bands around out and lse, and bitwise determinism.
+ * Without libcuda or a device every test prints SKIPPED with the reason.
+ * ATTNGEN_TEST_SEED (decimal) changes the input seed; it is printed with every case. */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "attngen.h"
+#include "numerics.h"
+#include "variant.h"
+
+#define LSE_GUARD 1024
+#define LSE_CANARY 0x7FC0DEADu /* a NaN payload no kernel produces */
+
+typedef struct gpu_env {
+  attngen_context *ctx;
+  char skip_reason[256];
+  const attngen__variant_desc *variants[64];
+  int nvariants;
+  uint64_t seed;
+} gpu_env;
+
+static gpu_env env;
+
+/* A planted special value: tensor 'q' | 'k' | 'v', logical position, bf16 bits. */
+typedef struct plant {
+  char tensor;
+  int b, h, s, d;
+  uint16_t bits;
+} plant;
+
+typedef struct gpu_case {
+  const char *name;
+  attngen__input_kind kind;
+  int batch, heads, seqlen_q, seqlen_kv;
+  float softmax_scale; /* 0 = default 1/sqrt(128) */
+  const plant *plants;
+  int nplants;
+  int repeat; /* 1: a second run must be bitwise identical */
+} gpu_case;
+
+/* ---- setup ------------------------------------------------------------------------------ */
+
+static int group_setup(void **state) {
+  (void)state;
+  memset(&env, 0, sizeof env);
+  const char *s = getenv("ATTNGEN_TEST_SEED");
+  env.seed = s && *s ? strtoull(s, NULL, 10) : 0x5EED90u;
+  for (size_t i = 0; i < attngen__manifest_count; ++i)
+    if (attngen__manifest[i].target == ATTNGEN__TARGET_SM90 &&
+        env.nvariants < (int)(sizeof env.variants / sizeof env.variants[0]))
+      env.variants[env.nvariants++] = &attngen__manifest[i];
+  attngen_context_options opts = {"cuda", 0};
+  attngen_status st = attngen_create(&env.ctx, &opts);
+  if (st == ATTNGEN_STATUS_NO_BACKEND || st == ATTNGEN_STATUS_NO_DEVICE) {
+    snprintf(env.skip_reason, sizeof env.skip_reason, "%s: %s", attngen_status_name(st),
+             attngen_last_error());
+    env.ctx = NULL;
+    return 0;
+  }
+  if (st != ATTNGEN_STATUS_OK) {
+    fprintf(stderr, "attngen_create(cuda): %s: %s\n", attngen_status_name(st),
+            attngen_last_error());
+    return -1;
+  }
+  attngen_device_props props;
+  if (attngen_device_info(env.ctx, &props) == ATTNGEN_STATUS_OK)
+    printf("device: %s (%s, %d SMs), %d sm90 variants, seed %llu\n", props.name, props.arch,
+           props.compute_units, env.nvariants, (unsigned long long)env.seed);
+  return 0;
+}
+
+static int group_teardown(void **state) {
+  (void)state;
+  attngen_destroy(env.ctx);
+  env.ctx = NULL;
+  return 0;
+}
+
+#define SKIP_WITHOUT_GPU()                                                   \
+  do {                                                                       \
+    if (!env.ctx) {                                                          \
+      print_message("SKIPPED: %s\n", env.skip_reason);                       \
+      skip();                                                                \
+    }                                                                        \
+  } while (0)
+
+/* ---- device helpers ----------------------------------------------------------------------- */
+
+#define CHECK_OK(call)                                                                    \
+  do {                                                                                    \
+    attngen_status st_ = (call);                                                          \
+    if (st_ != ATTNGEN_STATUS_OK) {                                                       \
+      print_error("%s:%d: %s -> %s: %s\n", __FILE__, __LINE__, #call,                     \
+                  attngen_status_name(st_), attngen_last_error());                        \
+      fail();                                                                             \
+    }                                                                                     \
+  } while (0)
+
+static void *device_copy(const void *host, size_t bytes) {
+  void *d = NULL;
+  CHECK_OK(attngen_malloc(env.ctx, bytes ? bytes : 16, &d));
+  if (bytes) CHECK_OK(attngen_memcpy_htod(env.ctx, d, host, bytes));
+  return d;
+}
+
+/* Inputs of one case in one layout, on the host and the device. */
+typedef struct layout_inputs {
+  attngen__inputs in;
+  void *dq, *dk, *dv;
+} layout_inputs;
+
+static void plant_all(attngen__inputs *in, const gpu_case *c) {
+  for (int i = 0; i < c->nplants; ++i) {
+    const plant *p = &c->plants[i];
+    uint16_t *data = p->tensor == 'q' ? in->q : p->tensor == 'k' ? in->k : in->v;
+    const int seqlen = p->tensor == 'q' ? c->seqlen_q : c->seqlen_kv;
+    attngen__plant(attngen__view_out(data, in->layout, c->heads, seqlen), p->b, p->h, p->s, p->d,
+                   p->bits);
+  }
+}
+
+static size_t q_elems(const gpu_case *c) {
+  return (size_t)c->batch * c->heads * c->seqlen_q * ATTNGEN__HEAD_DIM;
+}
+static size_t kv_elems(const gpu_case *c) {
+  return (size_t)c->batch * c->heads * c->seqlen_kv * ATTNGEN__HEAD_DIM;
+}
+
+/* One GPU run into a poisoned, guarded output and LSE; both come back to the host. */
+typedef struct gpu_result {
+  attngen__guarded out;
+  float *lse_all; /* [LSE_GUARD | B*H*Sq | LSE_GUARD] */
+  float *lse;
+  int64_t out_guard_bad, lse_guard_bad, lse_unwritten;
+} gpu_result;
+
+static void run_variant(const attngen__variant_desc *var, const gpu_case *c,
+                        const layout_inputs *li, float scale, gpu_result *r) {
+  const size_t n = q_elems(c);
+  const size_t nl = (size_t)c->batch * c->heads * c->seqlen_q;
+  memset(r, 0, sizeof *r);
+  CHECK_OK(attngen__guarded_alloc(&r->out, (int64_t)n, ATTNGEN__GUARD_ELEMS));
+  attngen__guarded_poison(&r->out);
+  const size_t out_bytes = (n + 2 * (size_t)ATTNGEN__GUARD_ELEMS) * sizeof(uint16_t);
+  void *d_out = device_copy(r->out.base, out_bytes);
+
+  r->lse_all = malloc((nl + 2 * LSE_GUARD) * sizeof(float));
+  assert_non_null(r->lse_all);
+  for (size_t i = 0; i < nl + 2 * LSE_GUARD; ++i) r->lse_all[i] = attngen__f32_from_bits(LSE_CANARY);
+  r->lse = r->lse_all + LSE_GUARD;
+  void *d_lse = device_copy(r->lse_all, (nl + 2 * LSE_GUARD) * sizeof(float));
+
+  attngen_fwd_args a;
+  attngen_fwd_args_init(&a);
+  a.q = li->dq;
+  a.k = li->dk;
+  a.v = li->dv;
+  a.out = (uint16_t *)d_out + ATTNGEN__GUARD_ELEMS;
+  a.lse = (float *)d_lse + LSE_GUARD;
+  a.batch = c->batch;
+  a.heads = c->heads;
+  a.seqlen_q = c->seqlen_q;
+  a.seqlen_kv = c->seqlen_kv;
+  a.head_dim = ATTNGEN__HEAD_DIM;
+  a.layout = (attngen_layout)var->layout;
+  a.rounding = (attngen_rounding)var->rounding;
+  a.softmax_scale = scale;
+  a.variant = var->name;
+  CHECK_OK(attngen_fwd(env.ctx, &a));
+  CHECK_OK(attngen_synchronize(env.ctx, NULL));
+  CHECK_OK(attngen_memcpy_dtoh(env.ctx, r->out.base, d_out, out_bytes));
+  CHECK_OK(attngen_memcpy_dtoh(env.ctx, r->lse_all, d_lse, (nl + 2 * LSE_GUARD) * sizeof(float)));
+  CHECK_OK(attngen_free(env.ctx, d_out));
+  CHECK_OK(attngen_free(env.ctx, d_lse));
+
+  r->out_guard_bad = attngen__guarded_check(&r->out, NULL);
+  for (size_t i = 0; i < nl + 2 * LSE_GUARD; ++i) {
+    const int in_data = i >= LSE_GUARD && i < LSE_GUARD + nl;
+    const int is_canary = attngen__f32_bits(r->lse_all[i]) == LSE_CANARY;
+    if (in_data && is_canary) r->lse_unwritten++;
+    if (!in_data && !is_canary) r->lse_guard_bad++;
+  }
+}
+
+static void free_result(gpu_result *r) {
+  attngen__guarded_free(&r->out);
+  free(r->lse_all);
+  memset(r, 0, sizeof *r);
+}
+
+/* ---- the case runner ------------------------------------------------------------------------ */
+
+static uint64_t case_seed(const gpu_case *c) {
+  uint64_t h = env.seed;
+  for (const char *p = c->name; *p; ++p) h = (h ^ (unsigned char)*p) * 0x100000001B3ull;
+  return h;
+}
+
+/* Runs every sm90 variant on the case; returns the number of failing variants. */
+static int run_case(const gpu_case *c) {
+  const float scale = c->softmax_scale != 0.f ? c->softmax_scale : 1.0f / sqrtf(128.0f);
+  const uint64_t seed = case_seed(c);
+  const size_t nq = q_elems(c), nkv = kv_elems(c);
+  const size_t nl = (size_t)c->batch * c->heads * c->seqlen_q;
+  layout_inputs li[2];
+  memset(li, 0, sizeof li);
+  for (int L = 0; L < 2; ++L) {
+    CHECK_OK(attngen__inputs_make(&li[L].in, c->kind, seed, (attngen_layout)L, c->batch,
+                                  c->heads, c->seqlen_q, c->seqlen_kv, scale));
+    plant_all(&li[L].in, c);
+    li[L].dq = device_copy(li[L].in.q, nq * sizeof(uint16_t));
+    li[L].dk = device_copy(li[L].in.k, nkv * sizeof(uint16_t));
+    li[L].dv = device_copy(li[L].in.v, nkv * sizeof(uint16_t));
+  }
+  const attngen__inputs *ref_in = &li[ATTNGEN_LAYOUT_BSHD].in;
+
+  /* fp64 exact attention (sanity bound), in bshd. */
+  double *exact = malloc((nq ? nq : 1) * sizeof(double));
+  assert_non_null(exact);
+  attngen__exact_args ea;
+  memset(&ea, 0, sizeof ea);
+  ea.q = attngen__inputs_q(ref_in);
+  ea.k = attngen__inputs_k(ref_in);
+  ea.v = attngen__inputs_v(ref_in);
+  ea.out = attngen__view_f64(exact, ATTNGEN_LAYOUT_BSHD, c->heads, c->seqlen_q);
+  ea.batch = c->batch;
+  ea.heads = c->heads;
+  ea.seqlen_q = c->seqlen_q;
+  ea.seqlen_kv = c->seqlen_kv;
+  ea.softmax_scale = scale;
+  CHECK_OK(attngen__exact_fwd(&ea));
+  const double max_abs_v =
+      attngen__max_abs_finite(attngen__inputs_v(ref_in), c->batch, c->heads, c->seqlen_kv);
+
+  /* CPU reference per rounding mode, computed when a variant needs it. */
+  uint16_t *ref[3] = {NULL, NULL, NULL};
+  float *ref_lse[3] = {NULL, NULL, NULL};
+  int failures = 0;
+  for (int vi = 0; vi < env.nvariants; ++vi) {
+    const attngen__variant_desc *var = env.variants[vi];
+    const int mode = var->rounding;
+    if (!ref[mode]) {
+      ref[mode] = malloc((nq ? nq : 1) * sizeof(uint16_t));
+      ref_lse[mode] = malloc((nl ? nl : 1) * sizeof(float));
+      assert_non_null(ref[mode]);
+      assert_non_null(ref_lse[mode]);
+      attngen__ref_args ra;
+      memset(&ra, 0, sizeof ra);
+      ra.q = attngen__inputs_q(ref_in);
+      ra.k = attngen__inputs_k(ref_in);
+      ra.v = attngen__inputs_v(ref_in);
+      ra.out = attngen__view_out(ref[mode], ATTNGEN_LAYOUT_BSHD, c->heads, c->seqlen_q);
+      ra.batch = c->batch;
+      ra.heads = c->heads;
+      ra.seqlen_q = c->seqlen_q;
+      ra.seqlen_kv = c->seqlen_kv;
+      ra.softmax_scale = scale;
+      ra.rounding = (attngen_rounding)mode;
+      ra.lse = ref_lse[mode];
+      ra.threads = 0;
+      CHECK_OK(attngen__reference_fwd(&ra));
+    }
+    const layout_inputs *in = &li[var->layout];
+    gpu_result r;
+    run_variant(var, c, in, scale, &r);
+
+    attngen__compare_args ca;
+    memset(&ca, 0, sizeof ca);
+    ca.out = attngen__view_in(r.out.data, (attngen_layout)var->layout, c->heads, c->seqlen_q);
+    ca.ref = attngen__view_in(ref[mode], ATTNGEN_LAYOUT_BSHD, c->heads, c->seqlen_q);
+    ca.exact = ea.out;
+    ca.batch = c->batch;
+    ca.heads = c->heads;
+    ca.seqlen_q = c->seqlen_q;
+    ca.max_abs_v = max_abs_v;
+    attngen__compare_report rep;
+    CHECK_OK(attngen__compare(&ca, &rep));
+    attngen__lse_report lrep;
+    attngen__compare_lse(r.lse, ref_lse[mode], (int64_t)nl, ATTNGEN__LSE_ABS_TOL,
+                         ATTNGEN__LSE_REL_TOL, &lrep);
+
+    int deterministic = 1;
+    if (c->repeat) {
+      gpu_result r2;
+      run_variant(var, c, in, scale, &r2);
+      deterministic = memcmp(r.out.data, r2.out.data, nq * sizeof(uint16_t)) == 0 &&
+                      memcmp(r.lse, r2.lse, nl * sizeof(float)) == 0;
+      free_result(&r2);
+    }
+    const int ok = rep.pass && lrep.pass && r.out_guard_bad == 0 && r.lse_guard_bad == 0 &&
+                   r.lse_unwritten == 0 && deterministic;
+    printf("%-4s %-14s B%d H%d Sq%d Skv%d %-52s ulp0 %lld ulp1 %lld >1 %lld near0 %lld "
+           "worst %d nan %lld/%lld inf %lld/%lld l2 %.2e lse_err %.1e guard %lld/%lld%s\n",
+           ok ? "PASS" : "FAIL", c->name, c->batch, c->heads, c->seqlen_q, c->seqlen_kv,
+           var->name, (long long)rep.ulp0, (long long)rep.ulp1, (long long)rep.ulp_over,
+           (long long)rep.near_zero, rep.worst_ulp, (long long)rep.out_nan,
+           (long long)rep.ref_nan, (long long)rep.out_inf, (long long)rep.ref_inf, rep.rel_l2,
+           lrep.max_abs_err, (long long)r.out_guard_bad, (long long)r.lse_guard_bad,
+           c->repeat ? (deterministic ? " deterministic" : " NOT-DETERMINISTIC") : "");
+    if (!ok) {
+      failures++;
+      char title[256];
+      snprintf(title, sizeof title, "%s %s (seed %llu)", c->name, var->name,
+               (unsigned long long)env.seed);
+      attngen__compare_print(stdout, title, &rep);
+      attngen__compare_lse_print(stdout, &lrep);
+      if (r.lse_unwritten) printf("  lse: %lld entries not written\n", (long long)r.lse_unwritten);
+    }
+    free_result(&r);
+  }
+  fflush(stdout);
+
+  for (int m = 0; m < 3; ++m) {
+    free(ref[m]);
+    free(ref_lse[m]);
+  }
+  free(exact);
+  for (int L = 0; L < 2; ++L) {
+    CHECK_OK(attngen_free(env.ctx, li[L].dq));
+    CHECK_OK(attngen_free(env.ctx, li[L].dk));
+    CHECK_OK(attngen_free(env.ctx, li[L].dv));
+    attngen__inputs_free(&li[L].in);
+  }
+  return failures;
+}
+
+static void run_cases(const gpu_case *cases, int n) {
+  SKIP_WITHOUT_GPU();
+  assert_true(env.nvariants > 0); /* the default set must contain sm90 variants */
+  int failures = 0;
+  for (int i = 0; i < n; ++i) failures += run_case(&cases[i]);
+  assert_int_equal(failures, 0);
+}
+
+#define NCASES(a) ((int)(sizeof(a) / sizeof((a)[0])))
+
+/* ---- tests -------------------------------------------------------------------------------- */
+
+/* Self-attention with lengths around and off the tile multiples. */
+static void test_gpu_sm90_ragged(void **state) {
+  (void)state;
+  static const gpu_case cases[] = {
+      {"ragged-1", ATTNGEN__INPUT_UNIFORM, 2, 3, 1, 1, 0.f, NULL, 0, 0},
+      {"ragged-15", ATTNGEN__INPUT_REALISTIC, 2, 3, 15, 15, 0.f, NULL, 0, 0},
+      {"ragged-17", ATTNGEN__INPUT_UNIFORM, 2, 3, 17, 17, 0.f, NULL, 0, 0},
+      {"ragged-127", ATTNGEN__INPUT_REALISTIC, 1, 4, 127, 127, 0.f, NULL, 0, 0},
+      {"ragged-129", ATTNGEN__INPUT_UNIFORM, 1, 4, 129, 129, 0.f, NULL, 0, 0},
+      {"ragged-1000", ATTNGEN__INPUT_REALISTIC, 1, 2, 1000, 1000, 0.f, NULL, 0, 0},
+      {"ragged-4099", ATTNGEN__INPUT_REALISTIC, 1, 1, 4099, 4099, 0.f, NULL, 0, 0},
+  };
+  run_cases(cases, NCASES(cases));
+}
+
+/* Sq != Skv, including a single key and the video-diffusion cross lengths. */
+static void test_gpu_sm90_cross(void **state) {
+  (void)state;
+  static const gpu_case cases[] = {
+      {"cross-kv1", ATTNGEN__INPUT_REALISTIC, 2, 2, 300, 1, 0.f, NULL, 0, 0},
+      {"cross-kv257", ATTNGEN__INPUT_REALISTIC, 1, 3, 1000, 257, 0.f, NULL, 0, 0},
+      {"cross-kv512", ATTNGEN__INPUT_UNIFORM, 2, 2, 777, 512, 0.f, NULL, 0, 0},
+      {"cross-q5-kv3000", ATTNGEN__INPUT_REALISTIC, 1, 2, 5, 3000, 0.f, NULL, 0, 0},
+  };
+  run_cases(cases, NCASES(cases));
+}
+
+/* Skv == 0: out = 0 and LSE = -inf for every row. */
+static void test_gpu_sm90_empty_kv(void **state) {
+  (void)state;
+  static const gpu_case cases[] = {
+      {"empty-kv", ATTNGEN__INPUT_UNIFORM, 2, 3, 100, 0, 0.f, NULL, 0, 0},
+  };
+  run_cases(cases, NCASES(cases));
+}
+
+/* More (batch, head) pairs than the H200 has SMs (132), so blocks run in several waves. */
+static void test_gpu_sm90_many_heads(void **state) {
+  (void)state;
+  static const gpu_case cases[] = {
+      {"many-heads", ATTNGEN__INPUT_REALISTIC, 3, 50, 200, 190, 0.f, NULL, 0, 0},
+  };
+  run_cases(cases, NCASES(cases));
+}
+
+/* |t| ~ 100 and key gains that ramp up: the online-softmax rescale path runs often. */
+static void test_gpu_sm90_large_scores(void **state) {
+  (void)state;
+  static const gpu_case cases[] = {
+      {"large-self", ATTNGEN__INPUT_LARGE, 1, 2, 1000, 1000, 0.f, NULL, 0, 0},
+      {"large-cross", ATTNGEN__INPUT_LARGE, 1, 2, 300, 2049, 0.f, NULL, 0, 0},
+      {"large-scale", ATTNGEN__INPUT_REALISTIC, 1, 2, 257, 700, 2.0f, NULL, 0, 0},
+  };
+  run_cases(cases, NCASES(cases));
+}
+
+/* NaN and +-Inf planted in q, k and v: positions and signs must match the reference. */
+static void test_gpu_sm90_nonfinite(void **state) {
+  (void)state;
+  static const plant heads[] = {
+      {'q', 0, 0, 5, 3, ATTNGEN__BF16_NAN},          /* one NaN row */
+      {'k', 0, 1, 77, 10, ATTNGEN__BF16_NAN},        /* every row of head 1 sees a NaN score */
+      {'v', 0, 2, 100, 7, ATTNGEN__BF16_POS_INF},    /* one Inf value column */
+      {'v', 0, 2, 40, 9, ATTNGEN__BF16_NAN},         /* one NaN value column */
+      {'q', 0, 3, 9, 0, ATTNGEN__BF16_POS_INF},      /* +-inf scores in one row */
+      {'k', 0, 4, 200, 1, ATTNGEN__BF16_NEG_INF},    /* +-inf scores at one key */
+      {'q', 1, 0, 250, 127, ATTNGEN__BF16_NEG_INF},  /* last row of the last q block */
+      {'v', 1, 1, 299, 127, ATTNGEN__BF16_NEG_INF},  /* last key (ragged tile) */
+  };
+  /* With one key a +-inf in q gives a +inf or -inf score: a NaN row, or a row whose max is
+   * -inf (out 0, LSE -inf) depending on the sign of k. */
+  static const plant single_key[] = {
+      {'q', 0, 0, 3, 0, ATTNGEN__BF16_POS_INF}, {'q', 0, 0, 4, 0, ATTNGEN__BF16_NEG_INF},
+      {'q', 0, 1, 5, 0, ATTNGEN__BF16_POS_INF}, {'q', 0, 1, 6, 0, ATTNGEN__BF16_NEG_INF},
+  };
+  static const gpu_case cases[] = {
+      {"nonfinite", ATTNGEN__INPUT_UNIFORM, 2, 5, 251, 300, 0.f, heads, NCASES(heads), 0},
+      {"nonfinite-kv1", ATTNGEN__INPUT_UNIFORM, 1, 2, 33, 1, 0.f, single_key,
+       NCASES(single_key), 0},
+  };
+  run_cases(cases, NCASES(cases));
+}
+
+/* Two runs of the same variant on the same inputs are bitwise identical. */
+static void test_gpu_sm90_determinism(void **state) {
+  (void)state;
+  static const gpu_case cases[] = {
+      {"determinism", ATTNGEN__INPUT_REALISTIC, 2, 3, 1000, 1100, 0.f, NULL, 0, 1},
+  };
+  run_cases(cases, NCASES(cases));
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_gpu_sm90_ragged),      cmocka_unit_test(test_gpu_sm90_cross),
+      cmocka_unit_test(test_gpu_sm90_empty_kv),    cmocka_unit_test(test_gpu_sm90_many_heads),
+      cmocka_unit_test(test_gpu_sm90_large_scores), cmocka_unit_test(test_gpu_sm90_nonfinite),
+      cmocka_unit_test(test_gpu_sm90_determinism),
+  };
+  return cmocka_run_group_tests(tests, group_setup, group_teardown);
+}

@@ -1,0 +1,361 @@
+/* test_jit.c: run-time compilation through NVRTC and the on-disk cache (runtime/src/jit.c).
+ * No GPU is needed: NVRTC compiles for sm_90a without a device. Tests that need NVRTC print
+ * SKIPPED when libnvrtc cannot be loaded. Each test gets a fresh cache directory. */
+#define _GNU_SOURCE
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <dirent.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cache.h"
+#include "gen.h"
+#include "jit.h"
+#include "log.h"
+#include "variant.h"
+
+static char log_path[256];
+
+static const char *tiny_source =
+    "extern \"C\" __global__ void attngen_test_tiny(float *x) { x[threadIdx.x] += 1.0f; }\n";
+
+typedef struct fixture {
+  char dir[256];
+} fixture;
+
+static void remove_tree(const char *dir) {
+  DIR *d = opendir(dir);
+  if (!d) return;
+  struct dirent *e;
+  while ((e = readdir(d)) != NULL) {
+    if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+    char p[512];
+    snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
+    unlink(p);
+  }
+  closedir(d);
+  rmdir(dir);
+}
+
+static int setup(void **state) {
+  fixture *f = calloc(1, sizeof *f);
+  if (!f) return -1;
+  snprintf(f->dir, sizeof f->dir, "/tmp/attngen-jit-XXXXXX");
+  if (!mkdtemp(f->dir)) return -1;
+  setenv("ATTNGEN_CACHE_DIR", f->dir, 1);
+  unsetenv("ATTNGEN_JIT");
+  attngen__jit_forget_memory();
+  *state = f;
+  return 0;
+}
+
+static int teardown(void **state) {
+  fixture *f = *state;
+  chmod(f->dir, 0755);
+  remove_tree(f->dir);
+  free(f);
+  unsetenv("ATTNGEN_CACHE_DIR");
+  unsetenv("ATTNGEN_JIT");
+  attngen__jit_forget_memory();
+  return 0;
+}
+
+/* 1 when NVRTC loads; else prints SKIPPED and returns 0. */
+static int have_nvrtc(void) {
+  char version[64];
+  if (attngen__jit_compiler(ATTNGEN__TARGET_SM90, version, sizeof version) == ATTNGEN_STATUS_OK)
+    return 1;
+  print_message("SKIPPED: NVRTC not available: %s\n", attngen_last_error());
+  return 0;
+}
+
+static void entry_path(char *buf, size_t len, const char *dir, uint64_t key) {
+  snprintf(buf, len, "%s/%016llx%s", dir, (unsigned long long)key, ATTNGEN__CACHE_EXT);
+}
+
+static int is_elf(const void *p, size_t n) { return n > 4 && memcmp(p, "\x7f" "ELF", 4) == 0; }
+
+static int contains(const void *hay, size_t n, const char *needle) {
+  return memmem(hay, n, needle, strlen(needle)) != NULL;
+}
+
+static attngen_status get_tiny(attngen__jit_result *r) {
+  attngen__jit_request req = {"attngen_test_tiny", ATTNGEN__TARGET_SM90, tiny_source};
+  return attngen__jit_get(&req, r);
+}
+
+static void test_jit_compiles_then_loads_from_cache(void **state) {
+  fixture *f = *state;
+  if (!have_nvrtc()) skip();
+  unsigned long c0 = attngen__jit_compile_count();
+  attngen__jit_result r1, r2, r3;
+  assert_int_equal(get_tiny(&r1), ATTNGEN_STATUS_OK);
+  assert_int_equal(r1.origin, ATTNGEN__JIT_COMPILED);
+  assert_int_equal(attngen__jit_compile_count(), c0 + 1);
+  assert_true(is_elf(r1.image, r1.size));
+  assert_true(contains(r1.image, r1.size, "attngen_test_tiny"));
+  char path[512];
+  entry_path(path, sizeof path, f->dir, r1.key);
+  struct stat st;
+  assert_int_equal(stat(path, &st), 0);
+  assert_int_equal((size_t)st.st_size, r1.size + ATTNGEN__CACHE_HEADER_BYTES);
+
+  /* A new process would find it on disk: drop the memory cache, ask again. */
+  attngen__jit_forget_memory();
+  assert_int_equal(get_tiny(&r2), ATTNGEN_STATUS_OK);
+  assert_int_equal(r2.origin, ATTNGEN__JIT_DISK);
+  assert_int_equal(attngen__jit_compile_count(), c0 + 1);
+  assert_int_equal(r2.key, r1.key);
+  assert_int_equal(r2.size, r1.size);
+  assert_memory_equal(r2.image, r1.image, r1.size);
+
+  assert_int_equal(get_tiny(&r3), ATTNGEN_STATUS_OK);
+  assert_int_equal(r3.origin, ATTNGEN__JIT_MEMORY);
+  assert_int_equal(attngen__jit_compile_count(), c0 + 1);
+  free(r1.image);
+  free(r2.image);
+  free(r3.image);
+
+  /* The log has a line before and after the compile, naming variant, target and time. */
+  FILE *lf = fopen(log_path, "r");
+  assert_non_null(lf);
+  char line[1024];
+  int before = 0, after = 0;
+  while (fgets(line, sizeof line, lf)) {
+    if (strstr(line, "jit: compiling attngen_test_tiny for sm_90a")) before = 1;
+    if (strstr(line, "jit: compiled attngen_test_tiny for sm_90a in ") && strstr(line, " s ("))
+      after = 1;
+  }
+  fclose(lf);
+  assert_true(before);
+  assert_true(after);
+}
+
+static void test_jit_key_depends_on_source(void **state) {
+  if (!have_nvrtc()) skip();
+  attngen__jit_result a, b;
+  attngen__jit_request ra = {"attngen_test_tiny", ATTNGEN__TARGET_SM90, tiny_source};
+  attngen__jit_request rb = {"attngen_test_tiny", ATTNGEN__TARGET_SM90,
+                             "extern \"C\" __global__ void attngen_test_tiny(float *x) "
+                             "{ x[threadIdx.x] *= 2.0f; }\n"};
+  assert_int_equal(attngen__jit_get(&ra, &a), ATTNGEN_STATUS_OK);
+  assert_int_equal(attngen__jit_get(&rb, &b), ATTNGEN_STATUS_OK);
+  assert_int_equal(b.origin, ATTNGEN__JIT_COMPILED);
+  assert_true(a.key != b.key);
+  free(a.image);
+  free(b.image);
+}
+
+static void corrupt_and_expect_rebuild(fixture *f, void (*damage)(const char *path, size_t size)) {
+  attngen__jit_result r1, r2;
+  assert_int_equal(get_tiny(&r1), ATTNGEN_STATUS_OK);
+  char path[512];
+  entry_path(path, sizeof path, f->dir, r1.key);
+  damage(path, r1.size + ATTNGEN__CACHE_HEADER_BYTES);
+  attngen__jit_forget_memory();
+  unsigned long c0 = attngen__jit_compile_count();
+  assert_int_equal(get_tiny(&r2), ATTNGEN_STATUS_OK);
+  assert_int_equal(r2.origin, ATTNGEN__JIT_COMPILED);
+  assert_int_equal(attngen__jit_compile_count(), c0 + 1);
+  assert_int_equal(r2.size, r1.size);
+  assert_memory_equal(r2.image, r1.image, r1.size);
+  /* The rebuilt entry is whole again. */
+  void *data = NULL;
+  size_t size = 0;
+  char why[128];
+  assert_int_equal(attngen__cache_read(f->dir, r1.key, &data, &size, NULL, why, sizeof why),
+                   ATTNGEN__CACHE_HIT);
+  assert_int_equal(size, r1.size);
+  free(data);
+  free(r1.image);
+  free(r2.image);
+}
+
+static void truncate_half(const char *path, size_t size) {
+  assert_int_equal(truncate(path, (off_t)(size / 2)), 0);
+}
+
+static void flip_payload_byte(const char *path, size_t size) {
+  FILE *fp = fopen(path, "r+b");
+  assert_non_null(fp);
+  fseek(fp, (long)(size - 7), SEEK_SET);
+  int c = fgetc(fp);
+  fseek(fp, (long)(size - 7), SEEK_SET);
+  fputc(c ^ 0x20, fp);
+  fclose(fp);
+}
+
+static void test_jit_truncated_entry_is_rebuilt(void **state) {
+  if (!have_nvrtc()) skip();
+  corrupt_and_expect_rebuild(*state, truncate_half);
+}
+
+static void test_jit_corrupt_payload_is_rebuilt(void **state) {
+  if (!have_nvrtc()) skip();
+  corrupt_and_expect_rebuild(*state, flip_payload_byte);
+}
+
+/* Two processes ask for the same key at the same moment: one compiles, the other waits on
+ * the key's lock and then reads the entry; both succeed. */
+static void test_jit_two_processes_compile_once(void **state) {
+  fixture *f = *state;
+  if (!have_nvrtc()) skip();
+  int gate[2];
+  assert_int_equal(pipe(gate), 0);
+  pid_t kids[2];
+  for (int i = 0; i < 2; i++) {
+    kids[i] = fork();
+    assert_true(kids[i] >= 0);
+    if (kids[i] == 0) {
+      close(gate[1]);
+      char c;
+      while (read(gate[0], &c, 1) > 0) {
+      }
+      attngen__jit_result r;
+      attngen_status st = get_tiny(&r);
+      int ok = st == ATTNGEN_STATUS_OK && is_elf(r.image, r.size);
+      _exit(ok ? 10 + r.origin : 1);
+    }
+  }
+  close(gate[0]);
+  close(gate[1]); /* both children start now */
+  int origins[2];
+  for (int i = 0; i < 2; i++) {
+    int status = 0;
+    assert_int_equal(waitpid(kids[i], &status, 0), kids[i]);
+    assert_true(WIFEXITED(status));
+    origins[i] = WEXITSTATUS(status);
+  }
+  int compiled = (origins[0] == 10 + ATTNGEN__JIT_COMPILED) + (origins[1] == 10 + ATTNGEN__JIT_COMPILED);
+  int from_disk = (origins[0] == 10 + ATTNGEN__JIT_DISK) + (origins[1] == 10 + ATTNGEN__JIT_DISK);
+  print_message("children: exit %d and %d (10 = compiled, 11 = from disk)\n", origins[0], origins[1]);
+  assert_int_equal(compiled, 1);
+  assert_int_equal(from_disk, 1);
+  /* Exactly one entry, and it is valid. */
+  attngen__cache_item *items = NULL;
+  size_t n = 0;
+  assert_int_equal(attngen__cache_list(f->dir, &items, &n), ATTNGEN_STATUS_OK);
+  assert_int_equal(n, 1);
+  assert_true(items[0].valid);
+  assert_string_equal(items[0].meta.variant, "attngen_test_tiny");
+  assert_string_equal(items[0].meta.arch, "sm_90a");
+  free(items);
+}
+
+/* A cache directory that cannot be written: compiling still works, kept in memory. As
+ * root permissions do not stop writes, so a directory inside /proc (read-only) is used. */
+static void test_jit_readonly_cache_dir_works_from_memory(void **state) {
+  fixture *f = *state;
+  if (!have_nvrtc()) skip();
+  char dir[300];
+  if (geteuid() == 0) {
+    snprintf(dir, sizeof dir, "/proc/self/attngen-cache");
+  } else {
+    snprintf(dir, sizeof dir, "%s", f->dir);
+    assert_int_equal(chmod(dir, 0555), 0);
+  }
+  setenv("ATTNGEN_CACHE_DIR", dir, 1);
+  unsigned long c0 = attngen__jit_compile_count();
+  attngen__jit_result r1, r2;
+  assert_int_equal(get_tiny(&r1), ATTNGEN_STATUS_OK);
+  assert_int_equal(r1.origin, ATTNGEN__JIT_COMPILED);
+  assert_true(is_elf(r1.image, r1.size));
+  assert_int_equal(get_tiny(&r2), ATTNGEN_STATUS_OK);
+  assert_int_equal(r2.origin, ATTNGEN__JIT_MEMORY);
+  assert_int_equal(attngen__jit_compile_count(), c0 + 1);
+  attngen__cache_item *items = NULL;
+  size_t n = 0;
+  assert_int_equal(attngen__cache_list(f->dir, &items, &n), ATTNGEN_STATUS_OK);
+  assert_int_equal(n, 0);
+  free(items);
+  free(r1.image);
+  free(r2.image);
+}
+
+static void test_jit_disabled_refuses_with_status(void **state) {
+  setenv("ATTNGEN_JIT", "0", 1);
+  attngen__jit_result r;
+  unsigned long c0 = attngen__jit_compile_count();
+  assert_int_equal(get_tiny(&r), ATTNGEN_STATUS_JIT_DISABLED);
+  assert_null(r.image);
+  assert_non_null(strstr(attngen_last_error(), "ATTNGEN_JIT=0"));
+  assert_non_null(strstr(attngen_last_error(), "attngen_test_tiny"));
+  assert_int_equal(attngen__jit_compile_count(), c0);
+  assert_string_equal(attngen_status_name(ATTNGEN_STATUS_JIT_DISABLED), "JIT_DISABLED");
+  setenv("ATTNGEN_JIT", "1", 1);
+  assert_true(attngen__jit_enabled());
+}
+
+static void test_jit_compile_error_carries_the_log(void **state) {
+  if (!have_nvrtc()) skip();
+  attngen__jit_request req = {"attngen_test_broken", ATTNGEN__TARGET_SM90,
+                              "extern \"C\" __global__ void attngen_test_broken() { undeclared_x = 1; }\n"};
+  attngen__jit_result r;
+  assert_int_equal(attngen__jit_get(&req, &r), ATTNGEN_STATUS_JIT_FAILED);
+  assert_null(r.image);
+  assert_non_null(strstr(attngen_last_error(), "undeclared_x"));
+}
+
+/* A variant outside the default set (kv_tile 128), generated by the embedded generator and
+ * compiled for sm_90a. */
+static void test_jit_generated_sm90_variant(void **state) {
+  if (!have_nvrtc()) skip();
+  /* The first kv_tile 128 variant of the sm90 search space (not in the default set). */
+  char **names = NULL, *err = NULL;
+  int count = attngen__gen_search_space("sm90", &names, &err);
+  const char *name = NULL;
+  for (int i = 0; i < count && !name; i++)
+    if (strstr(names[i], "_kv128_")) name = names[i];
+  if (!name) {
+    print_message("SKIPPED: no kv128 variant in the sm90 search space: %s\n", err ? err : "?");
+    free(err);
+    attngen__gen_free_names(names, count);
+    skip();
+  }
+  char *src = NULL;
+  if (attngen__gen_source(name, &src, &err) != 0) {
+    print_message("SKIPPED: the generator cannot produce %s yet: %s\n", name, err ? err : "?");
+    free(err);
+    attngen__gen_free_names(names, count);
+    skip();
+  }
+  free(src);
+  attngen__jit_request req = {name, ATTNGEN__TARGET_SM90, NULL};
+  attngen__jit_result r;
+  attngen_status st = attngen__jit_get(&req, &r);
+  if (st != ATTNGEN_STATUS_OK) print_message("%s\n", attngen_last_error());
+  assert_int_equal(st, ATTNGEN_STATUS_OK);
+  assert_true(is_elf(r.image, r.size));
+  assert_true(contains(r.image, r.size, name));
+  print_message("compiled %s: %zu bytes in %.2f s\n", name, r.size, r.seconds);
+  free(r.image);
+  attngen__gen_free_names(names, count);
+}
+
+int main(void) {
+  snprintf(log_path, sizeof log_path, "/tmp/attngen-test-jit-%ld.log", (long)getpid());
+  setenv("ATTNGEN_LOG_FILE", log_path, 1);
+  setenv("ATTNGEN_LOG", "2", 1);
+  const struct CMUnitTest tests[] = {
+    cmocka_unit_test_setup_teardown(test_jit_compiles_then_loads_from_cache, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_jit_key_depends_on_source, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_jit_truncated_entry_is_rebuilt, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_jit_corrupt_payload_is_rebuilt, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_jit_two_processes_compile_once, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_jit_readonly_cache_dir_works_from_memory, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_jit_disabled_refuses_with_status, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_jit_compile_error_carries_the_log, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_jit_generated_sm90_variant, setup, teardown),
+  };
+  int rc = cmocka_run_group_tests(tests, NULL, NULL);
+  unlink(log_path);
+  return rc;
+}

@@ -1,0 +1,666 @@
+/* test_reference.c: the CPU reference attention (runtime/src/reference.c) against
+ * NUMERICS.md: edge sizes, layouts and strides, NaN/Inf propagation derived by hand, the
+ * softmax scale, LSE against an independent double computation, the exact fp64 attention,
+ * and a plain transcription of steps 1-7 on inputs whose dot products are exact. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "numerics.h"
+
+#define D ATTNGEN__HEAD_DIM
+#define DEFAULT_SCALE 0.088388347648f /* 1/sqrt(128) */
+
+static void *xcalloc(size_t n, size_t size) {
+  void *p = calloc(n ? n : 1, size);
+  assert_non_null(p);
+  return p;
+}
+
+static size_t elems(int b, int h, int s) { return (size_t)b * h * s * D; }
+
+/* Reference on dense inputs into a dense output of the inputs' layout. */
+static void run_ref(const attngen__inputs *in, attngen_rounding mode, float scale, int threads,
+                    int unrounded_p, uint16_t *out, float *lse) {
+  attngen__ref_args a = {attngen__inputs_q(in), attngen__inputs_k(in), attngen__inputs_v(in),
+                         attngen__view_out(out, in->layout, in->heads, in->seqlen_q),
+                         in->batch, in->heads, in->seqlen_q, in->seqlen_kv, scale, mode,
+                         lse, threads, unrounded_p};
+  assert_int_equal(attngen__reference_fwd(&a), ATTNGEN_STATUS_OK);
+}
+
+static void run_exact(const attngen__inputs *in, double scale, double *out, double *lse) {
+  attngen__exact_args e = {attngen__inputs_q(in), attngen__inputs_k(in), attngen__inputs_v(in),
+                           attngen__view_f64(out, in->layout, in->heads, in->seqlen_q),
+                           in->batch, in->heads, in->seqlen_q, in->seqlen_kv, scale, lse, 0};
+  assert_int_equal(attngen__exact_fwd(&e), ATTNGEN_STATUS_OK);
+}
+
+static void make(attngen__inputs *in, attngen__input_kind kind, uint64_t seed,
+                 attngen_layout layout, int b, int h, int sq, int skv, float scale) {
+  assert_int_equal(attngen__inputs_make(in, kind, seed, layout, b, h, sq, skv, scale),
+                   ATTNGEN_STATUS_OK);
+}
+
+/* Element (b, h, s, d) of a dense output. */
+static uint16_t at(const uint16_t *t, attngen_layout layout, int heads, int seqlen, int b,
+                   int h, int s, int d) {
+  attngen__tensor_view v = attngen__view_in(t, layout, heads, seqlen);
+  return v.data[attngen__view_offset(v.sb, v.sh, v.ss, b, h, s) + d];
+}
+
+static attngen__out_view mut(const attngen__inputs *in, uint16_t *data, int seqlen) {
+  return attngen__view_out(data, in->layout, in->heads, seqlen);
+}
+
+/* ---- sizes ----------------------------------------------------------------------------- */
+
+static void test_reference_skv_zero(void **state) {
+  (void)state;
+  const int B = 2, H = 3, Sq = 5;
+  for (int mode = 0; mode < 3; ++mode) {
+    uint16_t *out = xcalloc(elems(B, H, Sq), 2);
+    float lse[2 * 3 * 5];
+    memset(out, 0xFF, elems(B, H, Sq) * 2);
+    uint16_t q[2 * 3 * 5 * D];
+    for (size_t i = 0; i < sizeof q / 2; ++i) q[i] = 0x3F80;
+    attngen__ref_args a = {attngen__view_in(q, ATTNGEN_LAYOUT_BSHD, H, Sq),
+                           {NULL, 0, 0, 0}, {NULL, 0, 0, 0},
+                           attngen__view_out(out, ATTNGEN_LAYOUT_BSHD, H, Sq),
+                           B, H, Sq, 0, DEFAULT_SCALE, (attngen_rounding)mode, lse, 0, 0};
+    assert_int_equal(attngen__reference_fwd(&a), ATTNGEN_STATUS_OK);
+    for (size_t i = 0; i < elems(B, H, Sq); ++i) assert_int_equal(out[i], 0x0000);
+    for (int i = 0; i < B * H * Sq; ++i) assert_true(isinf(lse[i]) && lse[i] < 0);
+    free(out);
+  }
+  /* the exact attention agrees: zeros */
+  double ex[3 * D];
+  uint16_t q1[3 * D] = {0};
+  attngen__exact_args e = {attngen__view_in(q1, ATTNGEN_LAYOUT_BHSD, 1, 3), {NULL, 0, 0, 0},
+                           {NULL, 0, 0, 0}, attngen__view_f64(ex, ATTNGEN_LAYOUT_BHSD, 1, 3),
+                           1, 1, 3, 0, 0.1, NULL, 1};
+  for (int i = 0; i < 3 * D; ++i) ex[i] = 7.0;
+  assert_int_equal(attngen__exact_fwd(&e), ATTNGEN_STATUS_OK);
+  for (int i = 0; i < 3 * D; ++i) assert_true(ex[i] == 0.0);
+}
+
+/* One key: p = exp2(0) = 1 is exact, l = 1, so out = v exactly in every mode and
+ * LSE = t * ln 2 = s * scale. */
+static void test_reference_single_key(void **state) {
+  (void)state;
+  attngen__inputs in;
+  make(&in, ATTNGEN__INPUT_UNIFORM, 7, ATTNGEN_LAYOUT_BSHD, 2, 2, 1, 1, DEFAULT_SCALE);
+  for (int mode = 0; mode < 3; ++mode) {
+    uint16_t out[2 * 2 * D];
+    float lse[4];
+    run_ref(&in, (attngen_rounding)mode, DEFAULT_SCALE, 1, 0, out, lse);
+    assert_memory_equal(out, in.v, sizeof out);
+    for (int bh = 0; bh < 4; ++bh) {
+      double s = 0.0;
+      for (int d = 0; d < D; ++d) {
+        s += (double)attngen_bf16_to_float(in.q[bh * D + d]) *
+             (double)attngen_bf16_to_float(in.k[bh * D + d]);
+      }
+      assert_true(fabs(lse[bh] - s * DEFAULT_SCALE) < 1e-5);
+    }
+  }
+  attngen__inputs_free(&in);
+}
+
+/* Counts, over finite elements not near zero, how many differ from round(exact, mode) by more
+ * than one bf16 step; returns the largest such difference. */
+static int32_t max_steps_vs_exact(const uint16_t *out, const double *ex, size_t n,
+                                  attngen_rounding mode, double near_zero, size_t *over) {
+  int32_t worst = 0;
+  *over = 0;
+  for (size_t i = 0; i < n; ++i) {
+    if (fabs(ex[i]) < near_zero) continue;
+    int32_t u = attngen__bf16_ulp_diff(out[i], attngen_bf16_round((float)ex[i], mode));
+    if (u < 0) u = -u;
+    if (u > worst) worst = u;
+    if (u > 1) ++*over;
+  }
+  return worst;
+}
+
+/* Sizes that are not multiples of 16 (or of the 64-key tile), all modes, both layouts:
+ * - with P kept in fp32 (the one rounding the contract adds), every element not near zero is
+ *   within 1 bf16 step of the exact fp64 result rounded in the same mode;
+ * - with the contract's rounded P, the relative L2 sanity bound holds. */
+static void test_reference_vs_exact_ragged_sizes(void **state) {
+  (void)state;
+  const int shapes[][4] = {{1, 1, 1, 1}, {1, 2, 17, 33}, {2, 3, 65, 129}, {1, 2, 100, 1000},
+                           {1, 1, 3, 200}};
+  for (size_t si = 0; si < sizeof shapes / sizeof shapes[0]; ++si) {
+    const int B = shapes[si][0], H = shapes[si][1], Sq = shapes[si][2], Skv = shapes[si][3];
+    for (int lay = 0; lay < 2; ++lay) {
+      attngen__inputs in;
+      make(&in, si % 2 ? ATTNGEN__INPUT_REALISTIC : ATTNGEN__INPUT_UNIFORM, 100 + si,
+           (attngen_layout)lay, B, H, Sq, Skv, DEFAULT_SCALE);
+      const size_t n = elems(B, H, Sq);
+      double *ex = xcalloc(n, sizeof(double));
+      uint16_t *out = xcalloc(n, 2);
+      run_exact(&in, DEFAULT_SCALE, ex, NULL);
+      const double vmax = attngen__max_abs_finite(attngen__inputs_v(&in), B, H, Skv);
+      for (int mode = 0; mode < 3; ++mode) {
+        size_t over;
+        run_ref(&in, (attngen_rounding)mode, DEFAULT_SCALE, 0, 1, out, NULL);
+        const int32_t worst = max_steps_vs_exact(out, ex, n, (attngen_rounding)mode,
+                                                 ldexp(vmax, -10), &over);
+        if (worst > 1) {
+          print_error("shape %d,%d,%d,%d %s %s: %zu elements > 1 step (worst %d)\n", B, H, Sq,
+                      Skv, attngen__layout_name((attngen_layout)lay),
+                      attngen__rounding_name((attngen_rounding)mode), over, worst);
+        }
+        assert_true(worst <= 1);
+
+        run_ref(&in, (attngen_rounding)mode, DEFAULT_SCALE, 0, 0, out, NULL);
+        attngen__compare_args c = {attngen__view_in(out, in.layout, H, Sq),
+                                   attngen__view_in(out, in.layout, H, Sq),
+                                   attngen__view_f64(ex, in.layout, H, Sq), B, H, Sq, vmax};
+        attngen__compare_report r;
+        assert_int_equal(attngen__compare(&c, &r), ATTNGEN_STATUS_OK);
+        assert_true(r.rel_l2 >= 0.0 && r.rel_l2 <= ATTNGEN__REL_L2_LIMIT);
+        assert_true(r.pass);
+        max_steps_vs_exact(out, ex, n, (attngen_rounding)mode, ldexp(vmax, -10), &over);
+        if (lay == 0 && si == 3) {
+          print_message("%d,%d,%d,%d %s: rounded P: rel L2 %.2e, %zu of %zu elements > 1 step "
+                        "from exact; P in fp32: 0\n", B, H, Sq, Skv,
+                        attngen__rounding_name((attngen_rounding)mode), r.rel_l2, over, n);
+        }
+      }
+      free(ex);
+      free(out);
+      attngen__inputs_free(&in);
+    }
+  }
+}
+
+/* Rows past Sq are not written; keys past Skv (NaN here) never contribute. */
+static void test_reference_ragged_ends(void **state) {
+  (void)state;
+  const int B = 2, H = 2, Sq = 19, Skv = 70, pad = 5;
+  for (int lay = 0; lay < 2; ++lay) {
+    attngen__inputs in, big;
+    make(&in, ATTNGEN__INPUT_UNIFORM, 3, (attngen_layout)lay, B, H, Sq, Skv, DEFAULT_SCALE);
+    make(&big, ATTNGEN__INPUT_UNIFORM, 4, (attngen_layout)lay, B, H, Sq + pad, Skv + pad,
+         DEFAULT_SCALE);
+    /* copy the logical tensors into the larger buffers, NaN in the extra keys */
+    attngen__tensor_view src[3] = {attngen__inputs_q(&in), attngen__inputs_k(&in),
+                                   attngen__inputs_v(&in)};
+    attngen__out_view dst[3] = {mut(&big, big.q, Sq + pad), mut(&big, big.k, Skv + pad),
+                                mut(&big, big.v, Skv + pad)};
+    for (int t = 0; t < 3; ++t) {
+      const int S = t == 0 ? Sq : Skv;
+      for (int b = 0; b < B; ++b) {
+        for (int h = 0; h < H; ++h) {
+          for (int s = 0; s < S + pad; ++s) {
+            for (int d = 0; d < D; ++d) {
+              const uint16_t x =
+                  s < S ? src[t].data[attngen__view_offset(src[t].sb, src[t].sh, src[t].ss, b,
+                                                           h, s) + d]
+                        : (uint16_t)ATTNGEN__BF16_NAN;
+              attngen__plant(dst[t], b, h, s, d, x);
+            }
+          }
+        }
+      }
+    }
+    uint16_t *want = xcalloc(elems(B, H, Sq), 2);
+    uint16_t *got = xcalloc(elems(B, H, Sq + pad), 2);
+    memset(got, 0xFF, elems(B, H, Sq + pad) * 2);
+    run_ref(&in, ATTNGEN_ROUND_RTNE, DEFAULT_SCALE, 0, 0, want, NULL);
+    attngen__ref_args a = {attngen__inputs_q(&big), attngen__inputs_k(&big),
+                           attngen__inputs_v(&big), mut(&big, got, Sq + pad), B, H, Sq, Skv,
+                           DEFAULT_SCALE, ATTNGEN_ROUND_RTNE, NULL, 0, 0};
+    assert_int_equal(attngen__reference_fwd(&a), ATTNGEN_STATUS_OK);
+    for (int b = 0; b < B; ++b) {
+      for (int h = 0; h < H; ++h) {
+        for (int s = 0; s < Sq + pad; ++s) {
+          for (int d = 0; d < D; ++d) {
+            const uint16_t g = at(got, in.layout, H, Sq + pad, b, h, s, d);
+            assert_int_equal(g, s < Sq ? at(want, in.layout, H, Sq, b, h, s, d) : 0xFFFF);
+          }
+        }
+      }
+    }
+    free(want);
+    free(got);
+    attngen__inputs_free(&in);
+    attngen__inputs_free(&big);
+  }
+}
+
+/* ---- layouts, strides, threads ----------------------------------------------------------- */
+
+static void test_reference_layouts_strides_threads_bitwise(void **state) {
+  (void)state;
+  const int B = 2, H = 3, Sq = 77, Skv = 150;
+  attngen__inputs a, b;
+  make(&a, ATTNGEN__INPUT_LARGE, 11, ATTNGEN_LAYOUT_BSHD, B, H, Sq, Skv, DEFAULT_SCALE);
+  make(&b, ATTNGEN__INPUT_LARGE, 11, ATTNGEN_LAYOUT_BHSD, B, H, Sq, Skv, DEFAULT_SCALE);
+  const size_t n = elems(B, H, Sq);
+  uint16_t *oa = xcalloc(n, 2), *ob = xcalloc(n, 2), *oc = xcalloc(n, 2);
+  float la[2 * 3 * 77], lb[2 * 3 * 77];
+  for (int mode = 0; mode < 3; ++mode) {
+    run_ref(&a, (attngen_rounding)mode, DEFAULT_SCALE, 1, 0, oa, la);
+    run_ref(&b, (attngen_rounding)mode, DEFAULT_SCALE, 3, 0, ob, lb);
+    assert_memory_equal(la, lb, sizeof la);
+    for (int bb = 0; bb < B; ++bb)
+      for (int h = 0; h < H; ++h)
+        for (int s = 0; s < Sq; ++s)
+          for (int d = 0; d < D; d += 7)
+            assert_int_equal(at(oa, a.layout, H, Sq, bb, h, s, d),
+                             at(ob, b.layout, H, Sq, bb, h, s, d));
+    /* same layout, 2 and 5 threads: bitwise identical */
+    run_ref(&a, (attngen_rounding)mode, DEFAULT_SCALE, 5, 0, oc, NULL);
+    assert_memory_equal(oa, oc, n * 2);
+  }
+  /* general strides: rows 3 * D apart, heads in reverse order in memory, padding = NaN */
+  const int64_t ss = 3 * D, sh = -(int64_t)Sq * ss, sb = (int64_t)H * Sq * ss;
+  const size_t big_q = (size_t)B * H * Sq * 3 * D, big_kv = (size_t)B * H * Skv * 3 * D;
+  uint16_t *q = malloc(big_q * 2), *k = malloc(big_kv * 2), *v = malloc(big_kv * 2);
+  uint16_t *o = malloc(big_q * 2);
+  assert_true(q && k && v && o);
+  for (size_t i = 0; i < big_q; ++i) q[i] = o[i] = 0x7FC1;
+  for (size_t i = 0; i < big_kv; ++i) k[i] = v[i] = 0x7FC1;
+  const int64_t kss = 3 * D, ksh = -(int64_t)Skv * kss, ksb = (int64_t)H * Skv * kss;
+  const int64_t q_origin = (int64_t)(H - 1) * Sq * ss, k_origin = (int64_t)(H - 1) * Skv * kss;
+  attngen__out_view vq = {q + q_origin, sb, sh, ss}, vk = {k + k_origin, ksb, ksh, kss},
+                    vv = {v + k_origin, ksb, ksh, kss}, vo = {o + q_origin, sb, sh, ss};
+  for (int bb = 0; bb < B; ++bb)
+    for (int h = 0; h < H; ++h)
+      for (int d = 0; d < D; ++d) {
+        for (int s = 0; s < Sq; ++s) attngen__plant(vq, bb, h, s, d, at(a.q, a.layout, H, Sq, bb, h, s, d));
+        for (int s = 0; s < Skv; ++s) {
+          attngen__plant(vk, bb, h, s, d, at(a.k, a.layout, H, Skv, bb, h, s, d));
+          attngen__plant(vv, bb, h, s, d, at(a.v, a.layout, H, Skv, bb, h, s, d));
+        }
+      }
+  attngen__ref_args ra = {{vq.data, sb, sh, ss}, {vk.data, ksb, ksh, kss},
+                          {vv.data, ksb, ksh, kss}, vo, B, H, Sq, Skv, DEFAULT_SCALE,
+                          ATTNGEN_ROUND_RTZ, NULL, 2, 0};
+  assert_int_equal(attngen__reference_fwd(&ra), ATTNGEN_STATUS_OK);
+  run_ref(&a, ATTNGEN_ROUND_RTZ, DEFAULT_SCALE, 0, 0, oa, NULL);
+  size_t padding_kept = 0;
+  for (int bb = 0; bb < B; ++bb)
+    for (int h = 0; h < H; ++h)
+      for (int s = 0; s < Sq; ++s) {
+        const uint16_t *row = vo.data + attngen__view_offset(sb, sh, ss, bb, h, s);
+        for (int d = 0; d < D; ++d) assert_int_equal(row[d], at(oa, a.layout, H, Sq, bb, h, s, d));
+        padding_kept += row[D] == 0x7FC1 && row[2 * D + 5] == 0x7FC1;
+      }
+  assert_int_equal(padding_kept, (size_t)B * H * Sq);
+  free(q);
+  free(k);
+  free(v);
+  free(o);
+  free(oa);
+  free(ob);
+  free(oc);
+  attngen__inputs_free(&a);
+  attngen__inputs_free(&b);
+}
+
+/* ---- NaN / Inf, derived by hand from steps 1-7 -------------------------------------------- */
+
+typedef struct special_case {
+  attngen__inputs in;
+  uint16_t *clean, *dirty;
+  float *lse_clean, *lse_dirty;
+} special_case;
+
+enum { SB = 2, SH = 2, SQ = 9, SKV = 130 };
+
+static void special_setup(special_case *c, attngen_layout layout) {
+  make(&c->in, ATTNGEN__INPUT_UNIFORM, 21, layout, SB, SH, SQ, SKV, DEFAULT_SCALE);
+  c->clean = xcalloc(elems(SB, SH, SQ), 2);
+  c->dirty = xcalloc(elems(SB, SH, SQ), 2);
+  c->lse_clean = xcalloc(SB * SH * SQ, sizeof(float));
+  c->lse_dirty = xcalloc(SB * SH * SQ, sizeof(float));
+  run_ref(&c->in, ATTNGEN_ROUND_RTNE, DEFAULT_SCALE, 0, 0, c->clean, c->lse_clean);
+}
+
+static void special_run(special_case *c) {
+  run_ref(&c->in, ATTNGEN_ROUND_RTNE, DEFAULT_SCALE, 0, 0, c->dirty, c->lse_dirty);
+}
+
+static void special_free(special_case *c) {
+  free(c->clean);
+  free(c->dirty);
+  free(c->lse_clean);
+  free(c->lse_dirty);
+  attngen__inputs_free(&c->in);
+}
+
+static uint16_t dirty_at(const special_case *c, int b, int h, int s, int d) {
+  return at(c->dirty, c->in.layout, SH, SQ, b, h, s, d);
+}
+
+static uint16_t clean_at(const special_case *c, int b, int h, int s, int d) {
+  return at(c->clean, c->in.layout, SH, SQ, b, h, s, d);
+}
+
+static float lse_at(const float *lse, int b, int h, int s) { return lse[(b * SH + h) * SQ + s]; }
+
+/* NaN in one k_j (second KV tile): t_j = NaN for every row of that (b, h); the max ignores it
+ * (fmax), p_j = exp2(NaN) = NaN enters l and, as P = 0x7FFF, every O column -> the whole
+ * (b, h) output is 0x7FFF, LSE NaN. Other heads are bitwise unchanged. */
+static void test_reference_nan_in_k(void **state) {
+  (void)state;
+  for (int lay = 0; lay < 2; ++lay) {
+    special_case c;
+    special_setup(&c, (attngen_layout)lay);
+    attngen__plant(mut(&c.in, c.in.k, SKV), 1, 0, 70, 3, ATTNGEN__BF16_NAN);
+    special_run(&c);
+    for (int b = 0; b < SB; ++b)
+      for (int h = 0; h < SH; ++h)
+        for (int s = 0; s < SQ; ++s) {
+          const int hit = b == 1 && h == 0;
+          assert_true(hit == (int)isnan(lse_at(c.lse_dirty, b, h, s)));
+          for (int d = 0; d < D; ++d) {
+            assert_int_equal(dirty_at(&c, b, h, s, d), hit ? 0x7FFF : clean_at(&c, b, h, s, d));
+          }
+        }
+    special_free(&c);
+  }
+}
+
+/* NaN in q (one row): every score of that row is NaN -> the row is all 0x7FFF, LSE NaN. */
+static void test_reference_nan_in_q(void **state) {
+  (void)state;
+  special_case c;
+  special_setup(&c, ATTNGEN_LAYOUT_BSHD);
+  attngen__plant(mut(&c.in, c.in.q, SQ), 0, 1, 4, 100, 0xFFC0);
+  special_run(&c);
+  for (int s = 0; s < SQ; ++s)
+    for (int d = 0; d < D; ++d)
+      assert_int_equal(dirty_at(&c, 0, 1, s, d), s == 4 ? 0x7FFF : clean_at(&c, 0, 1, s, d));
+  assert_true(isnan(lse_at(c.lse_dirty, 0, 1, 4)));
+  assert_false(isnan(lse_at(c.lse_dirty, 0, 1, 3)));
+  special_free(&c);
+}
+
+/* NaN in v_j, column d: P_j * NaN = NaN in column d of every row of that (b, h); the other
+ * columns and the LSE do not involve v_j[d] and stay bitwise the same. */
+static void test_reference_nan_in_v(void **state) {
+  (void)state;
+  special_case c;
+  special_setup(&c, ATTNGEN_LAYOUT_BHSD);
+  attngen__plant(mut(&c.in, c.in.v, SKV), 0, 1, 5, 9, ATTNGEN__BF16_NAN);
+  special_run(&c);
+  assert_memory_equal(c.lse_clean, c.lse_dirty, SB * SH * SQ * sizeof(float));
+  for (int s = 0; s < SQ; ++s)
+    for (int d = 0; d < D; ++d)
+      assert_int_equal(dirty_at(&c, 0, 1, s, d), d == 9 ? 0x7FFF : clean_at(&c, 0, 1, s, d));
+  special_free(&c);
+}
+
+/* +Inf / -Inf in v_j, column d, with scores of uniform inputs (|t| < 3, so P_j > 0): the
+ * column accumulates +-Inf, later rescales multiply by a positive finite alpha, and
+ * o = Inf * (1/l) -> 0x7F80 / 0xFF80 in that column of every row. */
+static void test_reference_inf_in_v(void **state) {
+  (void)state;
+  special_case c;
+  special_setup(&c, ATTNGEN_LAYOUT_BSHD);
+  attngen__plant(mut(&c.in, c.in.v, SKV), 1, 1, 5, 9, ATTNGEN__BF16_POS_INF);
+  attngen__plant(mut(&c.in, c.in.v, SKV), 1, 1, 100, 10, ATTNGEN__BF16_NEG_INF);
+  special_run(&c);
+  for (int s = 0; s < SQ; ++s)
+    for (int d = 0; d < D; ++d) {
+      const uint16_t want = d == 9 ? 0x7F80 : d == 10 ? 0xFF80 : clean_at(&c, 1, 1, s, d);
+      assert_int_equal(dirty_at(&c, 1, 1, s, d), want);
+    }
+  special_free(&c);
+}
+
+/* +Inf in q[d0] with k_j[d0] of both signs: s_j = +-Inf, so the running max becomes +Inf and
+ * p_j = exp2(Inf - Inf) = NaN for the keys with positive k_j[d0] -> the row is NaN. */
+static void test_reference_inf_q_mixed_k(void **state) {
+  (void)state;
+  special_case c;
+  special_setup(&c, ATTNGEN_LAYOUT_BHSD);
+  int pos = 0, neg = 0;
+  for (int j = 0; j < SKV; ++j) {
+    const uint16_t kj = at(c.in.k, c.in.layout, SH, SKV, 1, 0, j, 0);
+    pos += !(kj & 0x8000);
+    neg += !!(kj & 0x8000);
+  }
+  assert_true(pos > 0 && neg > 0);
+  attngen__plant(mut(&c.in, c.in.q, SQ), 1, 0, 2, 0, ATTNGEN__BF16_POS_INF);
+  special_run(&c);
+  for (int s = 0; s < SQ; ++s)
+    for (int d = 0; d < D; ++d)
+      assert_int_equal(dirty_at(&c, 1, 0, s, d), s == 2 ? 0x7FFF : clean_at(&c, 1, 0, s, d));
+  assert_true(isnan(lse_at(c.lse_dirty, 1, 0, 2)));
+  special_free(&c);
+}
+
+/* ---- scale and LSE ------------------------------------------------------------------------ */
+
+static void lse_double(const attngen__inputs *in, double scale, double *out) {
+  const attngen__tensor_view q = attngen__inputs_q(in), k = attngen__inputs_k(in);
+  for (int b = 0; b < in->batch; ++b)
+    for (int h = 0; h < in->heads; ++h)
+      for (int s = 0; s < in->seqlen_q; ++s) {
+        const uint16_t *qr = q.data + attngen__view_offset(q.sb, q.sh, q.ss, b, h, s);
+        double x[512], mx = -INFINITY, sum = 0.0;
+        assert_true(in->seqlen_kv <= 512);
+        for (int j = 0; j < in->seqlen_kv; ++j) {
+          const uint16_t *kr = k.data + attngen__view_offset(k.sb, k.sh, k.ss, b, h, j);
+          double dot = 0.0;
+          for (int d = 0; d < D; ++d) {
+            dot += (double)attngen_bf16_to_float(qr[d]) * (double)attngen_bf16_to_float(kr[d]);
+          }
+          x[j] = dot * scale;
+          mx = x[j] > mx ? x[j] : mx;
+        }
+        for (int j = 0; j < in->seqlen_kv; ++j) sum += exp(x[j] - mx);
+        out[((size_t)b * in->heads + h) * in->seqlen_q + s] = mx + log(sum);
+      }
+}
+
+static void test_reference_lse_vs_double(void **state) {
+  (void)state;
+  for (int kind = 0; kind < 3; ++kind) {
+    attngen__inputs in;
+    make(&in, (attngen__input_kind)kind, 5 + kind, ATTNGEN_LAYOUT_BHSD, 2, 2, 33, 300,
+         DEFAULT_SCALE);
+    float lse[2 * 2 * 33];
+    double want[2 * 2 * 33];
+    uint16_t *out = xcalloc(elems(2, 2, 33), 2);
+    run_ref(&in, ATTNGEN_ROUND_RTNA, DEFAULT_SCALE, 0, 0, out, lse);
+    lse_double(&in, DEFAULT_SCALE, want);
+    float wantf[2 * 2 * 33];
+    double spread_lo = INFINITY, spread_hi = -INFINITY;
+    for (int i = 0; i < 2 * 2 * 33; ++i) {
+      wantf[i] = (float)want[i];
+      spread_lo = fmin(spread_lo, want[i]);
+      spread_hi = fmax(spread_hi, want[i]);
+    }
+    attngen__lse_report r;
+    attngen__compare_lse(lse, wantf, 2 * 2 * 33, ATTNGEN__LSE_ABS_TOL, ATTNGEN__LSE_REL_TOL, &r);
+    if (!r.pass) attngen__compare_lse_print(stderr, &r);
+    assert_true(r.pass);
+    if (kind == ATTNGEN__INPUT_LARGE) assert_true(spread_hi > 100.0); /* large scores */
+    free(out);
+    attngen__inputs_free(&in);
+  }
+}
+
+/* A different softmax_scale changes the result and is followed exactly like the default. */
+static void test_reference_scale(void **state) {
+  (void)state;
+  const int B = 1, H = 2, Sq = 20, Skv = 90;
+  const float scales[] = {0.3f, -0.05f, 1.0f};
+  attngen__inputs in;
+  make(&in, ATTNGEN__INPUT_UNIFORM, 9, ATTNGEN_LAYOUT_BSHD, B, H, Sq, Skv, DEFAULT_SCALE);
+  const size_t n = elems(B, H, Sq);
+  uint16_t *base = xcalloc(n, 2), *out = xcalloc(n, 2);
+  double *ex = xcalloc(n, sizeof(double));
+  float lse_base[40], lse[40];
+  double lse_want[40];
+  run_ref(&in, ATTNGEN_ROUND_RTNE, DEFAULT_SCALE, 0, 0, base, lse_base);
+  for (size_t si = 0; si < 3; ++si) {
+    run_ref(&in, ATTNGEN_ROUND_RTNE, scales[si], 0, 0, out, lse);
+    size_t differ = 0;
+    for (size_t i = 0; i < n; ++i) differ += out[i] != base[i];
+    assert_true(differ > n / 2);
+    run_exact(&in, scales[si], ex, NULL);
+    attngen__compare_args c = {attngen__view_in(out, in.layout, H, Sq),
+                               attngen__view_in(out, in.layout, H, Sq),
+                               attngen__view_f64(ex, in.layout, H, Sq), B, H, Sq,
+                               attngen__max_abs_finite(attngen__inputs_v(&in), B, H, Skv)};
+    attngen__compare_report r;
+    assert_int_equal(attngen__compare(&c, &r), ATTNGEN_STATUS_OK);
+    assert_true(r.pass);
+    lse_double(&in, scales[si], lse_want);
+    for (int i = 0; i < B * H * Sq; ++i) {
+      assert_true(fabs(lse[i] - lse_want[i]) <= 1e-4 + 1e-5 * fabs(lse_want[i]));
+      assert_true(lse[i] != lse_base[i]);
+    }
+  }
+  free(base);
+  free(out);
+  free(ex);
+  attngen__inputs_free(&in);
+}
+
+/* ---- bitwise against a plain transcription of steps 1-7 -------------------------------- */
+
+/* Inputs whose values are +-2^e, e in [-2, 1]: every product and partial sum of a dot product
+ * is exact in fp32, so the reference's summation order cannot matter and the results must be
+ * bitwise equal to this row-at-a-time transcription of NUMERICS.md. */
+static void fill_pow2(uint16_t *t, size_t n, attngen__rng *r) {
+  static const uint16_t vals[] = {0x3E80, 0x3F00, 0x3F80, 0x4000}; /* 0.25 0.5 1 2 */
+  for (size_t i = 0; i < n; ++i) {
+    const uint64_t x = attngen__rng_next(r);
+    t[i] = (uint16_t)(vals[x & 3] | ((x >> 2) & 1 ? 0x8000 : 0));
+  }
+}
+
+static int transcribe_row(const uint16_t *q, const uint16_t *k, const uint16_t *v, int skv,
+                          float scale_log2, attngen_rounding mode, uint16_t *out, float *lse) {
+  float m = -INFINITY, l = 0.0f, acc[D] = {0};
+  int rescales = 0;
+  for (int kv0 = 0; kv0 < skv; kv0 += 64) {
+    const int n = skv - kv0 < 64 ? skv - kv0 : 64;
+    float t[64], mt = m;
+    for (int j = 0; j < n; ++j) {
+      float s = 0.0f;
+      for (int d = 0; d < D; ++d) {
+        s += attngen_bf16_to_float(q[d]) * attngen_bf16_to_float(k[(size_t)(kv0 + j) * D + d]);
+      }
+      t[j] = s * scale_log2;
+      mt = fmaxf(mt, t[j]);
+    }
+    if (mt > m) {
+      const float alpha = exp2f(m - mt);
+      rescales += kv0 > 0;
+      l *= alpha;
+      for (int d = 0; d < D; ++d) acc[d] *= alpha;
+      m = mt;
+    }
+    for (int j = 0; j < n; ++j) {
+      const float p = exp2f(t[j] - m);
+      l += p;
+      const float pb = attngen_bf16_to_float(attngen_bf16_round(p, mode));
+      for (int d = 0; d < D; ++d) acc[d] += pb * attngen_bf16_to_float(v[(size_t)(kv0 + j) * D + d]);
+    }
+  }
+  const float inv = l == 0.0f ? 0.0f : 1.0f / l;
+  for (int d = 0; d < D; ++d) out[d] = attngen_bf16_round(acc[d] * inv, mode);
+  *lse = skv == 0 ? -INFINITY : m * 0.693147182f + logf(l);
+  return rescales;
+}
+
+static void test_reference_matches_transcription(void **state) {
+  (void)state;
+  const int B = 1, H = 2, Sq = 70, Skv = 200; /* 2 query blocks, 4 KV tiles (last partial) */
+  const float scale = 0.02f;                  /* |s| <= 512 -> |t| up to ~15 */
+  attngen__inputs in;
+  make(&in, ATTNGEN__INPUT_UNIFORM, 1, ATTNGEN_LAYOUT_BHSD, B, H, Sq, Skv, scale);
+  attngen__rng r;
+  attngen__rng_seed(&r, 77);
+  fill_pow2(in.q, elems(B, H, Sq), &r);
+  fill_pow2(in.k, elems(B, H, Skv), &r);
+  fill_pow2(in.v, elems(B, H, Skv), &r);
+  const size_t n = elems(B, H, Sq);
+  uint16_t *out = xcalloc(n, 2), *want = xcalloc(n, 2), *prev = xcalloc(n, 2);
+  float lse[2 * 70], lse_want[2 * 70];
+  for (int mode = 0; mode < 3; ++mode) {
+    run_ref(&in, (attngen_rounding)mode, scale, 0, 0, out, lse);
+    int rescales = 0;
+    for (int h = 0; h < H; ++h)
+      for (int s = 0; s < Sq; ++s) {
+        rescales += transcribe_row(in.q + ((size_t)h * Sq + s) * D, in.k + (size_t)h * Skv * D,
+                                   in.v + (size_t)h * Skv * D, Skv, attngen__scale_log2(scale),
+                                   (attngen_rounding)mode, want + ((size_t)h * Sq + s) * D,
+                                   &lse_want[h * Sq + s]);
+      }
+    assert_true(rescales > 0); /* the rescale path ran after the first tile */
+    assert_memory_equal(out, want, n * 2);
+    assert_memory_equal(lse, lse_want, sizeof lse);
+    if (mode > 0) assert_memory_not_equal(out, prev, n * 2); /* the mode is honoured */
+    memcpy(prev, out, n * 2);
+  }
+  free(out);
+  free(want);
+  free(prev);
+  attngen__inputs_free(&in);
+}
+
+static void test_reference_bad_args(void **state) {
+  (void)state;
+  uint16_t buf[D] = {0};
+  attngen__ref_args a = {attngen__view_in(buf, ATTNGEN_LAYOUT_BSHD, 1, 1),
+                         attngen__view_in(buf, ATTNGEN_LAYOUT_BSHD, 1, 1),
+                         attngen__view_in(buf, ATTNGEN_LAYOUT_BSHD, 1, 1),
+                         attngen__view_out(buf, ATTNGEN_LAYOUT_BSHD, 1, 1),
+                         1, 1, 1, 1, DEFAULT_SCALE, ATTNGEN_ROUND_RTNE, NULL, 1, 0};
+  assert_int_equal(attngen__reference_fwd(NULL), ATTNGEN_STATUS_NULL_POINTER);
+  attngen__ref_args b = a;
+  b.seqlen_kv = -1;
+  assert_int_equal(attngen__reference_fwd(&b), ATTNGEN_STATUS_BAD_SHAPE);
+  b = a;
+  b.rounding = (attngen_rounding)3;
+  assert_int_equal(attngen__reference_fwd(&b), ATTNGEN_STATUS_BAD_ROUNDING);
+  b = a;
+  b.softmax_scale = NAN;
+  assert_int_equal(attngen__reference_fwd(&b), ATTNGEN_STATUS_BAD_SCALE);
+  b = a;
+  b.k.data = NULL;
+  assert_int_equal(attngen__reference_fwd(&b), ATTNGEN_STATUS_NULL_POINTER);
+  b = a;
+  b.out.data = NULL;
+  assert_int_equal(attngen__reference_fwd(&b), ATTNGEN_STATUS_NULL_POINTER);
+  assert_int_equal(attngen__reference_fwd(&a), ATTNGEN_STATUS_OK);
+  assert_int_equal(attngen__exact_fwd(NULL), ATTNGEN_STATUS_NULL_POINTER);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_reference_skv_zero),
+      cmocka_unit_test(test_reference_single_key),
+      cmocka_unit_test(test_reference_vs_exact_ragged_sizes),
+      cmocka_unit_test(test_reference_ragged_ends),
+      cmocka_unit_test(test_reference_layouts_strides_threads_bitwise),
+      cmocka_unit_test(test_reference_nan_in_k),
+      cmocka_unit_test(test_reference_nan_in_q),
+      cmocka_unit_test(test_reference_nan_in_v),
+      cmocka_unit_test(test_reference_inf_in_v),
+      cmocka_unit_test(test_reference_inf_q_mixed_k),
+      cmocka_unit_test(test_reference_lse_vs_double),
+      cmocka_unit_test(test_reference_scale),
+      cmocka_unit_test(test_reference_matches_transcription),
+      cmocka_unit_test(test_reference_bad_args),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

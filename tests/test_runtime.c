@@ -1,0 +1,452 @@
+/* test_runtime.c: the public API (runtime/src/api.c) on the host backends: contexts and
+ * backend choice, attngen_fwd / attngen_explain on the cpu backend against the reference,
+ * every bad input with its own status and an untouched output, memory, events, timing,
+ * status names. Run one test under valgrind with TEST_FILTER=<name>. */
+#define _GNU_SOURCE
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <math.h>
+#include <pthread.h>
+
+#include "attngen.h"
+#include "numerics.h"
+
+static attngen_context *cpu_context(void) {
+  attngen_context_options o = {"cpu", 0};
+  attngen_context *ctx = NULL;
+  attngen_status st = attngen_create(&ctx, &o);
+  if (st != ATTNGEN_STATUS_OK) print_message("%s\n", attngen_last_error());
+  assert_int_equal(st, ATTNGEN_STATUS_OK);
+  assert_non_null(ctx);
+  return ctx;
+}
+
+/* ---- contexts ----------------------------------------------------------------------------- */
+
+static void test_runtime_cpu_context(void **state) {
+  attngen_context *ctx = cpu_context();
+  attngen_device_props p;
+  assert_int_equal(attngen_device_info(ctx, &p), ATTNGEN_STATUS_OK);
+  assert_string_equal(p.backend, "cpu");
+  assert_string_equal(p.target, "reference");
+  assert_true(p.compute_units >= 1);
+  attngen_destroy(ctx);
+  attngen_destroy(NULL);
+}
+
+static void test_runtime_unknown_backend(void **state) {
+  attngen_context_options o = {"opencl", 0};
+  attngen_context *ctx = (attngen_context *)&o;
+  assert_int_equal(attngen_create(&ctx, &o), ATTNGEN_STATUS_INVALID_ARGUMENT);
+  assert_null(ctx);
+  assert_non_null(strstr(attngen_last_error(), "\"opencl\""));
+  assert_non_null(strstr(attngen_last_error(), "allowed: auto, cuda, hip, emu, cpu"));
+  assert_int_equal(attngen_create(NULL, &o), ATTNGEN_STATUS_NULL_POINTER);
+}
+
+/* A GPU backend that cannot load or finds no device fails with a status, never a crash. */
+static void test_runtime_missing_gpu_backend_fails_cleanly(void **state) {
+  static const char *const names[] = {"cuda", "hip"};
+  for (int i = 0; i < 2; i++) {
+    attngen_context_options o = {names[i], 0};
+    attngen_context *ctx = NULL;
+    attngen_status st = attngen_create(&ctx, &o);
+    if (st == ATTNGEN_STATUS_OK) { /* a machine with that GPU */
+      attngen_destroy(ctx);
+      continue;
+    }
+    assert_true(st == ATTNGEN_STATUS_NO_BACKEND || st == ATTNGEN_STATUS_NO_DEVICE);
+    assert_null(ctx);
+    assert_non_null(strstr(attngen_last_error(), names[i]));
+  }
+  /* A device ordinal that does not exist. */
+  attngen_context_options o = {"cpu", 3};
+  attngen_context *ctx = NULL;
+  assert_int_equal(attngen_create(&ctx, &o), ATTNGEN_STATUS_NO_DEVICE);
+  assert_non_null(strstr(attngen_last_error(), "device 3"));
+}
+
+static void test_runtime_auto_and_env_backend(void **state) {
+  unsetenv("ATTNGEN_BACKEND");
+  attngen_context *ctx = NULL;
+  assert_int_equal(attngen_create(&ctx, NULL), ATTNGEN_STATUS_OK);
+  attngen_device_props p;
+  attngen_device_info(ctx, &p);
+  assert_true(!strcmp(p.backend, "cuda") || !strcmp(p.backend, "hip") || !strcmp(p.backend, "cpu"));
+  attngen_destroy(ctx);
+  setenv("ATTNGEN_BACKEND", "cpu", 1);
+  assert_int_equal(attngen_create(&ctx, NULL), ATTNGEN_STATUS_OK);
+  attngen_device_info(ctx, &p);
+  assert_string_equal(p.backend, "cpu");
+  attngen_destroy(ctx);
+  setenv("ATTNGEN_BACKEND", "nonsense", 1);
+  assert_int_equal(attngen_create(&ctx, NULL), ATTNGEN_STATUS_INVALID_ARGUMENT);
+  assert_non_null(strstr(attngen_last_error(), "ATTNGEN_BACKEND"));
+  attngen_context_options o = {"cpu", 0}; /* options win over the environment */
+  assert_int_equal(attngen_create(&ctx, &o), ATTNGEN_STATUS_OK);
+  attngen_destroy(ctx);
+  unsetenv("ATTNGEN_BACKEND");
+}
+
+/* ---- forward on the cpu backend -------------------------------------------------------------- */
+
+typedef struct problem {
+  attngen__inputs in;
+  uint16_t *out;
+  float *lse;
+  attngen_fwd_args a;
+} problem;
+
+static void problem_make(problem *p, attngen_layout layout, attngen_rounding r, int b, int h,
+                         int sq, int skv, uint64_t seed) {
+  memset(p, 0, sizeof *p);
+  attngen_fwd_args_init(&p->a);
+  assert_int_equal(attngen__inputs_make(&p->in, ATTNGEN__INPUT_REALISTIC, seed, layout, b, h, sq,
+                                        skv, p->a.softmax_scale),
+                   ATTNGEN_STATUS_OK);
+  size_t nq = (size_t)b * h * sq * 128;
+  p->out = aligned_alloc(64, (nq * 2 + 63) / 64 * 64);
+  p->lse = aligned_alloc(64, ((size_t)b * h * sq * 4 + 63) / 64 * 64);
+  assert_non_null(p->out);
+  assert_non_null(p->lse);
+  for (size_t i = 0; i < nq; i++) p->out[i] = ATTNGEN__BF16_POISON;
+  p->a.q = p->in.q;
+  p->a.k = p->in.k;
+  p->a.v = p->in.v;
+  p->a.out = p->out;
+  p->a.lse = p->lse;
+  p->a.batch = b;
+  p->a.heads = h;
+  p->a.seqlen_q = sq;
+  p->a.seqlen_kv = skv;
+  p->a.layout = layout;
+  p->a.rounding = r;
+}
+
+static void problem_free(problem *p) {
+  attngen__inputs_free(&p->in);
+  free(p->out);
+  free(p->lse);
+}
+
+/* Every output element still holds the poison (sizes from the inputs: a test may have
+ * changed the arguments). */
+static int untouched(const problem *p) {
+  size_t nq = (size_t)p->in.batch * p->in.heads * p->in.seqlen_q * 128;
+  for (size_t i = 0; i < nq; i++)
+    if (p->out[i] != ATTNGEN__BF16_POISON) return 0;
+  return 1;
+}
+
+/* attngen_fwd on cpu = the reference bit for bit, and it passes the comparator's check
+ * against exact fp64 attention (NUMERICS.md). */
+static void test_runtime_cpu_fwd_matches_reference(void **state) {
+  attngen_context *ctx = cpu_context();
+  static const attngen_layout layouts[] = {ATTNGEN_LAYOUT_BSHD, ATTNGEN_LAYOUT_BHSD};
+  static const attngen_rounding modes[] = {ATTNGEN_ROUND_RTNE, ATTNGEN_ROUND_RTNA, ATTNGEN_ROUND_RTZ};
+  for (int li = 0; li < 2; li++) {
+    for (int mi = 0; mi < 3; mi++) {
+      problem p;
+      int b = 2, h = 3, sq = 37, skv = 70;
+      problem_make(&p, layouts[li], modes[mi], b, h, sq, skv, 11 + li * 3 + mi);
+      assert_int_equal(attngen_fwd(ctx, &p.a), ATTNGEN_STATUS_OK);
+
+      size_t nq = (size_t)b * h * sq * 128;
+      uint16_t *ref = malloc(nq * 2);
+      float *ref_lse = malloc((size_t)b * h * sq * 4);
+      double *exact = malloc(nq * sizeof(double));
+      assert_non_null(ref);
+      assert_non_null(ref_lse);
+      assert_non_null(exact);
+      attngen__ref_args r;
+      memset(&r, 0, sizeof r);
+      r.q = attngen__inputs_q(&p.in);
+      r.k = attngen__inputs_k(&p.in);
+      r.v = attngen__inputs_v(&p.in);
+      r.out = attngen__view_out(ref, layouts[li], h, sq);
+      r.batch = b;
+      r.heads = h;
+      r.seqlen_q = sq;
+      r.seqlen_kv = skv;
+      r.softmax_scale = p.a.softmax_scale;
+      r.rounding = modes[mi];
+      r.lse = ref_lse;
+      r.threads = 1;
+      assert_int_equal(attngen__reference_fwd(&r), ATTNGEN_STATUS_OK);
+      assert_memory_equal(p.out, ref, nq * 2);
+      assert_memory_equal(p.lse, ref_lse, (size_t)b * h * sq * 4);
+
+      attngen__exact_args e;
+      memset(&e, 0, sizeof e);
+      e.q = r.q;
+      e.k = r.k;
+      e.v = r.v;
+      e.out = attngen__view_f64(exact, layouts[li], h, sq);
+      e.batch = b;
+      e.heads = h;
+      e.seqlen_q = sq;
+      e.seqlen_kv = skv;
+      e.softmax_scale = p.a.softmax_scale;
+      assert_int_equal(attngen__exact_fwd(&e), ATTNGEN_STATUS_OK);
+      attngen__compare_args c;
+      memset(&c, 0, sizeof c);
+      c.out = attngen__view_in(p.out, layouts[li], h, sq);
+      c.ref = attngen__view_in(ref, layouts[li], h, sq);
+      c.exact = e.out;
+      c.batch = b;
+      c.heads = h;
+      c.seqlen_q = sq;
+      c.max_abs_v = attngen__max_abs_finite(r.v, b, h, skv);
+      attngen__compare_report rep;
+      assert_int_equal(attngen__compare(&c, &rep), ATTNGEN_STATUS_OK);
+      assert_true(rep.pass);
+      assert_int_equal(rep.unwritten, 0);
+      assert_int_equal(rep.ulp_over, 0);
+      assert_true(rep.rel_l2 >= 0 && rep.rel_l2 <= 1e-2);
+      free(ref);
+      free(ref_lse);
+      free(exact);
+      problem_free(&p);
+    }
+  }
+  attngen_destroy(ctx);
+}
+
+static void test_runtime_cpu_empty_kv(void **state) {
+  attngen_context *ctx = cpu_context();
+  problem p;
+  problem_make(&p, ATTNGEN_LAYOUT_BSHD, ATTNGEN_ROUND_RTNE, 1, 2, 5, 0, 3);
+  assert_int_equal(attngen_fwd(ctx, &p.a), ATTNGEN_STATUS_OK);
+  for (size_t i = 0; i < (size_t)2 * 5 * 128; i++) assert_int_equal(p.out[i], 0);
+  for (int i = 0; i < 10; i++) assert_true(isinf(p.lse[i]) && p.lse[i] < 0);
+  problem_free(&p);
+  attngen_destroy(ctx);
+}
+
+static void test_runtime_cpu_explain(void **state) {
+  attngen_context *ctx = cpu_context();
+  attngen_fwd_args a;
+  attngen_fwd_args_init(&a);
+  a.batch = 1;
+  a.heads = 1;
+  a.seqlen_q = 16;
+  a.seqlen_kv = 16;
+  attngen_choice ch;
+  assert_int_equal(attngen_explain(ctx, &a, &ch), ATTNGEN_STATUS_OK);
+  assert_string_equal(ch.variant, "reference");
+  assert_int_equal(ch.rule, ATTNGEN_RULE_HEURISTIC);
+  assert_string_equal(ch.rule_name, "heuristic");
+  assert_true(ch.embedded);
+  assert_false(ch.needs_jit);
+  a.variant = "attn_fwd_d128_bshd_rtne_q2_kv64_w8_tail_mfma_gfx942";
+  assert_int_equal(attngen_explain(ctx, &a, &ch), ATTNGEN_STATUS_NO_VARIANT);
+  assert_non_null(strstr(attngen_last_error(), "args.variant"));
+  a.variant = "reference";
+  assert_int_equal(attngen_explain(ctx, &a, &ch), ATTNGEN_STATUS_OK);
+  assert_int_equal(ch.rule, ATTNGEN_RULE_FORCED);
+  a.variant = NULL;
+  a.head_dim = 64;
+  assert_int_equal(attngen_explain(ctx, &a, &ch), ATTNGEN_STATUS_UNSUPPORTED_HEAD_DIM);
+  attngen_destroy(ctx);
+}
+
+/* ---- bad input: each its own status, the message names the argument, out untouched ----- */
+
+static void bad(attngen_context *ctx, problem *p, attngen_status want, const char *mention) {
+  attngen_status got = attngen_fwd(ctx, &p->a);
+  if (got != want) print_message("got %s: %s\n", attngen_status_name(got), attngen_last_error());
+  assert_int_equal(got, want);
+  assert_non_null(strstr(attngen_last_error(), mention));
+  assert_true(untouched(p));
+}
+
+#define BAD_INPUT_TEST(fn, mutate, status, mention)                                        \
+  static void fn(void **state) {                                                          \
+    attngen_context *ctx = cpu_context();                                                 \
+    problem p;                                                                            \
+    problem_make(&p, ATTNGEN_LAYOUT_BSHD, ATTNGEN_ROUND_RTNE, 2, 2, 16, 16, 5);           \
+    mutate;                                                                               \
+    bad(ctx, &p, status, mention);                                                        \
+    problem_free(&p);                                                                     \
+    attngen_destroy(ctx);                                                                 \
+  }
+
+BAD_INPUT_TEST(test_runtime_bad_null_q, p.a.q = NULL, ATTNGEN_STATUS_NULL_POINTER, "args.q")
+BAD_INPUT_TEST(test_runtime_bad_null_v, p.a.v = NULL, ATTNGEN_STATUS_NULL_POINTER, "args.v")
+BAD_INPUT_TEST(test_runtime_bad_head_dim, p.a.head_dim = 256, ATTNGEN_STATUS_UNSUPPORTED_HEAD_DIM,
+               "args.head_dim = 256")
+BAD_INPUT_TEST(test_runtime_bad_batch, p.a.batch = 0, ATTNGEN_STATUS_BAD_SHAPE, "args.batch")
+BAD_INPUT_TEST(test_runtime_bad_heads, p.a.heads = 0, ATTNGEN_STATUS_BAD_SHAPE, "args.heads")
+BAD_INPUT_TEST(test_runtime_bad_seqlen_q, p.a.seqlen_q = 0, ATTNGEN_STATUS_BAD_SHAPE, "args.seqlen_q")
+BAD_INPUT_TEST(test_runtime_bad_seqlen_kv, p.a.seqlen_kv = -2, ATTNGEN_STATUS_BAD_SHAPE,
+               "args.seqlen_kv")
+BAD_INPUT_TEST(test_runtime_bad_too_large, (p.a.heads = 32768, p.a.seqlen_kv = 256),
+               ATTNGEN_STATUS_TOO_LARGE, "2^31")
+BAD_INPUT_TEST(test_runtime_bad_misaligned, p.a.k = (const char *)p.a.k + 2,
+               ATTNGEN_STATUS_MISALIGNED, "args.k")
+BAD_INPUT_TEST(test_runtime_bad_out_aliases_q, p.a.out = (void *)p.a.q, ATTNGEN_STATUS_ALIASING,
+               "args.out")
+BAD_INPUT_TEST(test_runtime_bad_lse_aliases_v, p.a.lse = (float *)p.a.v, ATTNGEN_STATUS_ALIASING,
+               "args.lse")
+BAD_INPUT_TEST(test_runtime_bad_layout, p.a.layout = (attngen_layout)2, ATTNGEN_STATUS_BAD_LAYOUT,
+               "args.layout")
+BAD_INPUT_TEST(test_runtime_bad_rounding, p.a.rounding = (attngen_rounding)3,
+               ATTNGEN_STATUS_BAD_ROUNDING, "args.rounding")
+BAD_INPUT_TEST(test_runtime_bad_scale, p.a.softmax_scale = NAN, ATTNGEN_STATUS_BAD_SCALE,
+               "args.softmax_scale")
+
+/* out overlapping only the tail of q: caught by byte ranges, not by pointer equality. */
+static void test_runtime_bad_out_overlaps_q_tail(void **state) {
+  attngen_context *ctx = cpu_context();
+  problem p;
+  problem_make(&p, ATTNGEN_LAYOUT_BSHD, ATTNGEN_ROUND_RTNE, 1, 1, 16, 16, 7);
+  uint16_t *big = aligned_alloc(64, 16 * 128 * 2 * 2);
+  assert_non_null(big);
+  memset(big, 0xFF, 16 * 128 * 2 * 2);
+  memcpy(big, p.in.q, 16 * 128 * 2);
+  p.a.q = big;
+  p.a.out = big + 16 * 128 - 8; /* last 16 bytes of q */
+  assert_int_equal(attngen_fwd(ctx, &p.a), ATTNGEN_STATUS_ALIASING);
+  for (size_t i = 16 * 128; i < 2 * 16 * 128; i++) assert_int_equal(big[i], 0xFFFF);
+  free(big);
+  problem_free(&p);
+  attngen_destroy(ctx);
+}
+
+static void test_runtime_null_context_and_args(void **state) {
+  attngen_fwd_args a;
+  attngen_fwd_args_init(&a);
+  assert_int_equal(attngen_fwd(NULL, &a), ATTNGEN_STATUS_NULL_POINTER);
+  assert_non_null(strstr(attngen_last_error(), "ctx"));
+  attngen_context *ctx = cpu_context();
+  assert_int_equal(attngen_fwd(ctx, NULL), ATTNGEN_STATUS_NULL_POINTER);
+  assert_int_equal(attngen_explain(ctx, &a, NULL), ATTNGEN_STATUS_NULL_POINTER);
+  attngen_destroy(ctx);
+}
+
+/* ---- helpers ------------------------------------------------------------------------------ */
+
+static void test_runtime_memory_events_timing(void **state) {
+  attngen_context *ctx = cpu_context();
+  void *d = NULL;
+  assert_int_equal(attngen_malloc(ctx, 1000, &d), ATTNGEN_STATUS_OK);
+  assert_true((uintptr_t)d % 16 == 0);
+  unsigned char h[1000], back[1000];
+  for (int i = 0; i < 1000; i++) h[i] = (unsigned char)(i * 7);
+  assert_int_equal(attngen_memcpy_htod(ctx, d, h, 1000), ATTNGEN_STATUS_OK);
+  assert_int_equal(attngen_memset(ctx, d, 0xAB, 10), ATTNGEN_STATUS_OK);
+  assert_int_equal(attngen_memcpy_dtoh(ctx, back, d, 1000), ATTNGEN_STATUS_OK);
+  assert_int_equal(back[9], 0xAB);
+  assert_memory_equal(back + 10, h + 10, 990);
+  assert_int_equal(attngen_synchronize(ctx, NULL), ATTNGEN_STATUS_OK);
+  assert_int_equal(attngen_free(ctx, d), ATTNGEN_STATUS_OK);
+  assert_int_equal(attngen_free(ctx, NULL), ATTNGEN_STATUS_OK);
+
+  problem p;
+  problem_make(&p, ATTNGEN_LAYOUT_BHSD, ATTNGEN_ROUND_RTZ, 1, 2, 64, 64, 9);
+  float ms = -1;
+  assert_int_equal(attngen_time_fwd(ctx, &p.a, 3, &ms), ATTNGEN_STATUS_OK);
+  assert_true(ms > 0 && ms < 10000);
+  assert_int_equal(attngen_time_fwd(ctx, &p.a, 0, &ms), ATTNGEN_STATUS_INVALID_ARGUMENT);
+  attngen_event *e0, *e1;
+  assert_int_equal(attngen_event_create(ctx, &e0), ATTNGEN_STATUS_OK);
+  assert_int_equal(attngen_event_create(ctx, &e1), ATTNGEN_STATUS_OK);
+  assert_int_equal(attngen_event_record(ctx, e0, NULL), ATTNGEN_STATUS_OK);
+  assert_int_equal(attngen_fwd(ctx, &p.a), ATTNGEN_STATUS_OK);
+  assert_int_equal(attngen_event_record(ctx, e1, NULL), ATTNGEN_STATUS_OK);
+  assert_int_equal(attngen_event_elapsed(ctx, e0, e1, &ms), ATTNGEN_STATUS_OK);
+  assert_true(ms > 0);
+  attngen_event_destroy(ctx, e0);
+  attngen_event_destroy(ctx, e1);
+  problem_free(&p);
+  attngen_destroy(ctx);
+}
+
+static void test_runtime_status_names_and_version(void **state) {
+  for (int s = 0; s < ATTNGEN_STATUS_COUNT_; s++) {
+    const char *n = attngen_status_name((attngen_status)s);
+    assert_true(strlen(attngen_status_string((attngen_status)s)) > 3);
+    for (int t = 0; t < s; t++) assert_string_not_equal(n, attngen_status_name((attngen_status)t));
+  }
+  assert_string_equal(attngen_status_name(ATTNGEN_STATUS_OK), "OK");
+  assert_string_equal(attngen_status_name(ATTNGEN_STATUS_STREAM_CAPTURING), "STREAM_CAPTURING");
+  assert_string_equal(attngen_status_name((attngen_status)999), "UNKNOWN");
+  assert_string_equal(attngen_version(), ATTNGEN_VERSION_STRING);
+  attngen_fwd_args a;
+  attngen_fwd_args_init(&a);
+  assert_int_equal(a.head_dim, 128);
+  assert_int_equal(a.layout, ATTNGEN_LAYOUT_BSHD);
+  assert_int_equal(a.rounding, ATTNGEN_ROUND_RTNE);
+  assert_true(fabsf(a.softmax_scale - 1.0f / sqrtf(128.0f)) < 1e-7f);
+}
+
+/* The last error is per thread. */
+static void *other_thread(void *arg) {
+  *(int *)arg = attngen_last_error()[0] == 0;
+  return NULL;
+}
+
+static void test_runtime_last_error_is_thread_local(void **state) {
+  attngen_fwd_args a;
+  attngen_fwd_args_init(&a);
+  assert_int_equal(attngen_fwd(NULL, &a), ATTNGEN_STATUS_NULL_POINTER);
+  assert_true(attngen_last_error()[0] != 0);
+  int empty = 0;
+  pthread_t t;
+  assert_int_equal(pthread_create(&t, NULL, other_thread, &empty), 0);
+  pthread_join(t, NULL);
+  assert_true(empty);
+}
+
+/* One create / run / destroy cycle (the valgrind target). */
+static void test_runtime_cycle(void **state) {
+  attngen_context *ctx = cpu_context();
+  problem p;
+  problem_make(&p, ATTNGEN_LAYOUT_BSHD, ATTNGEN_ROUND_RTNA, 1, 2, 33, 65, 21);
+  assert_int_equal(attngen_fwd(ctx, &p.a), ATTNGEN_STATUS_OK);
+  assert_false(untouched(&p));
+  problem_free(&p);
+  attngen_destroy(ctx);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+    cmocka_unit_test(test_runtime_cpu_context),
+    cmocka_unit_test(test_runtime_unknown_backend),
+    cmocka_unit_test(test_runtime_missing_gpu_backend_fails_cleanly),
+    cmocka_unit_test(test_runtime_auto_and_env_backend),
+    cmocka_unit_test(test_runtime_cpu_fwd_matches_reference),
+    cmocka_unit_test(test_runtime_cpu_empty_kv),
+    cmocka_unit_test(test_runtime_cpu_explain),
+    cmocka_unit_test(test_runtime_bad_null_q),
+    cmocka_unit_test(test_runtime_bad_null_v),
+    cmocka_unit_test(test_runtime_bad_head_dim),
+    cmocka_unit_test(test_runtime_bad_batch),
+    cmocka_unit_test(test_runtime_bad_heads),
+    cmocka_unit_test(test_runtime_bad_seqlen_q),
+    cmocka_unit_test(test_runtime_bad_seqlen_kv),
+    cmocka_unit_test(test_runtime_bad_too_large),
+    cmocka_unit_test(test_runtime_bad_misaligned),
+    cmocka_unit_test(test_runtime_bad_out_aliases_q),
+    cmocka_unit_test(test_runtime_bad_lse_aliases_v),
+    cmocka_unit_test(test_runtime_bad_out_overlaps_q_tail),
+    cmocka_unit_test(test_runtime_bad_layout),
+    cmocka_unit_test(test_runtime_bad_rounding),
+    cmocka_unit_test(test_runtime_bad_scale),
+    cmocka_unit_test(test_runtime_null_context_and_args),
+    cmocka_unit_test(test_runtime_memory_events_timing),
+    cmocka_unit_test(test_runtime_status_names_and_version),
+    cmocka_unit_test(test_runtime_last_error_is_thread_local),
+    cmocka_unit_test(test_runtime_cycle),
+  };
+  const char *filter = getenv("TEST_FILTER");
+  if (filter && *filter) cmocka_set_test_filter(filter);
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

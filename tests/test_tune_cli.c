@@ -1,0 +1,282 @@
+/* test_tune_cli.c: `attngen tune` end to end on this machine (no GPU): usage errors, a tune
+ * run with the cpu backend (host-clock timing) that writes and then merges the database,
+ * a foreign database left alone unless --replace, and the emulator backend, whose failing
+ * candidates must be reported and skipped, never fatal. Runs the built CLI (ATTNGEN_CLI). */
+#define _GNU_SOURCE
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <dirent.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "tuning_db.h"
+
+#ifndef ATTNGEN_CLI
+#error "tests/CMakeLists.txt passes ATTNGEN_CLI (path of the built attngen)"
+#endif
+
+typedef struct fixture {
+  char dir[256];
+  char db[320];
+  char out[4096 * 4];
+  char err[4096 * 16];
+} fixture;
+
+static int setup(void **state) {
+  fixture *f = calloc(1, sizeof *f);
+  if (!f) return -1;
+  snprintf(f->dir, sizeof f->dir, "%s/attngen-tune-XXXXXX",
+           getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+  if (!mkdtemp(f->dir)) {
+    free(f);
+    return -1;
+  }
+  snprintf(f->db, sizeof f->db, "%s/tuning.db", f->dir);
+  *state = f;
+  return 0;
+}
+
+static void remove_tree(const char *dir) {
+  DIR *d = opendir(dir);
+  if (!d) return;
+  struct dirent *e;
+  char p[800];
+  while ((e = readdir(d)) != NULL) {
+    if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
+    snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
+    struct stat st;
+    if (lstat(p, &st) == 0 && S_ISDIR(st.st_mode))
+      remove_tree(p);
+    else
+      unlink(p);
+  }
+  closedir(d);
+  rmdir(dir);
+}
+
+static int teardown(void **state) {
+  fixture *f = *state;
+  remove_tree(f->dir);
+  free(f);
+  return 0;
+}
+
+static void slurp(const char *path, char *buf, size_t size) {
+  buf[0] = 0;
+  FILE *fp = fopen(path, "rb");
+  if (!fp) return;
+  size_t n = fread(buf, 1, size - 1, fp);
+  buf[n] = 0;
+  fclose(fp);
+}
+
+/* Runs `attngen tune ARGS` with the JIT cache in the fixture directory; returns the exit
+ * status (-1 when killed by a signal); stdout and stderr land in f->out and f->err. */
+static int run_tune(fixture *f, const char *fmt, ...) {
+  char args[2048];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(args, sizeof args, fmt, ap);
+  va_end(ap);
+  char cmd[4096], out[400], err[400];
+  snprintf(out, sizeof out, "%s/stdout.txt", f->dir);
+  snprintf(err, sizeof err, "%s/stderr.txt", f->dir);
+  snprintf(cmd, sizeof cmd,
+           "ATTNGEN_CACHE_DIR='%s/cache' ATTNGEN_TUNING_FILE= '%s' tune %s >'%s' 2>'%s'",
+           f->dir, ATTNGEN_CLI, args, out, err);
+  int st = system(cmd);
+  slurp(out, f->out, sizeof f->out);
+  slurp(err, f->err, sizeof f->err);
+  unlink(out);
+  unlink(err);
+  if (st == -1 || !WIFEXITED(st)) return -1;
+  return WEXITSTATUS(st);
+}
+
+static void expect_usage_error(fixture *f, const char *args, const char *w1, const char *w2) {
+  int rc = run_tune(f, "%s", args);
+  if (rc != 2) fail_msg("'tune %s' exited %d (expected 2); stderr: %s", args, rc, f->err);
+  if (!strstr(f->err, w1) || !strstr(f->err, w2))
+    fail_msg("'tune %s': stderr lacks '%s' / '%s': %s", args, w1, w2, f->err);
+}
+
+static void test_tune_cli_help_and_usage_errors(void **state) {
+  fixture *f = *state;
+  assert_int_equal(run_tune(f, "--help"), 0);
+  assert_non_null(strstr(f->out, "usage: attngen tune"));
+  assert_non_null(strstr(f->out, "--shapes-file"));
+  expect_usage_error(f, "", "no shape given", "--shape");
+  expect_usage_error(f, "--shape 1,1,64,64 --layout sbhd", "--layout 'sbhd'", "bshd, bhsd, all");
+  expect_usage_error(f, "--shape 1,1,64,64 --round rtn", "--round 'rtn'", "rtne, rtna, rtz, all");
+  expect_usage_error(f, "--shape 1,1,64,64 --backend rocm", "--backend 'rocm'", "emu, cpu");
+  expect_usage_error(f, "--shape 1,1,64,64 --target gfx90a", "--target 'gfx90a'", "gfx942, sm90");
+  expect_usage_error(f, "--shape 1,0,64,64", "--shape '1,0,64,64'", "B, H, Sq >= 1");
+  expect_usage_error(f, "--shape 1,1,64,64 --iters 0", "--iters '0'", "[1, 100000]");
+  expect_usage_error(f, "--shape 1,1,64,64 --timeout -3", "--timeout '-3'", "seconds");
+  expect_usage_error(f, "--shape 1,1,64,64 --frobnicate", "unknown argument '--frobnicate'",
+                     "--shapes-file");
+  expect_usage_error(f, "--shape", "--shape needs a value", "tune --help");
+  expect_usage_error(f, "--shape 1,1,64,64 --variants attn_nonsense",
+                     "--variants: 'attn_nonsense'", "not a variant");
+  char bad[400];
+  snprintf(bad, sizeof bad, "%s/shapes.txt", f->dir);
+  FILE *fp = fopen(bad, "w");
+  assert_non_null(fp);
+  fputs("# shapes\n1,1,64,64\n2 x\n", fp);
+  fclose(fp);
+  char args[600];
+  snprintf(args, sizeof args, "--shapes-file %s", bad);
+  expect_usage_error(f, args, "shapes.txt:3:", "'2 x' is not a shape");
+}
+
+/* Skips (with the reason) when the cpu backend cannot be created in this build. */
+static int cpu_backend_usable(fixture *f, int rc) {
+  if (rc == 1 && strstr(f->err, "cannot create a context")) {
+    print_message("SKIPPED: the cpu backend is not usable here: %s\n", f->err);
+    return 0;
+  }
+  return 1;
+}
+
+static void test_tune_cli_cpu_backend_writes_and_merges_database(void **state) {
+  fixture *f = *state;
+  int rc = run_tune(f, "--backend cpu --shape 1,2,48,80 --warmup 1 --iters 3 -o %s", f->db);
+  if (!cpu_backend_usable(f, rc)) {
+    skip();
+    return;
+  }
+  if (rc != 0) fail_msg("tune exited %d; stderr:\n%s", rc, f->err);
+  assert_non_null(strstr(f->out, "1,2,48,80"));
+  assert_non_null(strstr(f->out, "wrote 1 record(s)"));
+
+  attngen__tuning_file *db;
+  attngen__tuning_diag d;
+  if (attngen__tuning_db_load(f->db, NULL, &db, &d) != ATTNGEN_STATUS_OK)
+    fail_msg("database not readable: %s", d.message);
+  assert_int_equal(attngen__tuning_db_count(db), 1);
+  const attngen__tuning_record *r = attngen__tuning_db_record(db, 0);
+  assert_int_equal(r->batch, 1);
+  assert_int_equal(r->heads, 2);
+  assert_int_equal(r->seqlen_q, 48);
+  assert_int_equal(r->seqlen_kv, 80);
+  assert_int_equal(r->layout, ATTNGEN_LAYOUT_BSHD);
+  assert_int_equal(r->rounding, ATTNGEN_ROUND_RTNE);
+  assert_true(r->time_ms > 0 && r->time_ms < 60e3);
+  assert_true(strlen(r->variant) > 0);
+  /* the table names the winner that went into the file */
+  assert_non_null(strstr(f->out, r->variant));
+  const attngen__tuning_meta *m = attngen__tuning_db_meta(db);
+  assert_string_equal(m->attngen_version, ATTNGEN_VERSION_STRING);
+  assert_true(strncmp(m->runtime, "cpu", 3) == 0);
+  attngen__tuning_meta meta = *m;
+  attngen__tuning_db_free(db);
+
+  /* a second run merges: new keys added, the first record kept */
+  rc = run_tune(f, "--backend cpu --shape 1,1,17,0 --layout bhsd --round all --warmup 0 "
+                   "--iters 2 -o %s", f->db);
+  if (rc != 0) fail_msg("second tune exited %d; stderr:\n%s", rc, f->err);
+  assert_int_equal(attngen__tuning_db_load(f->db, &meta, &db, &d), ATTNGEN_STATUS_OK);
+  assert_int_equal(attngen__tuning_db_count(db), 4);
+  attngen__tuning_match how;
+  assert_non_null(attngen__tuning_db_lookup(db, 1, 2, 48, 80, ATTNGEN_LAYOUT_BSHD,
+                                            ATTNGEN_ROUND_RTNE, &how));
+  assert_int_equal(how, ATTNGEN__TUNING_EXACT);
+  assert_non_null(attngen__tuning_db_lookup(db, 1, 1, 17, 0, ATTNGEN_LAYOUT_BHSD,
+                                            ATTNGEN_ROUND_RTZ, &how));
+  assert_int_equal(how, ATTNGEN__TUNING_EXACT);
+  attngen__tuning_db_free(db);
+
+  /* nothing but the database (and the cache dir the CLI may create) is left behind */
+  DIR *dir = opendir(f->dir);
+  assert_non_null(dir);
+  struct dirent *e;
+  while ((e = readdir(dir)) != NULL)
+    if (strstr(e->d_name, ".tmp.")) fail_msg("temporary file left: %s", e->d_name);
+  closedir(dir);
+}
+
+static void test_tune_cli_foreign_database_needs_replace(void **state) {
+  fixture *f = *state;
+  const char *foreign = "attngen-tuning 1\nmeta attngen_version 0.1.0\nmeta target gfx942\n"
+                        "meta device AMD Instinct MI300X\nmeta cu_count 304\n"
+                        "meta runtime hip 60241133\n"
+                        "record bshd rtne 2 24 8192 8192 attn_fwd_x_gfx942 1.5 450\n";
+  FILE *fp = fopen(f->db, "w");
+  assert_non_null(fp);
+  fputs(foreign, fp);
+  fclose(fp);
+  int rc = run_tune(f, "--backend cpu --shape 1,1,32,32 --warmup 0 --iters 1 -o %s", f->db);
+  if (!cpu_backend_usable(f, rc)) {
+    skip();
+    return;
+  }
+  if (rc != 1) fail_msg("tune over a foreign database exited %d; stderr:\n%s", rc, f->err);
+  assert_non_null(strstr(f->err, "--replace"));
+  assert_non_null(strstr(f->err, "is 'gfx942' in the file")); /* target is the first field */
+  char now[4096];
+  slurp(f->db, now, sizeof now);
+  assert_string_equal(now, foreign);
+
+  rc = run_tune(f, "--backend cpu --shape 1,1,32,32 --warmup 0 --iters 1 --replace -o %s",
+                f->db);
+  if (rc != 0) fail_msg("tune --replace exited %d; stderr:\n%s", rc, f->err);
+  assert_non_null(strstr(f->err, "replaced the previous file"));
+  attngen__tuning_file *db;
+  attngen__tuning_diag d;
+  assert_int_equal(attngen__tuning_db_load(f->db, NULL, &db, &d), ATTNGEN_STATUS_OK);
+  assert_int_equal(attngen__tuning_db_count(db), 1);
+  assert_int_equal(attngen__tuning_db_record(db, 0)->seqlen_q, 32);
+  attngen__tuning_db_free(db);
+}
+
+/* The emulator runs gfx942 candidates: every candidate ends with a result line or a
+ * "FAILED, scored infinite" line, and the run exits 0 (a winner, recorded) or 1 (none). */
+static void test_tune_cli_emu_candidates_fail_softly(void **state) {
+  fixture *f = *state;
+  int rc = run_tune(f, "--backend emu --shape 1,1,40,70 --warmup 0 --iters 1 --timeout 5 -o %s",
+                    f->db);
+  if (rc == 1 && strstr(f->err, "cannot create a context")) {
+    print_message("SKIPPED: no emu backend in this build: %s\n", f->err);
+    skip();
+    return;
+  }
+  if (rc != 0 && rc != 1) fail_msg("tune --backend emu exited %d; stderr:\n%s", rc, f->err);
+  assert_non_null(strstr(f->err, "gfx942 search space"));
+  int failed = 0, timed = 0;
+  for (const char *p = f->err; (p = strstr(p, "scored infinite")) != NULL; p++) failed++;
+  for (const char *p = f->err; (p = strstr(p, " calls)")) != NULL; p++) timed++;
+  assert_true(failed + timed >= 1);
+  if (rc == 0) {
+    assert_true(timed >= 1);
+    attngen__tuning_file *db;
+    attngen__tuning_diag d;
+    assert_int_equal(attngen__tuning_db_load(f->db, NULL, &db, &d), ATTNGEN_STATUS_OK);
+    assert_non_null(strstr(attngen__tuning_db_record(db, 0)->variant, "gfx942"));
+    attngen__tuning_db_free(db);
+  } else {
+    assert_int_equal(timed, 0);
+    assert_non_null(strstr(f->out, "(no valid candidate)"));
+    print_message("note: no emulated candidate ran (%d failed, reported and skipped)\n", failed);
+  }
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test_setup_teardown(test_tune_cli_help_and_usage_errors, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_tune_cli_cpu_backend_writes_and_merges_database,
+                                      setup, teardown),
+      cmocka_unit_test_setup_teardown(test_tune_cli_foreign_database_needs_replace, setup,
+                                      teardown),
+      cmocka_unit_test_setup_teardown(test_tune_cli_emu_candidates_fail_softly, setup,
+                                      teardown),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
