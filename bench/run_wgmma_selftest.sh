@@ -108,6 +108,7 @@ if [ ${#ARGS[@]} -gt 0 ]; then
   timeout 110 "$WORK/wgmma_selftest" "${PERF_FLAG[@]}" "${ARGS[@]}"
   rc=$?
   [ $rc = 124 ] && { echo "TIMEOUT: the selftest ran past 110 s"; rc=3; }
+  case $rc in 0|1|2|3) ;; *) echo "the selftest exited with status $rc"; rc=2 ;; esac
 fi
 [ $compile_bad = 1 ] && [ $rc = 0 ] && rc=1
 echo "== wgmma selftest exit $rc"

@@ -544,6 +544,10 @@ int main(int argc, char **argv) {
       {"skv0", 1, 2, 70, 0, 0.08838834764831845f, 1.f, 1.f, false},
       {"skv-lt-tile", 1, 1, 130, 17, 0.08838834764831845f, 1.f, 1.f, false},
       {"nan-inputs", 1, 2, 64, 200, 0.08838834764831845f, 1.f, 1.f, true},
+      // Diagnostics: one key (O = v_0: V path only) and q = 0 (all p = 1: O = mean of V,
+      // independent of the S layout and of the order of P in its fragments).
+      {"diag-skv1", 1, 1, 64, 1, 0.08838834764831845f, 1.f, 1.f, false},
+      {"diag-q-zero", 1, 2, 128, 300, 0.08838834764831845f, 0.f, 1.f, false},
   };
   const int nshapes = (int)(sizeof shapes / sizeof shapes[0]);
   std::vector<Inputs> inputs;

@@ -56,7 +56,7 @@ static void test_generator_name_derivation(void **state) {
   assert_eval_contains("local c = require('config'); local v, e = c.parse('attn_fwd_d128_bshd_rtxx_q3_kv64_w8_nosplit_mfma_gfx942'); return e",
                        "unknown rounding 'rtxx' (allowed: rtne, rtna, rtz)");
   assert_eval_contains("local c = require('config'); local v, e = c.parse('attn_fwd_d128_bshd'); return e",
-                       "has 2 axis tokens, expected 8");
+                       "has 1 axis tokens, expected 8");
   assert_eval_contains("local c = require('config'); local v, e = c.parse('flash_fwd'); return e",
                        "is not a variant name");
 }
@@ -221,6 +221,14 @@ static void test_generator_template_error_exit_code(void **state) {
   assert_null(out);
   assert_non_null(strstr(err, "rule 'sm90-no-split'"));
   free(err);
+  /* through the CLI: a broken template gives file:line, exit 1, and nothing is written */
+  assert_int_equal(sh("cp -r '%s/templates' '%s/tpl' && printf '\\nint broken = ${no_such_axis};\\n' "
+                      ">> '%s/tpl/sm90/attn_fwd.cu.in'", ATTNGEN_SOURCE_DIR, tmpdir, tmpdir), 0);
+  assert_int_equal(sh("ATTNGEN_TEMPLATE_DIR='%s/tpl' '%s' generate -o '%s/broken' 2>'%s/err2'",
+                      tmpdir, ATTNGEN_CLI, tmpdir, tmpdir), 1);
+  assert_int_equal(sh("grep -q \"templates/sm90/attn_fwd.cu.in:[0-9]*: error: unknown name "
+                      "'no_such_axis' (variant attn_fwd_d128_\" '%s/err2'", tmpdir), 0);
+  assert_int_equal(sh("test ! -e '%s/broken'", tmpdir), 0);
 }
 
 int main(void) {

@@ -22,6 +22,14 @@
 #include <time.h>
 #include <unistd.h>
 
+/* Fiber stacks are announced to valgrind when its header is present (no-ops otherwise). */
+#if defined(__has_include)
+#if __has_include(<valgrind/valgrind.h>)
+#include <valgrind/valgrind.h>
+#define ATTNGEN__EMU_VALGRIND 1
+#endif
+#endif
+
 enum { SYNC_NONE, SYNC_WAVEOP, SYNC_WAITCNT, SYNC_BARRIER, SYNC_EXIT };
 enum { W_RUN, W_BARRIER, W_DONE };
 enum { OP_LOAD, OP_STORE, OP_LOAD_LDS, OP_DS_READ, OP_DS_WRITE, OP_DS_XLANE };
@@ -80,6 +88,7 @@ typedef struct lane {
   unsigned nvars;
   uint64_t vm_issued, lgkm_issued;
   char *stack_lo, *stack_hi;
+  unsigned valgrind_id;
 } lane;
 
 typedef struct wave {
@@ -908,6 +917,9 @@ int attngen__emu_launch_opts(attngen__emu_kernel_fn fn, unsigned gx, unsigned gy
     mprotect(stacks + (size_t)t * slot, page, PROT_NONE);
     l->stack_lo = stacks + (size_t)t * slot + page;
     l->stack_hi = l->stack_lo + stack;
+#ifdef ATTNGEN__EMU_VALGRIND
+    l->valgrind_id = VALGRIND_STACK_REGISTER(l->stack_lo, l->stack_hi);
+#endif
   }
   for (uint64_t i = 0; i < nblocks; i++) order[i] = i;
   {
@@ -958,7 +970,12 @@ int attngen__emu_launch_opts(attngen__emu_kernel_fn fn, unsigned gx, unsigned gy
   tls_block = NULL;
   rc = b.failed ? 2 : 0;
 out:
-  if (stacks != MAP_FAILED) munmap(stacks, map_bytes);
+  if (stacks != MAP_FAILED) {
+#ifdef ATTNGEN__EMU_VALGRIND
+    for (unsigned t = 0; t < threads; t++) VALGRIND_STACK_DEREGISTER(b.lanes[t].valgrind_id);
+#endif
+    munmap(stacks, map_bytes);
+  }
   if (b.waves)
     for (unsigned wv = 0; wv < b.nwaves; wv++) {
       free(b.waves[wv].vm.ring);

@@ -3,6 +3,43 @@
 
 #include <stdint.h>
 
+#if defined(__SANITIZE_ADDRESS__)
+#define ATTNGEN__FIBER_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define ATTNGEN__FIBER_ASAN 1
+#endif
+#endif
+
+#ifdef ATTNGEN__FIBER_ASAN
+#include <sanitizer/common_interface_defs.h>
+/* Bounds of the stack that switched to the current fiber (for switching back to a fiber
+ * whose bounds are unknown: the thread's own stack). */
+static __thread const void *tl_prev_bottom;
+static __thread size_t tl_prev_size;
+static void asan_start(attngen__fiber *from, attngen__fiber *to) {
+  const void *lo = to->stack_lo ? to->stack_lo : tl_prev_bottom;
+  size_t size = to->stack_lo ? to->stack_size : tl_prev_size;
+  __sanitizer_start_switch_fiber(&from->asan_fake_stack, lo, size);
+}
+static void asan_finish(attngen__fiber *self) {
+  __sanitizer_finish_switch_fiber(self ? self->asan_fake_stack : 0, &tl_prev_bottom,
+                                  &tl_prev_size);
+}
+#else
+static void asan_start(attngen__fiber *from, attngen__fiber *to) {
+  (void)from;
+  (void)to;
+}
+static void asan_finish(attngen__fiber *self) { (void)self; }
+#endif
+
+/* First code of every fiber: completes the sanitizer's switch, then runs the entry. */
+static void fiber_main(attngen__fiber *f) {
+  asan_finish(0);
+  f->entry(f->arg);
+}
+
 #if defined(__x86_64__) && !defined(ATTNGEN_EMU_UCONTEXT)
 
 /* attngen__fiber_swap(void **save_sp, void *new_sp): pushes the System V callee-saved
@@ -58,8 +95,13 @@ void attngen__fiber_init(attngen__fiber *f, void *stack, size_t size, attngen__f
   slot[0] = (uint64_t)(uintptr_t)attngen__fiber_trampoline;
   slot[-1] = 0;                       /* rbp */
   slot[-2] = 0;                       /* rbx */
-  slot[-3] = (uint64_t)(uintptr_t)entry; /* r12 */
-  slot[-4] = (uint64_t)(uintptr_t)arg;   /* r13 */
+  f->entry = entry;
+  f->arg = arg;
+  f->stack_lo = stack;
+  f->stack_size = size;
+  f->asan_fake_stack = 0;
+  slot[-3] = (uint64_t)(uintptr_t)fiber_main; /* r12 */
+  slot[-4] = (uint64_t)(uintptr_t)f;          /* r13 */
   slot[-5] = 0;                       /* r14 */
   slot[-6] = 0;                       /* r15 */
   slot[-7] = (uint64_t)mxcsr | ((uint64_t)fpucw << 32);
@@ -67,32 +109,38 @@ void attngen__fiber_init(attngen__fiber *f, void *stack, size_t size, attngen__f
 }
 
 void attngen__fiber_switch(attngen__fiber *from, attngen__fiber *to) {
+  asan_start(from, to);
   attngen__fiber_swap(&from->sp, to->sp);
+  asan_finish(from);
 }
 
 #else
 
-#include <ucontext.h>
-
-static void fiber_start(unsigned lo, unsigned hi, unsigned elo, unsigned ehi) {
-  void *arg = (void *)(((uintptr_t)hi << 32) | lo);
-  attngen__fiber_entry entry = (attngen__fiber_entry)(((uintptr_t)ehi << 32) | elo);
-  entry(arg);
+/* makecontext passes int arguments only: the fiber pointer travels in two halves. */
+static void fiber_start(unsigned lo, unsigned hi) {
+  uint64_t p = ((uint64_t)hi << 32) | lo;
+  fiber_main((attngen__fiber *)(uintptr_t)p);
 }
 
 void attngen__fiber_init(attngen__fiber *f, void *stack, size_t size, attngen__fiber_entry entry,
                          void *arg) {
-  uintptr_t a = (uintptr_t)arg, e = (uintptr_t)entry;
+  uint64_t p = (uint64_t)(uintptr_t)f;
+  f->entry = entry;
+  f->arg = arg;
+  f->stack_lo = stack;
+  f->stack_size = size;
+  f->asan_fake_stack = 0;
   getcontext(&f->uc);
   f->uc.uc_stack.ss_sp = stack;
   f->uc.uc_stack.ss_size = size;
   f->uc.uc_link = 0;
-  makecontext(&f->uc, (void (*)(void))fiber_start, 4, (unsigned)a, (unsigned)(a >> 32),
-              (unsigned)e, (unsigned)(e >> 32));
+  makecontext(&f->uc, (void (*)(void))fiber_start, 2, (unsigned)p, (unsigned)(p >> 32));
 }
 
 void attngen__fiber_switch(attngen__fiber *from, attngen__fiber *to) {
+  asan_start(from, to);
   swapcontext(&from->uc, &to->uc);
+  asan_finish(from);
 }
 
 #endif

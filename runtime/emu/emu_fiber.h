@@ -5,19 +5,26 @@
 #define ATTNGEN_EMU_FIBER_H
 
 #include <stddef.h>
-
-#if defined(__x86_64__) && !defined(ATTNGEN_EMU_UCONTEXT)
-typedef struct attngen__fiber {
-  void *sp;
-} attngen__fiber;
-#else
+#if !defined(__x86_64__) || defined(ATTNGEN_EMU_UCONTEXT)
 #include <ucontext.h>
-typedef struct attngen__fiber {
-  ucontext_t uc;
-} attngen__fiber;
 #endif
 
 typedef void (*attngen__fiber_entry)(void *arg);
+
+/* A fiber; zero-initialized, it stands for the thread's own stack (the scheduler). The
+ * stack bounds also feed AddressSanitizer's fiber annotations in ASan builds. */
+typedef struct attngen__fiber {
+#if defined(__x86_64__) && !defined(ATTNGEN_EMU_UCONTEXT)
+  void *sp;
+#else
+  ucontext_t uc;
+#endif
+  attngen__fiber_entry entry;
+  void *arg;
+  void *stack_lo;
+  size_t stack_size;
+  void *asan_fake_stack;
+} attngen__fiber;
 
 /* Prepares f to run entry(arg) on the stack [stack, stack + size) at its first switch-in.
  * entry must never return (it switches away for good). */

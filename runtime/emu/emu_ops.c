@@ -26,7 +26,7 @@ static float bf16_to_f32(uint16_t h) {
   return f;
 }
 
-/* D = C + A*B with the 16 products (exact in fp32, bf16 x bf16) summed in double and
+/* D = C + A*B with the 16 products (exact in double, bf16 x bf16) summed in double and
  * rounded once to fp32: the hardware's internal summation order is not specified, and the
  * numerics contract leaves the accumulation order to the kernel. */
 void attngen__emu_exec_mfma_f32_16x16x16_bf16(const unsigned char *in, unsigned char *out,

@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# gpu_session.sh: everything one device call runs on the GPU machine, from the repo root,
+# with the artifacts of bench/gpu_pack.sh in .gpu/. Steps (pick with arguments):
+#   tests   the GPU test suite (every default sm90 variant vs the CPU reference)
+#   jit     first-call JIT time vs cached load of a non-default variant, + check of it
+#   check   attngen check through cuda for an AOT variant (large scores, NaN/Inf)
+#   wgmma   bench/run_wgmma_selftest.sh (compiles the wgmma variants there with nvcc)
+#   bench   bench/bench.py: attngen vs SDPA backends on SHAPES.md + GEMM ceiling
+#   tune    attngen tune on 3 shapes, then a second process runs them with the database
+# Logs go to $OUT (the device tool's output folder) or /tmp/attngen-out.
+set -u
+cd "$(dirname "$0")/.."
+G="$PWD/.gpu"
+OUT="${OUT:-/tmp/attngen-out}"
+mkdir -p "$OUT"
+export LD_LIBRARY_PATH="$G:${LD_LIBRARY_PATH:-}"
+export ATTNGEN_CACHE_DIR=/tmp/attngen-cache
+export PYTHONUNBUFFERED=1
+A="$G/attngen"
+steps="${*:-tests jit check bench tune}"
+status=0
+run() { echo "+ $*"; "$@" || { echo "!! exit $? from: $*"; status=1; }; }
+
+echo "== $(date -u +%FT%TZ) $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader)"
+run "$A" info
+JITV=attn_fwd_d128_bshd_rtne_q2_kv128_w8_nosplit_mma_sm90
+for step in $steps; do
+  echo "== step $step"
+  case $step in
+    tests) run "$G/test_gpu_sm90" 2>&1 | tee "$OUT/gpu_tests.log" ;;
+    jit)
+      rm -rf "$ATTNGEN_CACHE_DIR"
+      for i in 1 2; do
+        /usr/bin/time -f "process wall %e s (run $i)" env ATTNGEN_LOG=2 "$A" run --backend cuda \
+          --shape 2,16,4096,4096 --variant $JITV --iters 5 2>&1 | tee -a "$OUT/jit.log"
+      done
+      run "$A" check --backend cuda --variant $JITV --shape 2,3,1000,777 --large-scores 2>&1 | tee -a "$OUT/jit.log"
+      run "$A" cache ls | tee -a "$OUT/jit.log" ;;
+    check)
+      for r in rtne rtna rtz; do for l in bshd bhsd; do
+        run "$A" check --backend cuda --shape 2,3,257,1000 --layout $l --round $r --large-scores
+        run "$A" check --backend cuda --shape 1,2,129,4099 --layout $l --round $r --special
+      done; done 2>&1 | tee "$OUT/check.log" ;;
+    wgmma) ATTNGEN="$A" run bash bench/run_wgmma_selftest.sh ;;
+    bench)
+      run python3 bench/bench.py --lib "$G/libattngen.so" --shapes all --layout both \
+        --md "$OUT/bench.md" 2>&1 | tee "$OUT/bench.log" ;;
+    tune)
+      db="$OUT/tuning.db"
+      run "$A" tune --backend cuda --shape 2,24,8192,8192 --shape 1,12,32760,512 \
+        --shape 16,16,1024,1024 --iters 20 --timeout 5 -o "$db" 2>&1 | tee "$OUT/tune.log"
+      for s in 2,24,8192,8192 1,12,32760,512 16,16,1024,1024; do
+        ATTNGEN_TUNING_FILE="$db" run "$A" run --backend cuda --shape $s --iters 20
+      done 2>&1 | tee -a "$OUT/tune.log" ;;
+    *) echo "unknown step $step"; status=2 ;;
+  esac
+done
+echo "== done, status $status"
+exit $status

@@ -1,0 +1,375 @@
+/* cmd_check.c: `attngen check` — holds a backend to the numerics contract (NUMERICS.md).
+ * Fresh seeded inputs; the backend runs through the public API (attngen_fwd) into a poisoned
+ * output with guard bands, twice (determinism); the CPU reference (numerics.h) gives the
+ * expected bf16 result and LSE, the exact fp64 attention the sanity bound; the comparator
+ * prints one report block. With --backend cpu the backend is the reference itself, so the
+ * check exercises the whole path and the fp64 bound. */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "attngen.h"
+#include "numerics.h"
+
+#define D ATTNGEN__HEAD_DIM
+
+typedef struct check_opts {
+  const char *backend;
+  int device;
+  int batch, heads, seqlen_q, seqlen_kv;
+  attngen_layout layout;
+  attngen_rounding rounding;
+  uint64_t seed;
+  float scale;
+  attngen__input_kind inputs;
+  const char *variant; /* NULL = the dispatcher's choice */
+  int special;         /* plant NaN/Inf in the inputs */
+} check_opts;
+
+static const char *const input_names[] = {"uniform", "realistic", "large"};
+
+static void usage(FILE *f) {
+  fprintf(f,
+          "usage: attngen check --shape B,H,Sq,Skv [options]\n\n"
+          "Runs one backend on fresh random inputs and checks it against the numerics\n"
+          "contract: the CPU reference (<= 1 bf16 ULP, NaN/Inf exact, NaN = 0x7FFF), the\n"
+          "exact fp64 attention (relative L2 <= 1e-2), LSE, coverage (poisoned output),\n"
+          "guard bands and determinism (two runs bitwise equal).\n\n"
+          "  --shape B,H,Sq,Skv     batch, heads, query and key/value lengths (head_dim 128;\n"
+          "                         B, H, Sq >= 1, Skv >= 0)\n"
+          "  --backend NAME         cpu (default), emu, cuda, hip, auto\n"
+          "  --device N             device ordinal (default 0)\n"
+          "  --layout bshd|bhsd     tensor layout (default bshd)\n"
+          "  --round rtne|rtna|rtz  bf16 rounding of P and O (default rtne)\n"
+          "  --seed N               input seed (default: fresh, printed in the report)\n"
+          "  --scale X              softmax scale (default 1/sqrt(128))\n"
+          "  --inputs KIND          uniform (default), realistic, large\n"
+          "  --large-scores         same as --inputs large (|t| ~ 100: rescale path runs)\n"
+          "  --special              plant NaN and Inf in q, k and v\n"
+          "  --variant NAME         force a kernel variant\n"
+          "  --help                 this text\n\n"
+          "Exit status: 0 pass, 1 check failed or backend error, 2 usage error.\n");
+}
+
+static int usage_error(const char *opt, const char *val, const char *allowed) {
+  fprintf(stderr, "attngen check: bad value '%s' for %s (allowed: %s)\n", val ? val : "", opt,
+          allowed);
+  return 2;
+}
+
+static int parse_long(const char *s, long lo, long hi, long *out) {
+  char *end;
+  errno = 0;
+  const long v = strtol(s, &end, 10);
+  if (errno || end == s || *end || v < lo || v > hi) return 0;
+  *out = v;
+  return 1;
+}
+
+/* "B,H,Sq,Skv" with B, H, Sq >= 1 and Skv >= 0. */
+static int parse_shape(const char *s, check_opts *o) {
+  long v[4];
+  const char *p = s;
+  for (int i = 0; i < 4; ++i) {
+    char buf[32];
+    const char *comma = strchr(p, ',');
+    const size_t len = i < 3 ? (comma ? (size_t)(comma - p) : sizeof buf) : strlen(p);
+    if (len == 0 || len >= sizeof buf || (i < 3 && !comma)) return 0;
+    memcpy(buf, p, len);
+    buf[len] = 0;
+    if (!parse_long(buf, i == 3 ? 0 : 1, 1L << 24, &v[i])) return 0;
+    p += len + 1;
+  }
+  o->batch = (int)v[0];
+  o->heads = (int)v[1];
+  o->seqlen_q = (int)v[2];
+  o->seqlen_kv = (int)v[3];
+  return 1;
+}
+
+static uint64_t fresh_seed(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  attngen__rng r;
+  attngen__rng_seed(&r, (uint64_t)ts.tv_sec * 1000000007ull ^ (uint64_t)ts.tv_nsec ^
+                            ((uint64_t)getpid() << 32));
+  return attngen__rng_next(&r) % 1000000000ull;
+}
+
+/* Returns 0 to go on, 1 after --help (exit 0), 2 on a usage error (message printed). */
+static int parse_args(int argc, char **argv, check_opts *o) {
+  memset(o, 0, sizeof *o);
+  o->backend = "cpu";
+  o->layout = ATTNGEN_LAYOUT_BSHD;
+  o->rounding = ATTNGEN_ROUND_RTNE;
+  o->scale = 0.088388347648f;
+  o->seed = fresh_seed();
+  o->inputs = ATTNGEN__INPUT_UNIFORM;
+  int have_shape = 0;
+  for (int i = 1; i < argc; ++i) {
+    const char *opt = argv[i];
+    if (!strcmp(opt, "--help") || !strcmp(opt, "-h")) {
+      usage(stdout);
+      return 1;
+    }
+    if (!strcmp(opt, "--large-scores")) {
+      o->inputs = ATTNGEN__INPUT_LARGE;
+      continue;
+    }
+    if (!strcmp(opt, "--special")) {
+      o->special = 1;
+      continue;
+    }
+    const char *val = i + 1 < argc ? argv[i + 1] : NULL;
+    long v;
+    if (!strcmp(opt, "--shape")) {
+      if (!val || !parse_shape(val, o)) {
+        return usage_error(opt, val, "B,H,Sq,Skv with B,H,Sq >= 1 and Skv >= 0");
+      }
+      have_shape = 1;
+    } else if (!strcmp(opt, "--layout")) {
+      if (!val || !attngen__layout_from_name(val, &o->layout)) {
+        return usage_error(opt, val, "bshd, bhsd");
+      }
+    } else if (!strcmp(opt, "--round")) {
+      if (!val || !attngen__rounding_from_name(val, &o->rounding)) {
+        return usage_error(opt, val, "rtne, rtna, rtz");
+      }
+    } else if (!strcmp(opt, "--backend")) {
+      static const char *const names[] = {"cpu", "emu", "cuda", "hip", "auto"};
+      int ok = 0;
+      for (int k = 0; val && k < 5; ++k) ok |= !strcmp(val, names[k]);
+      if (!ok) return usage_error(opt, val, "cpu, emu, cuda, hip, auto");
+      o->backend = val;
+    } else if (!strcmp(opt, "--device")) {
+      if (!val || !parse_long(val, 0, 1024, &v)) return usage_error(opt, val, "0..1024");
+      o->device = (int)v;
+    } else if (!strcmp(opt, "--seed")) {
+      if (!val || !parse_long(val, 0, 0x7fffffffL, &v)) {
+        return usage_error(opt, val, "0..2147483647");
+      }
+      o->seed = (uint64_t)v;
+    } else if (!strcmp(opt, "--scale")) {
+      char *end = NULL;
+      const float x = val ? strtof(val, &end) : 0.0f;
+      if (!val || end == val || *end || !isfinite(x) || x == 0.0f) {
+        return usage_error(opt, val, "a finite nonzero number");
+      }
+      o->scale = x;
+    } else if (!strcmp(opt, "--inputs")) {
+      int k = 0;
+      while (val && k < 3 && strcmp(val, input_names[k])) ++k;
+      if (!val || k == 3) return usage_error(opt, val, "uniform, realistic, large");
+      o->inputs = (attngen__input_kind)k;
+    } else if (!strcmp(opt, "--variant")) {
+      if (!val) return usage_error(opt, val, "a canonical variant name");
+      o->variant = val;
+    } else {
+      fprintf(stderr, "attngen check: unknown option '%s' (attngen check --help for usage)\n",
+              opt);
+      return 2;
+    }
+    ++i;
+  }
+  if (!have_shape) {
+    fprintf(stderr, "attngen check: --shape B,H,Sq,Skv is required\n");
+    return 2;
+  }
+  return 0;
+}
+
+/* Seeded inputs; with --special: NaN in one key of the first (b, h), +Inf in one query row
+ * of the last (b, h) (its k values have both signs -> Inf - Inf = NaN), +Inf and -Inf in two
+ * value columns of the last (b, h) when it has keys. */
+static attngen_status make_inputs(const check_opts *o, attngen__inputs *in) {
+  attngen_status st = attngen__inputs_make(in, o->inputs, o->seed, o->layout, o->batch,
+                                           o->heads, o->seqlen_q, o->seqlen_kv, o->scale);
+  if (st != ATTNGEN_STATUS_OK || !o->special || o->seqlen_kv == 0) return st;
+  const attngen__out_view q = attngen__view_out(in->q, o->layout, o->heads, o->seqlen_q);
+  const attngen__out_view k = attngen__view_out(in->k, o->layout, o->heads, o->seqlen_kv);
+  const attngen__out_view v = attngen__view_out(in->v, o->layout, o->heads, o->seqlen_kv);
+  const int lb = o->batch - 1, lh = o->heads - 1;
+  attngen__plant(k, 0, 0, o->seqlen_kv / 2, 17, ATTNGEN__BF16_NAN);
+  attngen__plant(q, lb, lh, o->seqlen_q - 1, 3, ATTNGEN__BF16_POS_INF);
+  attngen__plant(v, lb, lh, 0, 40, ATTNGEN__BF16_POS_INF);
+  attngen__plant(v, lb, lh, o->seqlen_kv - 1, 41, ATTNGEN__BF16_NEG_INF);
+  return ATTNGEN_STATUS_OK;
+}
+
+/* Device buffers of one backend run. */
+typedef struct device_run {
+  attngen_context *ctx;
+  void *q, *k, *v, *out_base, *lse;
+} device_run;
+
+static void device_run_free(device_run *r) {
+  if (!r->ctx) return;
+  attngen_free(r->ctx, r->q);
+  attngen_free(r->ctx, r->k);
+  attngen_free(r->ctx, r->v);
+  attngen_free(r->ctx, r->out_base);
+  attngen_free(r->ctx, r->lse);
+  attngen_destroy(r->ctx);
+  memset(r, 0, sizeof *r);
+}
+
+/* Runs the backend twice through the public API. Each run starts from the poisoned, guarded
+ * buffer `g` (copied in whole, copied back whole: guards included) and a NaN-filled LSE.
+ * Results: g / lse (first run), g2 / lse2 (second run). `variant` gets the variant name. */
+static attngen_status run_backend(const check_opts *o, const attngen__inputs *in,
+                                  attngen__guarded *g, attngen__guarded *g2, float *lse,
+                                  float *lse2, char *variant, size_t variant_size) {
+  device_run r = {0};
+  const size_t nq = (size_t)o->batch * o->heads * o->seqlen_q * D;
+  const size_t nkv = (size_t)o->batch * o->heads * o->seqlen_kv * D;
+  const size_t nl = (size_t)o->batch * o->heads * o->seqlen_q;
+  const size_t out_bytes = (size_t)(g->n + 2 * g->guard) * sizeof(uint16_t);
+  attngen_context_options opts = {o->backend, o->device};
+  attngen_status st = attngen_create(&r.ctx, &opts);
+  if (st != ATTNGEN_STATUS_OK) return st;
+  /* +16 bytes: no zero-size allocation when Skv == 0 */
+  if (!st) st = attngen_malloc(r.ctx, nq * 2 + 16, &r.q);
+  if (!st) st = attngen_malloc(r.ctx, nkv * 2 + 16, &r.k);
+  if (!st) st = attngen_malloc(r.ctx, nkv * 2 + 16, &r.v);
+  if (!st) st = attngen_malloc(r.ctx, out_bytes, &r.out_base);
+  if (!st) st = attngen_malloc(r.ctx, nl * sizeof(float), &r.lse);
+  if (!st) st = attngen_memcpy_htod(r.ctx, r.q, in->q, nq * 2);
+  if (!st && nkv) st = attngen_memcpy_htod(r.ctx, r.k, in->k, nkv * 2);
+  if (!st && nkv) st = attngen_memcpy_htod(r.ctx, r.v, in->v, nkv * 2);
+  attngen_fwd_args a;
+  attngen_fwd_args_init(&a);
+  a.q = r.q;
+  a.k = r.k;
+  a.v = r.v;
+  a.out = (char *)r.out_base + (size_t)g->guard * sizeof(uint16_t);
+  a.lse = r.lse;
+  a.batch = o->batch;
+  a.heads = o->heads;
+  a.seqlen_q = o->seqlen_q;
+  a.seqlen_kv = o->seqlen_kv;
+  a.layout = o->layout;
+  a.rounding = o->rounding;
+  a.softmax_scale = o->scale;
+  a.variant = o->variant;
+  if (!st) {
+    attngen_choice ch;
+    st = attngen_explain(r.ctx, &a, &ch);
+    if (!st) snprintf(variant, variant_size, "%s (%s)", ch.variant, ch.rule_name);
+  }
+  attngen__guarded *outs[2] = {g, g2};
+  float *lses[2] = {lse, lse2};
+  for (int run = 0; run < 2 && !st; ++run) {
+    for (size_t i = 0; i < nl; ++i) lses[run][i] = NAN;
+    st = attngen_memcpy_htod(r.ctx, r.out_base, outs[run]->base, out_bytes);
+    if (!st) st = attngen_memcpy_htod(r.ctx, r.lse, lses[run], nl * sizeof(float));
+    if (!st) st = attngen_fwd(r.ctx, &a);
+    if (!st) st = attngen_synchronize(r.ctx, NULL);
+    if (!st) st = attngen_memcpy_dtoh(r.ctx, outs[run]->base, r.out_base, out_bytes);
+    if (!st) st = attngen_memcpy_dtoh(r.ctx, lses[run], r.lse, nl * sizeof(float));
+  }
+  if (st) {
+    fprintf(stderr, "attngen check: backend %s: %s: %s\n", o->backend, attngen_status_name(st),
+            attngen_last_error());
+  }
+  device_run_free(&r);
+  return st;
+}
+
+/* Expected result: the CPU reference (bf16 out, fp32 LSE) and the exact fp64 attention. */
+static attngen_status run_expected(const check_opts *o, const attngen__inputs *in,
+                                   uint16_t *ref, float *ref_lse, double *exact) {
+  attngen__ref_args a = {attngen__inputs_q(in), attngen__inputs_k(in), attngen__inputs_v(in),
+                         attngen__view_out(ref, o->layout, o->heads, o->seqlen_q), o->batch,
+                         o->heads, o->seqlen_q, o->seqlen_kv, o->scale, o->rounding, ref_lse,
+                         0, 0};
+  attngen_status st = attngen__reference_fwd(&a);
+  if (st != ATTNGEN_STATUS_OK) return st;
+  attngen__exact_args e = {a.q, a.k, a.v,
+                           attngen__view_f64(exact, o->layout, o->heads, o->seqlen_q),
+                           o->batch, o->heads, o->seqlen_q, o->seqlen_kv, o->scale, NULL, 0};
+  return attngen__exact_fwd(&e);
+}
+
+/* Prints the report block; returns 1 when everything passed. */
+static int report(FILE *f, const check_opts *o, const char *variant,
+                  const attngen__compare_report *r, int64_t guard_bad, int64_t guard_first,
+                  int64_t nondeterministic, const attngen__lse_report *lr) {
+  char title[512];
+  snprintf(title, sizeof title, "check %s %dx%dx%dx%d %s %s seed %llu inputs %s%s scale %g\n"
+           "  variant: %s\n  output",
+           o->backend, o->batch, o->heads, o->seqlen_q, o->seqlen_kv,
+           attngen__layout_name(o->layout), attngen__rounding_name(o->rounding),
+           (unsigned long long)o->seed, input_names[o->inputs], o->special ? " +nan/inf" : "",
+           (double)o->scale, variant);
+  attngen__compare_print(f, title, r);
+  fprintf(f, "  guard bands: %lld elements overwritten", (long long)guard_bad);
+  if (guard_bad) fprintf(f, " (first at offset %lld)", (long long)guard_first);
+  fprintf(f, "\n  determinism: %lld elements differ between two runs\n",
+          (long long)nondeterministic);
+  attngen__compare_lse_print(f, lr);
+  const int pass = r->pass && guard_bad == 0 && nondeterministic == 0 && lr->pass;
+  fprintf(f, "check: %s\n", pass ? "PASS" : "FAIL");
+  return pass;
+}
+
+int attngen__cmd_check(int argc, char **argv) {
+  check_opts o;
+  const int parsed = parse_args(argc, argv, &o);
+  if (parsed == 1) return 0;
+  if (parsed) return 2;
+
+  const size_t nq = (size_t)o.batch * o.heads * o.seqlen_q * D;
+  const size_t nl = (size_t)o.batch * o.heads * o.seqlen_q;
+  attngen__inputs in;
+  attngen__guarded g = {0}, g2 = {0};
+  uint16_t *ref = malloc(nq * sizeof(uint16_t));
+  double *exact = malloc(nq * sizeof(double));
+  float *lse = malloc(nl * sizeof(float)), *lse2 = malloc(nl * sizeof(float));
+  float *ref_lse = malloc(nl * sizeof(float));
+  char variant[256] = "?";
+  int rc = 1;
+  attngen_status st = make_inputs(&o, &in);
+  if (!st && !(ref && exact && lse && lse2 && ref_lse)) st = ATTNGEN_STATUS_OUT_OF_MEMORY;
+  if (!st) st = attngen__guarded_alloc(&g, (int64_t)nq, ATTNGEN__GUARD_ELEMS);
+  if (!st) st = attngen__guarded_alloc(&g2, (int64_t)nq, ATTNGEN__GUARD_ELEMS);
+  if (st) fprintf(stderr, "attngen check: inputs: %s\n", attngen_status_string(st));
+  if (!st) st = run_backend(&o, &in, &g, &g2, lse, lse2, variant, sizeof variant);
+  if (!st) {
+    st = run_expected(&o, &in, ref, ref_lse, exact);
+    if (st) fprintf(stderr, "attngen check: reference: %s\n", attngen_status_string(st));
+  }
+  if (!st) {
+    attngen__compare_args c = {
+        attngen__view_in(g.data, o.layout, o.heads, o.seqlen_q),
+        attngen__view_in(ref, o.layout, o.heads, o.seqlen_q),
+        attngen__view_f64(exact, o.layout, o.heads, o.seqlen_q), o.batch, o.heads, o.seqlen_q,
+        attngen__max_abs_finite(attngen__inputs_v(&in), o.batch, o.heads, o.seqlen_kv)};
+    attngen__compare_report r;
+    attngen__lse_report lr;
+    attngen__compare(&c, &r);
+    int64_t guard_first = 0;
+    const int64_t guard_bad = attngen__guarded_check(&g, &guard_first) +
+                              attngen__guarded_check(&g2, NULL);
+    int64_t differ = 0;
+    for (size_t i = 0; i < nq; ++i) differ += g.data[i] != g2.data[i];
+    for (size_t i = 0; i < nl; ++i) differ += memcmp(&lse[i], &lse2[i], sizeof(float)) != 0;
+    attngen__compare_lse(lse, ref_lse, (int64_t)nl, ATTNGEN__LSE_ABS_TOL, ATTNGEN__LSE_REL_TOL,
+                         &lr);
+    rc = report(stdout, &o, variant, &r, guard_bad, guard_first, differ, &lr) ? 0 : 1;
+  }
+  attngen__guarded_free(&g);
+  attngen__guarded_free(&g2);
+  attngen__inputs_free(&in);
+  free(ref);
+  free(exact);
+  free(lse);
+  free(lse2);
+  free(ref_lse);
+  return rc;
+}

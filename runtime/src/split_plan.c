@@ -1,0 +1,57 @@
+/* split_plan.c: host-side planner of the tail KV split (see split_plan.h for the launch
+ * contract and the rule). */
+#include "split_plan.h"
+
+static int ceil_div(long long a, long long b) { return (int)((a + b - 1) / b); }
+
+attngen_status attngen__split_plan_make(int batch, int heads, int seqlen_q, int seqlen_kv,
+                                        int block_m, int kv_tile, int cu_count,
+                                        int blocks_per_cu, attngen__split_plan *out) {
+  if (!out) return ATTNGEN_STATUS_NULL_POINTER;
+  if (batch < 0 || heads < 0 || seqlen_q < 0 || seqlen_kv < 0 || block_m <= 0 || kv_tile <= 0 ||
+      cu_count <= 0 || blocks_per_cu <= 0)
+    return ATTNGEN_STATUS_BAD_SHAPE;
+  const int q_blocks = ceil_div(seqlen_q, block_m);
+  const long long jobs = (long long)batch * heads * q_blocks;
+  if (jobs > 0x7FFFFFFFLL) return ATTNGEN_STATUS_BAD_SHAPE;
+  out->jobs = (int)jobs;
+  out->num_q_blocks = q_blocks;
+  out->split_first = (int)jobs;
+  out->num_splits = 1;
+  out->kv_per_split = 0;
+  out->grid_x = (unsigned)jobs;
+  out->merge_grid_x = 0;
+  out->ws_bytes = 0;
+  if (jobs == 0) return ATTNGEN_STATUS_OK;
+
+  const long long slots = (long long)cu_count * blocks_per_cu;
+  const long long rounds = (jobs + slots - 1) / slots;
+  const long long tail = jobs - (rounds - 1) * slots;
+  const int tiles = ceil_div(seqlen_kv, kv_tile);
+  if (tail == slots || tiles < 2 * ATTNGEN__SPLIT_MIN_TILES_PER_PART) return ATTNGEN_STATUS_OK;
+
+  long long n = slots / tail;
+  if (n > tiles / ATTNGEN__SPLIT_MIN_TILES_PER_PART) n = tiles / ATTNGEN__SPLIT_MIN_TILES_PER_PART;
+  if (n > ATTNGEN__SPLIT_MAX_PARTS) n = ATTNGEN__SPLIT_MAX_PARTS;
+  if (n < 2) return ATTNGEN_STATUS_OK;
+  const int tiles_per_part = ceil_div(tiles, n);
+  const int kv_per_split = tiles_per_part * kv_tile;
+  n = ceil_div(seqlen_kv, kv_per_split);
+  if (n < 2) return ATTNGEN_STATUS_OK;
+
+  out->split_first = (int)(jobs - tail);
+  out->num_splits = (int)n;
+  out->kv_per_split = kv_per_split;
+  out->grid_x = (unsigned)(out->split_first + tail * n);
+  out->merge_grid_x = (unsigned)tail;
+  out->ws_bytes = (size_t)tail * (size_t)n * (size_t)block_m * ATTNGEN__SPLIT_WS_ROW_FLOATS *
+                  sizeof(float);
+  return ATTNGEN_STATUS_OK;
+}
+
+void attngen__split_plan_apply(const attngen__split_plan *plan, attngen_kargs *a) {
+  a->num_q_blocks = plan->num_q_blocks;
+  a->split_first = plan->split_first;
+  a->num_splits = plan->num_splits;
+  a->kv_per_split = plan->kv_per_split;
+}

@@ -1,0 +1,62 @@
+/* split_plan.h: the tail KV split of the gfx942 kernels (kv_split = "tail"), planned on the
+ * host per call. When the last round of blocks leaves CUs idle, the q-jobs of that round
+ * are split into KV parts that run in parallel; NAME_merge combines the parts.
+ *
+ * Launch of a split variant (both kernels take the same attngen_kargs, filled by
+ * attngen__split_plan_apply):
+ *   main:  grid = (plan.grid_x, 1, 1), block = (threads, 1, 1), no dynamic LDS.
+ *          Block w < split_first runs q-job w over all keys and writes O/LSE directly.
+ *          Block w >= split_first, t = w - split_first, runs q-job split_first + t / num_splits
+ *          over keys [p * kv_per_split, min(Skv, (p + 1) * kv_per_split)), p = t % num_splits,
+ *          and writes its unnormalized fp32 O rows and (m, l) per row into ws.
+ *          q-job j = (b * H + h) * num_q_blocks + qb (q-block fastest, as dispatched).
+ *   merge: only when plan.merge_grid_x > 0, after main on the same stream:
+ *          grid = (plan.merge_grid_x, 1, 1), block = (threads, 1, 1); block s merges q-job
+ *          split_first + s (parts in the fixed order 0..num_splits-1, deterministic).
+ * Workspace (a.ws, plan.ws_bytes, fp32): per split q-job s and part p, at float offset
+ *   (s * num_splits + p) * block_m * 130: block_m rows of 128 O values, then block_m (m, l)
+ *   pairs (m in base-2 units of the scaled scores, l the row sum of unrounded p).
+ * With no split (split_first == jobs, num_splits == 1) the main grid is simply `jobs` blocks
+ * and no merge runs. Pure C, no device calls: tested on the CPU (tests/test_split_plan.c). */
+#ifndef ATTNGEN_SPLIT_PLAN_H
+#define ATTNGEN_SPLIT_PLAN_H
+#include <stddef.h>
+
+#include "attngen.h"
+#include "kargs.h"
+
+/* Floats per Q row in the workspace: 128 O values + (m, l). */
+#define ATTNGEN__SPLIT_WS_ROW_FLOATS 130
+/* Fewest KV tiles per part: below this the merge and the per-part prologue cost more than
+ * the idle CUs they recover. */
+#define ATTNGEN__SPLIT_MIN_TILES_PER_PART 4
+/* Most KV parts per q-job (bounds the merge's reads per row). */
+#define ATTNGEN__SPLIT_MAX_PARTS 16
+
+typedef struct attngen__split_plan {
+  int jobs;           /* B * H * num_q_blocks */
+  int num_q_blocks;   /* ceil(Sq / block_m) */
+  int split_first;    /* first split q-job; == jobs when nothing is split */
+  int num_splits;     /* KV parts per split q-job (1 = no split) */
+  int kv_per_split;   /* keys per part, a multiple of kv_tile (0 when no split) */
+  unsigned grid_x;    /* blocks of the main kernel */
+  unsigned merge_grid_x; /* blocks of NAME_merge; 0 = the merge must not run */
+  size_t ws_bytes;    /* workspace bytes for a.ws (0 when no split) */
+} attngen__split_plan;
+
+/* Plans one call. cu_count comes from the device (never hard-coded), blocks_per_cu is the
+ * occupancy of the variant (1 for the 512-thread gfx942 kernels: 8 waves of 256 VGPRs fill
+ * a CU's 4 SIMDs x 2 waves). Rule: slots = cu_count * blocks_per_cu; the last round holds
+ * tail = jobs - (rounds - 1) * slots q-jobs; if it is full, or Skv is too short for two parts
+ * of ATTNGEN__SPLIT_MIN_TILES_PER_PART tiles, nothing is split. Otherwise the tail jobs are
+ * split into n = min(slots / tail, tiles / MIN_TILES, MAX_PARTS) parts of
+ * ceil(tiles / n) tiles each (n then recomputed so that no part is empty); n < 2 = no split.
+ * Returns BAD_SHAPE for negative sizes or non-positive block_m/kv_tile/cu_count/blocks_per_cu. */
+attngen_status attngen__split_plan_make(int batch, int heads, int seqlen_q, int seqlen_kv,
+                                        int block_m, int kv_tile, int cu_count,
+                                        int blocks_per_cu, attngen__split_plan *out);
+
+/* Writes num_q_blocks and the split fields of kargs from the plan (ws is the caller's). */
+void attngen__split_plan_apply(const attngen__split_plan *plan, attngen_kargs *a);
+
+#endif /* ATTNGEN_SPLIT_PLAN_H */

@@ -1,0 +1,123 @@
+/* test_gfx942_static.c: the static budget of every built gfx942 code object, read through
+ * `attngen report --tsv` (generator/cli/cmd_report.c): <= 256 VGPRs (arch + AGPR, the
+ * unified file at 2 waves/SIMD), no scratch and no spills, LDS <= 64 KiB, and exactly the
+ * MFMA count per KV tile that the variant's tile shape requires in its main loop:
+ * per wave QK^T = q_tiles * (kv_tile/16) * (128/16), P.V = q_tiles * (128/16) * (kv_tile/16),
+ * i.e. q_tiles * kv_tile in total. Code objects come from ATTNGEN_KERNEL_DIR/gfx942
+ * (compile definition of tests/CMakeLists.txt; $ATTNGEN_GFX942_CO_DIR overrides). */
+#define _POSIX_C_SOURCE 200809L
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#ifndef ATTNGEN_KERNEL_DIR
+#define ATTNGEN_KERNEL_DIR "kernels"
+#endif
+#ifndef ATTNGEN_CLI
+#define ATTNGEN_CLI "attngen"
+#endif
+
+typedef struct row {
+  char name[200];
+  long vgpr, agpr, sgpr, scratch, lds, vgpr_spill, sgpr_spill, occ;
+  long mfma, valu, lds_ops, vmem, waitcnt, barrier;
+} row;
+
+static const char *co_dir(void) {
+  const char *d = getenv("ATTNGEN_GFX942_CO_DIR");
+  return d && *d ? d : ATTNGEN_KERNEL_DIR "/gfx942";
+}
+
+/* Runs the report; returns the number of rows (-1: the command failed). */
+static int load_report(row *rows, int max) {
+  char cmd[4096];
+  snprintf(cmd, sizeof cmd, "'%s' report --tsv --dir '%s'", ATTNGEN_CLI, co_dir());
+  FILE *p = popen(cmd, "r");
+  if (!p) return -1;
+  char line[1024];
+  int n = 0, header = 1;
+  while (fgets(line, sizeof line, p)) {
+    if (header) {
+      header = 0;
+      continue;
+    }
+    if (n >= max) break;
+    row *r = &rows[n];
+    if (sscanf(line, "%199s %ld %ld %ld %ld %ld %ld %ld %ld %ld %ld %ld %ld %ld %ld", r->name,
+               &r->vgpr, &r->agpr, &r->sgpr, &r->scratch, &r->lds, &r->vgpr_spill,
+               &r->sgpr_spill, &r->occ, &r->mfma, &r->valu, &r->lds_ops, &r->vmem, &r->waitcnt,
+               &r->barrier) == 15)
+      n++;
+  }
+  return pclose(p) == 0 ? n : -1;
+}
+
+static int count_code_objects(void) {
+  char cmd[4096];
+  snprintf(cmd, sizeof cmd, "ls '%s'/*.co 2>/dev/null | wc -l", co_dir());
+  FILE *p = popen(cmd, "r");
+  if (!p) return 0;
+  int n = 0;
+  if (fscanf(p, "%d", &n) != 1) n = 0;
+  pclose(p);
+  return n;
+}
+
+static int is_merge(const char *name) {
+  size_t len = strlen(name);
+  return len > 6 && strcmp(name + len - 6, "_merge") == 0;
+}
+
+static void test_gfx942_static_budget_and_mfma_count(void **state) {
+  (void)state;
+  if (count_code_objects() == 0) {
+    print_message("SKIPPED: no gfx942 code objects in %s (clang-19 missing or not built)\n",
+                  co_dir());
+    skip();
+  }
+  static row rows[512];
+  const int n = load_report(rows, 512);
+  assert_true(n > 0);
+  int failures = 0;
+  for (int i = 0; i < n; ++i) {
+    const row *r = &rows[i];
+    const long total = (r->vgpr + 3) / 4 * 4 + r->agpr;
+    int ok = total <= 256 && r->scratch == 0 && r->vgpr_spill == 0 && r->sgpr_spill == 0 &&
+             r->lds <= 65536;
+    long want = 0;
+    if (!is_merge(r->name)) {
+      int q = 0, kv = 0;
+      const char *qs = strstr(r->name, "_q");
+      const char *ks = strstr(r->name, "_kv");
+      if (!qs || !ks || sscanf(qs, "_q%d", &q) != 1 || sscanf(ks, "_kv%d", &kv) != 1) {
+        print_message("%s: cannot read q_tiles/kv_tile from the name\n", r->name);
+        failures++;
+        continue;
+      }
+      want = (long)q * (kv / 16) * (128 / 16) + (long)q * (128 / 16) * (kv / 16);
+      if (r->mfma != want) ok = 0;
+      if (r->barrier < 2) ok = 0; /* phase hand-off + iteration boundary */
+    }
+    if (!ok) {
+      print_message("FAIL %s: vgpr %ld agpr %ld scratch %ld spills %ld/%ld lds %ld mfma/tile "
+                    "%ld (want %ld) barriers %ld\n",
+                    r->name, r->vgpr, r->agpr, r->scratch, r->vgpr_spill, r->sgpr_spill, r->lds,
+                    r->mfma, want, r->barrier);
+      failures++;
+    }
+  }
+  assert_int_equal(failures, 0);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_gfx942_static_budget_and_mfma_count),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,174 @@
+/* test_split_plan.c: the tail KV split planner (runtime/src/split_plan.c) on the CPU, for
+ * MI300X (304 CUs) and other CU counts: when it splits, the grid, the workspace size, the
+ * kargs fields, and that every (q-job, key) is covered exactly once by the planned blocks. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "split_plan.h"
+
+/* Replays the kernel's block -> (job, key range) mapping and checks exact coverage. */
+static void check_coverage(const attngen__split_plan *p, int seqlen_kv) {
+  int *covered = calloc((size_t)p->jobs > 0 ? (size_t)p->jobs : 1, sizeof(int));
+  assert_non_null(covered);
+  for (unsigned w = 0; w < p->grid_x; ++w) {
+    int job, begin, end;
+    if ((int)w < p->split_first) {
+      job = (int)w;
+      begin = 0;
+      end = seqlen_kv;
+    } else {
+      const int t = (int)w - p->split_first;
+      const int part = t % p->num_splits;
+      job = p->split_first + t / p->num_splits;
+      begin = part * p->kv_per_split;
+      end = begin + p->kv_per_split < seqlen_kv ? begin + p->kv_per_split : seqlen_kv;
+      assert_true(begin < end); /* no empty part */
+    }
+    assert_true(job >= 0 && job < p->jobs);
+    covered[job] += end - begin;
+  }
+  for (int j = 0; j < p->jobs; ++j) assert_int_equal(covered[j], seqlen_kv);
+  free(covered);
+}
+
+static void test_split_plan_full_last_round_does_not_split(void **state) {
+  (void)state;
+  attngen__split_plan p;
+  /* 304 CUs, block_m 128: 2 x 19 x 8 = 304 jobs fill exactly one round. */
+  assert_int_equal(attngen__split_plan_make(2, 19, 1024, 8192, 128, 64, 304, 1, &p),
+                   ATTNGEN_STATUS_OK);
+  assert_int_equal(p.jobs, 304);
+  assert_int_equal(p.split_first, 304);
+  assert_int_equal(p.num_splits, 1);
+  assert_int_equal(p.grid_x, 304);
+  assert_int_equal(p.merge_grid_x, 0);
+  assert_int_equal(p.ws_bytes, 0);
+  check_coverage(&p, 8192);
+}
+
+static void test_split_plan_mi300x_cross_attention_splits_all(void **state) {
+  (void)state;
+  attngen__split_plan p;
+  /* Wan2.1-like few-job case: 1 x 12 heads x 1 q-block = 12 jobs on 304 CUs, Skv = 4096. */
+  assert_int_equal(attngen__split_plan_make(1, 12, 100, 4096, 128, 64, 304, 1, &p),
+                   ATTNGEN_STATUS_OK);
+  assert_int_equal(p.jobs, 12);
+  assert_int_equal(p.split_first, 0);
+  /* slots / tail = 25, tiles / 4 = 16, cap 16 -> 16 parts of 4 tiles = 256 keys */
+  assert_int_equal(p.num_splits, 16);
+  assert_int_equal(p.kv_per_split, 256);
+  assert_int_equal(p.grid_x, 12 * 16);
+  assert_int_equal(p.merge_grid_x, 12);
+  assert_int_equal(p.ws_bytes, (size_t)12 * 16 * 128 * 130 * 4);
+  check_coverage(&p, 4096);
+}
+
+static void test_split_plan_partial_last_round_splits_tail(void **state) {
+  (void)state;
+  attngen__split_plan p;
+  /* 2 x 24 x 64 = 3072 jobs of block_m 128 (S = 8192) on 304 CUs: 10 full rounds + 32. */
+  assert_int_equal(attngen__split_plan_make(2, 24, 8192, 8192, 128, 64, 304, 1, &p),
+                   ATTNGEN_STATUS_OK);
+  assert_int_equal(p.jobs, 3072);
+  assert_int_equal(p.split_first, 3040);
+  assert_int_equal(p.num_splits, 9);          /* 304 / 32 = 9 <= 128 tiles / 4 */
+  assert_int_equal(p.kv_per_split, 15 * 64);  /* ceil(128 / 9) = 15 tiles */
+  assert_int_equal(p.grid_x, 3040 + 32 * 9);
+  assert_int_equal(p.merge_grid_x, 32);
+  check_coverage(&p, 8192);
+}
+
+static void test_split_plan_other_cu_counts(void **state) {
+  (void)state;
+  attngen__split_plan p;
+  const int cus[] = {1, 7, 80, 104, 110, 228, 304};
+  for (size_t i = 0; i < sizeof cus / sizeof cus[0]; ++i) {
+    assert_int_equal(attngen__split_plan_make(1, 5, 700, 3000, 192, 64, cus[i], 1, &p),
+                     ATTNGEN_STATUS_OK);
+    assert_int_equal(p.jobs, 20);
+    check_coverage(&p, 3000);
+    const int tail = p.jobs - p.split_first;
+    if (p.num_splits > 1) {
+      assert_true(tail > 0);
+      assert_true((long long)tail * p.num_splits <= (long long)cus[i] * 1 + tail);
+      assert_int_equal(p.kv_per_split % 64, 0);
+      assert_true(p.kv_per_split >= 4 * 64);
+    }
+  }
+  /* one CU holding all 20 jobs in 20 full rounds of 1: the last round is full */
+  assert_int_equal(attngen__split_plan_make(1, 5, 700, 3000, 192, 64, 1, 1, &p),
+                   ATTNGEN_STATUS_OK);
+  assert_int_equal(p.num_splits, 1);
+  /* 7 CUs, 2 blocks per CU: 14 slots, tail 6 -> min(14/6 = 2, 47/4 = 11) = 2 parts */
+  assert_int_equal(attngen__split_plan_make(1, 5, 700, 3000, 192, 64, 7, 2, &p),
+                   ATTNGEN_STATUS_OK);
+  assert_int_equal(p.split_first, 14);
+  assert_int_equal(p.num_splits, 2);
+  assert_int_equal(p.kv_per_split, 24 * 64);
+  check_coverage(&p, 3000);
+}
+
+static void test_split_plan_short_or_empty_kv_does_not_split(void **state) {
+  (void)state;
+  attngen__split_plan p;
+  /* 7 tiles < 2 parts x 4 tiles */
+  assert_int_equal(attngen__split_plan_make(1, 2, 64, 448, 128, 64, 304, 1, &p),
+                   ATTNGEN_STATUS_OK);
+  assert_int_equal(p.num_splits, 1);
+  assert_int_equal(p.grid_x, 2);
+  assert_int_equal(attngen__split_plan_make(1, 2, 64, 0, 128, 64, 304, 1, &p),
+                   ATTNGEN_STATUS_OK);
+  assert_int_equal(p.num_splits, 1);
+  check_coverage(&p, 0);
+  /* no rows: no jobs, empty grid */
+  assert_int_equal(attngen__split_plan_make(1, 2, 0, 4096, 128, 64, 304, 1, &p),
+                   ATTNGEN_STATUS_OK);
+  assert_int_equal(p.jobs, 0);
+  assert_int_equal(p.grid_x, 0);
+}
+
+static void test_split_plan_rejects_bad_arguments(void **state) {
+  (void)state;
+  attngen__split_plan p;
+  assert_int_equal(attngen__split_plan_make(1, 1, 1, 1, 128, 64, 0, 1, &p),
+                   ATTNGEN_STATUS_BAD_SHAPE);
+  assert_int_equal(attngen__split_plan_make(-1, 1, 1, 1, 128, 64, 304, 1, &p),
+                   ATTNGEN_STATUS_BAD_SHAPE);
+  assert_int_equal(attngen__split_plan_make(1, 1, 1, 1, 0, 64, 304, 1, &p),
+                   ATTNGEN_STATUS_BAD_SHAPE);
+  assert_int_equal(attngen__split_plan_make(1, 1, 1, 1, 128, 64, 304, 1, NULL),
+                   ATTNGEN_STATUS_NULL_POINTER);
+}
+
+static void test_split_plan_apply_fills_kargs(void **state) {
+  (void)state;
+  attngen__split_plan p;
+  attngen_kargs a;
+  memset(&a, 0, sizeof a);
+  assert_int_equal(attngen__split_plan_make(1, 12, 100, 4096, 128, 64, 304, 1, &p),
+                   ATTNGEN_STATUS_OK);
+  attngen__split_plan_apply(&p, &a);
+  assert_int_equal(a.num_q_blocks, 1);
+  assert_int_equal(a.split_first, 0);
+  assert_int_equal(a.num_splits, 16);
+  assert_int_equal(a.kv_per_split, 256);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_split_plan_full_last_round_does_not_split),
+      cmocka_unit_test(test_split_plan_mi300x_cross_attention_splits_all),
+      cmocka_unit_test(test_split_plan_partial_last_round_splits_tail),
+      cmocka_unit_test(test_split_plan_other_cu_counts),
+      cmocka_unit_test(test_split_plan_short_or_empty_kv_does_not_split),
+      cmocka_unit_test(test_split_plan_rejects_bad_arguments),
+      cmocka_unit_test(test_split_plan_apply_fills_kargs),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
