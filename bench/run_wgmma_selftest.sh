@@ -75,7 +75,9 @@ done
     > "$WORK/host.log" 2>&1; echo $? > "$WORK/host.rc" ) &
 pids+=($!)
 wait "${pids[@]}"
-if [ "$(cat "$WORK/host.rc")" != 0 ]; then cat "$WORK/host.log"; echo "setup error: host"; exit 2; fi
+if [ "$(cat "$WORK/host.rc")" != 0 ]; then
+  cat "$WORK/host.log"; echo "setup error: host driver did not compile"; exit 2
+fi
 
 ARGS=()
 compile_bad=0

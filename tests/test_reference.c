@@ -278,7 +278,9 @@ static void test_reference_layouts_strides_threads_bitwise(void **state) {
   for (int bb = 0; bb < B; ++bb)
     for (int h = 0; h < H; ++h)
       for (int d = 0; d < D; ++d) {
-        for (int s = 0; s < Sq; ++s) attngen__plant(vq, bb, h, s, d, at(a.q, a.layout, H, Sq, bb, h, s, d));
+        for (int s = 0; s < Sq; ++s) {
+          attngen__plant(vq, bb, h, s, d, at(a.q, a.layout, H, Sq, bb, h, s, d));
+        }
         for (int s = 0; s < Skv; ++s) {
           attngen__plant(vk, bb, h, s, d, at(a.k, a.layout, H, Skv, bb, h, s, d));
           attngen__plant(vv, bb, h, s, d, at(a.v, a.layout, H, Skv, bb, h, s, d));
@@ -572,7 +574,8 @@ static int transcribe_row(const uint16_t *q, const uint16_t *k, const uint16_t *
       const float p = exp2f(t[j] - m);
       l += p;
       const float pb = attngen_bf16_to_float(attngen_bf16_round(p, mode));
-      for (int d = 0; d < D; ++d) acc[d] += pb * attngen_bf16_to_float(v[(size_t)(kv0 + j) * D + d]);
+      const uint16_t *vj = v + (size_t)(kv0 + j) * D;
+      for (int d = 0; d < D; ++d) acc[d] += pb * attngen_bf16_to_float(vj[d]);
     }
   }
   const float inv = l == 0.0f ? 0.0f : 1.0f / l;

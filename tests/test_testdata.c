@@ -92,8 +92,9 @@ static void test_testdata_seeded_nonzero_layout_independent(void **state) {
 static double score_t(const attngen__inputs *in, int s, int j) {
   double dot = 0.0;
   for (int d = 0; d < D; ++d) {
-    dot += (double)attngen_bf16_to_float(at(in->q, in->layout, in->heads, in->seqlen_q, 0, 0, s, d)) *
-           (double)attngen_bf16_to_float(at(in->k, in->layout, in->heads, in->seqlen_kv, 0, 0, j, d));
+    const uint16_t q = at(in->q, in->layout, in->heads, in->seqlen_q, 0, 0, s, d);
+    const uint16_t k = at(in->k, in->layout, in->heads, in->seqlen_kv, 0, 0, j, d);
+    dot += (double)attngen_bf16_to_float(q) * (double)attngen_bf16_to_float(k);
   }
   return dot * SCALE * 1.4426950408889634;
 }

@@ -14,8 +14,8 @@ M.axes = {
   layout = { values = { "bshd", "bhsd" }, ids = { bshd = 0, bhsd = 1 } },
   rounding = { values = { "rtne", "rtna", "rtz" }, ids = { rtne = 0, rtna = 1, rtz = 2 } },
   q_tiles = { values = { 1, 2, 3 }, prefix = "q" },
-  kv_tile = { values = { 32, 64, 128 }, prefix = "kv" },
-  waves = { values = { 4, 8 }, prefix = "w" },
+  kv_tile = { values = { 32, 64, 128, 176 }, prefix = "kv" },
+  waves = { values = { 4, 8, 12 }, prefix = "w" },
   kv_split = { values = { "off", "tail" }, ids = { off = 0, tail = 1 },
                tokens = { off = "nosplit", tail = "tail" } },
   -- Matrix-instruction family of the kernel: gfx942 MFMA; sm90 mma.sync (warp-level)
@@ -80,6 +80,15 @@ local function allow(axis, target, allowed)
   end
 end
 
+-- As allow(), for the variants of one impl of a target only (the rule name says which).
+local function allow_impl(axis, target, impl, allowed)
+  local check = allow(axis, target, allowed)
+  return function(v)
+    if v.impl ~= impl then return true end
+    return check(v)
+  end
+end
+
 -- Every validity rule, in order. A rule returns true, or false and a message.
 M.rules = {
   { name = "axis-values", check = function(v)
@@ -95,9 +104,14 @@ M.rules = {
   { name = "gfx942-q-tiles", check = allow("q_tiles", "gfx942", { 2, 3 }) },
   { name = "gfx942-waves", check = allow("waves", "gfx942", { 8 }) },
   { name = "gfx942-kv-tile", check = allow("kv_tile", "gfx942", { 32, 64 }) },
-  { name = "sm90-q-tiles", check = allow("q_tiles", "sm90", { 1, 2 }) },
-  { name = "sm90-waves", check = allow("waves", "sm90", { 4, 8 }) },
-  { name = "sm90-kv-tile", check = allow("kv_tile", "sm90", { 64, 128 }) },
+  { name = "sm90-q-tiles", check = allow_impl("q_tiles", "sm90", "mma", { 1, 2 }) },
+  { name = "sm90-waves", check = allow_impl("waves", "sm90", "mma", { 4, 8 }) },
+  { name = "sm90-kv-tile", check = allow_impl("kv_tile", "sm90", "mma", { 64, 128 }) },
+  -- wgmma (templates/sm90/attn_fwd_wgmma.cu.in): 1 producer + 2 consumer warpgroups,
+  -- 64 query rows per consumer; kv_tile is the N of the S = Q K^T wgmma.
+  { name = "sm90-wgmma-q-tiles", check = allow_impl("q_tiles", "sm90", "wgmma", { 1 }) },
+  { name = "sm90-wgmma-waves", check = allow_impl("waves", "sm90", "wgmma", { 12 }) },
+  { name = "sm90-wgmma-kv-tile", check = allow_impl("kv_tile", "sm90", "wgmma", { 64, 128, 176 }) },
   { name = "sm90-no-split", check = allow("kv_split", "sm90", { "off" }) },
   -- Shared memory budget of the sm90 kernel: 227 KiB per block on Hopper.
   { name = "sm90-smem-budget", check = function(v)
@@ -154,12 +168,19 @@ M.default_set = {
     kv_tile = 64, waves = 4, kv_split = "off", impl = "mma" },
 }
 
--- The tuning search space per target (variants outside the default set are JIT-compiled).
+-- The tuning search space per target, a list of specs each (variants outside the default
+-- set are JIT-compiled on first use).
 M.search_space = {
-  gfx942 = { target = "gfx942", layout = all_layouts, rounding = all_modes, q_tiles = { 2, 3 },
-             kv_tile = { 32, 64 }, waves = 8, kv_split = { "off", "tail" }, impl = "mfma" },
-  sm90 = { target = "sm90", layout = all_layouts, rounding = all_modes, q_tiles = { 1, 2 },
-           kv_tile = { 64, 128 }, waves = { 4, 8 }, kv_split = "off", impl = "mma" },
+  gfx942 = {
+    { target = "gfx942", layout = all_layouts, rounding = all_modes, q_tiles = { 2, 3 },
+      kv_tile = { 32, 64 }, waves = 8, kv_split = { "off", "tail" }, impl = "mfma" },
+  },
+  sm90 = {
+    { target = "sm90", layout = all_layouts, rounding = all_modes, q_tiles = { 1, 2 },
+      kv_tile = { 64, 128 }, waves = { 4, 8 }, kv_split = "off", impl = "mma" },
+    { target = "sm90", layout = all_layouts, rounding = all_modes, q_tiles = 1,
+      kv_tile = { 64, 128, 176 }, waves = 12, kv_split = "off", impl = "wgmma" },
+  },
 }
 
 -- Expands specs into validated variants; an invalid entry in a declared set is an error.
@@ -181,13 +202,15 @@ function M.default_variants() return M.expand_specs(M.default_set) end
 -- The search space keeps only the combinations that the rules accept (the rules are the
 -- space's constraints).
 function M.search_variants(target)
-  local spec = M.search_space[target]
-  if not spec then return nil end
+  local specs = M.search_space[target]
+  if not specs then return nil end
   local out = {}
-  for _, v in ipairs(expand(spec)) do
-    if M.validate(v) then
-      v.name = M.name(v)
-      out[#out + 1] = v
+  for _, spec in ipairs(specs) do
+    for _, v in ipairs(expand(spec)) do
+      if M.validate(v) then
+        v.name = M.name(v)
+        out[#out + 1] = v
+      end
     end
   end
   return out

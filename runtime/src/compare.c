@@ -105,7 +105,9 @@ attngen_status attngen__compare(const attngen__compare_args *a, attngen__compare
   return ATTNGEN_STATUS_OK;
 }
 
-static double pct(int64_t n, int64_t total) { return total > 0 ? 100.0 * (double)n / (double)total : 0.0; }
+static double pct(int64_t n, int64_t total) {
+  return total > 0 ? 100.0 * (double)n / (double)total : 0.0;
+}
 
 void attngen__compare_print(FILE *f, const char *title, const attngen__compare_report *r) {
   fprintf(f, "%s: %lld elements\n", title ? title : "check", (long long)r->elements);

@@ -63,7 +63,7 @@ WG_FN void wg_fence_operand(wg_u32 &x) { asm volatile("" : "+r"(x)::"memory"); }
 //$   return table.concat(t, ", ")
 //$ end
 //$ for _, n in ipairs(wg_ns) do
-// d[0..${n // 2 - 1}] (+)= A(64x16, shared, K-major) * B(16x${n}, shared, K-major), fp32 accumulate.
+// d[0..${n // 2 - 1}] (+)= A(64x16, shared, K-major) * B(16x${n}, shared, K-major), fp32.
 // scale_d = 0 ignores the old d (d = A*B). Accumulator layout (PTX ISA "Matrix Fragments for
 // wgmma .m64nNk16"): warp w of the warpgroup owns rows 16w..16w+15; with g = lane/4,
 // t = lane%4, d[4i+0], d[4i+1] are row 16w+g, columns 8i+2t, 8i+2t+1; d[4i+2], d[4i+3] the
@@ -79,7 +79,7 @@ WG_FN void wg_mma_ss_m64n${n}k16(float (&d)[${n // 2}], wg_u64 desc_a, wg_u64 de
       : "l"(desc_a), "l"(desc_b), "r"(scale_d));
 }
 
-// d[0..${n // 2 - 1}] += A(64x16, registers) * B(16x${n}, shared, N-major: transpose bit set), fp32.
+// d[0..${n // 2 - 1}] += A(64x16, registers) * B(16x${n}, shared, N-major: transpose bit), fp32.
 // A fragment (same layout as two adjacent n8 chunks of the accumulator, packed to bf16x2,
 // lower column in the low half): a0 = rows g, k 2t..2t+1; a1 = row g+8, k 2t..2t+1;
 // a2 = row g, k 2t+8..2t+9; a3 = row g+8, k 2t+8..2t+9 (rows relative to 16w).
@@ -90,7 +90,8 @@ WG_FN void wg_mma_rs_tb_m64n${n}k16(float (&d)[${n // 2}], wg_u32 a0, wg_u32 a1,
       "{\n.reg .pred p;\nsetp.ne.b32 p, %${n // 2 + 5}, 0;\n"
       "wgmma.mma_async.sync.aligned.m64n${n}k16.f32.bf16.bf16 "
       "{${wg_acc_list(n, 0)}}, "
-      "{%${n // 2}, %${n // 2 + 1}, %${n // 2 + 2}, %${n // 2 + 3}}, %${n // 2 + 4}, p, 1, 1, 1;\n}\n"
+      "{%${n // 2}, %${n // 2 + 1}, %${n // 2 + 2}, %${n // 2 + 3}}, "
+      "%${n // 2 + 4}, p, 1, 1, 1;\n}\n"
       : ${wg_acc_operands(n)}
       : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "l"(desc_b), "r"(scale_d));
 }
