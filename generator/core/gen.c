@@ -310,6 +310,7 @@ int attngen__gen_variant_desc(const char *variant_name, attngen__variant_desc *d
     desc->threads = get_int_field(L, t, "threads");
     desc->block_m = get_int_field(L, t, "block_m");
     desc->smem_bytes = get_int_field(L, t, "smem_bytes");
+    desc->softmax_step = get_int_field(L, t, "softmax_step");
     status = 0;
   }
   lua_close(L);

@@ -104,6 +104,13 @@ M.rules = {
   { name = "gfx942-q-tiles", check = allow("q_tiles", "gfx942", { 2, 3 }) },
   { name = "gfx942-waves", check = allow("waves", "gfx942", { 8 }) },
   { name = "gfx942-kv-tile", check = allow("kv_tile", "gfx942", { 32, 64 }) },
+  -- Q (16 VGPRs per tile), O (32) and S (kv_tile/4) per Q tile must fit in 256 VGPRs next
+  -- to the K/V staging: q3 with 64-key tiles spilled 35-44 VGPRs (attngen report).
+  { name = "gfx942-vgpr-budget", check = function(v)
+    if v.target ~= "gfx942" or v.q_tiles * v.kv_tile <= 128 then return true end
+    return false, string.format("q_tiles=%d with kv_tile=%d exceeds 256 VGPRs (spills); "
+      .. "use kv_tile=32 with q_tiles=3", v.q_tiles, v.kv_tile)
+  end },
   { name = "sm90-q-tiles", check = allow_impl("q_tiles", "sm90", "mma", { 1, 2 }) },
   { name = "sm90-waves", check = allow_impl("waves", "sm90", "mma", { 4, 8 }) },
   { name = "sm90-kv-tile", check = allow_impl("kv_tile", "sm90", "mma", { 64, 128 }) },

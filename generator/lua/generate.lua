@@ -27,7 +27,8 @@ function M.values(v)
   for k, x in pairs(derived) do values[k] = x end
   for _, axis in ipairs(config.axis_order) do values[axis] = v[axis] end
   values.name = config.name(v)
-  for _, key in ipairs({ "threads", "block_m", "smem_bytes" }) do
+  if values.softmax_step == nil then values.softmax_step = v.kv_tile end
+  for _, key in ipairs({ "threads", "block_m", "smem_bytes", "softmax_step" }) do
     if math.type(values[key]) ~= "integer" then
       error(string.format("attngen: %s.derive() must return integer '%s' (variant %s)", t.module,
         key, values.name), 0)
@@ -101,13 +102,13 @@ function M.manifest(variants)
   for _, v in ipairs(variants) do
     local d = M.values(v)
     lines[#lines + 1] = string.format(
-      '  {"%s", %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d},', d.name,
+      '  {"%s", %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d, %d},', d.name,
       config.axes.target.ids[v.target], config.axes.layout.ids[v.layout],
       config.axes.rounding.ids[v.rounding], v.q_tiles, v.kv_tile, v.waves,
       config.axes.kv_split.ids[v.kv_split], config.axes.impl.ids[v.impl], d.threads, d.block_m,
-      d.smem_bytes)
+      d.smem_bytes, d.softmax_step)
   end
-  lines[#lines + 1] = "  {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0} /* end */"
+  lines[#lines + 1] = "  {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0} /* end */"
   lines[#lines + 1] = "};"
   lines[#lines + 1] = string.format("const size_t attngen__manifest_count = %d;", #variants)
   return table.concat(lines, "\n") .. "\n"

@@ -44,6 +44,7 @@ function M.derive(v)
     -- max as in the reference, which the 1-ULP contract needs (a 32-key step already gives
     -- > 1 ULP differences on small outputs).
     softmax_steps = v.kv_tile // M.SOFTMAX_STEP,
+    softmax_step = M.SOFTMAX_STEP,
     -- Q fragments stay in registers when Q + O + S fit next to each other (32 + 64 +
     -- kv_tile/2 registers per Q tile); otherwise they are re-read from shared memory per k-step.
     q_in_regs = v.q_tiles * (32 + 64 + v.kv_tile // 2) <= 192,

@@ -764,6 +764,17 @@ static void resolve(block *b, wave *w) {
   b->n_syncs++;
   switch (l0->sync) {
   case SYNC_EXIT:
+    for (memq *q = &w->vm; q; q = q == &w->vm ? &w->lgkm : NULL)
+      for (uint64_t seq = q->head; seq < q->tail; seq++) {
+        const memop *m = memq_at(q, seq);
+        if (m->kind == OP_LOAD || m->kind == OP_DS_READ || m->kind == OP_DS_XLANE) {
+          block_fail(b, (int)w->id, -1,
+                     "the wave ended with %s (at %s:%u) never waited for: its destination was "
+                     "never listed at a covering s_waitcnt",
+                     m->name, site_file(m->site), m->site.line);
+          return;
+        }
+      }
     land_until(b, w, &w->vm, 0, 0, 0);
     land_until(b, w, &w->lgkm, 0, 0, 0);
     w->state = W_DONE;

@@ -24,6 +24,8 @@ typedef struct attngen__variant_desc {
   int threads;        /* threads per block */
   int block_m;        /* Q rows per block */
   int smem_bytes;     /* dynamic shared memory / LDS bytes requested at launch */
+  int softmax_step;   /* keys per running-max update (P is rounded against that max): the
+                         CPU reference must use the same step to be held to 1 ULP */
 } attngen__variant_desc;
 
 /* generated/manifest.c */
