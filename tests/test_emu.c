@@ -320,6 +320,12 @@ static void test_emu_bug_unlisted_wait(void **state) {
   expect_report("bug_unlisted_wait", 64, "does not name its destination");
 }
 
+static void test_emu_bug_load_never_waited(void **state) {
+  (void)state;
+  NEED("bug_load_never_waited");
+  expect_report("bug_load_never_waited", 64, "never waited for");
+}
+
 /* The same kernel gives the same result under different wave/block orders. */
 static void test_emu_seed_independent(void **state) {
   (void)state;
@@ -484,7 +490,9 @@ int main(void) {
       cmocka_unit_test(test_emu_bug_missing_barrier),
       cmocka_unit_test(test_emu_bug_lds_off_by_one),
       cmocka_unit_test(test_emu_bug_divergent),     cmocka_unit_test(test_emu_bug_barrier_exit),
-      cmocka_unit_test(test_emu_bug_unlisted_wait), cmocka_unit_test(test_emu_seed_independent),
+      cmocka_unit_test(test_emu_bug_unlisted_wait),
+      cmocka_unit_test(test_emu_bug_load_never_waited),
+      cmocka_unit_test(test_emu_seed_independent),
       cmocka_unit_test(test_emu_launch_checks),     cmocka_unit_test(test_emu_variants),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

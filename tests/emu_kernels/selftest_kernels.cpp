@@ -203,6 +203,14 @@ ST_KERNEL(bug_unlisted_wait) {
   ((unsigned *)a.ws)[l] = x + y;
 }
 
+// A load whose destination is never waited for (dead or missing wait at the end).
+ST_KERNEL(bug_load_never_waited) {
+  unsigned l = ag_lane_id(), x;
+  ag_rsrc rq = ag_make_rsrc(a.q, 512);
+  ag_buffer_load_dword<0>(x, rq, l * 4);  // BUG: no ag_s_waitcnt_vmcnt<0>(x)
+  ((unsigned *)a.ws)[l] = l;
+}
+
 extern "C" {
 #define ST(name) {#name, attngen__emu_st_##name, 0}
 const attngen__emu_kernel attngen__emu_selftest_kernels[] = {
@@ -210,7 +218,7 @@ const attngen__emu_kernel attngen__emu_selftest_kernels[] = {
     ST(waitcnt_poison),      ST(lds_dma),             ST(valu),
     ST(mfma_speed),          ST(bug_missing_waitcnt), ST(bug_missing_barrier),
     ST(bug_lds_off_by_one),  ST(bug_divergent_mfma),  ST(bug_barrier_exit),
-    ST(bug_unlisted_wait),
+    ST(bug_unlisted_wait),   ST(bug_load_never_waited),
 };
 const size_t attngen__emu_selftest_kernel_count =
     sizeof attngen__emu_selftest_kernels / sizeof attngen__emu_selftest_kernels[0];
