@@ -47,11 +47,17 @@ if(ATTNGEN_CLANGXX19)
   foreach(src ${ATTNGEN_GFX942_SOURCES})
     get_filename_component(stem ${src} NAME_WE)
     attngen_emu_compile(${src} ${ATTNGEN_EMU_OUT}/${stem}.o "kernel ${stem}")
-    # NAME_merge exists only for kv_split=tail variants: a weak reference is NULL otherwise.
-    string(APPEND ATTNGEN_EMU_TABLE_DECLS
-      "void ${stem}(attngen_kargs);\n"
-      "void ${stem}_merge(attngen_kargs) __attribute__((weak));\n")
-    string(APPEND ATTNGEN_EMU_TABLE_ROWS "  {\"${stem}\", ${stem}, ${stem}_merge},\n")
+    # NAME_merge exists only in kv_split=tail variants; the source is read here, so a
+    # change of it re-runs the configuration (and the table follows).
+    set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${src})
+    file(STRINGS ${src} merge_def REGEX "void ${stem}_merge\\(")
+    string(APPEND ATTNGEN_EMU_TABLE_DECLS "void ${stem}(attngen_kargs);\n")
+    if(merge_def)
+      string(APPEND ATTNGEN_EMU_TABLE_DECLS "void ${stem}_merge(attngen_kargs);\n")
+      string(APPEND ATTNGEN_EMU_TABLE_ROWS "  {\"${stem}\", ${stem}, ${stem}_merge},\n")
+    else()
+      string(APPEND ATTNGEN_EMU_TABLE_ROWS "  {\"${stem}\", ${stem}, 0},\n")
+    endif()
     math(EXPR ATTNGEN_EMU_TABLE_COUNT "${ATTNGEN_EMU_TABLE_COUNT} + 1")
   endforeach()
   foreach(src ${ATTNGEN_EMU_SELFTEST_SOURCES})
@@ -61,11 +67,10 @@ if(ATTNGEN_CLANGXX19)
 endif()
 if(NOT ATTNGEN_CLANGXX19 OR NOT ATTNGEN_EMU_SELFTEST_SOURCES)
   # The self-test table normally comes from tests/emu_kernels; empty without them.
-  set(ATTNGEN_EMU_SELFTEST_FALLBACK
-    "const attngen__emu_kernel attngen__emu_selftest_kernels[1] = {{0, 0, 0}};\n"
-    "const size_t attngen__emu_selftest_kernel_count = 0;\n")
+  set(ATTNGEN_EMU_SELFTEST_FALLBACK "const attngen__emu_kernel \
+attngen__emu_selftest_kernels[1] = {{0, 0, 0}};\nconst size_t \
+attngen__emu_selftest_kernel_count = 0;\n")
 endif()
-string(JOIN "" ATTNGEN_EMU_SELFTEST_FALLBACK ${ATTNGEN_EMU_SELFTEST_FALLBACK})
 
 set(ATTNGEN_EMU_TABLE_C ${ATTNGEN_EMU_OUT}/emu_table.c)
 file(CONFIGURE OUTPUT ${ATTNGEN_EMU_TABLE_C} CONTENT

@@ -296,7 +296,7 @@ __device__ __forceinline__ sm90_u32 swz(int row, int chunk) {
 
 } // namespace
 
-extern "C" __global__ void __launch_bounds__(128) attn_fwd_d128_bhsd_rtne_q1_kv64_w4_nosplit_mma_sm90(attngen_kargs a) {
+extern "C" __global__ void __launch_bounds__(128, 1) attn_fwd_d128_bhsd_rtne_q1_kv64_w4_nosplit_mma_sm90(attngen_kargs a) {
   extern __shared__ __attribute__((aligned(128))) unsigned char smem[];
   const sm90_u32 s_base = (sm90_u32)sm90_cvta_to_shared(smem);
   const sm90_u32 sQ = s_base + 0;

@@ -158,6 +158,7 @@ int attngen__axis_value(const attngen__variant_desc *d, const char *axis) {
   if (strcmp(axis, "kv_tile") == 0) return d->kv_tile;
   if (strcmp(axis, "waves") == 0) return d->waves;
   if (strcmp(axis, "kv_split") == 0) return d->kv_split;
+  if (strcmp(axis, "impl") == 0) return d->impl;
   return -1;
 }
 
@@ -254,10 +255,26 @@ static int prefer_waves(const attngen__features *f, const attngen__variant_desc 
   return pick;
 }
 
+/* wgmma kernels when the set has them. Measured on an H200 (bench/RESULTS.md, run 1,
+ * BSHD): wgmma q1/kv128/w12 565 TFLOP/s at 2x24x8192 vs mma.sync q2/kv128/w8 157 TFLOP/s
+ * at 2x16x4096. */
+static int prefer_impl(const attngen__features *f, const attngen__variant_desc *const *c,
+                       size_t n, char *why, size_t len) {
+  (void)f;
+  int pick = has_value(c, n, "impl", ATTNGEN__IMPL_WGMMA) ? ATTNGEN__IMPL_WGMMA
+                                                          : ATTNGEN__IMPL_MMA;
+  snprintf(why, len, "impl=%s: %s", pick == ATTNGEN__IMPL_WGMMA ? "wgmma" : "mma",
+           pick == ATTNGEN__IMPL_WGMMA ? "warpgroup MMA measured ~3.6x mma.sync on H200"
+                                       : "no wgmma variant available");
+  return pick;
+}
+
 /* Applied in this order: kv_split depends on the block size chosen by q_tiles. No
  * measurements exist yet (no GPU run of these kernels); the thresholds follow the
  * reasoning in each rule's basis and are to be replaced by `attngen tune` data. */
 const attngen__heuristic_rule attngen__heuristic_rules[] = {
+  {"impl-wgmma", "impl", ATTNGEN__TARGET_SM90, prefer_impl,
+   "Hopper warpgroup MMA with async loads: measured 3.6x the mma.sync kernel (run 1)"},
   {"q-tiles-fill", "q_tiles", -1, prefer_q_tiles,
    "larger Q tiles reuse each K/V tile for more rows but make fewer blocks; keep >= 2 rounds"},
   {"waves-fill", "waves", ATTNGEN__TARGET_SM90, prefer_waves,
