@@ -44,7 +44,7 @@ static int fixture_setup(void **state) {
   attngen__ref_args a = {attngen__inputs_q(&f->in), attngen__inputs_k(&f->in),
                          attngen__inputs_v(&f->in),
                          attngen__view_out(f->ref, f->in.layout, H, SQ), B, H, SQ, SKV, scale,
-                         ATTNGEN_ROUND_RTNE, NULL, 0, 0};
+                         ATTNGEN_ROUND_RTNE, NULL, 0, 0, 0, 0, NULL};
   assert_int_equal(attngen__reference_fwd(&a), ATTNGEN_STATUS_OK);
   attngen__exact_args e = {a.q, a.k, a.v, attngen__view_f64(f->exact, f->in.layout, H, SQ),
                            B, H, SQ, SKV, scale, NULL, 0};

@@ -158,7 +158,8 @@ static void run_variant(const attngen__variant_desc *var, const gpu_case *c,
 
   r->lse_all = malloc((nl + 2 * LSE_GUARD) * sizeof(float));
   assert_non_null(r->lse_all);
-  for (size_t i = 0; i < nl + 2 * LSE_GUARD; ++i) r->lse_all[i] = attngen__f32_from_bits(LSE_CANARY);
+  for (size_t i = 0; i < nl + 2 * LSE_GUARD; ++i)
+    r->lse_all[i] = attngen__f32_from_bits(LSE_CANARY);
   r->lse = r->lse_all + LSE_GUARD;
   void *d_lse = device_copy(r->lse_all, (nl + 2 * LSE_GUARD) * sizeof(float));
 
@@ -244,32 +245,44 @@ static int run_case(const gpu_case *c) {
   const double max_abs_v =
       attngen__max_abs_finite(attngen__inputs_v(ref_in), c->batch, c->heads, c->seqlen_kv);
 
-  /* CPU reference per rounding mode, computed when a variant needs it. */
-  uint16_t *ref[3] = {NULL, NULL, NULL};
-  float *ref_lse[3] = {NULL, NULL, NULL};
+  /* CPU reference per (rounding mode, softmax step) of the variants, computed once each. */
+  enum { MAX_REFS = 8 };
+  struct ref_entry {
+    int mode, step;
+    uint16_t *out;
+    float *lse;
+  } refs[MAX_REFS];
+  int nrefs = 0;
   int failures = 0;
   for (int vi = 0; vi < env.nvariants; ++vi) {
     const attngen__variant_desc *var = env.variants[vi];
     const int mode = var->rounding;
-    if (!ref[mode]) {
-      ref[mode] = malloc((nq ? nq : 1) * sizeof(uint16_t));
-      ref_lse[mode] = malloc((nl ? nl : 1) * sizeof(float));
-      assert_non_null(ref[mode]);
-      assert_non_null(ref_lse[mode]);
+    int ri = 0;
+    while (ri < nrefs && !(refs[ri].mode == mode && refs[ri].step == var->softmax_step)) ++ri;
+    if (ri == nrefs) {
+      assert_true(nrefs < MAX_REFS);
+      refs[ri].mode = mode;
+      refs[ri].step = var->softmax_step;
+      refs[ri].out = malloc((nq ? nq : 1) * sizeof(uint16_t));
+      refs[ri].lse = malloc((nl ? nl : 1) * sizeof(float));
+      assert_non_null(refs[ri].out);
+      assert_non_null(refs[ri].lse);
+      nrefs++;
       attngen__ref_args ra;
       memset(&ra, 0, sizeof ra);
       ra.q = attngen__inputs_q(ref_in);
       ra.k = attngen__inputs_k(ref_in);
       ra.v = attngen__inputs_v(ref_in);
-      ra.out = attngen__view_out(ref[mode], ATTNGEN_LAYOUT_BSHD, c->heads, c->seqlen_q);
+      ra.out = attngen__view_out(refs[ri].out, ATTNGEN_LAYOUT_BSHD, c->heads, c->seqlen_q);
       ra.batch = c->batch;
       ra.heads = c->heads;
       ra.seqlen_q = c->seqlen_q;
       ra.seqlen_kv = c->seqlen_kv;
       ra.softmax_scale = scale;
       ra.rounding = (attngen_rounding)mode;
-      ra.lse = ref_lse[mode];
+      ra.lse = refs[ri].lse;
       ra.threads = 0;
+      ra.kv_step = var->softmax_step; /* P is rounded against the max at the kernel's steps */
       CHECK_OK(attngen__reference_fwd(&ra));
     }
     const layout_inputs *in = &li[var->layout];
@@ -279,7 +292,7 @@ static int run_case(const gpu_case *c) {
     attngen__compare_args ca;
     memset(&ca, 0, sizeof ca);
     ca.out = attngen__view_in(r.out.data, (attngen_layout)var->layout, c->heads, c->seqlen_q);
-    ca.ref = attngen__view_in(ref[mode], ATTNGEN_LAYOUT_BSHD, c->heads, c->seqlen_q);
+    ca.ref = attngen__view_in(refs[ri].out, ATTNGEN_LAYOUT_BSHD, c->heads, c->seqlen_q);
     ca.exact = ea.out;
     ca.batch = c->batch;
     ca.heads = c->heads;
@@ -288,7 +301,7 @@ static int run_case(const gpu_case *c) {
     attngen__compare_report rep;
     CHECK_OK(attngen__compare(&ca, &rep));
     attngen__lse_report lrep;
-    attngen__compare_lse(r.lse, ref_lse[mode], (int64_t)nl, ATTNGEN__LSE_ABS_TOL,
+    attngen__compare_lse(r.lse, refs[ri].lse, (int64_t)nl, ATTNGEN__LSE_ABS_TOL,
                          ATTNGEN__LSE_REL_TOL, &lrep);
 
     int deterministic = 1;
@@ -322,9 +335,9 @@ static int run_case(const gpu_case *c) {
   }
   fflush(stdout);
 
-  for (int m = 0; m < 3; ++m) {
-    free(ref[m]);
-    free(ref_lse[m]);
+  for (int i = 0; i < nrefs; ++i) {
+    free(refs[i].out);
+    free(refs[i].lse);
   }
   free(exact);
   for (int L = 0; L < 2; ++L) {

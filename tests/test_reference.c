@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "numerics.h"
+#include "split_plan.h"
 
 #define D ATTNGEN__HEAD_DIM
 #define DEFAULT_SCALE 0.088388347648f /* 1/sqrt(128) */
@@ -32,7 +33,7 @@ static void run_ref(const attngen__inputs *in, attngen_rounding mode, float scal
   attngen__ref_args a = {attngen__inputs_q(in), attngen__inputs_k(in), attngen__inputs_v(in),
                          attngen__view_out(out, in->layout, in->heads, in->seqlen_q),
                          in->batch, in->heads, in->seqlen_q, in->seqlen_kv, scale, mode,
-                         lse, threads, unrounded_p};
+                         lse, threads, unrounded_p, 0, 0, NULL};
   assert_int_equal(attngen__reference_fwd(&a), ATTNGEN_STATUS_OK);
 }
 
@@ -74,7 +75,8 @@ static void test_reference_skv_zero(void **state) {
     attngen__ref_args a = {attngen__view_in(q, ATTNGEN_LAYOUT_BSHD, H, Sq),
                            {NULL, 0, 0, 0}, {NULL, 0, 0, 0},
                            attngen__view_out(out, ATTNGEN_LAYOUT_BSHD, H, Sq),
-                           B, H, Sq, 0, DEFAULT_SCALE, (attngen_rounding)mode, lse, 0, 0};
+                           B, H, Sq, 0, DEFAULT_SCALE, (attngen_rounding)mode, lse, 0, 0,
+                           0, 0, NULL};
     assert_int_equal(attngen__reference_fwd(&a), ATTNGEN_STATUS_OK);
     for (size_t i = 0; i < elems(B, H, Sq); ++i) assert_int_equal(out[i], 0x0000);
     for (int i = 0; i < B * H * Sq; ++i) assert_true(isinf(lse[i]) && lse[i] < 0);
@@ -219,7 +221,7 @@ static void test_reference_ragged_ends(void **state) {
     run_ref(&in, ATTNGEN_ROUND_RTNE, DEFAULT_SCALE, 0, 0, want, NULL);
     attngen__ref_args a = {attngen__inputs_q(&big), attngen__inputs_k(&big),
                            attngen__inputs_v(&big), mut(&big, got, Sq + pad), B, H, Sq, Skv,
-                           DEFAULT_SCALE, ATTNGEN_ROUND_RTNE, NULL, 0, 0};
+                           DEFAULT_SCALE, ATTNGEN_ROUND_RTNE, NULL, 0, 0, 0, 0, NULL};
     assert_int_equal(attngen__reference_fwd(&a), ATTNGEN_STATUS_OK);
     for (int b = 0; b < B; ++b) {
       for (int h = 0; h < H; ++h) {
@@ -288,7 +290,7 @@ static void test_reference_layouts_strides_threads_bitwise(void **state) {
       }
   attngen__ref_args ra = {{vq.data, sb, sh, ss}, {vk.data, ksb, ksh, kss},
                           {vv.data, ksb, ksh, kss}, vo, B, H, Sq, Skv, DEFAULT_SCALE,
-                          ATTNGEN_ROUND_RTZ, NULL, 2, 0};
+                          ATTNGEN_ROUND_RTZ, NULL, 2, 0, 0, 0, NULL};
   assert_int_equal(attngen__reference_fwd(&ra), ATTNGEN_STATUS_OK);
   run_ref(&a, ATTNGEN_ROUND_RTZ, DEFAULT_SCALE, 0, 0, oa, NULL);
   size_t padding_kept = 0;
@@ -620,6 +622,152 @@ static void test_reference_matches_transcription(void **state) {
   attngen__inputs_free(&in);
 }
 
+/* Online softmax of one row over keys [k0, k1) in steps of `step` keys from k0: the (m, l, O)
+ * a kernel part leaves before normalization. */
+static void transcribe_part(const uint16_t *q, const uint16_t *k, const uint16_t *v, int k0,
+                            int k1, int step, float scale_log2, attngen_rounding mode, float *m,
+                            float *l, float *acc) {
+  *m = -INFINITY;
+  *l = 0.0f;
+  for (int d = 0; d < D; ++d) acc[d] = 0.0f;
+  for (int kv0 = k0; kv0 < k1; kv0 += step) {
+    const int n = k1 - kv0 < step ? k1 - kv0 : step;
+    float t[256], mt = *m;
+    for (int j = 0; j < n; ++j) {
+      float s = 0.0f;
+      for (int d = 0; d < D; ++d) {
+        s += attngen_bf16_to_float(q[d]) * attngen_bf16_to_float(k[(size_t)(kv0 + j) * D + d]);
+      }
+      t[j] = s * scale_log2;
+      mt = fmaxf(mt, t[j]);
+    }
+    if (mt > *m) {
+      const float alpha = exp2f(*m - mt);
+      *l *= alpha;
+      for (int d = 0; d < D; ++d) acc[d] *= alpha;
+      *m = mt;
+    }
+    for (int j = 0; j < n; ++j) {
+      const float p = exp2f(t[j] - *m);
+      *l += p;
+      const float pb = attngen_bf16_to_float(attngen_bf16_round(p, mode));
+      const uint16_t *vj = v + (size_t)(kv0 + j) * D;
+      for (int d = 0; d < D; ++d) acc[d] += pb * attngen_bf16_to_float(vj[d]);
+    }
+  }
+}
+
+/* One row with a softmax step and, when kv_per_split > 0, the tail split: parts of
+ * kv_per_split keys, merged as NAME_merge does (templates/gfx942/attn_fwd.hip.in). */
+static void transcribe_row_tiled(const uint16_t *q, const uint16_t *k, const uint16_t *v,
+                                 int skv, int step, int kv_per_split, float scale_log2,
+                                 attngen_rounding mode, uint16_t *out, float *lse) {
+  float m, l, acc[D];
+  if (kv_per_split == 0) {
+    transcribe_part(q, k, v, 0, skv, step, scale_log2, mode, &m, &l, acc);
+  } else {
+    enum { MAX_PARTS = 16 };
+    const int parts = (skv + kv_per_split - 1) / kv_per_split;
+    assert_true(parts <= MAX_PARTS);
+    float pm[MAX_PARTS], pl[MAX_PARTS], po[MAX_PARTS][D];
+    for (int p = 0; p < parts; ++p) {
+      const int k1 = (p + 1) * kv_per_split < skv ? (p + 1) * kv_per_split : skv;
+      transcribe_part(q, k, v, p * kv_per_split, k1, step, scale_log2, mode, &pm[p], &pl[p],
+                      po[p]);
+    }
+    m = -INFINITY;
+    for (int p = 0; p < parts; ++p) m = fmaxf(m, pm[p]);
+    l = 0.0f;
+    for (int d = 0; d < D; ++d) acc[d] = 0.0f;
+    for (int p = 0; p < parts; ++p) {
+      const float w = pm[p] == -INFINITY ? 0.0f : exp2f(pm[p] - m);
+      l += pl[p] * w;
+      for (int d = 0; d < D; ++d) acc[d] += po[p][d] * w;
+    }
+  }
+  const float inv = l == 0.0f ? 0.0f : 1.0f / l;
+  for (int d = 0; d < D; ++d) out[d] = attngen_bf16_round(acc[d] * inv, mode);
+  *lse = skv == 0 ? -INFINITY : m * 0.693147182f + logf(l);
+}
+
+/* kv_step and the tail-split emulation (kv_per_split + per-row flags) against the
+ * transcription, bitwise; the step changes results (P is rounded against the running max of
+ * each step), and so does the split. */
+static void test_reference_step_and_split_match_transcription(void **state) {
+  (void)state;
+  const int B = 1, H = 2, Sq = 70, Skv = 200;
+  const float scale = 0.02f;
+  attngen__inputs in;
+  make(&in, ATTNGEN__INPUT_UNIFORM, 2, ATTNGEN_LAYOUT_BHSD, B, H, Sq, Skv, scale);
+  attngen__rng r;
+  attngen__rng_seed(&r, 78);
+  fill_pow2(in.q, elems(B, H, Sq), &r);
+  fill_pow2(in.k, elems(B, H, Skv), &r);
+  fill_pow2(in.v, elems(B, H, Skv), &r);
+  const size_t n = elems(B, H, Sq);
+  uint16_t *out = xcalloc(n, 2), *want = xcalloc(n, 2), *first = xcalloc(n, 2);
+  float lse[2 * 70], lse_want[2 * 70];
+  unsigned char rows[2 * 70];
+  for (int i = 0; i < H * Sq; ++i) rows[i] = i < Sq || (i - Sq) / 32 == 1; /* h 0; h 1 s 32-63 */
+  static const struct {
+    int step, kv_per_split, flags;
+  } cases[] = {{128, 0, 0}, {16, 0, 0}, {32, 0, 0}, {32, 64, 1}, {32, 96, 0}, {64, 128, 1}};
+  size_t differ_from_first = 0;
+  for (size_t ci = 0; ci < sizeof cases / sizeof cases[0]; ++ci) {
+    const attngen_rounding mode = (attngen_rounding)(ci % 3);
+    attngen__ref_args a = {attngen__inputs_q(&in), attngen__inputs_k(&in), attngen__inputs_v(&in),
+                           attngen__view_out(out, in.layout, H, Sq), B, H, Sq, Skv, scale, mode,
+                           lse, 0, 0, 0, 0, NULL};
+    a.kv_step = cases[ci].step;
+    a.kv_per_split = cases[ci].kv_per_split;
+    a.split_rows = cases[ci].flags ? rows : NULL;
+    assert_int_equal(attngen__reference_fwd(&a), ATTNGEN_STATUS_OK);
+    for (int h = 0; h < H; ++h)
+      for (int s = 0; s < Sq; ++s) {
+        const int split = cases[ci].kv_per_split && (!cases[ci].flags || rows[h * Sq + s]);
+        transcribe_row_tiled(in.q + ((size_t)h * Sq + s) * D, in.k + (size_t)h * Skv * D,
+                             in.v + (size_t)h * Skv * D, Skv, cases[ci].step,
+                             split ? cases[ci].kv_per_split : 0, attngen__scale_log2(scale), mode,
+                             want + ((size_t)h * Sq + s) * D, &lse_want[h * Sq + s]);
+      }
+    assert_memory_equal(out, want, n * 2);
+    assert_memory_equal(lse, lse_want, sizeof lse);
+    /* the same step with rtne as case 0 would give identical results: compare across
+     * steps within one mode only */
+    if (ci == 0) memcpy(first, out, n * 2);
+    if (ci == 3) {
+      /* rtne again (ci % 3 == 0): step 32 + split vs step 128 */
+      for (size_t i = 0; i < n; ++i) differ_from_first += out[i] != first[i];
+    }
+  }
+  assert_true(differ_from_first > 0);
+  free(out);
+  free(want);
+  free(first);
+  attngen__inputs_free(&in);
+}
+
+/* The flags of a split plan mark the rows of the split q-jobs. */
+static void test_reference_split_plan_row_flags(void **state) {
+  (void)state;
+  attngen__split_plan plan;
+  /* 1 x 5 heads x 5 q-blocks of 64 = 25 jobs on 8 slots: 4 rounds, a tail of 1 job */
+  assert_int_equal(attngen__split_plan_make(1, 5, 300, 4096, 64, 64, 8, 1, &plan),
+                   ATTNGEN_STATUS_OK);
+  assert_true(plan.num_splits > 1);
+  assert_int_equal(plan.split_first, 24);
+  unsigned char *flags = xcalloc(5 * 300, 1);
+  const long long count = attngen__split_plan_row_flags(&plan, 1, 5, 300, 64, flags);
+  for (int bh = 0; bh < 5; ++bh)
+    for (int s = 0; s < 300; ++s) assert_int_equal(flags[bh * 300 + s], bh * 5 + s / 64 >= 24);
+  assert_int_equal(count, 300 - 256); /* job 24: h 4, q-block 4 = rows 256..299 */
+  /* no split: no flags */
+  assert_int_equal(attngen__split_plan_make(1, 5, 300, 64, 64, 64, 8, 1, &plan),
+                   ATTNGEN_STATUS_OK);
+  assert_int_equal(attngen__split_plan_row_flags(&plan, 1, 5, 300, 64, flags), 0);
+  free(flags);
+}
+
 static void test_reference_bad_args(void **state) {
   (void)state;
   uint16_t buf[D] = {0};
@@ -627,7 +775,7 @@ static void test_reference_bad_args(void **state) {
                          attngen__view_in(buf, ATTNGEN_LAYOUT_BSHD, 1, 1),
                          attngen__view_in(buf, ATTNGEN_LAYOUT_BSHD, 1, 1),
                          attngen__view_out(buf, ATTNGEN_LAYOUT_BSHD, 1, 1),
-                         1, 1, 1, 1, DEFAULT_SCALE, ATTNGEN_ROUND_RTNE, NULL, 1, 0};
+                         1, 1, 1, 1, DEFAULT_SCALE, ATTNGEN_ROUND_RTNE, NULL, 1, 0, 0, 0, NULL};
   assert_int_equal(attngen__reference_fwd(NULL), ATTNGEN_STATUS_NULL_POINTER);
   attngen__ref_args b = a;
   b.seqlen_kv = -1;
@@ -644,6 +792,17 @@ static void test_reference_bad_args(void **state) {
   b = a;
   b.out.data = NULL;
   assert_int_equal(attngen__reference_fwd(&b), ATTNGEN_STATUS_NULL_POINTER);
+  b = a;
+  b.kv_step = -1;
+  assert_int_equal(attngen__reference_fwd(&b), ATTNGEN_STATUS_INVALID_ARGUMENT);
+  b = a;
+  b.kv_step = 32;
+  b.kv_per_split = 48; /* parts must end on step boundaries */
+  assert_int_equal(attngen__reference_fwd(&b), ATTNGEN_STATUS_INVALID_ARGUMENT);
+  b.kv_per_split = -32;
+  assert_int_equal(attngen__reference_fwd(&b), ATTNGEN_STATUS_INVALID_ARGUMENT);
+  b.kv_per_split = 64;
+  assert_int_equal(attngen__reference_fwd(&b), ATTNGEN_STATUS_OK);
   assert_int_equal(attngen__reference_fwd(&a), ATTNGEN_STATUS_OK);
   assert_int_equal(attngen__exact_fwd(NULL), ATTNGEN_STATUS_NULL_POINTER);
 }
@@ -663,6 +822,8 @@ int main(void) {
       cmocka_unit_test(test_reference_lse_vs_double),
       cmocka_unit_test(test_reference_scale),
       cmocka_unit_test(test_reference_matches_transcription),
+      cmocka_unit_test(test_reference_step_and_split_match_transcription),
+      cmocka_unit_test(test_reference_split_plan_row_flags),
       cmocka_unit_test(test_reference_bad_args),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

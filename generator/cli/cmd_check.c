@@ -221,10 +221,13 @@ static void device_run_free(device_run *r) {
 
 /* Runs the backend twice through the public API. Each run starts from the poisoned, guarded
  * buffer `g` (copied in whole, copied back whole: guards included) and a NaN-filled LSE.
- * Results: g / lse (first run), g2 / lse2 (second run). `variant` gets the variant name. */
+ * Results: g / lse (first run), g2 / lse2 (second run). `variant` gets the variant name;
+ * `follow` the reference settings that match the launched kernel (softmax step, tail split;
+ * *rows: the split-row flags it points to, for the caller to free). */
 static attngen_status run_backend(const check_opts *o, const attngen__inputs *in,
                                   attngen__guarded *g, attngen__guarded *g2, float *lse,
-                                  float *lse2, char *variant, size_t variant_size) {
+                                  float *lse2, char *variant, size_t variant_size,
+                                  attngen__ref_args *follow, unsigned char **rows) {
   device_run r = {0};
   const size_t nq = (size_t)o->batch * o->heads * o->seqlen_q * D;
   const size_t nkv = (size_t)o->batch * o->heads * o->seqlen_kv * D;
@@ -262,6 +265,7 @@ static attngen_status run_backend(const check_opts *o, const attngen__inputs *in
     st = attngen_explain(r.ctx, &a, &ch);
     if (!st) snprintf(variant, variant_size, "%s (%s)", ch.variant, ch.rule_name);
   }
+  if (!st) st = attngen__ref_follow_call(r.ctx, &a, follow, rows, NULL, 0);
   attngen__guarded *outs[2] = {g, g2};
   float *lses[2] = {lse, lse2};
   for (int run = 0; run < 2 && !st; ++run) {
@@ -281,13 +285,18 @@ static attngen_status run_backend(const check_opts *o, const attngen__inputs *in
   return st;
 }
 
-/* Expected result: the CPU reference (bf16 out, fp32 LSE) and the exact fp64 attention. */
+/* Expected result: the CPU reference (bf16 out, fp32 LSE) with the kernel's softmax step and
+ * tail split (from `follow`), and the exact fp64 attention. */
 static attngen_status run_expected(const check_opts *o, const attngen__inputs *in,
-                                   uint16_t *ref, float *ref_lse, double *exact) {
+                                   const attngen__ref_args *follow, uint16_t *ref,
+                                   float *ref_lse, double *exact) {
   attngen__ref_args a = {attngen__inputs_q(in), attngen__inputs_k(in), attngen__inputs_v(in),
                          attngen__view_out(ref, o->layout, o->heads, o->seqlen_q), o->batch,
                          o->heads, o->seqlen_q, o->seqlen_kv, o->scale, o->rounding, ref_lse,
-                         0, 0};
+                         0, 0, 0, 0, NULL};
+  a.kv_step = follow->kv_step;
+  a.kv_per_split = follow->kv_per_split;
+  a.split_rows = follow->split_rows;
   attngen_status st = attngen__reference_fwd(&a);
   if (st != ATTNGEN_STATUS_OK) return st;
   attngen__exact_args e = {a.q, a.k, a.v,
@@ -298,8 +307,9 @@ static attngen_status run_expected(const check_opts *o, const attngen__inputs *i
 
 /* Prints the report block; returns 1 when everything passed. */
 static int report(FILE *f, const check_opts *o, const char *variant,
-                  const attngen__compare_report *r, int64_t guard_bad, int64_t guard_first,
-                  int64_t nondeterministic, const attngen__lse_report *lr) {
+                  const attngen__ref_args *follow, const attngen__compare_report *r,
+                  int64_t guard_bad, int64_t guard_first, int64_t nondeterministic,
+                  const attngen__lse_report *lr) {
   char title[512];
   snprintf(title, sizeof title, "check %s %dx%dx%dx%d %s %s seed %llu inputs %s%s scale %g\n"
            "  variant: %s\n  output",
@@ -308,6 +318,15 @@ static int report(FILE *f, const check_opts *o, const char *variant,
            (unsigned long long)o->seed, input_names[o->inputs], o->special ? " +nan/inf" : "",
            (double)o->scale, variant);
   attngen__compare_print(f, title, r);
+  long long split_rows = 0;
+  const size_t nl = (size_t)o->batch * o->heads * o->seqlen_q;
+  for (size_t i = 0; follow->split_rows && i < nl; ++i) split_rows += follow->split_rows[i] != 0;
+  fprintf(f, "  reference: softmax step %d keys", follow->kv_step ? follow->kv_step
+                                                                   : ATTNGEN__REF_KV_TILE);
+  if (follow->kv_per_split)
+    fprintf(f, ", tail split: %lld of %zu rows in parts of %d keys", split_rows, nl,
+            follow->kv_per_split);
+  fprintf(f, "\n");
   fprintf(f, "  guard bands: %lld elements overwritten", (long long)guard_bad);
   if (guard_bad) fprintf(f, " (first at offset %lld)", (long long)guard_first);
   fprintf(f, "\n  determinism: %lld elements differ between two runs\n",
@@ -333,15 +352,19 @@ int attngen__cmd_check(int argc, char **argv) {
   float *lse = malloc(nl * sizeof(float)), *lse2 = malloc(nl * sizeof(float));
   float *ref_lse = malloc(nl * sizeof(float));
   char variant[256] = "?";
+  attngen__ref_args follow;
+  memset(&follow, 0, sizeof follow);
+  unsigned char *split_rows = NULL;
   int rc = 1;
   attngen_status st = make_inputs(&o, &in);
   if (!st && !(ref && exact && lse && lse2 && ref_lse)) st = ATTNGEN_STATUS_OUT_OF_MEMORY;
   if (!st) st = attngen__guarded_alloc(&g, (int64_t)nq, ATTNGEN__GUARD_ELEMS);
   if (!st) st = attngen__guarded_alloc(&g2, (int64_t)nq, ATTNGEN__GUARD_ELEMS);
   if (st) fprintf(stderr, "attngen check: inputs: %s\n", attngen_status_string(st));
-  if (!st) st = run_backend(&o, &in, &g, &g2, lse, lse2, variant, sizeof variant);
+  if (!st)
+    st = run_backend(&o, &in, &g, &g2, lse, lse2, variant, sizeof variant, &follow, &split_rows);
   if (!st) {
-    st = run_expected(&o, &in, ref, ref_lse, exact);
+    st = run_expected(&o, &in, &follow, ref, ref_lse, exact);
     if (st) fprintf(stderr, "attngen check: reference: %s\n", attngen_status_string(st));
   }
   if (!st) {
@@ -361,7 +384,7 @@ int attngen__cmd_check(int argc, char **argv) {
     for (size_t i = 0; i < nl; ++i) differ += memcmp(&lse[i], &lse2[i], sizeof(float)) != 0;
     attngen__compare_lse(lse, ref_lse, (int64_t)nl, ATTNGEN__LSE_ABS_TOL, ATTNGEN__LSE_REL_TOL,
                          &lr);
-    rc = report(stdout, &o, variant, &r, guard_bad, guard_first, differ, &lr) ? 0 : 1;
+    rc = report(stdout, &o, variant, &follow, &r, guard_bad, guard_first, differ, &lr) ? 0 : 1;
   }
   attngen__guarded_free(&g);
   attngen__guarded_free(&g2);
@@ -371,5 +394,6 @@ int attngen__cmd_check(int argc, char **argv) {
   free(lse);
   free(lse2);
   free(ref_lse);
+  free(split_rows);
   return rc;
 }

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #define REPORT_MAX_KERNELS 8
 #define REPORT_MAX_INSNS 65536
@@ -181,6 +182,35 @@ static int compare_names(const void *a, const void *b) {
   return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* The sm90 cubins built next to the gfx942 code objects (DIR/../sm90), with their sizes
+ * (register use needs cuobjdump, which is not installed with a plain nvcc). */
+static void report_cubins(const char *gfx_dir, const char *filter) {
+  char dir[4096];
+  snprintf(dir, sizeof dir, "%s/../sm90", gfx_dir);
+  DIR *d = opendir(dir);
+  if (!d) return;
+  char names[256][256];
+  int n = 0;
+  struct dirent *e;
+  while ((e = readdir(d)) && n < 256) {
+    size_t len = strlen(e->d_name);
+    if (len < 7 || strcmp(e->d_name + len - 6, ".cubin") != 0) continue;
+    snprintf(names[n], sizeof names[n], "%.*s", (int)(len - 6), e->d_name);
+    if (filter && fnmatch(filter, names[n], 0) != 0) continue;
+    n++;
+  }
+  closedir(d);
+  qsort(names, (size_t)n, sizeof names[0], (int (*)(const void *, const void *))strcmp);
+  printf("\n%-62s %7s\n", "sm90 cubin", "bytes");
+  for (int i = 0; i < n; i++) {
+    char path[4400];
+    struct stat st;
+    snprintf(path, sizeof path, "%s/%s.cubin", dir, names[i]);
+    printf("%-62s %7ld\n", names[i], stat(path, &st) == 0 ? (long)st.st_size : -1L);
+  }
+  fprintf(stderr, "attngen report: %d cubin(s) in %s\n", n, dir);
+}
+
 int attngen__cmd_report(int argc, char **argv) {
   const char *dir = "build/kernels/gfx942";
   const char *filter = NULL;
@@ -235,9 +265,9 @@ int attngen__cmd_report(int argc, char **argv) {
     printf("kernel\tvgpr\tagpr\tsgpr\tscratch\tlds\tvgpr_spill\tsgpr_spill\twaves_per_simd"
            "\tloop_mfma\tloop_valu\tloop_lds\tloop_vmem\tloop_waitcnt\tloop_barrier\n");
   } else {
-    printf("%-62s %4s %4s %4s %7s %6s %5s %4s | %5s %5s %4s %4s %4s %3s\n", "kernel", "vgpr",
-           "agpr", "sgpr", "scratch", "lds", "spill", "occ", "mfma", "valu", "lds", "vmem", "wait",
-           "bar");
+    printf("%-62s %7s %4s %4s %4s %7s %6s %5s %4s | %5s %5s %4s %4s %4s %3s\n", "kernel",
+           "bytes", "vgpr", "agpr", "sgpr", "scratch", "lds", "spill", "occ", "mfma", "valu", "lds",
+           "vmem", "wait", "bar");
   }
   int reported = 0;
   for (size_t f = 0; f < nfiles && status == 0; ++f) {
@@ -263,8 +293,10 @@ int attngen__cmd_report(int argc, char **argv) {
                ks[k].vgpr_spill, ks[k].sgpr_spill, occ, ks[k].loop_mfma, ks[k].loop_valu,
                ks[k].loop_lds, ks[k].loop_vmem, ks[k].loop_waitcnt, ks[k].loop_barrier);
       } else {
-        printf("%-62s %4ld %4ld %4ld %7ld %6ld %5ld %4ld | %5ld %5ld %4ld %4ld %4ld %3ld\n",
-               ks[k].name, ks[k].vgpr, ks[k].agpr, ks[k].sgpr, ks[k].scratch, ks[k].lds,
+        struct stat st;
+        long bytes = stat(path, &st) == 0 ? (long)st.st_size : -1;
+        printf("%-62s %7ld %4ld %4ld %4ld %7ld %6ld %5ld %4ld | %5ld %5ld %4ld %4ld %4ld %3ld\n",
+               ks[k].name, bytes, ks[k].vgpr, ks[k].agpr, ks[k].sgpr, ks[k].scratch, ks[k].lds,
                ks[k].vgpr_spill + ks[k].sgpr_spill, occ, ks[k].loop_mfma, ks[k].loop_valu,
                ks[k].loop_lds, ks[k].loop_vmem, ks[k].loop_waitcnt, ks[k].loop_barrier);
       }
@@ -274,5 +306,6 @@ int attngen__cmd_report(int argc, char **argv) {
   for (size_t f = 0; f < nfiles; ++f) free(files[f]);
   free(files);
   if (!tsv) fprintf(stderr, "attngen report: %d kernel(s) in %s\n", reported, dir);
+  if (!tsv && status == 0) report_cubins(dir, filter);
   return status;
 }

@@ -64,15 +64,8 @@ void attngen__emu_exec_mfma_f32_16x16x16_bf16(const unsigned char *in, unsigned 
                                               const void *imm);
 void attngen__emu_exec_ds_bpermute_b32(const unsigned char *in, unsigned char *out,
                                        const void *imm);
-void attngen__emu_exec_ds_permute_b32(const unsigned char *in, unsigned char *out,
-                                      const void *imm);
-void attngen__emu_exec_readlane_b32(const unsigned char *in, unsigned char *out,
-                                    const void *imm);
-void attngen__emu_exec_readfirstlane_b32(const unsigned char *in, unsigned char *out,
-                                         const void *imm);
 void attngen__emu_exec_ds_swizzle_b32(const unsigned char *in, unsigned char *out,
                                       const void *imm);
-void attngen__emu_exec_dpp_b32(const unsigned char *in, unsigned char *out, const void *imm);
 /* Counts one executed MFMA in the emulator statistics. */
 void attngen__emu_count_mfma(void);
 /* Inputs of attngen__emu_exec_mfma_f32_16x16x16_bf16, per lane. */
@@ -81,11 +74,6 @@ typedef struct attngen__emu_mfma_in {
   uint16_t b[4];
   float c[4];
 } attngen__emu_mfma_in;
-/* Immediates of attngen__emu_exec_dpp_b32: dpp_ctrl (ISA encoding), row_mask, bank_mask,
- * bound_ctrl. Per lane in = {src, old}, out = result. */
-typedef struct attngen__emu_dpp_imm {
-  unsigned ctrl, row_mask, bank_mask, bound_ctrl;
-} attngen__emu_dpp_imm;
 
 /* Wave-wide OR of p over the lanes (v_cmp + s_cmp of the ballot). */
 int attngen__emu_any(int p, attngen__emu_site site);

@@ -212,7 +212,9 @@ unsigned attngen__emu_thread_id(int dim) { return dim == 0 ? cur_lane("thread_id
 unsigned attngen__emu_block_id(int dim) {
   return (dim >= 0 && dim < 3) ? cur_lane("block_id")->blk->bid[dim] : 0;
 }
-unsigned attngen__emu_block_dim(int dim) { return dim == 0 ? cur_lane("block_dim")->blk->nlanes : 1; }
+unsigned attngen__emu_block_dim(int dim) {
+  return dim == 0 ? cur_lane("block_dim")->blk->nlanes : 1;
+}
 unsigned attngen__emu_grid_dim(int dim) {
   return (dim >= 0 && dim < 3) ? cur_lane("grid_dim")->blk->gdim[dim] : 1;
 }
@@ -280,10 +282,9 @@ static const char *op_counter(int kind) {
 
 /* The entry for the calling lane's next operation on q (allocated by the first lane that
  * issues it; later lanes must issue the same instruction). */
-static memop *issue(lane *l, memq *q, uint64_t *issued, int kind, const char *name,
+static memop *issue(memq *q, uint64_t *issued, int kind, const char *name,
                     attngen__emu_site site, unsigned bytes, int *fresh) {
   uint64_t seq = (*issued)++;
-  (void)l;
   *fresh = 0;
   if (seq == q->tail) {
     *fresh = 1;
@@ -380,7 +381,7 @@ void attngen__emu_buffer_load(const char *name, const attngen__emu_rsrc *r, uint
   lane *l = cur_lane(name);
   if (!valid_bytes(bytes)) attngen__emu_fail(site, "%s: bad access size %u", name, bytes);
   int fresh;
-  memop *m = issue(l, &l->wave->vm, &l->vm_issued, OP_LOAD, name, site, bytes, &fresh);
+  memop *m = issue(&l->wave->vm, &l->vm_issued, OP_LOAD, name, site, bytes, &fresh);
   check_uniform_buffer(name, m, fresh, r, soffset, 0, site);
   memlane *ml = &m->l[l->lane];
   buffer_address(name, r, voffset, soffset, ioffset, bytes, ml, site);
@@ -394,7 +395,7 @@ void attngen__emu_buffer_store(const char *name, const attngen__emu_rsrc *r, uin
   lane *l = cur_lane(name);
   if (!valid_bytes(bytes)) attngen__emu_fail(site, "%s: bad access size %u", name, bytes);
   int fresh;
-  memop *m = issue(l, &l->wave->vm, &l->vm_issued, OP_STORE, name, site, bytes, &fresh);
+  memop *m = issue(&l->wave->vm, &l->vm_issued, OP_STORE, name, site, bytes, &fresh);
   check_uniform_buffer(name, m, fresh, r, soffset, 0, site);
   memlane *ml = &m->l[l->lane];
   buffer_address(name, r, voffset, soffset, ioffset, bytes, ml, site);
@@ -421,7 +422,7 @@ void attngen__emu_buffer_load_lds(const char *name, const attngen__emu_rsrc *r,
   if (bytes != 4 && bytes != 2 && bytes != 16 && bytes != 12)
     attngen__emu_fail(site, "%s: bad load-to-LDS size %u", name, bytes);
   int fresh;
-  memop *m = issue(l, &l->wave->vm, &l->vm_issued, OP_LOAD_LDS, name, site, bytes, &fresh);
+  memop *m = issue(&l->wave->vm, &l->vm_issued, OP_LOAD_LDS, name, site, bytes, &fresh);
   check_uniform_buffer(name, m, fresh, r, soffset, m0, site);
   memlane *ml = &m->l[l->lane];
   buffer_address(name, r, voffset, soffset, ioffset, bytes, ml, site);
@@ -438,7 +439,7 @@ void attngen__emu_ds_read(const char *name, uint32_t addr, uint32_t offset, unsi
   uint64_t a = (uint64_t)addr + offset;
   lds_check(l, name, a, bytes, site);
   int fresh;
-  memop *m = issue(l, &l->wave->lgkm, &l->lgkm_issued, OP_DS_READ, name, site, bytes, &fresh);
+  memop *m = issue(&l->wave->lgkm, &l->lgkm_issued, OP_DS_READ, name, site, bytes, &fresh);
   memlane *ml = &m->l[l->lane];
   ml->lds = (uint32_t)a;
   ml->dst = dst;
@@ -453,7 +454,7 @@ void attngen__emu_ds_write(const char *name, uint32_t addr, uint32_t offset, uns
   uint64_t a = (uint64_t)addr + offset;
   lds_check(l, name, a, bytes, site);
   int fresh;
-  memop *m = issue(l, &l->wave->lgkm, &l->lgkm_issued, OP_DS_WRITE, name, site, bytes, &fresh);
+  memop *m = issue(&l->wave->lgkm, &l->lgkm_issued, OP_DS_WRITE, name, site, bytes, &fresh);
   memlane *ml = &m->l[l->lane];
   ml->lds = (uint32_t)a;
   memcpy(ml->data, src, bytes);
@@ -465,7 +466,7 @@ void attngen__emu_ds_xlane(const char *name, attngen__emu_wave_fn fn, uint32_t a
   lane *l = cur_lane(name);
   int fresh;
   attngen__emu_check_operand(name, "src", &data, 1, site);
-  memop *m = issue(l, &l->wave->lgkm, &l->lgkm_issued, OP_DS_XLANE, name, site, 4, &fresh);
+  memop *m = issue(&l->wave->lgkm, &l->lgkm_issued, OP_DS_XLANE, name, site, 4, &fresh);
   if (fresh) {
     m->fn = fn;
     m->imm = imm;

@@ -3,7 +3,7 @@
  *
  * Sources: AMD Instinct MI300 (CDNA3) ISA reference guide, chapters "Matrix Arithmetic
  * Instructions" (MFMA operand layout), "Data Share Operations" (ds_swizzle_b32,
- * ds_permute_b32, ds_bpermute_b32) and "DPP" (dpp_ctrl encodings); lane layout of
+ * ds_bpermute_b32) and "VOP3 / v_perm_b32" (byte selection); lane layout of
  * v_mfma_f32_16x16x16_bf16 as printed by AMD's Matrix Instruction Calculator
  * (ROCm/amd_matrix_instruction_calculator, `--architecture cdna3 --instruction
  * v_mfma_f32_16x16x16_bf16 --register-layout`):
@@ -66,44 +66,11 @@ void attngen__emu_exec_ds_bpermute_b32(const unsigned char *in, unsigned char *o
   }
 }
 
-/* Per lane in = {byte address, data}: lane (addr[l] / 4) % 64 receives data of lane l; when
- * several lanes target one lane the highest wins, untargeted lanes receive 0. */
-void attngen__emu_exec_ds_permute_b32(const unsigned char *in, unsigned char *out,
-                                      const void *imm) {
-  (void)imm;
-  uint32_t r[W];
-  memset(r, 0, sizeof r);
-  for (int l = 0; l < W; l++) {
-    uint32_t addr, v;
-    memcpy(&addr, in + (size_t)l * 64, 4);
-    memcpy(&v, in + (size_t)l * 64 + 4, 4);
-    r[(addr >> 2) & 63] = v;
-  }
-  for (int l = 0; l < W; l++) memcpy(out + (size_t)l * 64, &r[l], 4);
-}
-
-/* v_readlane_b32: in = value; imm = uint32 lane select (an SGPR, uniform). */
-void attngen__emu_exec_readlane_b32(const unsigned char *in, unsigned char *out,
-                                    const void *imm) {
-  uint32_t sel, v;
-  memcpy(&sel, imm, 4);
-  memcpy(&v, in + (size_t)(sel & 63) * 64, 4);
-  for (int l = 0; l < W; l++) memcpy(out + (size_t)l * 64, &v, 4);
-}
-
-/* v_readfirstlane_b32 with all lanes active: lane 0's value. */
-void attngen__emu_exec_readfirstlane_b32(const unsigned char *in, unsigned char *out,
-                                         const void *imm) {
-  (void)imm;
-  uint32_t v;
-  memcpy(&v, in, 4);
-  for (int l = 0; l < W; l++) memcpy(out + (size_t)l * 64, &v, 4);
-}
-
-/* ds_swizzle_b32, per lane in = {unused, data}, imm = uint32 offset. offset[15] = 1: quad-permute mode, lane l reads lane
- * (l & ~3) | offset[2*(l%4)+1 : 2*(l%4)]. offset[15] = 0: bit-mask mode within groups of 32,
- * lane l reads ((l & and_mask) | or_mask) ^ xor_mask with and = offset[4:0], or =
- * offset[9:5], xor = offset[14:10]. */
+/* ds_swizzle_b32, per lane in = {unused, data}, imm = uint32 offset. offset[15] = 1:
+ * quad-permute mode, lane l reads lane (l & ~3) | offset[2*(l%4)+1 : 2*(l%4)].
+ * offset[15] = 0: bit-mask mode within groups of 32, lane l reads
+ * ((l & and_mask) | or_mask) ^ xor_mask with and = offset[4:0], or = offset[9:5],
+ * xor = offset[14:10]. */
 void attngen__emu_exec_ds_swizzle_b32(const unsigned char *in, unsigned char *out,
                                       const void *imm) {
   uint32_t off;
@@ -120,54 +87,6 @@ void attngen__emu_exec_ds_swizzle_b32(const unsigned char *in, unsigned char *ou
   }
 }
 
-/* Source lane of DPP control ctrl for lane l, or -1 when the source is out of range. */
-static int dpp_source(unsigned ctrl, int l) {
-  int row = l & ~15, r = l & 15;
-  if (ctrl <= 0xFF) return (l & ~3) | (int)((ctrl >> (2 * (l & 3))) & 3); /* quad_perm */
-  if (ctrl >= 0x101 && ctrl <= 0x10F) { /* row_shl:n */
-    int s = r + (int)(ctrl & 15);
-    return s < 16 ? row + s : -1;
-  }
-  if (ctrl >= 0x111 && ctrl <= 0x11F) { /* row_shr:n */
-    int s = r - (int)(ctrl & 15);
-    return s >= 0 ? row + s : -1;
-  }
-  if (ctrl >= 0x121 && ctrl <= 0x12F) return row + ((r - (int)(ctrl & 15)) & 15); /* row_ror */
-  switch (ctrl) {
-  case 0x130: return l + 1 < W ? l + 1 : -1;  /* wave_shl:1 */
-  case 0x134: return (l + 1) % W;             /* wave_rol:1 */
-  case 0x138: return l >= 1 ? l - 1 : -1;     /* wave_shr:1 */
-  case 0x13C: return (l + W - 1) % W;         /* wave_ror:1 */
-  case 0x140: return row + (15 - r);          /* row_mirror */
-  case 0x141: return row + ((r & 8) | (7 - (r & 7))); /* row_half_mirror */
-  case 0x142: return r == 15 ? -2 : ((l & 31) >= 16 ? ((l & ~31) | 15) : -2); /* row_bcast:15 */
-  case 0x143: return l >= 32 ? 31 : -2;       /* row_bcast:31 */
-  default: return -3;
-  }
-}
-
-/* v_mov_b32 with DPP: per lane in = {src, old}; imm = attngen__emu_dpp_imm. Lanes whose row
- * or bank is masked off keep old; a lane whose source is out of range gets 0 when
- * bound_ctrl is set (assembler "bound_ctrl:0") and keeps old otherwise. row_bcast only
- * writes the rows it broadcasts into (other lanes keep old). */
-void attngen__emu_exec_dpp_b32(const unsigned char *in, unsigned char *out, const void *imm) {
-  attngen__emu_dpp_imm d;
-  memcpy(&d, imm, sizeof d);
-  for (int l = 0; l < W; l++) {
-    uint32_t old, v;
-    memcpy(&old, in + (size_t)l * 64 + 4, 4);
-    v = old;
-    int enabled = ((d.row_mask >> (l / 16)) & 1) && ((d.bank_mask >> ((l & 15) / 4)) & 1);
-    if (enabled) {
-      int s = dpp_source(d.ctrl, l);
-      if (s >= 0)
-        memcpy(&v, in + (size_t)s * 64, 4);
-      else if (s == -1 && d.bound_ctrl)
-        v = 0;
-    }
-    memcpy(out + (size_t)l * 64, &v, 4);
-  }
-}
 
 /* v_exp_f32: 2^x. The hardware result is approximate (about 1 ULP) and never denormal;
  * the emulator defines it as exp2f(x) with results below 2^-126 flushed to +0. */

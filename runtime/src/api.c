@@ -16,6 +16,7 @@
 #include "jit.h"
 #include "log.h"
 #include "numerics.h"
+#include "split_plan.h"
 #include "tuning.h"
 #include "variant.h"
 
@@ -183,6 +184,7 @@ typedef struct plan {
   unsigned merge_threads;
   int num_splits;
   size_t workspace_bytes;
+  attngen__split_plan split;        /* kv_split=tail variants: the tail split of this call */
   attngen_kargs k;                  /* without pointers */
 } plan;
 
@@ -198,8 +200,11 @@ static int describe_variant(const char *name, attngen__variant_desc *out, char *
   return attngen__gen_variant_desc(name, out, error);
 }
 
-/* Non-split launch geometry and the kernel arguments that do not depend on pointers. */
-static void plan_launch(plan *p, const attngen_fwd_args *a) {
+/* Launch geometry and the kernel arguments that do not depend on pointers. Non-split
+ * variants: grid (q-blocks, H, B). kv_split=tail variants: the planner of split_plan.h with
+ * the device's compute units and one block per CU (grid (grid_x, 1, 1), then NAME_merge on
+ * (merge_grid_x, 1, 1) when it is nonzero, with the workspace the plan asks for). */
+static attngen_status plan_launch(plan *p, const attngen_fwd_args *a, int compute_units) {
   const attngen__variant_desc *d = &p->sel.desc;
   int bm = d->block_m > 0 ? d->block_m : 1;
   int qb = (a->seqlen_q + bm - 1) / bm;
@@ -219,6 +224,26 @@ static void plan_launch(plan *p, const attngen_fwd_args *a) {
   p->grid[2] = (unsigned)a->batch;
   p->num_splits = 1;
   p->workspace_bytes = 0;
+  memset(&p->split, 0, sizeof p->split);
+  p->split.num_splits = 1;
+  if (d->kv_split != ATTNGEN__SPLIT_TAIL) return ATTNGEN_STATUS_OK;
+  attngen_status st = attngen__split_plan_make(a->batch, a->heads, a->seqlen_q, a->seqlen_kv, bm,
+                                               kt, compute_units > 0 ? compute_units : 1, 1,
+                                               &p->split);
+  if (st != ATTNGEN_STATUS_OK)
+    return attngen__fail(st, "split plan of %s for %dx%dx%dx%d failed", p->sel.name, a->batch,
+                         a->heads, a->seqlen_q, a->seqlen_kv);
+  attngen__split_plan_apply(&p->split, &p->k);
+  p->grid[0] = p->split.grid_x;
+  p->grid[1] = 1;
+  p->grid[2] = 1;
+  p->merge_grid[0] = p->split.merge_grid_x;
+  p->merge_grid[1] = 1;
+  p->merge_grid[2] = 1;
+  p->merge_threads = (unsigned)d->threads;
+  p->num_splits = p->split.num_splits;
+  p->workspace_bytes = p->split.ws_bytes;
+  return ATTNGEN_STATUS_OK;
 }
 
 static attngen_status make_plan(attngen_context *c, const attngen_fwd_args *a, plan *p) {
@@ -256,7 +281,7 @@ static attngen_status make_plan(attngen_context *c, const attngen_fwd_args *a, p
   }
   in.candidates = attngen__manifest;
   in.count = attngen__manifest_count;
-  in.split_supported = 0; /* no split planner in this build (runtime/src/split_plan.h) */
+  in.split_supported = 1; /* tail variants are planned by split_plan.h (plan_launch) */
   in.describe = describe_variant;
   attngen_status st = attngen__dispatch_select(&in, &p->sel);
   if (st != ATTNGEN_STATUS_OK) return st;
@@ -269,8 +294,7 @@ static attngen_status make_plan(attngen_context *c, const attngen_fwd_args *a, p
                   ATTNGEN_STATUS_OK;
     attngen__clear_error();
   }
-  plan_launch(p, a);
-  return ATTNGEN_STATUS_OK;
+  return plan_launch(p, a, c->props.compute_units);
 }
 
 static kernel *find_loaded(attngen_context *c, const char *name) {
@@ -420,8 +444,12 @@ attngen_status attngen_fwd(attngen_context *c, const attngen_fwd_args *a) {
                k->name, p.grid[0], p.grid[1], p.grid[2], k->desc.threads, k->desc.smem_bytes);
   st = c->be->launch(c->bs, k->fn, p.grid, (unsigned)k->desc.threads,
                      (unsigned)k->desc.smem_bytes, a->stream, &kargs);
-  if (st == ATTNGEN_STATUS_OK && p.num_splits > 1)
+  if (st == ATTNGEN_STATUS_OK && p.merge_grid[0] > 0) {
+    attngen__log(ATTNGEN__LOG_DEBUG, "launch %s_merge grid (%u,1,1) x %u threads, %d parts, "
+                 "%zu workspace bytes", k->name, p.merge_grid[0], p.merge_threads, p.num_splits,
+                 p.workspace_bytes);
     st = c->be->launch(c->bs, k->merge_fn, p.merge_grid, p.merge_threads, 0, a->stream, &kargs);
+  }
   return st;
 }
 
@@ -462,6 +490,39 @@ attngen_status attngen_explain(attngen_context *c, const attngen_fwd_args *a, at
   out->smem_bytes = p.sel.desc.smem_bytes;
   out->num_splits = p.num_splits;
   out->workspace_bytes = p.workspace_bytes;
+  return ATTNGEN_STATUS_OK;
+}
+
+attngen_status attngen__ref_follow_call(attngen_context *c, const attngen_fwd_args *a,
+                                        attngen__ref_args *r, unsigned char **rows,
+                                        char *variant, size_t variant_size) {
+  attngen__clear_error();
+  if (rows) *rows = NULL;
+  if (!c || !a || !r || !rows)
+    return attngen__fail(ATTNGEN_STATUS_NULL_POINTER, "attngen__ref_follow_call: %s is NULL",
+                         !c ? "ctx" : !a ? "args" : !r ? "ref args" : "rows");
+  attngen_status st = attngen__check_args(a, 0);
+  if (st != ATTNGEN_STATUS_OK) return st;
+  r->kv_step = 0;
+  r->kv_per_split = 0;
+  r->split_rows = NULL;
+  if (c->be->kind == ATTNGEN__BACKEND_CPU) {
+    if ((st = cpu_variant_check(a)) != ATTNGEN_STATUS_OK) return st;
+    if (variant && variant_size) snprintf(variant, variant_size, "reference");
+    return ATTNGEN_STATUS_OK;
+  }
+  plan p;
+  if ((st = make_plan(c, a, &p)) != ATTNGEN_STATUS_OK) return st;
+  if (variant && variant_size) snprintf(variant, variant_size, "%s", p.sel.name);
+  const attngen__variant_desc *d = &p.sel.desc;
+  r->kv_step = d->softmax_step > 0 ? d->softmax_step : d->kv_tile;
+  if (p.split.num_splits < 2) return ATTNGEN_STATUS_OK;
+  unsigned char *flags = malloc((size_t)a->batch * a->heads * a->seqlen_q);
+  if (!flags) return attngen__fail(ATTNGEN_STATUS_OUT_OF_MEMORY, "out of memory (split rows)");
+  attngen__split_plan_row_flags(&p.split, a->batch, a->heads, a->seqlen_q, d->block_m, flags);
+  r->kv_per_split = p.split.kv_per_split;
+  r->split_rows = flags;
+  *rows = flags;
   return ATTNGEN_STATUS_OK;
 }
 

@@ -90,11 +90,35 @@ typedef struct attngen__ref_args {
   float *lse;  /* fp32 [B,H,Sq] contiguous, natural log, or NULL */
   int threads; /* 0 = one per online CPU */
   int unrounded_p; /* tests only: skip the bf16 rounding of P (step 5) to measure its effect */
+  /* Keys per running-max update (step 3): P is rounded against the max at each step, so a
+   * kernel is held to 1 ULP only by a reference with its step (attngen__variant_desc
+   * softmax_step). Steps are keys [i*kv_step, (i+1)*kv_step). 0 = ATTNGEN__REF_KV_TILE. */
+  int kv_step;
+  /* Tail KV split emulation (gfx942 kv_split=tail, runtime/src/split_plan.h): 0 = none;
+   * else keys per part, a multiple of the step. A split row runs each part
+   * p (keys [p*kv_per_split, min(Skv, (p+1)*kv_per_split))) from m = -inf, l = 0, O = 0,
+   * then merges like NAME_merge: M = max m_p; w_p = (m_p == -inf ? 0 : exp2(m_p - M));
+   * L = sum l_p w_p and O = sum O_p w_p in part order 0..n-1 (from 0, one product then one
+   * add per part); out = round(O * (L == 0 ? 0 : 1/L)); LSE = M ln2 + ln L. */
+  int kv_per_split;
+  /* Which rows are split: [B,H,Sq] contiguous flags (nonzero = split), e.g. from
+   * attngen__split_plan_row_flags; NULL with kv_per_split > 0 = every row. */
+  const unsigned char *split_rows;
 } attngen__ref_args;
 
 /* NUMERICS.md steps 1-7 in fp32 for every query row. Bitwise deterministic: the result does
- * not depend on the thread count or on the layout of the views. */
+ * not depend on the thread count or on the layout of the views. INVALID_ARGUMENT when
+ * kv_step < 0, kv_per_split < 0 or kv_per_split is not a multiple of the step. */
 attngen_status attngen__reference_fwd(const attngen__ref_args *a);
+
+/* Makes a reference run follow the kernel that attngen_fwd would launch for `a` on `ctx`:
+ * sets r->kv_step to the variant's softmax_step and, when the call's tail KV split plan
+ * splits some q-jobs, r->kv_per_split and r->split_rows (*rows, malloc'd [B,H,Sq] flags the
+ * caller frees; NULL when nothing is split). Other fields of r are left alone. The cpu
+ * backend gives the reference defaults. `variant` (may be NULL) gets the variant name. */
+attngen_status attngen__ref_follow_call(attngen_context *ctx, const attngen_fwd_args *a,
+                                        attngen__ref_args *r, unsigned char **rows,
+                                        char *variant, size_t variant_size);
 
 typedef struct attngen__exact_args {
   attngen__tensor_view q, k, v;

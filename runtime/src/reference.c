@@ -80,13 +80,10 @@ typedef struct ref_job_ctx {
   const attngen__ref_args *a;
   float scale_log2;
   int q_blocks;
+  int step;   /* keys per running-max update */
+  int nparts; /* KV parts of a split row (0 when nothing is split) */
   atomic_int out_of_memory;
 } ref_job_ctx;
-
-/* fp32 working set of one job: Q block, O accumulators, one K and one V tile. */
-typedef struct ref_scratch {
-  float qf[Q_BLOCK * D], acc[Q_BLOCK * D], kf[KV_TILE * D], vf[KV_TILE * D];
-} ref_scratch;
 
 /* s = q . k in fp32; eight interleaved partial sums (the summation order is not part of the
  * contract, and this order lets the compiler use vector registers). */
@@ -105,9 +102,34 @@ static void load_rows(float *dst, const uint16_t *base, int64_t stride, int rows
   }
 }
 
-/* Rows [q0, q0 + Q_BLOCK) of one (b, h): the online softmax of NUMERICS.md per row, with the
- * K/V tiles converted to fp32 once for all rows of the block. Rows are independent, so the
- * result of a row does not depend on the block it falls in. */
+/* Merge of the parts of one split row, in the float operations of NAME_merge
+ * (templates/gfx942/attn_fwd.hip.in): max of m_p, weights exp2(m_p - M) (0 for an empty
+ * part), then L and O summed in part order. Leaves the merged (M, L, O) in *m, *l, o. */
+static void merge_parts(int nparts, const float *pm, const float *pl, const float *po,
+                        float *m, float *l, float *o) {
+  float mmax = -INFINITY;
+  for (int p = 0; p < nparts; ++p) mmax = fmaxf(mmax, pm[p]);
+  float lt = 0.0f;
+  for (int d = 0; d < D; ++d) o[d] = 0.0f;
+  for (int p = 0; p < nparts; ++p) {
+    const float w = pm[p] == -INFINITY ? 0.0f : exp2f(pm[p] - mmax);
+    const float lw = pl[p] * w;
+    lt += lw;
+    const float *op = po + (size_t)p * D;
+    for (int d = 0; d < D; ++d) {
+      const float ow = op[d] * w;
+      o[d] += ow;
+    }
+  }
+  *m = mmax;
+  *l = lt;
+}
+
+/* Rows [q0, q0 + Q_BLOCK) of one (b, h): the online softmax of NUMERICS.md per row, one
+ * running-max update per step of keys, with the K/V keys of a step converted to fp32 once
+ * for all rows of the block. A split row restarts at each part boundary (a multiple of the
+ * step) after saving the part's (m, l, O), and merges the parts at the end. Rows are
+ * independent, so the result of a row does not depend on the block it falls in. */
 static void ref_job(void *p, int64_t job) {
   ref_job_ctx *c = p;
   const attngen__ref_args *a = c->a;
@@ -117,14 +139,31 @@ static void ref_job(void *p, int64_t job) {
   const int q0 = qb * Q_BLOCK;
   const int rows = a->seqlen_q - q0 < Q_BLOCK ? a->seqlen_q - q0 : Q_BLOCK;
   const int rmode = (int)a->rounding;
+  const int step = c->step;
 
-  ref_scratch *scratch = malloc(sizeof *scratch);
+  unsigned char split[Q_BLOCK];
+  int any_split = 0;
+  for (int r = 0; r < rows; ++r) {
+    const int64_t row = ((int64_t)b * a->heads + h) * a->seqlen_q + q0 + r;
+    split[r] = c->nparts > 0 && (!a->split_rows || a->split_rows[row]);
+    any_split |= split[r];
+  }
+  const int nparts = any_split ? c->nparts : 0;
+
+  /* fp32 working set: Q block, O accumulators, the K and V keys of one step, the scores of
+   * one row, and (split rows) every part's O, m and l */
+  const size_t floats = (size_t)2 * Q_BLOCK * D + (size_t)2 * step * D + (size_t)step +
+                        (size_t)Q_BLOCK * nparts * (D + 2);
+  float *scratch = malloc(sizeof(float) * floats);
   if (!scratch) {
     atomic_store(&c->out_of_memory, 1);
     return;
   }
-  float *qf = scratch->qf, *acc = scratch->acc, *kf = scratch->kf, *vf = scratch->vf;
-  float m[Q_BLOCK], l[Q_BLOCK], t[KV_TILE];
+  float *qf = scratch, *acc = qf + Q_BLOCK * D, *kf = acc + Q_BLOCK * D, *vf = kf + step * D;
+  float *t = vf + step * D;
+  float *part_o = t + step, *part_m = part_o + (size_t)Q_BLOCK * nparts * D;
+  float *part_l = part_m + (size_t)Q_BLOCK * nparts;
+  float m[Q_BLOCK], l[Q_BLOCK];
 
   load_rows(qf, a->q.data + attngen__view_offset(a->q.sb, a->q.sh, a->q.ss, b, h, q0), a->q.ss,
             rows);
@@ -134,26 +173,38 @@ static void ref_job(void *p, int64_t job) {
   }
   memset(acc, 0, sizeof(float) * (size_t)rows * D);
 
-  for (int kv0 = 0; kv0 < a->seqlen_kv; kv0 += KV_TILE) {
-    const int n = a->seqlen_kv - kv0 < KV_TILE ? a->seqlen_kv - kv0 : KV_TILE;
+  for (int kv0 = 0; kv0 < a->seqlen_kv; kv0 += step) {
+    const int n = a->seqlen_kv - kv0 < step ? a->seqlen_kv - kv0 : step;
+    /* a new part starts here: split rows save the finished one and restart */
+    const int part_start = nparts > 0 && kv0 > 0 && kv0 % a->kv_per_split == 0;
+    const int done_part = part_start ? kv0 / a->kv_per_split - 1 : 0;
     load_rows(kf, a->k.data + attngen__view_offset(a->k.sb, a->k.sh, a->k.ss, b, h, kv0),
               a->k.ss, n);
     load_rows(vf, a->v.data + attngen__view_offset(a->v.sb, a->v.sh, a->v.ss, b, h, kv0),
               a->v.ss, n);
     for (int r = 0; r < rows; ++r) {
       float *o = acc + r * D;
+      if (part_start && split[r]) {
+        const size_t pi = (size_t)r * nparts + done_part;
+        part_m[pi] = m[r];
+        part_l[pi] = l[r];
+        memcpy(part_o + pi * D, o, sizeof(float) * D);
+        m[r] = -INFINITY;
+        l[r] = 0.0f;
+        memset(o, 0, sizeof(float) * D);
+      }
       /* steps 1-2: scores in fp32, scaled into base 2 */
-      float tile_max = m[r];
+      float step_max = m[r];
       for (int j = 0; j < n; ++j) {
         t[j] = dot_f32(qf + r * D, kf + j * D) * c->scale_log2;
-        tile_max = fmaxf(tile_max, t[j]); /* a NaN score does not become the max */
+        step_max = fmaxf(step_max, t[j]); /* a NaN score does not become the max */
       }
       /* step 3: on a new max, rescale O and l by exp2(m_old - m_new) */
-      if (tile_max > m[r]) {
-        const float alpha = exp2f(m[r] - tile_max);
+      if (step_max > m[r]) {
+        const float alpha = exp2f(m[r] - step_max);
         l[r] *= alpha;
         for (int d = 0; d < D; ++d) o[d] *= alpha;
-        m[r] = tile_max;
+        m[r] = step_max;
       }
       /* steps 4-5: l takes the unrounded p, P.V uses p rounded to bf16 */
       for (int j = 0; j < n; ++j) {
@@ -166,6 +217,21 @@ static void ref_job(void *p, int64_t job) {
         for (int d = 0; d < D; ++d) o[d] += pb * vj[d];
       }
     }
+  }
+
+  /* split rows: save the last part, merge */
+  for (int r = 0; r < rows && nparts > 0; ++r) {
+    if (!split[r]) continue;
+    float *o = acc + r * D;
+    const int used = (a->seqlen_kv + a->kv_per_split - 1) / a->kv_per_split;
+    if (used > 0) {
+      const size_t pi = (size_t)r * nparts + used - 1;
+      part_m[pi] = m[r];
+      part_l[pi] = l[r];
+      memcpy(part_o + pi * D, o, sizeof(float) * D);
+    }
+    merge_parts(used, part_m + (size_t)r * nparts, part_l + (size_t)r * nparts,
+                part_o + (size_t)r * nparts * D, &m[r], &l[r], o);
   }
 
   /* steps 6-7 */
@@ -190,11 +256,16 @@ attngen_status attngen__reference_fwd(const attngen__ref_args *a) {
   if (st != ATTNGEN_STATUS_OK) return st;
   if ((unsigned)a->rounding > (unsigned)ATTNGEN_ROUND_RTZ) return ATTNGEN_STATUS_BAD_ROUNDING;
   if (!isfinite(a->softmax_scale)) return ATTNGEN_STATUS_BAD_SCALE;
+  const int step = a->kv_step > 0 ? a->kv_step : KV_TILE;
+  if (a->kv_step < 0 || a->kv_per_split < 0 || a->kv_per_split % step != 0)
+    return ATTNGEN_STATUS_INVALID_ARGUMENT;
   if (!has_work(a->batch, a->heads, a->seqlen_q)) return ATTNGEN_STATUS_OK;
   if (!a->q.data || !a->out.data) return ATTNGEN_STATUS_NULL_POINTER;
   if (a->seqlen_kv > 0 && (!a->k.data || !a->v.data)) return ATTNGEN_STATUS_NULL_POINTER;
+  const int nparts =
+      a->kv_per_split > 0 ? (a->seqlen_kv + a->kv_per_split - 1) / a->kv_per_split : 0;
   ref_job_ctx c = {a, attngen__scale_log2(a->softmax_scale),
-                   (a->seqlen_q + Q_BLOCK - 1) / Q_BLOCK, 0};
+                   (a->seqlen_q + Q_BLOCK - 1) / Q_BLOCK, step, nparts, 0};
   st = attngen__parallel_for((int64_t)a->batch * a->heads * c.q_blocks, a->threads, ref_job, &c);
   if (st == ATTNGEN_STATUS_OK && atomic_load(&c.out_of_memory)) st = ATTNGEN_STATUS_OUT_OF_MEMORY;
   return st;

@@ -55,3 +55,18 @@ void attngen__split_plan_apply(const attngen__split_plan *plan, attngen_kargs *a
   a->num_splits = plan->num_splits;
   a->kv_per_split = plan->kv_per_split;
 }
+
+long long attngen__split_plan_row_flags(const attngen__split_plan *plan, int batch, int heads,
+                                        int seqlen_q, int block_m, unsigned char *flags) {
+  long long count = 0;
+  const int split = plan->num_splits > 1;
+  for (long long bh = 0; bh < (long long)batch * heads; ++bh) {
+    for (int s = 0; s < seqlen_q; ++s) {
+      const long long job = bh * plan->num_q_blocks + s / block_m;
+      const unsigned char f = split && job >= plan->split_first;
+      flags[bh * seqlen_q + s] = f;
+      count += f;
+    }
+  }
+  return count;
+}

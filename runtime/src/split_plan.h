@@ -59,4 +59,10 @@ attngen_status attngen__split_plan_make(int batch, int heads, int seqlen_q, int 
 /* Writes num_q_blocks and the split fields of kargs from the plan (ws is the caller's). */
 void attngen__split_plan_apply(const attngen__split_plan *plan, attngen_kargs *a);
 
+/* Per-row flags of a plan, for the CPU reference (numerics.h, split_rows): flags[(b * H + h)
+ * * Sq + s] = 1 when the q-job of row s of (b, h) (q-block s / block_m) is split, else 0.
+ * Returns the number of split rows. */
+long long attngen__split_plan_row_flags(const attngen__split_plan *plan, int batch, int heads,
+                                        int seqlen_q, int block_m, unsigned char *flags);
+
 #endif /* ATTNGEN_SPLIT_PLAN_H */
