@@ -23,7 +23,7 @@ run() { echo "+ $*"; "$@" || { echo "!! exit $? from: $*"; status=1; }; }
 
 echo "== $(date -u +%FT%TZ) $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader)"
 run "$A" info
-JITV=attn_fwd_d128_bshd_rtne_q2_kv128_w8_nosplit_mma_sm90
+JITV=attn_fwd_d128_bshd_rtne_q1_kv128_w8_nosplit_mma_sm90
 for step in $steps; do
   echo "== step $step"
   case $step in

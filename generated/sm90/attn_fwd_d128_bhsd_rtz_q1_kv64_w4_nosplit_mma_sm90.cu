@@ -1,4 +1,18 @@
 // attngen 0.1.0 | template templates/sm90/attn_fwd.cu.in | variant attn_fwd_d128_bhsd_rtz_q1_kv64_w4_nosplit_mma_sm90 | generated, do not edit
+#line 1 "templates/sm90/attn_fwd.cu.in"
+// attn_fwd.cu.in: bf16 forward attention (head_dim 128) for NVIDIA Hopper (sm_90a),
+// FlashAttention-2 style with mma.sync.m16n8k16. Variant attn_fwd_d128_bhsd_rtz_q1_kv64_w4_nosplit_mma_sm90.
+//
+// Block: 4 warps, warp w owns Q rows [w*16, (w+1)*16) of the
+// block's 64 rows. K and V tiles of 64 keys stream through shared memory by
+// cp.async, double-buffered; operands come from shared memory by ldmatrix (V transposed).
+// Numerics follow NUMERICS.md step by step (see the comments numbered like its steps).
+//
+// Shared memory (rows of 256 bytes, the 16 chunks of 16 bytes of a row are XOR-swizzled with
+// the row's low 3 bits so that ldmatrix and cp.async are free of bank conflicts):
+//   [ Q: 64 rows | K stage 0 | K stage 1 | V stage 0 | V stage 1 ], 81920 bytes.
+// Q is read into registers once (q_in_regs) or per k-step from shared memory; at the end
+// each warp stages its O rows through its own Q rows for 16-byte coalesced stores.
 #line 1 "templates/common/kargs.h"
 // kargs.h: the one kernel-argument block, shared by every target's kernels, the runtime
 // (which fills it) and the emulator (which passes it to host-compiled gfx942 kernels).
@@ -207,7 +221,10 @@ SM90_FN sm90_u32 sm90_pack_bf16x2_rtna(float lo, float hi) {
 }
 
 #endif // ATTNGEN_SM90_WRAPPERS_CUH
-#line 3 "templates/sm90/attn_fwd.cu.in"
+
+// The wgmma family's wrappers (impl = "wgmma", templates/sm90/attn_fwd_wgmma.cu.in): names
+// carry the prefix wg_; the wgmma operand lists are generated per N the variant uses.
+#line 16 "templates/sm90/attn_fwd.cu.in"
 #define AG_BF16_FN static __device__ __forceinline__
 #line 1 "templates/common/bf16_round.h"
 // bf16_round.h: the fp32 -> bf16 rounding formulas of NUMERICS.md, on bit patterns.
@@ -259,20 +276,7 @@ AG_BF16_FN unsigned int ag_bf16_round(unsigned int u, int mode) {
 AG_BF16_FN unsigned int ag_bf16_to_f32_bits(unsigned int b) { return (b & 0xFFFFu) << 16; }
 
 #endif // AG_BF16_ROUND_H
-#line 5 "templates/sm90/attn_fwd.cu.in"
-// attn_fwd.cu.in: bf16 forward attention (head_dim 128) for NVIDIA Hopper (sm_90a),
-// FlashAttention-2 style with mma.sync.m16n8k16. Variant attn_fwd_d128_bhsd_rtz_q1_kv64_w4_nosplit_mma_sm90.
-//
-// Block: 4 warps, warp w owns Q rows [w*16, (w+1)*16) of the
-// block's 64 rows. K and V tiles of 64 keys stream through shared memory by
-// cp.async, double-buffered; operands come from shared memory by ldmatrix (V transposed).
-// Numerics follow NUMERICS.md step by step (see the comments numbered like its steps).
-//
-// Shared memory (rows of 256 bytes, the 16 chunks of 16 bytes of a row are XOR-swizzled with
-// the row's low 3 bits so that ldmatrix and cp.async are free of bank conflicts):
-//   [ Q: 64 rows | K stage 0 | K stage 1 | V stage 0 | V stage 1 ], 81920 bytes.
-// Q is read into registers once (q_in_regs) or per k-step from shared memory; at the end
-// each warp stages its O rows through its own Q rows for 16-byte coalesced stores.
+#line 18 "templates/sm90/attn_fwd.cu.in"
 
 #line 22 "templates/sm90/attn_fwd.cu.in"
 namespace {
@@ -520,8 +524,9 @@ extern "C" __global__ void __launch_bounds__(128, 1) attn_fwd_d128_bhsd_rtz_q1_k
   }
 
   // Steps 6-7: o = O_acc * (1 / l), rounded per mode (NaN -> 0x7FFF); 1 / l is taken as 0
-  // when l == 0 (Skv == 0: out = 0, LSE = -inf * ln 2 + ln 0 = -inf); LSE = m * ln 2 + ln l. The warp's O rows go to its own Q rows in shared
-  // memory (only this warp read them), then out with 16-byte stores.
+  // when l == 0 (Skv == 0: out = 0, LSE = -inf * ln 2 + ln 0 = -inf); LSE = m * ln 2 + ln l.
+  // The warp's O rows go to its own Q rows in shared memory (only this warp read them), then
+  // out with 16-byte stores.
 #pragma unroll
   for (int qt = 0; qt < kQTiles; ++qt)
 #pragma unroll

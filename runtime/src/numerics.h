@@ -224,6 +224,12 @@ uint64_t attngen__rng_next(attngen__rng *r);      /* splitmix64 */
 double attngen__rng_uniform(attngen__rng *r);     /* [0, 1), 53 bits */
 double attngen__rng_normal(attngen__rng *r);      /* N(0,1), Box-Muller */
 
+/* Every kind puts q and k on a fixed-point grid (one power-of-two step per tensor, at most
+ * 255 steps in magnitude), so that dot products are exact in fp32 whatever the summation
+ * order: the scores and the bf16 rounding of P are then determined by the contract alone and
+ * kernels can be held to 1 ULP (with rounded scores, the reference differs from itself by
+ * more than 1 ULP in rare peaked rows when only its summation order changes). v is not
+ * quantized. */
 typedef enum attngen__input_kind {
   ATTNGEN__INPUT_UNIFORM = 0,   /* q, k, v uniform in [-1, 1], zeros replaced */
   ATTNGEN__INPUT_REALISTIC = 1, /* normal q, k with per-channel gains (|k| ~ sqrt(D)), normal v */

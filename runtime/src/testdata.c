@@ -47,6 +47,29 @@ void attngen__fill_uniform(attngen__out_view t, int batch, int heads, int seqlen
   }
 }
 
+/* Puts a bf16 tensor of n elements on a fixed-point grid: one power-of-two step for the
+ * whole tensor, the smallest with max|x| <= 255 steps; every value becomes a nonzero integer
+ * multiple of the step (|i| <= 255, exact in bf16). With q and k on such grids every product
+ * q_d k_d is an integer multiple of one step below 2^16 steps and every partial sum of a
+ * 128-term dot product stays below 2^23 steps, so dot products are exact in fp32 in any
+ * summation order: scores, and the bf16 rounding of P that depends on them, are the same
+ * in every kernel and in the reference. Elementwise with a tensor-wide step, so the result
+ * does not depend on the layout. */
+static void quantize_fixed(uint16_t *t, size_t n) {
+  double max_abs = 0.0;
+  for (size_t i = 0; i < n; ++i) max_abs = fmax(max_abs, fabs((double)attngen_bf16_to_float(t[i])));
+  if (max_abs == 0.0) return;
+  const double step = ldexp(1.0, (int)ceil(log2(max_abs / 255.0)));
+  for (size_t i = 0; i < n; ++i) {
+    const double x = (double)attngen_bf16_to_float(t[i]);
+    double units = nearbyint(x / step);
+    if (units == 0.0) units = x < 0.0 ? -1.0 : 1.0;
+    if (units > 255.0) units = 255.0;
+    if (units < -255.0) units = -255.0;
+    t[i] = attngen_bf16_round((float)(units * step), ATTNGEN_ROUND_RTNE);
+  }
+}
+
 /* Normal values times gain[d] * row_gain(s), in logical order. */
 static void fill_normal(attngen__out_view t, int batch, int heads, int seqlen, attngen__rng *r,
                         const double *gain, double row_gain_lo, double row_gain_hi) {
@@ -128,6 +151,8 @@ attngen_status attngen__inputs_make(attngen__inputs *in, attngen__input_kind kin
     break;
   }
   }
+  quantize_fixed(in->q, nq);
+  quantize_fixed(in->k, nkv);
   return ATTNGEN_STATUS_OK;
 }
 

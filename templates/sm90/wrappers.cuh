@@ -178,3 +178,289 @@ SM90_FN sm90_u32 sm90_pack_bf16x2_rtna(float lo, float hi) {
 }
 
 #endif // ATTNGEN_SM90_WRAPPERS_CUH
+
+// The wgmma family's wrappers (impl = "wgmma", templates/sm90/attn_fwd_wgmma.cu.in): names
+// carry the prefix wg_; the wgmma operand lists are generated per N the variant uses.
+//$ if impl == "wgmma" then
+// ==== wgmma / TMA / mbarrier wrappers ========================================================
+#ifndef ATTNGEN_SM90_WGMMA_WRAPPERS_CUH
+#define ATTNGEN_SM90_WGMMA_WRAPPERS_CUH
+
+typedef unsigned int wg_u32;
+typedef unsigned long long wg_u64;
+
+#define WG_FN static __device__ __forceinline__
+
+// ---- addresses ----------------------------------------------------------------------------
+
+// The .shared window address (32 bits) of a generic pointer into shared memory.
+WG_FN wg_u32 wg_smem_addr(const void *p) {
+  wg_u64 r;
+  asm("cvta.to.shared.u64 %0, %1;" : "=l"(r) : "l"(p));
+  return (wg_u32)r;
+}
+
+// ---- wgmma (warpgroup MMA, PTX ISA 9.7.15) ------------------------------------------------
+// Shared-memory matrix descriptor (64 bits): [13:0] start address >> 4, [29:16] leading
+// dimension byte offset >> 4, [45:32] stride dimension byte offset >> 4, [51:49] base offset
+// (0: every swizzle atom starts on a 1024-byte boundary), [63:62] swizzle (1 = 128-byte).
+// Built in the template (plain integer arithmetic); advanced along K by adding (bytes >> 4).
+
+// Orders this warpgroup's earlier register writes (accumulators, A fragments) before the
+// following wgmma.mma_async; issued by all 128 threads before a batch of wgmmas.
+WG_FN void wg_fence() { asm volatile("wgmma.fence.sync.aligned;" ::: "memory"); }
+
+// Closes the wgmma operations issued since the last commit into one wgmma-group.
+WG_FN void wg_commit() { asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory"); }
+
+// Waits until at most N of this warpgroup's wgmma-groups are pending.
+template <int N>
+WG_FN void wg_wait() {
+  asm volatile("wgmma.wait_group.sync.aligned %0;" ::"n"(N) : "memory");
+}
+
+// Compiler-only fence on an accumulator register: keeps the compiler from moving reads or
+// writes of x across the surrounding wgmma issue/wait (the asm statements do not name it).
+WG_FN void wg_fence_operand(float &x) { asm volatile("" : "+f"(x)::"memory"); }
+WG_FN void wg_fence_operand(wg_u32 &x) { asm volatile("" : "+r"(x)::"memory"); }
+
+//$ local wg_ns = { kv_tile }
+//$ if kv_tile ~= 128 then wg_ns[#wg_ns + 1] = 128 end
+//$ local function wg_acc_list(n, first)
+//$   local t = {}
+//$   for i = 0, n // 2 - 1 do t[#t + 1] = "%" .. (first + i) end
+//$   return table.concat(t, ", ")
+//$ end
+//$ local function wg_acc_operands(n)
+//$   local t = {}
+//$   for i = 0, n // 2 - 1 do t[#t + 1] = string.format('"+f"(d[%d])', i) end
+//$   return table.concat(t, ", ")
+//$ end
+//$ for _, n in ipairs(wg_ns) do
+// d[0..${n // 2 - 1}] (+)= A(64x16, shared, K-major) * B(16x${n}, shared, K-major), fp32.
+// scale_d = 0 ignores the old d (d = A*B). Accumulator layout (PTX ISA "Matrix Fragments for
+// wgmma .m64nNk16"): warp w of the warpgroup owns rows 16w..16w+15; with g = lane/4,
+// t = lane%4, d[4i+0], d[4i+1] are row 16w+g, columns 8i+2t, 8i+2t+1; d[4i+2], d[4i+3] the
+// same columns of row 16w+g+8.
+WG_FN void wg_mma_ss_m64n${n}k16(float (&d)[${n // 2}], wg_u64 desc_a, wg_u64 desc_b,
+                                  int scale_d) {
+  asm volatile(
+      "{\n.reg .pred p;\nsetp.ne.b32 p, %${n // 2 + 2}, 0;\n"
+      "wgmma.mma_async.sync.aligned.m64n${n}k16.f32.bf16.bf16 "
+      "{${wg_acc_list(n, 0)}}, "
+      "%${n // 2}, %${n // 2 + 1}, p, 1, 1, 0, 0;\n}\n"
+      : ${wg_acc_operands(n)}
+      : "l"(desc_a), "l"(desc_b), "r"(scale_d));
+}
+
+// d[0..${n // 2 - 1}] += A(64x16, registers) * B(16x${n}, shared, N-major: transpose bit), fp32.
+// A fragment (same layout as two adjacent n8 chunks of the accumulator, packed to bf16x2,
+// lower column in the low half): a0 = rows g, k 2t..2t+1; a1 = row g+8, k 2t..2t+1;
+// a2 = row g, k 2t+8..2t+9; a3 = row g+8, k 2t+8..2t+9 (rows relative to 16w).
+// scale_d = 0 ignores the old d.
+WG_FN void wg_mma_rs_tb_m64n${n}k16(float (&d)[${n // 2}], wg_u32 a0, wg_u32 a1, wg_u32 a2,
+                                     wg_u32 a3, wg_u64 desc_b, int scale_d) {
+  asm volatile(
+      "{\n.reg .pred p;\nsetp.ne.b32 p, %${n // 2 + 5}, 0;\n"
+      "wgmma.mma_async.sync.aligned.m64n${n}k16.f32.bf16.bf16 "
+      "{${wg_acc_list(n, 0)}}, "
+      "{%${n // 2}, %${n // 2 + 1}, %${n // 2 + 2}, %${n // 2 + 3}}, "
+      "%${n // 2 + 4}, p, 1, 1, 1;\n}\n"
+      : ${wg_acc_operands(n)}
+      : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "l"(desc_b), "r"(scale_d));
+}
+
+//$ end
+// ---- mbarrier (PTX ISA 9.7.13.15) ---------------------------------------------------------
+
+// Initializes the mbarrier at shared address `bar` to expect `count` arrivals per phase.
+WG_FN void wg_mbar_init(wg_u32 bar, wg_u32 count) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(bar), "r"(count) : "memory");
+}
+
+// Makes mbarrier initializations visible to the other threads and the async proxy.
+WG_FN void wg_fence_mbar_init() {
+  asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+}
+
+// Arrive (release, CTA scope) on the mbarrier; the returned state is discarded.
+WG_FN void wg_mbar_arrive(wg_u32 bar) {
+  asm volatile("{\n.reg .b64 st;\nmbarrier.arrive.shared::cta.b64 st, [%0];\n}\n" ::"r"(bar)
+               : "memory");
+}
+
+// 1 when the phase of parity `parity` has completed (acquire, CTA scope), else 0 after a
+// bounded hardware wait; callers loop.
+WG_FN wg_u32 wg_mbar_try_wait(wg_u32 bar, wg_u32 parity) {
+  wg_u32 ok;
+  asm volatile(
+      "{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
+      "selp.u32 %0, 1, 0, p;\n}\n"
+      : "=r"(ok)
+      : "r"(bar), "r"(parity)
+      : "memory");
+  return ok;
+}
+
+// ---- cp.async (16-byte global -> shared, completion tracked on an mbarrier) ----------------
+
+// Copies 16 bytes when src_bytes = 16; src_bytes = 0 reads nothing and writes 16 zero bytes.
+WG_FN void wg_cp_async_16(wg_u32 dst, const void *src, wg_u32 src_bytes) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(dst), "l"(src),
+               "r"(src_bytes)
+               : "memory");
+}
+
+// Arrive-on `bar` triggered when all prior cp.async of this thread have completed; .noinc:
+// the arrival counts against the count given at mbarrier.init (one per producer thread).
+WG_FN void wg_cp_async_mbar_arrive_noinc(wg_u32 bar) {
+  asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];" ::"r"(bar) : "memory");
+}
+
+// Waits for all of this thread's cp.async operations.
+WG_FN void wg_cp_async_wait_all() { asm volatile("cp.async.wait_all;" ::: "memory"); }
+
+// Bidirectional generic <-> async proxy fence for shared memory: cp.async and st.shared write
+// through the generic proxy, wgmma reads its shared-memory operands through the async proxy.
+WG_FN void wg_fence_proxy_async() {
+  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+}
+
+// ---- warpgroup roles -----------------------------------------------------------------------
+
+// Raise / lower this warpgroup's per-thread register budget (all 4 warps execute it).
+template <int N>
+WG_FN void wg_setmaxnreg_inc() {
+  asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(N));
+}
+template <int N>
+WG_FN void wg_setmaxnreg_dec() {
+  asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;" ::"n"(N));
+}
+
+// Named barriers (ids 1..15; 0 is __syncthreads): sync waits for `count` threads in total,
+// arrive signals without waiting. count is a multiple of 32.
+WG_FN void wg_bar_sync(wg_u32 id, wg_u32 count) {
+  asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(count) : "memory");
+}
+WG_FN void wg_bar_arrive(wg_u32 id, wg_u32 count) {
+  asm volatile("bar.arrive %0, %1;" ::"r"(id), "r"(count) : "memory");
+}
+
+// ---- fp32 arithmetic with fixed rounding (explicit .rn: never contracted into an FMA) ------
+
+WG_FN float wg_mul_rn(float a, float b) {
+  float r;
+  asm("mul.rn.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b));
+  return r;
+}
+
+WG_FN float wg_sub_rn(float a, float b) {
+  float r;
+  asm("sub.rn.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b));
+  return r;
+}
+
+WG_FN float wg_add_rn(float a, float b) {
+  float r;
+  asm("add.rn.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b));
+  return r;
+}
+
+// IEEE max: a NaN operand yields the other operand (C fmaxf).
+WG_FN float wg_max(float a, float b) {
+  float r;
+  asm("max.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b));
+  return r;
+}
+
+// 2^x (MUFU.EX2, ~2 ulp); ex2(-inf) = +0, NaN stays NaN; subnormal results flush to zero.
+WG_FN float wg_ex2(float x) {
+  float r;
+  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(x));
+  return r;
+}
+
+// 1/x correctly rounded.
+WG_FN float wg_rcp_rn(float x) {
+  float r;
+  asm("rcp.rn.f32 %0, %1;" : "=f"(r) : "f"(x));
+  return r;
+}
+
+// Butterfly shuffle: the value of lane (lane ^ mask) of the full warp.
+WG_FN float wg_shfl_xor(float x, int mask) {
+  float r;
+  asm volatile("shfl.sync.bfly.b32 %0, %1, %2, 0x1f, 0xffffffff;" : "=f"(r) : "f"(x), "r"(mask));
+  return r;
+}
+
+// ---- bit moves and bf16x2 packing (low half = lo, high half = hi) ----------------------------
+
+WG_FN wg_u32 wg_f32_bits(float x) {
+  wg_u32 r;
+  asm("mov.b32 %0, %1;" : "=r"(r) : "f"(x));
+  return r;
+}
+
+WG_FN float wg_f32_from_bits(wg_u32 u) {
+  float r;
+  asm("mov.b32 %0, %1;" : "=f"(r) : "r"(u));
+  return r;
+}
+
+// RTNE pack (cvt.rn: finite values exactly as NUMERICS.md; NaN -> canonical NaN 0x7FFF).
+WG_FN wg_u32 wg_pack_bf16x2_rn(float lo, float hi) {
+  wg_u32 r;
+  asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
+  return r;
+}
+
+// RTZ pack (cvt.rz: truncation of finite values; NaN -> canonical NaN 0x7FFF).
+WG_FN wg_u32 wg_pack_bf16x2_rz(float lo, float hi) {
+  wg_u32 r;
+  asm("cvt.rz.bf16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
+  return r;
+}
+
+// Unsigned minimum (used to keep NaN patterns NaN before the RTNA integer rounding).
+WG_FN wg_u32 wg_umin(wg_u32 a, wg_u32 b) {
+  wg_u32 r;
+  asm("min.u32 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));
+  return r;
+}
+
+// Byte permute: selects 4 bytes of {b, a} by the 4 nibbles of sel (0x7632 = the high halves
+// of a and b, a's in the low half of the result).
+WG_FN wg_u32 wg_prmt(wg_u32 a, wg_u32 b, wg_u32 sel) {
+  wg_u32 r;
+  asm("prmt.b32 %0, %1, %2, %3;" : "=r"(r) : "r"(a), "r"(b), "r"(sel));
+  return r;
+}
+
+// ---- shared / global moves -------------------------------------------------------------------
+
+WG_FN void wg_st_shared_b32(wg_u32 addr, wg_u32 x) {
+  asm volatile("st.shared.b32 [%0], %1;" ::"r"(addr), "r"(x) : "memory");
+}
+
+WG_FN void wg_ld_shared_v4(wg_u32 &x, wg_u32 &y, wg_u32 &z, wg_u32 &w, wg_u32 addr) {
+  asm volatile("ld.shared.v4.b32 {%0, %1, %2, %3}, [%4];"
+               : "=r"(x), "=r"(y), "=r"(z), "=r"(w)
+               : "r"(addr)
+               : "memory");
+}
+
+WG_FN void wg_st_global_v4(void *p, wg_u32 x, wg_u32 y, wg_u32 z, wg_u32 w) {
+  asm volatile("st.global.v4.b32 [%0], {%1, %2, %3, %4};" ::"l"(p), "r"(x), "r"(y), "r"(z),
+               "r"(w)
+               : "memory");
+}
+
+WG_FN void wg_st_global_f32(float *p, float x) {
+  asm volatile("st.global.f32 [%0], %1;" ::"l"(p), "f"(x) : "memory");
+}
+
+#endif // ATTNGEN_SM90_WGMMA_WRAPPERS_CUH
+// ==== end of wgmma / TMA / mbarrier wrappers ==================================================
+//$ end
