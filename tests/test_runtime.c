@@ -17,6 +17,7 @@
 
 #include "attngen.h"
 #include "numerics.h"
+#include "split_plan.h"
 
 static attngen_context *cpu_context(void) {
   attngen_context_options o = {"cpu", 0};
@@ -257,6 +258,110 @@ static void test_runtime_cpu_explain(void **state) {
   attngen_destroy(ctx);
 }
 
+/* attngen__ref_follow_call on the cpu backend: the reference defaults. */
+static void test_runtime_cpu_ref_follow_call(void **state) {
+  (void)state;
+  attngen_context *ctx = cpu_context();
+  attngen_fwd_args a;
+  attngen_fwd_args_init(&a);
+  a.batch = 1;
+  a.heads = 2;
+  a.seqlen_q = 16;
+  a.seqlen_kv = 1000;
+  attngen__ref_args r;
+  memset(&r, 0, sizeof r);
+  r.kv_step = 7;
+  unsigned char *rows = (unsigned char *)&r;
+  char variant[64];
+  assert_int_equal(attngen__ref_follow_call(ctx, &a, &r, &rows, variant, sizeof variant),
+                   ATTNGEN_STATUS_OK);
+  assert_string_equal(variant, "reference");
+  assert_int_equal(r.kv_step, 0);
+  assert_int_equal(r.kv_per_split, 0);
+  assert_null(r.split_rows);
+  assert_null(rows);
+  a.seqlen_q = 0;
+  assert_int_equal(attngen__ref_follow_call(ctx, &a, &r, &rows, NULL, 0), ATTNGEN_STATUS_BAD_SHAPE);
+  assert_int_equal(attngen__ref_follow_call(ctx, &a, &r, NULL, NULL, 0),
+                   ATTNGEN_STATUS_NULL_POINTER);
+  attngen_destroy(ctx);
+}
+
+/* The tail KV split on the emu backend (8 compute units): the launch of a tail variant is
+ * the planner's (grid, parts, workspace), a nosplit variant keeps (q-blocks, H, B), the
+ * dispatcher may pick tail variants, and attngen__ref_follow_call hands the reference the
+ * variant's softmax step and the split rows of the plan. */
+static void test_runtime_emu_tail_split_plan(void **state) {
+  (void)state;
+  setenv("ATTNGEN_EMU_CUS", "8", 1);
+  attngen_context_options o = {"emu", 0};
+  attngen_context *ctx = NULL;
+  attngen_status st = attngen_create(&ctx, &o);
+  unsetenv("ATTNGEN_EMU_CUS");
+  if (st != ATTNGEN_STATUS_OK) {
+    print_message("SKIPPED: emu backend: %s\n", attngen_last_error());
+    skip();
+    return;
+  }
+  attngen_fwd_args a;
+  attngen_fwd_args_init(&a);
+  a.batch = 1;
+  a.heads = 9; /* 9 jobs on 8 slots: a full round, then the last job alone */
+  a.seqlen_q = 100;
+  a.seqlen_kv = 1000;
+  a.variant = "attn_fwd_d128_bshd_rtne_q2_kv64_w8_tail_mfma_gfx942";
+  attngen__split_plan want;
+  assert_int_equal(attngen__split_plan_make(1, 9, 100, 1000, 256, 64, 8, 1, &want),
+                   ATTNGEN_STATUS_OK);
+  assert_int_equal(want.split_first, 8);
+  assert_true(want.num_splits > 1);
+  attngen_choice ch;
+  assert_int_equal(attngen_explain(ctx, &a, &ch), ATTNGEN_STATUS_OK);
+  assert_int_equal(ch.grid[0], want.grid_x);
+  assert_int_equal(ch.grid[1], 1);
+  assert_int_equal(ch.grid[2], 1);
+  assert_int_equal(ch.num_splits, want.num_splits);
+  assert_int_equal(ch.workspace_bytes, want.ws_bytes);
+
+  attngen__ref_args r;
+  memset(&r, 0, sizeof r);
+  unsigned char *rows = NULL;
+  char variant[128];
+  assert_int_equal(attngen__ref_follow_call(ctx, &a, &r, &rows, variant, sizeof variant),
+                   ATTNGEN_STATUS_OK);
+  assert_string_equal(variant, a.variant);
+  assert_int_equal(r.kv_step, 64);
+  assert_int_equal(r.kv_per_split, want.kv_per_split);
+  assert_non_null(rows);
+  assert_ptr_equal(r.split_rows, rows);
+  for (int h = 0; h < 9; ++h)
+    for (int s = 0; s < 100; ++s) assert_int_equal(rows[h * 100 + s], h == 8);
+  free(rows);
+
+  a.variant = "attn_fwd_d128_bshd_rtne_q3_kv32_w8_nosplit_mfma_gfx942";
+  assert_int_equal(attngen_explain(ctx, &a, &ch), ATTNGEN_STATUS_OK);
+  assert_int_equal(ch.grid[0], 1);
+  assert_int_equal(ch.grid[1], 9);
+  assert_int_equal(ch.grid[2], 1);
+  assert_int_equal(ch.num_splits, 1);
+  assert_int_equal(ch.workspace_bytes, 0);
+  assert_int_equal(attngen__ref_follow_call(ctx, &a, &r, &rows, NULL, 0), ATTNGEN_STATUS_OK);
+  assert_int_equal(r.kv_step, 32);
+  assert_int_equal(r.kv_per_split, 0);
+  assert_null(rows);
+
+  /* a badly filled single round with long KV: the heuristic takes a tail variant */
+  a.variant = NULL;
+  a.heads = 2;
+  a.seqlen_kv = 4096;
+  assert_int_equal(attngen_explain(ctx, &a, &ch), ATTNGEN_STATUS_OK);
+  print_message("dispatcher on 1x2x100x4096: %s, %d parts (%s)\n", ch.variant, ch.num_splits,
+                ch.reason);
+  assert_non_null(strstr(ch.variant, "_tail_"));
+  assert_true(ch.num_splits > 1);
+  attngen_destroy(ctx);
+}
+
 /* ---- bad input: each its own status, the message names the argument, out untouched ----- */
 
 static void bad(attngen_context *ctx, problem *p, attngen_status want, const char *mention) {
@@ -441,6 +546,8 @@ int main(void) {
     cmocka_unit_test(test_runtime_bad_rounding),
     cmocka_unit_test(test_runtime_bad_scale),
     cmocka_unit_test(test_runtime_null_context_and_args),
+    cmocka_unit_test(test_runtime_cpu_ref_follow_call),
+    cmocka_unit_test(test_runtime_emu_tail_split_plan),
     cmocka_unit_test(test_runtime_memory_events_timing),
     cmocka_unit_test(test_runtime_status_names_and_version),
     cmocka_unit_test(test_runtime_last_error_is_thread_local),
