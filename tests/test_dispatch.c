@@ -166,17 +166,17 @@ static void test_dispatch_explain_skips_pointer_checks(void **state) {
 
 /* A made-up gfx942 default set: q2/q3 x off/tail for bshd rtne, plus one bhsd rtz. */
 static const attngen__variant_desc gfx_set[] = {
-  {"g_q2_off", ATTNGEN__TARGET_GFX942, 0, 0, 2, 64, 8, 0, 0, 512, 128, 32768},
-  {"g_q2_tail", ATTNGEN__TARGET_GFX942, 0, 0, 2, 64, 8, 1, 0, 512, 128, 32768},
-  {"g_q3_off", ATTNGEN__TARGET_GFX942, 0, 0, 3, 64, 8, 0, 0, 512, 192, 32768},
-  {"g_q3_tail", ATTNGEN__TARGET_GFX942, 0, 0, 3, 64, 8, 1, 0, 512, 192, 32768},
-  {"g_bhsd_rtz", ATTNGEN__TARGET_GFX942, 1, 2, 2, 64, 8, 0, 0, 512, 128, 32768},
+  {"g_q2_off", ATTNGEN__TARGET_GFX942, 0, 0, 2, 64, 8, 0, 0, 512, 128, 32768, 64},
+  {"g_q2_tail", ATTNGEN__TARGET_GFX942, 0, 0, 2, 64, 8, 1, 0, 512, 128, 32768, 64},
+  {"g_q3_off", ATTNGEN__TARGET_GFX942, 0, 0, 3, 64, 8, 0, 0, 512, 192, 32768, 64},
+  {"g_q3_tail", ATTNGEN__TARGET_GFX942, 0, 0, 3, 64, 8, 1, 0, 512, 192, 32768, 64},
+  {"g_bhsd_rtz", ATTNGEN__TARGET_GFX942, 1, 2, 2, 64, 8, 0, 0, 512, 128, 32768, 64},
 };
 
 static const attngen__variant_desc sm90_set[] = {
-  {"s_w4_kv64", ATTNGEN__TARGET_SM90, 0, 0, 1, 64, 4, 0, 1, 128, 64, 65536},
-  {"s_w8_kv64", ATTNGEN__TARGET_SM90, 0, 0, 1, 64, 8, 0, 1, 256, 128, 98304},
-  {"s_w4_kv32", ATTNGEN__TARGET_SM90, 0, 0, 1, 32, 4, 0, 1, 128, 64, 49152},
+  {"s_w4_kv64", ATTNGEN__TARGET_SM90, 0, 0, 1, 64, 4, 0, 1, 128, 64, 65536, 64},
+  {"s_w8_kv64", ATTNGEN__TARGET_SM90, 0, 0, 1, 64, 8, 0, 1, 256, 128, 98304, 64},
+  {"s_w4_kv32", ATTNGEN__TARGET_SM90, 0, 0, 1, 32, 4, 0, 1, 128, 64, 49152, 64},
 };
 
 static int describe_calls;
@@ -185,7 +185,7 @@ static int describe_calls;
 static int fake_describe(const char *name, attngen__variant_desc *out, char **error) {
   describe_calls++;
   if (strcmp(name, "g_extra_kv32") == 0) {
-    attngen__variant_desc d = {name, ATTNGEN__TARGET_GFX942, 0, 0, 2, 32, 8, 0, 0, 512, 128, 16384};
+    attngen__variant_desc d = {name, ATTNGEN__TARGET_GFX942, 0, 0, 2, 32, 8, 0, 0, 512, 128, 16384, 32};
     *out = d;
     return 0;
   }
@@ -344,6 +344,34 @@ static void test_dispatch_sm90_rules(void **state) {
   assert_non_null(strstr(r.reason, "kv-tile-cover"));
 }
 
+/* A wgmma variant in the set wins on sm90 (measured 3.6x mma.sync), whatever the shape. */
+static void test_dispatch_sm90_prefers_wgmma(void **state) {
+  static const attngen__variant_desc with_wgmma[] = {
+    {"s_w4_kv64", ATTNGEN__TARGET_SM90, 0, 0, 1, 64, 4, 0, 1, 128, 64, 65536, 64},
+    {"s_wg_kv128", ATTNGEN__TARGET_SM90, 0, 0, 1, 128, 12, 0, 2, 384, 128, 230504, 128},
+  };
+  attngen__dispatch_input in;
+  memset(&in, 0, sizeof in);
+  in.target = ATTNGEN__TARGET_SM90;
+  in.compute_units = 132;
+  attngen__shape s = {2, 24, 8192, 8192, 0, 0};
+  in.shape = s;
+  in.candidates = with_wgmma;
+  in.count = 2;
+  in.describe = fake_describe;
+  attngen__dispatch_result r;
+  pick(&in, &r);
+  assert_string_equal(r.name, "s_wg_kv128");
+  assert_non_null(strstr(r.reason, "impl-wgmma"));
+  attngen__shape tiny = {1, 1, 1, 1, 0, 0};
+  in.shape = tiny;
+  pick(&in, &r);
+  assert_string_equal(r.name, "s_wg_kv128");
+  in.count = 1; /* without it: the mma kernel */
+  pick(&in, &r);
+  assert_string_equal(r.name, "s_w4_kv64");
+}
+
 static void test_dispatch_no_candidate_for_layout(void **state) {
   attngen__dispatch_input in = gfx_input(1, 1, 64, 64, 304);
   in.shape.layout = 1;
@@ -399,6 +427,7 @@ int main(void) {
     cmocka_unit_test(test_dispatch_kv_split_rule),
     cmocka_unit_test(test_dispatch_sm90_rules),
     cmocka_unit_test(test_dispatch_no_candidate_for_layout),
+    cmocka_unit_test(test_dispatch_sm90_prefers_wgmma),
     cmocka_unit_test(test_dispatch_rule_table_is_well_formed),
     cmocka_unit_test(test_dispatch_occupancy_model),
   };
