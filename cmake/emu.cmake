@@ -17,7 +17,7 @@ file(GLOB ATTNGEN_EMU_SELFTEST_SOURCES CONFIGURE_DEPENDS
 # Host flags of emulated kernels: -O2 (a whole variant must run in seconds), no C++
 # runtime (no exceptions/RTTI, so the objects need no libstdc++), position-independent
 # for the shared library.
-set(ATTNGEN_EMU_KERNEL_FLAGS -x c++ -std=c++17 -O2 -fPIC -fno-exceptions -fno-rtti
+set(ATTNGEN_EMU_KERNEL_FLAGS -x c++ -std=c++17 -O2 -fPIC -fno-exceptions -fno-rtti -ffp-contract=off
     -DATTNGEN_EMU -include ${ATTNGEN_EMU_TWIN}
     -I${CMAKE_SOURCE_DIR}/templates -I${CMAKE_SOURCE_DIR}/templates/common -I${ATTNGEN_EMU_DIR})
 if(ATTNGEN_ASAN)

@@ -8,7 +8,7 @@ file(MAKE_DIRECTORY ${ATTNGEN_KERNEL_DIR}/gfx942 ${ATTNGEN_KERNEL_DIR}/sm90)
 set(ATTNGEN_KERNEL_ARGS "")
 set(ATTNGEN_KERNEL_FILES "")
 
-set(ATTNGEN_GFX942_FLAGS -x hip --offload-arch=gfx942 -nogpulib -nogpuinc -O3
+set(ATTNGEN_GFX942_FLAGS -x hip --offload-arch=gfx942 -nogpulib -nogpuinc -O3 -ffp-contract=off
     --cuda-device-only --no-gpu-bundle-output -c)
 set(ATTNGEN_SM90_FLAGS -cubin -gencode arch=compute_90a,code=sm_90a -O3)
 

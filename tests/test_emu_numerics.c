@@ -190,8 +190,9 @@ static int run_case(const attngen__variant_desc *var, const emu_case *c, uint64_
 
   char problems[1024] = "";
   size_t pl = 0;
-#define PROBLEM(...) \
-  (pl += (size_t)snprintf(problems + pl, pl < sizeof problems ? sizeof problems - pl : 0, __VA_ARGS__))
+#define PROBLEM(...)                                                                 \
+  (pl += (size_t)snprintf(problems + pl, pl < sizeof problems ? sizeof problems - pl : 0, \
+                          __VA_ARGS__))
 
   attngen_choice ch;
   assert_int_equal(attngen_explain(E.ctx[0], &a, &ch), ATTNGEN_STATUS_OK);
