@@ -289,14 +289,15 @@ static attngen_status run_backend(const check_opts *o, const attngen__inputs *in
  * tail split (from `follow`), and the exact fp64 attention. */
 static attngen_status run_expected(const check_opts *o, const attngen__inputs *in,
                                    const attngen__ref_args *follow, uint16_t *ref,
-                                   float *ref_lse, double *exact) {
+                                   float *ref_lse, float *tol, double *exact) {
   attngen__ref_args a = {attngen__inputs_q(in), attngen__inputs_k(in), attngen__inputs_v(in),
                          attngen__view_out(ref, o->layout, o->heads, o->seqlen_q), o->batch,
                          o->heads, o->seqlen_q, o->seqlen_kv, o->scale, o->rounding, ref_lse,
-                         0, 0, 0, 0, NULL};
+                         0, 0, 0, 0, NULL, NULL};
   a.kv_step = follow->kv_step;
   a.kv_per_split = follow->kv_per_split;
   a.split_rows = follow->split_rows;
+  a.tol = tol;
   attngen_status st = attngen__reference_fwd(&a);
   if (st != ATTNGEN_STATUS_OK) return st;
   attngen__exact_args e = {a.q, a.k, a.v,
@@ -349,6 +350,7 @@ int attngen__cmd_check(int argc, char **argv) {
   attngen__guarded g = {0}, g2 = {0};
   uint16_t *ref = malloc(nq * sizeof(uint16_t));
   double *exact = malloc(nq * sizeof(double));
+  float *tol = malloc(nq * sizeof(float));
   float *lse = malloc(nl * sizeof(float)), *lse2 = malloc(nl * sizeof(float));
   float *ref_lse = malloc(nl * sizeof(float));
   char variant[256] = "?";
@@ -357,14 +359,14 @@ int attngen__cmd_check(int argc, char **argv) {
   unsigned char *split_rows = NULL;
   int rc = 1;
   attngen_status st = make_inputs(&o, &in);
-  if (!st && !(ref && exact && lse && lse2 && ref_lse)) st = ATTNGEN_STATUS_OUT_OF_MEMORY;
+  if (!st && !(ref && exact && tol && lse && lse2 && ref_lse)) st = ATTNGEN_STATUS_OUT_OF_MEMORY;
   if (!st) st = attngen__guarded_alloc(&g, (int64_t)nq, ATTNGEN__GUARD_ELEMS);
   if (!st) st = attngen__guarded_alloc(&g2, (int64_t)nq, ATTNGEN__GUARD_ELEMS);
   if (st) fprintf(stderr, "attngen check: inputs: %s\n", attngen_status_string(st));
   if (!st)
     st = run_backend(&o, &in, &g, &g2, lse, lse2, variant, sizeof variant, &follow, &split_rows);
   if (!st) {
-    st = run_expected(&o, &in, &follow, ref, ref_lse, exact);
+    st = run_expected(&o, &in, &follow, ref, ref_lse, tol, exact);
     if (st) fprintf(stderr, "attngen check: reference: %s\n", attngen_status_string(st));
   }
   if (!st) {
@@ -372,7 +374,7 @@ int attngen__cmd_check(int argc, char **argv) {
         attngen__view_in(g.data, o.layout, o.heads, o.seqlen_q),
         attngen__view_in(ref, o.layout, o.heads, o.seqlen_q),
         attngen__view_f64(exact, o.layout, o.heads, o.seqlen_q), o.batch, o.heads, o.seqlen_q,
-        attngen__max_abs_finite(attngen__inputs_v(&in), o.batch, o.heads, o.seqlen_kv)};
+        attngen__max_abs_finite(attngen__inputs_v(&in), o.batch, o.heads, o.seqlen_kv), tol};
     attngen__compare_report r;
     attngen__lse_report lr;
     attngen__compare(&c, &r);
@@ -390,6 +392,7 @@ int attngen__cmd_check(int argc, char **argv) {
   attngen__guarded_free(&g2);
   attngen__inputs_free(&in);
   free(ref);
+  free(tol);
   free(exact);
   free(lse);
   free(lse2);

@@ -482,6 +482,7 @@ typedef struct check {
   shape s;
   attngen__inputs in;
   uint16_t *ref, *out;
+  float *tol; /* the reference's P-rounding-boundary tolerance per element */
   /* settings the reference in ref was computed with (softmax step, tail split); candidates
    * with other settings recompute it (ref_valid = 0: not computed yet) */
   int ref_valid, ref_kv_step, ref_kv_per_split;
@@ -495,6 +496,7 @@ static void check_free(attngen_context *ctx, check *c) {
   attngen__inputs_free(&c->in);
   free(c->ref);
   free(c->out);
+  free(c->tol);
   free(c->ref_rows);
   buffers_free(ctx, &c->dev);
   memset(c, 0, sizeof *c);
@@ -517,7 +519,8 @@ static attngen_status check_prepare(attngen_context *ctx, const job *j, check *c
   size_t nkv = (size_t)c->s.b * c->s.h * (size_t)c->s.skv * 128;
   c->ref = malloc(nq * 2);
   c->out = malloc(nq * 2);
-  if (!c->ref || !c->out) {
+  c->tol = malloc(nq * sizeof(float));
+  if (!c->ref || !c->out || !c->tol) {
     snprintf(c->failure, sizeof c->failure, "check: out of host memory");
     return ATTNGEN_STATUS_OUT_OF_MEMORY;
   }
@@ -574,6 +577,7 @@ static attngen_status check_reference(attngen_context *ctx, const job *j, check 
   r.k = attngen__inputs_k(&c->in);
   r.v = attngen__inputs_v(&c->in);
   r.out = attngen__view_out(c->ref, j->layout, c->s.h, c->s.sq);
+  r.tol = c->tol;
   r.batch = c->s.b;
   r.heads = c->s.h;
   r.seqlen_q = c->s.sq;
@@ -623,6 +627,7 @@ static int check_candidate(attngen_context *ctx, const job *j, check *c, candida
   ca.heads = c->s.h;
   ca.seqlen_q = c->s.sq;
   ca.max_abs_v = c->max_abs_v;
+  ca.tol = c->tol;
   attngen__compare_report rep;
   st = attngen__compare(&ca, &rep);
   if (st != ATTNGEN_STATUS_OK) {

@@ -17,6 +17,13 @@ static void set_index(attngen__elem_index *ix, int b, int h, int s, int d) {
   ix->d = d;
 }
 
+/* The size of one bf16 ULP at a finite value (the gap to the next value away from 0). */
+static double ulp_size(uint16_t b) {
+  const uint16_t mag = b & 0x7FFF;
+  if (mag >= 0x7F7F) return ldexp(1.0, 120); /* largest finite: no next value */
+  return bf16_double((uint16_t)(mag + 1)) - bf16_double(mag);
+}
+
 attngen_status attngen__compare(const attngen__compare_args *a, attngen__compare_report *r) {
   if (!a || !r) return ATTNGEN_STATUS_NULL_POINTER;
   if (a->batch < 0 || a->heads < 0 || a->seqlen_q < 0) return ATTNGEN_STATUS_BAD_SHAPE;
@@ -69,6 +76,9 @@ attngen_status attngen__compare(const attngen__compare_args *a, attngen__compare
               ++r->ulp1;
             } else if (fabs(bf16_double(rf)) < r->near_zero_threshold) {
               ++r->near_zero;
+            } else if (a->tol && fabs(bf16_double(o) - bf16_double(rf)) <=
+                                     (double)a->tol[flat] + ulp_size(rf)) {
+              ++r->p_flip;
             } else {
               ++r->ulp_over;
               bad = 1;
@@ -112,10 +122,10 @@ static double pct(int64_t n, int64_t total) {
 void attngen__compare_print(FILE *f, const char *title, const attngen__compare_report *r) {
   fprintf(f, "%s: %lld elements\n", title ? title : "check", (long long)r->elements);
   fprintf(f, "  ulp vs reference: 0: %lld (%.2f%%)  1: %lld (%.2f%%)  >1: %lld  "
-             "near-zero >1: %lld (|ref| < %.3g)\n",
+             "near-zero >1: %lld (|ref| < %.3g)  P-rounding-boundary >1: %lld\n",
           (long long)r->ulp0, pct(r->ulp0, r->elements), (long long)r->ulp1,
           pct(r->ulp1, r->elements), (long long)r->ulp_over, (long long)r->near_zero,
-          r->near_zero_threshold);
+          r->near_zero_threshold, (long long)r->p_flip);
   if (r->worst_ulp > 0) {
     fprintf(f, "  worst: %d ulp at [b=%d h=%d s=%d d=%d] out 0x%04x (%.6g) ref 0x%04x (%.6g)\n",
             r->worst_ulp, r->worst.b, r->worst.h, r->worst.s, r->worst.d, r->worst_out,

@@ -104,7 +104,17 @@ typedef struct attngen__ref_args {
   /* Which rows are split: [B,H,Sq] contiguous flags (nonzero = split), e.g. from
    * attngen__split_plan_row_flags; NULL with kv_per_split > 0 = every row. */
   const unsigned char *split_rows;
+  /* Optional output, fp32 [B,H,Sq,128] contiguous: per element, how far a kernel may
+   * legitimately be from this reference because a P value lies within a relative
+   * ATTNGEN__P_FLIP_REL of a bf16 rounding boundary, where an exp2 that is not correctly
+   * rounded (hardware ex2.approx / v_exp_f32: a few fp32 ulps) may round it the other way:
+   * sum over such keys of |P_hi - P_lo| * |v_jd|, rescaled like O, divided by l. */
+  float *tol;
 } attngen__ref_args;
+
+/* Relative uncertainty of a kernel's p = exp2(t - m) allowed by the comparator: 2^-20, four
+ * times the documented error bound of ex2.approx.f32 (2 ulp = 2^-22 relative). */
+#define ATTNGEN__P_FLIP_REL (1.0f / 1048576.0f)
 
 /* NUMERICS.md steps 1-7 in fp32 for every query row. Bitwise deterministic: the result does
  * not depend on the thread count or on the layout of the views. INVALID_ARGUMENT when
@@ -140,6 +150,7 @@ typedef struct attngen__compare_args {
   attngen__f64_view exact;    /* fp64 exact attention; data NULL to skip the L2 bound */
   int batch, heads, seqlen_q;
   double max_abs_v;           /* largest finite |v|, for the near-zero rule */
+  const float *tol;           /* the reference's tol output ([B,H,Sq,128]) or NULL */
 } attngen__compare_args;
 
 typedef struct attngen__elem_index {
@@ -150,6 +161,8 @@ typedef struct attngen__compare_report {
   int64_t elements;
   int64_t ulp0, ulp1, ulp_over;    /* finite pairs; ulp_over excludes near-zero cases */
   int64_t near_zero;               /* > 1 ULP but |ref| < 2^-10 * max|v| */
+  int64_t p_flip;                  /* > 1 ULP but within the reference's P-rounding-boundary
+                                      tolerance (attngen__ref_args.tol) plus 1 ULP */
   int64_t nonfinite_mismatch;      /* NaN/Inf in one but not the same in the other */
   int64_t bad_nan_encoding;        /* NaN output other than 0x7FFF (poison not included) */
   int64_t unwritten;               /* 0xFFFF left in the output */

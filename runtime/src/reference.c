@@ -106,7 +106,7 @@ static void load_rows(float *dst, const uint16_t *base, int64_t stride, int rows
  * (templates/gfx942/attn_fwd.hip.in): max of m_p, weights exp2(m_p - M) (0 for an empty
  * part), then L and O summed in part order. Leaves the merged (M, L, O) in *m, *l, o. */
 static void merge_parts(int nparts, const float *pm, const float *pl, const float *po,
-                        float *m, float *l, float *o) {
+                        const float *pt, float *m, float *l, float *o, float *tacc) {
   float mmax = -INFINITY;
   for (int p = 0; p < nparts; ++p) mmax = fmaxf(mmax, pm[p]);
   float lt = 0.0f;
@@ -120,7 +120,11 @@ static void merge_parts(int nparts, const float *pm, const float *pl, const floa
       const float ow = op[d] * w;
       o[d] += ow;
     }
+    if (tacc)
+      for (int d = 0; d < D; ++d) tacc[d] = (p == 0 ? 0.0f : tacc[d]) + pt[(size_t)p * D + d] * w;
   }
+  if (tacc && nparts == 0)
+    for (int d = 0; d < D; ++d) tacc[d] = 0.0f;
   *m = mmax;
   *l = lt;
 }
@@ -152,8 +156,10 @@ static void ref_job(void *p, int64_t job) {
 
   /* fp32 working set: Q block, O accumulators, the K and V keys of one step, the scores of
    * one row, and (split rows) every part's O, m and l */
+  const int want_tol = a->tol != NULL;
   const size_t floats = (size_t)2 * Q_BLOCK * D + (size_t)2 * step * D + (size_t)step +
-                        (size_t)Q_BLOCK * nparts * (D + 2);
+                        (size_t)Q_BLOCK * nparts * (D + 2) +
+                        (want_tol ? (size_t)Q_BLOCK * D * (1 + (size_t)nparts) : 0);
   float *scratch = malloc(sizeof(float) * floats);
   if (!scratch) {
     atomic_store(&c->out_of_memory, 1);
@@ -163,6 +169,9 @@ static void ref_job(void *p, int64_t job) {
   float *t = vf + step * D;
   float *part_o = t + step, *part_m = part_o + (size_t)Q_BLOCK * nparts * D;
   float *part_l = part_m + (size_t)Q_BLOCK * nparts;
+  /* tolerance accumulators (a->tol): handled exactly like acc and part_o */
+  float *tacc = want_tol ? part_l + (size_t)Q_BLOCK * nparts : NULL;
+  float *part_t = want_tol ? tacc + (size_t)Q_BLOCK * D : NULL;
   float m[Q_BLOCK], l[Q_BLOCK];
 
   load_rows(qf, a->q.data + attngen__view_offset(a->q.sb, a->q.sh, a->q.ss, b, h, q0), a->q.ss,
@@ -172,6 +181,7 @@ static void ref_job(void *p, int64_t job) {
     l[r] = 0.0f;
   }
   memset(acc, 0, sizeof(float) * (size_t)rows * D);
+  if (tacc) memset(tacc, 0, sizeof(float) * (size_t)rows * D);
 
   for (int kv0 = 0; kv0 < a->seqlen_kv; kv0 += step) {
     const int n = a->seqlen_kv - kv0 < step ? a->seqlen_kv - kv0 : step;
@@ -192,6 +202,10 @@ static void ref_job(void *p, int64_t job) {
         m[r] = -INFINITY;
         l[r] = 0.0f;
         memset(o, 0, sizeof(float) * D);
+        if (tacc) {
+          memcpy(part_t + pi * D, tacc + r * D, sizeof(float) * D);
+          memset(tacc + r * D, 0, sizeof(float) * D);
+        }
       }
       /* steps 1-2: scores in fp32, scaled into base 2 */
       float step_max = m[r];
@@ -204,6 +218,8 @@ static void ref_job(void *p, int64_t job) {
         const float alpha = exp2f(m[r] - step_max);
         l[r] *= alpha;
         for (int d = 0; d < D; ++d) o[d] *= alpha;
+        if (tacc)
+          for (int d = 0; d < D; ++d) tacc[r * D + d] *= alpha;
         m[r] = step_max;
       }
       /* steps 4-5: l takes the unrounded p, P.V uses p rounded to bf16 */
@@ -215,6 +231,18 @@ static void ref_job(void *p, int64_t job) {
                                                ag_bf16_round(attngen__f32_bits(pj), rmode)));
         const float *vj = vf + j * D;
         for (int d = 0; d < D; ++d) o[d] += pb * vj[d];
+        /* Could a slightly different exp2 round this P to the neighbouring bf16? 2^x of an
+         * integer x (x = 0 for the row's max) is exact on the hardware too. */
+        const float x = t[j] - m[r];
+        if (tacc && isfinite(pj) && pj > 0.0f && x != floorf(x)) {
+          const float lo = pj * (1.0f - ATTNGEN__P_FLIP_REL), hi = pj * (1.0f + ATTNGEN__P_FLIP_REL);
+          const float plo = attngen__f32_from_bits(
+              ag_bf16_to_f32_bits(ag_bf16_round(attngen__f32_bits(lo), rmode)));
+          const float phi = attngen__f32_from_bits(
+              ag_bf16_to_f32_bits(ag_bf16_round(attngen__f32_bits(hi), rmode)));
+          if (plo != phi)
+            for (int d = 0; d < D; ++d) tacc[r * D + d] += (phi - plo) * fabsf(vj[d]);
+        }
       }
     }
   }
@@ -229,9 +257,12 @@ static void ref_job(void *p, int64_t job) {
       part_m[pi] = m[r];
       part_l[pi] = l[r];
       memcpy(part_o + pi * D, o, sizeof(float) * D);
+      if (tacc) memcpy(part_t + pi * D, tacc + r * D, sizeof(float) * D);
     }
     merge_parts(used, part_m + (size_t)r * nparts, part_l + (size_t)r * nparts,
-                part_o + (size_t)r * nparts * D, &m[r], &l[r], o);
+                part_o + (size_t)r * nparts * D,
+                part_t ? part_t + (size_t)r * nparts * D : NULL, &m[r], &l[r], o,
+                tacc ? tacc + r * D : NULL);
   }
 
   /* steps 6-7 */
@@ -241,6 +272,10 @@ static void ref_job(void *p, int64_t job) {
     const float inv_l = l[r] == 0.0f ? 0.0f : 1.0f / l[r]; /* l == 0 only when Skv == 0 */
     for (int d = 0; d < D; ++d) {
       dst[d] = (uint16_t)ag_bf16_round(attngen__f32_bits(acc[r * D + d] * inv_l), rmode);
+    }
+    if (tacc) {
+      float *tol = a->tol + (((int64_t)b * a->heads + h) * a->seqlen_q + q0 + r) * D;
+      for (int d = 0; d < D; ++d) tol[d] = tacc[r * D + d] * inv_l;
     }
     if (a->lse) {
       float *lse = a->lse + ((int64_t)b * a->heads + h) * a->seqlen_q + q0 + r;
