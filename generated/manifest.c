@@ -33,11 +33,17 @@ const attngen__variant_desc attngen__manifest[] = {
   {"attn_fwd_d128_bhsd_rtna_q1_kv64_w4_nosplit_mma_sm90", 1, 1, 1, 1, 64, 4, 0, 1, 128, 64, 81920, 64},
   {"attn_fwd_d128_bhsd_rtz_q1_kv64_w4_nosplit_mma_sm90", 1, 1, 2, 1, 64, 4, 0, 1, 128, 64, 81920, 64},
   {"attn_fwd_d128_bshd_rtne_q1_kv128_w12_nosplit_wgmma_sm90", 1, 0, 0, 1, 128, 12, 0, 2, 384, 128, 230504, 128},
+  {"attn_fwd_d128_bshd_rtne_q1_kv176_w12_nosplit_wgmma_sm90", 1, 0, 0, 1, 176, 12, 0, 2, 384, 128, 214088, 176},
   {"attn_fwd_d128_bshd_rtna_q1_kv128_w12_nosplit_wgmma_sm90", 1, 0, 1, 1, 128, 12, 0, 2, 384, 128, 230504, 128},
+  {"attn_fwd_d128_bshd_rtna_q1_kv176_w12_nosplit_wgmma_sm90", 1, 0, 1, 1, 176, 12, 0, 2, 384, 128, 214088, 176},
   {"attn_fwd_d128_bshd_rtz_q1_kv128_w12_nosplit_wgmma_sm90", 1, 0, 2, 1, 128, 12, 0, 2, 384, 128, 230504, 128},
+  {"attn_fwd_d128_bshd_rtz_q1_kv176_w12_nosplit_wgmma_sm90", 1, 0, 2, 1, 176, 12, 0, 2, 384, 128, 214088, 176},
   {"attn_fwd_d128_bhsd_rtne_q1_kv128_w12_nosplit_wgmma_sm90", 1, 1, 0, 1, 128, 12, 0, 2, 384, 128, 230504, 128},
+  {"attn_fwd_d128_bhsd_rtne_q1_kv176_w12_nosplit_wgmma_sm90", 1, 1, 0, 1, 176, 12, 0, 2, 384, 128, 214088, 176},
   {"attn_fwd_d128_bhsd_rtna_q1_kv128_w12_nosplit_wgmma_sm90", 1, 1, 1, 1, 128, 12, 0, 2, 384, 128, 230504, 128},
+  {"attn_fwd_d128_bhsd_rtna_q1_kv176_w12_nosplit_wgmma_sm90", 1, 1, 1, 1, 176, 12, 0, 2, 384, 128, 214088, 176},
   {"attn_fwd_d128_bhsd_rtz_q1_kv128_w12_nosplit_wgmma_sm90", 1, 1, 2, 1, 128, 12, 0, 2, 384, 128, 230504, 128},
+  {"attn_fwd_d128_bhsd_rtz_q1_kv176_w12_nosplit_wgmma_sm90", 1, 1, 2, 1, 176, 12, 0, 2, 384, 128, 214088, 176},
   {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0} /* end */
 };
-const size_t attngen__manifest_count = 36;
+const size_t attngen__manifest_count = 42;

@@ -372,6 +372,34 @@ static void test_dispatch_sm90_prefers_wgmma(void **state) {
   assert_string_equal(r.name, "s_w4_kv64");
 }
 
+/* wgmma: 176-key tiles from 2048 keys on, 128 below. */
+static void test_dispatch_sm90_wgmma_kv_tile(void **state) {
+  static const attngen__variant_desc wg[] = {
+    {"s_wg_kv128", ATTNGEN__TARGET_SM90, 0, 0, 1, 128, 12, 0, 2, 384, 128, 230504, 128},
+    {"s_wg_kv176", ATTNGEN__TARGET_SM90, 0, 0, 1, 176, 12, 0, 2, 384, 128, 214088, 176},
+  };
+  attngen__dispatch_input in;
+  memset(&in, 0, sizeof in);
+  in.target = ATTNGEN__TARGET_SM90;
+  in.compute_units = 132;
+  in.candidates = wg;
+  in.count = 2;
+  in.describe = fake_describe;
+  attngen__dispatch_result r;
+  attngen__shape longs = {2, 24, 8192, 8192, 0, 0}, cross = {1, 12, 32760, 512, 0, 0},
+                 edge = {1, 1, 64, 2048, 0, 0};
+  in.shape = longs;
+  pick(&in, &r);
+  assert_string_equal(r.name, "s_wg_kv176");
+  assert_non_null(strstr(r.reason, "wgmma-kv-tile"));
+  in.shape = cross;
+  pick(&in, &r);
+  assert_string_equal(r.name, "s_wg_kv128");
+  in.shape = edge;
+  pick(&in, &r);
+  assert_string_equal(r.name, "s_wg_kv176");
+}
+
 static void test_dispatch_no_candidate_for_layout(void **state) {
   attngen__dispatch_input in = gfx_input(1, 1, 64, 64, 304);
   in.shape.layout = 1;
@@ -428,6 +456,7 @@ int main(void) {
     cmocka_unit_test(test_dispatch_sm90_rules),
     cmocka_unit_test(test_dispatch_no_candidate_for_layout),
     cmocka_unit_test(test_dispatch_sm90_prefers_wgmma),
+    cmocka_unit_test(test_dispatch_sm90_wgmma_kv_tile),
     cmocka_unit_test(test_dispatch_rule_table_is_well_formed),
     cmocka_unit_test(test_dispatch_occupancy_model),
   };

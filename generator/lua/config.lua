@@ -174,10 +174,11 @@ M.default_set = {
     kv_tile = 32, waves = 8, kv_split = { "off", "tail" }, impl = "mfma" },
   { target = "sm90", layout = all_layouts, rounding = all_modes, q_tiles = 1,
     kv_tile = 64, waves = 4, kv_split = "off", impl = "mma" },
-  -- wgmma: 1 producer + 2 consumer warpgroups; kv_tile 128 measured 565-589 TFLOP/s on
-  -- H200 (bench/RESULTS.md run 1), 176 is in the search space.
+  -- wgmma: 1 producer + 2 consumer warpgroups; on H200 (bench/RESULTS.md runs 1-2) kv_tile
+  -- 176 ran 599-609 TFLOP/s on 8k-token self-attention where 128 ran 565-589; 128 wastes
+  -- less on short KV ranges.
   { target = "sm90", layout = all_layouts, rounding = all_modes, q_tiles = 1,
-    kv_tile = 128, waves = 12, kv_split = "off", impl = "wgmma" },
+    kv_tile = { 128, 176 }, waves = 12, kv_split = "off", impl = "wgmma" },
 }
 
 -- The tuning search space per target, a list of specs each (variants outside the default
