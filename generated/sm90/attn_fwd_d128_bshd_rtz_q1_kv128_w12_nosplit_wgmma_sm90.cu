@@ -364,18 +364,6 @@ WG_FN void wg_bar_arrive(wg_u32 id, wg_u32 count) {
   asm volatile("bar.arrive %0, %1;" ::"r"(id), "r"(count) : "memory");
 }
 
-// 1 in every lane of the warp when `pred` is nonzero in any lane, else 0 (all 32 lanes
-// execute it).
-WG_FN wg_u32 wg_vote_any(wg_u32 pred) {
-  wg_u32 r;
-  asm volatile(
-      "{\n.reg .pred p, q;\nsetp.ne.u32 p, %1, 0;\nvote.sync.any.pred q, p, 0xffffffff;\n"
-      "selp.u32 %0, 1, 0, q;\n}\n"
-      : "=r"(r)
-      : "r"(pred));
-  return r;
-}
-
 // ---- fp32 arithmetic with fixed rounding (explicit .rn: never contracted into an FMA) ------
 
 WG_FN float wg_mul_rn(float a, float b) {
@@ -615,7 +603,7 @@ __device__ __forceinline__ wg_u32 swz(int r, int c) {
 __device__ __forceinline__ wg_u32 pack_p(float lo, float hi) {
 #line 76 "templates/sm90/attn_fwd_wgmma.cu.in"
   return wg_pack_bf16x2_rz(lo, hi);
-#line 88 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 84 "templates/sm90/attn_fwd_wgmma.cu.in"
 }
 
 // Output rounding (step 6) with the exact NUMERICS.md formula (NaN -> 0x7FFF).
@@ -650,11 +638,11 @@ extern "C" __global__ void __launch_bounds__(384, 1) attn_fwd_d128_bshd_rtz_q1_k
   const int n_tiles = (Skv + kKv - 1) / kKv;
 
   // Element offsets: 64-bit per-(batch, head) base, 32-bit row offsets within a batch.
-#line 123 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 119 "templates/sm90/attn_fwd_wgmma.cu.in"
   const long long q_base = ((long long)b * Sq * H + h) * 128;
   const long long kv_base = ((long long)b * Skv * H + h) * 128;
   const wg_u32 row_stride = (wg_u32)H * 128u;
-#line 131 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 127 "templates/sm90/attn_fwd_wgmma.cu.in"
 
   if (tid == 0) {
     wg_mbar_init(bar_q, 128);
@@ -858,16 +846,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) attn_fwd_d128_bshd_rtz_q1_k
       pack();
 
       // Tiles 1 .. n-1: S_j and P_{j-1} V_{j-1}; the softmax of S_j overlaps P_{j-1} V_{j-1}
-      // and the other consumer's wgmmas. This is the intra-warpgroup overlap (S_j in flight
-      // next to P_{j-1} V_{j-1}, P_{j-1} held as bf16); a deeper one that issues S_{j+1}
-      // before the softmax of S_j would need O + P + two fp32 S sets live at once (kv 128:
-      // 64 + 32 + 2 x 64 = 224 accumulator registers; kv 176: 284) against a budget of
-      // 232, of which the rest of the loop already needs ~25-35 (ptxas spills
-      // below 192 registers for kv 128 and below 224 for kv 176 with this schedule). It would
-      // also buy little next to the ping-pong: while one consumer's wgmmas run (half of every
-      // period) the other has a full GEMM phase to finish its softmax. What measurably costs
-      // is the number of softmax instructions (RTNA's 2 extra per P pair cost ~4% in run 7):
-      // hence the skipped O rescale below and the 3-instruction RTNA pack.
+      // and the other consumer's wgmmas.
       for (int j = 1; j < n_tiles; ++j) {
         const int sj = j % kStages;
         const int sp = (j - 1) % kStages;
@@ -888,20 +867,12 @@ extern "C" __global__ void __launch_bounds__(384, 1) attn_fwd_d128_bshd_rtz_q1_k
 #pragma unroll
         for (int i = 0; i < kPRegs; ++i) wg_fence_operand(p[i]);
         if (lane == 0) wg_mbar_arrive(bar_empty_v + 8 * sp);
-        // Step 3: O rescaled to the new max. Skipped when no row of the warp changed its max:
-        // alpha = 1 exactly there, and o * 1 = o bit for bit (no ftz: subnormals stay; a NaN
-        // stays a NaN, which the output rounding maps to 0x7FFF anyway), so the result is the
-        // same as multiplying. After the first few tiles the running max rarely moves: this
-        // drops 64 multiplies per thread from most tiles (kv 128: ~1 of ~6.5 instructions per
-        // score element).
-        if (wg_vote_any(alpha0 != 1.f || alpha1 != 1.f)) {
 #pragma unroll
-          for (int i = 0; i < 64; i += 4) {
-            o[i] = wg_mul_rn(o[i], alpha0);
-            o[i + 1] = wg_mul_rn(o[i + 1], alpha0);
-            o[i + 2] = wg_mul_rn(o[i + 2], alpha1);
-            o[i + 3] = wg_mul_rn(o[i + 3], alpha1);
-          }
+        for (int i = 0; i < 64; i += 4) {    // step 3: O rescaled to the new max
+          o[i] = wg_mul_rn(o[i], alpha0);
+          o[i + 1] = wg_mul_rn(o[i + 1], alpha0);
+          o[i + 2] = wg_mul_rn(o[i + 2], alpha1);
+          o[i + 3] = wg_mul_rn(o[i + 3], alpha1);
         }
         pack();
       }

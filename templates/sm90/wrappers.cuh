@@ -347,18 +347,6 @@ WG_FN void wg_bar_arrive(wg_u32 id, wg_u32 count) {
   asm volatile("bar.arrive %0, %1;" ::"r"(id), "r"(count) : "memory");
 }
 
-// 1 in every lane of the warp when `pred` is nonzero in any lane, else 0 (all 32 lanes
-// execute it).
-WG_FN wg_u32 wg_vote_any(wg_u32 pred) {
-  wg_u32 r;
-  asm volatile(
-      "{\n.reg .pred p, q;\nsetp.ne.u32 p, %1, 0;\nvote.sync.any.pred q, p, 0xffffffff;\n"
-      "selp.u32 %0, 1, 0, q;\n}\n"
-      : "=r"(r)
-      : "r"(pred));
-  return r;
-}
-
 // ---- fp32 arithmetic with fixed rounding (explicit .rn: never contracted into an FMA) ------
 
 WG_FN float wg_mul_rn(float a, float b) {
