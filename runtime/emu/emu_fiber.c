@@ -12,7 +12,11 @@
 #endif
 
 #ifdef ATTNGEN__FIBER_ASAN
+#include <sanitizer/asan_interface.h>
 #include <sanitizer/common_interface_defs.h>
+/* A stack slot reused for a new fiber may still carry the poisoned frames of a fiber that
+ * never returned (a run stopped on a report): clear them, or ASan reports false overflows. */
+static void asan_fresh_stack(void *stack, size_t size) { __asan_unpoison_memory_region(stack, size); }
 /* Bounds of the stack that switched to the current fiber (for switching back to a fiber
  * whose bounds are unknown: the thread's own stack). */
 static __thread const void *tl_prev_bottom;
@@ -32,6 +36,10 @@ static void asan_start(attngen__fiber *from, attngen__fiber *to) {
   (void)to;
 }
 static void asan_finish(attngen__fiber *self) { (void)self; }
+static void asan_fresh_stack(void *stack, size_t size) {
+  (void)stack;
+  (void)size;
+}
 #endif
 
 /* First code of every fiber: completes the sanitizer's switch, then runs the entry. */
@@ -86,6 +94,7 @@ __asm__(".text\n"
 
 void attngen__fiber_init(attngen__fiber *f, void *stack, size_t size, attngen__fiber_entry entry,
                          void *arg) {
+  asan_fresh_stack(stack, size);
   uintptr_t top = ((uintptr_t)stack + size) & ~(uintptr_t)15;
   uint64_t *slot = (uint64_t *)(top - 24); /* return address; rsp = top - 16 after ret */
   uint32_t mxcsr;
@@ -125,6 +134,7 @@ static void fiber_start(unsigned lo, unsigned hi) {
 void attngen__fiber_init(attngen__fiber *f, void *stack, size_t size, attngen__fiber_entry entry,
                          void *arg) {
   uint64_t p = (uint64_t)(uintptr_t)f;
+  asan_fresh_stack(stack, size);
   f->entry = entry;
   f->arg = arg;
   f->stack_lo = stack;
