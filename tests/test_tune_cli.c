@@ -12,6 +12,8 @@
 #include <string.h>
 
 #include <cmocka.h>
+
+#include "test_util.h"
 #include <dirent.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -33,9 +35,7 @@ typedef struct fixture {
 static int setup(void **state) {
   fixture *f = calloc(1, sizeof *f);
   if (!f) return -1;
-  snprintf(f->dir, sizeof f->dir, "%s/attngen-tune-XXXXXX",
-           getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-  if (!mkdtemp(f->dir)) {
+  if (attngen_test_make_tmpdir(f->dir, sizeof f->dir, "attngen-tune") != 0) {
     free(f);
     return -1;
   }
@@ -44,27 +44,9 @@ static int setup(void **state) {
   return 0;
 }
 
-static void remove_tree(const char *dir) {
-  DIR *d = opendir(dir);
-  if (!d) return;
-  struct dirent *e;
-  char p[800];
-  while ((e = readdir(d)) != NULL) {
-    if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
-    snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
-    struct stat st;
-    if (lstat(p, &st) == 0 && S_ISDIR(st.st_mode))
-      remove_tree(p);
-    else
-      unlink(p);
-  }
-  closedir(d);
-  rmdir(dir);
-}
-
 static int teardown(void **state) {
   fixture *f = *state;
-  remove_tree(f->dir);
+  attngen_test_remove_tree(f->dir);
   free(f);
   return 0;
 }

@@ -11,6 +11,8 @@
 #include <string.h>
 
 #include <cmocka.h>
+
+#include "test_util.h"
 #include <dirent.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -55,9 +57,7 @@ typedef struct fixture {
 static int setup_dir(void **state) {
   fixture *f = calloc(1, sizeof *f);
   if (!f) return -1;
-  snprintf(f->dir, sizeof f->dir, "%s/attngen-tdb-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR")
-                                                                              : "/tmp");
-  if (!mkdtemp(f->dir)) {
+  if (attngen_test_make_tmpdir(f->dir, sizeof f->dir, "attngen-tdb") != 0) {
     free(f);
     return -1;
   }
@@ -66,27 +66,9 @@ static int setup_dir(void **state) {
   return 0;
 }
 
-static void remove_tree(const char *dir) {
-  DIR *d = opendir(dir);
-  if (!d) return;
-  struct dirent *e;
-  char p[600];
-  while ((e = readdir(d)) != NULL) {
-    if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
-    snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
-    struct stat st;
-    if (lstat(p, &st) == 0 && S_ISDIR(st.st_mode))
-      remove_tree(p);
-    else
-      unlink(p);
-  }
-  closedir(d);
-  rmdir(dir);
-}
-
 static int teardown_dir(void **state) {
   fixture *f = *state;
-  remove_tree(f->dir);
+  attngen_test_remove_tree(f->dir);
   free(f);
   return 0;
 }
