@@ -56,7 +56,6 @@ constexpr int D = 128;
 constexpr uint16_t kPoison = 0xFFFF;
 constexpr uint16_t kGuard = 0xA5A5;
 constexpr size_t kGuardElems = 4096;
-constexpr int kRefTile = 64;  // keys per online-softmax step of the reference
 
 float f32(uint32_t u) {
   float x;
@@ -129,7 +128,9 @@ Inputs make_inputs(const Shape &sh, uint64_t seed) {
 }
 
 // NUMERICS.md steps 1-7 in fp32 (and exact attention in fp64) for one (b, h, row).
-void reference_row(const Inputs &in, int mode, float scale_log2, int b, int h, int i,
+// step: keys per online-softmax step, the kernel's kv_tile (P is rounded against the running
+// max at those boundaries, so the reference must use the same step to be held to 1 ULP).
+void reference_row(const Inputs &in, int mode, int step, float scale_log2, int b, int h, int i,
                    uint16_t *out, float *lse, double *exact) {
   const Shape &sh = in.sh;
   const uint16_t *q = &in.q[(((size_t)b * sh.H + h) * sh.Sq + i) * D];
@@ -139,9 +140,9 @@ void reference_row(const Inputs &in, int mode, float scale_log2, int b, int h, i
   for (int d = 0; d < D; ++d) qf[d] = bf2f(q[d]);
   float acc[D] = {0};
   float m = -INFINITY, l = 0.f;
-  std::vector<float> t(kRefTile);
-  for (int j0 = 0; j0 < sh.Skv; j0 += kRefTile) {
-    const int n = std::min(kRefTile, sh.Skv - j0);
+  std::vector<float> t(step);
+  for (int j0 = 0; j0 < sh.Skv; j0 += step) {
+    const int n = std::min(step, sh.Skv - j0);
     float mt = -INFINITY;
     for (int j = 0; j < n; ++j) {
       const uint16_t *kr = kb + (size_t)(j0 + j) * D;
@@ -187,7 +188,7 @@ void reference_row(const Inputs &in, int mode, float scale_log2, int b, int h, i
   for (int d = 0; d < D; ++d) exact[d] = den > 0 ? ex[d] / den : 0.0;
 }
 
-Reference make_reference(const Inputs &in, int mode) {
+Reference make_reference(const Inputs &in, int mode, int step) {
   const Shape &sh = in.sh;
   Reference r;
   r.out.resize((size_t)sh.B * sh.H * sh.Sq * D);
@@ -198,7 +199,8 @@ Reference make_reference(const Inputs &in, int mode) {
     for (int h = 0; h < sh.H; ++h)
       for (int i = 0; i < sh.Sq; ++i) {
         const size_t row = ((size_t)b * sh.H + h) * sh.Sq + i;
-        reference_row(in, mode, sl2, b, h, i, &r.out[row * D], &r.lse[row], &r.exact[row * D]);
+        reference_row(in, mode, step, sl2, b, h, i, &r.out[row * D], &r.lse[row],
+                      &r.exact[row * D]);
       }
   return r;
 }
@@ -489,7 +491,7 @@ bool run_perf(const Kernel &k, int B, int H, int S, cudaStream_t st) {
       uint16_t ro[D];
       float rl;
       double ex[D];
-      reference_row(in, k.mode, a.scale_log2, 0, 0, ri, ro, &rl, ex);
+      reference_row(in, k.mode, k.kv, a.scale_log2, 0, 0, ri, ro, &rl, ex);
       for (int d = 0; d < D; ++d)
         worst = std::max(worst,
                          std::abs(ulp_diff(hout[offset(true, B, H, S, b, h, ri, d)], ro[d])));
@@ -552,7 +554,7 @@ int main(int argc, char **argv) {
   const int nshapes = (int)(sizeof shapes / sizeof shapes[0]);
   std::vector<Inputs> inputs;
   for (int i = 0; i < nshapes; ++i) inputs.push_back(make_inputs(shapes[i], 100 + i));
-  std::map<std::pair<int, int>, Reference> refs;  // (shape, mode)
+  std::map<std::pair<int, int>, Reference> refs;  // (shape, mode * 1000 + kv_tile)
 
   int failed = 0, total = 0;
   for (auto &k : kernels) {
@@ -564,8 +566,8 @@ int main(int argc, char **argv) {
     std::printf("%s: threads=%d block_m=%d smem=%d regs=%d\n", k.name.c_str(), k.threads,
                 k.block_m, k.smem, regs);
     for (int i = 0; i < nshapes; ++i) {
-      auto key = std::make_pair(i, k.mode);
-      if (!refs.count(key)) refs[key] = make_reference(inputs[i], k.mode);
+      auto key = std::make_pair(i, k.mode * 1000 + k.kv);
+      if (!refs.count(key)) refs[key] = make_reference(inputs[i], k.mode, k.kv);
       ++total;
       if (!run_case(k, inputs[i], refs[key], st)) ++failed;
     }
