@@ -4,7 +4,6 @@
 #   tests   the GPU test suite (every default sm90 variant vs the CPU reference)
 #   jit     first-call JIT time vs cached load of a non-default variant, + check of it
 #   check   attngen check through cuda for an AOT variant (large scores, NaN/Inf)
-#   wgmma   bench/run_wgmma_selftest.sh (compiles the wgmma variants there with nvcc)
 #   bench   bench/bench.py: attngen vs SDPA backends on SHAPES.md + GEMM ceiling
 #   tune    attngen tune on 3 shapes, then a second process runs them with the database
 # Logs go to $OUT (the device tool's output folder) or /tmp/attngen-out.
@@ -41,7 +40,6 @@ for step in $steps; do
         run "$A" check --backend cuda --shape 2,3,257,1000 --layout $l --round $r --large-scores
         run "$A" check --backend cuda --shape 1,2,129,4099 --layout $l --round $r --special
       done; done 2>&1 | tee "$OUT/check.log" ;;
-    wgmma) ATTNGEN="$A" run bash bench/run_wgmma_selftest.sh ;;
     bench)
       run python3 bench/bench.py --lib "$G/libattngen.so" --shapes all --layout both \
         --md "$OUT/bench.md" 2>&1 | tee "$OUT/bench.log" ;;

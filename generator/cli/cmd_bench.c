@@ -10,6 +10,8 @@
 #include <string.h>
 
 #include "attngen.h"
+#include "cli_util.h"
+#include "numerics.h"
 
 typedef struct bench_shape {
   int b, h, sq, skv;
@@ -61,21 +63,6 @@ static int add_group(const char *name, bench_shape *out, int *n) {
   return any ? 0 : -1;
 }
 
-/* Fills n bf16 values uniform in [-1, 1], never zero (xorshift64*). */
-static void fill(uint16_t *p, size_t n, uint64_t seed) {
-  uint64_t s = seed | 1;
-  for (size_t i = 0; i < n; i++) {
-    s ^= s >> 12;
-    s ^= s << 25;
-    s ^= s >> 27;
-    float x = (float)((double)((s * 0x2545F4914F6CDD1DULL) >> 11) / 9007199254740992.0 * 2.0 - 1.0);
-    if (x == 0.0f) x = 0.5f;
-    uint32_t u;
-    memcpy(&u, &x, 4);
-    p[i] = (uint16_t)(u >> 16);
-  }
-}
-
 /* Times one shape; prints its row. Returns 0 or 1 (failure, message printed). */
 static int bench_one(attngen_context *ctx, const bench_shape *s, attngen_layout layout,
                      attngen_rounding rounding, const char *variant, int iters) {
@@ -88,12 +75,13 @@ static int bench_one(attngen_context *ctx, const bench_shape *s, attngen_layout 
   if (!st) st = attngen_malloc(ctx, nkv ? nkv * 2 : 16, &k);
   if (!st) st = attngen_malloc(ctx, nkv ? nkv * 2 : 16, &v);
   if (!st) st = attngen_malloc(ctx, nq * 2, &o);
-  uint64_t seed = 0x5EEDu;
+  attngen__rng r;
+  attngen__rng_seed(&r, 0x5EEDu);
   void *fills[3] = {q, k, v};
-  size_t counts[3] = {nq, nkv, nkv};
+  const int lens[3] = {s->sq, s->skv, s->skv};
   for (int i = 0; i < 3 && !st; i++) {
-    fill(host, counts[i], seed + (uint64_t)i * 7919u);
-    if (counts[i]) st = attngen_memcpy_htod(ctx, fills[i], host, counts[i] * 2);
+    attngen__cli_fill(host, layout, s->b, s->h, lens[i], &r);
+    if (lens[i]) st = attngen_memcpy_htod(ctx, fills[i], host, (size_t)s->b * s->h * lens[i] * 256);
   }
   attngen_fwd_args a;
   attngen_fwd_args_init(&a);
@@ -133,12 +121,6 @@ static int bench_one(attngen_context *ctx, const bench_shape *s, attngen_layout 
   return rc;
 }
 
-static int parse_shape(const char *arg, bench_shape *s) {
-  char tail;
-  if (sscanf(arg, "%d,%d,%d,%d%c", &s->b, &s->h, &s->sq, &s->skv, &tail) != 4) return -1;
-  return s->b >= 1 && s->h >= 1 && s->sq >= 1 && s->skv >= 0 ? 0 : -1;
-}
-
 int attngen__cmd_bench(int argc, char **argv) {
   bench_shape shapes[MAX_SHAPES];
   int nshapes = 0, iters = 20;
@@ -161,33 +143,29 @@ int attngen__cmd_bench(int argc, char **argv) {
         return usage_error("--shapes must be sweep, video, short or all, not", val);
     } else if (strcmp(o, "--shape") == 0) {
       if (nshapes >= MAX_SHAPES) return usage_error("too many shapes", val);
-      if (parse_shape(val, &shapes[nshapes]) != 0)
+      bench_shape *sh = &shapes[nshapes];
+      if (!attngen__cli_parse_shape(val, &sh->b, &sh->h, &sh->sq, &sh->skv))
         return usage_error("--shape must be B,H,Sq,Skv with B, H, Sq >= 1 and Skv >= 0, not", val);
       nshapes++;
     } else if (strcmp(o, "--layout") == 0) {
-      if (strcmp(val, "bshd") == 0) layout = ATTNGEN_LAYOUT_BSHD;
-      else if (strcmp(val, "bhsd") == 0) layout = ATTNGEN_LAYOUT_BHSD;
-      else return usage_error("--layout must be bshd or bhsd, not", val);
+      if (!attngen__layout_from_name(val, &layout))
+        return usage_error("--layout must be bshd or bhsd, not", val);
     } else if (strcmp(o, "--round") == 0) {
-      if (strcmp(val, "rtne") == 0) rounding = ATTNGEN_ROUND_RTNE;
-      else if (strcmp(val, "rtna") == 0) rounding = ATTNGEN_ROUND_RTNA;
-      else if (strcmp(val, "rtz") == 0) rounding = ATTNGEN_ROUND_RTZ;
-      else return usage_error("--round must be rtne, rtna or rtz, not", val);
+      if (!attngen__rounding_from_name(val, &rounding))
+        return usage_error("--round must be rtne, rtna or rtz, not", val);
     } else if (strcmp(o, "--backend") == 0) {
       opts.backend = val;
     } else if (strcmp(o, "--device") == 0) {
-      char *end;
-      errno = 0;
-      long d = strtol(val, &end, 10);
-      if (errno || *end || d < 0 || d > 1024) return usage_error("--device must be 0..1024, not", val);
+      long d;
+      if (!attngen__cli_parse_long(val, 0, 1024, &d))
+        return usage_error("--device must be 0..1024, not", val);
       opts.device = (int)d;
     } else if (strcmp(o, "--variant") == 0) {
       variant = val;
     } else if (strcmp(o, "--iters") == 0) {
-      char *end;
-      errno = 0;
-      long n = strtol(val, &end, 10);
-      if (errno || *end || n < 1 || n > 100000) return usage_error("--iters must be 1..100000, not", val);
+      long n;
+      if (!attngen__cli_parse_long(val, 1, 100000, &n))
+        return usage_error("--iters must be 1..100000, not", val);
       iters = (int)n;
     } else {
       return usage_error("unknown option", o);
@@ -204,9 +182,7 @@ int attngen__cmd_bench(int argc, char **argv) {
   if (attngen_device_info(ctx, &props) == ATTNGEN_STATUS_OK)
     printf("attngen bench: %s %d: %s (%s, %d compute units), %s %s, %d timed calls per shape\n",
            props.backend, props.device, props.name, props.arch, props.compute_units,
-           layout == ATTNGEN_LAYOUT_BSHD ? "bshd" : "bhsd",
-           rounding == ATTNGEN_ROUND_RTNE ? "rtne" : rounding == ATTNGEN_ROUND_RTNA ? "rtna" : "rtz",
-           iters);
+           attngen__layout_name(layout), attngen__rounding_name(rounding), iters);
   printf("%-22s %10s %9s  %s\n", "shape B,H,Sq,Skv", "ms", "TFLOP/s", "variant (rule)");
   int failed = 0;
   for (int i = 0; i < nshapes; i++) failed += bench_one(ctx, &shapes[i], layout, rounding, variant, iters);

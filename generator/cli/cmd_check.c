@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "attngen.h"
+#include "cli_util.h"
 #include "numerics.h"
 
 #define D ATTNGEN__HEAD_DIM
@@ -63,34 +64,9 @@ static int usage_error(const char *opt, const char *val, const char *allowed) {
   return 2;
 }
 
-static int parse_long(const char *s, long lo, long hi, long *out) {
-  char *end;
-  errno = 0;
-  const long v = strtol(s, &end, 10);
-  if (errno || end == s || *end || v < lo || v > hi) return 0;
-  *out = v;
-  return 1;
-}
-
 /* "B,H,Sq,Skv" with B, H, Sq >= 1 and Skv >= 0. */
 static int parse_shape(const char *s, check_opts *o) {
-  long v[4];
-  const char *p = s;
-  for (int i = 0; i < 4; ++i) {
-    char buf[32];
-    const char *comma = strchr(p, ',');
-    const size_t len = i < 3 ? (comma ? (size_t)(comma - p) : sizeof buf) : strlen(p);
-    if (len == 0 || len >= sizeof buf || (i < 3 && !comma)) return 0;
-    memcpy(buf, p, len);
-    buf[len] = 0;
-    if (!parse_long(buf, i == 3 ? 0 : 1, 1L << 24, &v[i])) return 0;
-    p += len + 1;
-  }
-  o->batch = (int)v[0];
-  o->heads = (int)v[1];
-  o->seqlen_q = (int)v[2];
-  o->seqlen_kv = (int)v[3];
-  return 1;
+  return attngen__cli_parse_shape(s, &o->batch, &o->heads, &o->seqlen_q, &o->seqlen_kv);
 }
 
 static uint64_t fresh_seed(void) {
@@ -148,10 +124,10 @@ static int parse_args(int argc, char **argv, check_opts *o) {
       if (!ok) return usage_error(opt, val, "cpu, emu, cuda, hip, auto");
       o->backend = val;
     } else if (!strcmp(opt, "--device")) {
-      if (!val || !parse_long(val, 0, 1024, &v)) return usage_error(opt, val, "0..1024");
+      if (!val || !attngen__cli_parse_long(val, 0, 1024, &v)) return usage_error(opt, val, "0..1024");
       o->device = (int)v;
     } else if (!strcmp(opt, "--seed")) {
-      if (!val || !parse_long(val, 0, 0x7fffffffL, &v)) {
+      if (!val || !attngen__cli_parse_long(val, 0, 0x7fffffffL, &v)) {
         return usage_error(opt, val, "0..2147483647");
       }
       o->seed = (uint64_t)v;

@@ -9,6 +9,8 @@
 #include <string.h>
 
 #include "attngen.h"
+#include "cli_util.h"
+#include "numerics.h"
 
 static void usage(FILE *f) {
   fprintf(f,
@@ -31,34 +33,6 @@ static int usage_error(const char *msg, const char *arg) {
   fprintf(stderr, "attngen run: %s%s%s\n\n(attngen run --help for usage)\n", msg, arg ? ": " : "",
           arg ? arg : "");
   return 2;
-}
-
-/* xorshift64*: inputs need only be random-looking and reproducible. */
-static uint64_t next(uint64_t *s) {
-  *s ^= *s >> 12;
-  *s ^= *s << 25;
-  *s ^= *s >> 27;
-  return *s * 0x2545F4914F6CDD1DULL;
-}
-
-/* Uniform in [-1, 1] as bf16 (truncated fp32 pattern), never zero. */
-static void fill(uint16_t *p, size_t n, uint64_t *s) {
-  for (size_t i = 0; i < n; i++) {
-    float x = (float)((double)(next(s) >> 11) / 9007199254740992.0 * 2.0 - 1.0);
-    if (x == 0.0f) x = 0.5f;
-    uint32_t u;
-    memcpy(&u, &x, 4);
-    p[i] = (uint16_t)(u >> 16);
-  }
-}
-
-static int parse_int(const char *s, long lo, long hi, long *out) {
-  char *end;
-  errno = 0;
-  long v = strtol(s, &end, 10);
-  if (errno || end == s || *end || v < lo || v > hi) return -1;
-  *out = v;
-  return 0;
 }
 
 int attngen__cmd_run(int argc, char **argv) {
@@ -91,25 +65,22 @@ int attngen__cmd_run(int argc, char **argv) {
       a.seqlen_kv = skv;
       have_shape = 1;
     } else if (!strcmp(opt, "--layout")) {
-      if (!strcmp(val, "bshd")) a.layout = ATTNGEN_LAYOUT_BSHD;
-      else if (!strcmp(val, "bhsd")) a.layout = ATTNGEN_LAYOUT_BHSD;
-      else return usage_error("--layout allows bshd, bhsd", val);
+      if (!attngen__layout_from_name(val, &a.layout))
+        return usage_error("--layout allows bshd, bhsd", val);
     } else if (!strcmp(opt, "--round")) {
-      if (!strcmp(val, "rtne")) a.rounding = ATTNGEN_ROUND_RTNE;
-      else if (!strcmp(val, "rtna")) a.rounding = ATTNGEN_ROUND_RTNA;
-      else if (!strcmp(val, "rtz")) a.rounding = ATTNGEN_ROUND_RTZ;
-      else return usage_error("--round allows rtne, rtna, rtz", val);
+      if (!attngen__rounding_from_name(val, &a.rounding))
+        return usage_error("--round allows rtne, rtna, rtz", val);
     } else if (!strcmp(opt, "--backend")) {
       o.backend = val;
     } else if (!strcmp(opt, "--device")) {
-      if (parse_int(val, 0, 1024, &v)) return usage_error("--device wants an ordinal", val);
+      if (!attngen__cli_parse_long(val, 0, 1024, &v)) return usage_error("--device wants an ordinal", val);
       o.device = (int)v;
     } else if (!strcmp(opt, "--variant")) {
       a.variant = val;
     } else if (!strcmp(opt, "--iters")) {
-      if (parse_int(val, 1, 1000000, &iters)) return usage_error("--iters wants 1..1000000", val);
+      if (!attngen__cli_parse_long(val, 1, 1000000, &iters)) return usage_error("--iters wants 1..1000000", val);
     } else if (!strcmp(opt, "--seed")) {
-      if (parse_int(val, 0, 0x7fffffff, &seed)) return usage_error("--seed wants a number", val);
+      if (!attngen__cli_parse_long(val, 0, 0x7fffffff, &seed)) return usage_error("--seed wants a number", val);
     } else if (!strcmp(opt, "--scale")) {
       char *end;
       a.softmax_scale = strtof(val, &end);
@@ -131,8 +102,7 @@ int attngen__cmd_run(int argc, char **argv) {
   printf("device:   %s %d: %s (%s, %d compute units)\n", p.backend, p.device, p.name, p.arch,
          p.compute_units);
   printf("shape:    B=%d H=%d Sq=%d Skv=%d D=128 %s %s scale=%g\n", a.batch, a.heads, a.seqlen_q,
-         a.seqlen_kv, a.layout == ATTNGEN_LAYOUT_BHSD ? "bhsd" : "bshd",
-         a.rounding == ATTNGEN_ROUND_RTNA ? "rtna" : a.rounding == ATTNGEN_ROUND_RTZ ? "rtz" : "rtne",
+         a.seqlen_kv, attngen__layout_name(a.layout), attngen__rounding_name(a.rounding),
          (double)a.softmax_scale);
   attngen_choice ch;
   if (attngen_explain(ctx, &a, &ch) != ATTNGEN_STATUS_OK) {
@@ -155,10 +125,11 @@ int attngen__cmd_run(int argc, char **argv) {
   void *dq = NULL, *dk = NULL, *dv = NULL, *dout = NULL, *dl = NULL;
   attngen_status st = ATTNGEN_STATUS_OUT_OF_MEMORY;
   if (hq && hk && hv && ho) {
-    uint64_t s = 0x9E3779B97F4A7C15ULL ^ (uint64_t)seed;
-    fill(hq, nq, &s);
-    fill(hk, nkv, &s);
-    fill(hv, nkv, &s);
+    attngen__rng r;
+    attngen__rng_seed(&r, (uint64_t)seed);
+    attngen__cli_fill(hq, a.layout, a.batch, a.heads, a.seqlen_q, &r);
+    attngen__cli_fill(hk, a.layout, a.batch, a.heads, a.seqlen_kv, &r);
+    attngen__cli_fill(hv, a.layout, a.batch, a.heads, a.seqlen_kv, &r);
     st = attngen_malloc(ctx, nq * 2, &dq);
     if (!st) st = attngen_malloc(ctx, nkv * 2 + 16, &dk);
     if (!st) st = attngen_malloc(ctx, nkv * 2 + 16, &dv);
@@ -184,9 +155,7 @@ int attngen__cmd_run(int argc, char **argv) {
     size_t finite = 0;
     double sum = 0;
     for (size_t i = 0; i < nq; i++) {
-      uint32_t u = (uint32_t)ho[i] << 16;
-      float x;
-      memcpy(&x, &u, 4);
+      const float x = attngen_bf16_to_float(ho[i]);
       if (isfinite(x)) {
         finite++;
         sum += x;

@@ -49,6 +49,7 @@ struct attngen_context {
   kernel *kernels;
   workspace *workspaces;
   workspace *retired;
+  struct plan_memo *memo;      /* the last call's plan (see cached_plan), guarded by mutex */
 };
 
 static const char *target_name(int t) {
@@ -160,6 +161,7 @@ void attngen_destroy(attngen_context *c) {
     }
   }
   attngen__tuning_db_free(c->tuning);
+  free(c->memo);
   c->be->close(c->bs);
   pthread_mutex_destroy(&c->mutex);
   free(c);
@@ -328,6 +330,65 @@ static attngen_status make_plan(attngen_context *c, const attngen_fwd_args *a, p
   return plan_launch(p, a, c->props.compute_units);
 }
 
+/* What decides a call's plan: calls with the same key get the same variant, grid and
+ * kernel arguments, so attngen_fwd reuses the context's last plan instead of walking the
+ * dispatch rules (and formatting their reasons) again for every call of a shape. */
+typedef struct plan_key {
+  int batch, heads, seqlen_q, seqlen_kv, layout, rounding, tuning_on;
+  uint32_t scale_bits;
+  char forced[128]; /* args.variant, else ATTNGEN_VARIANT, else "" */
+} plan_key;
+
+struct plan_memo {
+  plan_key key;
+  plan plan;
+};
+
+/* Fills the key; returns 0 when the call cannot be keyed (a forced name too long). */
+static int plan_key_of(const attngen_fwd_args *a, plan_key *key) {
+  memset(key, 0, sizeof *key); /* padding too: keys are compared with memcmp */
+  const char *env = getenv("ATTNGEN_VARIANT");
+  const char *forced = a->variant && a->variant[0] ? a->variant : env && env[0] ? env : "";
+  if (strlen(forced) >= sizeof key->forced) return 0;
+  strcpy(key->forced, forced);
+  const char *tuning_env = getenv("ATTNGEN_TUNING");
+  key->tuning_on = !(tuning_env && strcmp(tuning_env, "0") == 0);
+  key->batch = a->batch;
+  key->heads = a->heads;
+  key->seqlen_q = a->seqlen_q;
+  key->seqlen_kv = a->seqlen_kv;
+  key->layout = a->layout;
+  key->rounding = a->rounding;
+  memcpy(&key->scale_bits, &a->softmax_scale, sizeof key->scale_bits);
+  return 1;
+}
+
+/* make_plan, remembered for the last key of the context. */
+static attngen_status cached_plan(attngen_context *c, const attngen_fwd_args *a, plan *p) {
+  plan_key key;
+  const int keyed = plan_key_of(a, &key);
+  if (keyed) {
+    pthread_mutex_lock(&c->mutex);
+    const int hit = c->memo && memcmp(&key, &c->memo->key, sizeof key) == 0;
+    if (hit) *p = c->memo->plan;
+    pthread_mutex_unlock(&c->mutex);
+    if (hit) {
+      p->sel.desc.name = p->sel.name; /* pointed into the memo's copy */
+      return ATTNGEN_STATUS_OK;
+    }
+  }
+  attngen_status st = make_plan(c, a, p);
+  if (st != ATTNGEN_STATUS_OK || !keyed) return st;
+  pthread_mutex_lock(&c->mutex);
+  if (!c->memo) c->memo = malloc(sizeof *c->memo);
+  if (c->memo) {
+    c->memo->key = key;
+    c->memo->plan = *p;
+  }
+  pthread_mutex_unlock(&c->mutex);
+  return ATTNGEN_STATUS_OK;
+}
+
 static kernel *find_loaded(attngen_context *c, const char *name) {
   for (kernel *k = c->kernels; k; k = k->next)
     if (strcmp(k->name, name) == 0) return k;
@@ -455,7 +516,7 @@ attngen_status attngen_fwd(attngen_context *c, const attngen_fwd_args *a) {
     return c->be->reference(c->bs, a);
   }
   plan p;
-  if ((st = make_plan(c, a, &p)) != ATTNGEN_STATUS_OK) return st;
+  if ((st = cached_plan(c, a, &p)) != ATTNGEN_STATUS_OK) return st;
   pthread_mutex_lock(&c->mutex);
   kernel *k = NULL;
   void *ws = NULL;

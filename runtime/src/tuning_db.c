@@ -4,6 +4,8 @@
 #define _GNU_SOURCE
 #include "tuning_db.h"
 
+#include "cache.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -916,22 +918,14 @@ attngen_status attngen__tuning_db_merge_file(const char *path, const attngen__tu
 
 int attngen__tuning_default_path(char *buf, size_t size) {
   const char *f = getenv("ATTNGEN_TUNING_FILE");
+  char dir[4096];
   int k;
-  if (f && *f) {
+  if (f && *f)
     k = snprintf(buf, size, "%s", f);
-  } else {
-    const char *d = getenv("ATTNGEN_CACHE_DIR");
-    const char *x = getenv("XDG_CACHE_HOME");
-    const char *h = getenv("HOME");
-    if (d && *d)
-      k = snprintf(buf, size, "%s/tuning.db", d);
-    else if (x && *x)
-      k = snprintf(buf, size, "%s/attngen/tuning.db", x);
-    else if (h && *h)
-      k = snprintf(buf, size, "%s/.cache/attngen/tuning.db", h);
-    else
-      return -1;
-  }
+  else if (attngen__cache_dir(dir, sizeof dir) == 0)
+    k = snprintf(buf, size, "%s/tuning.db", dir);
+  else
+    return -1;
   return k < 0 || (size_t)k >= size ? -1 : 0;
 }
 

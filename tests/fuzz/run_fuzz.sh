@@ -11,9 +11,10 @@ root=$(cd "$here/../.." && pwd)
 build=${2:-${FUZZ_BUILD_DIR:-$root/build-fuzz}}
 cc=${CC_FUZZ:-clang-19}
 mkdir -p "$build/corpus"
-if ! "$cc" -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+if ! "$cc" -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
     -I"$root/runtime/include" -I"$root/runtime/src" \
-    "$here/fuzz_tuning_db.c" "$root/runtime/src/tuning_db.c" -lm -o "$build/fuzz_tuning_db"; then
+    "$here/fuzz_tuning_db.c" "$root/runtime/src/tuning_db.c" "$root/runtime/src/cache.c" \
+    "$root/runtime/src/hash.c" "$root/runtime/src/log.c" -lm -o "$build/fuzz_tuning_db"; then
   echo "run_fuzz.sh: cannot build with $cc -fsanitize=fuzzer (is libFuzzer installed?)" >&2
   exit 2
 fi
