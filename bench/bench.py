@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """bench.py: attngen vs PyTorch SDPA (cuDNN, FlashAttention, memory-efficient backends) on the
-shapes of SHAPES.md, side by side in one process on one NVIDIA GPU, plus a bf16 GEMM 8192^3
+shapes of docs/SHAPES.md, side by side in one process on one NVIDIA GPU, plus a bf16 GEMM 8192^3
 as the same-run ceiling. Prints TFLOP/s per shape and kernel and the ratios attngen/peer;
 --md writes a markdown block ready for bench/RESULTS.md.
 
-Timing (SHAPES.md): warm-up calls first, then the median of many timed calls, each between
+Timing (docs/SHAPES.md): warm-up calls first, then the median of many timed calls, each between
 two CUDA events; calls rotate over several input sets so that repeated calls do not run
 from L2; inputs are random normal bf16 (never zeros). FLOPs of a call = 4*B*H*Sq*Skv*128.
 
@@ -28,7 +28,7 @@ import attngen_ctypes  # noqa: E402
 
 HEAD_DIM = 128
 
-# (B, H, Sq, Skv) per group, from SHAPES.md.
+# (B, H, Sq, Skv) per group, from docs/SHAPES.md.
 SWEEP = [(2, 24, 8192), (2, 24, 16384), (1, 32, 16384), (4, 16, 16384), (1, 64, 16384),
          (2, 24, 32768), (2, 16, 65536), (2, 8, 86016), (1, 16, 131072)]
 SHAPES = {

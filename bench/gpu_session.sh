@@ -4,7 +4,7 @@
 #   tests   the GPU test suite (every default sm90 variant vs the CPU reference)
 #   jit     first-call JIT time vs cached load of a non-default variant, + check of it
 #   check   attngen check through cuda for an AOT variant (large scores, NaN/Inf)
-#   bench   bench/bench.py: attngen vs SDPA backends on SHAPES.md + GEMM ceiling
+#   bench   bench/bench.py: attngen vs SDPA backends on docs/SHAPES.md + GEMM ceiling
 #   tune    attngen tune on 3 shapes, then a second process runs them with the database
 # Logs go to $OUT (the device tool's output folder) or /tmp/attngen-out.
 set -u

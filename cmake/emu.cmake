@@ -1,13 +1,13 @@
 # emu.cmake: the gfx942 wave64 emulator (runtime/emu). Builds the engine (C, the default
 # compiler), compiles every generated gfx942 source and the emulator's self-test kernels
 # (tests/emu_kernels/*.cpp) for the host with clang++-19 and the emulated wrapper twin
-# (-DATTNGEN_EMU -include templates/gfx942/wrappers_emu.h), and writes the table that
+# (-DATTNGEN_EMU -include runtime/emu/wrappers_emu.h), and writes the table that
 # attngen__emu_find searches. Included by cmake/kernels.cmake; uses ATTNGEN_CLANGXX19 and
 # ATTNGEN_GFX942_SOURCES; sets ATTNGEN_EMU_OBJECTS (added to attngen and attngen_static)
 # and defines ATTNGEN_HAVE_EMU=1 for the targets defined after it. Without clang++-19 the
 # engine still builds, with empty tables.
 set(ATTNGEN_EMU_DIR ${CMAKE_SOURCE_DIR}/runtime/emu)
-set(ATTNGEN_EMU_TWIN ${CMAKE_SOURCE_DIR}/templates/gfx942/wrappers_emu.h)
+set(ATTNGEN_EMU_TWIN ${ATTNGEN_EMU_DIR}/wrappers_emu.h)
 set(ATTNGEN_EMU_OUT ${CMAKE_BINARY_DIR}/emu)
 file(MAKE_DIRECTORY ${ATTNGEN_EMU_OUT})
 file(GLOB ATTNGEN_EMU_CORE_SOURCES CONFIGURE_DEPENDS ${ATTNGEN_EMU_DIR}/*.c)

@@ -1,4 +1,4 @@
-/* test_bf16.c: fp32 -> bf16 rounding (NUMERICS.md). The formulas of
+/* test_bf16.c: fp32 -> bf16 rounding (docs/NUMERICS.md). The formulas of
  * templates/common/bf16_round.h are checked on all 2^32 fp32 bit patterns in each mode against
  * an independent formulation in double arithmetic (frexp/ldexp/truncation, no bit tricks); the
  * public attngen_bf16_round (a call of the same header function) on a strided sample and hand

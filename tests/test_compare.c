@@ -1,4 +1,4 @@
-/* test_compare.c: the comparator of runtime/src/compare.c is itself checked: it passes a
+/* test_compare.c: the comparator of runtime/verify/compare.c is itself checked: it passes a
  * correct output and catches 2-ULP errors, wrong NaN/Inf positions or encodings, unwritten
  * elements, writes into the guard bands, an L2 error against fp64, and LSE mismatches. */
 #define _POSIX_C_SOURCE 200809L
@@ -311,7 +311,7 @@ static void test_compare_p_flip_tolerance(void **state) {
 }
 
 /* A model of a kernel whose exp2 is off by up to 2^-21 relative (ex2.approx is documented
- * at 2 ulp = 2^-22): the algorithm of NUMERICS.md with p = exp2f(t - m) * (1 +- 2^-21).
+ * at 2 ulp = 2^-22): the algorithm of docs/NUMERICS.md with p = exp2f(t - m) * (1 +- 2^-21).
  * The reference's tolerance must cover every difference such a kernel can produce. */
 static void perturbed_attention(const attngen__inputs *in, int b, int h, int sq, int skv,
                                 float scale_log2, int mode, uint16_t *out_row_major) {

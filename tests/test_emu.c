@@ -198,7 +198,7 @@ static uint32_t bf16_ref(float x, int mode) {
   return u >> 16;
 }
 
-/* v_exp_f32 / v_log_f32 as the emulator defines them, bf16 packing per NUMERICS.md,
+/* v_exp_f32 / v_log_f32 as the emulator defines them, bf16 packing per docs/NUMERICS.md,
  * v_perm_b32 byte selection, ballot-any. */
 static void test_emu_valu(void **state) {
   (void)state;

@@ -1,6 +1,6 @@
-/* test_gpu_sm90.c: every sm90 variant of the default set (runtime/src/variant.h manifest), run
+/* test_gpu_sm90.c: every sm90 variant of the default set (generator/core/variant.h manifest), run
  * on an NVIDIA GPU through the public API (backend "cuda", variant forced), checked against
- * the CPU reference of NUMERICS.md: ULP histogram, NaN/Inf positions, fp64 L2 bound, LSE,
+ * the CPU reference of docs/NUMERICS.md: ULP histogram, NaN/Inf positions, fp64 L2 bound, LSE,
  * coverage (poisoned output), guard bands around out and lse, and bitwise determinism.
  * Without libcuda or a device every test prints SKIPPED with the reason.
  * ATTNGEN_TEST_SEED (decimal) changes the input seed; it is printed with every case. */

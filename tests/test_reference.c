@@ -1,5 +1,5 @@
-/* test_reference.c: the CPU reference attention (runtime/src/reference.c) against
- * NUMERICS.md: edge sizes, layouts and strides, NaN/Inf propagation derived by hand, the
+/* test_reference.c: the CPU reference attention (runtime/verify/reference.c) against
+ * docs/NUMERICS.md: edge sizes, layouts and strides, NaN/Inf propagation derived by hand, the
  * softmax scale, LSE against an independent double computation, the exact fp64 attention,
  * and a plain transcription of steps 1-7 on inputs whose dot products are exact. */
 #include <math.h>
@@ -541,7 +541,7 @@ static void test_reference_scale(void **state) {
 
 /* Inputs whose values are +-2^e, e in [-2, 1]: every product and partial sum of a dot product
  * is exact in fp32, so the reference's summation order cannot matter and the results must be
- * bitwise equal to this row-at-a-time transcription of NUMERICS.md. */
+ * bitwise equal to this row-at-a-time transcription of docs/NUMERICS.md. */
 static void fill_pow2(uint16_t *t, size_t n, attngen__rng *r) {
   static const uint16_t vals[] = {0x3E80, 0x3F00, 0x3F80, 0x4000}; /* 0.25 0.5 1 2 */
   for (size_t i = 0; i < n; ++i) {

@@ -147,7 +147,7 @@ static int untouched(const problem *p) {
 }
 
 /* attngen_fwd on cpu = the reference bit for bit, and it passes the comparator's check
- * against exact fp64 attention (NUMERICS.md). */
+ * against exact fp64 attention (docs/NUMERICS.md). */
 static void test_runtime_cpu_fwd_matches_reference(void **state) {
   attngen_context *ctx = cpu_context();
   static const attngen_layout layouts[] = {ATTNGEN_LAYOUT_BSHD, ATTNGEN_LAYOUT_BHSD};

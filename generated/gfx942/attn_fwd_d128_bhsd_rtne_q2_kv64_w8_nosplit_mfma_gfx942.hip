@@ -347,7 +347,7 @@ AG_DEVICE float ag_bits_f32(unsigned u) { return __builtin_bit_cast(float, u); }
 AG_DEVICE float ag_max_f32(float a, float b) { return __builtin_fmaxf(a, b); }
 #line 5 "templates/gfx942/attn_fwd.hip.in"
 // attn_fwd.hip.in: bf16 forward attention (head_dim 128) for AMD MI300X (gfx942), one
-// variant per expansion. Numerics: /work/shared/NUMERICS.md (exp2 softmax with the scale
+// variant per expansion. Numerics: docs/NUMERICS.md (exp2 softmax with the scale
 // folded into a.scale_log2, l sums unrounded p, P and O rounded with the variant's mode).
 //
 // Block: 512 threads = 8 waves; wave w owns Q rows [w*Q*16, (w+1)*Q*16) of the block

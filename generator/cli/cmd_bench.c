@@ -1,5 +1,5 @@
 /* cmd_bench.c: `attngen bench` — times the variant the dispatcher picks (or a forced one)
- * on the benchmark shapes of SHAPES.md or on given shapes, and prints TFLOP/s per shape.
+ * on the benchmark shapes of docs/SHAPES.md or on given shapes, and prints TFLOP/s per shape.
  * attngen alone, from C with no Python: bench/bench.py adds the PyTorch peers and the GEMM
  * ceiling for reported comparisons. */
 #include <errno.h>
@@ -17,7 +17,7 @@ typedef struct bench_shape {
   int b, h, sq, skv;
 } bench_shape;
 
-/* SHAPES.md */
+/* docs/SHAPES.md */
 static const bench_shape sweep_shapes[] = {
     {2, 24, 8192, 8192},   {2, 24, 16384, 16384}, {1, 32, 16384, 16384},
     {4, 16, 16384, 16384}, {1, 64, 16384, 16384}, {2, 24, 32768, 32768},
@@ -35,7 +35,7 @@ static void usage(FILE *f) {
           "usage: attngen bench [--shapes sweep|video|short|all | --shape B,H,Sq,Skv ...]\n"
           "                     [--layout bshd|bhsd] [--round rtne|rtna|rtz] [--backend NAME]\n"
           "                     [--device N] [--variant NAME] [--iters N]\n\n"
-          "Times attngen on the benchmark shapes of SHAPES.md (default: short) or the given\n"
+          "Times attngen on the benchmark shapes of docs/SHAPES.md (default: short) or the given\n"
           "shapes: per shape the variant the dispatcher picks (or --variant) and why, one\n"
           "warm-up call (loads or JIT-compiles the variant), then --iters calls (default 20)\n"
           "between device events; prints ms and TFLOP/s (4*B*H*Sq*Skv*128 / time). Inputs are\n"

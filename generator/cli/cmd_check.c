@@ -1,4 +1,4 @@
-/* cmd_check.c: `attngen check` — holds a backend to the numerics contract (NUMERICS.md).
+/* cmd_check.c: `attngen check` — holds a backend to the numerics contract (docs/NUMERICS.md).
  * Fresh seeded inputs; the backend runs through the public API (attngen_fwd) into a poisoned
  * output with guard bands, twice (determinism); the CPU reference (numerics.h) gives the
  * expected bf16 result and LSE, the exact fp64 attention the sanity bound; the comparator

@@ -5,7 +5,7 @@
  * Per job (shape x layout x rounding):
  *   1. the default heuristic's choice is asked from the runtime (attngen_explain, with the
  *      tuning database switched off through ATTNGEN_TUNING=0);
- *   2. every candidate is checked against the CPU reference (NUMERICS.md, comparator of
+ *   2. every candidate is checked against the CPU reference (docs/NUMERICS.md, comparator of
  *      numerics.h) on a reduced problem: the same variant, layout and rounding, with
  *      B' = min(B, 2), H' = min(H, 2) and each of Sq, Skv kept when <= 2048, otherwise
  *      replaced by 1024 + (S mod 1024) so that the ragged ends (residues mod 128/256) stay
@@ -124,7 +124,7 @@ static void usage(FILE *f) {
           "                      (otherwise it is left alone and tune fails)\n"
           "  --no-write          measure and print, do not touch the database\n"
           "\n"
-          "Each candidate is first checked against the CPU reference (NUMERICS.md) on a reduced\n"
+          "Each candidate is first checked against the CPU reference (docs/NUMERICS.md) on a reduced\n"
           "problem (B,H <= 2; Sq, Skv > %d become 1024 + S mod 1024); candidates that fail\n"
           "the check, the compile or a launch are reported and skipped.\n"
           "Exit status: 0 all shapes tuned, 1 a failure (no valid candidate for a shape, no\n"

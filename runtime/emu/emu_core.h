@@ -1,5 +1,5 @@
 /* emu_core.h: the interface between the emulated gfx942 wrappers
- * (templates/gfx942/wrappers_emu.h, compiled into host-side kernels) and the wave64
+ * (runtime/emu/wrappers_emu.h, compiled into host-side kernels) and the wave64
  * execution engine (runtime/emu/emu_engine.c). Every function here is called from inside
  * a work-item fiber; wave-wide operations suspend the fiber until all 64 lanes of its wave
  * have arrived. Plain C so that C tests and C++ kernels share it. */

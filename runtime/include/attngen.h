@@ -53,7 +53,7 @@ typedef enum attngen_layout {
   ATTNGEN_LAYOUT_BHSD = 1  /* [B, H, S, D] */
 } attngen_layout;
 
-/* fp32 -> bf16 rounding applied to P (before P.V) and to O. See NUMERICS.md. */
+/* fp32 -> bf16 rounding applied to P (before P.V) and to O. See docs/NUMERICS.md. */
 typedef enum attngen_rounding {
   ATTNGEN_ROUND_RTNE = 0, /* nearest, ties to even */
   ATTNGEN_ROUND_RTNA = 1, /* nearest, ties away from zero */
@@ -178,7 +178,7 @@ attngen_status attngen_time_fwd(attngen_context *ctx, const attngen_fwd_args *a,
                                 float *ms);
 
 /* numerics */
-/* fp32 -> bf16 exactly as the kernels round (NUMERICS.md): NaN -> 0x7FFF in every mode,
+/* fp32 -> bf16 exactly as the kernels round (docs/NUMERICS.md): NaN -> 0x7FFF in every mode,
  * +-Inf kept, finite overflow to Inf under RTNE/RTNA. A mode outside the enum rounds as RTNE. */
 uint16_t attngen_bf16_round(float x, attngen_rounding mode);
 /* bf16 bit pattern -> fp32 (exact). */

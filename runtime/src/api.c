@@ -559,7 +559,7 @@ attngen_status attngen_explain(attngen_context *c, const attngen_fwd_args *a, at
     out->rule = a->variant || getenv("ATTNGEN_VARIANT") ? ATTNGEN_RULE_FORCED : ATTNGEN_RULE_HEURISTIC;
     out->rule_name = rule_names[out->rule];
     snprintf(out->reason, sizeof out->reason,
-             "the cpu backend runs the fp32 reference of NUMERICS.md on the host");
+             "the cpu backend runs the fp32 reference of docs/NUMERICS.md on the host");
     out->embedded = 1;
     out->loaded = 1;
     out->num_splits = 1;

@@ -1,4 +1,4 @@
-/* reference.c: the CPU reference attention (NUMERICS.md steps 1-7 in fp32 with the selected
+/* reference.c: the CPU reference attention (docs/NUMERICS.md steps 1-7 in fp32 with the selected
  * bf16 rounding; also the runtime's CPU backend), the exact fp64 attention used as the sanity
  * bound, and the pthread job runner both use. */
 #include <math.h>
@@ -129,7 +129,7 @@ static void merge_parts(int nparts, const float *pm, const float *pl, const floa
   *l = lt;
 }
 
-/* Rows [q0, q0 + Q_BLOCK) of one (b, h): the online softmax of NUMERICS.md per row, one
+/* Rows [q0, q0 + Q_BLOCK) of one (b, h): the online softmax of docs/NUMERICS.md per row, one
  * running-max update per step of keys, with the K/V keys of a step converted to fp32 once
  * for all rows of the block. A split row restarts at each part boundary (a multiple of the
  * step) after saving the part's (m, l, O), and merges the parts at the end. Rows are

@@ -1,4 +1,4 @@
-/* compare.c: the comparator of NUMERICS.md (output vs CPU reference vs exact fp64), its
+/* compare.c: the comparator of docs/NUMERICS.md (output vs CPU reference vs exact fp64), its
  * one-block report, LSE comparison, and poisoned output buffers with guard bands. */
 #include <math.h>
 #include <stdlib.h>

@@ -1,4 +1,4 @@
-/* numerics.h: the executable form of NUMERICS.md. Internal API shared by the runtime's CPU
+/* numerics.h: the executable form of docs/NUMERICS.md. Internal API shared by the runtime's CPU
  * backend, the tests and `attngen check`:
  *   - bf16 helpers (bf16.c; formulas in templates/common/bf16_round.h),
  *   - the CPU reference attention (the contract's algorithm in fp32, reference.c),
@@ -116,7 +116,7 @@ typedef struct attngen__ref_args {
  * times the documented error bound of ex2.approx.f32 (2 ulp = 2^-22 relative). */
 #define ATTNGEN__P_FLIP_REL (1.0f / 1048576.0f)
 
-/* NUMERICS.md steps 1-7 in fp32 for every query row. Bitwise deterministic: the result does
+/* docs/NUMERICS.md steps 1-7 in fp32 for every query row. Bitwise deterministic: the result does
  * not depend on the thread count or on the layout of the views. INVALID_ARGUMENT when
  * kv_step < 0, kv_per_split < 0 or kv_per_split is not a multiple of the step. */
 attngen_status attngen__reference_fwd(const attngen__ref_args *a);

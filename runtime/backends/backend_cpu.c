@@ -1,5 +1,5 @@
 /* backend_cpu.c: the CPU backend: host memory, and attngen_fwd runs the fp32 reference of
- * NUMERICS.md (numerics.h) on all cores. Always available; the fallback of "auto". */
+ * docs/NUMERICS.md (numerics.h) on all cores. Always available; the fallback of "auto". */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,4 +1,4 @@
-// wrappers_emu.h: the emulated twin of templates/gfx942/wrappers.h. Same names and
+// wrappers_emu.h (runtime/emu): the emulated twin of templates/gfx942/wrappers.h. Same names and
 // signatures; each wrapper calls the wave64 emulator (runtime/emu/emu_core.h) instead of
 // issuing an instruction. Force-included (`-DATTNGEN_EMU -include wrappers_emu.h`) when a
 // generated gfx942 source is compiled for the host; wrappers.h then contributes only its
@@ -22,7 +22,7 @@
 #ifndef ATTNGEN_GFX942_WRAPPERS_EMU_H
 #define ATTNGEN_GFX942_WRAPPERS_EMU_H
 
-#include "../../runtime/emu/emu_core.h"
+#include "emu_core.h"
 
 #ifndef ATTNGEN_EMU
 #error "wrappers_emu.h is the host twin: compile with -DATTNGEN_EMU"
