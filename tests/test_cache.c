@@ -160,7 +160,7 @@ static void test_cache_list_and_clear(void **state) {
   char p[512];
   path_of(p, sizeof p, f->dir, 0xa, ATTNGEN__CACHE_EXT);
   assert_int_equal(truncate(p, 10), 0);
-  int lock = attngen__cache_lock(f->dir, 0xb);
+  int lock = attngen__cache_lock(f->dir, 0xb, 1.0, NULL, 0);
   assert_true(lock >= 0);
   attngen__cache_unlock(lock);
   /* A file that is not ours stays. */
@@ -238,7 +238,7 @@ static void test_cache_dir_precedence(void **state) {
  * a lock held by a process that dies is released with it. */
 static void test_cache_lock_excludes_and_dies_with_process(void **state) {
   fixture *f = *state;
-  int fd = attngen__cache_lock(f->dir, 0x77);
+  int fd = attngen__cache_lock(f->dir, 0x77, 1.0, NULL, 0);
   assert_true(fd >= 0);
   char p[512];
   path_of(p, sizeof p, f->dir, 0x77, ".lock");
@@ -254,7 +254,7 @@ static void test_cache_lock_excludes_and_dies_with_process(void **state) {
 
   kid = fork();
   if (kid == 0) {
-    int x = attngen__cache_lock(f->dir, 0x77);
+    int x = attngen__cache_lock(f->dir, 0x77, 1.0, NULL, 0);
     _exit(x >= 0 ? 0 : 1); /* exits holding it */
   }
   waitpid(kid, &status, 0);

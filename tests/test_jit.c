@@ -12,6 +12,7 @@
 
 #include <cmocka.h>
 #include <dirent.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -340,6 +341,56 @@ static void test_jit_generated_sm90_variant(void **state) {
   attngen__gen_free_names(names, count);
 }
 
+/* A process that holds a key's lock and is stopped (a suspended compile) must not block the
+ * next process for ever: after the bounded wait the request fails with JIT_FAILED and a
+ * message naming the lock file and the stopped holder. */
+static void test_jit_stopped_lock_holder_times_out(void **state) {
+  fixture *f = *state;
+  if (!have_nvrtc()) skip();
+  attngen__jit_result r;
+  assert_int_equal(get_tiny(&r), ATTNGEN_STATUS_OK); /* learns the key */
+  const uint64_t key = r.key;
+  free(r.image);
+  char path[512], lock[512];
+  entry_path(path, sizeof path, f->dir, key);
+  assert_int_equal(unlink(path), 0);
+  attngen__jit_forget_memory();
+  int ready[2];
+  assert_int_equal(pipe(ready), 0);
+  pid_t kid = fork();
+  if (kid == 0) {
+    char why[256];
+    int fd = attngen__cache_lock(f->dir, key, 1.0, why, sizeof why);
+    char c = fd >= 0 ? 'y' : 'n';
+    if (write(ready[1], &c, 1) != 1) _exit(2);
+    raise(SIGSTOP);
+    _exit(0);
+  }
+  char c = 0;
+  assert_int_equal(read(ready[0], &c, 1), 1);
+  assert_int_equal(c, 'y');
+  int status;
+  assert_int_equal(waitpid(kid, &status, WUNTRACED), kid);
+  attngen__jit_request req = {"attngen_test_tiny", ATTNGEN__TARGET_SM90, tiny_source, 0.5};
+  unsigned long c0 = attngen__jit_compile_count();
+  attngen_status st = attngen__jit_get(&req, &r);
+  const char *msg = attngen_last_error();
+  snprintf(lock, sizeof lock, "%s/%016llx.lock", f->dir, (unsigned long long)key);
+  char holder[64];
+  snprintf(holder, sizeof holder, "process %ld (stopped)", (long)kid);
+  kill(kid, SIGKILL);
+  waitpid(kid, &status, 0);
+  close(ready[0]);
+  close(ready[1]);
+  assert_int_equal(st, ATTNGEN_STATUS_JIT_FAILED);
+  assert_non_null(strstr(msg, lock));
+  assert_non_null(strstr(msg, holder));
+  assert_int_equal(attngen__jit_compile_count(), c0);
+  /* With the holder gone the same request compiles. */
+  assert_int_equal(attngen__jit_get(&req, &r), ATTNGEN_STATUS_OK);
+  free(r.image);
+}
+
 int main(void) {
   snprintf(log_path, sizeof log_path, "/tmp/attngen-test-jit-%ld.log", (long)getpid());
   setenv("ATTNGEN_LOG_FILE", log_path, 1);
@@ -350,6 +401,7 @@ int main(void) {
     cmocka_unit_test_setup_teardown(test_jit_truncated_entry_is_rebuilt, setup, teardown),
     cmocka_unit_test_setup_teardown(test_jit_corrupt_payload_is_rebuilt, setup, teardown),
     cmocka_unit_test_setup_teardown(test_jit_two_processes_compile_once, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_jit_stopped_lock_holder_times_out, setup, teardown),
     cmocka_unit_test_setup_teardown(test_jit_readonly_cache_dir_works_from_memory, setup, teardown),
     cmocka_unit_test_setup_teardown(test_jit_disabled_refuses_with_status, setup, teardown),
     cmocka_unit_test_setup_teardown(test_jit_compile_error_carries_the_log, setup, teardown),

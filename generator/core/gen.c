@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include "embedded.h"
+#include "fsutil.h"
 #include "lauxlib.h"
 #include "lua.h"
 #include "lualib.h"
@@ -47,37 +47,26 @@ static int host_embedded_names(lua_State *L) {
 /* host.read_file(path) -> string | nil, message */
 static int host_read_file(lua_State *L) {
   const char *path = luaL_checkstring(L, 1);
-  FILE *f = fopen(path, "rb");
-  if (!f) {
+  char *data;
+  size_t len;
+  if (attngen__fs_read_file(path, 0, &data, &len) != 0) {
     lua_pushnil(L);
     lua_pushfstring(L, "%s: %s", path, strerror(errno));
     return 2;
   }
-  luaL_Buffer b;
-  luaL_buffinit(L, &b);
-  char chunk[65536];
-  size_t n;
-  while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) luaL_addlstring(&b, chunk, n);
-  fclose(f);
-  luaL_pushresult(&b);
+  lua_pushlstring(L, data, len);
+  free(data);
   return 1;
 }
 
-/* host.write_file(path, content) -> true | nil, message. Writes a temp file and renames. */
+/* host.write_file(path, content) -> true | nil, message. Atomic: temp file + rename. */
 static int host_write_file(lua_State *L) {
   const char *path = luaL_checkstring(L, 1);
   size_t len;
   const char *data = luaL_checklstring(L, 2, &len);
-  char tmp[4096];
-  snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
-  FILE *f = fopen(tmp, "wb");
-  int ok = f && fwrite(data, 1, len, f) == len;
-  if (f && fclose(f) != 0) ok = 0;
-  if (!ok || rename(tmp, path) != 0) {
-    int e = errno;
-    remove(tmp);
+  if (attngen__fs_write_atomic(path, data, len, 0) != 0) {
     lua_pushnil(L);
-    lua_pushfstring(L, "%s: %s", path, strerror(e));
+    lua_pushfstring(L, "%s: %s", path, strerror(errno));
     return 2;
   }
   lua_pushboolean(L, 1);
@@ -108,15 +97,7 @@ static int host_list_dir(lua_State *L) {
 /* host.mkdir_p(path) -> true | nil, message */
 static int host_mkdir_p(lua_State *L) {
   const char *path = luaL_checkstring(L, 1);
-  char buf[4096];
-  snprintf(buf, sizeof buf, "%s", path);
-  for (char *p = buf + 1; *p; p++) {
-    if (*p != '/') continue;
-    *p = 0;
-    if (mkdir(buf, 0777) != 0 && errno != EEXIST) break;
-    *p = '/';
-  }
-  if (mkdir(buf, 0777) != 0 && errno != EEXIST) {
+  if (attngen__fs_mkdir_p(path, 0777) != 0) {
     lua_pushnil(L);
     lua_pushfstring(L, "%s: %s", path, strerror(errno));
     return 2;

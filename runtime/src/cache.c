@@ -3,15 +3,13 @@
 
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "fsutil.h"
 #include "hash.h"
 #include "log.h"
 
@@ -78,28 +76,6 @@ int attngen__cache_dir(char *buf, size_t len) {
   return -1;
 }
 
-int attngen__mkdir_p(const char *dir) {
-  char buf[4096];
-  if (snprintf(buf, sizeof buf, "%s", dir) >= (int)sizeof buf) {
-    errno = ENAMETOOLONG;
-    return -1;
-  }
-  for (char *p = buf + 1; *p; p++) {
-    if (*p != '/') continue;
-    *p = 0;
-    if (mkdir(buf, 0755) != 0 && errno != EEXIST) return -1;
-    *p = '/';
-  }
-  if (mkdir(buf, 0755) != 0 && errno != EEXIST) return -1;
-  struct stat st;
-  if (stat(buf, &st) != 0) return -1;
-  if (!S_ISDIR(st.st_mode)) {
-    errno = ENOTDIR;
-    return -1;
-  }
-  return 0;
-}
-
 static void entry_path(char *buf, size_t len, const char *dir, uint64_t key, const char *ext) {
   snprintf(buf, len, "%s/%016llx%s", dir, (unsigned long long)key, ext);
 }
@@ -132,69 +108,40 @@ static void read_meta(const unsigned char *h, attngen__cache_meta *m) {
   m->created = (int64_t)get_u64(h + OFF_CREATED);
 }
 
-static int read_all(int fd, void *buf, size_t n) {
-  unsigned char *p = buf;
-  while (n) {
-    ssize_t r = read(fd, p, n);
-    if (r < 0 && errno == EINTR) continue;
-    if (r <= 0) return -1;
-    p += r;
-    n -= (size_t)r;
-  }
-  return 0;
-}
-
-static int write_all(int fd, const void *buf, size_t n) {
-  const unsigned char *p = buf;
-  while (n) {
-    ssize_t r = write(fd, p, n);
-    if (r < 0 && errno == EINTR) continue;
-    if (r <= 0) return -1;
-    p += r;
-    n -= (size_t)r;
-  }
-  return 0;
-}
-
 /* Reads and validates one entry file; on success *data is malloc'd unless data is NULL. */
-static attngen__cache_result read_file(const char *path, uint64_t want_key, int check_key,
-                                       void **data, size_t *size, attngen__cache_meta *meta,
-                                       char *why, size_t why_len, int64_t *file_bytes_out) {
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
+static attngen__cache_result read_entry(const char *path, uint64_t want_key, int check_key,
+                                        void **data, size_t *size, attngen__cache_meta *meta,
+                                        char *why, size_t why_len, int64_t *file_bytes_out) {
+  char *file = NULL;
+  size_t n = 0;
+  if (file_bytes_out) *file_bytes_out = 0;
+  if (attngen__fs_read_file(path, 0, &file, &n) != 0) {
     if (why) snprintf(why, why_len, "%s", strerror(errno));
     return errno == ENOENT ? ATTNGEN__CACHE_MISS : ATTNGEN__CACHE_CORRUPT;
   }
-  struct stat st;
-  unsigned char h[ATTNGEN__CACHE_HEADER_BYTES];
+  if (file_bytes_out) *file_bytes_out = (int64_t)n;
+  const unsigned char *h = (const unsigned char *)file;
   const char *problem = NULL;
   uint64_t key = 0, length = 0, checksum = 0;
-  unsigned char *payload = NULL;
-  if (fstat(fd, &st) != 0) problem = "cannot stat";
-  if (file_bytes_out) *file_bytes_out = problem ? 0 : (int64_t)st.st_size;
-  if (!problem && st.st_size < ATTNGEN__CACHE_HEADER_BYTES) problem = "shorter than its header (truncated)";
-  if (!problem && read_all(fd, h, sizeof h) != 0) problem = "cannot read the header";
-  if (!problem) problem = validate(h, (int64_t)st.st_size, &key, &length, &checksum);
+  if (n < ATTNGEN__CACHE_HEADER_BYTES) problem = "shorter than its header (truncated)";
+  if (!problem) problem = validate(h, (int64_t)n, &key, &length, &checksum);
   if (!problem && check_key && key != want_key) problem = "key in the header differs from the file name";
-  if (!problem) {
-    payload = malloc(length ? length : 1);
-    if (!payload) problem = "out of memory";
-    else if (length && read_all(fd, payload, length) != 0) problem = "cannot read the payload";
-    else if (attngen__fnv1a64(ATTNGEN__FNV64_INIT, payload, length) != checksum)
-      problem = "payload checksum mismatch";
-  }
-  close(fd);
+  if (!problem && attngen__fnv1a64(ATTNGEN__FNV64_INIT, h + ATTNGEN__CACHE_HEADER_BYTES, length) !=
+                      checksum)
+    problem = "payload checksum mismatch";
   if (problem) {
-    free(payload);
+    free(file);
     if (why) snprintf(why, why_len, "%s", problem);
     return ATTNGEN__CACHE_CORRUPT;
   }
   if (meta) read_meta(h, meta);
   if (data) {
-    *data = payload;
+    /* The payload moves to the front of the buffer it was read into. */
+    memmove(file, file + ATTNGEN__CACHE_HEADER_BYTES, length);
+    *data = file;
     *size = length;
   } else {
-    free(payload);
+    free(file);
   }
   return ATTNGEN__CACHE_HIT;
 }
@@ -204,12 +151,12 @@ attngen__cache_result attngen__cache_read(const char *dir, uint64_t key, void **
                                           size_t why_len) {
   char path[4200];
   entry_path(path, sizeof path, dir, key, ATTNGEN__CACHE_EXT);
-  return read_file(path, key, 1, data, size, meta, why, why_len, NULL);
+  return read_entry(path, key, 1, data, size, meta, why, why_len, NULL);
 }
 
 attngen_status attngen__cache_write(const char *dir, uint64_t key, const void *data, size_t size,
                                     const attngen__cache_meta *meta) {
-  if (attngen__mkdir_p(dir) != 0)
+  if (attngen__fs_mkdir_p(dir, 0755) != 0)
     return attngen__fail(ATTNGEN_STATUS_IO_ERROR, "cache: cannot create %s: %s", dir, strerror(errno));
   unsigned char h[ATTNGEN__CACHE_HEADER_BYTES];
   memset(h, 0, sizeof h);
@@ -226,52 +173,35 @@ attngen_status attngen__cache_write(const char *dir, uint64_t key, const void *d
   put_str(h + OFF_COMPILER, 32, meta ? meta->compiler : NULL);
   put_u64(h + OFF_HEADER_SUM, attngen__fnv1a64(ATTNGEN__FNV64_INIT, h, OFF_HEADER_SUM));
 
-  char path[4200], tmp[4300];
+  char path[4200];
   entry_path(path, sizeof path, dir, key, ATTNGEN__CACHE_EXT);
-  static unsigned counter;
-  snprintf(tmp, sizeof tmp, "%s.tmp.%ld.%u", path, (long)getpid(),
-           __atomic_fetch_add(&counter, 1, __ATOMIC_RELAXED));
-  int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-  if (fd < 0)
-    return attngen__fail(ATTNGEN_STATUS_IO_ERROR, "cache: cannot create %s: %s", tmp, strerror(errno));
-  int ok = write_all(fd, h, sizeof h) == 0 && write_all(fd, data, size) == 0;
+  unsigned char *file = malloc(sizeof h + size);
+  if (!file) return attngen__fail(ATTNGEN_STATUS_OUT_OF_MEMORY, "cache: out of memory");
+  memcpy(file, h, sizeof h);
+  if (size) memcpy(file + sizeof h, data, size);
+  int rc = attngen__fs_write_atomic(path, file, sizeof h + size, 0);
   int e = errno;
-  if (close(fd) != 0 && ok) {
-    ok = 0;
-    e = errno;
-  }
-  if (ok && rename(tmp, path) != 0) {
-    ok = 0;
-    e = errno;
-  }
-  if (!ok) {
-    unlink(tmp);
+  free(file);
+  if (rc != 0)
     return attngen__fail(ATTNGEN_STATUS_IO_ERROR, "cache: cannot write %s: %s", path, strerror(e));
-  }
   return ATTNGEN_STATUS_OK;
 }
 
-int attngen__cache_lock(const char *dir, uint64_t key) {
-  if (attngen__mkdir_p(dir) != 0) return -1;
-  char path[4200];
-  entry_path(path, sizeof path, dir, key, ".lock");
-  int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-  if (fd < 0) return -1;
-  while (flock(fd, LOCK_EX) != 0) {
-    if (errno == EINTR) continue;
-    int e = errno;
-    close(fd);
-    errno = e;
-    return -1;
-  }
-  return fd;
+static void lock_notice(void *user, const char *message) {
+  attngen__log(ATTNGEN__LOG_NOTICE, "jit: %s", message);
 }
 
-void attngen__cache_unlock(int fd) {
-  if (fd < 0) return;
-  flock(fd, LOCK_UN);
-  close(fd);
+int attngen__cache_lock(const char *dir, uint64_t key, double timeout_s, char *why,
+                        size_t why_len) {
+  if (why && why_len) why[0] = 0;
+  if (attngen__fs_mkdir_p(dir, 0755) != 0) return -1;
+  char path[4200];
+  entry_path(path, sizeof path, dir, key, ".lock");
+  attngen__fs_lock_opts o = {timeout_s, 0, lock_notice, NULL, 0};
+  return attngen__fs_lock(path, &o, why, why_len);
 }
+
+void attngen__cache_unlock(int fd) { attngen__fs_unlock(fd); }
 
 static int hex_prefix(const char *name) {
   for (int i = 0; i < 16; i++)
@@ -312,7 +242,7 @@ attngen_status attngen__cache_list(const char *dir, attngen__cache_item **items,
     it->key = strtoull(e->d_name, NULL, 16);
     char path[4400];
     snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-    it->valid = read_file(path, it->key, 1, NULL, NULL, &it->meta, it->problem,
+    it->valid = read_entry(path, it->key, 1, NULL, NULL, &it->meta, it->problem,
                           sizeof it->problem, &it->file_bytes) == ATTNGEN__CACHE_HIT;
   }
   closedir(d);

@@ -42,9 +42,12 @@ attngen__cache_result attngen__cache_read(const char *dir, uint64_t key, void **
 attngen_status attngen__cache_write(const char *dir, uint64_t key, const void *data, size_t size,
                                     const attngen__cache_meta *meta);
 
-/* Takes the per-key lock, waiting for another holder. Returns an fd >= 0, or -1 with errno
- * set when the lock file cannot be created (e.g. a read-only directory). */
-int attngen__cache_lock(const char *dir, uint64_t key);
+/* Takes the per-key lock, waiting up to timeout_s for another holder (a notice names the
+ * lock file and the holder after 2 s). Returns an fd >= 0, or -1 with errno set: ETIMEDOUT
+ * when the holder kept it for the whole timeout (why says which file and which process),
+ * else the lock file cannot be created (e.g. a read-only directory). */
+int attngen__cache_lock(const char *dir, uint64_t key, double timeout_s, char *why,
+                        size_t why_len);
 void attngen__cache_unlock(int fd);
 
 /* One entry as `attngen cache ls / verify` shows it. */
@@ -63,8 +66,5 @@ attngen_status attngen__cache_list(const char *dir, attngen__cache_item **items,
 
 /* Removes entries, lock files and stale temp files. *removed counts entries. */
 attngen_status attngen__cache_clear(const char *dir, size_t *removed);
-
-/* Creates dir and its parents (mode 0755). Returns 0 or -1 with errno. */
-int attngen__mkdir_p(const char *dir);
 
 #endif /* ATTNGEN_CACHE_H */

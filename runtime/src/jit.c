@@ -387,7 +387,19 @@ attngen_status attngen__jit_get(const attngen__jit_request *req, attngen__jit_re
       goto done;
     }
   }
-  int lock = dir ? attngen__cache_lock(dir, key) : -1;
+  const double timeout = req->lock_timeout_s > 0 ? req->lock_timeout_s
+                                                 : ATTNGEN__JIT_LOCK_TIMEOUT_DEFAULT_S;
+  char lock_why[4400];
+  int lock = dir ? attngen__cache_lock(dir, key, timeout, lock_why, sizeof lock_why) : -1;
+  if (dir && lock < 0 && errno == ETIMEDOUT) {
+    /* Another process holds the key's lock and neither finishes nor dies (a stopped or hung
+     * compile): fail clearly instead of waiting for ever. */
+    st = attngen__fail(ATTNGEN_STATUS_JIT_FAILED,
+                       "jit: %s for %s: %s (is that process stopped? end it, or remove the "
+                       "lock file; ATTNGEN_JIT_LOCK_TIMEOUT sets the wait in seconds)",
+                       req->name, attngen__jit_arch(req->target), lock_why);
+    goto done;
+  }
   if (dir && lock < 0) {
     readonly_notice(dir, strerror(errno));
     dir = NULL;

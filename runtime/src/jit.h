@@ -15,7 +15,11 @@ typedef struct attngen__jit_request {
   const char *name;   /* variant name (kernel symbol), for logs and cache metadata */
   int target;         /* attngen__target */
   const char *source; /* NULL: generate it from name with the embedded generator */
+  double lock_timeout_s; /* wait for another process's compile of the same key at most
+                            this long, then JIT_FAILED (<= 0: the default) */
 } attngen__jit_request;
+
+#define ATTNGEN__JIT_LOCK_TIMEOUT_DEFAULT_S 300.0
 
 typedef enum attngen__jit_origin {
   ATTNGEN__JIT_COMPILED = 0,
@@ -32,7 +36,7 @@ typedef struct attngen__jit_result {
 } attngen__jit_result;
 
 /* Returns the code object for the request: memory cache, disk cache, else compile (under
- * the per-key lock) and store. JIT_DISABLED when ATTNGEN_JIT=0; JIT_FAILED with the
+ * the per-key lock, waited for at most lock_timeout_s) and store. JIT_DISABLED when ATTNGEN_JIT=0; JIT_FAILED with the
  * compiler log on errors; NO_BACKEND when the run-time compiler library is missing. */
 attngen_status attngen__jit_get(const attngen__jit_request *req, attngen__jit_result *out);
 

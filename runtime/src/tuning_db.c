@@ -5,6 +5,7 @@
 #include "tuning_db.h"
 
 #include "cache.h"
+#include "fsutil.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -624,56 +625,19 @@ attngen_status attngen__tuning_db_parse(const char *text, size_t len, const char
 /* Reads a whole file; IO_ERROR with MISSING / UNREADABLE on failure. */
 static attngen_status read_file(const char *path, char **text, size_t *len,
                                 attngen__tuning_diag *diag) {
-  *text = NULL;
-  *len = 0;
-  FILE *f = fopen(path, "rb");
-  if (!f) {
-    int e = errno;
+  if (attngen__fs_read_file(path, MAX_FILE_BYTES, text, len) == 0) return ATTNGEN_STATUS_OK;
+  const int e = errno;
+  if (e == ENOMEM) {
+    diag_set(diag, ATTNGEN__TUNING_UNREADABLE, 0, NULL, "%s: out of memory", path);
+    return ATTNGEN_STATUS_OUT_OF_MEMORY;
+  }
+  if (e == EFBIG)
+    diag_set(diag, ATTNGEN__TUNING_UNREADABLE, 0, NULL,
+             "%s: tuning database larger than %u bytes; the file is ignored", path, MAX_FILE_BYTES);
+  else
     diag_set(diag, e == ENOENT ? ATTNGEN__TUNING_MISSING : ATTNGEN__TUNING_UNREADABLE, 0, NULL,
              "%s: cannot open the tuning database: %s", path, strerror(e));
-    return ATTNGEN_STATUS_IO_ERROR;
-  }
-  size_t cap = 4096, n = 0;
-  char *buf = malloc(cap);
-  attngen_status st = buf ? ATTNGEN_STATUS_OK : ATTNGEN_STATUS_OUT_OF_MEMORY;
-  while (st == ATTNGEN_STATUS_OK) {
-    if (n == cap) {
-      if (cap >= MAX_FILE_BYTES) {
-        diag_set(diag, ATTNGEN__TUNING_UNREADABLE, 0, NULL,
-                 "%s: tuning database larger than %u bytes; the file is ignored", path,
-                 MAX_FILE_BYTES);
-        st = ATTNGEN_STATUS_IO_ERROR;
-        break;
-      }
-      char *nb = realloc(buf, cap * 2);
-      if (!nb) {
-        st = ATTNGEN_STATUS_OUT_OF_MEMORY;
-        break;
-      }
-      buf = nb;
-      cap *= 2;
-    }
-    size_t got = fread(buf + n, 1, cap - n, f);
-    n += got;
-    if (got == 0) {
-      if (ferror(f)) {
-        diag_set(diag, ATTNGEN__TUNING_UNREADABLE, 0, NULL, "%s: read failed: %s", path,
-                 strerror(errno));
-        st = ATTNGEN_STATUS_IO_ERROR;
-      }
-      break;
-    }
-  }
-  fclose(f);
-  if (st != ATTNGEN_STATUS_OK) {
-    if (st == ATTNGEN_STATUS_OUT_OF_MEMORY)
-      diag_set(diag, ATTNGEN__TUNING_UNREADABLE, 0, NULL, "%s: out of memory", path);
-    free(buf);
-    return st;
-  }
-  *text = buf;
-  *len = n;
-  return ATTNGEN_STATUS_OK;
+  return ATTNGEN_STATUS_IO_ERROR;
 }
 
 attngen_status attngen__tuning_db_load(const char *path, const attngen__tuning_meta *expected,
@@ -754,36 +718,6 @@ attngen_status attngen__tuning_db_format(const attngen__tuning_file *db, char **
   return ATTNGEN_STATUS_OK;
 }
 
-/* mkdir -p of the directory part of `path`; 0 on success. */
-static int make_parent_dirs(const char *path) {
-  char buf[4096];
-  if (snprintf(buf, sizeof buf, "%s", path) >= (int)sizeof buf) return -1;
-  char *slash = strrchr(buf, '/');
-  if (!slash || slash == buf) return 0;
-  *slash = 0;
-  for (char *p = buf + 1; *p; p++) {
-    if (*p != '/') continue;
-    *p = 0;
-    if (mkdir(buf, 0777) != 0 && errno != EEXIST) return -1;
-    *p = '/';
-  }
-  if (mkdir(buf, 0777) != 0 && errno != EEXIST) return -1;
-  return 0;
-}
-
-static int write_all(int fd, const char *s, size_t n) {
-  while (n > 0) {
-    ssize_t k = write(fd, s, n);
-    if (k < 0) {
-      if (errno == EINTR) continue;
-      return -1;
-    }
-    s += k;
-    n -= (size_t)k;
-  }
-  return 0;
-}
-
 attngen_status attngen__tuning_db_save(const attngen__tuning_file *db, const char *path,
                                        attngen__tuning_diag *diag) {
   diag_clear(diag);
@@ -795,36 +729,17 @@ attngen_status attngen__tuning_db_save(const attngen__tuning_file *db, const cha
     diag_set(diag, ATTNGEN__TUNING_UNREADABLE, 0, NULL, "%s: out of memory", path);
     return st;
   }
-  if (make_parent_dirs(path) != 0) {
+  if (attngen__fs_mkdir_parent(path, 0777) != 0) {
     int e = errno;
     diag_set(diag, ATTNGEN__TUNING_UNREADABLE, 0, NULL, "%s: cannot create its directory: %s",
              path, strerror(e));
     free(text);
     return ATTNGEN_STATUS_IO_ERROR;
   }
-  char tmp[4200];
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  if (snprintf(tmp, sizeof tmp, "%s.tmp.%ld.%lx", path, (long)getpid(),
-               (unsigned long)ts.tv_nsec) >= (int)sizeof tmp) {
-    diag_set(diag, ATTNGEN__TUNING_BAD_INPUT, 0, NULL, "%s: path too long", path);
-    free(text);
-    return ATTNGEN_STATUS_INVALID_ARGUMENT;
-  }
-  int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-  int ok = fd >= 0 && write_all(fd, text, len) == 0 && fsync(fd) == 0;
-  int e = errno;
-  if (fd >= 0 && close(fd) != 0 && ok) {
-    ok = 0;
-    e = errno;
-  }
-  if (ok && rename(tmp, path) != 0) {
-    ok = 0;
-    e = errno;
-  }
+  const int rc = attngen__fs_write_atomic(path, text, len, 1);
+  const int e = errno;
   free(text);
-  if (!ok) {
-    if (fd >= 0) unlink(tmp);
+  if (rc != 0) {
     diag_set(diag, ATTNGEN__TUNING_UNREADABLE, 0, NULL,
              "%s: cannot write the tuning database: %s", path, strerror(e));
     return ATTNGEN_STATUS_IO_ERROR;
@@ -832,8 +747,10 @@ attngen_status attngen__tuning_db_save(const attngen__tuning_file *db, const cha
   return ATTNGEN_STATUS_OK;
 }
 
-/* Advisory lock on the directory holding `path` (released by close or process exit);
- * returns the descriptor or -1 (then the merge runs unlocked). */
+/* Advisory lock on the directory holding `path` (released by close or process exit), waited
+ * for at most MERGE_LOCK_TIMEOUT_S; returns the descriptor or -1 (then the merge runs
+ * unlocked, as on a file system without locks). */
+#define MERGE_LOCK_TIMEOUT_S 60.0
 static int lock_parent_dir(const char *path) {
   char dir[4096];
   if (snprintf(dir, sizeof dir, "%s", path) >= (int)sizeof dir) return -1;
@@ -844,15 +761,8 @@ static int lock_parent_dir(const char *path) {
     dir[1] = 0;
   else
     *slash = 0;
-  int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) return -1;
-  while (flock(fd, LOCK_EX) != 0) {
-    if (errno != EINTR) {
-      close(fd);
-      return -1;
-    }
-  }
-  return fd;
+  attngen__fs_lock_opts o = {MERGE_LOCK_TIMEOUT_S, 0, NULL, NULL, 1};
+  return attngen__fs_lock(dir, &o, NULL, 0);
 }
 
 attngen_status attngen__tuning_db_merge_file(const char *path, const attngen__tuning_meta *meta,
@@ -871,7 +781,7 @@ attngen_status attngen__tuning_db_merge_file(const char *path, const attngen__tu
   attngen_status st = attngen__tuning_db_new(meta, &fresh, diag);
   if (st != ATTNGEN_STATUS_OK) return st;
   attngen__tuning_db_free(fresh);
-  if (make_parent_dirs(path) != 0) {
+  if (attngen__fs_mkdir_parent(path, 0777) != 0) {
     int e = errno;
     diag_set(diag, ATTNGEN__TUNING_UNREADABLE, 0, NULL, "%s: cannot create its directory: %s",
              path, strerror(e));
@@ -891,12 +801,12 @@ attngen_status attngen__tuning_db_merge_file(const char *path, const attngen__tu
                  "; not overwritten (choose another file, or replace it)");
       }
       if (diag) *diag = ld;
-      if (lock >= 0) close(lock);
+      attngen__fs_unlock(lock);
       return st;
     }
     st = attngen__tuning_db_new(meta, &db, NULL);
     if (st != ATTNGEN_STATUS_OK) {
-      if (lock >= 0) close(lock);
+      attngen__fs_unlock(lock);
       return st;
     }
   }
@@ -910,7 +820,7 @@ attngen_status attngen__tuning_db_merge_file(const char *path, const attngen__tu
   } else
     diag_set(diag, ATTNGEN__TUNING_UNREADABLE, 0, NULL, "%s: out of memory", path);
   attngen__tuning_db_free(db);
-  if (lock >= 0) close(lock);
+  attngen__fs_unlock(lock);
   return st;
 }
 
