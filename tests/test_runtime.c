@@ -231,6 +231,52 @@ static void test_runtime_cpu_empty_kv(void **state) {
   attngen_destroy(ctx);
 }
 
+/* An empty KV range reads nothing from k and v, and the data pointer of an empty tensor may
+ * be NULL (PyTorch's are): accepted on every host backend, O = 0 and LSE = -inf. */
+static void test_runtime_empty_kv_accepts_null_k_v(void **state) {
+  static const char *const backends[] = {"cpu", "emu"};
+  for (int bi = 0; bi < 2; bi++) {
+    attngen_context_options o = {backends[bi], 0};
+    attngen_context *ctx = NULL;
+    assert_int_equal(attngen_create(&ctx, &o), ATTNGEN_STATUS_OK);
+    problem p;
+    problem_make(&p, ATTNGEN_LAYOUT_BHSD, ATTNGEN_ROUND_RTZ, 1, 2, 5, 0, 3);
+    p.a.k = NULL;
+    p.a.v = NULL;
+    memset(p.out, 0x55, (size_t)2 * 5 * 128 * 2);
+    attngen_status st = attngen_fwd(ctx, &p.a);
+    if (st != ATTNGEN_STATUS_OK) print_message("%s: %s\n", backends[bi], attngen_last_error());
+    assert_int_equal(st, ATTNGEN_STATUS_OK);
+    for (size_t i = 0; i < (size_t)2 * 5 * 128; i++) assert_int_equal(p.out[i], 0);
+    for (int i = 0; i < 10; i++) assert_true(isinf(p.lse[i]) && p.lse[i] < 0);
+    /* k is still required when there are keys to read. */
+    p.a.seqlen_kv = 1;
+    assert_int_equal(attngen_fwd(ctx, &p.a), ATTNGEN_STATUS_NULL_POINTER);
+    assert_non_null(strstr(attngen_last_error(), "args.k"));
+    problem_free(&p);
+    attngen_destroy(ctx);
+  }
+}
+
+/* The allocation size is rounded up to 64 bytes: sizes near SIZE_MAX must fail, not wrap to
+ * a tiny block. */
+static void test_runtime_malloc_size_overflow(void **state) {
+  static const char *const backends[] = {"cpu", "emu"};
+  for (int bi = 0; bi < 2; bi++) {
+    attngen_context_options o = {backends[bi], 0};
+    attngen_context *ctx = NULL;
+    assert_int_equal(attngen_create(&ctx, &o), ATTNGEN_STATUS_OK);
+    const size_t sizes[] = {SIZE_MAX, SIZE_MAX - 1, SIZE_MAX - 62};
+    for (int i = 0; i < 3; i++) {
+      void *ptr = (void *)&o;
+      assert_int_equal(attngen_malloc(ctx, sizes[i], &ptr), ATTNGEN_STATUS_OUT_OF_MEMORY);
+      assert_null(ptr);
+      assert_non_null(strstr(attngen_last_error(), "bytes"));
+    }
+    attngen_destroy(ctx);
+  }
+}
+
 static void test_runtime_cpu_explain(void **state) {
   attngen_context *ctx = cpu_context();
   attngen_fwd_args a;
@@ -529,6 +575,8 @@ int main(void) {
     cmocka_unit_test(test_runtime_auto_and_env_backend),
     cmocka_unit_test(test_runtime_cpu_fwd_matches_reference),
     cmocka_unit_test(test_runtime_cpu_empty_kv),
+    cmocka_unit_test(test_runtime_empty_kv_accepts_null_k_v),
+    cmocka_unit_test(test_runtime_malloc_size_overflow),
     cmocka_unit_test(test_runtime_cpu_explain),
     cmocka_unit_test(test_runtime_bad_null_q),
     cmocka_unit_test(test_runtime_bad_null_v),

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backend.h"
 #include "numerics.h"
 
 /* A decimal integer in [lo, hi]; returns 1 and sets *out, else 0. */
@@ -20,24 +21,28 @@ static inline int attngen__cli_parse_long(const char *s, long lo, long hi, long 
   return 1;
 }
 
-/* "B,H,Sq,Skv" with B, H, Sq in [1, 2^24] and Skv in [0, 2^24]; returns 1 or 0. */
+/* The one shape syntax of every command (run, check, tune, bench): "B,H,Sq,Skv", or
+ * "B,H,S" for Sq = Skv = S; ',', 'x' and blanks separate. B, H, Sq in [1, 2^24], Skv in
+ * [0, 2^24], each a plain decimal (no wrap-around: 4294967297 is rejected, not read as 1).
+ * Returns 1, or 0 with nothing set. */
+#define ATTNGEN__CLI_SHAPE_MAX (1L << 24)
 static inline int attngen__cli_parse_shape(const char *s, int *b, int *h, int *sq, int *skv) {
+  char buf[128];
+  if (!s || strlen(s) >= sizeof buf) return 0;
+  memcpy(buf, s, strlen(s) + 1);
   long v[4];
-  const char *p = s;
-  for (int i = 0; i < 4; ++i) {
-    char buf[32];
-    const char *comma = strchr(p, ',');
-    const size_t len = i < 3 ? (comma ? (size_t)(comma - p) : sizeof buf) : strlen(p);
-    if (len == 0 || len >= sizeof buf || (i < 3 && !comma)) return 0;
-    memcpy(buf, p, len);
-    buf[len] = 0;
-    if (!attngen__cli_parse_long(buf, i == 3 ? 0 : 1, 1L << 24, &v[i])) return 0;
-    p += len + 1;
+  int n = 0;
+  char *save = NULL;
+  for (char *tok = strtok_r(buf, ", \tx", &save); tok; tok = strtok_r(NULL, ", \tx", &save)) {
+    if (n == 4 || !attngen__cli_parse_long(tok, n == 3 ? 0 : 1, ATTNGEN__CLI_SHAPE_MAX, &v[n]))
+      return 0;
+    n++;
   }
+  if (n < 3) return 0;
   *b = (int)v[0];
   *h = (int)v[1];
   *sq = (int)v[2];
-  *skv = (int)v[3];
+  *skv = (int)(n == 4 ? v[3] : v[2]);
   return 1;
 }
 

@@ -145,7 +145,7 @@ int attngen__cmd_bench(int argc, char **argv) {
       if (nshapes >= MAX_SHAPES) return usage_error("too many shapes", val);
       bench_shape *sh = &shapes[nshapes];
       if (!attngen__cli_parse_shape(val, &sh->b, &sh->h, &sh->sq, &sh->skv))
-        return usage_error("--shape must be B,H,Sq,Skv with B, H, Sq >= 1 and Skv >= 0, not", val);
+        return usage_error("--shape must be B,H,Sq,Skv (or B,H,S) with B, H, Sq >= 1 and Skv >= 0, each <= 2^24, not", val);
       nshapes++;
     } else if (strcmp(o, "--layout") == 0) {
       if (!attngen__layout_from_name(val, &layout))
@@ -154,6 +154,11 @@ int attngen__cmd_bench(int argc, char **argv) {
       if (!attngen__rounding_from_name(val, &rounding))
         return usage_error("--round must be rtne, rtna or rtz, not", val);
     } else if (strcmp(o, "--backend") == 0) {
+      if (!attngen__backend_name_ok(val)) {
+        char m[192];
+        snprintf(m, sizeof m, "--backend allows %s; not", attngen__backend_names());
+        return usage_error(m, val);
+      }
       opts.backend = val;
     } else if (strcmp(o, "--device") == 0) {
       long d;

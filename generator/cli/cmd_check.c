@@ -106,7 +106,7 @@ static int parse_args(int argc, char **argv, check_opts *o) {
     long v;
     if (!strcmp(opt, "--shape")) {
       if (!val || !parse_shape(val, o)) {
-        return usage_error(opt, val, "B,H,Sq,Skv with B,H,Sq >= 1 and Skv >= 0");
+        return usage_error(opt, val, "B,H,Sq,Skv (or B,H,S) with B,H,Sq >= 1 and Skv >= 0, each <= 2^24");
       }
       have_shape = 1;
     } else if (!strcmp(opt, "--layout")) {
@@ -118,10 +118,7 @@ static int parse_args(int argc, char **argv, check_opts *o) {
         return usage_error(opt, val, "rtne, rtna, rtz");
       }
     } else if (!strcmp(opt, "--backend")) {
-      static const char *const names[] = {"cpu", "emu", "cuda", "hip", "auto"};
-      int ok = 0;
-      for (int k = 0; val && k < 5; ++k) ok |= !strcmp(val, names[k]);
-      if (!ok) return usage_error(opt, val, "cpu, emu, cuda, hip, auto");
+      if (!attngen__backend_name_ok(val)) return usage_error(opt, val, attngen__backend_names());
       o->backend = val;
     } else if (!strcmp(opt, "--device")) {
       if (!val || !attngen__cli_parse_long(val, 0, 1024, &v)) return usage_error(opt, val, "0..1024");

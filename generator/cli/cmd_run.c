@@ -55,14 +55,8 @@ int attngen__cmd_run(int argc, char **argv) {
     const char *val = argv[++i];
     long v;
     if (!strcmp(opt, "--shape")) {
-      int b, h, sq, skv;
-      char tail;
-      if (sscanf(val, "%d,%d,%d,%d%c", &b, &h, &sq, &skv, &tail) != 4)
-        return usage_error("--shape wants B,H,Sq,Skv", val);
-      a.batch = b;
-      a.heads = h;
-      a.seqlen_q = sq;
-      a.seqlen_kv = skv;
+      if (!attngen__cli_parse_shape(val, &a.batch, &a.heads, &a.seqlen_q, &a.seqlen_kv))
+        return usage_error("--shape wants B,H,Sq,Skv (B, H, Sq in 1..2^24, Skv in 0..2^24)", val);
       have_shape = 1;
     } else if (!strcmp(opt, "--layout")) {
       if (!attngen__layout_from_name(val, &a.layout))
@@ -71,6 +65,11 @@ int attngen__cmd_run(int argc, char **argv) {
       if (!attngen__rounding_from_name(val, &a.rounding))
         return usage_error("--round allows rtne, rtna, rtz", val);
     } else if (!strcmp(opt, "--backend")) {
+      if (!attngen__backend_name_ok(val)) {
+        char m[192];
+        snprintf(m, sizeof m, "--backend allows %s; not", attngen__backend_names());
+        return usage_error(m, val);
+      }
       o.backend = val;
     } else if (!strcmp(opt, "--device")) {
       if (!attngen__cli_parse_long(val, 0, 1024, &v)) return usage_error("--device wants an ordinal", val);

@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include "attngen.h"
+#include "cli_util.h"
 #include "gen.h"
 #include "numerics.h"
 #include "tuning_db.h"
@@ -211,31 +212,14 @@ static void progress_note(progress *p, const char *fmt, ...) {
 /* ---- argument parsing ------------------------------------------------------------------- */
 
 static int parse_int(const char *s, long lo, long hi, int *out) {
-  if (!s || !*s) return 0;
-  char *end;
-  errno = 0;
-  long v = strtol(s, &end, 10);
-  if (errno || *end || v < lo || v > hi) return 0;
+  long v;
+  if (!attngen__cli_parse_long(s, lo, hi, &v)) return 0;
   *out = (int)v;
   return 1;
 }
 
-/* "B,H,Sq,Skv" or "B,H,S" (separators: ',', 'x', blanks). */
 static int parse_shape(const char *text, shape *s) {
-  char buf[128];
-  if (snprintf(buf, sizeof buf, "%s", text) >= (int)sizeof buf) return 0;
-  int v[4], n = 0;
-  char *save = NULL;
-  for (char *tok = strtok_r(buf, ", \tx", &save); tok; tok = strtok_r(NULL, ", \tx", &save)) {
-    if (n == 4 || !parse_int(tok, n == 3 ? 0 : 1, INT_MAX, &v[n])) return 0;
-    n++;
-  }
-  if (n < 3) return 0;
-  s->b = v[0];
-  s->h = v[1];
-  s->sq = v[2];
-  s->skv = n == 4 ? v[3] : v[2];
-  return 1;
+  return attngen__cli_parse_shape(text, &s->b, &s->h, &s->sq, &s->skv);
 }
 
 static int add_shape(options *o, const shape *s) {
@@ -268,7 +252,7 @@ static int read_shapes_file(options *o, const char *path) {
     shape s;
     if (!parse_shape(p, &s)) {
       rc = usage_error("--shapes-file %s:%d: '%s' is not a shape (B,H,Sq,Skv with B,H,Sq >= 1, "
-                       "Skv >= 0)", path, lineno, p);
+                       "Skv >= 0, each <= 2^24)", path, lineno, p);
       break;
     }
     if (!add_shape(o, &s)) {
@@ -348,7 +332,7 @@ static int parse_args(int argc, char **argv, options *o) {
       shape s;
       if (!parse_shape(v, &s))
         return usage_error("--shape '%s': expected B,H,Sq,Skv (or B,H,S) with B, H, Sq >= 1 "
-                           "and Skv >= 0", v);
+                           "and Skv >= 0, each <= 2^24", v);
       if (!add_shape(o, &s)) return usage_error("--shape: more than %d shapes", MAX_SHAPES);
     } else if (strcmp(a, "--shapes-file") == 0) {
       if (have_file) return usage_error("--shapes-file given twice");
@@ -388,11 +372,8 @@ static int parse_args(int argc, char **argv, options *o) {
         return usage_error("--target '%s': allowed values are gfx942, sm90", v);
       o->target = v;
     } else if (strcmp(a, "--backend") == 0) {
-      static const char *const b[] = {"auto", "hip", "cuda", "emu", "cpu"};
-      int ok = 0;
-      for (size_t k = 0; k < 5; k++) ok |= strcmp(v, b[k]) == 0;
-      if (!ok)
-        return usage_error("--backend '%s': allowed values are auto, hip, cuda, emu, cpu", v);
+      if (!attngen__backend_name_ok(v))
+        return usage_error("--backend '%s': allowed values are %s", v, attngen__backend_names());
       o->backend = v;
     } else if (strcmp(a, "--device") == 0) {
       if (!parse_int(v, 0, 1024, &o->device))

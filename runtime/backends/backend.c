@@ -2,6 +2,8 @@
 #include "backend.h"
 
 #include <dlfcn.h>
+#include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,13 +17,34 @@ const attngen__backend_ops *const attngen__backend_auto_order[] = {
 const size_t attngen__backend_auto_count =
     sizeof attngen__backend_auto_order / sizeof attngen__backend_auto_order[0];
 
+static const attngen__backend_ops *const all_backends[] = {
+  &attngen__backend_cuda, &attngen__backend_hip, &attngen__backend_emu, &attngen__backend_cpu,
+};
+#define BACKEND_COUNT (sizeof all_backends / sizeof all_backends[0])
+
 const attngen__backend_ops *attngen__backend_find(const char *name) {
-  static const attngen__backend_ops *const all[] = {
-    &attngen__backend_cuda, &attngen__backend_hip, &attngen__backend_emu, &attngen__backend_cpu,
-  };
-  for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
-    if (name && strcmp(all[i]->name, name) == 0) return all[i];
+  for (size_t i = 0; i < BACKEND_COUNT; i++)
+    if (name && strcmp(all_backends[i]->name, name) == 0) return all_backends[i];
   return NULL;
+}
+
+int attngen__backend_name_ok(const char *name) {
+  return name && (strcmp(name, "auto") == 0 || attngen__backend_find(name) != NULL);
+}
+
+static char backend_names[128];
+
+static void fill_backend_names(void) {
+  size_t n = (size_t)snprintf(backend_names, sizeof backend_names, "auto");
+  for (size_t i = 0; i < BACKEND_COUNT && n < sizeof backend_names; i++)
+    n += (size_t)snprintf(backend_names + n, sizeof backend_names - n, ", %s",
+                          all_backends[i]->name);
+}
+
+const char *attngen__backend_names(void) {
+  static pthread_once_t once = PTHREAD_ONCE_INIT;
+  pthread_once(&once, fill_backend_names);
+  return backend_names;
 }
 
 void *attngen__dlopen_first(const char *const *names, size_t n, char *tried, size_t tried_len) {
@@ -42,7 +65,11 @@ void *attngen__dlopen_first(const char *const *names, size_t n, char *tried, siz
 }
 
 attngen_status attngen__host_alloc(void *st, size_t bytes, void **ptr) {
-  /* 64-byte alignment satisfies the kernels' 16-byte requirement with room to spare. */
+  /* 64-byte alignment satisfies the kernels' 16-byte requirement with room to spare. The
+   * round-up must not wrap: (size_t)-1 would become a 64-byte block. */
+  if (bytes > SIZE_MAX - 63)
+    return attngen__fail(ATTNGEN_STATUS_OUT_OF_MEMORY,
+                         "host allocation of %zu bytes is larger than the address space", bytes);
   size_t rounded = (bytes + 63) / 64 * 64;
   void *p = aligned_alloc(64, rounded ? rounded : 64);
   if (!p) return attngen__fail(ATTNGEN_STATUS_OUT_OF_MEMORY, "host allocation of %zu bytes failed", bytes);

@@ -57,6 +57,10 @@ extern const attngen__backend_ops attngen__backend_cpu;
 
 /* By name ("cuda", "hip", "emu", "cpu"); NULL when unknown. */
 const attngen__backend_ops *attngen__backend_find(const char *name);
+
+/* 1 when name is "auto" or a backend's name; the allowed names as "auto, cuda, hip, ...". */
+int attngen__backend_name_ok(const char *name);
+const char *attngen__backend_names(void);
 /* The GPU backends tried by "auto", in order. */
 extern const attngen__backend_ops *const attngen__backend_auto_order[];
 extern const size_t attngen__backend_auto_count;

@@ -109,8 +109,8 @@ attngen_status attngen_create(attngen_context **out, const attngen_context_optio
   if (name) {
     const attngen__backend_ops *be = attngen__backend_find(name);
     if (!be) {
-      st = attngen__fail(ATTNGEN_STATUS_INVALID_ARGUMENT,
-                         "%s = \"%s\" is unknown (allowed: auto, cuda, hip, emu, cpu)", from, name);
+      st = attngen__fail(ATTNGEN_STATUS_INVALID_ARGUMENT, "%s = \"%s\" is unknown (allowed: %s)",
+                         from, name, attngen__backend_names());
     } else {
       st = open_backend(c, be, device);
     }

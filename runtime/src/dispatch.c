@@ -45,8 +45,11 @@ attngen_status attngen__check_args(const attngen_fwd_args *a, int need_pointers)
   attngen_status st;
   if (!a) return attngen__fail(ATTNGEN_STATUS_NULL_POINTER, "args is NULL");
   if (need_pointers) {
-    if ((st = check_ptr(a->q, "q")) || (st = check_ptr(a->k, "k")) ||
-        (st = check_ptr(a->v, "v")) || (st = check_ptr(a->out, "out")))
+    /* With seqlen_kv == 0 nothing is read from k and v, and an empty tensor's data pointer
+     * may be NULL (PyTorch's are): accept it; O = 0 and LSE = -inf. */
+    const int need_kv = a->seqlen_kv > 0;
+    if ((st = check_ptr(a->q, "q")) || (need_kv && (st = check_ptr(a->k, "k"))) ||
+        (need_kv && (st = check_ptr(a->v, "v"))) || (st = check_ptr(a->out, "out")))
       return st;
   }
   if (a->head_dim != HEAD_DIM)
