@@ -1,0 +1,47 @@
+/* report_analyze.h: static steady-state analysis of the main loop of gfx942 kernels, read
+ * from any code object (attngen's or a third party's) through llvm-objdump / llvm-readelf.
+ * Used by `attngen report --analyze` (cmd_report.c); the rules are documented in
+ * report_analyze.c and in the README. */
+#ifndef ATTNGEN_REPORT_ANALYZE_H
+#define ATTNGEN_REPORT_ANALYZE_H
+
+#include <stdio.h>
+
+typedef struct attngen__ra_options {
+  const char *kernel_glob; /* only kernels whose symbol matches (NULL: all) */
+  int tsv;                 /* one tab-separated row per kernel (header printed by caller) */
+  int mca;                 /* also run llvm-mca-19 on the steady-state path */
+  int verbose;             /* print the path's instructions */
+  double trans_cycles;     /* cycles of one wave64 transcendental (default 16: quarter rate) */
+  double head_dim;         /* d of QK^T and PV (default 128) */
+} attngen__ra_options;
+
+/* Counts of one kernel's steady-state path and its normalization (exposed for tests). */
+typedef struct attngen__ra_result {
+  char name[256];
+  long vgpr, agpr, sgpr, scratch, lds, vgpr_spill, sgpr_spill, waves_per_simd;
+  int found_loop;
+  unsigned long loop_head, loop_latch; /* offsets from the kernel symbol */
+  int loop_blocks, path_blocks, decisions;
+  double units; /* 64-key x 16-row units per iteration of the path */
+  double mfma, mfma_cycles, valu, v_exp, trans, perm, cvt, fma, cmp, mov, other, v_perm,
+      round_ops, round_cndmask, lds_ops, vmem, waitcnt, barrier, nop_states, salu, insns;
+  double valu_cycles, mca_cycles;
+  int rescale_skipped; /* a region holding only O rescaling (v_mul/v_pk_mul of accumulators)
+                          was resolved as not taken */
+} attngen__ra_result;
+
+#define ATTNGEN__RA_TSV_HEADER                                                                \
+  "file\tkernel\tvgpr\tagpr\tsgpr\tscratch\tlds\tspills\twaves_per_simd\tunits_per_iter"      \
+  "\tmfma\tvalu\texp_trans\tperm\tcvt\tfma_mul_add\tcmp_cndmask\tmov\tother\tv_exp\tv_perm" \
+  "\tround_ops\tround_cndmask\tlds_ops\tvmem\ts_waitcnt\ts_barrier\ts_nop_states"            \
+  "\tmfma_cycles\tvalu_cycles\theadroom\tbound\tmca_cycles\n"
+
+/* Analyzes every kernel of `path` matching opt->kernel_glob; prints the report to `out`.
+ * results/max_results: optional array filled with one entry per analyzed kernel.
+ * Returns 0 when at least one kernel was analyzed and every kernel selected by name had a
+ * main loop; 1 otherwise (message on stderr). */
+int attngen__report_analyze_file(const char *path, const attngen__ra_options *opt, FILE *out,
+                                 attngen__ra_result *results, int max_results, int *n_results);
+
+#endif
