@@ -644,6 +644,9 @@ static int ra_branch_waves(const ra_ctx *x, const int *pidx, int pos, int nwaves
       char d[64], a[64];
       if (!(starts(in->op, "s_") && strstr(in->op, "saveexec")) && !ra_writes(in, "exec"))
         continue;
+      if (starts(in->op, "s_xor_b64") && ra_operand(in->args, 0, d, sizeof d) &&
+          strcmp(d, "exec") == 0)
+        continue; /* the else entry's exec flip: its saveexec is just before */
       if ((starts(in->op, "s_andn2_saveexec") || starts(in->op, "s_or_saveexec")) &&
           ra_operand(in->args, 1, a, sizeof a)) {
         snprintf(else_mask, emsz, "%s", a);
@@ -725,6 +728,16 @@ typedef struct ra_decision {
   int taken;
   char why[160];
 } ra_decision;
+
+#define RA_MAX_PATHS 16
+
+typedef struct ra_wpath {
+  unsigned waves; /* bit w: wave w of the block takes this path */
+  int *bp, np;
+  ra_decision *dec;
+  int nd;
+  attngen__ra_result r;
+} ra_wpath;
 
 static int ra_path(ra_ctx *x, int *path, int *np, ra_decision *dec, int *nd, int maxd,
                    char *err, size_t errsz) {
@@ -1009,8 +1022,8 @@ static double ra_mca(const ra_ctx *x, const int *path, int np) {
   }
   for (int q = 0; q < np; ++q)
     for (int i = x->b[path[q]].first; i <= x->b[path[q]].last; ++i)
-      if (!ra_is_branch(x->in[i].op) && !strstr(x->in[i].args, " lds"))
-        fprintf(f, "%s %s\n", x->in[i].op, x->in[i].args); /* llvm-mca-19 dies on LDS DMA */
+      if (!ra_is_branch(x->in[i].op) && !ra_is_vmem(x->in[i].op))
+        fprintf(f, "%s %s\n", x->in[i].op, x->in[i].args); /* llvm-mca-19 aborts on them */
   fclose(f);
   char cmd[512];
   snprintf(cmd, sizeof cmd,
@@ -1031,8 +1044,28 @@ static double ra_mca(const ra_ctx *x, const int *path, int np) {
   return cycles;
 }
 
+static void ra_unit_rows(FILE *out, const attngen__ra_result *const *rs, int n) {
+  static const char *label[] = {"MFMA", "non-MFMA VALU", "  exp/trans", "  perm",
+                                "  cvt/rounding", "  fma/mul/add", "  cmp/cndmask", "  mov",
+                                "  other", "v_exp", "v_perm", "bf16 rounding ops",
+                                "  + NaN cndmask", "LDS ops", "buffer/global ops", "s_waitcnt",
+                                "s_barrier", "s_nop wait states", "other SALU"};
+  for (size_t row = 0; row < sizeof label / sizeof *label; ++row) {
+    fprintf(out, "    %-20s", label[row]);
+    for (int i = 0; i < n; ++i) {
+      const attngen__ra_result *r = rs[i];
+      const double v[] = {r->mfma,    r->valu,      r->trans,         r->perm,    r->cvt,
+                          r->fma,     r->cmp,       r->mov,           r->other,   r->v_exp,
+                          r->v_perm,  r->round_ops, r->round_cndmask, r->lds_ops, r->vmem,
+                          r->waitcnt, r->barrier,   r->nop_states,    r->salu};
+      fprintf(out, " %10.2f", v[row] / (r->units > 0 ? r->units : 1));
+    }
+    fputc('\n', out);
+  }
+}
+
 static void ra_print(FILE *out, const char *path, const attngen__ra_result *r,
-                     const ra_decision *dec, int nd, const attngen__ra_options *opt) {
+                     const ra_wpath *wp, int nwp, int nwaves, const attngen__ra_options *opt) {
   const double u = r->units > 0 ? r->units : 1;
   const double ratio = r->mfma_cycles > 0 ? r->valu_cycles / r->mfma_cycles : 0;
   if (opt->tsv) {
@@ -1045,8 +1078,8 @@ static void ra_print(FILE *out, const char *path, const attngen__ra_result *r,
                         r->waitcnt, r->barrier, r->nop_states,    r->mfma_cycles,
                         r->valu_cycles};
     for (size_t i = 0; i < sizeof v / sizeof *v; ++i) fprintf(out, "\t%.2f", v[i] / u);
-    fprintf(out, "\t%.3f\t%s\t%.1f\n", ratio, ratio <= 1.0 ? "MFMA" : "VALU",
-            r->mca_cycles > 0 ? r->mca_cycles / u : -1.0);
+    fprintf(out, "\t%.3f\t%s\t%.1f\t%d\t%d\n", ratio, ratio <= 1.0 ? "MFMA" : "VALU",
+            r->mca_cycles > 0 ? r->mca_cycles / u : -1.0, r->paths, r->rescale_skipped);
     return;
   }
   fprintf(out, "%s: %s\n", path, r->name);
@@ -1055,45 +1088,42 @@ static void ra_print(FILE *out, const char *path, const attngen__ra_result *r,
           "SIMD %ld\n",
           r->vgpr, r->agpr, r->sgpr, r->scratch, r->lds, r->vgpr_spill, r->sgpr_spill,
           r->waves_per_simd);
-  fprintf(out, "  main loop: header +0x%lx, last back edge at +0x%lx, %d blocks; path: %d blocks\n",
-          r->loop_head, r->loop_latch, r->loop_blocks, r->path_blocks);
-  fprintf(out, "  branches on the steady-state path (rules: attngen report --help):\n");
-  for (int i = 0; i < nd; ++i)
-    fprintf(out, "    +0x%-6lx %-16s %-9s %s\n", dec[i].off, dec[i].op,
-            dec[i].taken ? "taken" : "not taken", dec[i].why);
+  fprintf(out, "  main loop: header +0x%lx, last back edge at +0x%lx, %d blocks; %d distinct "
+               "path(s) for the %d waves of a block\n",
+          r->loop_head, r->loop_latch, r->loop_blocks, nwp, nwaves);
+  for (int p = 0; p < nwp; ++p) {
+    fprintf(out, "  path %d, waves 0x%x: %d blocks, %.3f units; its branches:\n", p + 1,
+            wp[p].waves, wp[p].np, wp[p].r.units);
+    for (int i = 0; i < wp[p].nd; ++i)
+      fprintf(out, "    +0x%-6lx %-16s %-9s %s\n", wp[p].dec[i].off, wp[p].dec[i].op,
+              wp[p].dec[i].taken ? "taken" : "not taken", wp[p].dec[i].why);
+  }
   fprintf(out,
-          "  units: %.3f per iteration (MFMA flops on the path / (4*16*64*%.0f): 16 rows x 64 "
+          "  units per iteration: %.3f = MFMA flops on the path / (4*16*64*%.0f) (16 rows x 64 "
           "keys x d%.0f, QK^T + PV, one wave)\n",
           r->units, opt->head_dim, opt->head_dim);
-  fprintf(out, "  per unit:\n");
-  fprintf(out, "    MFMA                    %7.2f\n", r->mfma / u);
-  fprintf(out, "    non-MFMA VALU           %7.2f\n", r->valu / u);
-  fprintf(out, "      exp/trans             %7.2f\n", r->trans / u);
-  fprintf(out, "      perm                  %7.2f\n", r->perm / u);
-  fprintf(out, "      cvt/rounding          %7.2f\n", r->cvt / u);
-  fprintf(out, "      fma/mul/add           %7.2f\n", r->fma / u);
-  fprintf(out, "      cmp/cndmask           %7.2f\n", r->cmp / u);
-  fprintf(out, "      mov                   %7.2f\n", r->mov / u);
-  fprintf(out, "      other                 %7.2f\n", r->other / u);
-  fprintf(out, "    v_exp                   %7.2f\n", r->v_exp / u);
-  fprintf(out, "    v_perm                  %7.2f\n", r->v_perm / u);
-  fprintf(out, "    bf16 rounding ops       %7.2f  (+ %.2f NaN cndmask)\n", r->round_ops / u,
-          r->round_cndmask / u);
-  fprintf(out, "    LDS ops                 %7.2f\n", r->lds_ops / u);
-  fprintf(out, "    buffer/global ops       %7.2f\n", r->vmem / u);
-  fprintf(out, "    s_waitcnt               %7.2f\n", r->waitcnt / u);
-  fprintf(out, "    s_barrier               %7.2f\n", r->barrier / u);
-  fprintf(out, "    s_nop wait states       %7.2f\n", r->nop_states / u);
-  fprintf(out, "    other SALU              %7.2f\n", r->salu / u);
+  fprintf(out, "  per unit:           ");
+  const attngen__ra_result *cols[RA_MAX_PATHS + 1];
+  int nc = 0;
+  if (nwp > 1)
+    for (int p = 0; p < nwp; ++p) {
+      fprintf(out, "     path %d", p + 1);
+      cols[nc++] = &wp[p].r;
+    }
+  fprintf(out, "  all waves\n");
+  cols[nc++] = r;
+  ra_unit_rows(out, cols, nc);
   fprintf(out,
-          "  estimate (two-group ping-pong; MFMA 16x16x16 bf16 16 cycles, 32x32x8 32, VALU 4, "
-          "transcendental %.0f):\n",
+          "  estimate, two-group ping-pong (cycles per wave64 instruction: MFMA 16x16x16 bf16/f16 "
+          "16, 32x32x8 32, other flops/512; VALU 4; transcendental %.0f):\n",
           opt->trans_cycles);
-  fprintf(out, "    MFMA %.0f cycles/unit, VALU %.0f cycles/unit, VALU/MFMA %.2f: %s\n",
+  fprintf(out, "    MFMA %.0f cycles/unit, VALU %.0f cycles/unit, headroom VALU/MFMA %.2f: %s\n",
           r->mfma_cycles / u, r->valu_cycles / u, ratio,
           ratio <= 1.0 ? "MFMA-bound" : "VALU-bound");
   if (r->mca_cycles > 0)
-    fprintf(out, "  llvm-mca-19: %.0f cycles/iteration, %.0f per unit (single wave, rough)\n",
+    fprintf(out,
+            "  llvm-mca-19: %.0f cycles/iteration, %.0f per unit (single wave, rough; buffer/"
+            "global ops left out: llvm-mca-19 aborts on them)\n",
             r->mca_cycles, r->mca_cycles / u);
 }
 
@@ -1103,6 +1133,34 @@ static int ra_dominates(const int *idom, const int *rpo, int h, int k) {
     if (c == h) return 1;
     if (c == 0 || idom[c] < 0 || idom[c] == c) return c == h;
   }
+}
+
+/* Did the path skip a region holding only an O rescale (>= 16 v_mul_f32/v_pk_mul_f32, no
+ * MFMA) at one of its branches? */
+static int ra_rescale_skipped(const ra_ctx *x, const int *bp, int np) {
+  char *s1 = malloc((size_t)x->nb), *s2 = malloc((size_t)x->nb), *onp = calloc((size_t)x->nb, 1);
+  int found = 0;
+  if (s1 && s2 && onp) {
+    for (int q = 0; q < np; ++q) onp[bp[q]] = 1;
+    for (int q = 0; q < np; ++q) {
+      const ra_block *bl = &x->b[bp[q]];
+      if (bl->nsucc != 2) continue;
+      int other = onp[bl->succ[0]] ? bl->succ[1] : bl->succ[0];
+      int mine = other == bl->succ[0] ? bl->succ[1] : bl->succ[0];
+      if (!x->inloop[other] || other == x->header || onp[other]) continue;
+      ra_reach(x, other, s1);
+      ra_reach(x, mine, s2);
+      ra_stats e;
+      memset(&e, 0, sizeof e);
+      for (int k = 0; k < x->nb; ++k)
+        if (s1[k] && !s2[k]) ra_block_stats(x, k, &e);
+      if (e.mul >= 16 && e.mfma == 0) found = 1;
+    }
+  }
+  free(s1);
+  free(s2);
+  free(onp);
+  return found;
 }
 
 static int ra_kernel(const char *path, const ra_kernel_notes *kn, const attngen__ra_options *opt,
@@ -1121,6 +1179,7 @@ static int ra_kernel(const char *path, const ra_kernel_notes *kn, const attngen_
   r->waves_per_simd = ra_waves_per_simd(kn);
   int rc = 1;
   int *bp = NULL, np = 0, nd = 0;
+  (void)np;
   ra_decision *dec = NULL;
   x.in = malloc(sizeof *x.in * RA_MAX_INSNS);
   if (!x.in) {
@@ -1298,59 +1357,93 @@ static int ra_kernel(const char *path, const ra_kernel_notes *kn, const attngen_
       }
     }
   }
+  /* one path per wave of the block (R3 resolves what depends on the wave id); identical paths
+   * are merged, their waves kept as a mask */
+  ra_wpath *wp = calloc(RA_MAX_PATHS, sizeof *wp);
+  int nwp = 0;
   bp = malloc(sizeof *bp * ((size_t)x.nb + 1));
   dec = malloc(sizeof *dec * 512);
-  if (!bp || !dec) goto done;
-  if (ra_path(&x, bp, &np, dec, &nd, 512, err, errsz) != 0) {
-    if (opt->verbose)
-      for (int i = 0; i < nd; ++i)
-        fprintf(stderr, "    +0x%-6lx %-16s %-9s %s\n", dec[i].off, dec[i].op,
-                dec[i].taken ? "taken" : "not taken", dec[i].why);
+  if (!bp || !dec || !wp) {
+    free(wp);
     goto done;
   }
-  r->path_blocks = np;
-  r->decisions = nd;
-  double flops = 0;
-  ra_count(&x, bp, np, r, opt->trans_cycles, &flops);
-  r->units = flops / (4.0 * 16 * 64 * opt->head_dim);
-  if (r->units <= 0) {
-    snprintf(err, errsz, "no MFMA on the steady-state path");
-    goto done;
-  }
-  /* was an O-rescale region (>= 16 v_mul/v_pk_mul, no MFMA) skipped? */
-  {
-    char *s1 = malloc((size_t)x.nb), *s2 = malloc((size_t)x.nb), *onp = calloc((size_t)x.nb, 1);
-    if (s1 && s2 && onp) {
-      for (int q = 0; q < np; ++q) onp[bp[q]] = 1;
-      for (int q = 0; q < np; ++q) {
-        const ra_block *bl = &x.b[bp[q]];
-        if (bl->nsucc != 2) continue;
-        int other = onp[bl->succ[0]] ? bl->succ[1] : bl->succ[0];
-        int mine = other == bl->succ[0] ? bl->succ[1] : bl->succ[0];
-        if (!x.inloop[other] || other == x.header) continue;
-        ra_reach(&x, other, s1);
-        ra_reach(&x, mine, s2);
-        ra_stats e;
-        memset(&e, 0, sizeof e);
-        for (int k = 0; k < x.nb; ++k)
-          if (s1[k] && !s2[k]) ra_block_stats(&x, k, &e);
-        if (e.mul >= 16 && e.mfma == 0) r->rescale_skipped = 1;
-      }
+  for (int w = 0; w < x.nwaves; ++w) {
+    x.waves = 1u << w;
+    x.nmasks = 0;
+    if (ra_path(&x, bp, &np, dec, &nd, 512, err, errsz) != 0) {
+      if (opt->verbose)
+        for (int i = 0; i < nd; ++i)
+          fprintf(stderr, "    +0x%-6lx %-16s %-9s %s\n", dec[i].off, dec[i].op,
+                  dec[i].taken ? "taken" : "not taken", dec[i].why);
+      size_t l = strlen(err);
+      snprintf(err + l, errsz - l, " (path of wave %d)", w);
+      goto fail;
     }
-    free(s1);
-    free(s2);
-    free(onp);
+    int same = -1;
+    for (int q = 0; q < nwp && same < 0; ++q)
+      if (wp[q].np == np && memcmp(wp[q].bp, bp, sizeof *bp * (size_t)np) == 0) same = q;
+    if (same >= 0) {
+      wp[same].waves |= 1u << w;
+      continue;
+    }
+    if (nwp == RA_MAX_PATHS) {
+      snprintf(err, errsz, "more than %d distinct paths", RA_MAX_PATHS);
+      goto fail;
+    }
+    ra_wpath *q = &wp[nwp++];
+    q->waves = 1u << w;
+    q->np = np;
+    q->nd = nd;
+    q->bp = malloc(sizeof *bp * (size_t)np);
+    q->dec = malloc(sizeof *dec * (size_t)(nd ? nd : 1));
+    if (!q->bp || !q->dec) goto fail;
+    memcpy(q->bp, bp, sizeof *bp * (size_t)np);
+    memcpy(q->dec, dec, sizeof *dec * (size_t)nd);
   }
-  if (opt->mca) r->mca_cycles = ra_mca(&x, bp, np);
-  ra_print(out, path, r, dec, nd, opt);
+  /* counts per path, and over all waves (each path weighted by its number of waves) */
+  r->rescale_skipped = 1;
+  int total_waves = 0;
+  for (int pi = 0; pi < nwp; ++pi) {
+    ra_wpath *q = &wp[pi];
+    memset(&q->r, 0, sizeof q->r);
+    double flops = 0;
+    ra_count(&x, q->bp, q->np, &q->r, opt->trans_cycles, &flops);
+    q->r.units = flops / (4.0 * 16 * 64 * opt->head_dim);
+    if (q->r.units <= 0) {
+      snprintf(err, errsz, "no MFMA on the steady-state path of waves 0x%x", q->waves);
+      goto fail;
+    }
+    q->r.rescale_skipped = ra_rescale_skipped(&x, q->bp, q->np);
+    if (!q->r.rescale_skipped) r->rescale_skipped = 0;
+    if (opt->mca) q->r.mca_cycles = ra_mca(&x, q->bp, q->np);
+    const int nw = __builtin_popcount(q->waves);
+    total_waves += nw;
+#define RA_ADD(f) r->f += nw * q->r.f;
+    ATTNGEN__RA_SUMS(RA_ADD)
+#undef RA_ADD
+    r->path_blocks += q->np;
+    r->decisions += q->nd;
+  }
+#define RA_DIV(f) r->f /= total_waves;
+  ATTNGEN__RA_SUMS(RA_DIV)
+#undef RA_DIV
+  r->paths = nwp;
+  ra_print(out, path, r, wp, nwp, x.nwaves, opt);
+  if (opt->verbose && !opt->tsv)
+    for (int pi = 0; pi < nwp; ++pi) {
+      fprintf(out, "  path instructions of waves 0x%x:\n", wp[pi].waves);
+      for (int q = 0; q < wp[pi].np; ++q)
+        for (int i = x.b[wp[pi].bp[q]].first; i <= x.b[wp[pi].bp[q]].last; ++i)
+          fprintf(out, "    +0x%-6lx %s %s\n", x.in[i].off, x.in[i].op, x.in[i].args);
+    }
   rc = 0;
-done:
-  if (rc == 0 && opt->verbose && !opt->tsv) {
-    fprintf(out, "  path instructions:\n");
-    for (int q = 0; q < np; ++q)
-      for (int i = x.b[bp[q]].first; i <= x.b[bp[q]].last; ++i)
-        fprintf(out, "    +0x%-6lx %s %s\n", x.in[i].off, x.in[i].op, x.in[i].args);
+fail:
+  for (int pi = 0; pi < nwp; ++pi) {
+    free(wp[pi].bp);
+    free(wp[pi].dec);
   }
+  free(wp);
+done:
   free(bp);
   free(dec);
   free(x.in);
@@ -1395,8 +1488,15 @@ int attngen__report_analyze_file(const char *path, const attngen__ra_options *op
     attngen__ra_result r;
     char err[256] = "";
     if (ra_kernel(path, &ks[k], opt, out, &r, err, sizeof err) != 0) {
-      fprintf(stderr, "attngen report: %s: kernel %s: %s\n", path, ks[k].name, err);
-      if (opt->kernel_glob) status = 1;
+      /* a kernel without a main loop (a merge or transpose kernel) is only noted, unless the
+       * user selected it by name */
+      const int noloop = strstr(err, "no loop with MFMA") != NULL;
+      if (opt->kernel_glob || !noloop)
+        fprintf(stderr, "attngen report: %s: kernel %s: %s\n", path, ks[k].name, err);
+      else if (!opt->tsv)
+        fprintf(stderr, "attngen report: note: %s: kernel %s skipped: %s\n", path, ks[k].name,
+                err);
+      if (opt->kernel_glob || !noloop) status = 1;
       continue;
     }
     analyzed++;
