@@ -11,6 +11,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "report_analyze.h"
+
 #define REPORT_MAX_KERNELS 8
 #define REPORT_MAX_INSNS 65536
 
@@ -33,6 +35,8 @@ static const char *tool(const char *env, const char *fallback) {
 static void usage(FILE *f) {
   fprintf(f,
           "usage: attngen report [--dir DIR] [--filter GLOB] [--tsv]\n"
+          "       attngen report --analyze [FILE.co ...] [--kernel GLOB] [--dir DIR]\n"
+          "                      [--filter GLOB] [--tsv] [--mca] [--trans-cycles N] [--verbose]\n"
           "\n"
           "Static report of built gfx942 code objects DIR/NAME.co (default DIR:\n"
           "build/kernels/gfx942): arch VGPRs, AGPRs, SGPRs, scratch bytes, LDS bytes, spills,\n"
@@ -40,12 +44,40 @@ static void usage(FILE *f) {
           "instruction mix of each kernel's main KV loop (one iteration = one KV tile, per wave):\n"
           "MFMA, other VALU, LDS, VMEM, s_waitcnt, s_barrier.\n"
           "\n"
-          "  --dir DIR      directory holding NAME.co files\n"
-          "  --filter GLOB  only files whose NAME matches GLOB (* and ?)\n"
-          "  --tsv          tab-separated values with a header line (for scripts and tests)\n"
-          "  --help         this text\n"
-          "Tools: $ATTNGEN_READELF (llvm-readelf-19), $ATTNGEN_OBJDUMP (llvm-objdump-19).\n"
-          "Exit status: 0 ok, 1 a tool or file failed, 2 usage error.\n");
+          "--analyze: the steady-state analysis of any gfx942 code object (attngen's or a third\n"
+          "party's, every kernel in it; without FILE: every DIR/NAME.co matching --filter). Per\n"
+          "kernel: the main loop (the loop with the most MFMAs; ties: the innermost), the path of\n"
+          "one wave through one iteration, every branch on it resolved by these rules, in order:\n"
+          "  R1 stay in the loop (never an exit or an inner loop's body);\n"
+          "  R2 exec-masked if/else is wave-uniform: the else side runs iff the then side did not;\n"
+          "  R3 a condition that can be evaluated for each wave of the block (from the wave id,\n"
+          "     constants and flags set on the path) is decided for the path's set of waves,\n"
+          "     which R4 narrows: a wave stays in one group (A or B) of a ping-pong kernel;\n"
+          "  R4 on the blocks only one side reaches: more MFMAs, then >= 8 more v_exp, then more\n"
+          "     buffer/global ops (not the last tile), then more s_barrier, then fewer\n"
+          "     instructions (skips rare gates: O rescale, partial-tile masking); tie: fall through.\n"
+          "Counts are per unit of 16 query rows x 64 keys for one wave, units per iteration =\n"
+          "MFMA flops on the path / (4*16*64*128) (QK^T + PV at head_dim 128): MFMA, non-MFMA\n"
+          "VALU by class, v_exp, v_perm, bf16 rounding ops, LDS, buffer/global, s_waitcnt,\n"
+          "s_barrier, s_nop wait states (s_nop N = N+1); and the estimate under the two-group\n"
+          "ping-pong: VALU cycles / MFMA cycles per unit (> 1: VALU-bound). Cycles per wave64\n"
+          "instruction: v_mfma_f32_16x16x16_bf16 16, 32x32x8 32 (AMD matrix instruction\n"
+          "calculator, CDNA3), other MFMA flops/512; VALU 4; transcendental --trans-cycles\n"
+          "(default 16, quarter rate).\n"
+          "\n"
+          "  --dir DIR          directory holding NAME.co files\n"
+          "  --filter GLOB      only files whose NAME matches GLOB (* and ?)\n"
+          "  --tsv              tab-separated values with a header line (for scripts and tests)\n"
+          "  --analyze          the steady-state analysis (files as arguments, or DIR)\n"
+          "  --kernel GLOB      --analyze: only kernels whose symbol matches GLOB\n"
+          "  --mca              --analyze: also llvm-mca-19 cycles of the path (single wave)\n"
+          "  --trans-cycles N   --analyze: cycles of one transcendental (default 16)\n"
+          "  --verbose          --analyze: print the path's instructions\n"
+          "  --help             this text\n"
+          "Tools: $ATTNGEN_READELF (llvm-readelf-19), $ATTNGEN_OBJDUMP (llvm-objdump-19),\n"
+          "$ATTNGEN_MCA (llvm-mca-19).\n"
+          "Exit status: 0 ok, 1 a tool or file failed (missing file, not a gfx942 ELF, no main\n"
+          "loop), 2 usage error.\n");
 }
 
 /* Parses `llvm-readelf --notes` metadata: one kernel_stats per kernel of the object. */
@@ -211,13 +243,72 @@ static void report_cubins(const char *gfx_dir, const char *filter) {
   fprintf(stderr, "attngen report: %d cubin(s) in %s\n", n, dir);
 }
 
+/* `--analyze`: the files given, or every DIR/NAME.co matching the filter. */
+static int report_analyze(const char **files, int nfiles, const char *dir, const char *filter,
+                          int tsv, attngen__ra_options *ro) {
+  ro->tsv = tsv;
+  if (tsv) fputs(ATTNGEN__RA_TSV_HEADER, stdout);
+  int status = 0;
+  if (nfiles > 0) {
+    for (int i = 0; i < nfiles; ++i) {
+      if (i && !tsv) putchar('\n');
+      if (attngen__report_analyze_file(files[i], ro, stdout, NULL, 0, NULL) != 0) status = 1;
+    }
+    return status;
+  }
+  DIR *d = opendir(dir);
+  if (!d) {
+    fprintf(stderr, "attngen report: cannot open directory '%s'\n", dir);
+    return 1;
+  }
+  char **names = NULL;
+  size_t n = 0;
+  struct dirent *e;
+  while ((e = readdir(d))) {
+    size_t len = strlen(e->d_name);
+    if (len < 4 || strcmp(e->d_name + len - 3, ".co") != 0) continue;
+    char stem[256];
+    snprintf(stem, sizeof stem, "%.*s", (int)(len - 3), e->d_name);
+    if (filter && fnmatch(filter, stem, 0) != 0) continue;
+    char **g = realloc(names, sizeof *names * (n + 1));
+    if (!g || !(g[n] = strdup(e->d_name))) {
+      if (g) names = g;
+      status = 1;
+      break;
+    }
+    names = g;
+    n++;
+  }
+  closedir(d);
+  if (n > 1) qsort(names, n, sizeof *names, compare_names);
+  if (n == 0 && status == 0) {
+    fprintf(stderr, "attngen report: no code object NAME.co in '%s'%s%s\n", dir,
+            filter ? " matching " : "", filter ? filter : "");
+    status = 1;
+  }
+  for (size_t i = 0; i < n; ++i) {
+    char path[4400];
+    snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+    if (i && !tsv) putchar('\n');
+    if (status == 0 && attngen__report_analyze_file(path, ro, stdout, NULL, 0, NULL) != 0)
+      status = 1;
+    free(names[i]);
+  }
+  free(names);
+  return status;
+}
+
 int attngen__cmd_report(int argc, char **argv) {
   const char *dir = "build/kernels/gfx942";
   const char *filter = NULL;
-  int tsv = 0;
+  int tsv = 0, analyze = 0, nfiles_arg = 0;
+  const char **file_args = calloc((size_t)argc + 1, sizeof *file_args);
+  if (!file_args) return 1;
+  attngen__ra_options ro = {NULL, 0, 0, 0, 16.0, 128.0};
   for (int i = 1; i < argc; ++i) {
     if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
       usage(stdout);
+      free(file_args);
       return 0;
     } else if (strcmp(argv[i], "--dir") == 0 && i + 1 < argc) {
       dir = argv[++i];
@@ -225,12 +316,45 @@ int attngen__cmd_report(int argc, char **argv) {
       filter = argv[++i];
     } else if (strcmp(argv[i], "--tsv") == 0) {
       tsv = 1;
+    } else if (strcmp(argv[i], "--analyze") == 0) {
+      analyze = 1;
+    } else if (strcmp(argv[i], "--kernel") == 0 && i + 1 < argc) {
+      ro.kernel_glob = argv[++i];
+    } else if (strcmp(argv[i], "--mca") == 0) {
+      ro.mca = 1;
+    } else if (strcmp(argv[i], "--verbose") == 0) {
+      ro.verbose = 1;
+    } else if (strcmp(argv[i], "--trans-cycles") == 0 && i + 1 < argc) {
+      char *end;
+      ro.trans_cycles = strtod(argv[++i], &end);
+      if (*end || ro.trans_cycles <= 0 || ro.trans_cycles > 1024) {
+        fprintf(stderr,
+                "attngen report: --trans-cycles '%s': expected a number of cycles in (0, 1024]\n",
+                argv[i]);
+        free(file_args);
+        return 2;
+      }
+    } else if (argv[i][0] != '-') {
+      file_args[nfiles_arg++] = argv[i];
     } else {
       fprintf(stderr, "attngen report: unknown or incomplete option '%s'\n", argv[i]);
       usage(stderr);
+      free(file_args);
       return 2;
     }
   }
+  if (!analyze && (nfiles_arg || ro.kernel_glob || ro.mca || ro.verbose)) {
+    fprintf(stderr, "attngen report: FILE, --kernel, --mca and --verbose need --analyze\n");
+    usage(stderr);
+    free(file_args);
+    return 2;
+  }
+  if (analyze) {
+    int rc = report_analyze(file_args, nfiles_arg, dir, filter, tsv, &ro);
+    free(file_args);
+    return rc;
+  }
+  free(file_args);
   DIR *d = opendir(dir);
   if (!d) {
     fprintf(stderr, "attngen report: cannot open directory '%s'\n", dir);
