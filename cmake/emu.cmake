@@ -43,16 +43,14 @@ function(attngen_emu_compile src out what)
   set(ATTNGEN_EMU_KERNEL_OBJECTS ${objs} PARENT_SCOPE)
 endfunction()
 
+# The generator lists the variants that have a NAME_merge kernel (ATTNGEN_MERGE_VARIANTS).
+include(${CMAKE_SOURCE_DIR}/generated/variants.cmake)
 if(ATTNGEN_CLANGXX19)
   foreach(src ${ATTNGEN_GFX942_SOURCES})
     get_filename_component(stem ${src} NAME_WE)
     attngen_emu_compile(${src} ${ATTNGEN_EMU_OUT}/${stem}.o "kernel ${stem}")
-    # NAME_merge exists only in kv_split=tail variants; the source is read here, so a
-    # change of it re-runs the configuration (and the table follows).
-    set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${src})
-    file(STRINGS ${src} merge_def REGEX "void ${stem}_merge\\(")
     string(APPEND ATTNGEN_EMU_TABLE_DECLS "void ${stem}(attngen_kargs);\n")
-    if(merge_def)
+    if(stem IN_LIST ATTNGEN_MERGE_VARIANTS)
       string(APPEND ATTNGEN_EMU_TABLE_DECLS "void ${stem}_merge(attngen_kargs);\n")
       string(APPEND ATTNGEN_EMU_TABLE_ROWS "  {\"${stem}\", ${stem}, ${stem}_merge},\n")
     else()

@@ -96,6 +96,62 @@ static void test_runtime_auto_and_env_backend(void **state) {
   unsetenv("ATTNGEN_BACKEND");
 }
 
+/* One rule for the environment: a malformed ATTNGEN_* value fails attngen_create with
+ * INVALID_ARGUMENT naming the variable, the value and the allowed values (ATTNGEN_TUNING=no
+ * and ATTNGEN_EMU_CUS=lots were silently ignored, ATTNGEN_LOG=9 only warned). */
+static void test_runtime_malformed_env_fails_create(void **state) {
+  static const char *const cases[][3] = {
+    {"ATTNGEN_TUNING", "no", "0, 1"},
+    {"ATTNGEN_JIT", "off", "0, 1"},
+    {"ATTNGEN_LOG", "9", "0..3"},
+    {"ATTNGEN_EMU_CUS", "lots", "1..1024"},
+    {"ATTNGEN_EMU_SEED", "-1", "0..2147483647"},
+    {"ATTNGEN_EMU_RACECHECK", "maybe", "0, 1"},
+    {"ATTNGEN_EMU_STACK", "12", "16384.."},
+    {"ATTNGEN_JIT_LOCK_TIMEOUT", "soon", "seconds"},
+  };
+  attngen_context_options o = {"cpu", 0};
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    setenv(cases[i][0], cases[i][1], 1);
+    attngen_context *ctx = (attngen_context *)&o;
+    assert_int_equal(attngen_create(&ctx, &o), ATTNGEN_STATUS_INVALID_ARGUMENT);
+    assert_null(ctx);
+    const char *msg = attngen_last_error();
+    assert_non_null(strstr(msg, cases[i][0]));
+    assert_non_null(strstr(msg, cases[i][1]));
+    assert_non_null(strstr(msg, cases[i][2]));
+    unsetenv(cases[i][0]);
+  }
+  setenv("ATTNGEN_TUNING", "", 1); /* empty = unset = the default */
+  attngen_context *ctx = NULL;
+  assert_int_equal(attngen_create(&ctx, &o), ATTNGEN_STATUS_OK);
+  attngen_destroy(ctx);
+  unsetenv("ATTNGEN_TUNING");
+}
+
+/* The environment is read once, when the context is created: a later ATTNGEN_VARIANT does
+ * not change the running context; a new context sees it. */
+static void test_runtime_env_read_at_create(void **state) {
+  unsetenv("ATTNGEN_VARIANT");
+  attngen_context *ctx = cpu_context();
+  setenv("ATTNGEN_VARIANT", "attn_fwd_d128_bshd_rtne_q1_kv64_w4_nosplit_mma_sm90", 1);
+  attngen_fwd_args a;
+  attngen_fwd_args_init(&a);
+  a.batch = 1;
+  a.heads = 1;
+  a.seqlen_q = 16;
+  a.seqlen_kv = 16;
+  attngen_choice ch;
+  assert_int_equal(attngen_explain(ctx, &a, &ch), ATTNGEN_STATUS_OK);
+  assert_int_equal(ch.rule, ATTNGEN_RULE_HEURISTIC);
+  attngen_destroy(ctx);
+  ctx = cpu_context();
+  assert_int_equal(attngen_explain(ctx, &a, &ch), ATTNGEN_STATUS_NO_VARIANT);
+  assert_non_null(strstr(attngen_last_error(), "ATTNGEN_VARIANT"));
+  attngen_destroy(ctx);
+  unsetenv("ATTNGEN_VARIANT");
+}
+
 /* ---- forward on the cpu backend -------------------------------------------------------------- */
 
 typedef struct problem {
@@ -367,7 +423,7 @@ static void test_runtime_emu_tail_split_plan(void **state) {
   assert_int_equal(ch.grid[1], 1);
   assert_int_equal(ch.grid[2], 1);
   assert_int_equal(ch.num_splits, want.num_splits);
-  assert_int_equal(ch.workspace_bytes, want.ws_bytes);
+  assert_int_equal(ch.workspace_bytes, want.ws_rows * (128 + 2) * 4); /* O row + (m, l), fp32 */
 
   attngen__ref_args r;
   memset(&r, 0, sizeof r);
@@ -573,6 +629,8 @@ int main(void) {
     cmocka_unit_test(test_runtime_unknown_backend),
     cmocka_unit_test(test_runtime_missing_gpu_backend_fails_cleanly),
     cmocka_unit_test(test_runtime_auto_and_env_backend),
+    cmocka_unit_test(test_runtime_malformed_env_fails_create),
+    cmocka_unit_test(test_runtime_env_read_at_create),
     cmocka_unit_test(test_runtime_cpu_fwd_matches_reference),
     cmocka_unit_test(test_runtime_cpu_empty_kv),
     cmocka_unit_test(test_runtime_empty_kv_accepts_null_k_v),

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "attngen.h"
+#include "axes.h"
 #include "cache.h"
 #include "gen.h"
 #include "jit.h"
@@ -62,10 +63,10 @@ static void show_backend(const char *name) {
 static void show_compiler(int target) {
   char v[64];
   if (attngen__jit_compiler(target, v, sizeof v) == ATTNGEN_STATUS_OK)
-    printf("  %-7s %s, compiles for %s\n", target == ATTNGEN__TARGET_SM90 ? "sm90" : "gfx942", v,
+    printf("  %-7s %s, compiles for %s\n", attngen__target_name(target), v,
            attngen__jit_arch(target));
   else
-    printf("  %-7s not available: %s\n", target == ATTNGEN__TARGET_SM90 ? "sm90" : "gfx942",
+    printf("  %-7s not available: %s\n", attngen__target_name(target),
            attngen_last_error());
 }
 
@@ -124,7 +125,7 @@ static void show_variants(int list) {
       aot += has_code_object(d->name, target);
       emu += target == ATTNGEN__TARGET_GFX942 && emu_has(d->name);
     }
-    printf("  %-7s %zu in the default set, %zu code objects embedded", target == ATTNGEN__TARGET_SM90 ? "sm90" : "gfx942",
+    printf("  %-7s %zu in the default set, %zu code objects embedded", attngen__target_name(target),
            in_set, aot);
     if (target == ATTNGEN__TARGET_GFX942) printf(", %zu in the emulator", emu);
     printf("\n");

@@ -52,9 +52,9 @@ typedef struct shape {
 typedef struct options {
   shape *shapes;
   int nshapes;
-  attngen_layout layouts[2];
+  attngen_layout layouts[ATTNGEN__LAYOUT_COUNT];
   int nlayouts;
-  attngen_rounding roundings[3];
+  attngen_rounding roundings[ATTNGEN__ROUNDING_COUNT];
   int nroundings;
   const char *target;
   const char *backend;
@@ -143,13 +143,6 @@ static int usage_error(const char *fmt, ...) {
   return 2;
 }
 
-static const char *layout_name(attngen_layout l) {
-  return l == ATTNGEN_LAYOUT_BHSD ? "bhsd" : "bshd";
-}
-
-static const char *rounding_name(attngen_rounding r) {
-  return r == ATTNGEN_ROUND_RTNA ? "rtna" : r == ATTNGEN_ROUND_RTZ ? "rtz" : "rtne";
-}
 
 static double now_s(void) {
   struct timespec ts;
@@ -178,7 +171,7 @@ static void progress_say(progress *p, int final, const job *j, const char *what,
   va_end(ap);
   char where[96];
   snprintf(where, sizeof where, "%d,%d,%d,%d %s %s", j->s.b, j->s.h, j->s.sq, j->s.skv,
-           layout_name(j->layout), rounding_name(j->rounding));
+           attngen__layout_name(j->layout), attngen__rounding_name(j->rounding));
   if (p->tty) {
     const int width = 24;
     int fill = p->total ? (int)((long)width * p->done / p->total) : width;
@@ -340,36 +333,27 @@ static int parse_args(int argc, char **argv, options *o) {
       int rc = read_shapes_file(o, v);
       if (rc) return rc;
     } else if (strcmp(a, "--layout") == 0) {
-      if (strcmp(v, "bshd") == 0) {
-        o->layouts[0] = ATTNGEN_LAYOUT_BSHD;
+      if (strcmp(v, "all") == 0) {
+        for (int k = 0; k < ATTNGEN__LAYOUT_COUNT; k++) o->layouts[k] = (attngen_layout)k;
+        o->nlayouts = ATTNGEN__LAYOUT_COUNT;
+      } else if (attngen__layout_from_name(v, &o->layouts[0])) {
         o->nlayouts = 1;
-      } else if (strcmp(v, "bhsd") == 0) {
-        o->layouts[0] = ATTNGEN_LAYOUT_BHSD;
-        o->nlayouts = 1;
-      } else if (strcmp(v, "all") == 0) {
-        o->layouts[0] = ATTNGEN_LAYOUT_BSHD;
-        o->layouts[1] = ATTNGEN_LAYOUT_BHSD;
-        o->nlayouts = 2;
       } else {
-        return usage_error("--layout '%s': allowed values are bshd, bhsd, all", v);
+        return usage_error("--layout '%s': allowed values are " ATTNGEN__LAYOUT_LIST ", all", v);
       }
     } else if (strcmp(a, "--round") == 0) {
       if (strcmp(v, "all") == 0) {
-        o->roundings[0] = ATTNGEN_ROUND_RTNE;
-        o->roundings[1] = ATTNGEN_ROUND_RTNA;
-        o->roundings[2] = ATTNGEN_ROUND_RTZ;
-        o->nroundings = 3;
-      } else if (strcmp(v, "rtne") == 0 || strcmp(v, "rtna") == 0 || strcmp(v, "rtz") == 0) {
-        o->roundings[0] = v[2] == 'z' ? ATTNGEN_ROUND_RTZ
-                          : v[3] == 'a' ? ATTNGEN_ROUND_RTNA
-                                        : ATTNGEN_ROUND_RTNE;
+        for (int k = 0; k < ATTNGEN__ROUNDING_COUNT; k++) o->roundings[k] = (attngen_rounding)k;
+        o->nroundings = ATTNGEN__ROUNDING_COUNT;
+      } else if (attngen__rounding_from_name(v, &o->roundings[0])) {
         o->nroundings = 1;
       } else {
-        return usage_error("--round '%s': allowed values are rtne, rtna, rtz, all", v);
+        return usage_error("--round '%s': allowed values are " ATTNGEN__ROUNDING_LIST ", all", v);
       }
     } else if (strcmp(a, "--target") == 0) {
-      if (strcmp(v, "gfx942") != 0 && strcmp(v, "sm90") != 0)
-        return usage_error("--target '%s': allowed values are gfx942, sm90", v);
+      int target;
+      if (!attngen__target_from_name(v, &target))
+        return usage_error("--target '%s': allowed values are " ATTNGEN__TARGET_LIST, v);
       o->target = v;
     } else if (strcmp(a, "--backend") == 0) {
       if (!attngen__backend_name_ok(v))
@@ -400,7 +384,9 @@ static int parse_args(int argc, char **argv, options *o) {
   }
   if (o->nshapes == 0)
     return usage_error("no shape given: use --shape B,H,Sq,Skv or --shapes-file FILE");
-  if (o->target && !o->backend) o->backend = strcmp(o->target, "gfx942") == 0 ? "hip" : "cuda";
+  int target;
+  if (o->target && !o->backend && attngen__target_from_name(o->target, &target))
+    o->backend = attngen__target_backend[target];
   return -1;
 }
 
@@ -847,8 +833,8 @@ static void print_table(const job *jobs, int njobs) {
     if (d && d->ok) snprintf(def_ms, sizeof def_ms, "%.4f", d->median);
     if (d && !d->ok) snprintf(def_ms, sizeof def_ms, "FAILED");
     if (b && d && d->ok) snprintf(speed, sizeof speed, "%.2fx", d->median / b->median);
-    printf("%-22s %-4s %-4s %-52s %10s %9s %-52s %10s %8s\n", sh, layout_name(j->layout),
-           rounding_name(j->rounding), b ? b->name : "(no valid candidate)", best_ms, tf,
+    printf("%-22s %-4s %-4s %-52s %10s %9s %-52s %10s %8s\n", sh, attngen__layout_name(j->layout),
+           attngen__rounding_name(j->rounding), b ? b->name : "(no valid candidate)", best_ms, tf,
            j->default_name[0] ? j->default_name : "-", def_ms, speed);
   }
   for (int i = 0; i < njobs; i++)
@@ -892,9 +878,11 @@ int attngen__cmd_tune(int argc, char **argv) {
   }
   const char *target = props.target ? props.target : "";
   if (o.target && strcmp(o.target, target) != 0) {
+    int t = 0;
+    attngen__target_from_name(o.target, &t);
     fprintf(stderr, "attngen tune: --target %s, but backend '%s' runs %s kernels (choose "
-            "--backend %s)\n", o.target, props.backend, target,
-            strcmp(o.target, "gfx942") == 0 ? "hip or emu" : "cuda");
+            "--backend %s%s)\n", o.target, props.backend, target, attngen__target_backend[t],
+            t == ATTNGEN__TARGET_GFX942 ? " or emu" : "");
     attngen_destroy(ctx);
     options_free(&o);
     return 1;
@@ -940,7 +928,7 @@ int attngen__cmd_tune(int argc, char **argv) {
           j->default_rule = ch.rule_name;
         } else {
           fprintf(stderr, "attngen tune: %d,%d,%d,%d %s %s: no default variant: %s\n", j->s.b,
-                  j->s.h, j->s.sq, j->s.skv, layout_name(j->layout), rounding_name(j->rounding),
+                  j->s.h, j->s.sq, j->s.skv, attngen__layout_name(j->layout), attngen__rounding_name(j->rounding),
                   attngen_last_error());
         }
         if (!build_candidates(&o, j, space, nspace, force)) {
@@ -958,7 +946,7 @@ int attngen__cmd_tune(int argc, char **argv) {
     if (j->nc == 0) {
       progress_note(&pr, "%d,%d,%d,%d %s %s: no candidate (search space filtered by layout, "
                     "rounding and --variants is empty)", j->s.b, j->s.h, j->s.sq, j->s.skv,
-                    layout_name(j->layout), rounding_name(j->rounding));
+                    attngen__layout_name(j->layout), attngen__rounding_name(j->rounding));
       continue;
     }
     check ck;
@@ -972,7 +960,7 @@ int attngen__cmd_tune(int argc, char **argv) {
                              : ATTNGEN_STATUS_INTERNAL;
     if (cst != ATTNGEN_STATUS_OK || tst != ATTNGEN_STATUS_OK) {
       progress_note(&pr, "%d,%d,%d,%d %s %s: cannot tune: %s", j->s.b, j->s.h, j->s.sq,
-                    j->s.skv, layout_name(j->layout), rounding_name(j->rounding),
+                    j->s.skv, attngen__layout_name(j->layout), attngen__rounding_name(j->rounding),
                     cst != ATTNGEN_STATUS_OK ? ck.failure : why);
       pr.done += j->nc;
     } else {
@@ -990,8 +978,8 @@ int attngen__cmd_tune(int argc, char **argv) {
           if (j->best < 0 || cand->median < j->c[j->best].median) j->best = c;
         } else {
           progress_note(&pr, "%d,%d,%d,%d %s %s %s: FAILED, scored infinite: %s", j->s.b,
-                        j->s.h, j->s.sq, j->s.skv, layout_name(j->layout),
-                        rounding_name(j->rounding), cand->name, cand->failure);
+                        j->s.h, j->s.sq, j->s.skv, attngen__layout_name(j->layout),
+                        attngen__rounding_name(j->rounding), cand->name, cand->failure);
         }
       }
     }

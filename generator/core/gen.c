@@ -280,18 +280,10 @@ int attngen__gen_variant_desc(const char *variant_name, attngen__variant_desc *d
     int t = lua_gettop(L) - 1;
     memset(desc, 0, sizeof *desc);
     desc->name = variant_name;
-    desc->target = get_int_field(L, t, "target_id");
-    desc->layout = get_int_field(L, t, "layout_id");
-    desc->rounding = get_int_field(L, t, "rounding_id");
-    desc->q_tiles = get_int_field(L, t, "q_tiles");
-    desc->kv_tile = get_int_field(L, t, "kv_tile");
-    desc->waves = get_int_field(L, t, "waves");
-    desc->kv_split = get_int_field(L, t, "kv_split_id");
-    desc->impl = get_int_field(L, t, "impl_id");
-    desc->threads = get_int_field(L, t, "threads");
-    desc->block_m = get_int_field(L, t, "block_m");
-    desc->smem_bytes = get_int_field(L, t, "smem_bytes");
-    desc->softmax_step = get_int_field(L, t, "softmax_step");
+    /* The fields and their order come from generate.lua (generated/variant_axes.h). */
+#define READ_FIELD(f) desc->f = get_int_field(L, t, #f);
+    ATTNGEN__VARIANT_DESC_FIELDS(READ_FIELD)
+#undef READ_FIELD
     status = 0;
   }
   lua_close(L);

@@ -5,28 +5,10 @@
 #define ATTNGEN_VARIANT_H
 #include <stddef.h>
 
-typedef enum { ATTNGEN__TARGET_GFX942 = 0, ATTNGEN__TARGET_SM90 = 1 } attngen__target;
-typedef enum { ATTNGEN__SPLIT_OFF = 0, ATTNGEN__SPLIT_TAIL = 1 } attngen__kv_split;
-typedef enum { ATTNGEN__IMPL_MFMA = 0, ATTNGEN__IMPL_MMA = 1, ATTNGEN__IMPL_WGMMA = 2 } attngen__impl;
-
-/* Axis values and derived launch geometry of one variant. layout and rounding use the
- * public enums' integer values (attngen_layout, attngen_rounding). */
-typedef struct attngen__variant_desc {
-  const char *name;   /* canonical name = kernel symbol = generated file stem */
-  int target;         /* attngen__target */
-  int layout;         /* attngen_layout */
-  int rounding;       /* attngen_rounding */
-  int q_tiles;        /* 16-row Q tiles per wave (gfx942) / warp (sm90) */
-  int kv_tile;        /* KV rows per inner iteration */
-  int waves;          /* waves (gfx942, 64 lanes) or warps (sm90, 32 lanes) per block */
-  int kv_split;       /* attngen__kv_split */
-  int impl;           /* attngen__impl */
-  int threads;        /* threads per block */
-  int block_m;        /* Q rows per block */
-  int smem_bytes;     /* dynamic shared memory / LDS bytes requested at launch */
-  int softmax_step;   /* keys per running-max update (P is rounded against that max): the
-                         CPU reference must use the same step to be held to 1 ULP */
-} attngen__variant_desc;
+/* The axes' enums and names (attngen__target, attngen__layout, attngen__rounding,
+ * attngen__kv_split, attngen__impl, attngen__<axis>_names[]), the per-target facts and
+ * attngen__variant_desc itself are generated from generator/lua/config.lua. */
+#include "variant_axes.h"
 
 /* generated/manifest.c */
 extern const attngen__variant_desc attngen__manifest[];

@@ -10,19 +10,54 @@ M.op_prefix = "attn_fwd_d128"
 M.axis_order = { "layout", "rounding", "q_tiles", "kv_tile", "waves", "kv_split", "impl",
   "target" }
 
+-- Axes with named values have C enums (generated/variant_axes.h, by `attngen generate`):
+-- `c_enum` is the enum's prefix (ATTNGEN__<c_enum>_<VALUE>), a value's id its position
+-- in `values` counted from 0. layout and rounding ids equal the public attngen_layout and
+-- attngen_rounding values (the runtime asserts it at compile time).
 M.axes = {
-  layout = { values = { "bshd", "bhsd" }, ids = { bshd = 0, bhsd = 1 } },
-  rounding = { values = { "rtne", "rtna", "rtz" }, ids = { rtne = 0, rtna = 1, rtz = 2 } },
+  layout = { values = { "bshd", "bhsd" }, c_enum = "LAYOUT" },
+  rounding = { values = { "rtne", "rtna", "rtz" }, c_enum = "ROUNDING" },
   q_tiles = { values = { 1, 2, 3 }, prefix = "q" },
   kv_tile = { values = { 32, 64, 128, 176 }, prefix = "kv" },
   waves = { values = { 4, 8, 12 }, prefix = "w" },
-  kv_split = { values = { "off", "tail" }, ids = { off = 0, tail = 1 },
-               tokens = { off = "nosplit", tail = "tail" } },
+  kv_split = { values = { "off", "tail" }, tokens = { off = "nosplit", tail = "tail" },
+               c_enum = "SPLIT" },
   -- Matrix-instruction family of the kernel: gfx942 MFMA; sm90 mma.sync (warp-level)
   -- or wgmma (warpgroup-level, TMA + mbarriers).
-  impl = { values = { "mfma", "mma", "wgmma" }, ids = { mfma = 0, mma = 1, wgmma = 2 } },
-  target = { values = { "gfx942", "sm90" }, ids = { gfx942 = 0, sm90 = 1 } },
+  impl = { values = { "mfma", "mma", "wgmma" }, c_enum = "IMPL" },
+  target = { values = { "gfx942", "sm90" }, c_enum = "TARGET" },
 }
+for _, a in pairs(M.axes) do
+  if a.c_enum then
+    a.ids = {}
+    for i, value in ipairs(a.values) do a.ids[value] = i - 1 end
+  end
+end
+
+-- Per target: the architecture its kernels are compiled for (JIT and AOT), the runtime
+-- backend that runs them on a GPU, and the extension of its generated sources.
+M.targets = {
+  gfx942 = { arch = "gfx942", backend = "hip", ext = "hip" },
+  sm90 = { arch = "sm_90a", backend = "cuda", ext = "cu" },
+}
+
+-- Kernel families, keyed by (target, impl): the template and the Lua module whose derive()
+-- gives the launch geometry and template constants. The only place that maps a variant to
+-- its template.
+M.families = {
+  { target = "gfx942", impl = "mfma", template = "gfx942/attn_fwd.hip.in", module = "target_gfx942" },
+  { target = "sm90", impl = "mma", template = "sm90/attn_fwd.cu.in", module = "target_sm90" },
+  { target = "sm90", impl = "wgmma", template = "sm90/attn_fwd_wgmma.cu.in",
+    module = "target_sm90_wgmma" },
+}
+
+-- The family of a variant (nil when (target, impl) has none).
+function M.family(v)
+  for _, f in ipairs(M.families) do
+    if f.target == v.target and f.impl == v.impl then return f end
+  end
+  return nil
+end
 
 -- The name token of one axis value.
 function M.token(axis, value)
@@ -101,6 +136,10 @@ M.rules = {
   end },
   { name = "gfx942-impl", check = allow("impl", "gfx942", { "mfma" }) },
   { name = "sm90-impl", check = allow("impl", "sm90", { "mma", "wgmma" }) },
+  { name = "family", check = function(v)
+    if M.family(v) then return true end
+    return false, string.format("no kernel family for target=%s impl=%s", v.target, v.impl)
+  end },
   { name = "gfx942-q-tiles", check = allow("q_tiles", "gfx942", { 2, 3 }) },
   { name = "gfx942-waves", check = allow("waves", "gfx942", { 8 }) },
   { name = "gfx942-kv-tile", check = allow("kv_tile", "gfx942", { 32, 64 }) },
@@ -124,7 +163,7 @@ M.rules = {
   -- Shared memory budget of the sm90 kernel: 227 KiB per block on Hopper.
   { name = "sm90-smem-budget", check = function(v)
     if v.target ~= "sm90" then return true end
-    local d = require("target_sm90").derive(v)
+    local d = require(M.family(v).module).derive(v)
     if d.smem_bytes <= 227 * 1024 then return true end
     return false, string.format("needs %d bytes of shared memory (Hopper allows 232448)",
       d.smem_bytes)

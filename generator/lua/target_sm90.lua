@@ -4,13 +4,7 @@
 --   [ Q: block_m x 128 | K stage 0 | K stage 1 | V stage 0 | V stage 1 ], rows of 256 bytes.
 local M = {}
 
--- impl = "wgmma" variants have their own template and geometry (target_sm90_wgmma.lua).
-local wgmma = require("target_sm90_wgmma")
-
-function M.template_for(v)
-  if v.impl == "wgmma" then return wgmma.template end
-  return "sm90/attn_fwd.cu.in"
-end
+-- impl = "wgmma" variants are another family (config.families): target_sm90_wgmma.lua.
 
 local HEAD_DIM = 128
 local ROW_BYTES = HEAD_DIM * 2   -- one bf16 row of the head dimension
@@ -18,7 +12,6 @@ local CHUNKS_PER_ROW = ROW_BYTES // 16
 M.SOFTMAX_STEP = 64
 
 function M.derive(v)
-  if v.impl == "wgmma" then return wgmma.derive(v) end
   local threads = v.waves * 32
   local block_m = v.waves * v.q_tiles * 16
   local q_bytes = block_m * ROW_BYTES

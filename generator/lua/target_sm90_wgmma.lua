@@ -1,6 +1,5 @@
 -- target_sm90_wgmma.lua: launch geometry and template constants of the sm90 wgmma kernel
--- family (templates/sm90/attn_fwd_wgmma.cu.in, impl = "wgmma"). target_sm90.lua hands
--- impl = "wgmma" variants to M.derive and M.template.
+-- family (templates/sm90/attn_fwd_wgmma.cu.in, impl = "wgmma"; config.families).
 --
 -- Block: 3 warpgroups (waves = 12): warpgroup 0 is the producer (cp.async into a ring of
 -- K and V stages), warpgroups 1 and 2 are consumers in ping-pong, each owning 64 query rows
@@ -12,8 +11,6 @@
 --   V ring   stages x [2 halves x kv_tile rows x 128 bytes]
 --   mbarriers: q_full, full_k[stages], full_v[stages], empty_k[stages], empty_v[stages]
 local M = {}
-
-M.template = "sm90/attn_fwd_wgmma.cu.in"
 
 local HEAD_DIM = 128
 local HALF_ROW_BYTES = 128            -- 64 bf16: one 128-byte swizzle row
@@ -50,8 +47,5 @@ function M.derive(v)
     reg_consumer = CONSUMER_REGS,
   }
 end
-
--- The template of the family.
-function M.template_for() return M.template end
 
 return M

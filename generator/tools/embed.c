@@ -3,6 +3,7 @@
  *     (names are paths relative to DIR: "generator/lua/config.lua", "templates/...")
  *   embed --kernels -o out.c TARGET:NAME:FILE...      -> attngen__code_objects[]
  * The output is rewritten only when its content changes. */
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -110,11 +111,17 @@ int main(int argc, char **argv) {
     put_bytes(&b, n, d, size);
     free(d);
     char line[2300];
-    if (kernels)
-      snprintf(line, sizeof line, "  {\"%s\", %s, data_%d, %zu},\n", name,
-               strcmp(target, "sm90") == 0 ? "1" : "0", n, size);
-    else
+    if (kernels) {
+      /* The target's enum (generated/variant_axes.h): ATTNGEN__TARGET_ + its name in capitals. */
+      char id[80];
+      size_t k = 0;
+      for (; target[k] && k + 1 < sizeof id - 16; k++) id[k] = (char)toupper((unsigned char)target[k]);
+      id[k] = 0;
+      snprintf(line, sizeof line, "  {\"%s\", ATTNGEN__TARGET_%s, data_%d, %zu},\n", name, id, n,
+               size);
+    } else {
       snprintf(line, sizeof line, "  {\"%s\", data_%d, %zu},\n", name, n, size);
+    }
     put(&idx, line, strlen(line));
   }
   if (kernels) {

@@ -53,7 +53,7 @@ static attngen_status emu_open(int device, void **state, attngen_device_props *p
   memset(props, 0, sizeof *props);
   snprintf(props->backend, sizeof props->backend, "emu");
   snprintf(props->name, sizeof props->name, "gfx942 wave64 emulator (host CPU)");
-  snprintf(props->arch, sizeof props->arch, "gfx942");
+  snprintf(props->arch, sizeof props->arch, "%s", attngen__target_arch[ATTNGEN__TARGET_GFX942]);
   props->compute_units = env_int("ATTNGEN_EMU_CUS", 8, 1, 1024);
   props->device_count = 1;
   *state = s;

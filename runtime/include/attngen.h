@@ -107,7 +107,8 @@ attngen_status attngen_device_info(attngen_context *ctx, attngen_device_props *o
 /* ---- forward attention -------------------------------------------------------------- */
 
 typedef struct attngen_fwd_args {
-  const void *q, *k, *v; /* bf16; device pointers (host pointers for cpu/emu), 16-byte aligned */
+  const void *q, *k, *v; /* bf16; device pointers (host pointers for cpu/emu), 16-byte aligned;
+                            k and v may be NULL when seqlen_kv == 0 (then out = 0, LSE = -inf) */
   void *out;             /* bf16, same layout and shape as q; must not overlap q/k/v */
   float *lse;            /* fp32 [B,H,Sq] natural-log LSE, or NULL */
   int batch, heads, seqlen_q, seqlen_kv, head_dim; /* head_dim must be 128 */

@@ -12,6 +12,7 @@
 #include "attngen.h"
 #include "backend.h"
 #include "dispatch.h"
+#include "env.h"
 #include "gen.h"
 #include "jit.h"
 #include "log.h"
@@ -39,6 +40,7 @@ typedef struct workspace {
 } workspace;
 
 struct attngen_context {
+  attngen__env env;            /* ATTNGEN_* as read at attngen_create */
   const attngen__backend_ops *be;
   void *bs;
   attngen_device_props props;
@@ -52,8 +54,9 @@ struct attngen_context {
   struct plan_memo *memo;      /* the last call's plan (see cached_plan), guarded by mutex */
 };
 
+/* The kernel target a backend runs; the cpu backend (target -1) runs the reference. */
 static const char *target_name(int t) {
-  return t == ATTNGEN__TARGET_SM90 ? "sm90" : t == ATTNGEN__TARGET_GFX942 ? "gfx942" : "reference";
+  return t >= 0 && t < ATTNGEN__TARGET_COUNT ? attngen__target_names[t] : "reference";
 }
 
 void attngen_fwd_args_init(attngen_fwd_args *a) {
@@ -73,17 +76,17 @@ static attngen_status open_backend(attngen_context *c, const attngen__backend_op
   c->be = be;
   c->props.target = target_name(be->target);
   c->runs_target = 1;
-  if (be->target == ATTNGEN__TARGET_SM90 && strcmp(c->props.arch, "sm_90") != 0) {
-    c->runs_target = 0;
-    snprintf(c->target_problem, sizeof c->target_problem,
-             "the sm90 kernels (sm_90a) need compute capability 9.0 and device %d is %s (%s)",
-             device, c->props.arch, c->props.name);
-  }
-  if (be->target == ATTNGEN__TARGET_GFX942 && strncmp(c->props.arch, "gfx942", 6) != 0) {
-    c->runs_target = 0;
-    snprintf(c->target_problem, sizeof c->target_problem,
-             "the gfx942 kernels need a gfx942 device (MI300X/MI300A/MI325X) and device %d is %s "
-             "(%s)", device, c->props.arch, c->props.name);
+  if (be->target >= 0 && be->target < ATTNGEN__TARGET_COUNT) {
+    /* The device runs the kernels when its architecture and the one they are compiled for
+     * agree up to the shorter: "sm_90" runs sm_90a code, "gfx942:sramecc+:xnack-" gfx942. */
+    const char *want = attngen__target_arch[be->target], *have = c->props.arch;
+    const size_t n = strlen(want) < strlen(have) ? strlen(want) : strlen(have);
+    if (n == 0 || strncmp(want, have, n) != 0 || (have[n] && have[n] != ':')) {
+      c->runs_target = 0;
+      snprintf(c->target_problem, sizeof c->target_problem,
+               "the %s kernels (%s) need a device of that architecture and device %d is %s (%s)",
+               target_name(be->target), want, device, c->props.arch, c->props.name);
+    }
   }
   return ATTNGEN_STATUS_OK;
 }
@@ -92,20 +95,21 @@ attngen_status attngen_create(attngen_context **out, const attngen_context_optio
   attngen__clear_error();
   if (!out) return attngen__fail(ATTNGEN_STATUS_NULL_POINTER, "attngen_create: ctx is NULL");
   *out = NULL;
-  const char *name = opts && opts->backend && strcmp(opts->backend, "auto") != 0 ? opts->backend : NULL;
-  const char *from = "options.backend";
-  if (!name) {
-    const char *env = getenv("ATTNGEN_BACKEND");
-    if (env && *env && strcmp(env, "auto") != 0) {
-      name = env;
-      from = "ATTNGEN_BACKEND";
-    }
-  }
-  int device = opts ? opts->device : 0;
   attngen_context *c = calloc(1, sizeof *c);
   if (!c) return attngen__fail(ATTNGEN_STATUS_OUT_OF_MEMORY, "attngen_create: out of memory");
+  attngen_status st = attngen__env_read(&c->env);
+  if (st != ATTNGEN_STATUS_OK) {
+    free(c);
+    return st;
+  }
+  const char *name = opts && opts->backend && strcmp(opts->backend, "auto") != 0 ? opts->backend : NULL;
+  const char *from = "options.backend";
+  if (!name && c->env.backend[0]) {
+    name = c->env.backend;
+    from = "ATTNGEN_BACKEND";
+  }
+  int device = opts ? opts->device : 0;
   pthread_mutex_init(&c->mutex, NULL);
-  attngen_status st;
   if (name) {
     const attngen__backend_ops *be = attngen__backend_find(name);
     if (!be) {
@@ -275,7 +279,11 @@ static attngen_status plan_launch(plan *p, const attngen_fwd_args *a, int comput
   p->merge_grid[2] = 1;
   p->merge_threads = (unsigned)d->threads;
   p->num_splits = p->split.num_splits;
-  p->workspace_bytes = p->split.ws_bytes;
+  if (p->split.ws_rows &&
+      (d->ws_row_bytes <= 0 || p->split.ws_rows > SIZE_MAX / (size_t)d->ws_row_bytes))
+    return attngen__fail(ATTNGEN_STATUS_TOO_LARGE, "split workspace of %s: %zu rows of %d bytes",
+                         p->sel.name, p->split.ws_rows, d->ws_row_bytes);
+  p->workspace_bytes = p->split.ws_rows * (size_t)d->ws_row_bytes;
   return ATTNGEN_STATUS_OK;
 }
 
@@ -293,18 +301,15 @@ static attngen_status make_plan(attngen_context *c, const attngen_fwd_args *a, p
   in.shape.seqlen_kv = a->seqlen_kv;
   in.shape.layout = a->layout;
   in.shape.rounding = a->rounding;
-  const char *env = getenv("ATTNGEN_VARIANT");
   if (a->variant && a->variant[0]) {
     in.forced = a->variant;
     in.forced_by = "args.variant";
-  } else if (env && env[0]) {
-    in.forced = env;
+  } else if (c->env.variant[0]) {
+    in.forced = c->env.variant;
     in.forced_by = "ATTNGEN_VARIANT";
   }
   char tuned[128], tuned_why[256];
-  const char *tuning_env = getenv("ATTNGEN_TUNING");
-  int tuning_on = !(tuning_env && strcmp(tuning_env, "0") == 0);
-  if (!in.forced && tuning_on) {
+  if (!in.forced && c->env.tuning) {
     attngen__tuning_query q = {a->layout, a->rounding, a->batch, a->heads, a->seqlen_q,
                                a->seqlen_kv};
     if (attngen__tuning_lookup(c->tuning, &q, tuned, sizeof tuned, tuned_why, sizeof tuned_why)) {
@@ -345,14 +350,12 @@ struct plan_memo {
 };
 
 /* Fills the key; returns 0 when the call cannot be keyed (a forced name too long). */
-static int plan_key_of(const attngen_fwd_args *a, plan_key *key) {
+static int plan_key_of(const attngen_context *c, const attngen_fwd_args *a, plan_key *key) {
   memset(key, 0, sizeof *key); /* padding too: keys are compared with memcmp */
-  const char *env = getenv("ATTNGEN_VARIANT");
-  const char *forced = a->variant && a->variant[0] ? a->variant : env && env[0] ? env : "";
+  const char *forced = a->variant && a->variant[0] ? a->variant : c->env.variant;
   if (strlen(forced) >= sizeof key->forced) return 0;
   strcpy(key->forced, forced);
-  const char *tuning_env = getenv("ATTNGEN_TUNING");
-  key->tuning_on = !(tuning_env && strcmp(tuning_env, "0") == 0);
+  key->tuning_on = c->env.tuning;
   key->batch = a->batch;
   key->heads = a->heads;
   key->seqlen_q = a->seqlen_q;
@@ -366,7 +369,7 @@ static int plan_key_of(const attngen_fwd_args *a, plan_key *key) {
 /* make_plan, remembered for the last key of the context. */
 static attngen_status cached_plan(attngen_context *c, const attngen_fwd_args *a, plan *p) {
   plan_key key;
-  const int keyed = plan_key_of(a, &key);
+  const int keyed = plan_key_of(c, a, &key);
   if (keyed) {
     pthread_mutex_lock(&c->mutex);
     const int hit = c->memo && memcmp(&key, &c->memo->key, sizeof key) == 0;
@@ -427,7 +430,7 @@ static attngen_status load_kernel(attngen_context *c, const plan *p, void *strea
                            "happen while the stream captures a graph (run it once before "
                            "capturing)", name);
       if (st == ATTNGEN_STATUS_OK) {
-        attngen__jit_request req = {name, be->target, NULL};
+        attngen__jit_request req = {name, be->target, NULL, c->env.jit_lock_timeout_s, &c->env};
         attngen__jit_result res;
         st = attngen__jit_get(&req, &res);
         if (st == ATTNGEN_STATUS_OK) {
@@ -495,10 +498,9 @@ static attngen_status get_workspace(attngen_context *c, void *stream, size_t byt
   return ATTNGEN_STATUS_OK;
 }
 
-static attngen_status cpu_variant_check(const attngen_fwd_args *a) {
-  const char *env = getenv("ATTNGEN_VARIANT");
-  const char *forced = a->variant && a->variant[0] ? a->variant : env && env[0] ? env : NULL;
-  if (forced && strcmp(forced, "reference") != 0)
+static attngen_status cpu_variant_check(const attngen_context *c, const attngen_fwd_args *a) {
+  const char *forced = a->variant && a->variant[0] ? a->variant : c->env.variant;
+  if (forced[0] && strcmp(forced, "reference") != 0)
     return attngen__fail(ATTNGEN_STATUS_NO_VARIANT,
                          "%s = %s: the cpu backend runs only the fp32 reference (allowed: "
                          "\"reference\" or none)", a->variant && a->variant[0] ? "args.variant" :
@@ -512,7 +514,7 @@ attngen_status attngen_fwd(attngen_context *c, const attngen_fwd_args *a) {
   attngen_status st = attngen__check_args(a, 1);
   if (st != ATTNGEN_STATUS_OK) return st;
   if (c->be->kind == ATTNGEN__BACKEND_CPU) {
-    if ((st = cpu_variant_check(a)) != ATTNGEN_STATUS_OK) return st;
+    if ((st = cpu_variant_check(c, a)) != ATTNGEN_STATUS_OK) return st;
     return c->be->reference(c->bs, a);
   }
   plan p;
@@ -554,9 +556,10 @@ attngen_status attngen_explain(attngen_context *c, const attngen_fwd_args *a, at
   if (st != ATTNGEN_STATUS_OK) return st;
   static const char *const rule_names[] = {"forced", "tuning database", "heuristic"};
   if (c->be->kind == ATTNGEN__BACKEND_CPU) {
-    if ((st = cpu_variant_check(a)) != ATTNGEN_STATUS_OK) return st;
+    if ((st = cpu_variant_check(c, a)) != ATTNGEN_STATUS_OK) return st;
     snprintf(out->variant, sizeof out->variant, "reference");
-    out->rule = a->variant || getenv("ATTNGEN_VARIANT") ? ATTNGEN_RULE_FORCED : ATTNGEN_RULE_HEURISTIC;
+    out->rule = (a->variant && a->variant[0]) || c->env.variant[0] ? ATTNGEN_RULE_FORCED
+                                                                   : ATTNGEN_RULE_HEURISTIC;
     out->rule_name = rule_names[out->rule];
     snprintf(out->reason, sizeof out->reason,
              "the cpu backend runs the fp32 reference of docs/NUMERICS.md on the host");
@@ -599,7 +602,7 @@ attngen_status attngen__ref_follow_call(attngen_context *c, const attngen_fwd_ar
   r->kv_per_split = 0;
   r->split_rows = NULL;
   if (c->be->kind == ATTNGEN__BACKEND_CPU) {
-    if ((st = cpu_variant_check(a)) != ATTNGEN_STATUS_OK) return st;
+    if ((st = cpu_variant_check(c, a)) != ATTNGEN_STATUS_OK) return st;
     if (variant && variant_size) snprintf(variant, variant_size, "reference");
     return ATTNGEN_STATUS_OK;
   }

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "axes.h"
 #include "log.h"
 
 /* ---- argument checks -------------------------------------------------------------------- */
@@ -221,7 +222,8 @@ static int prefer_kv_split(const attngen__features *f, const attngen__variant_de
   int long_kv = f->shape.seqlen_kv >= 4 * d->kv_tile;
   int split = fill < 0.5 && rounds <= 4 && long_kv;
   snprintf(why, len, "kv_split=%s: %ld blocks on %ld slots = %ld round(s), last %.0f%% full, "
-           "Skv %d %s 4 x kv_tile", split ? "tail" : "off", jobs, slots, rounds, fill * 100.0,
+           "Skv %d %s 4 x kv_tile",
+           attngen__kv_split_name(split ? ATTNGEN__SPLIT_TAIL : ATTNGEN__SPLIT_OFF), jobs, slots, rounds, fill * 100.0,
            f->shape.seqlen_kv, long_kv ? ">=" : "<");
   return split ? ATTNGEN__SPLIT_TAIL : ATTNGEN__SPLIT_OFF;
 }
@@ -266,7 +268,7 @@ static int prefer_impl(const attngen__features *f, const attngen__variant_desc *
   (void)f;
   int pick = has_value(c, n, "impl", ATTNGEN__IMPL_WGMMA) ? ATTNGEN__IMPL_WGMMA
                                                           : ATTNGEN__IMPL_MMA;
-  snprintf(why, len, "impl=%s: %s", pick == ATTNGEN__IMPL_WGMMA ? "wgmma" : "mma",
+  snprintf(why, len, "impl=%s: %s", attngen__impl_name(pick),
            pick == ATTNGEN__IMPL_WGMMA ? "warpgroup MMA measured ~3.6x mma.sync on H200"
                                        : "no wgmma variant available");
   return pick;
@@ -316,12 +318,14 @@ const size_t attngen__heuristic_rule_count =
 
 /* ---- selection -------------------------------------------------------------------------- */
 
-static const char *target_str(int t) {
-  return t == ATTNGEN__TARGET_SM90 ? "sm90" : t == ATTNGEN__TARGET_GFX942 ? "gfx942" : "?";
+static const char *target_str(int t) { return attngen__target_name(t); }
+static const char *layout_str(int l) {
+  const char *s = attngen__layout_name((attngen_layout)l);
+  return s ? s : "?";
 }
-static const char *layout_str(int l) { return l == ATTNGEN_LAYOUT_BHSD ? "bhsd" : "bshd"; }
 static const char *rounding_str(int r) {
-  return r == ATTNGEN_ROUND_RTNA ? "rtna" : r == ATTNGEN_ROUND_RTZ ? "rtz" : "rtne";
+  const char *s = attngen__rounding_name((attngen_rounding)r);
+  return s ? s : "?";
 }
 
 /* Why d cannot run this call, or NULL when it can. */

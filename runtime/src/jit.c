@@ -9,8 +9,10 @@
 #include <string.h>
 #include <time.h>
 
+#include "axes.h"
 #include "backend.h"
 #include "cache.h"
+#include "env.h"
 #include "gen.h"
 #include "hash.h"
 #include "log.h"
@@ -120,12 +122,10 @@ static rtc_api *rtc_for(int target) {
 }
 
 const char *attngen__jit_arch(int target) {
-  return target == ATTNGEN__TARGET_SM90 ? "sm_90a" : target == ATTNGEN__TARGET_GFX942 ? "gfx942" : "?";
+  return target >= 0 && target < ATTNGEN__TARGET_COUNT ? attngen__target_arch[target] : "?";
 }
 
-static const char *target_name(int target) {
-  return target == ATTNGEN__TARGET_SM90 ? "sm90" : target == ATTNGEN__TARGET_GFX942 ? "gfx942" : "?";
-}
+
 
 attngen_status attngen__jit_compiler(int target, char *buf, size_t len) {
   rtc_api *a = rtc_for(target);
@@ -286,7 +286,7 @@ static uint64_t cache_key(const rtc_api *a, int target, const char *name, const 
   snprintf(version, sizeof version, "%d.%d", a->major, a->minor);
   uint64_t h = attngen__fnv1a64_str(ATTNGEN__FNV64_INIT, "attngen-jit/1");
   h = attngen__fnv1a64_str(h, ATTNGEN_GENERATOR_VERSION);
-  h = attngen__fnv1a64_str(h, target_name(target));
+  h = attngen__fnv1a64_str(h, attngen__target_name(target));
   h = attngen__fnv1a64_str(h, attngen__jit_arch(target));
   h = attngen__fnv1a64_str(h, a->name);
   h = attngen__fnv1a64_str(h, version);
@@ -318,7 +318,7 @@ static attngen_status compile_and_store(rtc_api *a, const attngen__jit_request *
     attngen__cache_meta meta;
     memset(&meta, 0, sizeof meta);
     snprintf(meta.variant, sizeof meta.variant, "%s", req->name);
-    snprintf(meta.target, sizeof meta.target, "%s", target_name(req->target));
+    snprintf(meta.target, sizeof meta.target, "%s", attngen__target_name(req->target));
     snprintf(meta.arch, sizeof meta.arch, "%s", arch);
     snprintf(meta.compiler, sizeof meta.compiler, "%s %d.%d", a->name, a->major, a->minor);
     meta.created = (int64_t)time(NULL);
@@ -341,7 +341,7 @@ attngen_status attngen__jit_get(const attngen__jit_request *req, attngen__jit_re
   memset(out, 0, sizeof *out);
   if (!req || !req->name)
     return attngen__fail(ATTNGEN_STATUS_INVALID_ARGUMENT, "jit: request without a variant name");
-  if (!attngen__jit_enabled())
+  if (req->env ? !req->env->jit : !attngen__jit_enabled())
     return attngen__fail(ATTNGEN_STATUS_JIT_DISABLED,
                          "variant %s is not embedded in the library and ATTNGEN_JIT=0 allows "
                          "embedded (AOT) variants only (unset ATTNGEN_JIT or pick an embedded "

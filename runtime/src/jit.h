@@ -17,6 +17,8 @@ typedef struct attngen__jit_request {
   const char *source; /* NULL: generate it from name with the embedded generator */
   double lock_timeout_s; /* wait for another process's compile of the same key at most
                             this long, then JIT_FAILED (<= 0: the default) */
+  const struct attngen__env *env; /* the context's environment (ATTNGEN_JIT); NULL: read
+                                     ATTNGEN_JIT now */
 } attngen__jit_request;
 
 #define ATTNGEN__JIT_LOCK_TIMEOUT_DEFAULT_S 300.0
@@ -40,7 +42,7 @@ typedef struct attngen__jit_result {
  * compiler log on errors; NO_BACKEND when the run-time compiler library is missing. */
 attngen_status attngen__jit_get(const attngen__jit_request *req, attngen__jit_result *out);
 
-/* 1 unless ATTNGEN_JIT=0 (read on every call). */
+/* 1 unless ATTNGEN_JIT=0 (read now; a context uses the value read at its creation). */
 int attngen__jit_enabled(void);
 
 /* The architecture string a target is compiled for ("sm_90a", "gfx942"). */

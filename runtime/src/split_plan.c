@@ -21,7 +21,7 @@ attngen_status attngen__split_plan_make(int batch, int heads, int seqlen_q, int 
   out->kv_per_split = 0;
   out->grid_x = (unsigned)jobs;
   out->merge_grid_x = 0;
-  out->ws_bytes = 0;
+  out->ws_rows = 0;
   if (jobs == 0) return ATTNGEN_STATUS_OK;
 
   const long long slots = (long long)cu_count * blocks_per_cu;
@@ -44,8 +44,7 @@ attngen_status attngen__split_plan_make(int batch, int heads, int seqlen_q, int 
   out->kv_per_split = kv_per_split;
   out->grid_x = (unsigned)(out->split_first + tail * n);
   out->merge_grid_x = (unsigned)tail;
-  out->ws_bytes = (size_t)tail * (size_t)n * (size_t)block_m * ATTNGEN__SPLIT_WS_ROW_FLOATS *
-                  sizeof(float);
+  out->ws_rows = (size_t)tail * (size_t)n * (size_t)block_m;
   return ATTNGEN_STATUS_OK;
 }
 

@@ -13,9 +13,10 @@
  *   merge: only when plan.merge_grid_x > 0, after main on the same stream:
  *          grid = (plan.merge_grid_x, 1, 1), block = (threads, 1, 1); block s merges q-job
  *          split_first + s (parts in the fixed order 0..num_splits-1, deterministic).
- * Workspace (a.ws, plan.ws_bytes, fp32): per split q-job s and part p, at float offset
- *   (s * num_splits + p) * block_m * 130: block_m rows of 128 O values, then block_m (m, l)
- *   pairs (m in base-2 units of the scaled scores, l the row sum of unrounded p).
+ * Workspace (a.ws, fp32): plan.ws_rows rows of the variant's ws_row_bytes (the generator's
+ *   number, in the manifest: 128 O values + (m, l) = 130 floats on gfx942). Per split q-job s
+ *   and part p, at row (s * num_splits + p) * block_m: block_m rows of 128 O values, then
+ *   block_m (m, l) pairs (m in base-2 units of the scaled scores, l the row sum of unrounded p).
  * With no split (split_first == jobs, num_splits == 1) the main grid is simply `jobs` blocks
  * and no merge runs. Pure C, no device calls: tested on the CPU (tests/test_split_plan.c). */
 #ifndef ATTNGEN_SPLIT_PLAN_H
@@ -25,8 +26,6 @@
 #include "attngen.h"
 #include "kargs.h"
 
-/* Floats per Q row in the workspace: 128 O values + (m, l). */
-#define ATTNGEN__SPLIT_WS_ROW_FLOATS 130
 /* Fewest KV tiles per part: below this the merge and the per-part prologue cost more than
  * the idle CUs they recover. */
 #define ATTNGEN__SPLIT_MIN_TILES_PER_PART 4
@@ -41,7 +40,7 @@ typedef struct attngen__split_plan {
   int kv_per_split;   /* keys per part, a multiple of kv_tile (0 when no split) */
   unsigned grid_x;    /* blocks of the main kernel */
   unsigned merge_grid_x; /* blocks of NAME_merge; 0 = the merge must not run */
-  size_t ws_bytes;    /* workspace bytes for a.ws (0 when no split) */
+  size_t ws_rows;     /* workspace rows for a.ws, each desc.ws_row_bytes (0 when no split) */
 } attngen__split_plan;
 
 /* Plans one call. cu_count comes from the device (never hard-coded), blocks_per_cu is the

@@ -4,6 +4,7 @@
 #define _GNU_SOURCE
 #include "tuning_db.h"
 
+#include "axes.h"
 #include "cache.h"
 #include "fsutil.h"
 
@@ -104,22 +105,6 @@ static int key_cmp(const attngen__tuning_record *a, const attngen__tuning_record
   return cmp_int(a->seqlen_kv, b->seqlen_kv);
 }
 
-static const char *layout_str(attngen_layout l) {
-  switch (l) {
-    case ATTNGEN_LAYOUT_BSHD: return "bshd";
-    case ATTNGEN_LAYOUT_BHSD: return "bhsd";
-  }
-  return NULL;
-}
-
-static const char *rounding_str(attngen_rounding r) {
-  switch (r) {
-    case ATTNGEN_ROUND_RTNE: return "rtne";
-    case ATTNGEN_ROUND_RTNA: return "rtna";
-    case ATTNGEN_ROUND_RTZ: return "rtz";
-  }
-  return NULL;
-}
 
 static int variant_name_ok(const char *s) {
   size_t n = strnlen(s, ATTNGEN__TUNING_NAME_MAX);
@@ -139,8 +124,8 @@ static int tflops_ok(double t) { return t == 0 || (t >= 1e-9 && t <= 1e9); }
 
 /* Why a record is invalid, or NULL. */
 static const char *record_problem(const attngen__tuning_record *r) {
-  if (!layout_str(r->layout)) return "unknown layout";
-  if (!rounding_str(r->rounding)) return "unknown rounding";
+  if (!attngen__layout_name(r->layout)) return "unknown layout";
+  if (!attngen__rounding_name(r->rounding)) return "unknown rounding";
   if (r->batch < 1 || r->heads < 1 || r->seqlen_q < 1 || r->seqlen_kv < 0)
     return "shape out of range (B, H, Sq >= 1, Skv >= 0)";
   if (!variant_name_ok(r->variant)) return "variant name is not [A-Za-z0-9_]{1,127}";
@@ -512,13 +497,11 @@ static attngen_status parse_record(parser *p, const tokens *t) {
                         "tflops), found %d", t->n - 1);
   attngen__tuning_record r;
   memset(&r, 0, sizeof r);
-  if (tok_is(t, 1, "bshd")) r.layout = ATTNGEN_LAYOUT_BSHD;
-  else if (tok_is(t, 1, "bhsd")) r.layout = ATTNGEN_LAYOUT_BHSD;
-  else return malformed(p, "layout must be bshd or bhsd");
-  if (tok_is(t, 2, "rtne")) r.rounding = ATTNGEN_ROUND_RTNE;
-  else if (tok_is(t, 2, "rtna")) r.rounding = ATTNGEN_ROUND_RTNA;
-  else if (tok_is(t, 2, "rtz")) r.rounding = ATTNGEN_ROUND_RTZ;
-  else return malformed(p, "rounding must be rtne, rtna or rtz");
+  char word[16];
+  if (!tok_copy(t, 1, word, sizeof word) || !attngen__layout_from_name(word, &r.layout))
+    return malformed(p, "layout must be one of " ATTNGEN__LAYOUT_LIST);
+  if (!tok_copy(t, 2, word, sizeof word) || !attngen__rounding_from_name(word, &r.rounding))
+    return malformed(p, "rounding must be one of " ATTNGEN__ROUNDING_LIST);
   if (!tok_int(t, 3, 1, INT_MAX, &r.batch) || !tok_int(t, 4, 1, INT_MAX, &r.heads) ||
       !tok_int(t, 5, 1, INT_MAX, &r.seqlen_q) || !tok_int(t, 6, 0, INT_MAX, &r.seqlen_kv))
     return malformed(p, "B, H, Sq must be integers >= 1 and Skv an integer >= 0");
@@ -532,8 +515,8 @@ static attngen_status parse_record(parser *p, const tokens *t) {
   int found;
   find_slot(p->db, &r, &found);
   if (found)
-    return malformed(p, "a second record for %s %s %d,%d,%d,%d", layout_str(r.layout),
-                     rounding_str(r.rounding), r.batch, r.heads, r.seqlen_q, r.seqlen_kv);
+    return malformed(p, "a second record for %s %s %d,%d,%d,%d", attngen__layout_name(r.layout),
+                     attngen__rounding_name(r.rounding), r.batch, r.heads, r.seqlen_q, r.seqlen_kv);
   return insert(p->db, &r, NULL);
 }
 
@@ -705,8 +688,8 @@ attngen_status attngen__tuning_db_format(const attngen__tuning_file *db, char **
   sbuf_printf(&b, "meta cu_count %d\nmeta runtime %s\n", m->cu_count, m->runtime);
   for (size_t i = 0; i < db->n; i++) {
     const attngen__tuning_record *r = &db->e[i].r;
-    sbuf_printf(&b, "record %s %s %d %d %d %d %s %.9g %.9g\n", layout_str(r->layout),
-                rounding_str(r->rounding), r->batch, r->heads, r->seqlen_q, r->seqlen_kv,
+    sbuf_printf(&b, "record %s %s %d %d %d %d %s %.9g %.9g\n", attngen__layout_name(r->layout),
+                attngen__rounding_name(r->rounding), r->batch, r->heads, r->seqlen_q, r->seqlen_kv,
                 r->variant, r->time_ms, r->tflops);
   }
   if (b.oom) {

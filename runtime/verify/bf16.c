@@ -42,36 +42,6 @@ static int32_t bf16_ordered(uint16_t b) {
 
 int32_t attngen__bf16_ulp_diff(uint16_t a, uint16_t b) { return bf16_ordered(a) - bf16_ordered(b); }
 
-static const char *const layout_names[] = {"bshd", "bhsd"};
-static const char *const rounding_names[] = {"rtne", "rtna", "rtz"};
-
-const char *attngen__layout_name(attngen_layout layout) {
-  return (unsigned)layout < 2u ? layout_names[layout] : NULL;
-}
-
-const char *attngen__rounding_name(attngen_rounding rounding) {
-  return (unsigned)rounding < 3u ? rounding_names[rounding] : NULL;
-}
-
-int attngen__layout_from_name(const char *name, attngen_layout *out) {
-  for (int i = 0; name && i < 2; ++i) {
-    if (strcmp(name, layout_names[i]) == 0) {
-      *out = (attngen_layout)i;
-      return 1;
-    }
-  }
-  return 0;
-}
-
-int attngen__rounding_from_name(const char *name, attngen_rounding *out) {
-  for (int i = 0; name && i < 3; ++i) {
-    if (strcmp(name, rounding_names[i]) == 0) {
-      *out = (attngen_rounding)i;
-      return 1;
-    }
-  }
-  return 0;
-}
 
 void attngen__dense_strides(attngen_layout layout, int heads, int seqlen, int64_t *sb,
                             int64_t *sh, int64_t *ss) {

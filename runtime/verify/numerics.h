@@ -14,6 +14,7 @@
 #include <stdio.h>
 
 #include "attngen.h"
+#include "axes.h"
 
 #define ATTNGEN__HEAD_DIM 128
 #define ATTNGEN__BF16_NAN 0x7FFFu    /* the one NaN encoding outputs may carry */
@@ -36,12 +37,7 @@ int32_t attngen__bf16_ulp_diff(uint16_t a, uint16_t b);
 int attngen__bf16_is_nan(uint16_t b);
 int attngen__bf16_is_inf(uint16_t b);
 
-/* "bshd" / "bhsd", "rtne" / "rtna" / "rtz"; NULL for a value outside the enum. */
-const char *attngen__layout_name(attngen_layout layout);
-const char *attngen__rounding_name(attngen_rounding rounding);
-/* Name -> enum; returns 0 and leaves *out alone when the name is unknown. */
-int attngen__layout_from_name(const char *name, attngen_layout *out);
-int attngen__rounding_from_name(const char *name, attngen_rounding *out);
+/* attngen__layout_name, attngen__rounding_from_name, ...: axes.h (generated names). */
 
 /* ---- views -------------------------------------------------------------------------- */
 

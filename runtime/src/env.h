@@ -1,0 +1,25 @@
+/* env.h: the ATTNGEN_* environment, read and checked once when a context is created.
+ *
+ * One rule for every variable: unset or empty means the default; a set value that is not
+ * allowed makes attngen_create fail with INVALID_ARGUMENT, and the message names the
+ * variable, its value and the allowed values. Nothing is silently ignored. The values a
+ * call depends on (backend, forced variant, tuning, JIT) are kept in the context, so a
+ * later setenv does not change a running context. Variables read by other layers (the log,
+ * the emulator, the cache and tuning paths) are checked here with the same rule. */
+#ifndef ATTNGEN_ENV_H
+#define ATTNGEN_ENV_H
+
+#include "attngen.h"
+
+typedef struct attngen__env {
+  char backend[32];           /* ATTNGEN_BACKEND: "" = auto */
+  char variant[256];          /* ATTNGEN_VARIANT: "" = none forced */
+  int tuning;                 /* ATTNGEN_TUNING: 1 (default) consult the tuning database */
+  int jit;                    /* ATTNGEN_JIT: 1 (default) compile non-embedded variants */
+  double jit_lock_timeout_s;  /* ATTNGEN_JIT_LOCK_TIMEOUT: seconds (default 300) */
+} attngen__env;
+
+/* Reads and checks every ATTNGEN_* variable; INVALID_ARGUMENT (message set) on a bad one. */
+attngen_status attngen__env_read(attngen__env *env);
+
+#endif /* ATTNGEN_ENV_H */
