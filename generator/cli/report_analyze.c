@@ -1117,7 +1117,7 @@ static void ra_print(FILE *out, const char *path, const attngen__ra_result *r,
           "  estimate, two-group ping-pong (cycles per wave64 instruction: MFMA 16x16x16 bf16/f16 "
           "16, 32x32x8 32, other flops/512; VALU 4; transcendental %.0f):\n",
           opt->trans_cycles);
-  fprintf(out, "    MFMA %.0f cycles/unit, VALU %.0f cycles/unit, headroom VALU/MFMA %.2f: %s\n",
+  fprintf(out, "    MFMA %.0f cycles/unit, VALU %.0f cycles/unit, headroom (VALU/MFMA) %.2f: %s\n",
           r->mfma_cycles / u, r->valu_cycles / u, ratio,
           ratio <= 1.0 ? "MFMA-bound" : "VALU-bound");
   if (r->mca_cycles > 0)
