@@ -1510,7 +1510,10 @@ int attngen__report_analyze_file(const char *path, const attngen__ra_options *op
   if (!ks) return 1;
   int nk = 0;
   if (ra_read_notes(path, ks, RA_MAX_KERNELS, &nk) != 0) {
-    fprintf(stderr, "attngen report: '%s': cannot read the kernel descriptors\n", path);
+    fprintf(stderr,
+            "attngen report: '%s': no kernel descriptors (llvm-readelf --notes shows no "
+            "amdhsa.kernels)\n",
+            path);
     free(ks);
     return 1;
   }
@@ -1524,12 +1527,13 @@ int attngen__report_analyze_file(const char *path, const attngen__ra_options *op
       /* a kernel without a main loop (a merge or transpose kernel) is only noted, unless the
        * user selected it by name */
       const int noloop = strstr(err, "no loop with MFMA") != NULL;
-      if (opt->kernel_glob || !noloop)
+      const int by_name = opt->kernel_glob && !opt->skip_unmatched;
+      if (by_name || !noloop)
         fprintf(stderr, "attngen report: %s: kernel %s: %s\n", path, ks[k].name, err);
       else if (!opt->tsv)
         fprintf(stderr, "attngen report: note: %s: kernel %s skipped: %s\n", path, ks[k].name,
                 err);
-      if (opt->kernel_glob || !noloop) status = 1;
+      if (by_name || !noloop) status = 1;
       continue;
     }
     analyzed++;
@@ -1537,6 +1541,7 @@ int attngen__report_analyze_file(const char *path, const attngen__ra_options *op
   }
   free(ks);
   if (opt->kernel_glob && selected == 0) {
+    if (opt->skip_unmatched) return 0; /* a directory scan: other files may match */
     fprintf(stderr, "attngen report: %s: no kernel matches '%s'\n", path, opt->kernel_glob);
     return 1;
   }
