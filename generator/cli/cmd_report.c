@@ -261,6 +261,7 @@ static int report_analyze(const char **files, int nfiles, const char *dir, const
     fprintf(stderr, "attngen report: cannot open directory '%s'\n", dir);
     return 1;
   }
+  ro->skip_unmatched = 1;
   char **names = NULL;
   size_t n = 0;
   struct dirent *e;
@@ -304,7 +305,7 @@ int attngen__cmd_report(int argc, char **argv) {
   int tsv = 0, analyze = 0, nfiles_arg = 0;
   const char **file_args = calloc((size_t)argc + 1, sizeof *file_args);
   if (!file_args) return 1;
-  attngen__ra_options ro = {NULL, 0, 0, 0, 16.0, 128.0};
+  attngen__ra_options ro = {NULL, 0, 0, 0, 16.0, 128.0, 0};
   for (int i = 1; i < argc; ++i) {
     if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
       usage(stdout);

@@ -83,11 +83,14 @@ typedef struct ra_ctx {
   int header;
   char *reach_end;
   int nwaves;      /* waves of a block (max_flat_workgroup_size / 64), at most 32 */
+  int *idom, *rpo; /* immediate dominators, reverse post-order numbers (-1: unreachable) */
   unsigned waves;  /* the waves the path can belong to (bit w) */
   char masks[32][32]; /* if/else masks seen on the path: register -> then executed */
   int mask_then[32];
   int nmasks;
 } ra_ctx;
+
+static int ra_dominates(const int *idom, const int *rpo, int h, int k);
 
 static const char *ra_tool(const char *env, const char *fallback) {
   const char *t = getenv(env);
@@ -439,26 +442,57 @@ typedef struct ra_env {
 
 /* Position: on the path (ppos >= 0: search pidx[ppos-1 .. 0], then before the loop) or in
  * address order (ppos < 0: search kernel instructions kpos-1 .. 0). */
+/* The instructions before a position, nearest first: on the path (ppos >= 0) back to the
+ * header, then (only if `across_loop`) from the end of the header's immediate dominator; in
+ * address order within a block and up the dominator tree (ppos < 0: from kernel index kpos).
+ * Fills idx (kernel indices) and pp (path positions, -1 off the path); returns the count, or
+ * -1 - count when the walk stopped before the kernel entry (an unknown dominator). */
+static int ra_backtrace(const ra_env *e, int ppos, int kpos, int across_loop, int *idx, int *pp,
+                        int max) {
+  const ra_ctx *x = e->x;
+  int n = 0;
+  if (ppos >= 0) {
+    for (int p = ppos - 1; p >= 0 && n < max; --p) {
+      idx[n] = e->pidx[p];
+      pp[n++] = p;
+    }
+    if (n == max) return n;
+    if (!across_loop || !x->idom || x->header == 0 || x->idom[x->header] < 0) return -1 - n;
+    kpos = x->b[x->idom[x->header]].last + 1;
+  }
+  if (kpos <= 0) return n;
+  int blk = x->blk_of[kpos - 1 < x->n ? kpos - 1 : x->n - 1];
+  int from = kpos - 1;
+  for (int guard = 0; guard <= x->nb && n < max; ++guard) {
+    for (int i = from; i >= x->b[blk].first && n < max; --i) {
+      idx[n] = i;
+      pp[n++] = -1;
+    }
+    if (blk == 0) return n;
+    if (!x->idom || x->idom[blk] < 0 || x->idom[blk] == blk) return -1 - n;
+    blk = x->idom[blk];
+    from = x->b[blk].last;
+  }
+  return n;
+}
+
+/* The definition of `reg` reaching a position (see ra_backtrace; on the path, a register the
+ * loop writes is loop-carried: unknown). 1: found; 0: none up to the kernel entry; -1: unknown. */
 static int ra_find_def(const ra_env *e, const char *reg, int ppos, int kpos, int *def_p,
                        int *def_k) {
   const ra_ctx *x = e->x;
-  if (ppos >= 0) {
-    for (int p = ppos - 1; p >= 0; --p)
-      if (ra_writes(&x->in[e->pidx[p]], reg)) {
-        *def_p = p;
-        *def_k = e->pidx[p];
-        return 1;
-      }
-    if (ra_written_in_loop(x, reg)) return 0; /* loop-carried */
-    kpos = x->b[x->header].first;
-  }
-  for (int i = kpos - 1; i >= 0; --i)
-    if (ra_writes(&x->in[i], reg)) {
-      *def_p = -1;
-      *def_k = i;
+  static int idx[RA_MAX_INSNS], pp[RA_MAX_INSNS];
+  const int across = ppos < 0 || !ra_written_in_loop(x, reg);
+  int n = ra_backtrace(e, ppos, kpos, across, idx, pp, RA_MAX_INSNS);
+  const int complete = n >= 0;
+  if (n < 0) n = -1 - n;
+  for (int i = 0; i < n; ++i)
+    if (ra_writes(&x->in[idx[i]], reg)) {
+      *def_p = pp[i];
+      *def_k = idx[i];
       return 1;
     }
-  return 0;
+  return complete ? 0 : -1;
 }
 
 static int ra_eval(ra_env *e, const char *opnd, int ppos, int kpos, long long *out);
@@ -564,15 +598,16 @@ static int ra_eval_insn(ra_env *e, int p, int k, long long *out) {
 
 static int ra_eval_scc(ra_env *e, int ppos, int kpos, long long *out) {
   const ra_ctx *x = e->x;
-  for (int q = (ppos >= 0 ? ppos : kpos) - 1, n = 0; q >= 0 && n < 64; --q, ++n) {
-    const int k = ppos >= 0 ? e->pidx[q] : q;
-    const ra_insn *in = &x->in[k];
+  int idx[64], pp[64];
+  int n = ra_backtrace(e, ppos, kpos, 1, idx, pp, 64);
+  if (n < 0) n = -1 - n;
+  for (int q = 0; q < n; ++q) {
+    const ra_insn *in = &x->in[idx[q]];
     if (starts(in->op, "s_cmp")) {
       char a[64], b[64];
       long long va, vb;
       if (!ra_operand(in->args, 0, a, sizeof a) || !ra_operand(in->args, 1, b, sizeof b)) return 0;
-      const int pp = ppos >= 0 ? q : -1;
-      if (!ra_eval(e, a, pp, k, &va) || !ra_eval(e, b, pp, k, &vb)) return 0;
+      if (!ra_eval(e, a, pp[q], idx[q], &va) || !ra_eval(e, b, pp[q], idx[q], &vb)) return 0;
       return ra_cmp(in->op, va, vb, out);
     }
     if (in->op[0] == 's' && in->op[1] == '_' &&
@@ -583,13 +618,9 @@ static int ra_eval_scc(ra_env *e, int ppos, int kpos, long long *out) {
          starts(in->op, "s_bfe") || starts(in->op, "s_min") || starts(in->op, "s_max") ||
          starts(in->op, "s_not") || starts(in->op, "s_addk") || starts(in->op, "s_bitcmp") ||
          starts(in->op, "s_abs") || starts(in->op, "s_nand") || starts(in->op, "s_nor") ||
-         starts(in->op, "s_xnor") || starts(in->op, "s_bcnt") || starts(in->op, "s_ff")))
-      return 0; /* another SCC writer: not traced */
-    if (ppos >= 0 && q == 0) { /* continue before the loop */
-      kpos = x->b[x->header].first;
-      ppos = -1;
-      q = kpos;
-    }
+         starts(in->op, "s_xnor") || starts(in->op, "s_bcnt") || starts(in->op, "s_ff") ||
+         starts(in->op, "s_cbranch") || starts(in->op, "s_branch")))
+      return 0; /* another SCC writer (or a control-flow merge): not traced */
   }
   return 0;
 }
@@ -610,12 +641,12 @@ static int ra_eval(ra_env *e, const char *opnd, int ppos, int kpos, long long *o
   int dp, dk;
   e->depth++;
   int ok = 0;
-  if (ra_find_def(e, opnd, ppos, kpos, &dp, &dk)) {
+  const int f = ra_find_def(e, opnd, ppos, kpos, &dp, &dk);
+  if (f == 1) {
     char d[64];
     if (ra_operand(e->x->in[dk].args, 0, d, sizeof d) && strcmp(d, opnd) == 0)
       ok = ra_eval_insn(e, dp, dk, out);
-  } else if (kind == 'v' && lo == 0 && hi == 0 &&
-             (ppos < 0 || !ra_written_in_loop(e->x, "v0"))) {
+  } else if (f == 0 && kind == 'v' && lo == 0 && hi == 0) {
     *out = 64LL * e->w + e->lane; /* workitem id x at kernel entry */
     ok = 1;
   }
@@ -1117,7 +1148,7 @@ static void ra_print(FILE *out, const char *path, const attngen__ra_result *r,
           "  estimate, two-group ping-pong (cycles per wave64 instruction: MFMA 16x16x16 bf16/f16 "
           "16, 32x32x8 32, other flops/512; VALU 4; transcendental %.0f):\n",
           opt->trans_cycles);
-  fprintf(out, "    MFMA %.0f cycles/unit, VALU %.0f cycles/unit, headroom VALU/MFMA %.2f: %s\n",
+  fprintf(out, "    MFMA %.0f cycles/unit, VALU %.0f cycles/unit, headroom (VALU/MFMA) %.2f: %s\n",
           r->mfma_cycles / u, r->valu_cycles / u, ratio,
           ratio <= 1.0 ? "MFMA-bound" : "VALU-bound");
   if (r->mca_cycles > 0)
@@ -1326,9 +1357,9 @@ static int ra_kernel(const char *path, const ra_kernel_notes *kn, const attngen_
       memcpy(x.inloop, body, (size_t)x.nb);
     }
   }
-  free(rpo);
+  x.rpo = rpo;
+  x.idom = idom;
   free(order);
-  free(idom);
   free(body);
   free(stack);
   for (int k = 0; k < x.nb; ++k) free(preds[k]);
@@ -1451,6 +1482,8 @@ done:
   free(x.blk_of);
   free(x.inloop);
   free(x.reach_end);
+  free(x.idom);
+  free(x.rpo);
   return rc;
 }
 
@@ -1477,7 +1510,10 @@ int attngen__report_analyze_file(const char *path, const attngen__ra_options *op
   if (!ks) return 1;
   int nk = 0;
   if (ra_read_notes(path, ks, RA_MAX_KERNELS, &nk) != 0) {
-    fprintf(stderr, "attngen report: '%s': cannot read the kernel descriptors\n", path);
+    fprintf(stderr,
+            "attngen report: '%s': no kernel descriptors (llvm-readelf --notes shows no "
+            "amdhsa.kernels)\n",
+            path);
     free(ks);
     return 1;
   }
@@ -1491,12 +1527,13 @@ int attngen__report_analyze_file(const char *path, const attngen__ra_options *op
       /* a kernel without a main loop (a merge or transpose kernel) is only noted, unless the
        * user selected it by name */
       const int noloop = strstr(err, "no loop with MFMA") != NULL;
-      if (opt->kernel_glob || !noloop)
+      const int by_name = opt->kernel_glob && !opt->skip_unmatched;
+      if (by_name || !noloop)
         fprintf(stderr, "attngen report: %s: kernel %s: %s\n", path, ks[k].name, err);
       else if (!opt->tsv)
         fprintf(stderr, "attngen report: note: %s: kernel %s skipped: %s\n", path, ks[k].name,
                 err);
-      if (opt->kernel_glob || !noloop) status = 1;
+      if (by_name || !noloop) status = 1;
       continue;
     }
     analyzed++;
@@ -1504,6 +1541,7 @@ int attngen__report_analyze_file(const char *path, const attngen__ra_options *op
   }
   free(ks);
   if (opt->kernel_glob && selected == 0) {
+    if (opt->skip_unmatched) return 0; /* a directory scan: other files may match */
     fprintf(stderr, "attngen report: %s: no kernel matches '%s'\n", path, opt->kernel_glob);
     return 1;
   }

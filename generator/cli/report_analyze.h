@@ -14,6 +14,7 @@ typedef struct attngen__ra_options {
   int verbose;             /* print the path's instructions */
   double trans_cycles;     /* cycles of one wave64 transcendental (default 16: quarter rate) */
   double head_dim;         /* d of QK^T and PV (default 128) */
+  int skip_unmatched;      /* a file without a kernel matching kernel_glob is not an error */
 } attngen__ra_options;
 
 /* The summed quantities of a path (per iteration; divided by `units` for per-unit figures). */
