@@ -17,6 +17,7 @@
 #include "attngen.h"
 #include "cli_util.h"
 #include "numerics.h"
+#include "verify.h"
 
 #define D ATTNGEN__HEAD_DIM
 
@@ -175,7 +176,7 @@ static attngen_status make_inputs(const check_opts *o, attngen__inputs *in) {
   return ATTNGEN_STATUS_OK;
 }
 
-/* Device buffers of one backend run. */
+/* Device buffers of one backend run (the context lives on for the verification). */
 typedef struct device_run {
   attngen_context *ctx;
   void *q, *k, *v, *out_base, *lse;
@@ -188,102 +189,78 @@ static void device_run_free(device_run *r) {
   attngen_free(r->ctx, r->v);
   attngen_free(r->ctx, r->out_base);
   attngen_free(r->ctx, r->lse);
-  attngen_destroy(r->ctx);
-  memset(r, 0, sizeof *r);
+  r->q = r->k = r->v = r->out_base = r->lse = NULL;
 }
 
-/* Runs the backend twice through the public API. Each run starts from the poisoned, guarded
- * buffer `g` (copied in whole, copied back whole: guards included) and a NaN-filled LSE.
- * Results: g / lse (first run), g2 / lse2 (second run). `variant` gets the variant name;
- * `follow` the reference settings that match the launched kernel (softmax step, tail split;
- * *rows: the split-row flags it points to, for the caller to free). */
-static attngen_status run_backend(const check_opts *o, const attngen__inputs *in,
+static void call_args(const check_opts *o, attngen_fwd_args *a) {
+  attngen_fwd_args_init(a);
+  a->batch = o->batch;
+  a->heads = o->heads;
+  a->seqlen_q = o->seqlen_q;
+  a->seqlen_kv = o->seqlen_kv;
+  a->layout = o->layout;
+  a->rounding = o->rounding;
+  a->softmax_scale = o->scale;
+  a->variant = o->variant;
+}
+
+/* Runs the backend twice through the public API on r->ctx. Each run starts from the poisoned,
+ * guarded buffer `g` (copied in whole, copied back whole: guards included) and a NaN-filled
+ * LSE. Results: g / lse (first run), g2 / lse2 (second run). `variant` gets the variant name
+ * and the rule that chose it. */
+static attngen_status run_backend(const check_opts *o, const attngen__inputs *in, device_run *r,
                                   attngen__guarded *g, attngen__guarded *g2, float *lse,
-                                  float *lse2, char *variant, size_t variant_size,
-                                  attngen__ref_args *follow, unsigned char **rows) {
-  device_run r = {0};
+                                  float *lse2, char *variant, size_t variant_size) {
   const size_t nq = (size_t)o->batch * o->heads * o->seqlen_q * D;
   const size_t nkv = (size_t)o->batch * o->heads * o->seqlen_kv * D;
   const size_t nl = (size_t)o->batch * o->heads * o->seqlen_q;
   const size_t out_bytes = (size_t)(g->n + 2 * g->guard) * sizeof(uint16_t);
   attngen_context_options opts = {o->backend, o->device};
-  attngen_status st = attngen_create(&r.ctx, &opts);
-  if (st != ATTNGEN_STATUS_OK) return st;
+  attngen_status st = attngen_create(&r->ctx, &opts);
   /* +16 bytes: no zero-size allocation when Skv == 0 */
-  if (!st) st = attngen_malloc(r.ctx, nq * 2 + 16, &r.q);
-  if (!st) st = attngen_malloc(r.ctx, nkv * 2 + 16, &r.k);
-  if (!st) st = attngen_malloc(r.ctx, nkv * 2 + 16, &r.v);
-  if (!st) st = attngen_malloc(r.ctx, out_bytes, &r.out_base);
-  if (!st) st = attngen_malloc(r.ctx, nl * sizeof(float), &r.lse);
-  if (!st) st = attngen_memcpy_htod(r.ctx, r.q, in->q, nq * 2);
-  if (!st && nkv) st = attngen_memcpy_htod(r.ctx, r.k, in->k, nkv * 2);
-  if (!st && nkv) st = attngen_memcpy_htod(r.ctx, r.v, in->v, nkv * 2);
+  if (!st) st = attngen_malloc(r->ctx, nq * 2 + 16, &r->q);
+  if (!st) st = attngen_malloc(r->ctx, nkv * 2 + 16, &r->k);
+  if (!st) st = attngen_malloc(r->ctx, nkv * 2 + 16, &r->v);
+  if (!st) st = attngen_malloc(r->ctx, out_bytes, &r->out_base);
+  if (!st) st = attngen_malloc(r->ctx, nl * sizeof(float), &r->lse);
+  if (!st) st = attngen_memcpy_htod(r->ctx, r->q, in->q, nq * 2);
+  if (!st && nkv) st = attngen_memcpy_htod(r->ctx, r->k, in->k, nkv * 2);
+  if (!st && nkv) st = attngen_memcpy_htod(r->ctx, r->v, in->v, nkv * 2);
   attngen_fwd_args a;
-  attngen_fwd_args_init(&a);
-  a.q = r.q;
-  a.k = r.k;
-  a.v = r.v;
-  a.out = (char *)r.out_base + (size_t)g->guard * sizeof(uint16_t);
-  a.lse = r.lse;
-  a.batch = o->batch;
-  a.heads = o->heads;
-  a.seqlen_q = o->seqlen_q;
-  a.seqlen_kv = o->seqlen_kv;
-  a.layout = o->layout;
-  a.rounding = o->rounding;
-  a.softmax_scale = o->scale;
-  a.variant = o->variant;
+  call_args(o, &a);
+  a.q = r->q;
+  a.k = r->k;
+  a.v = r->v;
+  a.out = (char *)r->out_base + (size_t)g->guard * sizeof(uint16_t);
+  a.lse = r->lse;
   if (!st) {
     attngen_choice ch;
-    st = attngen_explain(r.ctx, &a, &ch);
+    st = attngen_explain(r->ctx, &a, &ch);
     if (!st) snprintf(variant, variant_size, "%s (%s)", ch.variant, ch.rule_name);
   }
-  if (!st) st = attngen__ref_follow_call(r.ctx, &a, follow, rows, NULL, 0);
   attngen__guarded *outs[2] = {g, g2};
   float *lses[2] = {lse, lse2};
   for (int run = 0; run < 2 && !st; ++run) {
     for (size_t i = 0; i < nl; ++i) lses[run][i] = NAN;
-    st = attngen_memcpy_htod(r.ctx, r.out_base, outs[run]->base, out_bytes);
-    if (!st) st = attngen_memcpy_htod(r.ctx, r.lse, lses[run], nl * sizeof(float));
-    if (!st) st = attngen_fwd(r.ctx, &a);
-    if (!st) st = attngen_synchronize(r.ctx, NULL);
-    if (!st) st = attngen_memcpy_dtoh(r.ctx, outs[run]->base, r.out_base, out_bytes);
-    if (!st) st = attngen_memcpy_dtoh(r.ctx, lses[run], r.lse, nl * sizeof(float));
+    st = attngen_memcpy_htod(r->ctx, r->out_base, outs[run]->base, out_bytes);
+    if (!st) st = attngen_memcpy_htod(r->ctx, r->lse, lses[run], nl * sizeof(float));
+    if (!st) st = attngen_fwd(r->ctx, &a);
+    if (!st) st = attngen_synchronize(r->ctx, NULL);
+    if (!st) st = attngen_memcpy_dtoh(r->ctx, outs[run]->base, r->out_base, out_bytes);
+    if (!st) st = attngen_memcpy_dtoh(r->ctx, lses[run], r->lse, nl * sizeof(float));
   }
   if (st) {
     fprintf(stderr, "attngen check: backend %s: %s: %s\n", o->backend, attngen_status_name(st),
             attngen_last_error());
   }
-  device_run_free(&r);
+  device_run_free(r);
   return st;
-}
-
-/* Expected result: the CPU reference (bf16 out, fp32 LSE) with the kernel's softmax step and
- * tail split (from `follow`), and the exact fp64 attention. */
-static attngen_status run_expected(const check_opts *o, const attngen__inputs *in,
-                                   const attngen__ref_args *follow, uint16_t *ref,
-                                   float *ref_lse, float *tol, double *exact) {
-  attngen__ref_args a = {attngen__inputs_q(in), attngen__inputs_k(in), attngen__inputs_v(in),
-                         attngen__view_out(ref, o->layout, o->heads, o->seqlen_q), o->batch,
-                         o->heads, o->seqlen_q, o->seqlen_kv, o->scale, o->rounding, ref_lse,
-                         0, 0, 0, 0, NULL, NULL};
-  a.kv_step = follow->kv_step;
-  a.kv_per_split = follow->kv_per_split;
-  a.split_rows = follow->split_rows;
-  a.tol = tol;
-  attngen_status st = attngen__reference_fwd(&a);
-  if (st != ATTNGEN_STATUS_OK) return st;
-  attngen__exact_args e = {a.q, a.k, a.v,
-                           attngen__view_f64(exact, o->layout, o->heads, o->seqlen_q),
-                           o->batch, o->heads, o->seqlen_q, o->seqlen_kv, o->scale, NULL, 0};
-  return attngen__exact_fwd(&e);
 }
 
 /* Prints the report block; returns 1 when everything passed. */
 static int report(FILE *f, const check_opts *o, const char *variant,
-                  const attngen__ref_args *follow, const attngen__compare_report *r,
-                  int64_t guard_bad, int64_t guard_first, int64_t nondeterministic,
-                  const attngen__lse_report *lr) {
+                  const attngen__verify_result *v, int64_t guard_bad, int64_t guard_first,
+                  int64_t nondeterministic) {
   char title[512];
   snprintf(title, sizeof title, "check %s %dx%dx%dx%d %s %s seed %llu inputs %s%s scale %g\n"
            "  variant: %s\n  output",
@@ -291,22 +268,19 @@ static int report(FILE *f, const check_opts *o, const char *variant,
            attngen__layout_name(o->layout), attngen__rounding_name(o->rounding),
            (unsigned long long)o->seed, input_names[o->inputs], o->special ? " +nan/inf" : "",
            (double)o->scale, variant);
-  attngen__compare_print(f, title, r);
-  long long split_rows = 0;
+  attngen__compare_print(f, title, &v->out);
   const size_t nl = (size_t)o->batch * o->heads * o->seqlen_q;
-  for (size_t i = 0; follow->split_rows && i < nl; ++i) split_rows += follow->split_rows[i] != 0;
-  fprintf(f, "  reference: softmax step %d keys", follow->kv_step ? follow->kv_step
-                                                                   : ATTNGEN__REF_KV_TILE);
-  if (follow->kv_per_split)
-    fprintf(f, ", tail split: %lld of %zu rows in parts of %d keys", split_rows, nl,
-            follow->kv_per_split);
+  fprintf(f, "  reference: softmax step %d keys", v->kv_step);
+  if (v->kv_per_split)
+    fprintf(f, ", tail split: %lld of %zu rows in parts of %d keys", v->split_rows, nl,
+            v->kv_per_split);
   fprintf(f, "\n");
   fprintf(f, "  guard bands: %lld elements overwritten", (long long)guard_bad);
   if (guard_bad) fprintf(f, " (first at offset %lld)", (long long)guard_first);
   fprintf(f, "\n  determinism: %lld elements differ between two runs\n",
           (long long)nondeterministic);
-  attngen__compare_lse_print(f, lr);
-  const int pass = r->pass && guard_bad == 0 && nondeterministic == 0 && lr->pass;
+  attngen__compare_lse_print(f, &v->lse);
+  const int pass = v->pass && guard_bad == 0 && nondeterministic == 0;
   fprintf(f, "check: %s\n", pass ? "PASS" : "FAIL");
   return pass;
 }
@@ -321,55 +295,42 @@ int attngen__cmd_check(int argc, char **argv) {
   const size_t nl = (size_t)o.batch * o.heads * o.seqlen_q;
   attngen__inputs in;
   attngen__guarded g = {0}, g2 = {0};
-  uint16_t *ref = malloc(nq * sizeof(uint16_t));
-  double *exact = malloc(nq * sizeof(double));
-  float *tol = malloc(nq * sizeof(float));
   float *lse = malloc(nl * sizeof(float)), *lse2 = malloc(nl * sizeof(float));
-  float *ref_lse = malloc(nl * sizeof(float));
   char variant[256] = "?";
-  attngen__ref_args follow;
-  memset(&follow, 0, sizeof follow);
-  unsigned char *split_rows = NULL;
+  device_run dev = {0};
   int rc = 1;
   attngen_status st = make_inputs(&o, &in);
-  if (!st && !(ref && exact && tol && lse && lse2 && ref_lse)) st = ATTNGEN_STATUS_OUT_OF_MEMORY;
+  if (!st && !(lse && lse2)) st = ATTNGEN_STATUS_OUT_OF_MEMORY;
   if (!st) st = attngen__guarded_alloc(&g, (int64_t)nq, ATTNGEN__GUARD_ELEMS);
   if (!st) st = attngen__guarded_alloc(&g2, (int64_t)nq, ATTNGEN__GUARD_ELEMS);
   if (st) fprintf(stderr, "attngen check: inputs: %s\n", attngen_status_string(st));
-  if (!st)
-    st = run_backend(&o, &in, &g, &g2, lse, lse2, variant, sizeof variant, &follow, &split_rows);
+  if (!st) st = run_backend(&o, &in, &dev, &g, &g2, lse, lse2, variant, sizeof variant);
   if (!st) {
-    st = run_expected(&o, &in, &follow, ref, ref_lse, tol, exact);
-    if (st) fprintf(stderr, "attngen check: reference: %s\n", attngen_status_string(st));
+    /* The expected result: the CPU reference with the kernel's softmax step and tail split,
+     * the exact fp64 attention as the sanity bound (verify.h). */
+    attngen_fwd_args call;
+    call_args(&o, &call);
+    attngen__verify_args va = {dev.ctx, &call, &in, g.data, lse, 1, 0, NULL};
+    attngen__verify_result vr;
+    st = attngen__verify_run(&va, &vr);
+    if (st) {
+      fprintf(stderr, "attngen check: reference: %s: %s\n", attngen_status_string(st),
+              attngen_last_error());
+    } else {
+      int64_t guard_first = 0;
+      const int64_t guard_bad = attngen__guarded_check(&g, &guard_first) +
+                                attngen__guarded_check(&g2, NULL);
+      int64_t differ = 0;
+      for (size_t i = 0; i < nq; ++i) differ += g.data[i] != g2.data[i];
+      for (size_t i = 0; i < nl; ++i) differ += memcmp(&lse[i], &lse2[i], sizeof(float)) != 0;
+      rc = report(stdout, &o, variant, &vr, guard_bad, guard_first, differ) ? 0 : 1;
+    }
   }
-  if (!st) {
-    attngen__compare_args c = {
-        attngen__view_in(g.data, o.layout, o.heads, o.seqlen_q),
-        attngen__view_in(ref, o.layout, o.heads, o.seqlen_q),
-        attngen__view_f64(exact, o.layout, o.heads, o.seqlen_q), o.batch, o.heads, o.seqlen_q,
-        attngen__max_abs_finite(attngen__inputs_v(&in), o.batch, o.heads, o.seqlen_kv), tol};
-    attngen__compare_report r;
-    attngen__lse_report lr;
-    attngen__compare(&c, &r);
-    int64_t guard_first = 0;
-    const int64_t guard_bad = attngen__guarded_check(&g, &guard_first) +
-                              attngen__guarded_check(&g2, NULL);
-    int64_t differ = 0;
-    for (size_t i = 0; i < nq; ++i) differ += g.data[i] != g2.data[i];
-    for (size_t i = 0; i < nl; ++i) differ += memcmp(&lse[i], &lse2[i], sizeof(float)) != 0;
-    attngen__compare_lse(lse, ref_lse, (int64_t)nl, ATTNGEN__LSE_ABS_TOL, ATTNGEN__LSE_REL_TOL,
-                         &lr);
-    rc = report(stdout, &o, variant, &follow, &r, guard_bad, guard_first, differ, &lr) ? 0 : 1;
-  }
+  if (dev.ctx) attngen_destroy(dev.ctx);
   attngen__guarded_free(&g);
   attngen__guarded_free(&g2);
   attngen__inputs_free(&in);
-  free(ref);
-  free(tol);
-  free(exact);
   free(lse);
   free(lse2);
-  free(ref_lse);
-  free(split_rows);
   return rc;
 }

@@ -37,6 +37,7 @@
 #include "numerics.h"
 #include "tuning_db.h"
 #include "variant.h"
+#include "verify.h"
 
 #define MAX_SHAPES 4096
 #define MAX_ITERS 100000
@@ -448,23 +449,18 @@ typedef struct check {
   int ready;
   shape s;
   attngen__inputs in;
-  uint16_t *ref, *out;
-  float *tol; /* the reference's P-rounding-boundary tolerance per element */
-  /* settings the reference in ref was computed with (softmax step, tail split); candidates
-   * with other settings recompute it (ref_valid = 0: not computed yet) */
-  int ref_valid, ref_kv_step, ref_kv_per_split;
-  unsigned char *ref_rows;
-  double max_abs_v;
+  uint16_t *out;
+  /* The reference, kept across candidates: recomputed by verify_run only for a candidate
+   * whose kernel has another softmax step or tail split. */
+  attngen__verify_ref ref;
   buffers dev;
   char failure[256]; /* why the check itself could not be prepared */
 } check;
 
 static void check_free(attngen_context *ctx, check *c) {
   attngen__inputs_free(&c->in);
-  free(c->ref);
+  attngen__verify_ref_free(&c->ref);
   free(c->out);
-  free(c->tol);
-  free(c->ref_rows);
   buffers_free(ctx, &c->dev);
   memset(c, 0, sizeof *c);
 }
@@ -484,14 +480,11 @@ static attngen_status check_prepare(attngen_context *ctx, const job *j, check *c
   }
   size_t nq = (size_t)c->s.b * c->s.h * (size_t)c->s.sq * 128;
   size_t nkv = (size_t)c->s.b * c->s.h * (size_t)c->s.skv * 128;
-  c->ref = malloc(nq * 2);
   c->out = malloc(nq * 2);
-  c->tol = malloc(nq * sizeof(float));
-  if (!c->ref || !c->out || !c->tol) {
+  if (!c->out) {
     snprintf(c->failure, sizeof c->failure, "check: out of host memory");
     return ATTNGEN_STATUS_OUT_OF_MEMORY;
   }
-  c->max_abs_v = attngen__max_abs_finite(attngen__inputs_v(&c->in), c->s.b, c->s.h, c->s.skv);
   size_t bq = nq * 2, bkv = nkv ? nkv * 2 : 16;
   if ((st = attngen_malloc(ctx, bq, &c->dev.q)) || (st = attngen_malloc(ctx, bkv, &c->dev.k)) ||
       (st = attngen_malloc(ctx, bkv, &c->dev.v)) || (st = attngen_malloc(ctx, bq, &c->dev.o)) ||
@@ -522,49 +515,6 @@ static void args_for(const job *j, const shape *s, const candidate *cand, const 
   a->variant = cand && cand->force ? cand->name : NULL;
 }
 
-/* The CPU reference for the kernel that a runs: its softmax step and tail split (see
- * attngen__ref_follow_call), recomputed only when they differ from the last candidate's. */
-static attngen_status check_reference(attngen_context *ctx, const job *j, check *c,
-                                      const attngen_fwd_args *a, candidate *cand) {
-  attngen__ref_args r;
-  memset(&r, 0, sizeof r);
-  unsigned char *rows = NULL;
-  attngen_status st = attngen__ref_follow_call(ctx, a, &r, &rows, NULL, 0);
-  if (st != ATTNGEN_STATUS_OK) {
-    snprintf(cand->failure, sizeof cand->failure, "launch failed: %s", attngen_last_error());
-    return st;
-  }
-  const size_t nl = (size_t)c->s.b * c->s.h * (size_t)c->s.sq;
-  if (c->ref_valid && r.kv_step == c->ref_kv_step && r.kv_per_split == c->ref_kv_per_split &&
-      (!rows) == (!c->ref_rows) && (!rows || memcmp(rows, c->ref_rows, nl) == 0)) {
-    free(rows);
-    return ATTNGEN_STATUS_OK;
-  }
-  r.q = attngen__inputs_q(&c->in);
-  r.k = attngen__inputs_k(&c->in);
-  r.v = attngen__inputs_v(&c->in);
-  r.out = attngen__view_out(c->ref, j->layout, c->s.h, c->s.sq);
-  r.tol = c->tol;
-  r.batch = c->s.b;
-  r.heads = c->s.h;
-  r.seqlen_q = c->s.sq;
-  r.seqlen_kv = c->s.skv;
-  r.softmax_scale = a->softmax_scale;
-  r.rounding = j->rounding;
-  c->ref_valid = 0;
-  st = attngen__reference_fwd(&r);
-  free(c->ref_rows);
-  c->ref_rows = rows;
-  if (st != ATTNGEN_STATUS_OK) {
-    snprintf(cand->failure, sizeof cand->failure, "CPU reference: %s", attngen_status_string(st));
-    return st;
-  }
-  c->ref_valid = 1;
-  c->ref_kv_step = r.kv_step;
-  c->ref_kv_per_split = r.kv_per_split;
-  return ATTNGEN_STATUS_OK;
-}
-
 /* Runs the candidate on the reduced problem and compares with the reference (computed with
  * the candidate's softmax step and tail split); returns 1 on pass, else 0 with the reason in
  * cand->failure. */
@@ -572,7 +522,6 @@ static int check_candidate(attngen_context *ctx, const job *j, check *c, candida
   size_t nq = (size_t)c->s.b * c->s.h * (size_t)c->s.sq * 128;
   attngen_fwd_args a;
   args_for(j, &c->s, cand, &c->dev, &a);
-  if (check_reference(ctx, j, c, &a, cand) != ATTNGEN_STATUS_OK) return 0;
   attngen_status st = attngen_memset(ctx, c->dev.o, 0xFF, nq * 2); /* poison 0xFFFF */
   if (st == ATTNGEN_STATUS_OK) st = attngen_fwd(ctx, &a);
   if (st != ATTNGEN_STATUS_OK) {
@@ -586,21 +535,16 @@ static int check_candidate(attngen_context *ctx, const job *j, check *c, candida
     snprintf(cand->failure, sizeof cand->failure, "run failed: %s", attngen_last_error());
     return 0;
   }
-  attngen__compare_args ca;
-  memset(&ca, 0, sizeof ca);
-  ca.out = attngen__view_in(c->out, j->layout, c->s.h, c->s.sq);
-  ca.ref = attngen__view_in(c->ref, j->layout, c->s.h, c->s.sq);
-  ca.batch = c->s.b;
-  ca.heads = c->s.h;
-  ca.seqlen_q = c->s.sq;
-  ca.max_abs_v = c->max_abs_v;
-  ca.tol = c->tol;
-  attngen__compare_report rep;
-  st = attngen__compare(&ca, &rep);
+  /* The CPU reference of the candidate's kernel (its softmax step and tail split). */
+  attngen__verify_args va = {ctx, &a, &c->in, c->out, NULL, 0, 0, &c->ref};
+  attngen__verify_result vr;
+  st = attngen__verify_run(&va, &vr);
   if (st != ATTNGEN_STATUS_OK) {
-    snprintf(cand->failure, sizeof cand->failure, "comparator: %s", attngen_status_string(st));
+    snprintf(cand->failure, sizeof cand->failure, "CPU reference: %s",
+             *attngen_last_error() ? attngen_last_error() : attngen_status_string(st));
     return 0;
   }
+  const attngen__compare_report rep = vr.out;
   if (!rep.pass) {
     snprintf(cand->failure, sizeof cand->failure,
              "wrong results on %d,%d,%d,%d: %lld elements > 1 ULP (worst %d ULP at b%d h%d "

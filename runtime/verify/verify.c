@@ -1,0 +1,168 @@
+/* verify.c: see verify.h. */
+#include "verify.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define D 128
+
+void attngen__verify_ref_free(attngen__verify_ref *ref) {
+  if (!ref) return;
+  free(ref->out);
+  free(ref->lse);
+  free(ref->tol);
+  free(ref->exact);
+  free(ref->rows);
+  memset(ref, 0, sizeof *ref);
+}
+
+/* The call on its own context: device buffers, output poisoned with 0xFFFF, one launch. */
+static attngen_status run_call(const attngen__verify_args *a, uint16_t *out, float *lse) {
+  const attngen_fwd_args *c = a->call;
+  const size_t nq = (size_t)c->batch * c->heads * c->seqlen_q * D;
+  const size_t nkv = (size_t)c->batch * c->heads * c->seqlen_kv * D;
+  const size_t nl = (size_t)c->batch * c->heads * c->seqlen_q;
+  attngen_context *ctx = a->ctx;
+  void *q = NULL, *k = NULL, *v = NULL, *o = NULL, *l = NULL;
+  attngen_status st = attngen_malloc(ctx, nq * 2, &q);
+  if (!st && nkv) st = attngen_malloc(ctx, nkv * 2, &k);
+  if (!st && nkv) st = attngen_malloc(ctx, nkv * 2, &v);
+  if (!st) st = attngen_malloc(ctx, nq * 2, &o);
+  if (!st) st = attngen_malloc(ctx, nl * sizeof(float), &l);
+  if (!st) st = attngen_memcpy_htod(ctx, q, a->in->q, nq * 2);
+  if (!st && nkv) st = attngen_memcpy_htod(ctx, k, a->in->k, nkv * 2);
+  if (!st && nkv) st = attngen_memcpy_htod(ctx, v, a->in->v, nkv * 2);
+  if (!st) st = attngen_memset(ctx, o, 0xFF, nq * 2);
+  if (!st) {
+    attngen_fwd_args run = *c;
+    run.q = q;
+    run.k = k;
+    run.v = v;
+    run.out = o;
+    run.lse = l;
+    st = attngen_fwd(ctx, &run);
+  }
+  if (!st) st = attngen_synchronize(ctx, c->stream);
+  if (!st) st = attngen_memcpy_dtoh(ctx, out, o, nq * 2);
+  if (!st) st = attngen_memcpy_dtoh(ctx, lse, l, nl * sizeof(float));
+  attngen_free(ctx, q);
+  attngen_free(ctx, k);
+  attngen_free(ctx, v);
+  attngen_free(ctx, o);
+  attngen_free(ctx, l);
+  return st;
+}
+
+/* The reference following the call's kernel, recomputed only when that changes. */
+static attngen_status reference(const attngen__verify_args *a, attngen__verify_ref *ref,
+                                attngen__verify_result *r) {
+  const attngen_fwd_args *c = a->call;
+  attngen__ref_args ra;
+  memset(&ra, 0, sizeof ra);
+  unsigned char *rows = NULL;
+  attngen_status st =
+      attngen__ref_follow_call(a->ctx, c, &ra, &rows, r->variant, sizeof r->variant);
+  if (st != ATTNGEN_STATUS_OK) return st;
+  const size_t nq = (size_t)c->batch * c->heads * c->seqlen_q * D;
+  const size_t nl = (size_t)c->batch * c->heads * c->seqlen_q;
+  r->kv_step = ra.kv_step ? ra.kv_step : ATTNGEN__REF_KV_TILE;
+  r->kv_per_split = ra.kv_per_split;
+  r->split_rows = 0;
+  for (size_t i = 0; rows && i < nl; ++i) r->split_rows += rows[i] != 0;
+  const int same = ref->valid && ref->nq == nq && ref->nl == nl && ra.kv_step == ref->kv_step &&
+                   ra.kv_per_split == ref->kv_per_split && (!rows) == (!ref->rows) &&
+                   (!rows || memcmp(rows, ref->rows, nl) == 0);
+  if (same && (!a->exact || ref->has_exact)) {
+    free(rows);
+    return ATTNGEN_STATUS_OK;
+  }
+  if (!ref->out || ref->nq != nq || ref->nl != nl) {
+    attngen__verify_ref_free(ref);
+    ref->out = malloc((nq ? nq : 1) * sizeof(uint16_t));
+    ref->tol = malloc((nq ? nq : 1) * sizeof(float));
+    ref->lse = malloc((nl ? nl : 1) * sizeof(float));
+    ref->nq = nq;
+    ref->nl = nl;
+  }
+  free(ref->rows);
+  ref->rows = rows;
+  ref->valid = 0;
+  if (!ref->out || !ref->tol || !ref->lse) return ATTNGEN_STATUS_OUT_OF_MEMORY;
+  ra.q = attngen__inputs_q(a->in);
+  ra.k = attngen__inputs_k(a->in);
+  ra.v = attngen__inputs_v(a->in);
+  ra.out = attngen__view_out(ref->out, c->layout, c->heads, c->seqlen_q);
+  ra.batch = c->batch;
+  ra.heads = c->heads;
+  ra.seqlen_q = c->seqlen_q;
+  ra.seqlen_kv = c->seqlen_kv;
+  ra.softmax_scale = c->softmax_scale;
+  ra.rounding = c->rounding;
+  ra.lse = ref->lse;
+  ra.tol = ref->tol;
+  if ((st = attngen__reference_fwd(&ra)) != ATTNGEN_STATUS_OK) return st;
+  ref->has_exact = 0;
+  if (a->exact) {
+    if (!ref->exact) ref->exact = malloc((nq ? nq : 1) * sizeof(double));
+    if (!ref->exact) return ATTNGEN_STATUS_OUT_OF_MEMORY;
+    attngen__exact_args e = {ra.q, ra.k, ra.v,
+                             attngen__view_f64(ref->exact, c->layout, c->heads, c->seqlen_q),
+                             c->batch, c->heads, c->seqlen_q, c->seqlen_kv, c->softmax_scale,
+                             NULL, 0};
+    if ((st = attngen__exact_fwd(&e)) != ATTNGEN_STATUS_OK) return st;
+    ref->has_exact = 1;
+  }
+  ref->valid = 1;
+  ref->kv_step = ra.kv_step;
+  ref->kv_per_split = ra.kv_per_split;
+  return ATTNGEN_STATUS_OK;
+}
+
+attngen_status attngen__verify_run(const attngen__verify_args *a, attngen__verify_result *r) {
+  memset(r, 0, sizeof *r);
+  if (!a || !a->ctx || !a->call || !a->in) return ATTNGEN_STATUS_NULL_POINTER;
+  const attngen_fwd_args *c = a->call;
+  const size_t nq = (size_t)c->batch * c->heads * c->seqlen_q * D;
+  const size_t nl = (size_t)c->batch * c->heads * c->seqlen_q;
+  attngen__verify_ref local;
+  memset(&local, 0, sizeof local);
+  attngen__verify_ref *ref = a->ref ? a->ref : &local;
+  uint16_t *own_out = NULL;
+  float *own_lse = NULL;
+  const uint16_t *out = a->out;
+  const float *lse = a->lse;
+  attngen_status st = ATTNGEN_STATUS_OK;
+  if (!out) {
+    own_out = malloc((nq ? nq : 1) * sizeof(uint16_t));
+    own_lse = malloc((nl ? nl : 1) * sizeof(float));
+    st = own_out && own_lse ? run_call(a, own_out, own_lse) : ATTNGEN_STATUS_OUT_OF_MEMORY;
+    out = own_out;
+    lse = own_lse;
+  }
+  if (!st) st = reference(a, ref, r);
+  if (!st) {
+    attngen__compare_args ca;
+    memset(&ca, 0, sizeof ca);
+    ca.out = attngen__view_in(out, c->layout, c->heads, c->seqlen_q);
+    ca.ref = attngen__view_in(ref->out, c->layout, c->heads, c->seqlen_q);
+    if (a->exact) ca.exact = attngen__view_f64(ref->exact, c->layout, c->heads, c->seqlen_q);
+    ca.batch = c->batch;
+    ca.heads = c->heads;
+    ca.seqlen_q = c->seqlen_q;
+    ca.max_abs_v =
+        attngen__max_abs_finite(attngen__inputs_v(a->in), c->batch, c->heads, c->seqlen_kv);
+    ca.tol = a->strict ? NULL : ref->tol;
+    st = attngen__compare(&ca, &r->out);
+  }
+  if (!st) {
+    if (lse)
+      attngen__compare_lse(lse, ref->lse, (int64_t)nl, ATTNGEN__LSE_ABS_TOL,
+                           ATTNGEN__LSE_REL_TOL, &r->lse);
+    r->pass = r->out.pass && (!lse || r->lse.pass);
+  }
+  free(own_out);
+  free(own_lse);
+  if (ref == &local) attngen__verify_ref_free(&local);
+  return st;
+}
