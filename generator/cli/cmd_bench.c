@@ -33,7 +33,8 @@ static const bench_shape short_shapes[] = {
 static void usage(FILE *f) {
   fprintf(f,
           "usage: attngen bench [--shapes sweep|video|short|all | --shape B,H,Sq,Skv ...]\n"
-          "                     [--layout bshd|bhsd] [--round rtne|rtna|rtz] [--backend NAME]\n"
+          "                     [--layout " ATTNGEN__LAYOUT_CHOICES "] [--round " ATTNGEN__ROUNDING_CHOICES
+          "] [--backend NAME]\n"
           "                     [--device N] [--variant NAME] [--iters N]\n\n"
           "Times attngen on the benchmark shapes of docs/SHAPES.md (default: short) or the given\n"
           "shapes: per shape the variant the dispatcher picks (or --variant) and why, one\n"
@@ -149,10 +150,10 @@ int attngen__cmd_bench(int argc, char **argv) {
       nshapes++;
     } else if (strcmp(o, "--layout") == 0) {
       if (!attngen__layout_from_name(val, &layout))
-        return usage_error("--layout must be bshd or bhsd, not", val);
+        return usage_error("--layout must be one of " ATTNGEN__LAYOUT_LIST ", not", val);
     } else if (strcmp(o, "--round") == 0) {
       if (!attngen__rounding_from_name(val, &rounding))
-        return usage_error("--round must be rtne, rtna or rtz, not", val);
+        return usage_error("--round must be one of " ATTNGEN__ROUNDING_LIST ", not", val);
     } else if (strcmp(o, "--backend") == 0) {
       if (!attngen__backend_name_ok(val)) {
         char m[192];

@@ -47,8 +47,8 @@ static void usage(FILE *f) {
           "                         B, H, Sq >= 1, Skv >= 0)\n"
           "  --backend NAME         cpu (default), emu, cuda, hip, auto\n"
           "  --device N             device ordinal (default 0)\n"
-          "  --layout bshd|bhsd     tensor layout (default bshd)\n"
-          "  --round rtne|rtna|rtz  bf16 rounding of P and O (default rtne)\n"
+          "  --layout " ATTNGEN__LAYOUT_CHOICES "     tensor layout (default " ATTNGEN__LAYOUT_BSHD_NAME ")\n"
+          "  --round " ATTNGEN__ROUNDING_CHOICES "  bf16 rounding of P and O (default " ATTNGEN__ROUNDING_RTNE_NAME ")\n"
           "  --seed N               input seed (default: fresh, printed in the report)\n"
           "  --scale X              softmax scale (default 1/sqrt(128))\n"
           "  --inputs KIND          uniform (default), realistic, large\n"
@@ -112,11 +112,11 @@ static int parse_args(int argc, char **argv, check_opts *o) {
       have_shape = 1;
     } else if (!strcmp(opt, "--layout")) {
       if (!val || !attngen__layout_from_name(val, &o->layout)) {
-        return usage_error(opt, val, "bshd, bhsd");
+        return usage_error(opt, val, ATTNGEN__LAYOUT_LIST);
       }
     } else if (!strcmp(opt, "--round")) {
       if (!val || !attngen__rounding_from_name(val, &o->rounding)) {
-        return usage_error(opt, val, "rtne, rtna, rtz");
+        return usage_error(opt, val, ATTNGEN__ROUNDING_LIST);
       }
     } else if (!strcmp(opt, "--backend")) {
       if (!attngen__backend_name_ok(val)) return usage_error(opt, val, attngen__backend_names());

@@ -16,8 +16,8 @@ static void usage(FILE *f) {
   fprintf(f,
           "usage: attngen run --shape B,H,Sq,Skv [options]\n\n"
           "  --shape B,H,Sq,Skv   batch, heads, query and key/value lengths (head_dim 128)\n"
-          "  --layout bshd|bhsd   tensor layout (default bshd)\n"
-          "  --round rtne|rtna|rtz  bf16 rounding of P and O (default rtne)\n"
+          "  --layout " ATTNGEN__LAYOUT_CHOICES "   tensor layout (default " ATTNGEN__LAYOUT_BSHD_NAME ")\n"
+          "  --round " ATTNGEN__ROUNDING_CHOICES "  bf16 rounding of P and O (default " ATTNGEN__ROUNDING_RTNE_NAME ")\n"
           "  --backend NAME       auto (default), cuda, hip, emu, cpu\n"
           "  --device N           device ordinal (default 0)\n"
           "  --variant NAME       force a variant (JIT-compiled when not embedded)\n"
@@ -60,10 +60,10 @@ int attngen__cmd_run(int argc, char **argv) {
       have_shape = 1;
     } else if (!strcmp(opt, "--layout")) {
       if (!attngen__layout_from_name(val, &a.layout))
-        return usage_error("--layout allows bshd, bhsd", val);
+        return usage_error("--layout allows " ATTNGEN__LAYOUT_LIST, val);
     } else if (!strcmp(opt, "--round")) {
       if (!attngen__rounding_from_name(val, &a.rounding))
-        return usage_error("--round allows rtne, rtna, rtz", val);
+        return usage_error("--round allows " ATTNGEN__ROUNDING_LIST, val);
     } else if (!strcmp(opt, "--backend")) {
       if (!attngen__backend_name_ok(val)) {
         char m[192];

@@ -96,8 +96,9 @@ typedef struct job {
 static void usage(FILE *f) {
   fprintf(f,
           "usage: attngen tune (--shape B,H,Sq,Skv [--shape ...] | --shapes-file FILE)\n"
-          "                    [--layout bshd|bhsd|all] [--round rtne|rtna|rtz|all]\n"
-          "                    [--target gfx942|sm90] [--backend auto|hip|cuda|emu|cpu]\n"
+          "                    [--layout " ATTNGEN__LAYOUT_CHOICES "|all] [--round "
+          ATTNGEN__ROUNDING_CHOICES "|all]\n"
+          "                    [--target " ATTNGEN__TARGET_CHOICES "] [--backend NAME]\n"
           "                    [--device N] [--warmup N] [--iters N] [--timeout SECONDS]\n"
           "                    [--variants NAME,...] [-o FILE] [--replace] [--no-write]\n"
           "\n"
@@ -107,10 +108,11 @@ static void usage(FILE *f) {
           "\n"
           "  --shape B,H,Sq,Skv  a shape to tune (Skv may be left out: Skv = Sq); repeatable\n"
           "  --shapes-file FILE  one shape per line (B,H,Sq,Skv or B H Sq Skv; '#' comments)\n"
-          "  --layout L          tensor layout (default bshd; all = both)\n"
-          "  --round R           rounding mode of P and O (default rtne; all = the three)\n"
+          "  --layout L          tensor layout (default " ATTNGEN__LAYOUT_BSHD_NAME "; all = every one)\n"
+          "  --round R           rounding mode of P and O (default " ATTNGEN__ROUNDING_RTNE_NAME
+          "; all = every one)\n"
           "  --target T          kernel target; must be the one the backend runs\n"
-          "                      (default: the backend's; gfx942 alone selects hip, sm90 cuda)\n"
+          "                      (default: the backend's; a target alone selects its GPU backend)\n"
           "  --backend B         runtime backend (default auto); emu and cpu time with the\n"
           "                      host clock and are meant for testing\n"
           "  --warmup N          untimed calls per candidate before timing (default 5)\n"

@@ -29,20 +29,7 @@ static attngen_status cpu_open(int device, void **state, attngen_device_props *p
 static void cpu_close(void *st) {}
 
 static attngen_status cpu_reference(void *st, const attngen_fwd_args *a) {
-  attngen__ref_args r;
-  memset(&r, 0, sizeof r);
-  r.q = attngen__view_in(a->q, a->layout, a->heads, a->seqlen_q);
-  r.k = attngen__view_in(a->k, a->layout, a->heads, a->seqlen_kv);
-  r.v = attngen__view_in(a->v, a->layout, a->heads, a->seqlen_kv);
-  r.out = attngen__view_out(a->out, a->layout, a->heads, a->seqlen_q);
-  r.batch = a->batch;
-  r.heads = a->heads;
-  r.seqlen_q = a->seqlen_q;
-  r.seqlen_kv = a->seqlen_kv;
-  r.softmax_scale = a->softmax_scale;
-  r.rounding = a->rounding;
-  r.lse = a->lse;
-  r.threads = 0;
+  const attngen__ref_args r = attngen__ref_args_of_call(a);
   return attngen__reference_fwd(&r);
 }
 

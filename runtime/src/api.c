@@ -11,6 +11,7 @@
 
 #include "attngen.h"
 #include "backend.h"
+#include "context.h"
 #include "dispatch.h"
 #include "env.h"
 #include "gen.h"
@@ -39,20 +40,6 @@ typedef struct workspace {
   struct workspace *next;
 } workspace;
 
-struct attngen_context {
-  attngen__env env;            /* ATTNGEN_* as read at attngen_create */
-  const attngen__backend_ops *be;
-  void *bs;
-  attngen_device_props props;
-  int runs_target;             /* the device can run the backend's kernels */
-  char target_problem[512];
-  attngen__tuning_file *tuning;
-  pthread_mutex_t mutex;       /* guards kernels and workspaces */
-  kernel *kernels;
-  workspace *workspaces;
-  workspace *retired;
-  struct plan_memo *memo;      /* the last call's plan (see cached_plan), guarded by mutex */
-};
 
 /* The kernel target a backend runs; the cpu backend (target -1) runs the reference. */
 static const char *target_name(int t) {
@@ -295,12 +282,7 @@ static attngen_status make_plan(attngen_context *c, const attngen_fwd_args *a, p
   memset(&in, 0, sizeof in);
   in.target = c->be->target;
   in.compute_units = c->props.compute_units;
-  in.shape.batch = a->batch;
-  in.shape.heads = a->heads;
-  in.shape.seqlen_q = a->seqlen_q;
-  in.shape.seqlen_kv = a->seqlen_kv;
-  in.shape.layout = a->layout;
-  in.shape.rounding = a->rounding;
+  in.shape = attngen__call_shape_of(a);
   if (a->variant && a->variant[0]) {
     in.forced = a->variant;
     in.forced_by = "args.variant";
@@ -310,8 +292,7 @@ static attngen_status make_plan(attngen_context *c, const attngen_fwd_args *a, p
   }
   char tuned[128], tuned_why[256];
   if (!in.forced && c->env.tuning) {
-    attngen__tuning_query q = {a->layout, a->rounding, a->batch, a->heads, a->seqlen_q,
-                               a->seqlen_kv};
+    const attngen__tuning_query q = in.shape;
     if (attngen__tuning_lookup(c->tuning, &q, tuned, sizeof tuned, tuned_why, sizeof tuned_why)) {
       in.tuned = tuned;
       in.tuned_why = tuned_why;
@@ -339,7 +320,8 @@ static attngen_status make_plan(attngen_context *c, const attngen_fwd_args *a, p
  * kernel arguments, so attngen_fwd reuses the context's last plan instead of walking the
  * dispatch rules (and formatting their reasons) again for every call of a shape. */
 typedef struct plan_key {
-  int batch, heads, seqlen_q, seqlen_kv, layout, rounding, tuning_on;
+  attngen__call_shape shape;
+  int tuning_on;
   uint32_t scale_bits;
   char forced[128]; /* args.variant, else ATTNGEN_VARIANT, else "" */
 } plan_key;
@@ -356,12 +338,7 @@ static int plan_key_of(const attngen_context *c, const attngen_fwd_args *a, plan
   if (strlen(forced) >= sizeof key->forced) return 0;
   strcpy(key->forced, forced);
   key->tuning_on = c->env.tuning;
-  key->batch = a->batch;
-  key->heads = a->heads;
-  key->seqlen_q = a->seqlen_q;
-  key->seqlen_kv = a->seqlen_kv;
-  key->layout = a->layout;
-  key->rounding = a->rounding;
+  key->shape = attngen__call_shape_of(a);
   memcpy(&key->scale_bits, &a->softmax_scale, sizeof key->scale_bits);
   return 1;
 }
@@ -619,100 +596,4 @@ attngen_status attngen__ref_follow_call(attngen_context *c, const attngen_fwd_ar
   r->split_rows = flags;
   *rows = flags;
   return ATTNGEN_STATUS_OK;
-}
-
-/* ---- memory, streams, events ------------------------------------------------------------ */
-
-#define NEED_CTX(fn)                                                                    \
-  do {                                                                                  \
-    attngen__clear_error();                                                             \
-    if (!c) return attngen__fail(ATTNGEN_STATUS_NULL_POINTER, fn ": ctx is NULL");      \
-  } while (0)
-
-attngen_status attngen_malloc(attngen_context *c, size_t bytes, void **ptr) {
-  NEED_CTX("attngen_malloc");
-  if (!ptr) return attngen__fail(ATTNGEN_STATUS_NULL_POINTER, "attngen_malloc: ptr is NULL");
-  *ptr = NULL;
-  return c->be->mem_alloc(c->bs, bytes, ptr);
-}
-
-attngen_status attngen_free(attngen_context *c, void *ptr) {
-  NEED_CTX("attngen_free");
-  return ptr ? c->be->mem_free(c->bs, ptr) : ATTNGEN_STATUS_OK;
-}
-
-attngen_status attngen_memcpy_htod(attngen_context *c, void *dst, const void *src, size_t bytes) {
-  NEED_CTX("attngen_memcpy_htod");
-  if (bytes && (!dst || !src))
-    return attngen__fail(ATTNGEN_STATUS_NULL_POINTER, "attngen_memcpy_htod: %s is NULL", !dst ? "dst" : "src");
-  return bytes ? c->be->memcpy_htod(c->bs, dst, src, bytes) : ATTNGEN_STATUS_OK;
-}
-
-attngen_status attngen_memcpy_dtoh(attngen_context *c, void *dst, const void *src, size_t bytes) {
-  NEED_CTX("attngen_memcpy_dtoh");
-  if (bytes && (!dst || !src))
-    return attngen__fail(ATTNGEN_STATUS_NULL_POINTER, "attngen_memcpy_dtoh: %s is NULL", !dst ? "dst" : "src");
-  return bytes ? c->be->memcpy_dtoh(c->bs, dst, src, bytes) : ATTNGEN_STATUS_OK;
-}
-
-attngen_status attngen_memset(attngen_context *c, void *dst, int byte, size_t bytes) {
-  NEED_CTX("attngen_memset");
-  if (bytes && !dst) return attngen__fail(ATTNGEN_STATUS_NULL_POINTER, "attngen_memset: dst is NULL");
-  return bytes ? c->be->memset(c->bs, dst, byte, bytes) : ATTNGEN_STATUS_OK;
-}
-
-attngen_status attngen_synchronize(attngen_context *c, void *stream) {
-  NEED_CTX("attngen_synchronize");
-  return c->be->synchronize(c->bs, stream);
-}
-
-attngen_status attngen_event_create(attngen_context *c, attngen_event **ev) {
-  NEED_CTX("attngen_event_create");
-  if (!ev) return attngen__fail(ATTNGEN_STATUS_NULL_POINTER, "attngen_event_create: ev is NULL");
-  void *e = NULL;
-  attngen_status st = c->be->event_create(c->bs, &e);
-  *ev = st == ATTNGEN_STATUS_OK ? (attngen_event *)e : NULL;
-  return st;
-}
-
-attngen_status attngen_event_record(attngen_context *c, attngen_event *ev, void *stream) {
-  NEED_CTX("attngen_event_record");
-  if (!ev) return attngen__fail(ATTNGEN_STATUS_NULL_POINTER, "attngen_event_record: ev is NULL");
-  return c->be->event_record(c->bs, ev, stream);
-}
-
-attngen_status attngen_event_elapsed(attngen_context *c, attngen_event *start, attngen_event *end,
-                                     float *ms) {
-  NEED_CTX("attngen_event_elapsed");
-  if (!start || !end || !ms)
-    return attngen__fail(ATTNGEN_STATUS_NULL_POINTER, "attngen_event_elapsed: %s is NULL",
-                         !start ? "start" : !end ? "end" : "ms");
-  return c->be->event_elapsed(c->bs, start, end, ms);
-}
-
-void attngen_event_destroy(attngen_context *c, attngen_event *ev) {
-  if (c && ev) c->be->event_destroy(c->bs, ev);
-}
-
-attngen_status attngen_time_fwd(attngen_context *c, const attngen_fwd_args *a, int iters, float *ms) {
-  NEED_CTX("attngen_time_fwd");
-  if (!ms) return attngen__fail(ATTNGEN_STATUS_NULL_POINTER, "attngen_time_fwd: ms is NULL");
-  if (iters < 1)
-    return attngen__fail(ATTNGEN_STATUS_INVALID_ARGUMENT, "attngen_time_fwd: iters = %d (allowed: >= 1)", iters);
-  attngen_status st = attngen_fwd(c, a);
-  if (st == ATTNGEN_STATUS_OK) st = attngen_synchronize(c, a->stream);
-  if (st != ATTNGEN_STATUS_OK) return st;
-  attngen_event *e0 = NULL, *e1 = NULL;
-  if ((st = attngen_event_create(c, &e0)) == ATTNGEN_STATUS_OK &&
-      (st = attngen_event_create(c, &e1)) == ATTNGEN_STATUS_OK &&
-      (st = attngen_event_record(c, e0, a->stream)) == ATTNGEN_STATUS_OK) {
-    for (int i = 0; i < iters && st == ATTNGEN_STATUS_OK; i++) st = attngen_fwd(c, a);
-    if (st == ATTNGEN_STATUS_OK) st = attngen_event_record(c, e1, a->stream);
-    float total = 0;
-    if (st == ATTNGEN_STATUS_OK) st = attngen_event_elapsed(c, e0, e1, &total);
-    if (st == ATTNGEN_STATUS_OK) *ms = total / (float)iters;
-  }
-  attngen_event_destroy(c, e0);
-  attngen_event_destroy(c, e1);
-  return st;
 }

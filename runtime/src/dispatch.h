@@ -8,6 +8,7 @@
 #include <stddef.h>
 
 #include "attngen.h"
+#include "call_shape.h"
 #include "variant.h"
 
 /* Checks a's fields in a fixed order; the first problem gives the status and a message
@@ -15,10 +16,8 @@
  * (attngen_explain). */
 attngen_status attngen__check_args(const attngen_fwd_args *a, int need_pointers);
 
-typedef struct attngen__shape {
-  int batch, heads, seqlen_q, seqlen_kv;
-  int layout, rounding;
-} attngen__shape;
+/* The shape of a call (call_shape.h). */
+typedef attngen__call_shape attngen__shape;
 
 /* Describes a variant by name (the generator's attngen__gen_variant_desc in the library;
  * tests substitute their own). Returns 0, or nonzero with a malloc'd *error. */

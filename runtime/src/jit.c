@@ -135,15 +135,18 @@ attngen_status attngen__jit_compiler(int target, char *buf, size_t len) {
   return ATTNGEN_STATUS_OK;
 }
 
-/* Compiler options per target; part of the cache key. */
-static size_t options_for(int target, const char **opts) {
+/* Compiler options per target (the architecture option is written into arch_opt, which
+ * must outlive opts); part of the cache key. */
+static size_t options_for(int target, const char **opts, char *arch_opt, size_t arch_len) {
   size_t n = 0;
   if (target == ATTNGEN__TARGET_SM90) {
-    opts[n++] = "--gpu-architecture=sm_90a";
+    snprintf(arch_opt, arch_len, "--gpu-architecture=%s", attngen__jit_arch(target));
+    opts[n++] = arch_opt;
     opts[n++] = "-default-device";
     opts[n++] = "--std=c++17";
   } else {
-    opts[n++] = "--offload-arch=gfx942";
+    snprintf(arch_opt, arch_len, "--offload-arch=%s", attngen__jit_arch(target));
+    opts[n++] = arch_opt;
     opts[n++] = "-O3";
     opts[n++] = "-std=c++17";
   }
@@ -362,7 +365,8 @@ attngen_status attngen__jit_get(const attngen__jit_request *req, attngen__jit_re
     source = generated;
   }
   const char *opts[8];
-  size_t nopts = options_for(req->target, opts);
+  char arch_opt[64];
+  size_t nopts = options_for(req->target, opts, arch_opt, sizeof arch_opt);
   uint64_t key = cache_key(a, req->target, req->name, source, opts, nopts);
   out->key = key;
   attngen_status st = ATTNGEN_STATUS_OK;

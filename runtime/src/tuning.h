@@ -9,6 +9,7 @@
 #include <stddef.h>
 
 #include "attngen.h"
+#include "call_shape.h"
 #include "tuning_db.h"
 
 /* Loads the default tuning file (attngen__tuning_default_path) for the device, expecting
@@ -16,10 +17,8 @@
  * when there is no file, or it is malformed or for another device (then with a notice). */
 attngen__tuning_file *attngen__tuning_load_for_device(const attngen_device_props *props);
 
-typedef struct attngen__tuning_query {
-  int layout, rounding; /* attngen_layout, attngen_rounding */
-  int batch, heads, seqlen_q, seqlen_kv;
-} attngen__tuning_query;
+/* A lookup is by the call's shape (call_shape.h). */
+typedef attngen__call_shape attngen__tuning_query;
 
 /* Returns 1 and copies the winner's name into variant when db (may be NULL = no database)
  * has an entry serving the query (exact shape or its shape class); 0 otherwise. why (may

@@ -117,6 +117,10 @@ typedef struct attngen__ref_args {
  * kv_step < 0, kv_per_split < 0 or kv_per_split is not a multiple of the step. */
 attngen_status attngen__reference_fwd(const attngen__ref_args *a);
 
+/* The reference arguments of a call: views of a->q, k, v, out (dense in a->layout), its
+ * lse, shape, scale and rounding; everything else 0 (defaults). */
+attngen__ref_args attngen__ref_args_of_call(const attngen_fwd_args *a);
+
 /* Makes a reference run follow the kernel that attngen_fwd would launch for `a` on `ctx`:
  * sets r->kv_step to the variant's softmax_step and, when the call's tail KV split plan
  * splits some q-jobs, r->kv_per_split and r->split_rows (*rows, malloc'd [B,H,Sq] flags the

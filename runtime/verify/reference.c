@@ -353,3 +353,20 @@ attngen_status attngen__exact_fwd(const attngen__exact_args *a) {
   return attngen__parallel_for((int64_t)a->batch * a->heads * a->seqlen_q, a->threads,
                                exact_job, (void *)a);
 }
+
+attngen__ref_args attngen__ref_args_of_call(const attngen_fwd_args *a) {
+  attngen__ref_args r;
+  memset(&r, 0, sizeof r);
+  r.q = attngen__view_in(a->q, a->layout, a->heads, a->seqlen_q);
+  r.k = attngen__view_in(a->k, a->layout, a->heads, a->seqlen_kv);
+  r.v = attngen__view_in(a->v, a->layout, a->heads, a->seqlen_kv);
+  r.out = attngen__view_out(a->out, a->layout, a->heads, a->seqlen_q);
+  r.batch = a->batch;
+  r.heads = a->heads;
+  r.seqlen_q = a->seqlen_q;
+  r.seqlen_kv = a->seqlen_kv;
+  r.softmax_scale = a->softmax_scale;
+  r.rounding = a->rounding;
+  r.lse = a->lse;
+  return r;
+}

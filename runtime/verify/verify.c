@@ -58,20 +58,21 @@ static attngen_status run_call(const attngen__verify_args *a, uint16_t *out, flo
 static attngen_status reference(const attngen__verify_args *a, attngen__verify_ref *ref,
                                 attngen__verify_result *r) {
   const attngen_fwd_args *c = a->call;
-  attngen__ref_args ra;
-  memset(&ra, 0, sizeof ra);
+  attngen__ref_args follow;
+  memset(&follow, 0, sizeof follow);
   unsigned char *rows = NULL;
   attngen_status st =
-      attngen__ref_follow_call(a->ctx, c, &ra, &rows, r->variant, sizeof r->variant);
+      attngen__ref_follow_call(a->ctx, c, &follow, &rows, r->variant, sizeof r->variant);
   if (st != ATTNGEN_STATUS_OK) return st;
   const size_t nq = (size_t)c->batch * c->heads * c->seqlen_q * D;
   const size_t nl = (size_t)c->batch * c->heads * c->seqlen_q;
-  r->kv_step = ra.kv_step ? ra.kv_step : ATTNGEN__REF_KV_TILE;
-  r->kv_per_split = ra.kv_per_split;
+  r->kv_step = follow.kv_step ? follow.kv_step : ATTNGEN__REF_KV_TILE;
+  r->kv_per_split = follow.kv_per_split;
   r->split_rows = 0;
   for (size_t i = 0; rows && i < nl; ++i) r->split_rows += rows[i] != 0;
-  const int same = ref->valid && ref->nq == nq && ref->nl == nl && ra.kv_step == ref->kv_step &&
-                   ra.kv_per_split == ref->kv_per_split && (!rows) == (!ref->rows) &&
+  const int same = ref->valid && ref->nq == nq && ref->nl == nl &&
+                   follow.kv_step == ref->kv_step && follow.kv_per_split == ref->kv_per_split &&
+                   (!rows) == (!ref->rows) &&
                    (!rows || memcmp(rows, ref->rows, nl) == 0);
   if (same && (!a->exact || ref->has_exact)) {
     free(rows);
@@ -89,17 +90,16 @@ static attngen_status reference(const attngen__verify_args *a, attngen__verify_r
   ref->rows = rows;
   ref->valid = 0;
   if (!ref->out || !ref->tol || !ref->lse) return ATTNGEN_STATUS_OUT_OF_MEMORY;
-  ra.q = attngen__inputs_q(a->in);
-  ra.k = attngen__inputs_k(a->in);
-  ra.v = attngen__inputs_v(a->in);
-  ra.out = attngen__view_out(ref->out, c->layout, c->heads, c->seqlen_q);
-  ra.batch = c->batch;
-  ra.heads = c->heads;
-  ra.seqlen_q = c->seqlen_q;
-  ra.seqlen_kv = c->seqlen_kv;
-  ra.softmax_scale = c->softmax_scale;
-  ra.rounding = c->rounding;
-  ra.lse = ref->lse;
+  attngen_fwd_args host = *c; /* the call on the host inputs, into the reference's buffers */
+  host.q = a->in->q;
+  host.k = a->in->k;
+  host.v = a->in->v;
+  host.out = ref->out;
+  host.lse = ref->lse;
+  attngen__ref_args ra = attngen__ref_args_of_call(&host);
+  ra.kv_step = follow.kv_step;
+  ra.kv_per_split = follow.kv_per_split;
+  ra.split_rows = rows;
   ra.tol = ref->tol;
   if ((st = attngen__reference_fwd(&ra)) != ATTNGEN_STATUS_OK) return st;
   ref->has_exact = 0;
@@ -114,8 +114,8 @@ static attngen_status reference(const attngen__verify_args *a, attngen__verify_r
     ref->has_exact = 1;
   }
   ref->valid = 1;
-  ref->kv_step = ra.kv_step;
-  ref->kv_per_split = ra.kv_per_split;
+  ref->kv_step = follow.kv_step;
+  ref->kv_per_split = follow.kv_per_split;
   return ATTNGEN_STATUS_OK;
 }
 

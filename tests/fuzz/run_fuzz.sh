@@ -13,7 +13,7 @@ cc=${CC_FUZZ:-clang-19}
 mkdir -p "$build/corpus"
 if ! "$cc" -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
     -I"$root/runtime/include" -I"$root/runtime/src" -I"$root/generator/core" -I"$root/generated" \
-    "$here/fuzz_tuning_db.c" "$root/runtime/src/tuning_db.c" "$root/runtime/src/cache.c" \
+    "$here/fuzz_tuning_db.c" "$root/runtime/src/tuning_db.c" "$root/runtime/src/tuning_db_parse.c" "$root/runtime/src/cache.c" \
     "$root/runtime/src/hash.c" "$root/runtime/src/log.c" "$root/generator/core/fsutil.c" \
     "$root/runtime/src/axes.c" "$root/generated/variant_axes.c" -lm -o "$build/fuzz_tuning_db"; then
   echo "run_fuzz.sh: cannot build with $cc -fsanitize=fuzzer (is libFuzzer installed?)" >&2
