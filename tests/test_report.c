@@ -4,9 +4,9 @@
  *    tests/CMakeLists.txt with clang-19 and ld.lld-19): every per-unit count is checked
  *    exactly, with the branch decisions (first-iteration skip, rescale gate, group split);
  *  - attngen's own default gfx942 variants (kv_split off): the loop is found, 64 MFMA per
- *    unit, units per iteration = q_tiles * kv_tile / 64 (the variant's tile shape), one path
- *    per group of the ping-pong, the O-rescale branch is off the steady-state path, no scratch,
- *    2 waves per SIMD, at least 16 v_exp per unit (16 rows x 64 keys / 64 lanes);
+ *    unit, units per iteration = q_tiles * kv_tile / 64 (the variant's tile shape), at most
+ *    one path per group of the ping-pong, the O-rescale branch is off the steady-state path,
+ *    no scratch, 2 waves per SIMD, at least 16 v_exp per unit (16 rows x 64 keys / 64 lanes);
  *  - errors: missing file, not an AMDGPU ELF, a kernel without a loop, bad options. */
 #define _POSIX_C_SOURCE 200809L
 #include <setjmp.h>
@@ -224,7 +224,8 @@ static void test_default_variants(void **state) {
     seen++;
     const double units = (double)d->q_tiles * d->kv_tile / 64.0;
     const int ok = num(&t, r, "mfma") == 64.0 && num(&t, r, "units_per_iter") == units &&
-                   num(&t, r, "paths") == 2 && num(&t, r, "rescale_skipped") == 1 &&
+                   num(&t, r, "paths") >= 1 && num(&t, r, "paths") <= 2 &&
+                   num(&t, r, "rescale_skipped") == 1 &&
                    num(&t, r, "scratch") == 0 && num(&t, r, "waves_per_simd") == 2 &&
                    num(&t, r, "v_exp") >= 16.0 && num(&t, r, "s_barrier") > 0;
     if (!ok) {
