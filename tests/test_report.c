@@ -153,6 +153,14 @@ static void test_handwritten_kernel_exact_counts(void **state) {
   assert_string_equal(col(&t, 0, "bound"), "MFMA");
   assert_int_equal((int)num(&t, 0, "rescale_skipped"), 1);
 
+  /* other clock costs: MFMA at 32 cycles, transcendentals at full rate */
+  snprintf(cmd, sizeof cmd, "'%s' report --analyze --tsv --mfma-cycles 32 --trans-cycles 4 '%s'",
+           ATTNGEN_CLI, ATTNGEN_REPORT_LOOP_CO);
+  assert_int_equal(run(cmd, &t, err, sizeof err), 0);
+  assert_int_equal(t.nrows, 1);
+  assert_float_equal(num(&t, 0, "mfma_cycles"), 2048.0, 1e-9);
+  assert_float_equal(num(&t, 0, "valu_cycles"), 164.0, 1e-9); /* 41 VALU x 4 */
+
   /* the text report names the decisions and the two groups */
   static char out[65536];
   snprintf(cmd, sizeof cmd, "'%s' report --analyze '%s' --kernel report_loop > /tmp/attngen_tr_%d.txt",
@@ -263,6 +271,9 @@ static void test_errors(void **state) {
   snprintf(cmd, sizeof cmd, "'%s' report --analyze --trans-cycles zero x.co", ATTNGEN_CLI);
   assert_int_equal(run(cmd, NULL, err, sizeof err), 2);
   assert_non_null(strstr(err, "--trans-cycles 'zero'"));
+  snprintf(cmd, sizeof cmd, "'%s' report --analyze --mfma-cycles -3 x.co", ATTNGEN_CLI);
+  assert_int_equal(run(cmd, NULL, err, sizeof err), 2);
+  assert_non_null(strstr(err, "--mfma-cycles '-3'"));
   snprintf(cmd, sizeof cmd, "'%s' report --analyze --dir /nonexistent", ATTNGEN_CLI);
   assert_int_equal(run(cmd, NULL, err, sizeof err), 1);
   assert_non_null(strstr(err, "cannot open directory '/nonexistent'"));

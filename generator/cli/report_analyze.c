@@ -943,7 +943,7 @@ static long ra_waves_per_simd(const ra_kernel_notes *k) {
 
 /* Counts of the path's instructions into r (totals per iteration; divided by units later). */
 static void ra_count(const ra_ctx *x, const int *path, int np, attngen__ra_result *r,
-                     double trans_cycles, double *flops) {
+                     double trans_cycles, double mfma_scale, double *flops) {
   char bfe_dst[16][24];
   int nbfe = 0;
   char nan_mask[8][24];
@@ -964,7 +964,7 @@ static void ra_count(const ra_ctx *x, const int *path, int np, attngen__ra_resul
         if (ra_mfma_shape(op, &m, &n, &k, &blk, &bits)) f = 2.0 * m * n * k * blk;
         *flops += f;
         r->mfma++;
-        r->mfma_cycles += ra_mfma_cycles(op, f, bits);
+        r->mfma_cycles += mfma_scale * ra_mfma_cycles(op, f, bits);
         continue;
       }
       if (op[0] == 'v' && op[1] == '_') {
@@ -1148,10 +1148,11 @@ static void ra_print(FILE *out, const char *path, const attngen__ra_result *r,
   fprintf(out, "  all waves\n");
   cols[nc++] = r;
   ra_unit_rows(out, cols, nc);
+  const double ms = opt->mfma_cycles > 0 ? opt->mfma_cycles / 16.0 : 1.0;
   fprintf(out,
           "  estimate, two-group ping-pong (cycles per wave64 instruction: MFMA 16x16x16 bf16/f16 "
-          "16, 32x32x8 32, other flops/512; VALU 4; transcendental %.0f):\n",
-          opt->trans_cycles);
+          "%.0f, 32x32x8 %.0f, other flops/%.0f; VALU 4; transcendental %.0f):\n",
+          16 * ms, 32 * ms, 512 / ms, opt->trans_cycles);
   fprintf(out, "    MFMA %.0f cycles/unit, VALU %.0f cycles/unit, headroom (VALU/MFMA) %.2f: %s\n",
           r->mfma_cycles / u, r->valu_cycles / u, ratio,
           ratio <= 1.0 ? "MFMA-bound" : "VALU-bound");
@@ -1442,7 +1443,8 @@ static int ra_kernel(const char *path, const ra_kernel_notes *kn, const attngen_
     ra_wpath *q = &wp[pi];
     memset(&q->r, 0, sizeof q->r);
     double flops = 0;
-    ra_count(&x, q->bp, q->np, &q->r, opt->trans_cycles, &flops);
+    ra_count(&x, q->bp, q->np, &q->r, opt->trans_cycles,
+             opt->mfma_cycles > 0 ? opt->mfma_cycles / 16.0 : 1.0, &flops);
     q->r.units = flops / (4.0 * 16 * 64 * opt->head_dim);
     if (q->r.units <= 0) {
       snprintf(err, errsz, "no MFMA on the steady-state path of waves 0x%x", q->waves);
