@@ -36,7 +36,8 @@ static void usage(FILE *f) {
   fprintf(f,
           "usage: attngen report [--dir DIR] [--filter GLOB] [--tsv]\n"
           "       attngen report --analyze [FILE.co ...] [--kernel GLOB] [--dir DIR]\n"
-          "                      [--filter GLOB] [--tsv] [--mca] [--trans-cycles N] [--verbose]\n"
+          "                      [--filter GLOB] [--tsv] [--mca] [--trans-cycles N] [--mfma-cycles N]\n"
+          "                      [--verbose]\n"
           "\n"
           "Static report of built gfx942 code objects DIR/NAME.co (default DIR:\n"
           "build/kernels/gfx942): arch VGPRs, AGPRs, SGPRs, scratch bytes, LDS bytes, spills,\n"
@@ -72,6 +73,8 @@ static void usage(FILE *f) {
           "  --kernel GLOB      --analyze: only kernels whose symbol matches GLOB\n"
           "  --mca              --analyze: also llvm-mca-19 cycles of the path (single wave)\n"
           "  --trans-cycles N   --analyze: cycles of one transcendental (default 16)\n"
+          "  --mfma-cycles N    --analyze: cycles of v_mfma_f32_16x16x16_bf16 (default 16);\n"
+          "                     the other MFMA costs scale with it\n"
           "  --verbose          --analyze: print the path's instructions\n"
           "  --help             this text\n"
           "Tools: $ATTNGEN_READELF (llvm-readelf-19), $ATTNGEN_OBJDUMP (llvm-objdump-19),\n"
@@ -305,7 +308,7 @@ int attngen__cmd_report(int argc, char **argv) {
   int tsv = 0, analyze = 0, nfiles_arg = 0;
   const char **file_args = calloc((size_t)argc + 1, sizeof *file_args);
   if (!file_args) return 1;
-  attngen__ra_options ro = {NULL, 0, 0, 0, 16.0, 128.0, 0};
+  attngen__ra_options ro = {NULL, 0, 0, 0, 16.0, 128.0, 16.0, 0};
   for (int i = 1; i < argc; ++i) {
     if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
       usage(stdout);
@@ -331,6 +334,16 @@ int attngen__cmd_report(int argc, char **argv) {
       if (*end || ro.trans_cycles <= 0 || ro.trans_cycles > 1024) {
         fprintf(stderr,
                 "attngen report: --trans-cycles '%s': expected a number of cycles in (0, 1024]\n",
+                argv[i]);
+        free(file_args);
+        return 2;
+      }
+    } else if (strcmp(argv[i], "--mfma-cycles") == 0 && i + 1 < argc) {
+      char *end;
+      ro.mfma_cycles = strtod(argv[++i], &end);
+      if (*end || ro.mfma_cycles <= 0 || ro.mfma_cycles > 1024) {
+        fprintf(stderr,
+                "attngen report: --mfma-cycles '%s': expected a number of cycles in (0, 1024]\n",
                 argv[i]);
         free(file_args);
         return 2;

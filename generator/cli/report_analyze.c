@@ -4,23 +4,27 @@
  *
  * 1. Basic blocks: leaders are the first instruction, branch targets and the instruction after
  *    a branch or s_endpgm. Edges: fall-through and branch target.
- * 2. Loops: an edge to a block at a lower or equal address is a back edge; its natural loop is
- *    the header plus every block that reaches the edge's source without passing the header.
- *    The main loop is the loop with the most MFMAs in its body; ties go to the one with fewer
- *    blocks (the innermost).
- * 3. The steady-state path walks from the header to a back edge of the main loop. At each
- *    conditional branch whose two sides stay in the loop it decides, in this order:
+ * 2. Loops: an edge to a block that dominates its source (and lies at a lower or equal
+ *    address) is a back edge; its natural loop is the header plus every block that reaches
+ *    the edge's source without passing the header. The main loop is the loop with the most
+ *    MFMAs in its body; ties go to the one with fewer blocks (the innermost). An inner loop
+ *    inside the main loop is counted once (its back edge is not followed).
+ * 3. The steady-state path walks from the header to a back edge of the main loop, once for
+ *    each wave of the block (max_flat_workgroup_size / 64 waves; identical paths are merged
+ *    and their counts averaged over the waves). At each conditional branch it decides, in
+ *    this order:
  *    R1 stay in the loop: an edge that leaves the loop, or from which no back edge of the main
  *       loop is reachable by forward edges (an inner loop's body), is not taken;
  *    R2 else of an if/else: `s_andn2_saveexec`/`s_or_saveexec` of the mask saved by an if head
  *       on the path: the wave runs the else side iff it skipped the then side (exec-masked
  *       control flow is taken to be wave-uniform: a wave runs one side);
  *    R3 evaluated condition: the branch condition is evaluated for every wave w of the block
- *       (v0 = 64 w + lane at kernel entry; s_cmp / v_cmp / s_cselect / lane-mask logic /
- *       integer SALU and VALU ops over constants, the wave id and flags set earlier on the
- *       path; kernel arguments, loads and loop-carried values are unknown). If every wave of
- *       the path's wave set (initially all waves) agrees, that is the answer. This keeps a
- *       wave in one group of a ping-pong kernel (group A or group B) for the whole iteration;
+ *       (v0 = 64 w + lane at kernel entry, lanes 0 and 63 must agree; s_cmp / v_cmp /
+ *       s_cselect / lane-mask logic / integer SALU and VALU ops over constants, the wave id
+ *       and flags set earlier on the path; definitions before the loop are found along the
+ *       dominator tree; kernel arguments, loads and loop-carried values are unknown). If every
+ *       wave of the path's wave set (one wave per walk) agrees, that is the answer: the two
+ *       groups of a ping-pong kernel (waves 0-3 and 4-7) get their own paths;
  *    R4 heuristics on the blocks only one side reaches (its exclusive region), first that
  *       differs: more MFMAs (the per-tile matrix work runs every steady-state iteration), at
  *       least 8 more v_exp (the softmax of the tile), more buffer/global ops (loads of the
@@ -757,7 +761,7 @@ typedef struct ra_decision {
   unsigned long off;
   char op[24];
   int taken;
-  char why[160];
+  char why[256];
 } ra_decision;
 
 #define RA_MAX_PATHS 16
@@ -820,7 +824,7 @@ static int ra_path(ra_ctx *x, int *path, int *np, ra_decision *dec, int *nd, int
     }
     /* a conditional branch: succ[0] falls through, succ[1] is taken */
     int take = -1;
-    char why[160] = "";
+    char why[256] = "";
     if (ok[0] != ok[1]) {
       take = ok[1];
       snprintf(why, sizeof why, "R1 stay in the loop");
@@ -939,7 +943,7 @@ static long ra_waves_per_simd(const ra_kernel_notes *k) {
 
 /* Counts of the path's instructions into r (totals per iteration; divided by units later). */
 static void ra_count(const ra_ctx *x, const int *path, int np, attngen__ra_result *r,
-                     double trans_cycles, double *flops) {
+                     double trans_cycles, double mfma_scale, double *flops) {
   char bfe_dst[16][24];
   int nbfe = 0;
   char nan_mask[8][24];
@@ -960,7 +964,7 @@ static void ra_count(const ra_ctx *x, const int *path, int np, attngen__ra_resul
         if (ra_mfma_shape(op, &m, &n, &k, &blk, &bits)) f = 2.0 * m * n * k * blk;
         *flops += f;
         r->mfma++;
-        r->mfma_cycles += ra_mfma_cycles(op, f, bits);
+        r->mfma_cycles += mfma_scale * ra_mfma_cycles(op, f, bits);
         continue;
       }
       if (op[0] == 'v' && op[1] == '_') {
@@ -1144,10 +1148,11 @@ static void ra_print(FILE *out, const char *path, const attngen__ra_result *r,
   fprintf(out, "  all waves\n");
   cols[nc++] = r;
   ra_unit_rows(out, cols, nc);
+  const double ms = opt->mfma_cycles > 0 ? opt->mfma_cycles / 16.0 : 1.0;
   fprintf(out,
           "  estimate, two-group ping-pong (cycles per wave64 instruction: MFMA 16x16x16 bf16/f16 "
-          "16, 32x32x8 32, other flops/512; VALU 4; transcendental %.0f):\n",
-          opt->trans_cycles);
+          "%.0f, 32x32x8 %.0f, other flops/%.0f; VALU 4; transcendental %.0f):\n",
+          16 * ms, 32 * ms, 512 / ms, opt->trans_cycles);
   fprintf(out, "    MFMA %.0f cycles/unit, VALU %.0f cycles/unit, headroom (VALU/MFMA) %.2f: %s\n",
           r->mfma_cycles / u, r->valu_cycles / u, ratio,
           ratio <= 1.0 ? "MFMA-bound" : "VALU-bound");
@@ -1438,7 +1443,8 @@ static int ra_kernel(const char *path, const ra_kernel_notes *kn, const attngen_
     ra_wpath *q = &wp[pi];
     memset(&q->r, 0, sizeof q->r);
     double flops = 0;
-    ra_count(&x, q->bp, q->np, &q->r, opt->trans_cycles, &flops);
+    ra_count(&x, q->bp, q->np, &q->r, opt->trans_cycles,
+             opt->mfma_cycles > 0 ? opt->mfma_cycles / 16.0 : 1.0, &flops);
     q->r.units = flops / (4.0 * 16 * 64 * opt->head_dim);
     if (q->r.units <= 0) {
       snprintf(err, errsz, "no MFMA on the steady-state path of waves 0x%x", q->waves);
