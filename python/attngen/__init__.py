@@ -10,12 +10,13 @@ xdit, yunchang}; context parallelism on torch.distributed: attngen.distributed.
 """
 from ._lib import AttngenError, library_path, load as load_library
 from .merge import merge_partials, Merger
-from .ops import (HAS_CUSTOM_OP, attention, explain, get_context, prepare, set_cpu_backend)
+from .ops import (HAS_CUSTOM_OP, attention, clear_plans, explain, get_context, prepare,
+                  set_cpu_backend)
 
 __version__ = "0.1.0"
 
 __all__ = [
-    "AttngenError", "HAS_CUSTOM_OP", "Merger", "attention", "explain", "get_context", "info",
+    "AttngenError", "HAS_CUSTOM_OP", "Merger", "attention", "clear_plans", "explain", "get_context", "info",
     "library_path", "load_library", "merge_partials", "prepare", "ring_attention",
     "set_cpu_backend", "ulysses_attention", "usp_attention",
 ]

@@ -14,6 +14,8 @@ Every rank holds an equal slice of the sequence: q, k, v are [B, S/P, H, D] ("bs
 No mask is applied (full bidirectional attention, as in video DiTs), so the order in which
 sequence slices meet does not matter. `local_attn(q, k, v, scale, layout)` -> (out, lse)
 replaces the local kernel (default attngen.attention); bench code passes SDPA there.
+With gloo and GPU tensors (e.g. two processes on one GPU, which NCCL refuses) messages are
+staged through host memory: correct, not fast.
 """
 import torch
 import torch.distributed as dist
@@ -70,11 +72,17 @@ def ring_attention(q, k, v, group=None, *, scale=None, layout="bshd", rounding="
         cur = torch.cat([k.reshape(-1), v.reshape(-1)])  # one message per step
         nbuf = torch.empty_like(cur)
         shape = k.shape
+        stage = cur.device.type != "cpu" and dist.get_backend(group) == "gloo"
         for step in range(world):
             reqs = None
             if step + 1 < world:
-                ops = [dist.P2POp(dist.isend, cur, nxt, group),
-                       dist.P2POp(dist.irecv, nbuf, prv, group)]
+                if stage:  # gloo and device tensors: through host memory, no overlap
+                    send_h, recv_h = cur.cpu(), torch.empty(cur.shape, dtype=cur.dtype)
+                    ops = [dist.P2POp(dist.isend, send_h, nxt, group),
+                           dist.P2POp(dist.irecv, recv_h, prv, group)]
+                else:
+                    ops = [dist.P2POp(dist.isend, cur, nxt, group),
+                           dist.P2POp(dist.irecv, nbuf, prv, group)]
                 reqs = dist.batch_isend_irecv(ops)
             kk = cur[:n].view(shape)
             vv = cur[n:].view(shape)
@@ -83,6 +91,8 @@ def ring_attention(q, k, v, group=None, *, scale=None, layout="bshd", rounding="
             if reqs is not None:
                 for r in reqs:
                     r.wait()
+                if stage:
+                    nbuf.copy_(recv_h)
                 cur, nbuf = nbuf, cur
     out, lse = merger.result(q.dtype)
     return (out, lse) if return_lse else out
@@ -93,6 +103,8 @@ def _all_to_all(x, group):
     rank j. On gloo, bf16 travels as bytes (gloo lacks bf16) and, where gloo lacks
     all_to_all (torch 1.13), it is emulated with all_gather (P times the traffic: tests)."""
     gloo = dist.get_backend(group) == "gloo"
+    if gloo and x.device.type != "cpu":  # gloo moves host memory: stage (correctness runs)
+        return _all_to_all(x.cpu(), group).to(x.device)
     dtype = x.dtype
     if gloo and dtype == torch.bfloat16:
         x = x.view(torch.uint8)

@@ -208,10 +208,13 @@ def _make_plan(q, k, v, scale, layout, rounding):
 
 
 def _plan_for(q, k, v, scale, layout, rounding):
-    key = (q.shape, q.stride(), k.shape, k.stride(), v.stride(), q.dtype, k.dtype, v.dtype,
-           q.device, k.device, v.device, scale, layout, rounding,
-           _cpu_backend if q.device.type == "cpu" else None,
-           os.environ.get("ATTNGEN_VARIANT"))
+    # one flat key: sizes and strides, dtypes, devices (get_device(): an int, -1 = CPU),
+    # options; the CPU backend's name for CPU tensors. $ATTNGEN_VARIANT is read when a
+    # key is first planned (clear_plans() after changing it in-process).
+    dev = q.get_device()
+    key = (q.shape + q.stride() + k.shape + k.stride() + v.shape + v.stride(),
+           q.dtype, k.dtype, v.dtype, dev, k.get_device(), v.get_device(), scale, layout,
+           rounding, _cpu_backend if dev < 0 else None)
     p = _plans.get(key)
     if p is None:
         p = _make_plan(q, k, v, scale, layout, rounding)
@@ -219,18 +222,36 @@ def _plan_for(q, k, v, scale, layout, rounding):
     return p, key
 
 
+def clear_plans():
+    """Forgets the planned shapes (call after changing $ATTNGEN_VARIANT in-process)."""
+    _plans.clear()
+    _prepared.clear()
+
+
+try:  # the raw cudaStream_t of the current stream, without building a Stream object
+    _raw_stream = torch._C._cuda_getCurrentRawStream
+except AttributeError:  # pragma: no cover - older or CPU-only torch
+    _raw_stream = None
+
+
 def _stream_of(p, q):
     if not p.stream:
         return None
+    if _raw_stream is not None:
+        return _raw_stream(q.get_device())
     return torch.cuda.current_stream(q.device).cuda_stream
 
 
 def _launch(p, q, k, v, out, lse, first):
     a = _lib.FwdArgs.from_buffer_copy(p.template)
-    a.q, a.k, a.v, a.out = q.data_ptr(), k.data_ptr(), v.data_ptr(), out.data_ptr()
+    a.q = q.data_ptr()
+    a.k = k.data_ptr()
+    a.v = v.data_ptr()
+    a.out = out.data_ptr()
     if lse is not None:
         a.lse = lse.data_ptr()
-    a.stream = _stream_of(p, q)
+    if p.stream:
+        a.stream = _stream_of(p, q)
     ws = None
     if p.ws_bytes:
         ws = torch.empty(p.ws_bytes + 16, dtype=torch.uint8, device=q.device)
@@ -254,16 +275,20 @@ def _fwd_impl(q, k, v, scale, layout, rounding, want_lse, out=None, lse=None):
         k = _to_memory(k, layout, p.mem)
         v = _to_memory(v, layout, p.mem)
     if out is None:
-        out = _empty_in((p.B, p.Sq, p.H, p.D), layout, p.mem, q, torch.bfloat16)
+        if p.copy_q:
+            out = _empty_in((p.B, p.Sq, p.H, p.D), layout, p.mem, q, torch.bfloat16)
+        else:  # q is dense (maybe a transposed view): empty_like keeps its strides
+            out = torch.empty_like(q)
     else:
         _check_out(out, q, p, layout)
     if want_lse and lse is None:
         lse = torch.empty((p.B, p.H, p.Sq), dtype=torch.float32, device=q.device)
     elif lse is not None:
         _check_lse(lse, q, p)
-    first = key not in _prepared
-    _launch(p, q, k, v, out, lse if want_lse or lse is not None else None, first)
-    if first:
+    if key in _prepared:
+        _launch(p, q, k, v, out, lse, False)
+    else:
+        _launch(p, q, k, v, out, lse, True)
         _prepared.add(key)
     return out, lse
 

@@ -99,6 +99,7 @@ def test_emu_tail_split_uses_python_workspace():
     try:
         import os
         os.environ["ATTNGEN_VARIANT"] = "attn_fwd_d128_bshd_rtne_q2_kv64_w8_tail_mfma_gfx942"
+        attngen.clear_plans()
         try:
             q, k, v = rand(1, 16, 9, 128, seed=1), rand(1, 1000, 9, 128, seed=2), \
                 rand(1, 1000, 9, 128, seed=3)
@@ -107,6 +108,7 @@ def test_emu_tail_split_uses_python_workspace():
             out, lse = attngen.attention(q, k, v, return_lse=True)
         finally:
             del os.environ["ATTNGEN_VARIANT"]
+            attngen.clear_plans()
         ref, ref_lse = reference(q, k, v)
         assert (out.double() - ref).abs().max().item() < ATOL
         assert (lse.double() - ref_lse).abs().max().item() < 1e-4
