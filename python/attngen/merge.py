@@ -42,8 +42,12 @@ class Merger:
         s_safe = torch.where(empty, torch.ones_like(s), s)
         a1 = _lse_view(w1 / s_safe, self.layout)
         a2 = _lse_view(w2 / s_safe, self.layout)
-        o_new = a1 * self.o + torch.where(a2 == 0, torch.zeros_like(o), a2 * o)
-        self.o = o_new
+        # in place on the running fp32 output and the fresh fp32 copy of the part; a part
+        # with weight 0 (empty) contributes 0 even if its O holds NaN/Inf
+        if o is out:
+            o = o.clone()
+        o.mul_(a2).masked_fill_(a2 == 0, 0.0)
+        self.o.mul_(a1).add_(o)
         self.l = torch.where(empty, torch.full_like(s, float("-inf")), m + torch.log(s_safe))
 
     def result(self, dtype=None):

@@ -208,13 +208,13 @@ def _make_plan(q, k, v, scale, layout, rounding):
 
 
 def _plan_for(q, k, v, scale, layout, rounding):
-    # one flat key: sizes and strides, dtypes, devices (get_device(): an int, -1 = CPU),
+    # the key: sizes and strides (a tuple of torch.Size/tuples: concatenating is slower), dtypes, devices (get_device(): an int, -1 = CPU),
     # options; the CPU backend's name for CPU tensors. $ATTNGEN_VARIANT is read when a
     # key is first planned (clear_plans() after changing it in-process).
     dev = q.get_device()
-    key = (q.shape + q.stride() + k.shape + k.stride() + v.shape + v.stride(),
-           q.dtype, k.dtype, v.dtype, dev, k.get_device(), v.get_device(), scale, layout,
-           rounding, _cpu_backend if dev < 0 else None)
+    key = (q.shape, q.stride(), k.shape, k.stride(), v.shape, v.stride(), q.dtype, k.dtype,
+           v.dtype, dev, k.get_device(), v.get_device(), scale, layout, rounding,
+           _cpu_backend if dev < 0 else None)
     p = _plans.get(key)
     if p is None:
         p = _make_plan(q, k, v, scale, layout, rounding)
@@ -314,9 +314,12 @@ def _check_lse(lse, q, p):
 
 
 def _fake_outputs(q, k, v, layout, want_lse):
-    mem = _memory_layout(q, layout) or layout
+    # the same choice as _fwd_impl: q's own strides when q is dense, else the logical order
     B, Sq, H, D = _dims(q, layout)
-    out = _empty_in((B, Sq, H, D), layout, mem, q, torch.bfloat16)
+    if _memory_layout(q, layout) is not None:
+        out = torch.empty_like(q)
+    else:
+        out = _empty_in((B, Sq, H, D), layout, layout, q, torch.bfloat16)
     lse = q.new_empty((B, H, Sq) if want_lse else (0,), dtype=torch.float32)
     return out, lse
 

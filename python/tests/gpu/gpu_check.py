@@ -13,7 +13,7 @@ Runs, each as a named check with PASS/FAIL and numbers, a table last:
                (c_overhead binary), shape (1, 8, 128, 128)
   dist2proc    ring and Ulysses with 2 processes on this one GPU (gloo, staged through
                host memory: correctness only; NCCL refuses two ranks on one GPU)
-usage: python3 gpu_check.py [--c-overhead PATH] [--out DIR] [--skip NAME,...]
+usage: python3 gpu_check.py [--c-overhead PATH] [--out DIR] [--skip|--only NAME,...]
 """
 import argparse
 import json
@@ -338,15 +338,17 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--c-overhead", help="path of the c_overhead binary")
     ap.add_argument("--out", default=os.environ.get("OUT", "."))
-    ap.add_argument("--skip", default="")
+    ap.add_argument("--skip", default="", help="checks to leave out, comma-separated")
+    ap.add_argument("--only", default="", help="run only these checks, comma-separated")
     args = ap.parse_args()
     if not torch.cuda.is_available():
         print("SKIPPED: no CUDA device visible to torch")
         return 77
     print(json.dumps(attngen.info(), default=str), flush=True)
     skip = set(filter(None, args.skip.split(",")))
+    only = set(filter(None, args.only.split(",")))
     for c in CHECKS:
-        if c.name not in skip:
+        if c.name not in skip and (not only or c.name in only):
             c(args)
     print("\n| check | result | seconds | detail |\n| --- | --- | --- | --- |")
     for name, ok, secs, detail in RESULTS:
