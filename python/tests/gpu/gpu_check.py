@@ -13,6 +13,7 @@ Runs, each as a named check with PASS/FAIL and numbers, a table last:
                (c_overhead binary), shape (1, 8, 128, 128)
   dist2proc    ring and Ulysses with 2 processes on this one GPU (gloo, staged through
                host memory: correctness only; NCCL refuses two ranks on one GPU)
+  cpu_suite    the CPU pytest suite on this machine's torch (the custom-op path)
 usage: python3 gpu_check.py [--c-overhead PATH] [--out DIR] [--skip|--only NAME,...]
 """
 import argparse
@@ -330,14 +331,33 @@ def c_dist(args):
     return " | ".join(l for o in outs[:1] for l in o.splitlines() if "OK" in l)
 
 
+@check("cpu_suite")
+def c_cpu_suite(args):
+    """The CI suite (CPU tensors, cpu + emu backends) on this machine's torch: with
+    torch >= 2.4 it runs the torch.library custom-op path that Debian's 1.13 cannot."""
+    tests = args.cpu_tests
+    if not tests or not os.path.isdir(tests):
+        raise AssertionError(f"no CPU test folder (--cpu-tests {tests})")
+    env = dict(os.environ, ATTNGEN_TEST_INSTALLED="1", ATTNGEN_EMU_CUS="8")
+    env.pop("ATTNGEN_LIB", None)
+    files = [os.path.join(tests, f) for f in ("test_lib.py", "test_op.py", "test_merge.py",
+                                              "test_integrations.py", "test_distributed.py")]
+    r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"] + files,
+                       capture_output=True, text=True, env=env, timeout=400)
+    print(r.stdout[-3000:], r.stderr[-2000:])
+    assert r.returncode == 0, r.stdout[-600:]
+    return r.stdout.strip().splitlines()[-1]
+
+
 CHECKS = [c_numerics, c_errors, c_opcheck, c_compile, c_stream, c_graph, c_block, c_overhead,
-          c_dist]
+          c_dist, c_cpu_suite]
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--c-overhead", help="path of the c_overhead binary")
     ap.add_argument("--out", default=os.environ.get("OUT", "."))
+    ap.add_argument("--cpu-tests", help="python/tests folder for the cpu_suite check")
     ap.add_argument("--skip", default="", help="checks to leave out, comma-separated")
     ap.add_argument("--only", default="", help="run only these checks, comma-separated")
     args = ap.parse_args()

@@ -15,6 +15,9 @@ cp "$dest/site/attngen/_lib/"liblua5.4.so* "$dest/lib/" 2>/dev/null || true
 gcc -O2 -std=c11 -D_POSIX_C_SOURCE=200809L "$root/python/tests/gpu/c_overhead.c" \
   -I "$root/runtime/include" -L "$root/build" -lattngen -o "$dest/lib/c_overhead"
 cp "$root/python/tests/gpu/"*.py "$dest/gpu/"
+mkdir -p "$dest/python/tests" "$dest/runtime/include"   # the CPU suite, run there on torch 2.x
+cp "$root/python/tests/"*.py "$dest/python/tests/"
+cp "$root/runtime/include/attngen.h" "$dest/runtime/include/"
 cat > "$dest/run.sh" <<'RUN'
 #!/usr/bin/env bash
 cd "$(dirname "$0")"
@@ -24,7 +27,7 @@ unset ATTNGEN_LIB
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 python3 -c "import torch; print('torch', torch.__version__, torch.cuda.get_device_name(0))"
 python3 -c "import attngen; print(attngen.info())"
-python3 gpu/gpu_check.py --c-overhead "$PWD/lib/c_overhead" --out "${OUT:-/tmp}" "$@" 2>&1 | tee "${OUT:-/tmp}/gpu_check.log"
+python3 gpu/gpu_check.py --c-overhead "$PWD/lib/c_overhead" --cpu-tests "$PWD/python/tests" --out "${OUT:-/tmp}" "$@" 2>&1 | tee "${OUT:-/tmp}/gpu_check.log"
 RUN
 chmod +x "$dest/run.sh"
 du -sh "$dest"
