@@ -377,6 +377,9 @@ def attention(q, k, v, *, scale=None, layout="bshd", rounding="rtne", return_lse
         torch.ops.attngen.fwd_out(q, k, v, out, lse if want else None, scale, layout, rounding)
         return (out, lse) if return_lse else out
     o, l = torch.ops.attngen.fwd(q, k, v, scale, layout, rounding, want)
+    if lse is not None:  # the caller's lse without an out: filled from the functional op
+        lse.copy_(l)
+        l = lse
     return (o, l) if return_lse else o
 
 
