@@ -117,6 +117,14 @@ typedef struct attngen_fwd_args {
   float softmax_scale;
   void *stream;          /* CUstream / hipStream_t; NULL = the default stream */
   const char *variant;   /* NULL = the dispatcher's choice; else a canonical variant name */
+  /* Split partials of kv_split=tail variants (attngen_explain's workspace_bytes; 0 for
+   * others). NULL = the context allocates one per stream (the first call of a larger shape
+   * allocates). Given: at least workspace_bytes bytes of device memory (host memory on
+   * cpu/emu), 16-byte aligned, not used by anything else until the call's kernels have run
+   * on a->stream. Pass one to capture attngen_fwd in a CUDA/HIP graph: nothing is then
+   * allocated during the call. */
+  void *workspace;
+  size_t workspace_bytes;
 } attngen_fwd_args;
 
 /* Defaults: everything 0/NULL, head_dim 128, bshd, rtne, softmax_scale 1/sqrt(128). */
@@ -126,6 +134,13 @@ void attngen_fwd_args_init(attngen_fwd_args *a);
  * variant, loads or JIT-compiles it on first use, and launches it on a->stream. Never
  * synchronizes the device. */
 attngen_status attngen_fwd(attngen_context *ctx, const attngen_fwd_args *a);
+
+/* Everything attngen_fwd does before its launch, without launching: validates the
+ * arguments (pointers may be NULL), picks the variant, loads or JIT-compiles it into the
+ * context and, when the variant splits KV and a->workspace is NULL, allocates the context's
+ * workspace for a->stream. Call it (or attngen_fwd once) before capturing a graph: a call
+ * captured afterwards with the same arguments neither compiles nor allocates. */
+attngen_status attngen_prepare(attngen_context *ctx, const attngen_fwd_args *a);
 
 /* Why a variant is chosen. */
 typedef enum attngen_rule {

@@ -485,6 +485,51 @@ static attngen_status cpu_variant_check(const attngen_context *c, const attngen_
   return ATTNGEN_STATUS_OK;
 }
 
+/* The caller's workspace (args.workspace), when given, must hold the plan's partials. */
+static attngen_status check_workspace(const attngen_fwd_args *a, size_t need) {
+  if (!a->workspace) return ATTNGEN_STATUS_OK;
+  if ((uintptr_t)a->workspace % 16 != 0)
+    return attngen__fail(ATTNGEN_STATUS_MISALIGNED, "args.workspace = %p is not 16-byte aligned",
+                         a->workspace);
+  if (a->workspace_bytes < need)
+    return attngen__fail(ATTNGEN_STATUS_INVALID_ARGUMENT,
+                         "args.workspace_bytes = %zu is smaller than the %zu bytes this call "
+                         "needs (attngen_explain's workspace_bytes)", a->workspace_bytes, need);
+  return ATTNGEN_STATUS_OK;
+}
+
+/* Plans the call, loads its variant and finds its workspace (the caller's or the
+ * context's for the stream): all of attngen_fwd but the launch. */
+static attngen_status prepare_call(attngen_context *c, const attngen_fwd_args *a, plan *p,
+                                   kernel **k, void **ws) {
+  attngen_status st = cached_plan(c, a, p);
+  if (st != ATTNGEN_STATUS_OK) return st;
+  if ((st = check_workspace(a, p->workspace_bytes)) != ATTNGEN_STATUS_OK) return st;
+  *ws = NULL;
+  pthread_mutex_lock(&c->mutex);
+  st = load_kernel(c, p, a->stream, k);
+  if (st == ATTNGEN_STATUS_OK && p->workspace_bytes) {
+    if (a->workspace)
+      *ws = a->workspace;
+    else
+      st = get_workspace(c, a->stream, p->workspace_bytes, ws);
+  }
+  pthread_mutex_unlock(&c->mutex);
+  return st;
+}
+
+attngen_status attngen_prepare(attngen_context *c, const attngen_fwd_args *a) {
+  attngen__clear_error();
+  if (!c) return attngen__fail(ATTNGEN_STATUS_NULL_POINTER, "attngen_prepare: ctx is NULL");
+  attngen_status st = attngen__check_args(a, 0);
+  if (st != ATTNGEN_STATUS_OK) return st;
+  if (c->be->kind == ATTNGEN__BACKEND_CPU) return cpu_variant_check(a);
+  plan p;
+  kernel *k = NULL;
+  void *ws = NULL;
+  return prepare_call(c, a, &p, &k, &ws);
+}
+
 attngen_status attngen_fwd(attngen_context *c, const attngen_fwd_args *a) {
   attngen__clear_error();
   if (!c) return attngen__fail(ATTNGEN_STATUS_NULL_POINTER, "attngen_fwd: ctx is NULL");
@@ -495,15 +540,9 @@ attngen_status attngen_fwd(attngen_context *c, const attngen_fwd_args *a) {
     return c->be->reference(c->bs, a);
   }
   plan p;
-  if ((st = cached_plan(c, a, &p)) != ATTNGEN_STATUS_OK) return st;
-  pthread_mutex_lock(&c->mutex);
   kernel *k = NULL;
   void *ws = NULL;
-  st = load_kernel(c, &p, a->stream, &k);
-  if (st == ATTNGEN_STATUS_OK && p.workspace_bytes)
-    st = get_workspace(c, a->stream, p.workspace_bytes, &ws);
-  pthread_mutex_unlock(&c->mutex);
-  if (st != ATTNGEN_STATUS_OK) return st;
+  if ((st = prepare_call(c, a, &p, &k, &ws)) != ATTNGEN_STATUS_OK) return st;
   attngen_kargs kargs = p.k;
   kargs.q = a->q;
   kargs.k = a->k;

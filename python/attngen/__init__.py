@@ -1,0 +1,54 @@
+"""attngen: generated bf16 forward attention (head_dim 128) for PyTorch.
+
+    import attngen
+    out = attngen.attention(q, k, v)                      # [B, S, H, 128] bf16
+    out, lse = attngen.attention(q, k, v, layout="bhsd", return_lse=True)
+
+The package loads libattngen.so with ctypes (no compiled extension): the copy bundled at
+install time, or $ATTNGEN_LIB. Framework backends: attngen.integrations.{diffusers, sglang,
+xdit, yunchang}; context parallelism on torch.distributed: attngen.distributed.
+"""
+from ._lib import AttngenError, library_path, load as load_library
+from .merge import merge_partials, Merger
+from .ops import (HAS_CUSTOM_OP, attention, clear_plans, explain, get_context, prepare,
+                  set_cpu_backend)
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "AttngenError", "HAS_CUSTOM_OP", "Merger", "attention", "clear_plans", "explain", "get_context", "info",
+    "library_path", "load_library", "merge_partials", "prepare", "ring_attention",
+    "set_cpu_backend", "ulysses_attention", "usp_attention",
+]
+
+
+def info():
+    """A dict: library path and version, torch version, whether the op is a registered
+    torch.library custom op, and the devices attngen sees (cuda/hip when torch has a GPU)."""
+    import torch
+    lib = load_library()
+    d = {
+        "attngen": lib.attngen_version().decode(),
+        "package": __version__,
+        "library": library_path(),
+        "torch": torch.__version__,
+        "custom_op": HAS_CUSTOM_OP,
+        "cpu_backend": __import__("attngen.ops", fromlist=["_cpu_backend"])._cpu_backend,
+    }
+    devices = []
+    if torch.cuda.is_available():
+        for i in range(torch.cuda.device_count()):
+            try:
+                devices.append(get_context(torch.device("cuda", i)).props)
+            except AttngenError as e:
+                devices.append({"device": i, "error": str(e)})
+    d["devices"] = devices
+    return d
+
+
+def __getattr__(name):  # lazy: torch.distributed is imported only when used
+    if name in ("ring_attention", "ulysses_attention", "usp_attention", "distributed"):
+        import importlib
+        distributed = importlib.import_module("attngen.distributed")
+        return distributed if name == "distributed" else getattr(distributed, name)
+    raise AttributeError(f"module 'attngen' has no attribute {name!r}")

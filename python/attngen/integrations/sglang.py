@@ -1,0 +1,122 @@
+"""attngen as an SGLang multimodal_gen (sglang diffusion) attention backend.
+
+    import attngen.integrations.sglang as ag_sglang
+    ag_sglang.install()      # before the pipeline is built: every layer picks attngen
+
+install() adds AttentionBackendEnum.ATTNGEN and makes the attention selector return
+AttngenBackend for head_size 128 / bfloat16 (other layers keep the selector's choice).
+AttngenImpl.forward takes SGLang's [B, S, H, D] tensors; forward_ring_kv_chunk takes packed
+[T, H, D] tensors and returns (out, lse [H, T]) for SGLang's ring attention.
+"""
+import torch
+
+from .. import ops
+from .._lib import AttngenError
+from ._common import extend_enum, patch_everywhere, refuse
+
+_BASE = "sglang.multimodal_gen.runtime.layers.attention"
+_installed = {}
+
+
+def _classes():
+    try:
+        from sglang.multimodal_gen.runtime.layers.attention.backends import attention_backend as ab
+        from sglang.multimodal_gen.runtime import platforms
+    except ImportError as e:
+        raise AttngenError("NO_BACKEND", f"sglang (multimodal_gen) is not installed ({e})") from e
+    return ab, platforms
+
+
+def _build():
+    if "backend" in _installed:
+        return _installed["backend"]
+    ab, platforms = _classes()
+    member = extend_enum(platforms.AttentionBackendEnum, "ATTNGEN", "attngen")
+
+    class AttngenImpl(ab.AttentionImpl):
+        def __init__(self, num_heads, head_size, causal=False, softmax_scale=None,
+                     num_kv_heads=None, prefix="", **extra_impl_args):
+            if causal:
+                refuse("sglang", "causal", causal, "False")
+            if num_kv_heads not in (None, num_heads):
+                refuse("sglang", "num_kv_heads", num_kv_heads, f"{num_heads} (no GQA)")
+            if extra_impl_args.get("dropout_p", 0.0):
+                refuse("sglang", "dropout_p", extra_impl_args["dropout_p"], "0.0")
+            self.num_heads = num_heads
+            self.head_size = head_size
+            self.softmax_scale = softmax_scale
+            self.rounding = extra_impl_args.get("attngen_rounding", "rtne")
+
+        def forward(self, query, key, value, attn_metadata=None):
+            return ops.attention(query, key, value, scale=self.softmax_scale, layout="bshd",
+                                 rounding=self.rounding)
+
+        def forward_ring_kv_chunk(self, query, key, value):
+            # packed [T, H, D] -> a batch of one; lse [1, H, T] -> [H, T]
+            out, lse = ops.attention(query.unsqueeze(0), key.unsqueeze(0), value.unsqueeze(0),
+                                     scale=self.softmax_scale, layout="bshd",
+                                     rounding=self.rounding, return_lse=True)
+            return out.squeeze(0), lse.squeeze(0)
+
+    class AttngenBackend(ab.AttentionBackend):
+        accept_output_buffer = False
+
+        @staticmethod
+        def get_supported_head_sizes():
+            return [128]
+
+        @staticmethod
+        def get_enum():
+            return member
+
+        @staticmethod
+        def get_impl_cls():
+            return AttngenImpl
+
+        @staticmethod
+        def get_metadata_cls():
+            return ab.AttentionMetadata
+
+        @staticmethod
+        def get_builder_cls():
+            return None
+
+        @classmethod
+        def supports_ring_rotation(cls):
+            return True
+
+    _installed["backend"] = AttngenBackend
+    return AttngenBackend
+
+
+def backend_class():
+    """The AttentionBackend subclass (built against the installed sglang)."""
+    return _build()
+
+
+def install():
+    """Routes SGLang's attention selector to attngen for head_size 128, bfloat16."""
+    backend = _build()
+    if "selector" in _installed:
+        return backend
+    try:
+        from sglang.multimodal_gen.runtime.layers.attention import selector
+    except ImportError as e:
+        raise AttngenError("NO_BACKEND", f"sglang's attention selector is missing ({e})") from e
+    original = selector.get_attn_backend
+
+    def get_attn_backend(head_size, dtype, *args, **kwargs):
+        if head_size == 128 and dtype == torch.bfloat16:
+            return backend
+        return original(head_size, dtype, *args, **kwargs)
+
+    get_attn_backend.__wrapped__ = original
+    patch_everywhere("sglang.multimodal_gen", "get_attn_backend", original, get_attn_backend)
+    _installed["selector"] = (selector, original, get_attn_backend)
+    return backend
+
+
+def uninstall():
+    if "selector" in _installed:
+        selector, original, mine = _installed.pop("selector")
+        patch_everywhere("sglang.multimodal_gen", "get_attn_backend", mine, original)

@@ -1,0 +1,407 @@
+"""attngen.attention: the PyTorch op over libattngen.
+
+Layouts. `layout` names the order of the tensors' dimensions as the caller indexes them:
+"bshd" = [batch, seq, heads, head_dim], "bhsd" = [batch, heads, seq, head_dim]. The memory
+order the kernel reads is taken from the strides: a q that is a transposed view of a dense
+tensor of the other order (SDPA's q.transpose(1, 2)) runs without a copy. k and v must then
+be dense in the same memory order as q; if they are not (or q is dense in neither order) they
+are copied (on their device) into it. out is written in q's memory order.
+
+Streams and devices. The call launches on the current torch stream of q's device, never
+synchronizes, and never moves a tensor to another device: tensors on different devices, or
+of another dtype than bfloat16, raise AttngenError. CUDA tensors run on the "cuda" backend
+("hip" under ROCm torch); CPU tensors on the backend set by set_cpu_backend() or
+$ATTNGEN_CPU_BACKEND ("cpu" = the fp32 reference, "emu" = the gfx942 kernels emulated).
+
+torch.library. With torch >= 2.4 the op is registered as torch.ops.attngen.fwd (functional)
+and torch.ops.attngen.fwd_out (writes out/lse), with fake implementations, so it traces
+under torch.compile(fullgraph=True). Eager calls with plain tensors skip the dispatcher
+(same implementation, less overhead). Older torch (e.g. Debian 12's 1.13) has no
+torch.library.custom_op: attention() is then a plain function (HAS_CUSTOM_OP is False).
+
+CUDA graphs. The first call of a shape plans it, loads (or JIT-compiles) its variant and
+remembers its workspace size; later calls allocate out, lse and the split workspace from
+torch's caching allocator (graph-aware), so a call captured after one warm-up call (or
+after prepare()) compiles and allocates nothing outside torch.
+"""
+import math
+import os
+import threading
+
+import torch
+
+from . import _lib
+from ._lib import AttngenError, LAYOUTS, ROUNDINGS
+
+HAS_CUSTOM_OP = hasattr(torch.library, "custom_op") and hasattr(torch.library, "register_fake")
+if os.environ.get("ATTNGEN_NO_CUSTOM_OP") == "1":
+    HAS_CUSTOM_OP = False
+
+if hasattr(torch, "compiler") and hasattr(torch.compiler, "is_compiling"):
+    _is_compiling = torch.compiler.is_compiling
+else:  # torch < 2.3
+    def _is_compiling():
+        return False
+
+_GPU_BACKEND = "hip" if getattr(torch.version, "hip", None) else "cuda"
+_cpu_backend = os.environ.get("ATTNGEN_CPU_BACKEND", "cpu")
+_contexts = {}
+_plans = {}
+_lock = threading.Lock()
+
+
+def set_cpu_backend(name):
+    """Backend for CPU tensors: "cpu" (fp32 reference, default) or "emu" (gfx942 emulator)."""
+    global _cpu_backend
+    if name not in ("cpu", "emu"):
+        raise AttngenError("INVALID_ARGUMENT",
+                           f"cpu backend = {name!r} (allowed: 'cpu', 'emu')")
+    _cpu_backend = name
+
+
+def get_context(device):
+    """The cached attngen context for a torch device (created on first use, never destroyed
+    per call)."""
+    device = torch.device(device)
+    if device.type == "cuda":
+        index = device.index if device.index is not None else torch.cuda.current_device()
+        key = (_GPU_BACKEND, index)
+    elif device.type == "cpu":
+        key = (_cpu_backend, 0)
+    else:
+        raise AttngenError("NO_BACKEND",
+                           f"tensors on device type '{device.type}' (allowed: cuda, cpu)")
+    ctx = _contexts.get(key)
+    if ctx is None:
+        with _lock:
+            ctx = _contexts.get(key)
+            if ctx is None:
+                ctx = _lib.Context(key[0], key[1])
+                _contexts[key] = ctx
+    return ctx
+
+
+# ---- layouts -----------------------------------------------------------------------------
+
+def _dims(t, layout):
+    """(B, S, H, D) of a 4-d tensor in the logical layout."""
+    b, x, y, d = t.shape
+    return (b, x, y, d) if layout == "bshd" else (b, y, x, d)
+
+
+def _logical_strides(t, layout):
+    sb, sx, sy, sd = t.stride()
+    return (sb, sx, sy, sd) if layout == "bshd" else (sb, sy, sx, sd)  # (B, S, H, D) strides
+
+
+def _dense_in(t, layout, mem):
+    """True if t (logical `layout`) is dense in memory order `mem` (size-1 dims ignored)."""
+    B, S, H, D = _dims(t, layout)
+    sB, sS, sH, sD = _logical_strides(t, layout)
+    if mem == "bshd":
+        want = ((B, sB, S * H * D), (S, sS, H * D), (H, sH, D), (D, sD, 1))
+    else:
+        want = ((B, sB, H * S * D), (S, sS, D), (H, sH, S * D), (D, sD, 1))
+    for size, got, exp in want:
+        if size != 1 and got != exp:
+            return False
+    return True
+
+
+def _memory_layout(t, layout):
+    """The memory order t is dense in (q's own, preferring the logical one), or None."""
+    other = "bhsd" if layout == "bshd" else "bshd"
+    if _dense_in(t, layout, layout):
+        return layout
+    if _dense_in(t, layout, other):
+        return other
+    return None
+
+
+def _to_memory(t, layout, mem):
+    """t (logical `layout`) copied to be dense in memory order `mem`, same logical view."""
+    if layout == mem:
+        return t.contiguous()
+    return t.transpose(1, 2).contiguous().transpose(1, 2)
+
+
+def _empty_in(shape_logical_bshd, layout, mem, like, dtype):
+    """An empty tensor with logical `layout` dims, dense in memory order `mem`."""
+    B, S, H, D = shape_logical_bshd
+    if mem == "bshd":
+        t = torch.empty((B, S, H, D), dtype=dtype, device=like.device)
+        return t if layout == "bshd" else t.transpose(1, 2)
+    t = torch.empty((B, H, S, D), dtype=dtype, device=like.device)
+    return t if layout == "bhsd" else t.transpose(1, 2)
+
+
+def _check_names(layout, rounding):
+    if layout not in LAYOUTS:
+        raise AttngenError("BAD_LAYOUT", f"layout = {layout!r} (allowed: 'bshd', 'bhsd')")
+    if rounding not in ROUNDINGS:
+        raise AttngenError("BAD_ROUNDING",
+                           f"rounding = {rounding!r} (allowed: 'rtne', 'rtna', 'rtz')")
+
+
+def _check_tensors(q, k, v, layout):
+    for name, t in (("q", q), ("k", k), ("v", v)):
+        if not isinstance(t, torch.Tensor):
+            raise AttngenError("INVALID_ARGUMENT", f"{name} is a {type(t).__name__}, not a tensor")
+        if t.dim() != 4:
+            raise AttngenError("BAD_SHAPE", f"{name} has {t.dim()} dimensions (allowed: 4, "
+                                            f"[{', '.join(layout.upper())}] for layout {layout!r})")
+        if t.dtype != torch.bfloat16:
+            raise AttngenError("INVALID_ARGUMENT",
+                               f"{name}.dtype = {t.dtype} (allowed: torch.bfloat16)")
+    if not (q.device == k.device == v.device):
+        raise AttngenError("INVALID_ARGUMENT",
+                           f"q, k, v are on {q.device}, {k.device}, {v.device}: they must be on "
+                           "one device (attngen never copies between devices)")
+    Bq, Sq, Hq, Dq = _dims(q, layout)
+    Bk, Sk, Hk, Dk = _dims(k, layout)
+    if tuple(k.shape) != tuple(v.shape):
+        raise AttngenError("BAD_SHAPE", f"k.shape = {tuple(k.shape)} and v.shape = "
+                                        f"{tuple(v.shape)} differ")
+    if Bk != Bq or Hk != Hq or Dk != Dq:
+        raise AttngenError(
+            "BAD_SHAPE",
+            f"q [{layout.upper()}] = {tuple(q.shape)} and k = {tuple(k.shape)} disagree on "
+            f"{'batch' if Bk != Bq else 'heads' if Hk != Hq else 'head_dim'} (the kernels need "
+            "equal batch, heads (no GQA: repeat k/v heads first) and head_dim)")
+
+
+class _Plan:
+    __slots__ = ("ctx", "template", "mem", "B", "H", "Sq", "Skv", "D", "ws_bytes",
+                 "copy_q", "copy_kv", "stream")
+
+
+def _make_plan(q, k, v, scale, layout, rounding):
+    _check_names(layout, rounding)
+    _check_tensors(q, k, v, layout)
+    if not math.isfinite(scale):
+        raise AttngenError("BAD_SCALE", f"scale = {scale} is not finite")
+    ctx = get_context(q.device)
+    p = _Plan()
+    p.ctx = ctx
+    mem = _memory_layout(q, layout)
+    p.copy_q = mem is None
+    if mem is None:
+        mem = layout
+    p.copy_kv = not (_dense_in(k, layout, mem) and _dense_in(v, layout, mem))
+    p.mem = mem
+    p.B, p.Sq, p.H, p.D = _dims(q, layout)
+    p.Skv = _dims(k, layout)[1]
+    a = ctx.new_args()
+    a.batch, a.heads, a.seqlen_q, a.seqlen_kv, a.head_dim = p.B, p.H, p.Sq, p.Skv, p.D
+    a.layout = LAYOUTS[mem]
+    a.rounding = ROUNDINGS[rounding]
+    a.softmax_scale = scale
+    # a.variant stays NULL: the library reads $ATTNGEN_VARIANT itself (part of the key)
+    p.stream = q.device.type == "cuda"
+    if p.B * p.H * p.Sq == 0:
+        raise AttngenError("BAD_SHAPE", f"q [{layout.upper()}] = {tuple(q.shape)} is empty")
+    ch = ctx.explain(a)  # validates the shape, options and variant without pointers
+    p.ws_bytes = ch["workspace_bytes"]
+    a.workspace_bytes = p.ws_bytes
+    p.template = bytes(a)
+    return p
+
+
+def _plan_for(q, k, v, scale, layout, rounding):
+    # the key: sizes and strides (a tuple of torch.Size/tuples: concatenating is slower), dtypes, devices (get_device(): an int, -1 = CPU),
+    # options; the CPU backend's name for CPU tensors. $ATTNGEN_VARIANT is read when a
+    # key is first planned (clear_plans() after changing it in-process).
+    dev = q.get_device()
+    key = (q.shape, q.stride(), k.shape, k.stride(), v.shape, v.stride(), q.dtype, k.dtype,
+           v.dtype, dev, k.get_device(), v.get_device(), scale, layout, rounding,
+           _cpu_backend if dev < 0 else None)
+    p = _plans.get(key)
+    if p is None:
+        p = _make_plan(q, k, v, scale, layout, rounding)
+        _plans[key] = p
+    return p, key
+
+
+def clear_plans():
+    """Forgets the planned shapes (call after changing $ATTNGEN_VARIANT in-process)."""
+    _plans.clear()
+    _prepared.clear()
+
+
+try:  # the raw cudaStream_t of the current stream, without building a Stream object
+    _raw_stream = torch._C._cuda_getCurrentRawStream
+except AttributeError:  # pragma: no cover - older or CPU-only torch
+    _raw_stream = None
+
+
+def _stream_of(p, q):
+    if not p.stream:
+        return None
+    if _raw_stream is not None:
+        return _raw_stream(q.get_device())
+    return torch.cuda.current_stream(q.device).cuda_stream
+
+
+def _launch(p, q, k, v, out, lse, first):
+    a = _lib.FwdArgs.from_buffer_copy(p.template)
+    a.q = q.data_ptr()
+    a.k = k.data_ptr()
+    a.v = v.data_ptr()
+    a.out = out.data_ptr()
+    if lse is not None:
+        a.lse = lse.data_ptr()
+    if p.stream:
+        a.stream = _stream_of(p, q)
+    ws = None
+    if p.ws_bytes:
+        ws = torch.empty(p.ws_bytes + 16, dtype=torch.uint8, device=q.device)
+        addr = ws.data_ptr()
+        a.workspace = addr + (-addr) % 16
+    if first:
+        p.ctx.prepare(a)  # load / JIT the variant before the first launch
+    p.ctx.fwd(a)
+    return ws
+
+
+_prepared = set()
+
+
+def _fwd_impl(q, k, v, scale, layout, rounding, want_lse, out=None, lse=None):
+    """Eager implementation: (out, lse or None)."""
+    p, key = _plan_for(q, k, v, scale, layout, rounding)
+    if p.copy_q:
+        q = _to_memory(q, layout, p.mem)
+    if p.copy_kv:
+        k = _to_memory(k, layout, p.mem)
+        v = _to_memory(v, layout, p.mem)
+    if out is None:
+        if p.copy_q:
+            out = _empty_in((p.B, p.Sq, p.H, p.D), layout, p.mem, q, torch.bfloat16)
+        else:  # q is dense (maybe a transposed view): empty_like keeps its strides
+            out = torch.empty_like(q)
+    else:
+        _check_out(out, q, p, layout)
+    if want_lse and lse is None:
+        lse = torch.empty((p.B, p.H, p.Sq), dtype=torch.float32, device=q.device)
+    elif lse is not None:
+        _check_lse(lse, q, p)
+    if key in _prepared:
+        _launch(p, q, k, v, out, lse, False)
+    else:
+        _launch(p, q, k, v, out, lse, True)
+        _prepared.add(key)
+    return out, lse
+
+
+def _check_out(out, q, p, layout):
+    if not isinstance(out, torch.Tensor) or out.dtype != torch.bfloat16 or out.device != q.device:
+        raise AttngenError("INVALID_ARGUMENT",
+                           f"out must be a bfloat16 tensor on {q.device} (got "
+                           f"{getattr(out, 'dtype', type(out))} on {getattr(out, 'device', '-')})")
+    if out.dim() != 4 or tuple(_dims(out, layout)) != (p.B, p.Sq, p.H, p.D):
+        raise AttngenError("BAD_SHAPE", f"out.shape = {tuple(out.shape)} (need q's shape)")
+    if not _dense_in(out, layout, p.mem):
+        raise AttngenError("BAD_LAYOUT", f"out must be dense in q's memory order ({p.mem}); "
+                                         f"its strides are {out.stride()}")
+
+
+def _check_lse(lse, q, p):
+    if not isinstance(lse, torch.Tensor) or lse.dtype != torch.float32 or lse.device != q.device:
+        raise AttngenError("INVALID_ARGUMENT", f"lse must be a float32 tensor on {q.device}")
+    if tuple(lse.shape) != (p.B, p.H, p.Sq) or not lse.is_contiguous():
+        raise AttngenError("BAD_SHAPE", f"lse must be contiguous [B, H, Sq] = "
+                                        f"{(p.B, p.H, p.Sq)}; got {tuple(lse.shape)}")
+
+
+def _fake_outputs(q, k, v, layout, want_lse):
+    # the same choice as _fwd_impl: q's own strides when q is dense, else the logical order
+    B, Sq, H, D = _dims(q, layout)
+    if _memory_layout(q, layout) is not None:
+        out = torch.empty_like(q)
+    else:
+        out = _empty_in((B, Sq, H, D), layout, layout, q, torch.bfloat16)
+    lse = q.new_empty((B, H, Sq) if want_lse else (0,), dtype=torch.float32)
+    return out, lse
+
+
+if HAS_CUSTOM_OP:
+    from typing import Optional, Tuple
+
+    @torch.library.custom_op("attngen::fwd", mutates_args=())
+    def _op_fwd(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, scale: float, layout: str,
+                rounding: str, want_lse: bool) -> Tuple[torch.Tensor, torch.Tensor]:
+        out, lse = _fwd_impl(q, k, v, scale, layout, rounding, want_lse)
+        if lse is None:
+            lse = q.new_empty((0,), dtype=torch.float32)
+        return out, lse
+
+    @_op_fwd.register_fake
+    def _op_fwd_fake(q, k, v, scale, layout, rounding, want_lse):
+        return _fake_outputs(q, k, v, layout, want_lse)
+
+    @torch.library.custom_op("attngen::fwd_out", mutates_args=("out", "lse"))
+    def _op_fwd_out(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, out: torch.Tensor,
+                    lse: Optional[torch.Tensor], scale: float, layout: str,
+                    rounding: str) -> None:
+        _fwd_impl(q, k, v, scale, layout, rounding, lse is not None, out=out, lse=lse)
+
+    @_op_fwd_out.register_fake
+    def _op_fwd_out_fake(q, k, v, out, lse, scale, layout, rounding):
+        return None
+
+
+def attention(q, k, v, *, scale=None, layout="bshd", rounding="rtne", return_lse=False,
+              out=None, lse=None):
+    """softmax(q k^T * scale) v with attngen's kernels (bf16 in/out, head_dim 128).
+
+    q: [B, Sq, H, D] (layout="bshd") or [B, H, Sq, D] ("bhsd"); k, v: the same with Skv.
+    scale defaults to 1/sqrt(D). rounding: "rtne" | "rtna" | "rtz" (NUMERICS.md). Returns
+    out (q's shape, bf16), or (out, lse) with return_lse=True, lse fp32 [B, H, Sq] natural
+    log. out= / lse= write into given tensors (out dense in q's memory order)."""
+    if scale is None:
+        scale = 1.0 / math.sqrt(q.shape[-1])
+    scale = float(scale)
+    want = bool(return_lse) or lse is not None
+    fast = (not HAS_CUSTOM_OP) or (
+        type(q) is torch.Tensor and type(k) is torch.Tensor and type(v) is torch.Tensor
+        and not _is_compiling())
+    if fast:
+        o, l = _fwd_impl(q, k, v, scale, layout, rounding, want, out=out, lse=lse)
+        return (o, l) if return_lse else o
+    _check_names(layout, rounding)
+    if out is not None:
+        if want and lse is None:
+            lse = q.new_empty((q.shape[0], q.shape[2] if layout == "bshd" else q.shape[1],
+                               q.shape[1] if layout == "bshd" else q.shape[2]),
+                              dtype=torch.float32)
+        torch.ops.attngen.fwd_out(q, k, v, out, lse if want else None, scale, layout, rounding)
+        return (out, lse) if return_lse else out
+    o, l = torch.ops.attngen.fwd(q, k, v, scale, layout, rounding, want)
+    if lse is not None:  # the caller's lse without an out: filled from the functional op
+        lse.copy_(l)
+        l = lse
+    return (o, l) if return_lse else o
+
+
+def prepare(q, k, v, *, scale=None, layout="bshd", rounding="rtne"):
+    """Plans the call attention(q, k, v, ...) would make and loads (or JIT-compiles) its
+    variant, without running it: call before capturing a CUDA graph. Returns attngen's
+    explanation of the choice (variant, rule, reason, workspace_bytes, ...)."""
+    if scale is None:
+        scale = 1.0 / math.sqrt(q.shape[-1])
+    p, key = _plan_for(q, k, v, float(scale), layout, rounding)
+    a = _lib.FwdArgs.from_buffer_copy(p.template)
+    a.stream = _stream_of(p, q)
+    a.workspace_bytes = 0
+    p.ctx.prepare(a)
+    _prepared.add(key)
+    return p.ctx.explain(a)
+
+
+def explain(q, k, v, *, scale=None, layout="bshd", rounding="rtne"):
+    """Which variant attention(q, k, v, ...) runs and why (nothing is loaded or run)."""
+    if scale is None:
+        scale = 1.0 / math.sqrt(q.shape[-1])
+    p, _ = _plan_for(q, k, v, float(scale), layout, rounding)
+    a = _lib.FwdArgs.from_buffer_copy(p.template)
+    return p.ctx.explain(a)

@@ -1,0 +1,340 @@
+"""The framework adapters against stub modules that reproduce each framework's published
+interface (the frameworks are not installed here). The stubs are written from the
+documented signatures: diffusers' attention_dispatch (AttentionBackendName, the registry's
+register(backend, constraints, supports_context_parallel), dispatch by keyword, the
+templated context-parallel forward op), SGLang multimodal_gen's AttentionBackend /
+AttentionImpl and selector, xfuser's ATTENTION_FUNCTION_REGISTRY, yunchang's
+select_flash_attn_impl."""
+import enum
+import importlib
+import inspect
+import sys
+import types
+
+import pytest
+import torch
+
+import attngen
+from attngen import AttngenError
+from conftest import ATOL, rand, reference
+
+
+def _install(name, **attrs):
+    parts = name.split(".")
+    for i in range(1, len(parts) + 1):
+        sub = ".".join(parts[:i])
+        if sub not in sys.modules:
+            sys.modules[sub] = types.ModuleType(sub)
+            if i > 1:
+                setattr(sys.modules[".".join(parts[:i - 1])], parts[i - 1], sys.modules[sub])
+    mod = sys.modules[name]
+    for k, v in attrs.items():
+        setattr(mod, k, v)
+    return mod
+
+
+@pytest.fixture
+def stubs():
+    before = set(sys.modules)
+    yield
+    for name in set(sys.modules) - before:
+        if name.split(".")[0] in ("diffusers", "sglang", "xfuser", "yunchang"):
+            del sys.modules[name]
+    for m in ("diffusers", "sglang", "xdit", "yunchang"):
+        mod = sys.modules.get(f"attngen.integrations.{m}")
+        if mod is not None:
+            importlib.reload(mod)
+
+
+def _bshd(B=1, S=24, Skv=40, H=2, seed=0):
+    return rand(B, S, H, 128, seed=seed), rand(B, Skv, H, 128, seed=seed + 1), \
+        rand(B, Skv, H, 128, seed=seed + 2)
+
+
+# ---- diffusers ---------------------------------------------------------------------------
+
+def _diffusers_stub():
+    class AttentionBackendName(str, enum.Enum):
+        NATIVE = "native"
+        FLASH = "flash"
+
+    class Registry:
+        _backends, _constraints, _supported_arg_names = {}, {}, {}
+        _supports_context_parallel = set()
+        _active_backend = AttentionBackendName.NATIVE
+
+        @classmethod
+        def register(cls, backend, constraints=None, supports_context_parallel=False):
+            def deco(fn):
+                cls._backends[backend] = fn
+                cls._constraints[backend] = constraints or []
+                cls._supported_arg_names[backend] = set(inspect.signature(fn).parameters)
+                if supports_context_parallel:
+                    cls._supports_context_parallel.add(backend.value)
+                return fn
+            return deco
+
+    def _check_device(query, key, value, **kw):
+        if not (query.device == key.device == value.device):
+            raise ValueError("device")
+
+    def _check_shape(query, key, value, attn_mask=None, **kw):
+        if query.shape[-1] != key.shape[-1]:
+            raise ValueError("head dim")
+
+    def dispatch_attention_fn(query, key, value, attn_mask=None, dropout_p=0.0,
+                              is_causal=False, scale=None, enable_gqa=False,
+                              attention_kwargs=None, *, backend=None, parallel_config=None):
+        name = AttentionBackendName(backend)
+        kw = dict(query=query, key=key, value=value, attn_mask=attn_mask, dropout_p=dropout_p,
+                  is_causal=is_causal, scale=scale, enable_gqa=enable_gqa,
+                  **(attention_kwargs or {}), _parallel_config=parallel_config)
+        for check in Registry._constraints[name]:
+            check(**kw)
+        kw = {k: v for k, v in kw.items() if k in Registry._supported_arg_names[name]}
+        return Registry._backends[name](**kw)
+
+    calls = []
+
+    def _templated_context_parallel_attention(query, key, value, attn_mask, dropout_p,
+                                              is_causal, scale, enable_gqa, return_lse, *,
+                                              forward_op, backward_op, _parallel_config=None):
+        # a 2-step "ring" over two KV halves on one process, merging like diffusers does
+        calls.append(_parallel_config)
+        half = key.shape[1] // 2
+        prev_out = prev_lse = None
+        for kk, vv in ((key[:, :half], value[:, :half]), (key[:, half:], value[:, half:])):
+            out, lse = forward_op(None, query, kk, vv, attn_mask, dropout_p, is_causal, scale,
+                                  enable_gqa, True, _save_ctx=False,
+                                  _parallel_config=_parallel_config)
+            out, lse = out.float(), lse.float().unsqueeze(-1)
+            assert lse.shape == out.shape[:-1] + (1,)  # lse [B, S, H]
+            if prev_out is not None:
+                out = prev_out - torch.sigmoid(lse - prev_lse) * (prev_out - out)
+                lse = prev_lse - torch.nn.functional.logsigmoid(prev_lse - lse)
+            prev_out, prev_lse = out, lse
+        out = out.to(query.dtype)
+        return (out, lse.squeeze(-1)) if return_lse else out
+
+    _install("diffusers.models.attention_dispatch", AttentionBackendName=AttentionBackendName,
+             _AttentionBackendRegistry=Registry, _check_device=_check_device,
+             _check_shape=_check_shape, dispatch_attention_fn=dispatch_attention_fn,
+             _templated_context_parallel_attention=_templated_context_parallel_attention)
+    return sys.modules["diffusers.models.attention_dispatch"], calls
+
+
+def test_diffusers_backend(stubs):
+    ad, calls = _diffusers_stub()
+    from attngen.integrations import diffusers as agd
+    member = agd.register()
+    assert member is ad.AttentionBackendName("attngen") and member.value == "attngen"
+    assert "attngen" in {x.value for x in ad.AttentionBackendName.__members__.values()}
+    assert agd.register() is member  # idempotent
+    assert "attngen" in ad._AttentionBackendRegistry._supports_context_parallel
+    q, k, v = _bshd()
+    out = ad.dispatch_attention_fn(q, k, v, backend="attngen")
+    assert torch.equal(out, attngen.attention(q, k, v))
+    out, lse = ad.dispatch_attention_fn(q, k, v, backend="attngen",
+                                        attention_kwargs={"return_lse": True})
+    ref, ref_lse = reference(q, k, v)
+    assert lse.shape == (1, 24, 2)  # diffusers' [B, S, H]
+    assert (lse.double() - ref_lse.transpose(1, 2)).abs().max() < 1e-4
+    # context parallel: the templated op with attngen's forward op
+    cfg = object()
+    out, lse = ad.dispatch_attention_fn(q, k, v, backend="attngen", parallel_config=cfg,
+                                        attention_kwargs={"return_lse": True})
+    assert calls == [cfg]
+    assert (out.double() - ref).abs().max() < ATOL
+    assert (lse.double() - ref_lse.transpose(1, 2)).abs().max() < 1e-4
+    # refusals
+    for kw, word in ((dict(attn_mask=torch.ones(24, 40, dtype=torch.bool)), "attn_mask"),
+                     (dict(dropout_p=0.1), "dropout_p"), (dict(is_causal=True), "is_causal"),
+                     (dict(enable_gqa=True), "enable_gqa")):
+        with pytest.raises(AttngenError) as e:
+            ad.dispatch_attention_fn(q, k, v, backend="attngen", **kw)
+        assert word in str(e.value) and e.value.status == "INVALID_ARGUMENT"
+    with pytest.raises(NotImplementedError):
+        agd.backward_op(None, out)
+
+
+def test_diffusers_missing_is_clear(stubs):
+    sys.modules["diffusers"] = None  # import fails
+    from attngen.integrations import diffusers as agd
+    with pytest.raises(AttngenError) as e:
+        agd.register()
+    assert e.value.status == "NO_BACKEND" and "diffusers" in str(e.value)
+    del sys.modules["diffusers"]
+
+
+# ---- SGLang multimodal_gen -----------------------------------------------------------------
+
+def _sglang_stub():
+    from abc import ABC, abstractmethod
+    from dataclasses import dataclass
+
+    class AttentionBackendEnum(enum.Enum):
+        TORCH_SDPA = enum.auto()
+        FA = enum.auto()
+
+    class AttentionBackend(ABC):
+        accept_output_buffer = False
+
+        @staticmethod
+        @abstractmethod
+        def get_enum():
+            raise NotImplementedError
+
+        @staticmethod
+        @abstractmethod
+        def get_impl_cls():
+            raise NotImplementedError
+
+        @classmethod
+        def supports_ring_rotation(cls):
+            return False
+
+        @staticmethod
+        @abstractmethod
+        def get_metadata_cls():
+            raise NotImplementedError
+
+        @staticmethod
+        @abstractmethod
+        def get_builder_cls():
+            return None
+
+    @dataclass
+    class AttentionMetadata:
+        current_timestep: int
+
+    class AttentionImpl(ABC):
+        @abstractmethod
+        def __init__(self, num_heads, head_size, softmax_scale, causal=False,
+                     num_kv_heads=None, prefix="", **extra_impl_args):
+            raise NotImplementedError
+
+        @abstractmethod
+        def forward(self, query, key, value, attn_metadata):
+            raise NotImplementedError
+
+        def forward_ring_kv_chunk(self, query, key, value):
+            raise NotImplementedError
+
+    class SDPABackend(AttentionBackend):
+        pass
+
+    def get_attn_backend(head_size, dtype, supported_attention_backends=None):
+        return SDPABackend
+
+    _install("sglang.multimodal_gen.runtime.platforms", AttentionBackendEnum=AttentionBackendEnum)
+    _install("sglang.multimodal_gen.runtime.layers.attention.backends.attention_backend",
+             AttentionBackend=AttentionBackend, AttentionImpl=AttentionImpl,
+             AttentionMetadata=AttentionMetadata)
+    sel = _install("sglang.multimodal_gen.runtime.layers.attention.selector",
+                   get_attn_backend=get_attn_backend)
+    # a layer module that imported the selector function by name
+    layer = _install("sglang.multimodal_gen.runtime.layers.attention.layer",
+                     get_attn_backend=get_attn_backend)
+    return sel, layer, SDPABackend
+
+
+def test_sglang_backend(stubs):
+    sel, layer, sdpa = _sglang_stub()
+    from attngen.integrations import sglang as ags
+    backend = ags.install()
+    from sglang.multimodal_gen.runtime.platforms import AttentionBackendEnum
+    assert backend.get_enum() is AttentionBackendEnum.ATTNGEN
+    assert backend.supports_ring_rotation() and backend.get_supported_head_sizes() == [128]
+    # the selector (and the layer's own binding) now pick attngen for d128 bf16 only
+    assert layer.get_attn_backend(128, torch.bfloat16) is backend
+    assert sel.get_attn_backend(128, torch.bfloat16, None) is backend
+    assert sel.get_attn_backend(64, torch.bfloat16) is sdpa
+    assert sel.get_attn_backend(128, torch.float16) is sdpa
+    impl = backend.get_impl_cls()(num_heads=2, head_size=128, causal=False, softmax_scale=0.05)
+    q, k, v = _bshd(seed=3)
+    out = impl.forward(q, k, v, backend.get_metadata_cls()(current_timestep=0))
+    assert torch.equal(out, attngen.attention(q, k, v, scale=0.05))
+    o, lse = impl.forward_ring_kv_chunk(q[0], k[0], v[0])  # packed [T, H, D]
+    assert o.shape == q[0].shape and lse.shape == (2, 24)  # lse [H, Tq]
+    ref, ref_lse = reference(q, k, v, scale=0.05)
+    assert (o.double() - ref[0]).abs().max() < ATOL
+    assert (lse.double() - ref_lse[0]).abs().max() < 1e-4
+    with pytest.raises(AttngenError):
+        backend.get_impl_cls()(num_heads=2, head_size=128, causal=True, softmax_scale=0.05)
+    with pytest.raises(AttngenError):
+        backend.get_impl_cls()(num_heads=4, head_size=128, softmax_scale=0.05, num_kv_heads=2)
+    ags.uninstall()
+    assert layer.get_attn_backend(128, torch.bfloat16) is sdpa
+
+
+# ---- xDiT -----------------------------------------------------------------------------------
+
+def test_xdit_registry(stubs):
+    class AttentionBackendType(enum.Enum):
+        SDPA = "SDPA"
+        FLASH = "Flash Attention V2"
+
+    registry = {}
+
+    def sdpa_call(query, key, value, dropout_p, is_causal):
+        return "sdpa", None
+
+    registry[AttentionBackendType.SDPA] = sdpa_call
+    registry[AttentionBackendType.FLASH] = sdpa_call
+    _install("xfuser.core.distributed.attention_backend",
+             AttentionBackendType=AttentionBackendType, ATTENTION_FUNCTION_REGISTRY=registry)
+    from attngen.integrations import xdit as agx
+    member = agx.register(replace=["FLASH"])
+    assert AttentionBackendType["ATTNGEN"] is member and AttentionBackendType("attngen") is member
+    q, k, v = (t.transpose(1, 2).contiguous() for t in _bshd(seed=5))  # BHSD
+    out, lse = registry[member](q, k, v, 0.0, False)
+    ref, ref_lse = reference(q, k, v, layout="bhsd")
+    assert out.shape == q.shape and lse.shape == (1, 2, 24)
+    assert (out.double() - ref).abs().max() < ATOL
+    assert (lse.double() - ref_lse).abs().max() < 1e-4
+    assert registry[AttentionBackendType.FLASH] is agx.attngen_attn_call
+    assert registry[AttentionBackendType.SDPA] is sdpa_call
+    with pytest.raises(AttngenError):
+        registry[member](q, k, v, 0.0, True)
+    agx.unregister()
+    assert registry[AttentionBackendType.FLASH] is sdpa_call
+
+
+# ---- yunchang ---------------------------------------------------------------------------------
+
+def test_yunchang_kernel(stubs):
+    class AttnType(enum.Enum):
+        FA = "fa"
+        TORCH = "torch"
+
+    def torch_fwd(q, k, v, dropout_p=0.0, softmax_scale=None, causal=False,
+                  window_size=(-1, -1), softcap=None, alibi_slopes=None, return_softmax=False):
+        return "torch", None
+
+    def select_flash_attn_impl(impl_type, stage="fwd-bwd"):
+        return torch_fwd
+
+    yk = _install("yunchang.kernels", AttnType=AttnType,
+                  select_flash_attn_impl=select_flash_attn_impl)
+    ring = _install("yunchang.ring.ring_flash_attn", select_flash_attn_impl=select_flash_attn_impl)
+    from attngen.integrations import yunchang as agy
+    member = agy.install(replace=["FA"])
+    assert AttnType("attngen") is member
+    fn = ring.select_flash_attn_impl(member, stage="fwd-only")
+    assert fn is agy.flash_attn_forward
+    assert yk.select_flash_attn_impl(AttnType.FA, "fwd-only") is agy.flash_attn_forward
+    assert yk.select_flash_attn_impl(AttnType.TORCH, "fwd-only") is torch_fwd
+    q, k, v = _bshd(seed=7)
+    out, lse = fn(q, k, v, dropout_p=0.0, softmax_scale=0.06, causal=False,
+                  window_size=(-1, -1), softcap=None, alibi_slopes=None, return_softmax=False)
+    ref, ref_lse = reference(q, k, v, scale=0.06)
+    assert out.shape == q.shape and lse.shape == (1, 2, 24)
+    assert (out.double() - ref).abs().max() < ATOL
+    assert (lse.double() - ref_lse).abs().max() < 1e-4
+    for kw in (dict(causal=True), dict(window_size=(8, 8)), dict(dropout_p=0.1)):
+        with pytest.raises(AttngenError):
+            fn(q, k, v, **kw)
+    with pytest.raises(AttngenError):
+        yk.select_flash_attn_impl(member, "bwd-only")
+    agy.uninstall()
+    assert ring.select_flash_attn_impl(AttnType.FA, "fwd-only") is torch_fwd

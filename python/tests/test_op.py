@@ -1,0 +1,234 @@
+"""attngen.attention on CPU tensors against the real library (cpu and emu backends)."""
+import math
+
+import pytest
+import torch
+
+import attngen
+from attngen import AttngenError, ops
+from conftest import ATOL, rand, reference
+
+
+def _qkv(B, Sq, Skv, H, layout, seed=1):
+    if layout == "bshd":
+        return rand(B, Sq, H, 128, seed=seed), rand(B, Skv, H, 128, seed=seed + 1), \
+            rand(B, Skv, H, 128, seed=seed + 2)
+    return rand(B, H, Sq, 128, seed=seed), rand(B, H, Skv, 128, seed=seed + 1), \
+        rand(B, H, Skv, 128, seed=seed + 2)
+
+
+@pytest.mark.parametrize("layout", ["bshd", "bhsd"])
+def test_layouts_match_reference(backend, layout):
+    q, k, v = _qkv(2, 33, 70, 3, layout)
+    out, lse = attngen.attention(q, k, v, layout=layout, return_lse=True)
+    ref, ref_lse = reference(q, k, v, layout=layout)
+    assert out.shape == q.shape and out.dtype == torch.bfloat16
+    assert lse.shape == (2, 3, 33) and lse.dtype == torch.float32
+    assert (out.double() - ref).abs().max().item() < ATOL
+    assert (lse.double() - ref_lse).abs().max().item() < 1e-4
+    assert out.is_contiguous()  # a dense input keeps its own order
+
+
+def test_layouts_give_identical_bits(backend):
+    q, k, v = _qkv(1, 40, 50, 2, "bshd")
+    a = attngen.attention(q, k, v, layout="bshd")
+    qt, kt, vt = (t.transpose(1, 2).contiguous() for t in (q, k, v))
+    b = attngen.attention(qt, kt, vt, layout="bhsd")
+    assert torch.equal(a, b.transpose(1, 2))
+
+
+def test_transposed_views_run_without_copy(backend):
+    # SDPA-style: [B, H, S, D] views of dense [B, S, H, D] tensors
+    q, k, v = _qkv(1, 24, 40, 2, "bshd", seed=5)
+    qv, kv, vv = (t.transpose(1, 2) for t in (q, k, v))
+    p, _ = ops._plan_for(qv, kv, vv, 128 ** -0.5, "bhsd", "rtne")
+    assert p.mem == "bshd" and not p.copy_q and not p.copy_kv
+    out = attngen.attention(qv, kv, vv, layout="bhsd")
+    assert out.shape == qv.shape
+    assert out.transpose(1, 2).is_contiguous()  # written in q's memory order
+    assert torch.equal(out.transpose(1, 2), attngen.attention(q, k, v))
+
+
+def test_strided_inputs_are_copied_correctly(backend):
+    # k, v: every other row of a larger tensor (not dense in any order) -> copied
+    q, _, _ = _qkv(1, 16, 8, 2, "bshd", seed=9)
+    big_k = rand(1, 64, 2, 128, seed=10)
+    big_v = rand(1, 64, 2, 128, seed=11)
+    k, v = big_k[:, ::2], big_v[:, ::2]
+    p, _ = ops._plan_for(q, k, v, 128 ** -0.5, "bshd", "rtne")
+    assert p.copy_kv
+    out = attngen.attention(q, k, v)
+    assert torch.equal(out, attngen.attention(q, k.contiguous(), v.contiguous()))
+    ref, _ = reference(q, k, v)
+    assert (out.double() - ref).abs().max().item() < ATOL
+
+
+def test_rounding_modes(backend):
+    q, k, v = _qkv(1, 32, 64, 2, "bshd", seed=3)
+    ref, _ = reference(q, k, v)
+    outs = {}
+    for mode in ("rtne", "rtna", "rtz"):
+        outs[mode] = attngen.attention(q, k, v, rounding=mode)
+        assert (outs[mode].double() - ref).abs().max().item() < ATOL
+    assert not torch.equal(outs["rtne"], outs["rtz"])
+    # RTZ truncates O: never larger in magnitude than RTNE's O of the same P... P differs,
+    # so compare on average: truncation biases |O| down
+    assert outs["rtz"].double().abs().mean() < outs["rtne"].double().abs().mean()
+
+
+def test_scale(backend):
+    q, k, v = _qkv(1, 16, 32, 1, "bshd", seed=4)
+    out, lse = attngen.attention(q, k, v, scale=0.02, return_lse=True)
+    ref, ref_lse = reference(q, k, v, scale=0.02)
+    assert (out.double() - ref).abs().max().item() < ATOL
+    assert (lse.double() - ref_lse).abs().max().item() < 1e-4
+
+
+def test_out_and_lse_arguments(backend):
+    q, k, v = _qkv(1, 16, 32, 2, "bshd", seed=6)
+    out = torch.full_like(q, 7.0)
+    lse = torch.full((1, 2, 16), 7.0)
+    o, l = attngen.attention(q, k, v, out=out, lse=lse, return_lse=True)
+    assert o is out and l is lse
+    want, want_lse = attngen.attention(q, k, v, return_lse=True)
+    assert torch.equal(out, want) and torch.equal(lse, want_lse)
+
+
+def test_emu_tail_split_uses_python_workspace():
+    attngen.set_cpu_backend("emu")
+    try:
+        import os
+        os.environ["ATTNGEN_VARIANT"] = "attn_fwd_d128_bshd_rtne_q2_kv64_w8_tail_mfma_gfx942"
+        attngen.clear_plans()
+        try:
+            q, k, v = rand(1, 16, 9, 128, seed=1), rand(1, 1000, 9, 128, seed=2), \
+                rand(1, 1000, 9, 128, seed=3)
+            ch = attngen.explain(q, k, v)
+            assert ch["num_splits"] > 1 and ch["workspace_bytes"] > 0
+            out, lse = attngen.attention(q, k, v, return_lse=True)
+        finally:
+            del os.environ["ATTNGEN_VARIANT"]
+            attngen.clear_plans()
+        ref, ref_lse = reference(q, k, v)
+        assert (out.double() - ref).abs().max().item() < ATOL
+        assert (lse.double() - ref_lse).abs().max().item() < 1e-4
+    finally:
+        attngen.set_cpu_backend("cpu")
+
+
+def test_prepare_and_explain(backend):
+    q, k, v = _qkv(1, 16, 32, 2, "bshd", seed=8)
+    info = attngen.prepare(q, k, v)
+    assert info["loaded"]
+    if backend == "cpu":
+        assert info["variant"] == "reference"
+    else:
+        assert info["variant"].startswith("attn_fwd_d128_bshd_rtne_") and \
+            info["variant"].endswith("_gfx942")
+
+
+def test_empty_kv_gives_zero_and_neg_inf(backend):
+    q = rand(1, 8, 2, 128)
+    k = torch.empty(1, 0, 2, 128, dtype=torch.bfloat16)
+    out, lse = attngen.attention(q, k, k.clone(), return_lse=True)  # k/v data_ptr() is 0
+    assert torch.equal(out, torch.zeros_like(out))
+    assert torch.isneginf(lse).all()
+
+
+def test_info_and_context_cache():
+    d = attngen.info()
+    assert d["attngen"] == "0.1.0" and "libattngen.so" in d["library"]
+    assert d["custom_op"] == attngen.HAS_CUSTOM_OP
+    c1 = attngen.get_context("cpu")
+    c2 = attngen.get_context(torch.device("cpu"))
+    assert c1 is c2  # one cached context per device
+
+
+# ---- errors: status name + message, output untouched ------------------------------------
+
+def _raises(status, fn, *words):
+    with pytest.raises(AttngenError) as ei:
+        fn()
+    assert ei.value.status == status, str(ei.value)
+    for w in words:
+        assert w in str(ei.value), str(ei.value)
+    return ei.value
+
+
+def test_error_dtype():
+    q, k, v = _qkv(1, 8, 8, 1, "bshd")
+    _raises("INVALID_ARGUMENT", lambda: attngen.attention(q.half(), k, v), "q.dtype",
+            "torch.bfloat16")
+    _raises("INVALID_ARGUMENT", lambda: attngen.attention(q, k.float(), v), "k.dtype")
+
+
+def test_error_head_dim_comes_from_c():
+    q = torch.zeros(1, 8, 1, 64, dtype=torch.bfloat16)
+    _raises("UNSUPPORTED_HEAD_DIM", lambda: attngen.attention(q, q.clone(), q.clone()),
+            "head_dim = 64")
+
+
+def test_error_shapes():
+    q, k, v = _qkv(1, 8, 8, 2, "bshd")
+    _raises("BAD_SHAPE", lambda: attngen.attention(q, k[:, :, :1], v[:, :, :1]), "heads")
+    _raises("BAD_SHAPE", lambda: attngen.attention(q, k, v[:, :4]), "v.shape")
+    _raises("BAD_SHAPE", lambda: attngen.attention(q[0], k[0], v[0]), "dimensions")
+    _raises("BAD_SHAPE", lambda: attngen.attention(q, k[:1].expand(2, -1, -1, -1).contiguous(),
+                                                   v[:1].expand(2, -1, -1, -1).contiguous()),
+            "batch")
+
+
+def test_error_device():
+    q, k, v = _qkv(1, 8, 8, 1, "bshd")
+    km = torch.empty(k.shape, dtype=torch.bfloat16, device="meta")
+    _raises("INVALID_ARGUMENT", lambda: attngen.attention(q, km, v), "one device")
+    qm, vm = (torch.empty(t.shape, dtype=torch.bfloat16, device="meta") for t in (q, v))
+    _raises("NO_BACKEND", lambda: attngen.attention(qm, km, vm), "meta")
+
+
+def test_error_names_and_scale():
+    q, k, v = _qkv(1, 8, 8, 1, "bshd")
+    _raises("BAD_LAYOUT", lambda: attngen.attention(q, k, v, layout="sbhd"), "'bshd', 'bhsd'")
+    _raises("BAD_ROUNDING", lambda: attngen.attention(q, k, v, rounding="up"), "rtne")
+    _raises("BAD_SCALE", lambda: attngen.attention(q, k, v, scale=math.nan), "scale")
+    _raises("INVALID_ARGUMENT", lambda: attngen.set_cpu_backend("gpu"), "'cpu', 'emu'")
+
+
+def test_error_misaligned_from_c_leaves_out_untouched():
+    base = rand(1 * 8 * 1 * 128 + 1, seed=3)
+    q = base[1:].view(1, 8, 1, 128)  # 2 bytes off 16-byte alignment, dense
+    k, v = rand(1, 8, 1, 128, seed=4), rand(1, 8, 1, 128, seed=5)
+    out = torch.full_like(k, 3.0)
+    _raises("MISALIGNED", lambda: attngen.attention(q, k, v, out=out), "args.q")
+    assert (out == 3.0).all()
+
+
+def test_error_aliasing_from_c():
+    q, k, v = _qkv(1, 8, 8, 1, "bshd")
+    _raises("ALIASING", lambda: attngen.attention(q, k, v, out=q), "args.out")
+
+
+def test_error_out_and_lse_arguments():
+    q, k, v = _qkv(1, 8, 8, 2, "bshd")
+    _raises("BAD_SHAPE", lambda: attngen.attention(q, k, v, out=q[:, :4].clone()), "out.shape")
+    _raises("INVALID_ARGUMENT", lambda: attngen.attention(q, k, v, out=q.float()), "bfloat16")
+    _raises("BAD_LAYOUT", lambda: attngen.attention(
+        q, k, v, out=torch.empty(1, 2, 8, 128, dtype=torch.bfloat16).transpose(1, 2)), "dense")
+    _raises("INVALID_ARGUMENT", lambda: attngen.attention(
+        q, k, v, lse=torch.empty(1, 2, 8, dtype=torch.float64)), "float32")
+    _raises("BAD_SHAPE", lambda: attngen.attention(q, k, v, lse=torch.empty(1, 8, 2)), "[B, H, Sq]")
+
+
+def test_custom_op_guard():
+    has = hasattr(torch.library, "custom_op") and hasattr(torch.library, "register_fake")
+    assert attngen.HAS_CUSTOM_OP == has
+    if has:
+        assert hasattr(torch.ops.attngen, "fwd")
+        q, k, v = _qkv(1, 16, 16, 1, "bshd")
+        o, l = torch.ops.attngen.fwd(q, k, v, 128 ** -0.5, "bshd", "rtne", True)
+        assert torch.equal(o, attngen.attention(q, k, v))
+        torch.library.opcheck(torch.ops.attngen.fwd.default,
+                              (q, k, v, 128 ** -0.5, "bshd", "rtne", True))
+    else:
+        # torch 1.13: attention is the plain function, nothing registered
+        assert not hasattr(torch.ops.attngen, "fwd")
