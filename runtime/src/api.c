@@ -523,7 +523,7 @@ attngen_status attngen_prepare(attngen_context *c, const attngen_fwd_args *a) {
   if (!c) return attngen__fail(ATTNGEN_STATUS_NULL_POINTER, "attngen_prepare: ctx is NULL");
   attngen_status st = attngen__check_args(a, 0);
   if (st != ATTNGEN_STATUS_OK) return st;
-  if (c->be->kind == ATTNGEN__BACKEND_CPU) return cpu_variant_check(a);
+  if (c->be->kind == ATTNGEN__BACKEND_CPU) return cpu_variant_check(c, a);
   plan p;
   kernel *k = NULL;
   void *ws = NULL;
