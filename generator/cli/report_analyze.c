@@ -95,6 +95,8 @@ typedef struct ra_ctx {
 } ra_ctx;
 
 static int ra_dominates(const int *idom, const int *rpo, int h, int k);
+static int ra_is_imm(const char *s, long long *v);
+static int ra_operand(const char *args, int i, char *buf, size_t sz);
 
 static const char *ra_tool(const char *env, const char *fallback) {
   const char *t = getenv(env);
@@ -178,50 +180,134 @@ static int ra_check_elf(const char *path, char *arch, size_t archsz) {
 
 static int ra_is_branch(const char *op) { return starts(op, "s_cbranch_") || strcmp(op, "s_branch") == 0; }
 
-static int ra_disassemble(const char *path, const char *sym, ra_insn *v, int max) {
+typedef struct ra_label {
+  char name[128];
+  unsigned long addr;
+} ra_label;
+
+static int ra_label_addr(const ra_label *l, int nl, const char *name, unsigned long *addr) {
+  for (int i = 0; i < nl; ++i)
+    if (strcmp(l[i].name, name) == 0) {
+      *addr = l[i].addr;
+      return 1;
+    }
+  return 0;
+}
+
+/* The instructions of kernel `sym`, from `llvm-objdump -d` of the whole file: from the
+ * symbol's address up to the next kernel symbol (`kernels`) or the end of the text. Labels
+ * inside the kernel (hand-written assembly keeps local labels as symbols) do not end it.
+ * Branch targets come from `<sym+0xoff>`, `<label>` or a bare label operand; offsets are
+ * from the kernel symbol. */
+static int ra_disassemble(const char *path, const char *sym, const ra_kernel_notes *kernels,
+                          int nkernels, ra_insn *v, int max) {
   char cmd[4400];
-  snprintf(cmd, sizeof cmd, "%s -d --disassemble-symbols='%s' '%s' 2>/dev/null",
-           ra_tool("ATTNGEN_OBJDUMP", "llvm-objdump-19"), sym, path);
+  snprintf(cmd, sizeof cmd, "%s -d '%s' 2>/dev/null", ra_tool("ATTNGEN_OBJDUMP", "llvm-objdump-19"),
+           path);
   FILE *p = popen(cmd, "r");
   if (!p) return -1;
-  int n = 0;
-  unsigned long base = 0;
-  int have_base = 0;
+  int nl = 0, capl = 0, n = 0, cap = 0;
+  ra_label *labels = NULL;
+  typedef struct raw {
+    unsigned long addr;
+    ra_insn in;
+    char tgt[136];
+    long off;
+  } raw;
+  raw *all = NULL;
   char line[2048];
+  int ok = 1;
   while (fgets(line, sizeof line, p)) {
     unsigned long sa;
     char symname[512];
-    if (sscanf(line, "%lx <%511[^>]>:", &sa, symname) == 2) {
-      base = sa;
-      have_base = 1;
+    if (line[0] != '\t') {
+      if (sscanf(line, "%lx <%511[^>]>:", &sa, symname) == 2) {
+        if (nl == capl) {
+          capl = capl ? 2 * capl : 256;
+          ra_label *g = realloc(labels, sizeof *g * (size_t)capl);
+          if (!g) {
+            ok = 0;
+            break;
+          }
+          labels = g;
+        }
+        snprintf(labels[nl].name, sizeof labels[nl].name, "%s", symname);
+        labels[nl++].addr = sa;
+      }
       continue;
     }
-    if (line[0] != '\t' || !have_base || n >= max) continue;
     char *c = strstr(line, "// ");
     if (!c) continue;
-    ra_insn *in = &v[n];
+    if (n == cap) {
+      cap = cap ? 2 * cap : 4096;
+      raw *g = realloc(all, sizeof *g * (size_t)cap);
+      if (!g) {
+        ok = 0;
+        break;
+      }
+      all = g;
+    }
+    raw *r = &all[n];
     const char *s = line + 1;
     size_t k = 0;
-    while (*s && !isspace((unsigned char)*s) && s < c && k + 1 < sizeof in->op) in->op[k++] = *s++;
-    in->op[k] = 0;
+    while (*s && !isspace((unsigned char)*s) && s < c && k + 1 < sizeof r->in.op) r->in.op[k++] = *s++;
+    r->in.op[k] = 0;
     if (!k) continue;
     while (*s == ' ') s++;
     size_t alen = (size_t)(c - s);
     while (alen && isspace((unsigned char)s[alen - 1])) alen--;
-    if (alen >= sizeof in->args) alen = sizeof in->args - 1;
-    memcpy(in->args, s, alen);
-    in->args[alen] = 0;
-    in->off = strtoul(c + 3, NULL, 16) - base;
-    in->target = -1;
-    if (ra_is_branch(in->op)) {
-      const char *t = strstr(c, "+0x");
-      if (t) in->target = (long)strtoul(t + 3, NULL, 16);
-      else if (strchr(c, '<')) in->target = 0;
+    if (alen >= sizeof r->in.args) alen = sizeof r->in.args - 1;
+    memcpy(r->in.args, s, alen);
+    r->in.args[alen] = 0;
+    r->addr = strtoul(c + 3, NULL, 16);
+    r->tgt[0] = 0;
+    r->off = 0;
+    if (ra_is_branch(r->in.op)) {
+      const char *lt = strchr(c, '<');
+      if (lt) { /* <name> or <name+0xoff> */
+        const char *gt = strchr(lt, '>');
+        const char *plus = strstr(lt, "+0x");
+        size_t end = (size_t)((plus && (!gt || plus < gt) ? plus : gt ? gt : lt + 1) - (lt + 1));
+        if (end >= sizeof r->tgt) end = sizeof r->tgt - 1;
+        memcpy(r->tgt, lt + 1, end);
+        r->tgt[end] = 0;
+        if (plus && (!gt || plus < gt)) r->off = (long)strtoul(plus + 3, NULL, 16);
+      } else {
+        ra_operand(r->in.args, 0, r->tgt, sizeof r->tgt); /* a bare label, or a number */
+      }
     }
     n++;
   }
   pclose(p);
-  return n;
+  int out = -1;
+  unsigned long start = 0, end = (unsigned long)-1;
+  if (ok && ra_label_addr(labels, nl, sym, &start)) {
+    for (int i = 0; i < nkernels; ++i) {
+      unsigned long a;
+      if (strcmp(kernels[i].name, sym) != 0 && ra_label_addr(labels, nl, kernels[i].name, &a) &&
+          a > start && a < end)
+        end = a;
+    }
+    out = 0;
+    for (int i = 0; i < n && out < max; ++i) {
+      raw *r = &all[i];
+      if (r->addr < start || r->addr >= end) continue;
+      ra_insn *in = &v[out++];
+      *in = r->in;
+      in->off = r->addr - start;
+      in->target = -1;
+      if (r->tgt[0]) {
+        unsigned long ta;
+        long long imm;
+        if (ra_label_addr(labels, nl, r->tgt, &ta)) in->target = (long)(ta + r->off - start);
+        else if (ra_is_imm(r->tgt, &imm)) /* SOPP: PC of the next instruction + 4 * simm16 */
+          in->target = (long)(r->addr + 4 + 4 * (long long)(int16_t)imm - start);
+      }
+    }
+  }
+  free(labels);
+  free(all);
+  return out;
 }
 
 static int ra_find_off(const ra_ctx *x, long off) {
@@ -1199,7 +1285,9 @@ static int ra_rescale_skipped(const ra_ctx *x, const int *bp, int np) {
   return found;
 }
 
-static int ra_kernel(const char *path, const ra_kernel_notes *kn, const attngen__ra_options *opt,
+static int ra_kernel(const char *path, const ra_kernel_notes *kn,
+                     const ra_kernel_notes *all_kernels, int n_kernels,
+                     const attngen__ra_options *opt,
                      FILE *out, attngen__ra_result *r, char *err, size_t errsz) {
   ra_ctx x;
   memset(&x, 0, sizeof x);
@@ -1222,7 +1310,7 @@ static int ra_kernel(const char *path, const ra_kernel_notes *kn, const attngen_
     snprintf(err, errsz, "out of memory");
     return 1;
   }
-  x.n = ra_disassemble(path, kn->name, x.in, RA_MAX_INSNS);
+  x.n = ra_disassemble(path, kn->name, all_kernels, n_kernels, x.in, RA_MAX_INSNS);
   if (x.n <= 0) {
     snprintf(err, errsz, "cannot disassemble the kernel");
     goto done;
@@ -1529,7 +1617,7 @@ int attngen__report_analyze_file(const char *path, const attngen__ra_options *op
     selected++;
     attngen__ra_result r;
     char err[256] = "";
-    if (ra_kernel(path, &ks[k], opt, out, &r, err, sizeof err) != 0) {
+    if (ra_kernel(path, &ks[k], ks, nk, opt, out, &r, err, sizeof err) != 0) {
       /* a kernel without a main loop (a merge or transpose kernel) is only noted, unless the
        * user selected it by name */
       const int noloop = strstr(err, "no loop with MFMA") != NULL;
