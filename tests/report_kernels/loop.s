@@ -14,6 +14,8 @@
 //   - group A: 2 v_add_f32; group B: 1 buffer_load_dword
 //   - s_waitcnt vmcnt(0), s_nop 0 (1 wait state), loop counter, back edge
 // report_noloop: one MFMA and no loop.
+// The labels are plain local symbols (not .L), as in hand-written assembly such as AITER's:
+// the disassembly shows them as symbols, and the analysis must not cut the kernel there.
   .amdgcn_target "amdgcn-amd-amdhsa--gfx942"
   .text
   .globl report_loop
@@ -28,9 +30,9 @@ report_loop:
   s_cselect_b64 s[6:7], -1, 0
   s_mov_b32 s4, 0
   s_waitcnt lgkmcnt(0)
-.Lloop:
+report_loop_head:
   s_cmp_eq_u32 s4, 0
-  s_cbranch_scc1 .Lqk
+  s_cbranch_scc1 report_loop_qk
   v_mfma_f32_16x16x16_bf16 v[0:3], v[4:5], v[6:7], v[0:3]
   v_mfma_f32_16x16x16_bf16 v[0:3], v[4:5], v[6:7], v[0:3]
   v_mfma_f32_16x16x16_bf16 v[0:3], v[4:5], v[6:7], v[0:3]
@@ -63,7 +65,7 @@ report_loop:
   v_mfma_f32_16x16x16_bf16 v[0:3], v[4:5], v[6:7], v[0:3]
   v_mfma_f32_16x16x16_bf16 v[0:3], v[4:5], v[6:7], v[0:3]
   v_mfma_f32_16x16x16_bf16 v[0:3], v[4:5], v[6:7], v[0:3]
-.Lqk:
+report_loop_qk:
   v_mfma_f32_16x16x16_bf16 v[8:11], v[4:5], v[6:7], v[8:11]
   v_mfma_f32_16x16x16_bf16 v[8:11], v[4:5], v[6:7], v[8:11]
   v_mfma_f32_16x16x16_bf16 v[8:11], v[4:5], v[6:7], v[8:11]
@@ -143,7 +145,7 @@ report_loop:
   v_max_f32_e32 v76, v77, v76
   s_add_u32 s11, s11, s4
   s_cmp_eq_u32 s11, 0
-  s_cbranch_scc1 .Lnorescale
+  s_cbranch_scc1 report_loop_norescale
   v_mul_f32_e32 v0, v30, v0
   v_mul_f32_e32 v1, v30, v1
   v_mul_f32_e32 v2, v30, v2
@@ -160,20 +162,20 @@ report_loop:
   v_mul_f32_e32 v13, v30, v13
   v_mul_f32_e32 v14, v30, v14
   v_mul_f32_e32 v15, v30, v15
-.Lnorescale:
+report_loop_norescale:
   s_and_b64 vcc, exec, s[6:7]
-  s_cbranch_vccnz .LgroupB
+  s_cbranch_vccnz report_loop_groupb
   v_add_f32_e32 v40, v41, v40
   v_add_f32_e32 v40, v41, v40
-  s_branch .Lgroupend
-.LgroupB:
+  s_branch report_loop_groupend
+report_loop_groupb:
   buffer_load_dword v42, v43, s[16:19], 0 offen
-.Lgroupend:
+report_loop_groupend:
   s_waitcnt vmcnt(0)
   s_nop 0
   s_add_u32 s4, s4, 1
   s_cmp_lt_u32 s4, s10
-  s_cbranch_scc1 .Lloop
+  s_cbranch_scc1 report_loop_head
   s_endpgm
 .Lreport_loop_end:
   .size report_loop, .Lreport_loop_end-report_loop
