@@ -3,7 +3,7 @@
 # and attngen's default gfx942 variants, from the code objects (`attngen report --analyze`).
 #
 #   bench/gfx942_compare.sh MOONMATH_CHECKOUT [--shim DIR] [--out DIR] [--attngen BIN]
-#                           [--kernel-dir DIR]
+#                           [--kernel-dir DIR] [--aiter DIR]
 #
 # MOONMATH_CHECKOUT: a checkout of github.com/moonmath-ai/amd-kernels (nothing of it is
 # copied into this repository). Its csrc/attention_{rtne,rtna,rtz}.hip are compiled device-only
@@ -15,7 +15,9 @@
 # Prints, per kernel (MoonMath's dense forward kernel per layout and rounding mode, attngen's
 # default kv_split=off variants), the per-unit counts of the steady-state path (16 query rows
 # x 64 keys, one wave, averaged over the waves of a block) as a markdown table; the raw TSV
-# goes to OUT/compare.tsv.
+# goes to OUT/compare.tsv. --aiter DIR adds AITER's prebuilt fmha v3 forward kernels
+# DIR/fwd_hd128_bf16_{rtne,rtna,rtz}.co (DIR: hsa/gfx942/fmha_v3_fwd/MI300 of a ROCm/aiter
+# checkout; hand-written assembly, one kernel for both layouts).
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -24,6 +26,7 @@ shim="${ATTNGEN_GFX942_SHIM:-}"
 out=/tmp/attngen-gfx942-compare
 attngen="$here/build/attngen"
 kdir="$here/build/kernels/gfx942"
+aiter=""
 usage() { awk 'NR > 1 && !/^#/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "$0"; }
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -31,6 +34,7 @@ while [ $# -gt 0 ]; do
     --out) out="$2"; shift 2 ;;
     --attngen) attngen="$2"; shift 2 ;;
     --kernel-dir) kdir="$2"; shift 2 ;;
+    --aiter) aiter="$2"; shift 2 ;;
     -h|--help) usage; exit 0 ;;
     -*) echo "gfx942_compare.sh: unknown option '$1'" >&2; usage >&2; exit 2 ;;
     *) if [ -n "$mm" ]; then echo "gfx942_compare.sh: one MoonMath checkout, got '$1' too" >&2; exit 2; fi
@@ -50,6 +54,11 @@ fi
 [ -x "$attngen" ] || { echo "gfx942_compare.sh: '$attngen' not built (cmake --build build)" >&2; exit 1; }
 [ -d "$kdir" ] || { echo "gfx942_compare.sh: no code objects in '$kdir' (cmake --build build)" >&2; exit 1; }
 command -v clang-19 >/dev/null || { echo "gfx942_compare.sh: clang-19 not found" >&2; exit 1; }
+if [ -n "$aiter" ]; then
+  for m in rtne rtna rtz; do
+    [ -f "$aiter/fwd_hd128_bf16_$m.co" ] || { echo "gfx942_compare.sh: '$aiter/fwd_hd128_bf16_$m.co' not found (--aiter: hsa/gfx942/fmha_v3_fwd/MI300 of ROCm/aiter)" >&2; exit 1; }
+  done
+fi
 mkdir -p "$out"
 
 # MoonMath's flags, as in ../shared/gfx942-compare/README.md
@@ -74,6 +83,11 @@ for m in rtne rtna rtz; do
   analyze "MoonMath $m bshd" "$out/moonmath_$m.co" '*attention_forwardILb1ELb0ELb0E*'
   analyze "MoonMath $m bhsd" "$out/moonmath_$m.co" '*attention_forwardILb0ELb0ELb0E*'
 done
+if [ -n "$aiter" ]; then
+  for m in rtne rtna rtz; do
+    analyze "AITER v3 $m (asm)" "$aiter/fwd_hd128_bf16_$m.co" '*fmha_fwd_hd128_bf16*'
+  done
+fi
 for co in "$kdir"/attn_fwd_*_nosplit_*gfx942.co; do
   n=$(basename "$co" .co)
   lbl=$(printf '%s' "$n" | sed -E 's/^attn_fwd_d128_([a-z]+)_([a-z]+)_q([0-9]+)_kv([0-9]+)_.*/attngen \2 \1 q\3\/kv\4/')
@@ -86,6 +100,10 @@ agrev=$(git -C "$here" rev-parse --short HEAD 2>/dev/null || echo unknown)
 echo "gfx942 static comparison, $(date -u +%Y-%m-%d), $llvmv"
 echo "MoonMath amd-kernels $mmrev: clang-19 ${mmflags[*]//$shim/SHIM} csrc/attention_{rtne,rtna,rtz}.hip"
 echo "attngen $agrev: $kdir (the project's flags, cmake/kernels.cmake)"
+if [ -n "$aiter" ]; then
+  arev=$(git -C "$aiter" rev-parse --short HEAD 2>/dev/null || echo "unknown (not a git checkout)")
+  echo "AITER $arev: $aiter/fwd_hd128_bf16_{rtne,rtna,rtz}.co (prebuilt; MFMA column: its v_mfma_f32_32x32x8_bf16 count)"
+fi
 echo "Per unit of 16 query rows x 64 keys for one wave, steady-state path of the main loop, mean over the waves of a block"
 echo "(\`attngen report --analyze --mca\`); cycles per wave64 instruction: MFMA 16x16x16 bf16 16, VALU 4, v_exp and other"
 echo "transcendentals 16 (quarter rate; the trans-4 column: full rate). VALU/MFMA <= 1: MFMA-bound under the two-group ping-pong."
