@@ -12,15 +12,13 @@
 #include <string.h>
 
 #include <cmocka.h>
-#include <dirent.h>
 #include <errno.h>
 #include <signal.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "fsutil.h"
+#include "test_util.h"
 
 typedef struct fixture {
   char dir[256];
@@ -28,18 +26,14 @@ typedef struct fixture {
 
 static int setup(void **state) {
   fixture *f = calloc(1, sizeof *f);
-  if (!f) return -1;
-  snprintf(f->dir, sizeof f->dir, "/tmp/attngen-fsutil-XXXXXX");
-  if (!mkdtemp(f->dir)) return -1;
+  if (!f || attngen_test_make_tmpdir(f->dir, sizeof f->dir, "attngen-fsutil") != 0) return -1;
   *state = f;
   return 0;
 }
 
 static int teardown(void **state) {
   fixture *f = *state;
-  char cmd[400];
-  snprintf(cmd, sizeof cmd, "rm -rf '%s'", f->dir);
-  if (system(cmd) != 0) return -1;
+  attngen_test_remove_tree(f->dir);
   free(f);
   return 0;
 }

@@ -7,6 +7,7 @@
 
 #include "attngen.h"
 #include "axes.h"
+#include "backend.h"
 #include "cache.h"
 #include "gen.h"
 #include "jit.h"
@@ -157,10 +158,12 @@ int attngen__cmd_info(int argc, char **argv) {
   }
   printf("attngen %s (generator %s)\n", attngen_version(), ATTNGEN_GENERATOR_VERSION);
   const char *env = getenv("ATTNGEN_BACKEND");
-  printf("backends (auto order: cuda, hip, then cpu%s%s):\n", env && *env ? "; ATTNGEN_BACKEND=" : "",
+  printf("backends (auto order:");
+  for (size_t i = 0; i < attngen__backend_auto_count; i++)
+    printf(" %s,", attngen__backend_auto_order[i]->name);
+  printf(" then %s%s%s):\n", attngen__backend_cpu.name, env && *env ? "; ATTNGEN_BACKEND=" : "",
          env && *env ? env : "");
-  static const char *const names[] = {"cuda", "hip", "emu", "cpu"};
-  for (size_t i = 0; i < 4; i++) show_backend(names[i]);
+  for (size_t i = 0; attngen__backend_at(i); i++) show_backend(attngen__backend_at(i)->name);
   printf("run-time compilers:\n");
   show_compiler(ATTNGEN__TARGET_SM90);
   show_compiler(ATTNGEN__TARGET_GFX942);

@@ -4,9 +4,12 @@
  *   embed --kernels -o out.c TARGET:NAME:FILE...      -> attngen__code_objects[]
  * The output is rewritten only when its content changes. */
 #include <ctype.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "fsutil.h"
 
 typedef struct { char *data; size_t len, cap; } buf;
 
@@ -28,16 +31,12 @@ static void putf(buf *b, const char *fmt, const char *a, const char *c) {
 }
 
 static unsigned char *read_file(const char *path, size_t *size) {
-  FILE *f = fopen(path, "rb");
-  if (!f) { fprintf(stderr, "embed: cannot open %s\n", path); exit(1); }
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  unsigned char *d = malloc((size_t)n + 1);
-  if (!d || fread(d, 1, (size_t)n, f) != (size_t)n) { fprintf(stderr, "embed: read %s\n", path); exit(1); }
-  fclose(f);
-  *size = (size_t)n;
-  return d;
+  char *d;
+  if (attngen__fs_read_file(path, 0, &d, size) != 0) {
+    fprintf(stderr, "embed: cannot read %s: %s\n", path, strerror(errno));
+    exit(1);
+  }
+  return (unsigned char *)d;
 }
 
 static void put_bytes(buf *b, int index, const unsigned char *d, size_t n) {
@@ -51,24 +50,18 @@ static void put_bytes(buf *b, int index, const unsigned char *d, size_t n) {
   put(b, "0};\n", 4); /* trailing NUL: text files can be used as C strings */
 }
 
+/* Rewrites path only when its content changes (so the build does not recompile it), through
+ * a temp file and rename. */
 static void write_if_changed(const char *path, const buf *b) {
-  FILE *f = fopen(path, "rb");
-  if (f) {
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    if ((size_t)n == b->len) {
-      char *old = malloc(b->len + 1);
-      size_t got = fread(old, 1, b->len, f);
-      int same = got == b->len && memcmp(old, b->data, b->len) == 0;
-      free(old);
-      if (same) { fclose(f); return; }
-    }
-    fclose(f);
+  char *old;
+  size_t n;
+  if (attngen__fs_read_file(path, 0, &old, &n) == 0) {
+    const int same = n == b->len && memcmp(old, b->data, b->len) == 0;
+    free(old);
+    if (same) return;
   }
-  f = fopen(path, "wb");
-  if (!f || fwrite(b->data, 1, b->len, f) != b->len || fclose(f) != 0) {
-    fprintf(stderr, "embed: cannot write %s\n", path);
+  if (attngen__fs_write_atomic(path, b->data, b->len, 0) != 0) {
+    fprintf(stderr, "embed: cannot write %s: %s\n", path, strerror(errno));
     exit(1);
   }
 }

@@ -28,6 +28,10 @@ const attngen__backend_ops *attngen__backend_find(const char *name) {
   return NULL;
 }
 
+const attngen__backend_ops *attngen__backend_at(size_t i) {
+  return i < BACKEND_COUNT ? all_backends[i] : NULL;
+}
+
 int attngen__backend_name_ok(const char *name) {
   return name && (strcmp(name, "auto") == 0 || attngen__backend_find(name) != NULL);
 }

@@ -58,6 +58,9 @@ extern const attngen__backend_ops attngen__backend_cpu;
 /* By name ("cuda", "hip", "emu", "cpu"); NULL when unknown. */
 const attngen__backend_ops *attngen__backend_find(const char *name);
 
+/* The i-th backend of the registry (cuda, hip, emu, cpu), NULL past the end. */
+const attngen__backend_ops *attngen__backend_at(size_t i);
+
 /* 1 when name is "auto" or a backend's name; the allowed names as "auto, cuda, hip, ...". */
 int attngen__backend_name_ok(const char *name);
 const char *attngen__backend_names(void);
