@@ -172,10 +172,10 @@ def _check_tensors(q, k, v, layout):
 
 class _Plan:
     __slots__ = ("ctx", "template", "mem", "B", "H", "Sq", "Skv", "D", "ws_bytes",
-                 "copy_q", "copy_kv", "stream")
+                 "copy_q", "copy_kv", "stream", "variant")
 
 
-def _make_plan(q, k, v, scale, layout, rounding):
+def _make_plan(q, k, v, scale, layout, rounding, variant=None):
     _check_names(layout, rounding)
     _check_tensors(q, k, v, layout)
     if not math.isfinite(scale):
@@ -196,7 +196,11 @@ def _make_plan(q, k, v, scale, layout, rounding):
     a.layout = LAYOUTS[mem]
     a.rounding = ROUNDINGS[rounding]
     a.softmax_scale = scale
-    # a.variant stays NULL: the library reads $ATTNGEN_VARIANT itself (part of the key)
+    # variant=None: the dispatcher's choice ($ATTNGEN_VARIANT, read by the library when the
+    # context is created, forces one); the bytes live in the plan, the template keeps the
+    # pointer
+    p.variant = variant.encode() if variant else None
+    a.variant = p.variant
     p.stream = q.device.type == "cuda"
     if p.B * p.H * p.Sq == 0:
         raise AttngenError("BAD_SHAPE", f"q [{layout.upper()}] = {tuple(q.shape)} is empty")
@@ -207,23 +211,23 @@ def _make_plan(q, k, v, scale, layout, rounding):
     return p
 
 
-def _plan_for(q, k, v, scale, layout, rounding):
-    # the key: sizes and strides (a tuple of torch.Size/tuples: concatenating is slower), dtypes, devices (get_device(): an int, -1 = CPU),
-    # options; the CPU backend's name for CPU tensors. $ATTNGEN_VARIANT is read when a
-    # key is first planned (clear_plans() after changing it in-process).
+def _plan_for(q, k, v, scale, layout, rounding, variant=None):
+    # the key: sizes and strides (a tuple of torch.Size/tuples: concatenating is slower),
+    # dtypes, devices (get_device(): an int, -1 = CPU), options, the CPU backend's name for
+    # CPU tensors, the forced variant.
     dev = q.get_device()
     key = (q.shape, q.stride(), k.shape, k.stride(), v.shape, v.stride(), q.dtype, k.dtype,
            v.dtype, dev, k.get_device(), v.get_device(), scale, layout, rounding,
-           _cpu_backend if dev < 0 else None)
+           _cpu_backend if dev < 0 else None, variant)
     p = _plans.get(key)
     if p is None:
-        p = _make_plan(q, k, v, scale, layout, rounding)
+        p = _make_plan(q, k, v, scale, layout, rounding, variant)
         _plans[key] = p
     return p, key
 
 
 def clear_plans():
-    """Forgets the planned shapes (call after changing $ATTNGEN_VARIANT in-process)."""
+    """Forgets the planned shapes (their variants stay loaded in the contexts)."""
     _plans.clear()
     _prepared.clear()
 
@@ -266,9 +270,9 @@ def _launch(p, q, k, v, out, lse, first):
 _prepared = set()
 
 
-def _fwd_impl(q, k, v, scale, layout, rounding, want_lse, out=None, lse=None):
+def _fwd_impl(q, k, v, scale, layout, rounding, want_lse, out=None, lse=None, variant=None):
     """Eager implementation: (out, lse or None)."""
-    p, key = _plan_for(q, k, v, scale, layout, rounding)
+    p, key = _plan_for(q, k, v, scale, layout, rounding, variant)
     if p.copy_q:
         q = _to_memory(q, layout, p.mem)
     if p.copy_kv:
@@ -351,22 +355,24 @@ if HAS_CUSTOM_OP:
 
 
 def attention(q, k, v, *, scale=None, layout="bshd", rounding="rtne", return_lse=False,
-              out=None, lse=None):
+              out=None, lse=None, variant=None):
     """softmax(q k^T * scale) v with attngen's kernels (bf16 in/out, head_dim 128).
 
     q: [B, Sq, H, D] (layout="bshd") or [B, H, Sq, D] ("bhsd"); k, v: the same with Skv.
     scale defaults to 1/sqrt(D). rounding: "rtne" | "rtna" | "rtz" (NUMERICS.md). Returns
     out (q's shape, bf16), or (out, lse) with return_lse=True, lse fp32 [B, H, Sq] natural
-    log. out= / lse= write into given tensors (out dense in q's memory order)."""
+    log. out= / lse= write into given tensors (out dense in q's memory order). variant=
+    forces a kernel variant by its canonical name (eager calls; JIT-compiled if needed)."""
     if scale is None:
         scale = 1.0 / math.sqrt(q.shape[-1])
     scale = float(scale)
     want = bool(return_lse) or lse is not None
-    fast = (not HAS_CUSTOM_OP) or (
+    fast = (not HAS_CUSTOM_OP) or variant is not None or (
         type(q) is torch.Tensor and type(k) is torch.Tensor and type(v) is torch.Tensor
         and not _is_compiling())
     if fast:
-        o, l = _fwd_impl(q, k, v, scale, layout, rounding, want, out=out, lse=lse)
+        o, l = _fwd_impl(q, k, v, scale, layout, rounding, want, out=out, lse=lse,
+                         variant=variant)
         return (o, l) if return_lse else o
     _check_names(layout, rounding)
     if out is not None:
@@ -383,13 +389,13 @@ def attention(q, k, v, *, scale=None, layout="bshd", rounding="rtne", return_lse
     return (o, l) if return_lse else o
 
 
-def prepare(q, k, v, *, scale=None, layout="bshd", rounding="rtne"):
+def prepare(q, k, v, *, scale=None, layout="bshd", rounding="rtne", variant=None):
     """Plans the call attention(q, k, v, ...) would make and loads (or JIT-compiles) its
     variant, without running it: call before capturing a CUDA graph. Returns attngen's
     explanation of the choice (variant, rule, reason, workspace_bytes, ...)."""
     if scale is None:
         scale = 1.0 / math.sqrt(q.shape[-1])
-    p, key = _plan_for(q, k, v, float(scale), layout, rounding)
+    p, key = _plan_for(q, k, v, float(scale), layout, rounding, variant)
     a = _lib.FwdArgs.from_buffer_copy(p.template)
     a.stream = _stream_of(p, q)
     a.workspace_bytes = 0
@@ -398,10 +404,10 @@ def prepare(q, k, v, *, scale=None, layout="bshd", rounding="rtne"):
     return p.ctx.explain(a)
 
 
-def explain(q, k, v, *, scale=None, layout="bshd", rounding="rtne"):
+def explain(q, k, v, *, scale=None, layout="bshd", rounding="rtne", variant=None):
     """Which variant attention(q, k, v, ...) runs and why (nothing is loaded or run)."""
     if scale is None:
         scale = 1.0 / math.sqrt(q.shape[-1])
-    p, _ = _plan_for(q, k, v, float(scale), layout, rounding)
+    p, _ = _plan_for(q, k, v, float(scale), layout, rounding, variant)
     a = _lib.FwdArgs.from_buffer_copy(p.template)
     return p.ctx.explain(a)

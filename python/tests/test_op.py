@@ -97,21 +97,18 @@ def test_out_and_lse_arguments(backend):
 def test_emu_tail_split_uses_python_workspace():
     attngen.set_cpu_backend("emu")
     try:
-        import os
-        os.environ["ATTNGEN_VARIANT"] = "attn_fwd_d128_bshd_rtne_q2_kv64_w8_tail_mfma_gfx942"
-        attngen.clear_plans()
-        try:
-            q, k, v = rand(1, 16, 9, 128, seed=1), rand(1, 1000, 9, 128, seed=2), \
-                rand(1, 1000, 9, 128, seed=3)
-            ch = attngen.explain(q, k, v)
-            assert ch["num_splits"] > 1 and ch["workspace_bytes"] > 0
-            out, lse = attngen.attention(q, k, v, return_lse=True)
-        finally:
-            del os.environ["ATTNGEN_VARIANT"]
-            attngen.clear_plans()
+        tail = "attn_fwd_d128_bshd_rtne_q2_kv64_w8_tail_mfma_gfx942"
+        q, k, v = rand(1, 16, 9, 128, seed=1), rand(1, 1000, 9, 128, seed=2), \
+            rand(1, 1000, 9, 128, seed=3)
+        ch = attngen.explain(q, k, v, variant=tail)
+        assert ch["variant"] == tail and ch["num_splits"] > 1 and ch["workspace_bytes"] > 0
+        out, lse = attngen.attention(q, k, v, return_lse=True, variant=tail)
         ref, ref_lse = reference(q, k, v)
         assert (out.double() - ref).abs().max().item() < ATOL
         assert (lse.double() - ref_lse).abs().max().item() < 1e-4
+        with pytest.raises(AttngenError) as e:
+            attngen.attention(q, k, v, variant="attn_fwd_nonsense")
+        assert e.value.status == "NO_VARIANT"
     finally:
         attngen.set_cpu_backend("cpu")
 
