@@ -12,13 +12,13 @@
 #include <sys/stat.h>
 
 #include "report_analyze.h"
+#include "report_analyze_internal.h"
 
 #define REPORT_MAX_KERNELS 8
 #define REPORT_MAX_INSNS 65536
 
 typedef struct kernel_stats {
-  char name[160];
-  long vgpr, agpr, sgpr, scratch, lds, vgpr_spill, sgpr_spill;
+  ra_kernel_notes d; /* the kernel descriptor */
   long loop_mfma, loop_valu, loop_lds, loop_vmem, loop_waitcnt, loop_barrier, loop_insns;
 } kernel_stats;
 
@@ -26,11 +26,6 @@ typedef struct insn {
   unsigned long addr, target; /* target: branch destination, 0 if none */
   char op[48];
 } insn;
-
-static const char *tool(const char *env, const char *fallback) {
-  const char *t = getenv(env);
-  return t && *t ? t : fallback;
-}
 
 static void usage(FILE *f) {
   fprintf(f,
@@ -83,58 +78,11 @@ static void usage(FILE *f) {
           "loop), 2 usage error.\n");
 }
 
-/* Parses `llvm-readelf --notes` metadata: one kernel_stats per kernel of the object. */
-static int read_notes(const char *path, kernel_stats *ks, int *count) {
-  char cmd[4096];
-  snprintf(cmd, sizeof cmd, "%s --notes '%s' 2>/dev/null", tool("ATTNGEN_READELF", "llvm-readelf-19"),
-           path);
-  FILE *p = popen(cmd, "r");
-  if (!p) return -1;
-  char line[1024];
-  int n = -1;
-  int in_kernels = 0;
-  while (fgets(line, sizeof line, p)) {
-    if (strstr(line, "amdhsa.kernels:")) {
-      in_kernels = 1;
-      continue;
-    }
-    if (!in_kernels) continue;
-    if (strncmp(line, "amdhsa.", 7) == 0) break;
-    const char *s = line;
-    while (*s == ' ') s++;
-    if (s[0] == '-' && s[1] == ' ' && (s - line) <= 2) {
-      if (n + 1 >= REPORT_MAX_KERNELS) break;
-      n++;
-      memset(&ks[n], 0, sizeof ks[n]);
-      s += 2;
-    }
-    if (n < 0 || s[0] != '.') continue;
-    char key[64];
-    char val[512];
-    if (sscanf(s, ".%63[a-z_0-9]: %511s", key, val) != 2) continue;
-    if (strcmp(key, "name") == 0) snprintf(ks[n].name, sizeof ks[n].name, "%s", val);
-    else if (strcmp(key, "vgpr_count") == 0) ks[n].vgpr = atol(val);
-    else if (strcmp(key, "agpr_count") == 0) ks[n].agpr = atol(val);
-    else if (strcmp(key, "sgpr_count") == 0) ks[n].sgpr = atol(val);
-    else if (strcmp(key, "private_segment_fixed_size") == 0) ks[n].scratch = atol(val);
-    else if (strcmp(key, "group_segment_fixed_size") == 0) ks[n].lds = atol(val);
-    else if (strcmp(key, "vgpr_spill_count") == 0) ks[n].vgpr_spill = atol(val);
-    else if (strcmp(key, "sgpr_spill_count") == 0) ks[n].sgpr_spill = atol(val);
-  }
-  int rc = pclose(p);
-  *count = n + 1;
-  return rc == 0 && n >= 0 ? 0 : -1;
-}
-
-static int is_prefix(const char *op, const char *prefix) {
-  return strncmp(op, prefix, strlen(prefix)) == 0;
-}
-
 /* Counts the main loop of one kernel (symbol name) from llvm-objdump -d. */
 static int read_loop(const char *path, kernel_stats *k) {
   char cmd[4096];
   snprintf(cmd, sizeof cmd, "%s -d --disassemble-symbols='%s' '%s' 2>/dev/null",
-           tool("ATTNGEN_OBJDUMP", "llvm-objdump-19"), k->name, path);
+           attngen__ra_tool("ATTNGEN_OBJDUMP", "llvm-objdump-19"), k->d.name, path);
   FILE *p = popen(cmd, "r");
   if (!p) return -1;
   insn *v = malloc(sizeof *v * REPORT_MAX_INSNS);
@@ -160,7 +108,7 @@ static int read_loop(const char *path, kernel_stats *k) {
     in->addr = strtoul(c + 3, NULL, 16);
     in->target = 0;
     const char *t = strstr(line, "+0x");
-    if (t && strchr(line, '<') && (is_prefix(in->op, "s_cbranch") || is_prefix(in->op, "s_branch")))
+    if (t && strchr(line, '<') && (ra_starts(in->op, "s_cbranch") || ra_starts(in->op, "s_branch")))
       in->target = base + strtoul(t + 3, NULL, 16);
     n++;
   }
@@ -173,7 +121,7 @@ static int read_loop(const char *path, kernel_stats *k) {
     long mfma = 0;
     size_t lo = i;
     while (lo > 0 && v[lo - 1].addr >= v[i].target) lo--;
-    for (size_t j = lo; j <= i; ++j) mfma += is_prefix(v[j].op, "v_mfma");
+    for (size_t j = lo; j <= i; ++j) mfma += ra_starts(v[j].op, "v_mfma");
     if (mfma > best_mfma) {
       best_mfma = mfma;
       best_lo = lo;
@@ -184,33 +132,16 @@ static int read_loop(const char *path, kernel_stats *k) {
     for (size_t j = best_lo; j <= best_hi; ++j) {
       const char *op = v[j].op;
       k->loop_insns++;
-      if (is_prefix(op, "v_mfma")) k->loop_mfma++;
-      else if (is_prefix(op, "v_")) k->loop_valu++;
-      else if (is_prefix(op, "ds_")) k->loop_lds++;
-      else if (is_prefix(op, "buffer_") || is_prefix(op, "global_") || is_prefix(op, "flat_") ||
-               is_prefix(op, "scratch_"))
-        k->loop_vmem++;
-      else if (is_prefix(op, "s_waitcnt")) k->loop_waitcnt++;
-      else if (is_prefix(op, "s_barrier")) k->loop_barrier++;
+      if (ra_starts(op, "v_mfma")) k->loop_mfma++;
+      else if (ra_starts(op, "v_")) k->loop_valu++;
+      else if (ra_starts(op, "ds_")) k->loop_lds++;
+      else if (ra_is_vmem(op)) k->loop_vmem++;
+      else if (ra_starts(op, "s_waitcnt")) k->loop_waitcnt++;
+      else if (ra_starts(op, "s_barrier")) k->loop_barrier++;
     }
   }
   free(v);
   return 0;
-}
-
-/* Waves per SIMD: unified 512-register file in granules of 8 (arch VGPRs rounded up to 4
- * first, AGPRs after them), at most 8; and the LDS (64 KiB per CU) for blocks of 8 waves. */
-static long occupancy(const kernel_stats *k, long waves_per_block) {
-  long arch = (k->vgpr + 3) / 4 * 4;
-  long regs = (arch + k->agpr + 7) / 8 * 8;
-  long w = regs > 0 ? 512 / regs : 8;
-  if (w > 8) w = 8;
-  if (k->lds > 0 && waves_per_block > 0) {
-    long blocks = 65536 / k->lds;
-    long lw = blocks * waves_per_block / 4;
-    if (lw < w) w = lw;
-  }
-  return w;
 }
 
 static int compare_names(const void *a, const void *b) {
@@ -246,6 +177,37 @@ static void report_cubins(const char *gfx_dir, const char *filter) {
   fprintf(stderr, "attngen report: %d cubin(s) in %s\n", n, dir);
 }
 
+/* The NAME.co files of dir whose NAME matches filter (NULL: all), sorted by name: *names and
+ * *n (the caller frees each name and the array). 0; 1 when out of memory (the names listed so
+ * far are kept); -1 when dir cannot be opened (message on stderr, nothing to free). */
+static int list_code_objects(const char *dir, const char *filter, char ***names, size_t *n) {
+  DIR *d = opendir(dir);
+  if (!d) {
+    fprintf(stderr, "attngen report: cannot open directory '%s'\n", dir);
+    return -1;
+  }
+  int status = 0;
+  struct dirent *e;
+  while ((e = readdir(d))) {
+    size_t len = strlen(e->d_name);
+    if (len < 4 || strcmp(e->d_name + len - 3, ".co") != 0) continue;
+    char stem[256];
+    snprintf(stem, sizeof stem, "%.*s", (int)(len - 3), e->d_name);
+    if (filter && fnmatch(filter, stem, 0) != 0) continue;
+    char **g = realloc(*names, sizeof **names * (*n + 1));
+    if (!g || !(g[*n] = strdup(e->d_name))) {
+      if (g) *names = g;
+      status = 1;
+      break;
+    }
+    *names = g;
+    (*n)++;
+  }
+  closedir(d);
+  if (*n > 1) qsort(*names, *n, sizeof **names, compare_names);
+  return status;
+}
+
 /* `--analyze`: the files given, or every DIR/NAME.co matching the filter. */
 static int report_analyze(const char **files, int nfiles, const char *dir, const char *filter,
                           int tsv, attngen__ra_options *ro) {
@@ -259,32 +221,11 @@ static int report_analyze(const char **files, int nfiles, const char *dir, const
     }
     return status;
   }
-  DIR *d = opendir(dir);
-  if (!d) {
-    fprintf(stderr, "attngen report: cannot open directory '%s'\n", dir);
-    return 1;
-  }
-  ro->skip_unmatched = 1;
   char **names = NULL;
   size_t n = 0;
-  struct dirent *e;
-  while ((e = readdir(d))) {
-    size_t len = strlen(e->d_name);
-    if (len < 4 || strcmp(e->d_name + len - 3, ".co") != 0) continue;
-    char stem[256];
-    snprintf(stem, sizeof stem, "%.*s", (int)(len - 3), e->d_name);
-    if (filter && fnmatch(filter, stem, 0) != 0) continue;
-    char **g = realloc(names, sizeof *names * (n + 1));
-    if (!g || !(g[n] = strdup(e->d_name))) {
-      if (g) names = g;
-      status = 1;
-      break;
-    }
-    names = g;
-    n++;
-  }
-  closedir(d);
-  if (n > 1) qsort(names, n, sizeof *names, compare_names);
+  status = list_code_objects(dir, filter, &names, &n);
+  if (status < 0) return 1;
+  ro->skip_unmatched = 1;
   if (n == 0 && status == 0) {
     fprintf(stderr, "attngen report: no code object NAME.co in '%s'%s%s\n", dir,
             filter ? " matching " : "", filter ? filter : "");
@@ -300,6 +241,19 @@ static int report_analyze(const char **files, int nfiles, const char *dir, const
   }
   free(names);
   return status;
+}
+
+/* The N of --trans-cycles / --mfma-cycles: a number of cycles in (0, 1024]; 1, or 0 with the
+ * message on stderr. */
+static int parse_cycles(const char *opt, const char *arg, double *out) {
+  char *end;
+  *out = strtod(arg, &end);
+  if (*end || *out <= 0 || *out > 1024) {
+    fprintf(stderr, "attngen report: %s '%s': expected a number of cycles in (0, 1024]\n", opt,
+            arg);
+    return 0;
+  }
+  return 1;
 }
 
 int attngen__cmd_report(int argc, char **argv) {
@@ -328,23 +282,11 @@ int attngen__cmd_report(int argc, char **argv) {
       ro.mca = 1;
     } else if (strcmp(argv[i], "--verbose") == 0) {
       ro.verbose = 1;
-    } else if (strcmp(argv[i], "--trans-cycles") == 0 && i + 1 < argc) {
-      char *end;
-      ro.trans_cycles = strtod(argv[++i], &end);
-      if (*end || ro.trans_cycles <= 0 || ro.trans_cycles > 1024) {
-        fprintf(stderr,
-                "attngen report: --trans-cycles '%s': expected a number of cycles in (0, 1024]\n",
-                argv[i]);
-        free(file_args);
-        return 2;
-      }
-    } else if (strcmp(argv[i], "--mfma-cycles") == 0 && i + 1 < argc) {
-      char *end;
-      ro.mfma_cycles = strtod(argv[++i], &end);
-      if (*end || ro.mfma_cycles <= 0 || ro.mfma_cycles > 1024) {
-        fprintf(stderr,
-                "attngen report: --mfma-cycles '%s': expected a number of cycles in (0, 1024]\n",
-                argv[i]);
+    } else if ((strcmp(argv[i], "--trans-cycles") == 0 || strcmp(argv[i], "--mfma-cycles") == 0) &&
+               i + 1 < argc) {
+      const char *o = argv[i];
+      if (!parse_cycles(o, argv[++i], strcmp(o, "--trans-cycles") == 0 ? &ro.trans_cycles
+                                                                         : &ro.mfma_cycles)) {
         free(file_args);
         return 2;
       }
@@ -369,36 +311,10 @@ int attngen__cmd_report(int argc, char **argv) {
     return rc;
   }
   free(file_args);
-  DIR *d = opendir(dir);
-  if (!d) {
-    fprintf(stderr, "attngen report: cannot open directory '%s'\n", dir);
-    return 1;
-  }
   char **files = NULL;
   size_t nfiles = 0;
-  struct dirent *e;
-  int status = 0;
-  while ((e = readdir(d))) {
-    size_t len = strlen(e->d_name);
-    if (len < 4 || strcmp(e->d_name + len - 3, ".co") != 0) continue;
-    char stem[256];
-    snprintf(stem, sizeof stem, "%.*s", (int)(len - 3), e->d_name);
-    if (filter && fnmatch(filter, stem, 0) != 0) continue;
-    char **grown = realloc(files, sizeof *files * (nfiles + 1));
-    if (!grown) {
-      status = 1;
-      break;
-    }
-    files = grown;
-    files[nfiles] = strdup(e->d_name);
-    if (!files[nfiles]) {
-      status = 1;
-      break;
-    }
-    nfiles++;
-  }
-  closedir(d);
-  if (nfiles > 1) qsort(files, nfiles, sizeof *files, compare_names);
+  int status = list_code_objects(dir, filter, &files, &nfiles);
+  if (status < 0) return 1;
   if (tsv) {
     printf("kernel\tvgpr\tagpr\tsgpr\tscratch\tlds\tvgpr_spill\tsgpr_spill\twaves_per_simd"
            "\tloop_mfma\tloop_valu\tloop_lds\tloop_vmem\tloop_waitcnt\tloop_barrier\n");
@@ -412,30 +328,34 @@ int attngen__cmd_report(int argc, char **argv) {
     char path[4096];
     snprintf(path, sizeof path, "%s/%s", dir, files[f]);
     kernel_stats ks[REPORT_MAX_KERNELS];
+    ra_kernel_notes notes[REPORT_MAX_KERNELS];
     int nk = 0;
-    if (read_notes(path, ks, &nk) != 0) {
+    if (attngen__ra_read_notes(path, notes, REPORT_MAX_KERNELS, &nk) != 0) {
       fprintf(stderr, "attngen report: %s: cannot read kernel descriptors\n", path);
       status = 1;
       break;
     }
     for (int k = 0; k < nk; ++k) {
+      memset(&ks[k], 0, sizeof ks[k]);
+      ks[k].d = notes[k];
       if (read_loop(path, &ks[k]) != 0) {
-        fprintf(stderr, "attngen report: %s: cannot disassemble %s\n", path, ks[k].name);
+        fprintf(stderr, "attngen report: %s: cannot disassemble %s\n", path, ks[k].d.name);
         status = 1;
         break;
       }
-      const long occ = occupancy(&ks[k], 8);
+      const ra_kernel_notes *d = &ks[k].d;
+      const long occ = attngen__ra_waves_per_simd(d, 8);
       if (tsv) {
         printf("%s\t%ld\t%ld\t%ld\t%ld\t%ld\t%ld\t%ld\t%ld\t%ld\t%ld\t%ld\t%ld\t%ld\t%ld\n",
-               ks[k].name, ks[k].vgpr, ks[k].agpr, ks[k].sgpr, ks[k].scratch, ks[k].lds,
-               ks[k].vgpr_spill, ks[k].sgpr_spill, occ, ks[k].loop_mfma, ks[k].loop_valu,
+               d->name, d->vgpr, d->agpr, d->sgpr, d->scratch, d->lds,
+               d->vgpr_spill, d->sgpr_spill, occ, ks[k].loop_mfma, ks[k].loop_valu,
                ks[k].loop_lds, ks[k].loop_vmem, ks[k].loop_waitcnt, ks[k].loop_barrier);
       } else {
         struct stat st;
         long bytes = stat(path, &st) == 0 ? (long)st.st_size : -1;
         printf("%-62s %7ld %4ld %4ld %4ld %7ld %6ld %5ld %4ld | %5ld %5ld %4ld %4ld %4ld %3ld\n",
-               ks[k].name, bytes, ks[k].vgpr, ks[k].agpr, ks[k].sgpr, ks[k].scratch, ks[k].lds,
-               ks[k].vgpr_spill + ks[k].sgpr_spill, occ, ks[k].loop_mfma, ks[k].loop_valu,
+               d->name, bytes, d->vgpr, d->agpr, d->sgpr, d->scratch, d->lds,
+               d->vgpr_spill + d->sgpr_spill, occ, ks[k].loop_mfma, ks[k].loop_valu,
                ks[k].loop_lds, ks[k].loop_vmem, ks[k].loop_waitcnt, ks[k].loop_barrier);
       }
       reported++;

@@ -1,7 +1,8 @@
 /* report_analyze.h: static steady-state analysis of the main loop of gfx942 kernels, read
  * from any code object (attngen's or a third party's) through llvm-objdump / llvm-readelf.
- * Used by `attngen report --analyze` (cmd_report.c); the rules are documented in
- * report_analyze.c and in the README. */
+ * Used by `attngen report --analyze` (cmd_report.c); implemented by report_analyze.c (driver,
+ * counts, cost model, printing), report_disasm.c, report_cfg.c and report_path.c, which share
+ * report_analyze_internal.h. The rules are documented in those files and in the README. */
 #ifndef ATTNGEN_REPORT_ANALYZE_H
 #define ATTNGEN_REPORT_ANALYZE_H
 
