@@ -218,13 +218,8 @@ static void args_for(const attngen__call_shape *s, const candidate *cand, const 
   a->k = b->k;
   a->v = b->v;
   a->out = b->o;
-  a->batch = s->batch;
-  a->heads = s->heads;
-  a->seqlen_q = s->seqlen_q;
-  a->seqlen_kv = s->seqlen_kv;
+  attngen__call_shape_to_args(s, a);
   a->head_dim = 128;
-  a->layout = (attngen_layout)s->layout;
-  a->rounding = (attngen_rounding)s->rounding;
   a->variant = cand && cand->force ? cand->name : NULL;
 }
 
