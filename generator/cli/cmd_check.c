@@ -272,7 +272,8 @@ static int report(FILE *f, const check_opts *o, const char *variant,
   const size_t nl = (size_t)o->batch * o->heads * o->seqlen_q;
   fprintf(f, "  reference: softmax step %d keys", v->kv_step);
   if (v->kv_per_split)
-    fprintf(f, ", tail split: %lld of %zu rows in parts of %d keys", v->split_rows, nl,
+    fprintf(f, ", " ATTNGEN__SPLIT_TAIL_NAME " split: %lld of %zu rows in parts of %d keys",
+            v->split_rows, nl,
             v->kv_per_split);
   fprintf(f, "\n");
   fprintf(f, "  guard bands: %lld elements overwritten", (long long)guard_bad);
