@@ -43,8 +43,9 @@ static int fixture_setup(void **state) {
                    ATTNGEN_STATUS_OK);
   attngen__ref_args a = {attngen__inputs_q(&f->in), attngen__inputs_k(&f->in),
                          attngen__inputs_v(&f->in),
-                         attngen__view_out(f->ref, f->in.layout, H, SQ), B, H, SQ, SKV, scale,
-                         ATTNGEN_ROUND_RTNE, NULL, 0, 0, 0, 0, NULL, NULL};
+                         attngen__view_out(f->ref, f->in.layout, H, SQ),
+                         {B, H, SQ, SKV, f->in.layout, ATTNGEN_ROUND_RTNE}, scale, NULL, 0, 0,
+                         0, 0, NULL, NULL};
   assert_int_equal(attngen__reference_fwd(&a), ATTNGEN_STATUS_OK);
   attngen__exact_args e = {a.q, a.k, a.v, attngen__view_f64(f->exact, f->in.layout, H, SQ),
                            B, H, SQ, SKV, scale, NULL, 0};
@@ -371,11 +372,8 @@ static void test_compare_tolerance_covers_approximate_exp2(void **state) {
       a.k = attngen__inputs_k(&in);
       a.v = attngen__inputs_v(&in);
       a.out = attngen__view_out(ref, ATTNGEN_LAYOUT_BHSD, 1, SQ2);
-      a.batch = a.heads = 1;
-      a.seqlen_q = SQ2;
-      a.seqlen_kv = SKV2;
+      a.shape = (attngen__call_shape){1, 1, SQ2, SKV2, ATTNGEN_LAYOUT_BHSD, mode};
       a.softmax_scale = scale;
-      a.rounding = (attngen_rounding)mode;
       a.tol = tol;
       assert_int_equal(attngen__reference_fwd(&a), ATTNGEN_STATUS_OK);
       perturbed_attention(&in, 0, 0, SQ2, SKV2, attngen__scale_log2(scale), mode, out);

@@ -236,6 +236,47 @@ static void test_generator_template_error_exit_code(void **state) {
   assert_int_equal(sh("test ! -e '%s/broken'", tmpdir), 0);
 }
 
+/* attngen__gen_variant: one generator state gives the descriptor of attngen__gen_variant_desc
+ * and the source of attngen__gen_source, byte for byte, for every default variant and one
+ * outside the set; an invalid name gives the descriptor's error and no source. */
+static void test_generator_variant_desc_and_source(void **state) {
+  (void)state;
+  const char *extra = "attn_fwd_d128_bshd_rtne_q2_kv64_w8_nosplit_mfma_gfx942";
+  for (size_t i = 0; i <= attngen__manifest_count; ++i) {
+    const char *name = i < attngen__manifest_count ? attngen__manifest[i].name : extra;
+    attngen__variant_desc one, two;
+    char *src = NULL, *err = NULL, *src_err = NULL, *src2 = NULL, *err2 = NULL;
+    assert_int_equal(attngen__gen_variant(name, &one, &src, &err, &src_err), 0);
+    assert_null(err);
+    assert_null(src_err);
+    assert_non_null(src);
+    assert_int_equal(attngen__gen_variant_desc(name, &two, &err2), 0);
+    assert_string_equal(one.name, name);
+#define SAME_FIELD(f) assert_int_equal(one.f, two.f);
+    ATTNGEN__VARIANT_DESC_FIELDS(SAME_FIELD)
+#undef SAME_FIELD
+    if (i < attngen__manifest_count) {
+      assert_int_equal(one.smem_bytes, attngen__manifest[i].smem_bytes);
+      assert_int_equal(one.softmax_step, attngen__manifest[i].softmax_step);
+    }
+    assert_int_equal(attngen__gen_source(name, &src2, &err2), 0);
+    assert_string_equal(src, src2);
+    free(src);
+    free(src2);
+  }
+  attngen__variant_desc d;
+  char *src = (char *)1, *err = NULL, *src_err = NULL;
+  assert_int_not_equal(
+      attngen__gen_variant("attn_fwd_d128_bshd_rtne_q1_kv64_w4_tail_mma_sm90", &d, &src, &err,
+                           &src_err),
+      0);
+  assert_null(src);
+  assert_null(src_err);
+  assert_non_null(err);
+  assert_non_null(strstr(err, "sm90-no-split"));
+  free(err);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_generator_name_derivation),
@@ -248,6 +289,7 @@ int main(void) {
     cmocka_unit_test(test_generator_drift_check),
     cmocka_unit_test(test_generator_cli_exit_codes),
     cmocka_unit_test(test_generator_template_error_exit_code),
+    cmocka_unit_test(test_generator_variant_desc_and_source),
   };
   return cmocka_run_group_tests_name("generator", tests, make_tmpdir, remove_tmpdir);
 }

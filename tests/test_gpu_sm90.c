@@ -1,7 +1,8 @@
 /* test_gpu_sm90.c: every sm90 variant of the default set (generator/core/variant.h manifest), run
  * on an NVIDIA GPU through the public API (backend "cuda", variant forced), checked against
- * the CPU reference of docs/NUMERICS.md: ULP histogram, NaN/Inf positions, fp64 L2 bound, LSE,
- * coverage (poisoned output), guard bands around out and lse, and bitwise determinism.
+ * the CPU reference of docs/NUMERICS.md through attngen__verify_run (runtime/verify: the one
+ * reference -> compare sequence): ULP histogram, NaN/Inf positions, fp64 L2 bound, LSE, coverage
+ * (poisoned output); here: guard bands around out and lse, and bitwise determinism.
  * Without libcuda or a device every test prints SKIPPED with the reason.
  * ATTNGEN_TEST_SEED (decimal) changes the input seed; it is printed with every case. */
 #define _POSIX_C_SOURCE 200809L
@@ -19,6 +20,7 @@
 #include "attngen.h"
 #include "numerics.h"
 #include "variant.h"
+#include "verify.h"
 
 #define LSE_GUARD 1024
 #define LSE_CANARY 0x7FC0DEADu /* a NaN payload no kernel produces */
@@ -146,8 +148,25 @@ typedef struct gpu_result {
   int64_t out_guard_bad, lse_guard_bad, lse_unwritten;
 } gpu_result;
 
-static void run_variant(const attngen__variant_desc *var, const gpu_case *c,
-                        const layout_inputs *li, float scale, gpu_result *r) {
+/* The call of one variant on one case (variant forced; pointers set by run_variant). */
+static attngen_fwd_args call_of(const attngen__variant_desc *var, const gpu_case *c,
+                                float scale) {
+  attngen_fwd_args a;
+  attngen_fwd_args_init(&a);
+  a.batch = c->batch;
+  a.heads = c->heads;
+  a.seqlen_q = c->seqlen_q;
+  a.seqlen_kv = c->seqlen_kv;
+  a.head_dim = ATTNGEN__HEAD_DIM;
+  a.layout = (attngen_layout)var->layout;
+  a.rounding = (attngen_rounding)var->rounding;
+  a.softmax_scale = scale;
+  a.variant = var->name;
+  return a;
+}
+
+static void run_variant(const attngen_fwd_args *call, const gpu_case *c,
+                        const layout_inputs *li, gpu_result *r) {
   const size_t n = q_elems(c);
   const size_t nl = (size_t)c->batch * c->heads * c->seqlen_q;
   memset(r, 0, sizeof *r);
@@ -163,22 +182,12 @@ static void run_variant(const attngen__variant_desc *var, const gpu_case *c,
   r->lse = r->lse_all + LSE_GUARD;
   void *d_lse = device_copy(r->lse_all, (nl + 2 * LSE_GUARD) * sizeof(float));
 
-  attngen_fwd_args a;
-  attngen_fwd_args_init(&a);
+  attngen_fwd_args a = *call;
   a.q = li->dq;
   a.k = li->dk;
   a.v = li->dv;
   a.out = (uint16_t *)d_out + ATTNGEN__GUARD_ELEMS;
   a.lse = (float *)d_lse + LSE_GUARD;
-  a.batch = c->batch;
-  a.heads = c->heads;
-  a.seqlen_q = c->seqlen_q;
-  a.seqlen_kv = c->seqlen_kv;
-  a.head_dim = ATTNGEN__HEAD_DIM;
-  a.layout = (attngen_layout)var->layout;
-  a.rounding = (attngen_rounding)var->rounding;
-  a.softmax_scale = scale;
-  a.variant = var->name;
   CHECK_OK(attngen_fwd(env.ctx, &a));
   CHECK_OK(attngen_synchronize(env.ctx, NULL));
   CHECK_OK(attngen_memcpy_dtoh(env.ctx, r->out.base, d_out, out_bytes));
@@ -225,34 +234,15 @@ static int run_case(const gpu_case *c) {
     li[L].dk = device_copy(li[L].in.k, nkv * sizeof(uint16_t));
     li[L].dv = device_copy(li[L].in.v, nkv * sizeof(uint16_t));
   }
-  const attngen__inputs *ref_in = &li[ATTNGEN_LAYOUT_BSHD].in;
 
-  /* fp64 exact attention (sanity bound), in bshd. */
-  double *exact = malloc((nq ? nq : 1) * sizeof(double));
-  assert_non_null(exact);
-  attngen__exact_args ea;
-  memset(&ea, 0, sizeof ea);
-  ea.q = attngen__inputs_q(ref_in);
-  ea.k = attngen__inputs_k(ref_in);
-  ea.v = attngen__inputs_v(ref_in);
-  ea.out = attngen__view_f64(exact, ATTNGEN_LAYOUT_BSHD, c->heads, c->seqlen_q);
-  ea.batch = c->batch;
-  ea.heads = c->heads;
-  ea.seqlen_q = c->seqlen_q;
-  ea.seqlen_kv = c->seqlen_kv;
-  ea.softmax_scale = scale;
-  CHECK_OK(attngen__exact_fwd(&ea));
-  const double max_abs_v =
-      attngen__max_abs_finite(attngen__inputs_v(ref_in), c->batch, c->heads, c->seqlen_kv);
-
-  /* CPU reference per (rounding mode, softmax step) of the variants, computed once each. */
+  /* The CPU reference per (rounding mode, softmax step) of the variants, kept across the
+   * variants and both layouts (attngen__verify_ref), with the fp64 exact attention. */
   enum { MAX_REFS = 32 }; /* (rounding mode, softmax step) pairs */
   struct ref_entry {
     int mode, step;
-    uint16_t *out;
-    float *lse;
-    float *tol; /* P-rounding-boundary tolerance per element */
+    attngen__verify_ref ref;
   } refs[MAX_REFS];
+  memset(refs, 0, sizeof refs);
   int nrefs = 0;
   int failures = 0;
   for (int vi = 0; vi < env.nvariants; ++vi) {
@@ -264,55 +254,29 @@ static int run_case(const gpu_case *c) {
       assert_true(nrefs < MAX_REFS);
       refs[ri].mode = mode;
       refs[ri].step = var->softmax_step;
-      refs[ri].out = malloc((nq ? nq : 1) * sizeof(uint16_t));
-      refs[ri].lse = malloc((nl ? nl : 1) * sizeof(float));
-      refs[ri].tol = malloc((nq ? nq : 1) * sizeof(float));
-      assert_non_null(refs[ri].tol);
-      assert_non_null(refs[ri].out);
-      assert_non_null(refs[ri].lse);
       nrefs++;
-      attngen__ref_args ra;
-      memset(&ra, 0, sizeof ra);
-      ra.q = attngen__inputs_q(ref_in);
-      ra.k = attngen__inputs_k(ref_in);
-      ra.v = attngen__inputs_v(ref_in);
-      ra.out = attngen__view_out(refs[ri].out, ATTNGEN_LAYOUT_BSHD, c->heads, c->seqlen_q);
-      ra.batch = c->batch;
-      ra.heads = c->heads;
-      ra.seqlen_q = c->seqlen_q;
-      ra.seqlen_kv = c->seqlen_kv;
-      ra.softmax_scale = scale;
-      ra.rounding = (attngen_rounding)mode;
-      ra.lse = refs[ri].lse;
-      ra.threads = 0;
-      ra.kv_step = var->softmax_step; /* P is rounded against the max at the kernel's steps */
-      ra.tol = refs[ri].tol;
-      CHECK_OK(attngen__reference_fwd(&ra));
     }
     const layout_inputs *in = &li[var->layout];
+    const attngen_fwd_args call = call_of(var, c, scale);
     gpu_result r;
-    run_variant(var, c, in, scale, &r);
+    run_variant(&call, c, in, &r);
 
-    attngen__compare_args ca;
-    memset(&ca, 0, sizeof ca);
-    ca.out = attngen__view_in(r.out.data, (attngen_layout)var->layout, c->heads, c->seqlen_q);
-    ca.ref = attngen__view_in(refs[ri].out, ATTNGEN_LAYOUT_BSHD, c->heads, c->seqlen_q);
-    ca.exact = ea.out;
-    ca.batch = c->batch;
-    ca.heads = c->heads;
-    ca.seqlen_q = c->seqlen_q;
-    ca.max_abs_v = max_abs_v;
-    ca.tol = refs[ri].tol;
-    attngen__compare_report rep;
-    CHECK_OK(attngen__compare(&ca, &rep));
-    attngen__lse_report lrep;
-    attngen__compare_lse(r.lse, refs[ri].lse, (int64_t)nl, ATTNGEN__LSE_ABS_TOL,
-                         ATTNGEN__LSE_REL_TOL, &lrep);
+    /* reference (following the kernel: its softmax step; P rounded against the max at the
+     * kernel's steps), fp64 bound, comparator and LSE check of the output and LSE read back */
+    attngen__verify_args va = {env.ctx, &call, &in->in, r.out.data, r.lse, 1, 0,
+                               &refs[ri].ref};
+    attngen__verify_result vr;
+    CHECK_OK(attngen__verify_run(&va, &vr));
+    assert_string_equal(vr.variant, var->name); /* the forced variant ran and was followed */
+    assert_int_equal(vr.kv_step, var->softmax_step > 0 ? var->softmax_step : var->kv_tile);
+    const attngen__compare_report rep = vr.out;
+    const attngen__lse_report lrep = vr.lse;
+    assert_int_equal(lrep.count, (int64_t)nl);
 
     int deterministic = 1;
     if (c->repeat) {
       gpu_result r2;
-      run_variant(var, c, in, scale, &r2);
+      run_variant(&call, c, in, &r2);
       deterministic = memcmp(r.out.data, r2.out.data, nq * sizeof(uint16_t)) == 0 &&
                       memcmp(r.lse, r2.lse, nl * sizeof(float)) == 0;
       free_result(&r2);
@@ -340,12 +304,7 @@ static int run_case(const gpu_case *c) {
   }
   fflush(stdout);
 
-  for (int i = 0; i < nrefs; ++i) {
-    free(refs[i].out);
-    free(refs[i].lse);
-    free(refs[i].tol);
-  }
-  free(exact);
+  for (int i = 0; i < nrefs; ++i) attngen__verify_ref_free(&refs[i].ref);
   for (int L = 0; L < 2; ++L) {
     CHECK_OK(attngen_free(env.ctx, li[L].dq));
     CHECK_OK(attngen_free(env.ctx, li[L].dk));

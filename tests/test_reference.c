@@ -32,8 +32,8 @@ static void run_ref(const attngen__inputs *in, attngen_rounding mode, float scal
                     int unrounded_p, uint16_t *out, float *lse) {
   attngen__ref_args a = {attngen__inputs_q(in), attngen__inputs_k(in), attngen__inputs_v(in),
                          attngen__view_out(out, in->layout, in->heads, in->seqlen_q),
-                         in->batch, in->heads, in->seqlen_q, in->seqlen_kv, scale, mode,
-                         lse, threads, unrounded_p, 0, 0, NULL};
+                         {in->batch, in->heads, in->seqlen_q, in->seqlen_kv, in->layout, mode},
+                         scale, lse, threads, unrounded_p, 0, 0, NULL};
   assert_int_equal(attngen__reference_fwd(&a), ATTNGEN_STATUS_OK);
 }
 
@@ -75,8 +75,8 @@ static void test_reference_skv_zero(void **state) {
     attngen__ref_args a = {attngen__view_in(q, ATTNGEN_LAYOUT_BSHD, H, Sq),
                            {NULL, 0, 0, 0}, {NULL, 0, 0, 0},
                            attngen__view_out(out, ATTNGEN_LAYOUT_BSHD, H, Sq),
-                           B, H, Sq, 0, DEFAULT_SCALE, (attngen_rounding)mode, lse, 0, 0,
-                           0, 0, NULL};
+                           {B, H, Sq, 0, ATTNGEN_LAYOUT_BSHD, mode}, DEFAULT_SCALE, lse, 0,
+                           0, 0, 0, NULL};
     assert_int_equal(attngen__reference_fwd(&a), ATTNGEN_STATUS_OK);
     for (size_t i = 0; i < elems(B, H, Sq); ++i) assert_int_equal(out[i], 0x0000);
     for (int i = 0; i < B * H * Sq; ++i) assert_true(isinf(lse[i]) && lse[i] < 0);
@@ -220,8 +220,9 @@ static void test_reference_ragged_ends(void **state) {
     memset(got, 0xFF, elems(B, H, Sq + pad) * 2);
     run_ref(&in, ATTNGEN_ROUND_RTNE, DEFAULT_SCALE, 0, 0, want, NULL);
     attngen__ref_args a = {attngen__inputs_q(&big), attngen__inputs_k(&big),
-                           attngen__inputs_v(&big), mut(&big, got, Sq + pad), B, H, Sq, Skv,
-                           DEFAULT_SCALE, ATTNGEN_ROUND_RTNE, NULL, 0, 0, 0, 0, NULL};
+                           attngen__inputs_v(&big), mut(&big, got, Sq + pad),
+                           {B, H, Sq, Skv, big.layout, ATTNGEN_ROUND_RTNE}, DEFAULT_SCALE, NULL,
+                           0, 0, 0, 0, NULL};
     assert_int_equal(attngen__reference_fwd(&a), ATTNGEN_STATUS_OK);
     for (int b = 0; b < B; ++b) {
       for (int h = 0; h < H; ++h) {
@@ -289,8 +290,9 @@ static void test_reference_layouts_strides_threads_bitwise(void **state) {
         }
       }
   attngen__ref_args ra = {{vq.data, sb, sh, ss}, {vk.data, ksb, ksh, kss},
-                          {vv.data, ksb, ksh, kss}, vo, B, H, Sq, Skv, DEFAULT_SCALE,
-                          ATTNGEN_ROUND_RTZ, NULL, 2, 0, 0, 0, NULL};
+                          {vv.data, ksb, ksh, kss}, vo,
+                          {B, H, Sq, Skv, ATTNGEN_LAYOUT_BSHD, ATTNGEN_ROUND_RTZ}, DEFAULT_SCALE,
+                          NULL, 2, 0, 0, 0, NULL};
   assert_int_equal(attngen__reference_fwd(&ra), ATTNGEN_STATUS_OK);
   run_ref(&a, ATTNGEN_ROUND_RTZ, DEFAULT_SCALE, 0, 0, oa, NULL);
   size_t padding_kept = 0;
@@ -716,8 +718,8 @@ static void test_reference_step_and_split_match_transcription(void **state) {
   for (size_t ci = 0; ci < sizeof cases / sizeof cases[0]; ++ci) {
     const attngen_rounding mode = (attngen_rounding)(ci % 3);
     attngen__ref_args a = {attngen__inputs_q(&in), attngen__inputs_k(&in), attngen__inputs_v(&in),
-                           attngen__view_out(out, in.layout, H, Sq), B, H, Sq, Skv, scale, mode,
-                           lse, 0, 0, 0, 0, NULL};
+                           attngen__view_out(out, in.layout, H, Sq),
+                           {B, H, Sq, Skv, in.layout, mode}, scale, lse, 0, 0, 0, 0, NULL};
     a.kv_step = cases[ci].step;
     a.kv_per_split = cases[ci].kv_per_split;
     a.split_rows = cases[ci].flags ? rows : NULL;
@@ -775,13 +777,14 @@ static void test_reference_bad_args(void **state) {
                          attngen__view_in(buf, ATTNGEN_LAYOUT_BSHD, 1, 1),
                          attngen__view_in(buf, ATTNGEN_LAYOUT_BSHD, 1, 1),
                          attngen__view_out(buf, ATTNGEN_LAYOUT_BSHD, 1, 1),
-                         1, 1, 1, 1, DEFAULT_SCALE, ATTNGEN_ROUND_RTNE, NULL, 1, 0, 0, 0, NULL};
+                         {1, 1, 1, 1, ATTNGEN_LAYOUT_BSHD, ATTNGEN_ROUND_RTNE}, DEFAULT_SCALE,
+                         NULL, 1, 0, 0, 0, NULL};
   assert_int_equal(attngen__reference_fwd(NULL), ATTNGEN_STATUS_NULL_POINTER);
   attngen__ref_args b = a;
-  b.seqlen_kv = -1;
+  b.shape.seqlen_kv = -1;
   assert_int_equal(attngen__reference_fwd(&b), ATTNGEN_STATUS_BAD_SHAPE);
   b = a;
-  b.rounding = (attngen_rounding)3;
+  b.shape.rounding = 3;
   assert_int_equal(attngen__reference_fwd(&b), ATTNGEN_STATUS_BAD_ROUNDING);
   b = a;
   b.softmax_scale = NAN;

@@ -228,12 +228,8 @@ static void test_runtime_cpu_fwd_matches_reference(void **state) {
       r.k = attngen__inputs_k(&p.in);
       r.v = attngen__inputs_v(&p.in);
       r.out = attngen__view_out(ref, layouts[li], h, sq);
-      r.batch = b;
-      r.heads = h;
-      r.seqlen_q = sq;
-      r.seqlen_kv = skv;
+      r.shape = (attngen__call_shape){b, h, sq, skv, layouts[li], modes[mi]};
       r.softmax_scale = p.a.softmax_scale;
-      r.rounding = modes[mi];
       r.lse = ref_lse;
       r.threads = 1;
       assert_int_equal(attngen__reference_fwd(&r), ATTNGEN_STATUS_OK);

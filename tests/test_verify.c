@@ -1,7 +1,8 @@
 /* test_verify.c: attngen__verify_run (runtime/verify/verify.c), the one run -> reference ->
  * compare sequence of check, tune and the tests: it runs a call itself and passes it, it
  * catches a wrong element, an unwritten one and a wrong LSE in a caller's output, it follows
- * the kernel's tail split, and a kept reference is reused across calls. */
+ * the kernel's tail split, and a kept reference is reused across calls (and layouts) and
+ * recomputed for another rounding. */
 #define _GNU_SOURCE
 #include <setjmp.h>
 #include <stdarg.h>
@@ -139,11 +140,66 @@ static void test_verify_follows_tail_split(void **state) {
   attngen_destroy(ctx);
 }
 
+/* A kept reference serves a call in the other layout (same logical inputs) without being
+ * recomputed and still catches a wrong element there; another rounding recomputes it. */
+static void test_verify_ref_across_layouts_and_roundings(void **state) {
+  attngen_context *ctx = context("cpu");
+  assert_non_null(ctx);
+  attngen__verify_ref ref;
+  memset(&ref, 0, sizeof ref);
+  const attngen_layout layouts[] = {ATTNGEN_LAYOUT_BSHD, ATTNGEN_LAYOUT_BHSD,
+                                    ATTNGEN_LAYOUT_BHSD};
+  const attngen_rounding roundings[] = {ATTNGEN_ROUND_RTNE, ATTNGEN_ROUND_RTNE,
+                                        ATTNGEN_ROUND_RTZ};
+  const size_t n = 2 * 3 * 45 * 128, nl = 2 * 3 * 45;
+  for (int i = 0; i < 3; ++i) {
+    attngen_fwd_args a;
+    call_of(&a, 2, 3, 45, 77, layouts[i], roundings[i]);
+    attngen__inputs in;
+    assert_int_equal(attngen__inputs_make(&in, ATTNGEN__INPUT_REALISTIC, 21, a.layout, 2, 3,
+                                          45, 77, a.softmax_scale),
+                     ATTNGEN_STATUS_OK);
+    uint16_t *out = malloc(n * 2);
+    float *lse = malloc(nl * sizeof(float));
+    assert_non_null(out);
+    assert_non_null(lse);
+    a.q = in.q;
+    a.k = in.k;
+    a.v = in.v;
+    a.out = out;
+    a.lse = lse;
+    assert_int_equal(attngen_fwd(ctx, &a), ATTNGEN_STATUS_OK);
+    const uint16_t *kept = ref.out;
+    attngen__verify_args va = {ctx, &a, &in, out, lse, 1, 0, &ref};
+    attngen__verify_result vr;
+    assert_int_equal(attngen__verify_run(&va, &vr), ATTNGEN_STATUS_OK);
+    assert_true(vr.pass);
+    assert_int_equal(vr.out.ulp0, (int64_t)n);
+    assert_true(vr.out.rel_l2 < 1e-2);
+    assert_int_equal(ref.rounding, (int)roundings[i]);
+    if (i == 1) { /* reused: still the bshd reference, the same buffer */
+      assert_int_equal(ref.layout, (int)ATTNGEN_LAYOUT_BSHD);
+      assert_ptr_equal(ref.out, kept);
+      out[5 * 128 + 9] = (uint16_t)(out[5 * 128 + 9] + 3); /* row 5 of (b0, h0) in bhsd */
+      assert_int_equal(attngen__verify_run(&va, &vr), ATTNGEN_STATUS_OK);
+      assert_false(vr.pass);
+      assert_int_equal(vr.out.ulp_over, 1);
+    }
+    if (i == 2) assert_int_equal(ref.layout, (int)ATTNGEN_LAYOUT_BHSD); /* recomputed */
+    free(out);
+    free(lse);
+    attngen__inputs_free(&in);
+  }
+  attngen__verify_ref_free(&ref);
+  attngen_destroy(ctx);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_verify_runs_and_passes),
     cmocka_unit_test(test_verify_catches_wrong_results),
     cmocka_unit_test(test_verify_follows_tail_split),
+    cmocka_unit_test(test_verify_ref_across_layouts_and_roundings),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -34,7 +34,7 @@ typedef struct attngen_kargs {
 // __builtin_amdgcn_* themselves; the kernel attribute, thread ids and the LDS block come
 // from here too.
 //
-// Emulated twin: templates/gfx942/wrappers_emu.h has the SAME names and signatures. A
+// Emulated twin: runtime/emu/wrappers_emu.h has the SAME names and signatures. A
 // generated source compiles for the host with `-DATTNGEN_EMU -include wrappers_emu.h`;
 // this file then contributes only its unguarded part (the shared types below, which the
 // twin defines identically under the same include guard ATTNGEN_GFX942_TYPES).
@@ -108,7 +108,7 @@ typedef struct attngen_kargs {
 //   ag_v_perm_b32(hi, lo, sel)  v_perm_b32 d, hi, lo, sel   byte select from {hi:lo}
 //                               (selector bytes 0-3 pick bytes of lo, 4-7 bytes of hi)
 //   ag_pack_bf16_{rtne,rtna,rtz}(lo, hi)
-//       Two fp32 -> bf16 per NUMERICS.md, packed: bits [15:0] = bf16(lo),
+//       Two fp32 -> bf16 per docs/NUMERICS.md, packed: bits [15:0] = bf16(lo),
 //       [31:16] = bf16(hi). u = bits of x; RTNE: (u + 0x7FFF + ((u >> 16) & 1)) >> 16,
 //       RTNA: (u + 0x8000) >> 16, RTZ: u >> 16; NaN -> 0x7FFF in every mode. In asm so
 //       that no compiler option can fold the NaN test away:

@@ -181,7 +181,7 @@ SM90_FN float sm90_shfl_xor(float x, int mask) {
 
 // ---- fp32 pair -> bf16x2 (lo in bits 0..15, hi in bits 16..31) ------------------------------
 // For P (softmax probabilities) on the hot path. Finite values round exactly as the
-// NUMERICS.md formulas; a NaN stays a NaN (its encoding does not matter for P: it only
+// docs/NUMERICS.md formulas; a NaN stays a NaN (its encoding does not matter for P: it only
 // feeds the P.V product). Outputs use the exact formulas of common/bf16_round.h instead.
 
 // Round to nearest, ties to even.
@@ -460,7 +460,7 @@ WG_FN float wg_f32_from_bits(wg_u32 u) {
   return r;
 }
 
-// RTNE pack (cvt.rn: finite values exactly as NUMERICS.md; NaN -> canonical NaN 0x7FFF).
+// RTNE pack (cvt.rn: finite values exactly as docs/NUMERICS.md; NaN -> canonical NaN 0x7FFF).
 WG_FN wg_u32 wg_pack_bf16x2_rn(float lo, float hi) {
   wg_u32 r;
   asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
@@ -517,7 +517,7 @@ WG_FN void wg_st_global_f32(float *p, float x) {
 #line 3 "templates/sm90/attn_fwd_wgmma.cu.in"
 #define AG_BF16_FN static __device__ __forceinline__
 #line 1 "templates/common/bf16_round.h"
-// bf16_round.h: the fp32 -> bf16 rounding formulas of NUMERICS.md, on bit patterns.
+// bf16_round.h: the fp32 -> bf16 rounding formulas of docs/NUMERICS.md, on bit patterns.
 // One copy serves the device templates (via `//$ include "common/bf16_round.h"`), the host
 // runtime (runtime/src/bf16.c, the CPU reference) and the emulator.
 //
@@ -600,7 +600,7 @@ AG_BF16_FN unsigned int ag_bf16_to_f32_bits(unsigned int b) { return (b & 0xFFFF
 // chunk c of row r sits at chunk c ^ (r & 7)); rows of 256 bytes are split into two halves
 // (d 0..63 and 64..127), each half a K-major (Q, K) or N-major (V) canonical layout:
 //   Q [2][128][128 B] | K [2][2][176][128 B] | V (same) | mbarriers
-// Numerics follow NUMERICS.md step by step (comments numbered like its steps).
+// Numerics follow docs/NUMERICS.md step by step (comments numbered like its steps).
 // attngen-launch: threads=384 block_m=128 smem_bytes=214088
 
 namespace {
@@ -640,7 +640,7 @@ __device__ __forceinline__ wg_u32 pack_p(float lo, float hi) {
 #line 84 "templates/sm90/attn_fwd_wgmma.cu.in"
 }
 
-// Output rounding (step 6) with the exact NUMERICS.md formula (NaN -> 0x7FFF).
+// Output rounding (step 6) with the exact docs/NUMERICS.md formula (NaN -> 0x7FFF).
 __device__ __forceinline__ wg_u32 round_out(float x) {
   return ag_bf16_rtne(wg_f32_bits(x));
 }

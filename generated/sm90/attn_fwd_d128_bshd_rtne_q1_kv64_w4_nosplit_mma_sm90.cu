@@ -6,7 +6,7 @@
 // Block: 4 warps, warp w owns Q rows [w*16, (w+1)*16) of the
 // block's 64 rows. K and V tiles of 64 keys stream through shared memory by
 // cp.async, double-buffered; operands come from shared memory by ldmatrix (V transposed).
-// Numerics follow NUMERICS.md step by step (see the comments numbered like its steps).
+// Numerics follow docs/NUMERICS.md step by step (see the comments numbered like its steps).
 //
 // Shared memory (rows of 256 bytes, the 16 chunks of 16 bytes of a row are XOR-swizzled with
 // the row's low 3 bits so that ldmatrix and cp.async are free of bank conflicts):
@@ -195,7 +195,7 @@ SM90_FN float sm90_shfl_xor(float x, int mask) {
 
 // ---- fp32 pair -> bf16x2 (lo in bits 0..15, hi in bits 16..31) ------------------------------
 // For P (softmax probabilities) on the hot path. Finite values round exactly as the
-// NUMERICS.md formulas; a NaN stays a NaN (its encoding does not matter for P: it only
+// docs/NUMERICS.md formulas; a NaN stays a NaN (its encoding does not matter for P: it only
 // feeds the P.V product). Outputs use the exact formulas of common/bf16_round.h instead.
 
 // Round to nearest, ties to even.
@@ -227,7 +227,7 @@ SM90_FN sm90_u32 sm90_pack_bf16x2_rtna(float lo, float hi) {
 #line 16 "templates/sm90/attn_fwd.cu.in"
 #define AG_BF16_FN static __device__ __forceinline__
 #line 1 "templates/common/bf16_round.h"
-// bf16_round.h: the fp32 -> bf16 rounding formulas of NUMERICS.md, on bit patterns.
+// bf16_round.h: the fp32 -> bf16 rounding formulas of docs/NUMERICS.md, on bit patterns.
 // One copy serves the device templates (via `//$ include "common/bf16_round.h"`), the host
 // runtime (runtime/src/bf16.c, the CPU reference) and the emulator.
 //

@@ -11,21 +11,18 @@
 
 #include "attngen.h"
 #include "cli_util.h"
+#include "call_shape.h"
 #include "numerics.h"
 
-typedef struct bench_shape {
-  int b, h, sq, skv;
-} bench_shape;
-
 /* docs/SHAPES.md */
-static const bench_shape sweep_shapes[] = {
+static const attngen__call_shape sweep_shapes[] = {
     {2, 24, 8192, 8192},   {2, 24, 16384, 16384}, {1, 32, 16384, 16384},
     {4, 16, 16384, 16384}, {1, 64, 16384, 16384}, {2, 24, 32768, 32768},
     {2, 16, 65536, 65536}, {2, 8, 86016, 86016},  {1, 16, 131072, 131072}};
-static const bench_shape video_shapes[] = {{1, 12, 32760, 32760}, {1, 40, 75600, 75600},
-                                           {2, 40, 32760, 32760}, {1, 12, 32760, 512},
-                                           {1, 40, 75600, 512},   {2, 40, 32760, 257}};
-static const bench_shape short_shapes[] = {
+static const attngen__call_shape video_shapes[] = {{1, 12, 32760, 32760}, {1, 40, 75600, 75600},
+                                                   {2, 40, 32760, 32760}, {1, 12, 32760, 512},
+                                                   {1, 40, 75600, 512},   {2, 40, 32760, 257}};
+static const attngen__call_shape short_shapes[] = {
     {32, 16, 512, 512}, {16, 16, 1024, 1024}, {8, 16, 2048, 2048}};
 
 #define MAX_SHAPES 64
@@ -51,8 +48,8 @@ static int usage_error(const char *msg, const char *arg) {
   return 2;
 }
 
-static int add_group(const char *name, bench_shape *out, int *n) {
-  const bench_shape *g[3] = {sweep_shapes, video_shapes, short_shapes};
+static int add_group(const char *name, attngen__call_shape *out, int *n) {
+  const attngen__call_shape *g[3] = {sweep_shapes, video_shapes, short_shapes};
   const int gn[3] = {9, 6, 3};
   const char *names[3] = {"sweep", "video", "short"};
   int any = 0;
@@ -65,9 +62,10 @@ static int add_group(const char *name, bench_shape *out, int *n) {
 }
 
 /* Times one shape; prints its row. Returns 0 or 1 (failure, message printed). */
-static int bench_one(attngen_context *ctx, const bench_shape *s, attngen_layout layout,
+static int bench_one(attngen_context *ctx, const attngen__call_shape *s, attngen_layout layout,
                      attngen_rounding rounding, const char *variant, int iters) {
-  const size_t nq = (size_t)s->b * s->h * s->sq * 128, nkv = (size_t)s->b * s->h * s->skv * 128;
+  const size_t nq = (size_t)s->batch * s->heads * s->seqlen_q * 128,
+               nkv = (size_t)s->batch * s->heads * s->seqlen_kv * 128;
   const size_t nmax = nq > nkv ? nq : nkv;
   uint16_t *host = malloc((nmax ? nmax : 1) * sizeof(uint16_t));
   void *q = NULL, *k = NULL, *v = NULL, *o = NULL;
@@ -79,10 +77,11 @@ static int bench_one(attngen_context *ctx, const bench_shape *s, attngen_layout 
   attngen__rng r;
   attngen__rng_seed(&r, 0x5EEDu);
   void *fills[3] = {q, k, v};
-  const int lens[3] = {s->sq, s->skv, s->skv};
+  const int lens[3] = {s->seqlen_q, s->seqlen_kv, s->seqlen_kv};
   for (int i = 0; i < 3 && !st; i++) {
-    attngen__cli_fill(host, layout, s->b, s->h, lens[i], &r);
-    if (lens[i]) st = attngen_memcpy_htod(ctx, fills[i], host, (size_t)s->b * s->h * lens[i] * 256);
+    attngen__cli_fill(host, layout, s->batch, s->heads, lens[i], &r);
+    if (lens[i])
+      st = attngen_memcpy_htod(ctx, fills[i], host, (size_t)s->batch * s->heads * lens[i] * 256);
   }
   attngen_fwd_args a;
   attngen_fwd_args_init(&a);
@@ -90,12 +89,10 @@ static int bench_one(attngen_context *ctx, const bench_shape *s, attngen_layout 
   a.k = k;
   a.v = v;
   a.out = o;
-  a.batch = s->b;
-  a.heads = s->h;
-  a.seqlen_q = s->sq;
-  a.seqlen_kv = s->skv;
-  a.layout = layout;
-  a.rounding = rounding;
+  attngen__call_shape call = *s; /* the shape tables leave layout and rounding unset */
+  call.layout = (int)layout;
+  call.rounding = (int)rounding;
+  attngen__call_shape_to_args(&call, &a);
   a.variant = variant;
   attngen_choice choice;
   memset(&choice, 0, sizeof choice);
@@ -104,12 +101,13 @@ static int bench_one(attngen_context *ctx, const bench_shape *s, attngen_layout 
   if (!st) st = attngen_time_fwd(ctx, &a, iters, &ms);
   int rc = 0;
   char shape[64];
-  snprintf(shape, sizeof shape, "%d,%d,%d,%d", s->b, s->h, s->sq, s->skv);
+  snprintf(shape, sizeof shape, "%d,%d,%d,%d", s->batch, s->heads, s->seqlen_q, s->seqlen_kv);
   if (st) {
     printf("%-22s FAILED: %s: %s\n", shape, attngen_status_name(st), attngen_last_error());
     rc = 1;
   } else {
-    const double flops = 4.0 * s->b * s->h * (double)s->sq * (double)s->skv * 128.0;
+    const double flops =
+        4.0 * s->batch * s->heads * (double)s->seqlen_q * (double)s->seqlen_kv * 128.0;
     printf("%-22s %10.4f %9.1f  %s (%s)\n", shape, ms, ms > 0 ? flops / (ms * 1e-3) / 1e12 : 0.0,
            choice.variant, choice.rule_name);
   }
@@ -123,7 +121,7 @@ static int bench_one(attngen_context *ctx, const bench_shape *s, attngen_layout 
 }
 
 int attngen__cmd_bench(int argc, char **argv) {
-  bench_shape shapes[MAX_SHAPES];
+  attngen__call_shape shapes[MAX_SHAPES];
   int nshapes = 0, iters = 20;
   attngen_layout layout = ATTNGEN_LAYOUT_BSHD;
   attngen_rounding rounding = ATTNGEN_ROUND_RTNE;
@@ -144,8 +142,9 @@ int attngen__cmd_bench(int argc, char **argv) {
         return usage_error("--shapes must be sweep, video, short or all, not", val);
     } else if (strcmp(o, "--shape") == 0) {
       if (nshapes >= MAX_SHAPES) return usage_error("too many shapes", val);
-      bench_shape *sh = &shapes[nshapes];
-      if (!attngen__cli_parse_shape(val, &sh->b, &sh->h, &sh->sq, &sh->skv))
+      attngen__call_shape *sh = &shapes[nshapes];
+      *sh = (attngen__call_shape){0};
+      if (!attngen__cli_parse_shape(val, &sh->batch, &sh->heads, &sh->seqlen_q, &sh->seqlen_kv))
         return usage_error("--shape must be B,H,Sq,Skv (or B,H,S) with B, H, Sq >= 1 and Skv >= 0, each <= 2^24, not", val);
       nshapes++;
     } else if (strcmp(o, "--layout") == 0) {

@@ -24,9 +24,7 @@
 typedef struct check_opts {
   const char *backend;
   int device;
-  int batch, heads, seqlen_q, seqlen_kv;
-  attngen_layout layout;
-  attngen_rounding rounding;
+  attngen__call_shape shape; /* shape, layout and rounding of the checked call */
   uint64_t seed;
   float scale;
   attngen__input_kind inputs;
@@ -67,7 +65,8 @@ static int usage_error(const char *opt, const char *val, const char *allowed) {
 
 /* "B,H,Sq,Skv" with B, H, Sq >= 1 and Skv >= 0. */
 static int parse_shape(const char *s, check_opts *o) {
-  return attngen__cli_parse_shape(s, &o->batch, &o->heads, &o->seqlen_q, &o->seqlen_kv);
+  return attngen__cli_parse_shape(s, &o->shape.batch, &o->shape.heads, &o->shape.seqlen_q,
+                                  &o->shape.seqlen_kv);
 }
 
 static uint64_t fresh_seed(void) {
@@ -83,8 +82,8 @@ static uint64_t fresh_seed(void) {
 static int parse_args(int argc, char **argv, check_opts *o) {
   memset(o, 0, sizeof *o);
   o->backend = "cpu";
-  o->layout = ATTNGEN_LAYOUT_BSHD;
-  o->rounding = ATTNGEN_ROUND_RTNE;
+  o->shape.layout = ATTNGEN_LAYOUT_BSHD;
+  o->shape.rounding = ATTNGEN_ROUND_RTNE;
   o->scale = 0.088388347648f;
   o->seed = fresh_seed();
   o->inputs = ATTNGEN__INPUT_UNIFORM;
@@ -111,13 +110,17 @@ static int parse_args(int argc, char **argv, check_opts *o) {
       }
       have_shape = 1;
     } else if (!strcmp(opt, "--layout")) {
-      if (!val || !attngen__layout_from_name(val, &o->layout)) {
+      attngen_layout layout;
+      if (!val || !attngen__layout_from_name(val, &layout)) {
         return usage_error(opt, val, ATTNGEN__LAYOUT_LIST);
       }
+      o->shape.layout = (int)layout;
     } else if (!strcmp(opt, "--round")) {
-      if (!val || !attngen__rounding_from_name(val, &o->rounding)) {
+      attngen_rounding rounding;
+      if (!val || !attngen__rounding_from_name(val, &rounding)) {
         return usage_error(opt, val, ATTNGEN__ROUNDING_LIST);
       }
+      o->shape.rounding = (int)rounding;
     } else if (!strcmp(opt, "--backend")) {
       if (!attngen__backend_name_ok(val)) return usage_error(opt, val, attngen__backend_names());
       o->backend = val;
@@ -162,17 +165,18 @@ static int parse_args(int argc, char **argv, check_opts *o) {
  * of the last (b, h) (its k values have both signs -> Inf - Inf = NaN), +Inf and -Inf in two
  * value columns of the last (b, h) when it has keys. */
 static attngen_status make_inputs(const check_opts *o, attngen__inputs *in) {
-  attngen_status st = attngen__inputs_make(in, o->inputs, o->seed, o->layout, o->batch,
-                                           o->heads, o->seqlen_q, o->seqlen_kv, o->scale);
-  if (st != ATTNGEN_STATUS_OK || !o->special || o->seqlen_kv == 0) return st;
-  const attngen__out_view q = attngen__view_out(in->q, o->layout, o->heads, o->seqlen_q);
-  const attngen__out_view k = attngen__view_out(in->k, o->layout, o->heads, o->seqlen_kv);
-  const attngen__out_view v = attngen__view_out(in->v, o->layout, o->heads, o->seqlen_kv);
-  const int lb = o->batch - 1, lh = o->heads - 1;
-  attngen__plant(k, 0, 0, o->seqlen_kv / 2, 17, ATTNGEN__BF16_NAN);
-  attngen__plant(q, lb, lh, o->seqlen_q - 1, 3, ATTNGEN__BF16_POS_INF);
+  const attngen__call_shape *c = &o->shape;
+  attngen_status st = attngen__inputs_make(in, o->inputs, o->seed, c->layout, c->batch, c->heads,
+                                           c->seqlen_q, c->seqlen_kv, o->scale);
+  if (st != ATTNGEN_STATUS_OK || !o->special || c->seqlen_kv == 0) return st;
+  const attngen__out_view q = attngen__view_out(in->q, c->layout, c->heads, c->seqlen_q);
+  const attngen__out_view k = attngen__view_out(in->k, c->layout, c->heads, c->seqlen_kv);
+  const attngen__out_view v = attngen__view_out(in->v, c->layout, c->heads, c->seqlen_kv);
+  const int lb = c->batch - 1, lh = c->heads - 1;
+  attngen__plant(k, 0, 0, c->seqlen_kv / 2, 17, ATTNGEN__BF16_NAN);
+  attngen__plant(q, lb, lh, c->seqlen_q - 1, 3, ATTNGEN__BF16_POS_INF);
   attngen__plant(v, lb, lh, 0, 40, ATTNGEN__BF16_POS_INF);
-  attngen__plant(v, lb, lh, o->seqlen_kv - 1, 41, ATTNGEN__BF16_NEG_INF);
+  attngen__plant(v, lb, lh, c->seqlen_kv - 1, 41, ATTNGEN__BF16_NEG_INF);
   return ATTNGEN_STATUS_OK;
 }
 
@@ -194,12 +198,7 @@ static void device_run_free(device_run *r) {
 
 static void call_args(const check_opts *o, attngen_fwd_args *a) {
   attngen_fwd_args_init(a);
-  a->batch = o->batch;
-  a->heads = o->heads;
-  a->seqlen_q = o->seqlen_q;
-  a->seqlen_kv = o->seqlen_kv;
-  a->layout = o->layout;
-  a->rounding = o->rounding;
+  attngen__call_shape_to_args(&o->shape, a);
   a->softmax_scale = o->scale;
   a->variant = o->variant;
 }
@@ -211,9 +210,9 @@ static void call_args(const check_opts *o, attngen_fwd_args *a) {
 static attngen_status run_backend(const check_opts *o, const attngen__inputs *in, device_run *r,
                                   attngen__guarded *g, attngen__guarded *g2, float *lse,
                                   float *lse2, char *variant, size_t variant_size) {
-  const size_t nq = (size_t)o->batch * o->heads * o->seqlen_q * D;
-  const size_t nkv = (size_t)o->batch * o->heads * o->seqlen_kv * D;
-  const size_t nl = (size_t)o->batch * o->heads * o->seqlen_q;
+  const size_t nq = (size_t)o->shape.batch * o->shape.heads * o->shape.seqlen_q * D;
+  const size_t nkv = (size_t)o->shape.batch * o->shape.heads * o->shape.seqlen_kv * D;
+  const size_t nl = (size_t)o->shape.batch * o->shape.heads * o->shape.seqlen_q;
   const size_t out_bytes = (size_t)(g->n + 2 * g->guard) * sizeof(uint16_t);
   attngen_context_options opts = {o->backend, o->device};
   attngen_status st = attngen_create(&r->ctx, &opts);
@@ -264,15 +263,16 @@ static int report(FILE *f, const check_opts *o, const char *variant,
   char title[512];
   snprintf(title, sizeof title, "check %s %dx%dx%dx%d %s %s seed %llu inputs %s%s scale %g\n"
            "  variant: %s\n  output",
-           o->backend, o->batch, o->heads, o->seqlen_q, o->seqlen_kv,
-           attngen__layout_name(o->layout), attngen__rounding_name(o->rounding),
+           o->backend, o->shape.batch, o->shape.heads, o->shape.seqlen_q, o->shape.seqlen_kv,
+           attngen__layout_name(o->shape.layout), attngen__rounding_name(o->shape.rounding),
            (unsigned long long)o->seed, input_names[o->inputs], o->special ? " +nan/inf" : "",
            (double)o->scale, variant);
   attngen__compare_print(f, title, &v->out);
-  const size_t nl = (size_t)o->batch * o->heads * o->seqlen_q;
+  const size_t nl = (size_t)o->shape.batch * o->shape.heads * o->shape.seqlen_q;
   fprintf(f, "  reference: softmax step %d keys", v->kv_step);
   if (v->kv_per_split)
-    fprintf(f, ", tail split: %lld of %zu rows in parts of %d keys", v->split_rows, nl,
+    fprintf(f, ", " ATTNGEN__SPLIT_TAIL_NAME " split: %lld of %zu rows in parts of %d keys",
+            v->split_rows, nl,
             v->kv_per_split);
   fprintf(f, "\n");
   fprintf(f, "  guard bands: %lld elements overwritten", (long long)guard_bad);
@@ -291,8 +291,8 @@ int attngen__cmd_check(int argc, char **argv) {
   if (parsed == 1) return 0;
   if (parsed) return 2;
 
-  const size_t nq = (size_t)o.batch * o.heads * o.seqlen_q * D;
-  const size_t nl = (size_t)o.batch * o.heads * o.seqlen_q;
+  const size_t nq = (size_t)o.shape.batch * o.shape.heads * o.shape.seqlen_q * D;
+  const size_t nl = (size_t)o.shape.batch * o.shape.heads * o.shape.seqlen_q;
   attngen__inputs in;
   attngen__guarded g = {0}, g2 = {0};
   float *lse = malloc(nl * sizeof(float)), *lse2 = malloc(nl * sizeof(float));

@@ -49,8 +49,8 @@ static double now_s(void) {
   return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-static double flops(const shape *s) {
-  return 4.0 * s->b * (double)s->h * (double)s->sq * (double)s->skv * 128.0;
+static double flops(const attngen__call_shape *s) {
+  return 4.0 * s->batch * (double)s->heads * (double)s->seqlen_q * (double)s->seqlen_kv * 128.0;
 }
 
 typedef struct progress {
@@ -69,8 +69,9 @@ static void progress_say(progress *p, int final, const job *j, const char *what,
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
   char where[96];
-  snprintf(where, sizeof where, "%d,%d,%d,%d %s %s", j->s.b, j->s.h, j->s.sq, j->s.skv,
-           attngen__layout_name(j->layout), attngen__rounding_name(j->rounding));
+  snprintf(where, sizeof where, "%d,%d,%d,%d %s %s", j->s.batch, j->s.heads, j->s.seqlen_q,
+           j->s.seqlen_kv, attngen__layout_name(j->s.layout),
+           attngen__rounding_name(j->s.rounding));
   if (p->tty) {
     const int width = 24;
     int fill = p->total ? (int)((long)width * p->done / p->total) : width;
@@ -132,11 +133,11 @@ static attngen_status fill_random(attngen_context *ctx, void *dst, size_t n, con
   return ATTNGEN_STATUS_OK;
 }
 
-static attngen_status buffers_alloc(attngen_context *ctx, const shape *s, const uint16_t *pool,
-                                    size_t pool_n, size_t salt, buffers *b) {
+static attngen_status buffers_alloc(attngen_context *ctx, const attngen__call_shape *s,
+                                    const uint16_t *pool, size_t pool_n, size_t salt, buffers *b) {
   memset(b, 0, sizeof *b);
-  size_t nq = (size_t)s->b * s->h * (size_t)s->sq * 128;
-  size_t nkv = (size_t)s->b * s->h * (size_t)s->skv * 128;
+  size_t nq = (size_t)s->batch * s->heads * (size_t)s->seqlen_q * 128;
+  size_t nkv = (size_t)s->batch * s->heads * (size_t)s->seqlen_kv * 128;
   size_t bq = nq * 2, bkv = nkv ? nkv * 2 : 16;
   attngen_status st;
   if ((st = attngen_malloc(ctx, bq, &b->q)) || (st = attngen_malloc(ctx, bkv, &b->k)) ||
@@ -157,7 +158,7 @@ static int reduce_len(int s) { return s <= CHECK_FULL_LIMIT ? s : 1024 + s % 102
 
 typedef struct check {
   int ready;
-  shape s;
+  attngen__call_shape s;
   attngen__inputs in;
   uint16_t *out;
   /* The reference, kept across candidates: recomputed by verify_run only for a candidate
@@ -177,19 +178,21 @@ static void check_free(attngen_context *ctx, check *c) {
 
 static attngen_status check_prepare(attngen_context *ctx, const job *j, check *c) {
   memset(c, 0, sizeof *c);
-  c->s.b = j->s.b < 2 ? j->s.b : 2;
-  c->s.h = j->s.h < 2 ? j->s.h : 2;
-  c->s.sq = reduce_len(j->s.sq);
-  c->s.skv = reduce_len(j->s.skv);
+  c->s = j->s; /* the job's layout and rounding, a reduced shape: */
+  c->s.batch = j->s.batch < 2 ? j->s.batch : 2;
+  c->s.heads = j->s.heads < 2 ? j->s.heads : 2;
+  c->s.seqlen_q = reduce_len(j->s.seqlen_q);
+  c->s.seqlen_kv = reduce_len(j->s.seqlen_kv);
   float scale = 1.0f / sqrtf(128.0f);
-  attngen_status st = attngen__inputs_make(&c->in, ATTNGEN__INPUT_REALISTIC, CHECK_SEED, j->layout,
-                                           c->s.b, c->s.h, c->s.sq, c->s.skv, scale);
+  attngen_status st = attngen__inputs_make(&c->in, ATTNGEN__INPUT_REALISTIC, CHECK_SEED,
+                                           (attngen_layout)c->s.layout, c->s.batch,
+                                           c->s.heads, c->s.seqlen_q, c->s.seqlen_kv, scale);
   if (st != ATTNGEN_STATUS_OK) {
     snprintf(c->failure, sizeof c->failure, "check inputs: %s", attngen_status_string(st));
     return st;
   }
-  size_t nq = (size_t)c->s.b * c->s.h * (size_t)c->s.sq * 128;
-  size_t nkv = (size_t)c->s.b * c->s.h * (size_t)c->s.skv * 128;
+  size_t nq = (size_t)c->s.batch * c->s.heads * (size_t)c->s.seqlen_q * 128;
+  size_t nkv = (size_t)c->s.batch * c->s.heads * (size_t)c->s.seqlen_kv * 128;
   c->out = malloc(nq * 2);
   if (!c->out) {
     snprintf(c->failure, sizeof c->failure, "check: out of host memory");
@@ -208,20 +211,15 @@ static attngen_status check_prepare(attngen_context *ctx, const job *j, check *c
   return ATTNGEN_STATUS_OK;
 }
 
-static void args_for(const job *j, const shape *s, const candidate *cand, const buffers *b,
+static void args_for(const attngen__call_shape *s, const candidate *cand, const buffers *b,
                      attngen_fwd_args *a) {
   attngen_fwd_args_init(a);
   a->q = b->q;
   a->k = b->k;
   a->v = b->v;
   a->out = b->o;
-  a->batch = s->b;
-  a->heads = s->h;
-  a->seqlen_q = s->sq;
-  a->seqlen_kv = s->skv;
+  attngen__call_shape_to_args(s, a);
   a->head_dim = 128;
-  a->layout = j->layout;
-  a->rounding = j->rounding;
   a->variant = cand && cand->force ? cand->name : NULL;
 }
 
@@ -229,9 +227,9 @@ static void args_for(const job *j, const shape *s, const candidate *cand, const 
  * the candidate's softmax step and tail split); returns 1 on pass, else 0 with the reason in
  * cand->failure. */
 static int check_candidate(attngen_context *ctx, const job *j, check *c, candidate *cand) {
-  size_t nq = (size_t)c->s.b * c->s.h * (size_t)c->s.sq * 128;
+  size_t nq = (size_t)c->s.batch * c->s.heads * (size_t)c->s.seqlen_q * 128;
   attngen_fwd_args a;
-  args_for(j, &c->s, cand, &c->dev, &a);
+  args_for(&c->s, cand, &c->dev, &a);
   attngen_status st = attngen_memset(ctx, c->dev.o, 0xFF, nq * 2); /* poison 0xFFFF */
   if (st == ATTNGEN_STATUS_OK) st = attngen_fwd(ctx, &a);
   if (st != ATTNGEN_STATUS_OK) {
@@ -259,9 +257,9 @@ static int check_candidate(attngen_context *ctx, const job *j, check *c, candida
     snprintf(cand->failure, sizeof cand->failure,
              "wrong results on %d,%d,%d,%d: %lld elements > 1 ULP (worst %d ULP at b%d h%d "
              "s%d d%d), %lld unwritten, %lld NaN/Inf mismatches",
-             c->s.b, c->s.h, c->s.sq, c->s.skv, (long long)rep.ulp_over, rep.worst_ulp,
-             rep.worst.b, rep.worst.h, rep.worst.s, rep.worst.d, (long long)rep.unwritten,
-             (long long)rep.nonfinite_mismatch);
+             c->s.batch, c->s.heads, c->s.seqlen_q, c->s.seqlen_kv, (long long)rep.ulp_over,
+             rep.worst_ulp, rep.worst.b, rep.worst.h, rep.worst.s, rep.worst.d,
+             (long long)rep.unwritten, (long long)rep.nonfinite_mismatch);
     return 0;
   }
   return 1;
@@ -297,7 +295,7 @@ static int time_candidate(attngen_context *ctx, const options *o, const job *j, 
   attngen_status st = ATTNGEN_STATUS_OK;
   int next = 0;
   for (int i = 0; i < o->warmup && st == ATTNGEN_STATUS_OK; i++) {
-    args_for(j, &j->s, cand, &t->sets[next], &a);
+    args_for(&j->s, cand, &t->sets[next], &a);
     next = (next + 1) % t->nsets;
     st = attngen_fwd(ctx, &a);
   }
@@ -306,7 +304,7 @@ static int time_candidate(attngen_context *ctx, const options *o, const job *j, 
   float ms = 0;
   if (st == ATTNGEN_STATUS_OK) st = attngen_event_record(ctx, t->ev[0], NULL);
   if (st == ATTNGEN_STATUS_OK) {
-    args_for(j, &j->s, cand, &t->sets[next], &a);
+    args_for(&j->s, cand, &t->sets[next], &a);
     next = (next + 1) % t->nsets;
     st = attngen_fwd(ctx, &a);
   }
@@ -328,7 +326,7 @@ static int time_candidate(attngen_context *ctx, const options *o, const job *j, 
   } else {
     st = attngen_event_record(ctx, t->ev[0], NULL);
     for (int i = 0; i < n && st == ATTNGEN_STATUS_OK; i++) {
-      args_for(j, &j->s, cand, &t->sets[next], &a);
+      args_for(&j->s, cand, &t->sets[next], &a);
       next = (next + 1) % t->nsets;
       st = attngen_fwd(ctx, &a);
       if (st == ATTNGEN_STATUS_OK) st = attngen_event_record(ctx, t->ev[i + 1], NULL);
@@ -372,7 +370,8 @@ static attngen_status timing_prepare(attngen_context *ctx, const options *o, con
                                      const attngen_device_props *props, timing_env *t,
                                      char *why, size_t why_len) {
   memset(t, 0, sizeof *t);
-  double set_bytes = ((double)j->s.b * j->s.h * (2.0 * j->s.sq + 2.0 * j->s.skv)) * 256.0;
+  double set_bytes =
+      ((double)j->s.batch * j->s.heads * (2.0 * j->s.seqlen_q + 2.0 * j->s.seqlen_kv)) * 256.0;
   int nsets = (int)ceil(ROTATE_BYTES / (set_bytes > 1 ? set_bytes : 1));
   if (nsets < 2) nsets = 2;
   if (nsets > MAX_SETS) nsets = MAX_SETS;
@@ -389,7 +388,7 @@ static attngen_status timing_prepare(attngen_context *ctx, const options *o, con
     return ATTNGEN_STATUS_OUT_OF_MEMORY;
   }
   attngen__rng rng;
-  attngen__rng_seed(&rng, 0x5eed0000u + (uint64_t)j->s.sq * 31u + (uint64_t)j->s.skv);
+  attngen__rng_seed(&rng, 0x5eed0000u + (uint64_t)j->s.seqlen_q * 31u + (uint64_t)j->s.seqlen_kv);
   for (size_t i = 0; i < pool_n; i++) {
     double x = attngen__rng_uniform(&rng) * 2.0 - 1.0;
     uint16_t b = attngen_bf16_round((float)x, ATTNGEN_ROUND_RTNE);
@@ -428,7 +427,7 @@ static int build_candidates(const options *o, job *j, char **space, int nspace, 
       free(err);
       continue;
     }
-    if (d.layout != (int)j->layout || d.rounding != (int)j->rounding) continue;
+    if (d.layout != (int)j->s.layout || d.rounding != (int)j->s.rounding) continue;
     int dup = 0;
     for (int k = 0; k < j->nc; k++) dup |= strcmp(j->c[k].name, names[i]) == 0;
     if (dup) continue;
@@ -476,7 +475,7 @@ static void print_table(const job *jobs, int njobs) {
   for (int i = 0; i < njobs; i++) {
     const job *j = &jobs[i];
     char sh[32];
-    snprintf(sh, sizeof sh, "%d,%d,%d,%d", j->s.b, j->s.h, j->s.sq, j->s.skv);
+    snprintf(sh, sizeof sh, "%d,%d,%d,%d", j->s.batch, j->s.heads, j->s.seqlen_q, j->s.seqlen_kv);
     const candidate *b = j->best >= 0 ? &j->c[j->best] : NULL;
     const candidate *d = j->def >= 0 ? &j->c[j->def] : NULL;
     char best_ms[32] = "-", tf[32] = "-", def_ms[32] = "-", speed[32] = "-";
@@ -487,8 +486,8 @@ static void print_table(const job *jobs, int njobs) {
     if (d && d->ok) snprintf(def_ms, sizeof def_ms, "%.4f", d->median);
     if (d && !d->ok) snprintf(def_ms, sizeof def_ms, "FAILED");
     if (b && d && d->ok) snprintf(speed, sizeof speed, "%.2fx", d->median / b->median);
-    printf("%-22s %-4s %-4s %-52s %10s %9s %-52s %10s %8s\n", sh, attngen__layout_name(j->layout),
-           attngen__rounding_name(j->rounding), b ? b->name : "(no valid candidate)", best_ms, tf,
+    printf("%-22s %-4s %-4s %-52s %10s %9s %-52s %10s %8s\n", sh, attngen__layout_name(j->s.layout),
+           attngen__rounding_name(j->s.rounding), b ? b->name : "(no valid candidate)", best_ms, tf,
            j->default_name[0] ? j->default_name : "-", def_ms, speed);
   }
   for (int i = 0; i < njobs; i++)
@@ -570,20 +569,20 @@ int attngen__cmd_tune(int argc, char **argv) {
       for (int r = 0; r < o.nroundings; r++) {
         job *j = &jobs[n++];
         j->s = o.shapes[s];
-        j->layout = o.layouts[l];
-        j->rounding = o.roundings[r];
+        j->s.layout = o.layouts[l];
+        j->s.rounding = o.roundings[r];
         j->best = -1;
         attngen_fwd_args a;
-        args_for(j, &j->s, NULL, &(buffers){0}, &a);
+        args_for(&j->s, NULL, &(buffers){0}, &a);
         attngen_choice ch;
         memset(&ch, 0, sizeof ch);
         if (attngen_explain(ctx, &a, &ch) == ATTNGEN_STATUS_OK) {
           snprintf(j->default_name, sizeof j->default_name, "%s", ch.variant);
           j->default_rule = ch.rule_name;
         } else {
-          fprintf(stderr, "attngen tune: %d,%d,%d,%d %s %s: no default variant: %s\n", j->s.b,
-                  j->s.h, j->s.sq, j->s.skv, attngen__layout_name(j->layout), attngen__rounding_name(j->rounding),
-                  attngen_last_error());
+          fprintf(stderr, "attngen tune: %d,%d,%d,%d %s %s: no default variant: %s\n", j->s.batch,
+                  j->s.heads, j->s.seqlen_q, j->s.seqlen_kv, attngen__layout_name(j->s.layout),
+                  attngen__rounding_name(j->s.rounding), attngen_last_error());
         }
         if (!build_candidates(&o, j, space, nspace, force)) {
           fprintf(stderr, "attngen tune: out of memory\n");
@@ -598,14 +597,17 @@ int attngen__cmd_tune(int argc, char **argv) {
   for (int i = 0; i < njobs; i++) {
     job *j = &jobs[i];
     if (j->nc == 0) {
-      progress_note(&pr, "%d,%d,%d,%d %s %s: no candidate (search space filtered by layout, "
-                    "rounding and --variants is empty)", j->s.b, j->s.h, j->s.sq, j->s.skv,
-                    attngen__layout_name(j->layout), attngen__rounding_name(j->rounding));
+      progress_note(&pr,
+                    "%d,%d,%d,%d %s %s: no candidate (search space filtered by layout, "
+                    "rounding and --variants is empty)",
+                    j->s.batch, j->s.heads, j->s.seqlen_q, j->s.seqlen_kv,
+                    attngen__layout_name(j->s.layout), attngen__rounding_name(j->s.rounding));
       continue;
     }
     check ck;
-    progress_say(&pr, 0, j, "", "CPU reference on %d,%d,%d,%d", j->s.b < 2 ? j->s.b : 2,
-                 j->s.h < 2 ? j->s.h : 2, reduce_len(j->s.sq), reduce_len(j->s.skv));
+    progress_say(&pr, 0, j, "", "CPU reference on %d,%d,%d,%d", j->s.batch < 2 ? j->s.batch : 2,
+                 j->s.heads < 2 ? j->s.heads : 2, reduce_len(j->s.seqlen_q),
+                 reduce_len(j->s.seqlen_kv));
     attngen_status cst = check_prepare(ctx, j, &ck);
     timing_env te;
     char why[300] = "";
@@ -613,8 +615,9 @@ int attngen__cmd_tune(int argc, char **argv) {
                              ? timing_prepare(ctx, &o, j, &props, &te, why, sizeof why)
                              : ATTNGEN_STATUS_INTERNAL;
     if (cst != ATTNGEN_STATUS_OK || tst != ATTNGEN_STATUS_OK) {
-      progress_note(&pr, "%d,%d,%d,%d %s %s: cannot tune: %s", j->s.b, j->s.h, j->s.sq,
-                    j->s.skv, attngen__layout_name(j->layout), attngen__rounding_name(j->rounding),
+      progress_note(&pr, "%d,%d,%d,%d %s %s: cannot tune: %s", j->s.batch, j->s.heads,
+                    j->s.seqlen_q, j->s.seqlen_kv, attngen__layout_name(j->s.layout),
+                    attngen__rounding_name(j->s.rounding),
                     cst != ATTNGEN_STATUS_OK ? ck.failure : why);
       pr.done += j->nc;
     } else {
@@ -631,9 +634,10 @@ int attngen__cmd_tune(int argc, char **argv) {
                        cand->median, cand->q20, cand->q80, cand->samples);
           if (j->best < 0 || cand->median < j->c[j->best].median) j->best = c;
         } else {
-          progress_note(&pr, "%d,%d,%d,%d %s %s %s: FAILED, scored infinite: %s", j->s.b,
-                        j->s.h, j->s.sq, j->s.skv, attngen__layout_name(j->layout),
-                        attngen__rounding_name(j->rounding), cand->name, cand->failure);
+          progress_note(&pr, "%d,%d,%d,%d %s %s %s: FAILED, scored infinite: %s", j->s.batch,
+                        j->s.heads, j->s.seqlen_q, j->s.seqlen_kv,
+                        attngen__layout_name(j->s.layout), attngen__rounding_name(j->s.rounding),
+                        cand->name, cand->failure);
         }
       }
     }
@@ -656,12 +660,12 @@ int attngen__cmd_tune(int argc, char **argv) {
     }
     const candidate *b = &j->c[j->best];
     attngen__tuning_record *r = &recs[nrec++];
-    r->layout = j->layout;
-    r->rounding = j->rounding;
-    r->batch = j->s.b;
-    r->heads = j->s.h;
-    r->seqlen_q = j->s.sq;
-    r->seqlen_kv = j->s.skv;
+    r->layout = j->s.layout;
+    r->rounding = j->s.rounding;
+    r->batch = j->s.batch;
+    r->heads = j->s.heads;
+    r->seqlen_q = j->s.seqlen_q;
+    r->seqlen_kv = j->s.seqlen_kv;
     snprintf(r->variant, sizeof r->variant, "%s", b->name);
     r->time_ms = b->median < 1e-9 ? 1e-9 : b->median;
     double tf = flops(&j->s) / (r->time_ms * 1e-3) / 1e12;

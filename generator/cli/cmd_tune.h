@@ -4,6 +4,7 @@
 #define ATTNGEN_CMD_TUNE_H
 
 #include "attngen.h"
+#include "call_shape.h"
 #include "tuning_db.h"
 #include "variant.h"
 
@@ -14,12 +15,9 @@
 #define CHECK_FULL_LIMIT 2048           /* Sq, Skv up to this are checked at full length */
 #define CHECK_SEED 0x7475u
 
-typedef struct shape {
-  int b, h, sq, skv;
-} shape;
-
 typedef struct options {
-  shape *shapes;
+  attngen__call_shape *shapes; /* layout and rounding unset: a job takes them from --layout
+                                  and --round */
   int nshapes;
   attngen_layout layouts[ATTNGEN__LAYOUT_COUNT];
   int nlayouts;
@@ -48,9 +46,7 @@ typedef struct candidate {
 } candidate;
 
 typedef struct job {
-  shape s;
-  attngen_layout layout;
-  attngen_rounding rounding;
+  attngen__call_shape s; /* the shape, layout and rounding tuned */
   char default_name[128];
   const char *default_rule;
   candidate *c;

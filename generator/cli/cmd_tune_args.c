@@ -72,11 +72,11 @@ static int parse_int(const char *s, long lo, long hi, int *out) {
   return 1;
 }
 
-static int parse_shape(const char *text, shape *s) {
-  return attngen__cli_parse_shape(text, &s->b, &s->h, &s->sq, &s->skv);
+static int parse_shape(const char *text, attngen__call_shape *s) {
+  return attngen__cli_parse_shape(text, &s->batch, &s->heads, &s->seqlen_q, &s->seqlen_kv);
 }
 
-static int add_shape(options *o, const shape *s) {
+static int add_shape(options *o, const attngen__call_shape *s) {
   if (o->nshapes == MAX_SHAPES) return 0;
   if (!o->shapes) {
     o->shapes = calloc(MAX_SHAPES, sizeof *o->shapes);
@@ -103,7 +103,7 @@ static int read_shapes_file(options *o, const char *path) {
                      p[n - 1] == '\t'))
       p[--n] = 0;
     if (n == 0) continue;
-    shape s;
+    attngen__call_shape s = {0};
     if (!parse_shape(p, &s)) {
       rc = attngen__tune_usage_error("--shapes-file %s:%d: '%s' is not a shape (B,H,Sq,Skv with B,H,Sq >= 1, "
                        "Skv >= 0, each <= 2^24)", path, lineno, p);
@@ -183,7 +183,7 @@ int attngen__tune_parse_args(int argc, char **argv, options *o) {
     if (i + 1 >= argc) return attngen__tune_usage_error("%s needs a value", a);
     const char *v = argv[++i];
     if (strcmp(a, "--shape") == 0) {
-      shape s;
+      attngen__call_shape s = {0};
       if (!parse_shape(v, &s))
         return attngen__tune_usage_error("--shape '%s': expected B,H,Sq,Skv (or B,H,S) with B, H, Sq >= 1 "
                            "and Skv >= 0, each <= 2^24", v);

@@ -30,7 +30,7 @@ static const command commands[] = {
   {"tune", NULL, "measure candidate variants and record the winners"},
   {"bench", NULL, "benchmark variants on a device"},
   {"cache", NULL, "list, clear or verify the JIT cache"},
-  {"report", NULL, "static report of built gfx942 code objects"},
+  {"report", NULL, "static report of built " ATTNGEN__TARGET_GFX942_NAME " code objects"},
 };
 
 static command_fn c_command(const char *name) {
@@ -43,7 +43,8 @@ static command_fn c_command(const char *name) {
 static void usage(FILE *f) {
   fprintf(f, "usage: attngen <command> [options]   (attngen <command> --help for details)\n\n"
              "attngen %s: generated bf16 forward attention kernels (head_dim 128) for\n"
-             "AMD gfx942 (MI300X) and NVIDIA sm90 (H100/H200).\n\ncommands:\n",
+             "AMD " ATTNGEN__TARGET_GFX942_NAME " (MI300X) and NVIDIA " ATTNGEN__TARGET_SM90_NAME
+             " (H100/H200).\n\ncommands:\n",
           ATTNGEN_VERSION_STRING);
   for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
     fprintf(f, "  %-9s %s\n", commands[i].name, commands[i].summary);

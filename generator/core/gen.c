@@ -237,26 +237,6 @@ int attngen__gen_run_command(int argc, char **argv) {
   return code;
 }
 
-int attngen__gen_source(const char *variant_name, char **source_out, char **error_out) {
-  if (source_out) *source_out = NULL;
-  if (error_out) *error_out = NULL;
-  lua_State *L = new_state();
-  if (!L) return 1;
-  lua_pushstring(L, variant_name);
-  int rc = call_module(L, "generate", "source_for_name", 1, 2);
-  int status = 1;
-  if (rc != LUA_OK) {
-    if (error_out) *error_out = dup_str(lua_tostring(L, -1));
-  } else if (lua_isnil(L, -2)) {
-    if (error_out) *error_out = dup_str(luaL_optstring(L, -1, "generation failed"));
-  } else {
-    if (source_out) *source_out = dup_str(lua_tostring(L, -2));
-    status = 0;
-  }
-  lua_close(L);
-  return status;
-}
-
 static int get_int_field(lua_State *L, int idx, const char *key) {
   lua_getfield(L, idx, key);
   int v = (int)lua_tointeger(L, -1);
@@ -264,11 +244,10 @@ static int get_int_field(lua_State *L, int idx, const char *key) {
   return v;
 }
 
-int attngen__gen_variant_desc(const char *variant_name, attngen__variant_desc *desc,
-                              char **error_out) {
-  if (error_out) *error_out = NULL;
-  lua_State *L = new_state();
-  if (!L) return 1;
+/* generate.desc_for_name in L into *desc; 0 ok, else 1 with *error_out (may be NULL). */
+static int desc_in_state(lua_State *L, const char *variant_name, attngen__variant_desc *desc,
+                         char **error_out) {
+  const int top = lua_gettop(L);
   lua_pushstring(L, variant_name);
   int rc = call_module(L, "generate", "desc_for_name", 1, 2);
   int status = 1;
@@ -286,6 +265,54 @@ int attngen__gen_variant_desc(const char *variant_name, attngen__variant_desc *d
 #undef READ_FIELD
     status = 0;
   }
+  lua_settop(L, top);
+  return status;
+}
+
+/* generate.source_for_name in L into *source_out; 0 ok, else 1 with *error_out. */
+static int source_in_state(lua_State *L, const char *variant_name, char **source_out,
+                           char **error_out) {
+  const int top = lua_gettop(L);
+  lua_pushstring(L, variant_name);
+  int rc = call_module(L, "generate", "source_for_name", 1, 2);
+  int status = 1;
+  if (rc != LUA_OK) {
+    if (error_out) *error_out = dup_str(lua_tostring(L, -1));
+  } else if (lua_isnil(L, -2)) {
+    if (error_out) *error_out = dup_str(luaL_optstring(L, -1, "generation failed"));
+  } else {
+    if (source_out) *source_out = dup_str(lua_tostring(L, -2));
+    status = 0;
+  }
+  lua_settop(L, top);
+  return status;
+}
+
+int attngen__gen_source(const char *variant_name, char **source_out, char **error_out) {
+  if (source_out) *source_out = NULL;
+  if (error_out) *error_out = NULL;
+  lua_State *L = new_state();
+  if (!L) return 1;
+  int status = source_in_state(L, variant_name, source_out, error_out);
+  lua_close(L);
+  return status;
+}
+
+int attngen__gen_variant_desc(const char *variant_name, attngen__variant_desc *desc,
+                              char **error_out) {
+  return attngen__gen_variant(variant_name, desc, NULL, error_out, NULL);
+}
+
+int attngen__gen_variant(const char *variant_name, attngen__variant_desc *desc,
+                         char **source_out, char **error_out, char **source_error_out) {
+  if (source_out) *source_out = NULL;
+  if (error_out) *error_out = NULL;
+  if (source_error_out) *source_error_out = NULL;
+  lua_State *L = new_state();
+  if (!L) return 1;
+  int status = desc_in_state(L, variant_name, desc, error_out);
+  if (status == 0 && source_out)
+    source_in_state(L, variant_name, source_out, source_error_out);
   lua_close(L);
   return status;
 }

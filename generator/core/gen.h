@@ -21,6 +21,14 @@ int attngen__gen_source(const char *variant_name, char **source_out, char **erro
 int attngen__gen_variant_desc(const char *variant_name, attngen__variant_desc *desc,
                               char **error_out);
 
+/* Both from one generator state: the descriptor as attngen__gen_variant_desc and, when
+ * source_out is not NULL and the descriptor was made, the source as attngen__gen_source
+ * (the runtime's JIT describes a variant and later compiles it). The return value is the
+ * descriptor's (0 ok, else nonzero with *error_out); a failed source leaves *source_out
+ * NULL and its message in *source_error_out (either error pointer may be NULL). */
+int attngen__gen_variant(const char *variant_name, attngen__variant_desc *desc,
+                         char **source_out, char **error_out, char **source_error_out);
+
 /* Lists the canonical names of the tuning search space for a target ("gfx942"|"sm90"):
  * a malloc'd array of malloc'd strings; returns the count, or -1 with *error_out set. */
 int attngen__gen_search_space(const char *target, char ***names_out, char **error_out);

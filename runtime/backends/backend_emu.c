@@ -42,7 +42,8 @@ static int env_int(const char *name, int fallback, int lo, int hi) {
 static attngen_status emu_open(int device, void **state, attngen_device_props *props) {
 #if !ATTNGEN__HAVE_EMU
   return attngen__fail(ATTNGEN_STATUS_NO_BACKEND,
-                       "emu: the gfx942 emulator is not part of this build (runtime/emu)");
+                       "emu: the " ATTNGEN__TARGET_GFX942_NAME
+                       " emulator is not part of this build (runtime/emu)");
 #else
   if (device != 0)
     return attngen__fail(ATTNGEN_STATUS_NO_DEVICE, "emu: device %d does not exist (allowed: 0)",
@@ -52,7 +53,8 @@ static attngen_status emu_open(int device, void **state, attngen_device_props *p
   s->seed = (uint64_t)env_int("ATTNGEN_EMU_SEED", 0, 0, 0x7fffffff);
   memset(props, 0, sizeof *props);
   snprintf(props->backend, sizeof props->backend, "emu");
-  snprintf(props->name, sizeof props->name, "gfx942 wave64 emulator (host CPU)");
+  snprintf(props->name, sizeof props->name,
+           ATTNGEN__TARGET_GFX942_NAME " wave64 emulator (host CPU)");
   snprintf(props->arch, sizeof props->arch, "%s", attngen__target_arch[ATTNGEN__TARGET_GFX942]);
   props->compute_units = env_int("ATTNGEN_EMU_CUS", 8, 1, 1024);
   props->device_count = 1;
@@ -82,7 +84,8 @@ static attngen_status emu_function(void *st, void *module, const char *name, int
   }
 #endif
   return attngen__fail(ATTNGEN_STATUS_NO_VARIANT,
-                       "emu: kernel %s is not compiled into the emulator (only generated/gfx942 "
+                       "emu: kernel %s is not compiled into the emulator (only "
+                       "generated/" ATTNGEN__TARGET_GFX942_NAME " "
                        "variants are; the emulator has no JIT)", name);
 }
 

@@ -192,10 +192,14 @@ static const attngen__code_object *find_code_object(const char *name, int target
 /* Descriptors of variants outside the manifest come from the generator (a Lua state per
  * call, about 1.5 ms: measured as the whole per-call time of small shapes in `attngen tune`
  * on an H200), so they are remembered for the process. Bounded; entries are never freed. */
+/* Variants described by name (outside the built-in set): the descriptor and, from the same
+ * generator state, the source the JIT compiles (NULL when its generation failed: the JIT
+ * then generates it again and reports why). Kept for the process. */
 #define DESCRIBED_MAX 256
 static struct {
   char *name;
   attngen__variant_desc desc;
+  char *source;
 } described[DESCRIBED_MAX];
 static int described_count;
 static pthread_mutex_t described_mutex = PTHREAD_MUTEX_INITIALIZER;
@@ -210,7 +214,8 @@ static int describe_variant(const char *name, attngen__variant_desc *out, char *
     }
   }
   pthread_mutex_unlock(&described_mutex);
-  int rc = attngen__gen_variant_desc(name, out, error);
+  char *source = NULL;
+  int rc = attngen__gen_variant(name, out, &source, error, NULL);
   if (rc != 0) return rc;
   pthread_mutex_lock(&described_mutex);
   char *copy = described_count < DESCRIBED_MAX ? strdup(name) : NULL;
@@ -218,10 +223,24 @@ static int describe_variant(const char *name, attngen__variant_desc *out, char *
     described[described_count].name = copy;
     described[described_count].desc = *out;
     described[described_count].desc.name = copy;
+    described[described_count].source = source;
+    source = NULL;
     described_count++;
   }
   pthread_mutex_unlock(&described_mutex);
+  free(source);
   return 0;
+}
+
+/* The source generated with a described variant's descriptor, or NULL (entries are never
+ * removed, so the pointer stays valid). */
+static const char *described_source(const char *name) {
+  const char *source = NULL;
+  pthread_mutex_lock(&described_mutex);
+  for (int i = 0; i < described_count && !source; i++)
+    if (strcmp(described[i].name, name) == 0) source = described[i].source;
+  pthread_mutex_unlock(&described_mutex);
+  return source;
 }
 
 /* Launch geometry and the kernel arguments that do not depend on pointers. Non-split
@@ -407,7 +426,8 @@ static attngen_status load_kernel(attngen_context *c, const plan *p, void *strea
                            "happen while the stream captures a graph (run it once before "
                            "capturing)", name);
       if (st == ATTNGEN_STATUS_OK) {
-        attngen__jit_request req = {name, be->target, NULL, c->env.jit_lock_timeout_s, &c->env};
+        attngen__jit_request req = {name, be->target, described_source(name),
+                                    c->env.jit_lock_timeout_s, &c->env};
         attngen__jit_result res;
         st = attngen__jit_get(&req, &res);
         if (st == ATTNGEN_STATUS_OK) {

@@ -16,4 +16,15 @@ static inline attngen__call_shape attngen__call_shape_of(const attngen_fwd_args 
   return s;
 }
 
+/* The inverse: sets the shape, layout and rounding of a call (nothing else). */
+static inline void attngen__call_shape_to_args(const attngen__call_shape *s,
+                                               attngen_fwd_args *a) {
+  a->batch = s->batch;
+  a->heads = s->heads;
+  a->seqlen_q = s->seqlen_q;
+  a->seqlen_kv = s->seqlen_kv;
+  a->layout = (attngen_layout)s->layout;
+  a->rounding = (attngen_rounding)s->rounding;
+}
+
 #endif /* ATTNGEN_CALL_SHAPE_H */

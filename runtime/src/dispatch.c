@@ -211,7 +211,8 @@ static int prefer_kv_split(const attngen__features *f, const attngen__variant_de
                            size_t n, char *why, size_t len) {
   const attngen__variant_desc *d = with_value(c, n, "kv_split", ATTNGEN__SPLIT_TAIL);
   if (!d) {
-    snprintf(why, len, "kv_split=off: no tail variant available");
+    snprintf(why, len, "kv_split=" ATTNGEN__SPLIT_OFF_NAME ": no " ATTNGEN__SPLIT_TAIL_NAME
+                       " variant available");
     return ATTNGEN__SPLIT_OFF;
   }
   long jobs = attngen__q_jobs(d, &f->shape);
@@ -270,7 +271,7 @@ static int prefer_impl(const attngen__features *f, const attngen__variant_desc *
                                                           : ATTNGEN__IMPL_MMA;
   snprintf(why, len, "impl=%s: %s", attngen__impl_name(pick),
            pick == ATTNGEN__IMPL_WGMMA ? "warpgroup MMA measured ~3.6x mma.sync on H200"
-                                       : "no wgmma variant available");
+                                       : "no " ATTNGEN__IMPL_WGMMA_NAME " variant available");
   return pick;
 }
 
@@ -341,7 +342,8 @@ static const char *unsupported(const attngen__dispatch_input *in, const attngen_
     snprintf(buf, len, "it rounds with %s and args.rounding is %s", rounding_str(d->rounding),
              rounding_str(in->shape.rounding));
   else if (d->kv_split == ATTNGEN__SPLIT_TAIL && !in->split_supported)
-    snprintf(buf, len, "tail KV split is not supported by this build (no split planner)");
+    snprintf(buf, len,
+             ATTNGEN__SPLIT_TAIL_NAME " KV split is not supported by this build (no split planner)");
   else
     return NULL;
   return buf;

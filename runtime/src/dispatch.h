@@ -19,8 +19,8 @@ attngen_status attngen__check_args(const attngen_fwd_args *a, int need_pointers)
 /* The shape of a call (call_shape.h). */
 typedef attngen__call_shape attngen__shape;
 
-/* Describes a variant by name (the generator's attngen__gen_variant_desc in the library;
- * tests substitute their own). Returns 0, or nonzero with a malloc'd *error. */
+/* Describes a variant by name (in the library the generator's attngen__gen_variant, which
+ * keeps the source made in the same generator state for the JIT; tests substitute their own). Returns 0, or nonzero with a malloc'd *error. */
 typedef int (*attngen__describe_fn)(const char *name, attngen__variant_desc *out, char **error);
 
 typedef struct attngen__dispatch_input {

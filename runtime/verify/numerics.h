@@ -15,6 +15,7 @@
 
 #include "attngen.h"
 #include "axes.h"
+#include "call_shape.h"
 
 #define ATTNGEN__HEAD_DIM 128
 #define ATTNGEN__BF16_NAN 0x7FFFu    /* the one NaN encoding outputs may carry */
@@ -80,9 +81,10 @@ attngen_status attngen__parallel_for(int64_t jobs, int threads, void (*fn)(void 
 typedef struct attngen__ref_args {
   attngen__tensor_view q, k, v; /* q: [B,H,Sq], k/v: [B,H,Skv] */
   attngen__out_view out;        /* [B,H,Sq]; only rows < Sq are written */
-  int batch, heads, seqlen_q, seqlen_kv;
+  attngen__call_shape shape;    /* batch, heads, seqlen_q, seqlen_kv, rounding (an
+                                   attngen_rounding); layout is not read: the views carry
+                                   the strides */
   float softmax_scale;
-  attngen_rounding rounding;
   float *lse;  /* fp32 [B,H,Sq] contiguous, natural log, or NULL */
   int threads; /* 0 = one per online CPU */
   int unrounded_p; /* tests only: skip the bf16 rounding of P (step 5) to measure its effect */

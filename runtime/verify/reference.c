@@ -137,18 +137,19 @@ static void merge_parts(int nparts, const float *pm, const float *pl, const floa
 static void ref_job(void *p, int64_t job) {
   ref_job_ctx *c = p;
   const attngen__ref_args *a = c->a;
+  const attngen__call_shape *sh = &a->shape;
   const int qb = (int)(job % c->q_blocks);
-  const int h = (int)((job / c->q_blocks) % a->heads);
-  const int b = (int)(job / c->q_blocks / a->heads);
+  const int h = (int)((job / c->q_blocks) % sh->heads);
+  const int b = (int)(job / c->q_blocks / sh->heads);
   const int q0 = qb * Q_BLOCK;
-  const int rows = a->seqlen_q - q0 < Q_BLOCK ? a->seqlen_q - q0 : Q_BLOCK;
-  const int rmode = (int)a->rounding;
+  const int rows = sh->seqlen_q - q0 < Q_BLOCK ? sh->seqlen_q - q0 : Q_BLOCK;
+  const int rmode = (int)sh->rounding;
   const int step = c->step;
 
   unsigned char split[Q_BLOCK];
   int any_split = 0;
   for (int r = 0; r < rows; ++r) {
-    const int64_t row = ((int64_t)b * a->heads + h) * a->seqlen_q + q0 + r;
+    const int64_t row = ((int64_t)b * sh->heads + h) * sh->seqlen_q + q0 + r;
     split[r] = c->nparts > 0 && (!a->split_rows || a->split_rows[row]);
     any_split |= split[r];
   }
@@ -183,8 +184,8 @@ static void ref_job(void *p, int64_t job) {
   memset(acc, 0, sizeof(float) * (size_t)rows * D);
   if (tacc) memset(tacc, 0, sizeof(float) * (size_t)rows * D);
 
-  for (int kv0 = 0; kv0 < a->seqlen_kv; kv0 += step) {
-    const int n = a->seqlen_kv - kv0 < step ? a->seqlen_kv - kv0 : step;
+  for (int kv0 = 0; kv0 < sh->seqlen_kv; kv0 += step) {
+    const int n = sh->seqlen_kv - kv0 < step ? sh->seqlen_kv - kv0 : step;
     /* a new part starts here: split rows save the finished one and restart */
     const int part_start = nparts > 0 && kv0 > 0 && kv0 % a->kv_per_split == 0;
     const int done_part = part_start ? kv0 / a->kv_per_split - 1 : 0;
@@ -251,7 +252,7 @@ static void ref_job(void *p, int64_t job) {
   for (int r = 0; r < rows && nparts > 0; ++r) {
     if (!split[r]) continue;
     float *o = acc + r * D;
-    const int used = (a->seqlen_kv + a->kv_per_split - 1) / a->kv_per_split;
+    const int used = (sh->seqlen_kv + a->kv_per_split - 1) / a->kv_per_split;
     if (used > 0) {
       const size_t pi = (size_t)r * nparts + used - 1;
       part_m[pi] = m[r];
@@ -274,12 +275,12 @@ static void ref_job(void *p, int64_t job) {
       dst[d] = (uint16_t)ag_bf16_round(attngen__f32_bits(acc[r * D + d] * inv_l), rmode);
     }
     if (tacc) {
-      float *tol = a->tol + (((int64_t)b * a->heads + h) * a->seqlen_q + q0 + r) * D;
+      float *tol = a->tol + (((int64_t)b * sh->heads + h) * sh->seqlen_q + q0 + r) * D;
       for (int d = 0; d < D; ++d) tol[d] = tacc[r * D + d] * inv_l;
     }
     if (a->lse) {
-      float *lse = a->lse + ((int64_t)b * a->heads + h) * a->seqlen_q + q0 + r;
-      *lse = a->seqlen_kv == 0 ? -INFINITY : m[r] * 0.693147182f + logf(l[r]);
+      float *lse = a->lse + ((int64_t)b * sh->heads + h) * sh->seqlen_q + q0 + r;
+      *lse = sh->seqlen_kv == 0 ? -INFINITY : m[r] * 0.693147182f + logf(l[r]);
     }
   }
   free(scratch);
@@ -287,21 +288,22 @@ static void ref_job(void *p, int64_t job) {
 
 attngen_status attngen__reference_fwd(const attngen__ref_args *a) {
   if (!a) return ATTNGEN_STATUS_NULL_POINTER;
-  attngen_status st = check_shape(a->batch, a->heads, a->seqlen_q, a->seqlen_kv);
+  const attngen__call_shape *sh = &a->shape;
+  attngen_status st = check_shape(sh->batch, sh->heads, sh->seqlen_q, sh->seqlen_kv);
   if (st != ATTNGEN_STATUS_OK) return st;
-  if ((unsigned)a->rounding > (unsigned)ATTNGEN_ROUND_RTZ) return ATTNGEN_STATUS_BAD_ROUNDING;
+  if ((unsigned)sh->rounding > (unsigned)ATTNGEN_ROUND_RTZ) return ATTNGEN_STATUS_BAD_ROUNDING;
   if (!isfinite(a->softmax_scale)) return ATTNGEN_STATUS_BAD_SCALE;
   const int step = a->kv_step > 0 ? a->kv_step : KV_TILE;
   if (a->kv_step < 0 || a->kv_per_split < 0 || a->kv_per_split % step != 0)
     return ATTNGEN_STATUS_INVALID_ARGUMENT;
-  if (!has_work(a->batch, a->heads, a->seqlen_q)) return ATTNGEN_STATUS_OK;
+  if (!has_work(sh->batch, sh->heads, sh->seqlen_q)) return ATTNGEN_STATUS_OK;
   if (!a->q.data || !a->out.data) return ATTNGEN_STATUS_NULL_POINTER;
-  if (a->seqlen_kv > 0 && (!a->k.data || !a->v.data)) return ATTNGEN_STATUS_NULL_POINTER;
+  if (sh->seqlen_kv > 0 && (!a->k.data || !a->v.data)) return ATTNGEN_STATUS_NULL_POINTER;
   const int nparts =
-      a->kv_per_split > 0 ? (a->seqlen_kv + a->kv_per_split - 1) / a->kv_per_split : 0;
+      a->kv_per_split > 0 ? (sh->seqlen_kv + a->kv_per_split - 1) / a->kv_per_split : 0;
   ref_job_ctx c = {a, attngen__scale_log2(a->softmax_scale),
-                   (a->seqlen_q + Q_BLOCK - 1) / Q_BLOCK, step, nparts, 0};
-  st = attngen__parallel_for((int64_t)a->batch * a->heads * c.q_blocks, a->threads, ref_job, &c);
+                   (sh->seqlen_q + Q_BLOCK - 1) / Q_BLOCK, step, nparts, 0};
+  st = attngen__parallel_for((int64_t)sh->batch * sh->heads * c.q_blocks, a->threads, ref_job, &c);
   if (st == ATTNGEN_STATUS_OK && atomic_load(&c.out_of_memory)) st = ATTNGEN_STATUS_OUT_OF_MEMORY;
   return st;
 }
@@ -361,12 +363,8 @@ attngen__ref_args attngen__ref_args_of_call(const attngen_fwd_args *a) {
   r.k = attngen__view_in(a->k, a->layout, a->heads, a->seqlen_kv);
   r.v = attngen__view_in(a->v, a->layout, a->heads, a->seqlen_kv);
   r.out = attngen__view_out(a->out, a->layout, a->heads, a->seqlen_q);
-  r.batch = a->batch;
-  r.heads = a->heads;
-  r.seqlen_q = a->seqlen_q;
-  r.seqlen_kv = a->seqlen_kv;
+  r.shape = attngen__call_shape_of(a);
   r.softmax_scale = a->softmax_scale;
-  r.rounding = a->rounding;
   r.lse = a->lse;
   return r;
 }

@@ -71,6 +71,7 @@ static attngen_status reference(const attngen__verify_args *a, attngen__verify_r
   r->split_rows = 0;
   for (size_t i = 0; rows && i < nl; ++i) r->split_rows += rows[i] != 0;
   const int same = ref->valid && ref->nq == nq && ref->nl == nl &&
+                   ref->rounding == (int)c->rounding &&
                    follow.kv_step == ref->kv_step && follow.kv_per_split == ref->kv_per_split &&
                    (!rows) == (!ref->rows) &&
                    (!rows || memcmp(rows, ref->rows, nl) == 0);
@@ -114,6 +115,8 @@ static attngen_status reference(const attngen__verify_args *a, attngen__verify_r
     ref->has_exact = 1;
   }
   ref->valid = 1;
+  ref->rounding = (int)c->rounding;
+  ref->layout = (int)c->layout;
   ref->kv_step = follow.kv_step;
   ref->kv_per_split = follow.kv_per_split;
   return ATTNGEN_STATUS_OK;
@@ -145,8 +148,9 @@ attngen_status attngen__verify_run(const attngen__verify_args *a, attngen__verif
     attngen__compare_args ca;
     memset(&ca, 0, sizeof ca);
     ca.out = attngen__view_in(out, c->layout, c->heads, c->seqlen_q);
-    ca.ref = attngen__view_in(ref->out, c->layout, c->heads, c->seqlen_q);
-    if (a->exact) ca.exact = attngen__view_f64(ref->exact, c->layout, c->heads, c->seqlen_q);
+    const attngen_layout rl = (attngen_layout)ref->layout; /* may differ from the call's */
+    ca.ref = attngen__view_in(ref->out, rl, c->heads, c->seqlen_q);
+    if (a->exact) ca.exact = attngen__view_f64(ref->exact, rl, c->heads, c->seqlen_q);
     ca.batch = c->batch;
     ca.heads = c->heads;
     ca.seqlen_q = c->seqlen_q;

@@ -8,8 +8,10 @@
  *   reference  the CPU reference following the call's kernel (its softmax step and tail
  *              split, attngen__ref_follow_call), optionally the exact fp64 attention;
  *   compare    the comparator (1 ULP, NaN/Inf, coverage) and, given an LSE, the LSE check.
- * A verify_ref keeps the reference of one problem across calls (the tuner's candidates):
- * it is recomputed only when the followed kernel's step or split differ. */
+ * A verify_ref keeps the reference of one problem (the same logical inputs and scale) across
+ * calls (the tuner's candidates, the GPU test's variants): it is recomputed only when the
+ * call's rounding or the followed kernel's step or split differ; a call in the other layout
+ * (its inputs the same logical tensors) reuses it, compared through the reference's layout. */
 #ifndef ATTNGEN_VERIFY_H
 #define ATTNGEN_VERIFY_H
 
@@ -24,6 +26,7 @@ typedef struct attngen__verify_ref {
   unsigned char *rows;   /* split-row flags of the followed plan, or NULL */
   size_t nq, nl;
   int valid, kv_step, kv_per_split, has_exact;
+  int rounding, layout; /* of the valid reference: its rounding, the layout of out/exact */
 } attngen__verify_ref;
 
 void attngen__verify_ref_free(attngen__verify_ref *ref);

@@ -1,4 +1,4 @@
-// bf16_round.h: the fp32 -> bf16 rounding formulas of NUMERICS.md, on bit patterns.
+// bf16_round.h: the fp32 -> bf16 rounding formulas of docs/NUMERICS.md, on bit patterns.
 // One copy serves the device templates (via `//$ include "common/bf16_round.h"`), the host
 // runtime (runtime/src/bf16.c, the CPU reference) and the emulator.
 //

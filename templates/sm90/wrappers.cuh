@@ -152,7 +152,7 @@ SM90_FN float sm90_shfl_xor(float x, int mask) {
 
 // ---- fp32 pair -> bf16x2 (lo in bits 0..15, hi in bits 16..31) ------------------------------
 // For P (softmax probabilities) on the hot path. Finite values round exactly as the
-// NUMERICS.md formulas; a NaN stays a NaN (its encoding does not matter for P: it only
+// docs/NUMERICS.md formulas; a NaN stays a NaN (its encoding does not matter for P: it only
 // feeds the P.V product). Outputs use the exact formulas of common/bf16_round.h instead.
 
 // Round to nearest, ties to even.
@@ -409,7 +409,7 @@ WG_FN float wg_f32_from_bits(wg_u32 u) {
   return r;
 }
 
-// RTNE pack (cvt.rn: finite values exactly as NUMERICS.md; NaN -> canonical NaN 0x7FFF).
+// RTNE pack (cvt.rn: finite values exactly as docs/NUMERICS.md; NaN -> canonical NaN 0x7FFF).
 WG_FN wg_u32 wg_pack_bf16x2_rn(float lo, float hi) {
   wg_u32 r;
   asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
