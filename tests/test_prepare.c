@@ -19,48 +19,7 @@
 
 #define TAIL "attn_fwd_d128_bshd_rtne_q2_kv64_w8_tail_mfma_gfx942"
 
-typedef struct problem {
-  attngen__inputs in;
-  uint16_t *out;
-  float *lse;
-  size_t nq;
-  attngen_fwd_args a;
-} problem;
-
-static void problem_make(problem *p, int b, int h, int sq, int skv, uint64_t seed) {
-  memset(p, 0, sizeof *p);
-  attngen_fwd_args_init(&p->a);
-  assert_int_equal(attngen__inputs_make(&p->in, ATTNGEN__INPUT_REALISTIC, seed, ATTNGEN_LAYOUT_BSHD,
-                                        b, h, sq, skv, p->a.softmax_scale),
-                   ATTNGEN_STATUS_OK);
-  p->nq = (size_t)b * h * sq * 128;
-  p->out = aligned_alloc(64, (p->nq * 2 + 63) / 64 * 64);
-  p->lse = aligned_alloc(64, ((size_t)b * h * sq * 4 + 63) / 64 * 64);
-  assert_non_null(p->out);
-  assert_non_null(p->lse);
-  for (size_t i = 0; i < p->nq; i++) p->out[i] = ATTNGEN__BF16_POISON;
-  p->a.q = p->in.q;
-  p->a.k = p->in.k;
-  p->a.v = p->in.v;
-  p->a.out = p->out;
-  p->a.lse = p->lse;
-  p->a.batch = b;
-  p->a.heads = h;
-  p->a.seqlen_q = sq;
-  p->a.seqlen_kv = skv;
-}
-
-static void problem_free(problem *p) {
-  attngen__inputs_free(&p->in);
-  free(p->out);
-  free(p->lse);
-}
-
-static int untouched(const problem *p) {
-  for (size_t i = 0; i < p->nq; i++)
-    if (p->out[i] != ATTNGEN__BF16_POISON) return 0;
-  return 1;
-}
+#include "test_problem.h"
 
 static attngen_context *emu_context(void) {
   setenv("ATTNGEN_EMU_CUS", "8", 1);
@@ -80,7 +39,7 @@ static void test_prepare_cpu(void **state) {
   attngen_context *ctx = NULL;
   assert_int_equal(attngen_create(&ctx, &o), ATTNGEN_STATUS_OK);
   problem p;
-  problem_make(&p, 1, 2, 16, 16, 3);
+  problem_make(&p, ATTNGEN_LAYOUT_BSHD, ATTNGEN_ROUND_RTNE, 1, 2, 16, 16, 3);
   assert_int_equal(attngen_prepare(ctx, &p.a), ATTNGEN_STATUS_OK);
   assert_true(untouched(&p));
   attngen_fwd_args a = p.a;
@@ -105,7 +64,7 @@ static void test_prepare_emu_loads_variant(void **state) {
   (void)state;
   attngen_context *ctx = emu_context();
   problem p;
-  problem_make(&p, 1, 9, 16, 1000, 5);
+  problem_make(&p, ATTNGEN_LAYOUT_BSHD, ATTNGEN_ROUND_RTNE, 1, 9, 16, 1000, 5);
   p.a.variant = TAIL;
   attngen_choice ch;
   assert_int_equal(attngen_explain(ctx, &p.a, &ch), ATTNGEN_STATUS_OK);
@@ -129,7 +88,7 @@ static void test_prepare_emu_caller_workspace(void **state) {
   (void)state;
   attngen_context *ctx = emu_context();
   problem p;
-  problem_make(&p, 1, 9, 16, 1000, 7);
+  problem_make(&p, ATTNGEN_LAYOUT_BSHD, ATTNGEN_ROUND_RTNE, 1, 9, 16, 1000, 7);
   p.a.variant = TAIL;
   attngen_choice ch;
   assert_int_equal(attngen_explain(ctx, &p.a, &ch), ATTNGEN_STATUS_OK);
