@@ -651,9 +651,14 @@ __device__ __forceinline__ wg_u32 pack_p(float lo, float hi) {
 #line 90 "templates/sm90/attn_fwd_wgmma.cu.in"
 }
 
-// Output rounding (step 6) with the exact NUMERICS.md formula (NaN -> 0x7FFF).
-__device__ __forceinline__ wg_u32 round_out(float x) {
-  return ag_bf16_rtne(wg_f32_bits(x));
+// Output rounding (step 6) of two values, lower column low: exactly the NUMERICS.md formula
+// (NaN -> 0x7FFF, +-Inf kept, overflow per the formula). RTNE and RTZ are one cvt each
+// (cvt.rn / cvt.rz to bf16x2 round finite values as the formulas and give 0x7FFF for every
+// NaN); RTNA has no cvt and uses the integer formula.
+__device__ __forceinline__ wg_u32 round_out2(float lo, float hi) {
+#line 98 "templates/sm90/attn_fwd_wgmma.cu.in"
+  return wg_pack_bf16x2_rn(lo, hi);
+#line 104 "templates/sm90/attn_fwd_wgmma.cu.in"
 }
 
 __device__ __forceinline__ void mbar_wait(wg_u32 bar, wg_u32 parity) {
@@ -682,9 +687,9 @@ extern "C" __global__ void __launch_bounds__(384, 1) attn_fwd_d128_bhsd_rtne_q1_
   const int n_mb = a.num_q_blocks;
   const int n_jobs = n_mb * H * a.B;
   const int n_tiles = (Skv + kKv - 1) / kKv;
-#line 126 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 135 "templates/sm90/attn_fwd_wgmma.cu.in"
   const wg_u32 row_stride = 128u;
-#line 128 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 137 "templates/sm90/attn_fwd_wgmma.cu.in"
   // Element offsets of job `job`'s Q/O rows and K/V rows: 64-bit per-(batch, head) base,
   // 32-bit row offsets within a batch. Also returns the job's first query row.
   auto job_bases = [&](int job, long long &q_base, long long &kv_base, int &q0, int &h, int &b) {
@@ -693,10 +698,10 @@ extern "C" __global__ void __launch_bounds__(384, 1) attn_fwd_d128_bhsd_rtne_q1_
     h = hb % H;
     b = hb / H;
     q0 = mb * kBlockM;
-#line 140 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 149 "templates/sm90/attn_fwd_wgmma.cu.in"
     q_base = ((long long)b * H + h) * (long long)Sq * 128;
     kv_base = ((long long)b * H + h) * (long long)Skv * 128;
-#line 143 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 152 "templates/sm90/attn_fwd_wgmma.cu.in"
   };
 
   if (tid == 0) {
@@ -890,96 +895,17 @@ extern "C" __global__ void __launch_bounds__(384, 1) attn_fwd_d128_bhsd_rtne_q1_
       }
     };
 
-    int it = 0;                              // K/V tiles consumed so far (ring position)
-    int nj = 0;                              // jobs of this block so far
-    // Ping-pong across the whole block's jobs: each consumer issues n_tiles + 1 wgmma batches
-    // per job and arrives on the other's barrier after each, so the turns alternate without
-    // a break between jobs (consumer 0 starts the next job while consumer 1 stores O).
-    // Consumer 1's final arrival is never waited on.
-    if (cw == 1 && n_tiles > 0) wg_bar_arrive(1, 256);  // consumer 0 issues first
-    for (int job = (int)blockIdx.x; job < n_jobs; job += (int)gridDim.x, ++nj) {
+    // Step 6: o = O * (1 / l) (l = 0 -> 0), rounded, stored from registers: a quad of lanes
+    // writes 16 contiguous bytes of a row. Step 7: LSE = m ln2 + ln l. For job `job` with the
+    // final running max (em0, em1) and this thread's parts of l (el0, el1).
+    auto epilogue = [&](int job, float em0, float em1, float el0, float el1) {
       long long q_base, kv_base;
       int q0, h, b;
       job_bases(job, q_base, kv_base, q0, h, b);
-#pragma unroll
-      for (int i = 0; i < 64; ++i) o[i] = 0.f;
-      m0 = neg_inf;
-      m1 = neg_inf;
-      l0 = 0.f;
-      l1 = 0.f;
-      if (n_tiles > 0) {
-        mbar_wait(bar_q, (wg_u32)(nj & 1));
-        float alpha0, alpha1;
-
-        // Tile 0: S_0 only.
-        const int s0 = it % kStages;
-        mbar_wait(bar_full_k + 8 * s0, (wg_u32)((it / kStages) & 1));
-        begin_issue();
-        issue_qk(s0);
-        wg_bar_arrive(bar_other, 256);       // the other consumer's wgmmas queue behind mine
-        wg_wait<0>();
-#pragma unroll
-        for (int i = 0; i < kSRegs; ++i) wg_fence_operand(s[i]);
-        if (lane == 0) {
-          wg_mbar_arrive(bar_empty_k + 8 * s0);
-          if (n_tiles == 1) wg_mbar_arrive(bar_q_empty);
-        }
-        softmax(0, true, alpha0, alpha1);
-        pack();
-
-        // Tiles 1 .. n-1: S_j and P_{j-1} V_{j-1}; the softmax of S_j overlaps P_{j-1} V_{j-1}
-        // and the other consumer's wgmmas.
-        for (int j = 1; j < n_tiles; ++j) {
-          const int sj = (it + j) % kStages;
-          const int sp = (it + j - 1) % kStages;
-          mbar_wait(bar_full_k + 8 * sj, (wg_u32)(((it + j) / kStages) & 1));
-          mbar_wait(bar_full_v + 8 * sp, (wg_u32)(((it + j - 1) / kStages) & 1));
-          begin_issue();
-          issue_qk(sj);
-          issue_pv(sp);
-          wg_bar_arrive(bar_other, 256);
-          wg_wait<1>();                      // S_j done, P V may still run
-#pragma unroll
-          for (int i = 0; i < kSRegs; ++i) wg_fence_operand(s[i]);
-          if (lane == 0) {
-            wg_mbar_arrive(bar_empty_k + 8 * sj);
-            if (j == n_tiles - 1) wg_mbar_arrive(bar_q_empty);  // the job's last read of Q
-          }
-          softmax(j, false, alpha0, alpha1);
-          wg_wait<0>();
-#pragma unroll
-          for (int i = 0; i < 64; ++i) wg_fence_operand(o[i]);
-#pragma unroll
-          for (int i = 0; i < kPRegs; ++i) wg_fence_operand(p[i]);
-          if (lane == 0) wg_mbar_arrive(bar_empty_v + 8 * sp);
-#pragma unroll
-          for (int i = 0; i < 64; i += 4) {  // step 3: O rescaled to the new max
-            o[i] = wg_mul_rn(o[i], alpha0);
-            o[i + 1] = wg_mul_rn(o[i + 1], alpha0);
-            o[i + 2] = wg_mul_rn(o[i + 2], alpha1);
-            o[i + 3] = wg_mul_rn(o[i + 3], alpha1);
-          }
-          pack();
-        }
-
-        // Last: P_{n-1} V_{n-1}.
-        const int sl = (it + n_tiles - 1) % kStages;
-        mbar_wait(bar_full_v + 8 * sl, (wg_u32)(((it + n_tiles - 1) / kStages) & 1));
-        begin_issue();
-        issue_pv(sl);
-        wg_bar_arrive(bar_other, 256);
-        wg_wait<0>();
-#pragma unroll
-        for (int i = 0; i < 64; ++i) wg_fence_operand(o[i]);
-        if (lane == 0) wg_mbar_arrive(bar_empty_v + 8 * sl);
-        it += n_tiles;
-      }
-
-      // Step 6: o = O * (1 / l) (l = 0 -> 0), rounded, stored from registers: a quad of lanes
-      // writes 16 contiguous bytes of a row. Step 7: LSE = m ln2 + ln l.
-      float ls0 = wg_add_rn(l0, wg_shfl_xor(l0, 1));
+      (void)kv_base;
+      float ls0 = wg_add_rn(el0, wg_shfl_xor(el0, 1));
       ls0 = wg_add_rn(ls0, wg_shfl_xor(ls0, 2));
-      float ls1 = wg_add_rn(l1, wg_shfl_xor(l1, 1));
+      float ls1 = wg_add_rn(el1, wg_shfl_xor(el1, 1));
       ls1 = wg_add_rn(ls1, wg_shfl_xor(ls1, 2));
       const float inv0 = ls0 == 0.f ? 0.f : wg_rcp_rn(ls0);
       const float inv1 = ls1 == 0.f ? 0.f : wg_rcp_rn(ls1);
@@ -990,18 +916,109 @@ extern "C" __global__ void __launch_bounds__(384, 1) attn_fwd_d128_bhsd_rtne_q1_
       unsigned short *og1 = og + (wg_u32)(ok1 ? qa + 8 : 0) * row_stride;
 #pragma unroll
       for (int i = 0; i < 16; ++i) {
-        const wg_u32 lo0 = round_out(wg_mul_rn(o[4 * i], inv0));
-        const wg_u32 hi0 = round_out(wg_mul_rn(o[4 * i + 1], inv0));
-        const wg_u32 lo1 = round_out(wg_mul_rn(o[4 * i + 2], inv1));
-        const wg_u32 hi1 = round_out(wg_mul_rn(o[4 * i + 3], inv1));
-        if (ok0) wg_st_global_b32(og0 + 8 * i, lo0 | (hi0 << 16));
-        if (ok1) wg_st_global_b32(og1 + 8 * i, lo1 | (hi1 << 16));
+        const wg_u32 r0 = round_out2(wg_mul_rn(o[4 * i], inv0), wg_mul_rn(o[4 * i + 1], inv0));
+        const wg_u32 r1 = round_out2(wg_mul_rn(o[4 * i + 2], inv1), wg_mul_rn(o[4 * i + 3], inv1));
+        if (ok0) wg_st_global_b32(og0 + 8 * i, r0);
+        if (ok1) wg_st_global_b32(og1 + 8 * i, r1);
       }
       if (a.lse != 0 && t4 == 0) {
         float *lse = a.lse + ((long long)b * H + h) * (long long)Sq;
-        if (ok0) wg_st_global_f32(lse + qa, wg_add_rn(wg_mul_rn(m0, kLn2), logf(ls0)));
-        if (ok1) wg_st_global_f32(lse + qa + 8, wg_add_rn(wg_mul_rn(m1, kLn2), logf(ls1)));
+        if (ok0) wg_st_global_f32(lse + qa, wg_add_rn(wg_mul_rn(em0, kLn2), logf(ls0)));
+        if (ok1) wg_st_global_f32(lse + qa + 8, wg_add_rn(wg_mul_rn(em1, kLn2), logf(ls1)));
       }
+    };
+
+#pragma unroll
+    for (int i = 0; i < 64; ++i) o[i] = 0.f;
+    m0 = neg_inf;
+    m1 = neg_inf;
+    l0 = 0.f;
+    l1 = 0.f;
+    // One continuous pipeline over all of the block's jobs: round r issues S of the r-th KV
+    // tile and P.V of the tile before it, also across a job boundary, where the round issues
+    // S_0 of the new job next to P_{n-1} V_{n-1} of the old one and, once that P.V is done,
+    // stores the old job's O (its epilogue overlaps the other consumer's wgmmas) before the
+    // new job's P_0 is packed. Only the block's last job has a round of its own for its last
+    // P.V. Each consumer issues the same number of rounds and arrives on the other's barrier
+    // after each, so the ping-pong turns alternate; consumer 1's final arrival is never
+    // waited on.
+    int it = 0;                              // K/V tiles consumed so far (ring position)
+    int nj = 0;                              // jobs of this block so far
+    int prev_job = -1;                       // the job whose O is in o[] (P.V pending)
+    bool pend = false;                       // p[] holds P of tile it - 1, its P.V not issued
+    if (cw == 1 && n_tiles > 0) wg_bar_arrive(1, 256);  // consumer 0 issues first
+    for (int job = (int)blockIdx.x; job < n_jobs; job += (int)gridDim.x, ++nj) {
+      if (n_tiles == 0) {                    // Skv = 0: out = 0, LSE = -inf
+        epilogue(job, neg_inf, neg_inf, 0.f, 0.f);
+        continue;
+      }
+      for (int j = 0; j < n_tiles; ++j, ++it) {
+        const int sj = it % kStages;
+        const int sp = (it + kStages - 1) % kStages;
+        if (j == 0) mbar_wait(bar_q, (wg_u32)(nj & 1));
+        mbar_wait(bar_full_k + 8 * sj, (wg_u32)((it / kStages) & 1));
+        if (pend) mbar_wait(bar_full_v + 8 * sp, (wg_u32)(((it - 1) / kStages) & 1));
+        begin_issue();
+        issue_qk(sj);
+        if (pend) issue_pv(sp);
+        wg_bar_arrive(bar_other, 256);       // the other consumer's wgmmas queue behind mine
+        if (pend) {
+          wg_wait<1>();                      // S_j done, P V may still run
+        } else {
+          wg_wait<0>();
+        }
+#pragma unroll
+        for (int i = 0; i < kSRegs; ++i) wg_fence_operand(s[i]);
+        if (lane == 0) {
+          wg_mbar_arrive(bar_empty_k + 8 * sj);
+          if (j == n_tiles - 1) wg_mbar_arrive(bar_q_empty);  // the job's last read of Q
+        }
+        float alpha0, alpha1;
+        const float pm0 = m0, pm1 = m1;      // the previous job's max (epilogue at j = 0)
+        if (j == 0) {
+          m0 = neg_inf;
+          m1 = neg_inf;
+        }
+        const float pl0 = l0, pl1 = l1;
+        softmax(j, j == 0, alpha0, alpha1);
+        if (pend) {
+          wg_wait<0>();
+#pragma unroll
+          for (int i = 0; i < 64; ++i) wg_fence_operand(o[i]);
+#pragma unroll
+          for (int i = 0; i < kPRegs; ++i) wg_fence_operand(p[i]);
+          if (lane == 0) wg_mbar_arrive(bar_empty_v + 8 * sp);
+          if (j == 0) {                      // the previous job's O is complete
+            epilogue(prev_job, pm0, pm1, pl0, pl1);
+#pragma unroll
+            for (int i = 0; i < 64; ++i) o[i] = 0.f;
+          } else {
+#pragma unroll
+            for (int i = 0; i < 64; i += 4) {  // step 3: O rescaled to the new max
+              o[i] = wg_mul_rn(o[i], alpha0);
+              o[i + 1] = wg_mul_rn(o[i + 1], alpha0);
+              o[i + 2] = wg_mul_rn(o[i + 2], alpha1);
+              o[i + 3] = wg_mul_rn(o[i + 3], alpha1);
+            }
+          }
+        }
+        pack();
+        pend = true;
+      }
+      prev_job = job;
+    }
+    if (pend) {
+      // The last job's P_{n-1} V_{n-1}, then its epilogue.
+      const int sp = (it + kStages - 1) % kStages;
+      mbar_wait(bar_full_v + 8 * sp, (wg_u32)(((it - 1) / kStages) & 1));
+      begin_issue();
+      issue_pv(sp);
+      wg_bar_arrive(bar_other, 256);
+      wg_wait<0>();
+#pragma unroll
+      for (int i = 0; i < 64; ++i) wg_fence_operand(o[i]);
+      if (lane == 0) wg_mbar_arrive(bar_empty_v + 8 * sp);
+      epilogue(prev_job, m0, m1, l0, l1);
     }
   }
 }
