@@ -946,70 +946,90 @@ extern "C" __global__ void __launch_bounds__(384, 1) attn_fwd_d128_bhsd_rtna_q1_
     // waited on.
     int it = 0;                              // K/V tiles consumed so far (ring position)
     int nj = 0;                              // jobs of this block so far
-    int prev_job = -1;                       // the job whose O is in o[] (P.V pending)
-    bool pend = false;                       // p[] holds P of tile it - 1, its P.V not issued
-    if (cw == 1 && n_tiles > 0) wg_bar_arrive(1, 256);  // consumer 0 issues first
-    for (int job = (int)blockIdx.x; job < n_jobs; job += (int)gridDim.x, ++nj) {
-      if (n_tiles == 0) {                    // Skv = 0: out = 0, LSE = -inf
-        epilogue(job, neg_inf, neg_inf, 0.f, 0.f);
-        continue;
-      }
-      for (int j = 0; j < n_tiles; ++j, ++it) {
-        const int sj = it % kStages;
-        const int sp = (it + kStages - 1) % kStages;
-        if (j == 0) mbar_wait(bar_q, (wg_u32)(nj & 1));
-        mbar_wait(bar_full_k + 8 * sj, (wg_u32)((it / kStages) & 1));
-        if (pend) mbar_wait(bar_full_v + 8 * sp, (wg_u32)(((it - 1) / kStages) & 1));
-        begin_issue();
-        issue_qk(sj);
-        if (pend) issue_pv(sp);
-        wg_bar_arrive(bar_other, 256);       // the other consumer's wgmmas queue behind mine
-        if (pend) {
-          wg_wait<1>();                      // S_j done, P V may still run
-        } else {
-          wg_wait<0>();
-        }
-#pragma unroll
-        for (int i = 0; i < kSRegs; ++i) wg_fence_operand(s[i]);
-        if (lane == 0) {
-          wg_mbar_arrive(bar_empty_k + 8 * sj);
-          if (j == n_tiles - 1) wg_mbar_arrive(bar_q_empty);  // the job's last read of Q
-        }
-        float alpha0, alpha1;
-        const float pm0 = m0, pm1 = m1;      // the previous job's max (epilogue at j = 0)
-        if (j == 0) {
-          m0 = neg_inf;
-          m1 = neg_inf;
-        }
-        const float pl0 = l0, pl1 = l1;
-        softmax(j, j == 0, alpha0, alpha1);
-        if (pend) {
-          wg_wait<0>();
-#pragma unroll
-          for (int i = 0; i < 64; ++i) wg_fence_operand(o[i]);
-#pragma unroll
-          for (int i = 0; i < kPRegs; ++i) wg_fence_operand(p[i]);
-          if (lane == 0) wg_mbar_arrive(bar_empty_v + 8 * sp);
-          if (j == 0) {                      // the previous job's O is complete
-            epilogue(prev_job, pm0, pm1, pl0, pl1);
-#pragma unroll
-            for (int i = 0; i < 64; ++i) o[i] = 0.f;
-          } else {
-#pragma unroll
-            for (int i = 0; i < 64; i += 4) {  // step 3: O rescaled to the new max
-              o[i] = wg_mul_rn(o[i], alpha0);
-              o[i + 1] = wg_mul_rn(o[i + 1], alpha0);
-              o[i + 2] = wg_mul_rn(o[i + 2], alpha1);
-              o[i + 3] = wg_mul_rn(o[i + 3], alpha1);
-            }
-          }
-        }
-        pack();
-        pend = true;
-      }
-      prev_job = job;
+    int job = (int)blockIdx.x;               // the job of the current round
+    int o_job = job;                         // the job whose O is in o[]
+    if (n_tiles == 0) {                      // Skv = 0: out = 0, LSE = -inf
+      for (; job < n_jobs; job += (int)gridDim.x) epilogue(job, neg_inf, neg_inf, 0.f, 0.f);
+      return;
     }
-    if (pend) {
+    if (cw == 1) wg_bar_arrive(1, 256);      // consumer 0 issues first
+    {
+      // The block's first round: S_0 of its first job only.
+      mbar_wait(bar_q, 0u);
+      mbar_wait(bar_full_k, 0u);
+      begin_issue();
+      issue_qk(0);
+      wg_bar_arrive(bar_other, 256);
+      wg_wait<0>();
+#pragma unroll
+      for (int i = 0; i < kSRegs; ++i) wg_fence_operand(s[i]);
+      if (lane == 0) {
+        wg_mbar_arrive(bar_empty_k);
+        if (n_tiles == 1) wg_mbar_arrive(bar_q_empty);
+      }
+      float alpha0, alpha1;
+      softmax(0, true, alpha0, alpha1);
+      pack();
+    }
+    it = 1;
+    int j = 1;
+    for (;;) {
+      if (j == n_tiles) {                    // next job
+        j = 0;
+        job += (int)gridDim.x;
+        ++nj;
+        if (job >= n_jobs) break;
+      }
+      // Round: S_j of `job`, P V of the tile before (tile j - 1 of `job`, or the last tile of
+      // o_job when j = 0).
+      const int sj = it % kStages;
+      const int sp = (it + kStages - 1) % kStages;
+      if (j == 0) mbar_wait(bar_q, (wg_u32)(nj & 1));
+      mbar_wait(bar_full_k + 8 * sj, (wg_u32)((it / kStages) & 1));
+      mbar_wait(bar_full_v + 8 * sp, (wg_u32)(((it - 1) / kStages) & 1));
+      begin_issue();
+      issue_qk(sj);
+      issue_pv(sp);
+      wg_bar_arrive(bar_other, 256);         // the other consumer's wgmmas queue behind mine
+      wg_wait<1>();                          // S_j done, P V may still run
+#pragma unroll
+      for (int i = 0; i < kSRegs; ++i) wg_fence_operand(s[i]);
+      if (lane == 0) {
+        wg_mbar_arrive(bar_empty_k + 8 * sj);
+        if (j == n_tiles - 1) wg_mbar_arrive(bar_q_empty);  // the job's last read of Q
+      }
+      float alpha0, alpha1;
+      const float pm0 = m0, pm1 = m1, pl0 = l0, pl1 = l1;  // o_job's, for its epilogue
+      if (j == 0) {
+        m0 = neg_inf;
+        m1 = neg_inf;
+      }
+      softmax(j, j == 0, alpha0, alpha1);
+      wg_wait<0>();
+#pragma unroll
+      for (int i = 0; i < 64; ++i) wg_fence_operand(o[i]);
+#pragma unroll
+      for (int i = 0; i < kPRegs; ++i) wg_fence_operand(p[i]);
+      if (lane == 0) wg_mbar_arrive(bar_empty_v + 8 * sp);
+      if (j == 0) {                          // o_job's O is complete
+        epilogue(o_job, pm0, pm1, pl0, pl1);
+        o_job = job;
+#pragma unroll
+        for (int i = 0; i < 64; ++i) o[i] = 0.f;
+      } else {
+#pragma unroll
+        for (int i = 0; i < 64; i += 4) {    // step 3: O rescaled to the new max
+          o[i] = wg_mul_rn(o[i], alpha0);
+          o[i + 1] = wg_mul_rn(o[i + 1], alpha0);
+          o[i + 2] = wg_mul_rn(o[i + 2], alpha1);
+          o[i + 3] = wg_mul_rn(o[i + 3], alpha1);
+        }
+      }
+      pack();
+      ++j;
+      ++it;
+    }
+    {
       // The last job's P_{n-1} V_{n-1}, then its epilogue.
       const int sp = (it + kStages - 1) % kStages;
       mbar_wait(bar_full_v + 8 * sp, (wg_u32)(((it - 1) / kStages) & 1));
@@ -1020,7 +1040,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) attn_fwd_d128_bhsd_rtna_q1_
 #pragma unroll
       for (int i = 0; i < 64; ++i) wg_fence_operand(o[i]);
       if (lane == 0) wg_mbar_arrive(bar_empty_v + 8 * sp);
-      epilogue(prev_job, m0, m1, l0, l1);
+      epilogue(o_job, m0, m1, l0, l1);
     }
   }
 }
