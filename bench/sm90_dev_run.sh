@@ -49,8 +49,8 @@ for step in $steps; do
       for sh in 2,24,8192,8192 32,16,512,512; do
         which ncu > /dev/null && timeout 100 ncu --clock-control none --section SpeedOfLight \
           --section WarpStateStats --section SchedulerStats --section MemoryWorkloadAnalysis \
-          -k regex:attn_fwd -c 1 "$A" run --backend cuda --shape $sh --iters 1 > "$OUT/ncu_$sh.log" 2>&1
-        grep -E "Duration|Throughput|Stall|Issued|Eligible|No Eligible|Active Warps|L2 Hit|Executed Ipc" "$OUT/ncu_$sh.log" | head -40
+          -k regex:attn_fwd -c 1 "$A" run --backend cuda --shape $sh --iters 1 > "$OUT/ncu_${sh//,/x}.log" 2>&1
+        grep -E "Duration|Throughput|Stall|Issued|Eligible|No Eligible|Active Warps|L2 Hit|Executed Ipc" "$OUT/ncu_${sh//,/x}.log" | head -40
       done ;;
     *) echo "unknown step $step" ;;
   esac

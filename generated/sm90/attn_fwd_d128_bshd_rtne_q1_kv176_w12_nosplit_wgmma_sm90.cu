@@ -969,20 +969,10 @@ extern "C" __global__ void __launch_bounds__(384, 1) attn_fwd_d128_bshd_rtne_q1_
       softmax(0, true, alpha0, alpha1);
       pack();
     }
-    it = 1;
-    int j = 1;
-    for (;;) {
-      if (j == n_tiles) {                    // next job
-        j = 0;
-        job += (int)gridDim.x;
-        ++nj;
-        if (job >= n_jobs) break;
-      }
-      // Round: S_j of `job`, P V of the tile before (tile j - 1 of `job`, or the last tile of
-      // o_job when j = 0).
+    // A round that issues S_j and P_{j-1} V_{j-1} of the same job (1 <= j < n_tiles).
+    auto steady_round = [&](int j) {
       const int sj = it % kStages;
       const int sp = (it + kStages - 1) % kStages;
-      if (j == 0) mbar_wait(bar_q, (wg_u32)(nj & 1));
       mbar_wait(bar_full_k + 8 * sj, (wg_u32)((it / kStages) & 1));
       mbar_wait(bar_full_v + 8 * sp, (wg_u32)(((it - 1) / kStages) & 1));
       begin_issue();
@@ -997,35 +987,64 @@ extern "C" __global__ void __launch_bounds__(384, 1) attn_fwd_d128_bshd_rtne_q1_
         if (j == n_tiles - 1) wg_mbar_arrive(bar_q_empty);  // the job's last read of Q
       }
       float alpha0, alpha1;
-      const float pm0 = m0, pm1 = m1, pl0 = l0, pl1 = l1;  // o_job's, for its epilogue
-      if (j == 0) {
-        m0 = neg_inf;
-        m1 = neg_inf;
-      }
-      softmax(j, j == 0, alpha0, alpha1);
+      softmax(j, false, alpha0, alpha1);
       wg_wait<0>();
 #pragma unroll
       for (int i = 0; i < 64; ++i) wg_fence_operand(o[i]);
 #pragma unroll
       for (int i = 0; i < kPRegs; ++i) wg_fence_operand(p[i]);
       if (lane == 0) wg_mbar_arrive(bar_empty_v + 8 * sp);
-      if (j == 0) {                          // o_job's O is complete
+#pragma unroll
+      for (int i = 0; i < 64; i += 4) {      // step 3: O rescaled to the new max
+        o[i] = wg_mul_rn(o[i], alpha0);
+        o[i + 1] = wg_mul_rn(o[i + 1], alpha0);
+        o[i + 2] = wg_mul_rn(o[i + 2], alpha1);
+        o[i + 3] = wg_mul_rn(o[i + 3], alpha1);
+      }
+      pack();
+      ++it;
+    };
+    it = 1;
+    for (int j = 1; j < n_tiles; ++j) steady_round(j);
+    for (job += (int)gridDim.x; job < n_jobs; job += (int)gridDim.x) {
+      ++nj;
+      {
+        // Job boundary: S_0 of `job` and the last P.V of o_job; then o_job's epilogue.
+        const int sj = it % kStages;
+        const int sp = (it + kStages - 1) % kStages;
+        mbar_wait(bar_q, (wg_u32)(nj & 1));
+        mbar_wait(bar_full_k + 8 * sj, (wg_u32)((it / kStages) & 1));
+        mbar_wait(bar_full_v + 8 * sp, (wg_u32)(((it - 1) / kStages) & 1));
+        begin_issue();
+        issue_qk(sj);
+        issue_pv(sp);
+        wg_bar_arrive(bar_other, 256);
+        wg_wait<1>();
+#pragma unroll
+        for (int i = 0; i < kSRegs; ++i) wg_fence_operand(s[i]);
+        if (lane == 0) {
+          wg_mbar_arrive(bar_empty_k + 8 * sj);
+          if (n_tiles == 1) wg_mbar_arrive(bar_q_empty);
+        }
+        const float pm0 = m0, pm1 = m1, pl0 = l0, pl1 = l1;  // o_job's, for its epilogue
+        m0 = neg_inf;
+        m1 = neg_inf;
+        float alpha0, alpha1;
+        softmax(0, true, alpha0, alpha1);
+        wg_wait<0>();
+#pragma unroll
+        for (int i = 0; i < 64; ++i) wg_fence_operand(o[i]);
+#pragma unroll
+        for (int i = 0; i < kPRegs; ++i) wg_fence_operand(p[i]);
+        if (lane == 0) wg_mbar_arrive(bar_empty_v + 8 * sp);
         epilogue(o_job, pm0, pm1, pl0, pl1);
         o_job = job;
 #pragma unroll
         for (int i = 0; i < 64; ++i) o[i] = 0.f;
-      } else {
-#pragma unroll
-        for (int i = 0; i < 64; i += 4) {    // step 3: O rescaled to the new max
-          o[i] = wg_mul_rn(o[i], alpha0);
-          o[i + 1] = wg_mul_rn(o[i + 1], alpha0);
-          o[i + 2] = wg_mul_rn(o[i + 2], alpha1);
-          o[i + 3] = wg_mul_rn(o[i + 3], alpha1);
-        }
+        pack();
+        ++it;
       }
-      pack();
-      ++j;
-      ++it;
+      for (int j = 1; j < n_tiles; ++j) steady_round(j);
     }
     {
       // The last job's P_{n-1} V_{n-1}, then its epilogue.
