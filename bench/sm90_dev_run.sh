@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # sm90_dev_run.sh: one device call of the sm90 perf work (issue 12), run from a folder that
 # holds attngen, libattngen.so*, liblua5.4.so.0, libcmocka.so.0, test_gpu_sm90 and bench/
-# (bench.py, attngen_ctypes.py). Steps (arguments, in order): tests check bench modes tune ncu.
+# (bench.py, attngen_ctypes.py). Steps (arguments, in order): tests check bench modes base tune ncu.
 # Every step has its own time limit; a failing GPU suite stops the timing steps.
 set -u
 D="$(cd "$(dirname "$0")/.." && pwd)"
@@ -37,6 +37,13 @@ for step in $steps; do
           --peers '' --budget 0.5 --round $r --md "$OUT/bench_$r.md" > "$OUT/bench_$r.log" 2>&1
         grep -E "ceiling|TFLOP/s \||total" "$OUT/bench_$r.log" | sed 's/ TFLOP\/s | attn_fwd_d128_/ | /'
       done ;;
+    base)
+      # The kernels before this work (base/: another build's libattngen.so, timed with the sent tree's bench/bench.py),
+      # attngen alone, in the same call as the other steps.
+      [ -f "$D/base/libattngen.so" ] && timeout 100 python3 "$D/../../bench/bench.py" --lib "$D/base/libattngen.so" \
+        --shapes all --layout both --peers '' --budget 1.0 --round rtne --md "$OUT/bench_base.md" \
+        > "$OUT/bench_base.log" 2>&1
+      grep -E "ceiling|TFLOP/s \||total" "$OUT/bench_base.log" | sed 's/ TFLOP\/s | attn_fwd_d128_/ | /' ;;
     tune)
       V=""
       for kv in 64 96 128 144 176; do V="$V,attn_fwd_d128_bshd_rtne_q1_kv${kv}_w12_nosplit_wgmma_sm90"; done
@@ -55,4 +62,6 @@ for step in $steps; do
     *) echo "unknown step $step" ;;
   esac
 done
+# The device tool returns at most 8 files: everything goes back in one archive.
+(cd "$OUT" && tar czf ../sm90-out.tgz . && rm -rf ./* && mv ../sm90-out.tgz all.tgz)
 echo "== done $(date -u +%T)"
