@@ -372,10 +372,13 @@ static void test_dispatch_sm90_prefers_wgmma(void **state) {
   assert_string_equal(r.name, "s_w4_kv64");
 }
 
-/* wgmma: 176-key tiles from 2048 keys on, 128 below. */
+/* wgmma: the tile with the least ceil(Skv / kv) * (kv + 22): 176 on long KV, 2 x 144 for
+ * 257 keys, 128 for 100 and 384 keys (no padding beats fewer tiles), 64 for 64 keys. */
 static void test_dispatch_sm90_wgmma_kv_tile(void **state) {
   static const attngen__variant_desc wg[] = {
+    {"s_wg_kv64", ATTNGEN__TARGET_SM90, 0, 0, 1, 64, 12, 0, 2, 384, 128, 230504, 64},
     {"s_wg_kv128", ATTNGEN__TARGET_SM90, 0, 0, 1, 128, 12, 0, 2, 384, 128, 230504, 128},
+    {"s_wg_kv144", ATTNGEN__TARGET_SM90, 0, 0, 1, 144, 12, 0, 2, 384, 128, 214088, 144},
     {"s_wg_kv176", ATTNGEN__TARGET_SM90, 0, 0, 1, 176, 12, 0, 2, 384, 128, 214088, 176},
   };
   attngen__dispatch_input in;
@@ -383,21 +386,21 @@ static void test_dispatch_sm90_wgmma_kv_tile(void **state) {
   in.target = ATTNGEN__TARGET_SM90;
   in.compute_units = 132;
   in.candidates = wg;
-  in.count = 2;
+  in.count = 4;
   in.describe = fake_describe;
   attngen__dispatch_result r;
-  attngen__shape longs = {2, 24, 8192, 8192, 0, 0}, cross = {1, 12, 32760, 512, 0, 0},
-                 edge = {1, 1, 64, 2048, 0, 0};
-  in.shape = longs;
-  pick(&in, &r);
-  assert_string_equal(r.name, "s_wg_kv176");
-  assert_non_null(strstr(r.reason, "wgmma-kv-tile"));
-  in.shape = cross;
-  pick(&in, &r);
-  assert_string_equal(r.name, "s_wg_kv128");
-  in.shape = edge;
-  pick(&in, &r);
-  assert_string_equal(r.name, "s_wg_kv176");
+  static const struct {
+    int skv;
+    const char *want;
+  } cases[] = {{8192, "s_wg_kv176"}, {2048, "s_wg_kv176"}, {257, "s_wg_kv144"},
+               {100, "s_wg_kv128"}, {384, "s_wg_kv128"}, {64, "s_wg_kv64"}};
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    attngen__shape sh = {2, 24, 4096, cases[i].skv, 0, 0};
+    in.shape = sh;
+    pick(&in, &r);
+    assert_string_equal(r.name, cases[i].want);
+    assert_non_null(strstr(r.reason, "wgmma-kv-tile"));
+  }
 }
 
 static void test_dispatch_no_candidate_for_layout(void **state) {

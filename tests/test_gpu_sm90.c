@@ -362,11 +362,14 @@ static void test_gpu_sm90_empty_kv(void **state) {
   run_cases(cases, NCASES(cases));
 }
 
-/* More (batch, head) pairs than the H200 has SMs (132), so blocks run in several waves. */
+/* More (batch, head) pairs than the H200 has SMs (132), so blocks run in several waves (the
+ * persistent wgmma kernels: several jobs per block, the K/V ring and Q buffer reused across
+ * jobs); the second case has one KV tile per job (Q released after the job's only S). */
 static void test_gpu_sm90_many_heads(void **state) {
   (void)state;
   static const gpu_case cases[] = {
       {"many-heads", ATTNGEN__INPUT_REALISTIC, 3, 50, 200, 190, 0.f, NULL, 0, 0},
+      {"many-jobs-one-tile", ATTNGEN__INPUT_REALISTIC, 4, 40, 130, 60, 0.f, NULL, 0, 0},
   };
   run_cases(cases, NCASES(cases));
 }

@@ -474,18 +474,17 @@ WG_FN wg_u32 wg_pack_bf16x2_rz(float lo, float hi) {
   return r;
 }
 
-// Unsigned minimum (used to keep NaN patterns NaN before the RTNA integer rounding).
-WG_FN wg_u32 wg_umin(wg_u32 a, wg_u32 b) {
+// RTNA pack of two finite-or-NaN values that are not +-Inf (P of the softmax): setting the
+// lowest mantissa bit turns an exact tie (low 16 bits 0x8000) into 0x8001, which nearest-even
+// rounds away from zero, and changes no other rounding decision (low bits below 0x8000 stay
+// below it: x | 1 <= 0x7FFF); then one cvt.rn. A NaN stays NaN. (+-Inf would become NaN,
+// which is why this is only for P.)
+WG_FN wg_u32 wg_pack_bf16x2_rna_noinf(float lo, float hi) {
   wg_u32 r;
-  asm("min.u32 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));
-  return r;
-}
-
-// Byte permute: selects 4 bytes of {b, a} by the 4 nibbles of sel (0x7632 = the high halves
-// of a and b, a's in the low half of the result).
-WG_FN wg_u32 wg_prmt(wg_u32 a, wg_u32 b, wg_u32 sel) {
-  wg_u32 r;
-  asm("prmt.b32 %0, %1, %2, %3;" : "=r"(r) : "r"(a), "r"(b), "r"(sel));
+  asm("{\n.reg .f32 a, b;\nor.b32 a, %1, 1;\nor.b32 b, %2, 1;\n"
+      "cvt.rn.bf16x2.f32 %0, b, a;\n}\n"
+      : "=r"(r)
+      : "r"(wg_f32_bits(lo)), "r"(wg_f32_bits(hi)));
   return r;
 }
 
@@ -506,6 +505,10 @@ WG_FN void wg_st_global_v4(void *p, wg_u32 x, wg_u32 y, wg_u32 z, wg_u32 w) {
   asm volatile("st.global.v4.b32 [%0], {%1, %2, %3, %4};" ::"l"(p), "r"(x), "r"(y), "r"(z),
                "r"(w)
                : "memory");
+}
+
+WG_FN void wg_st_global_b32(void *p, wg_u32 x) {
+  asm volatile("st.global.b32 [%0], %1;" ::"l"(p), "r"(x) : "memory");
 }
 
 WG_FN void wg_st_global_f32(float *p, float x) {
@@ -571,11 +574,17 @@ AG_BF16_FN unsigned int ag_bf16_to_f32_bits(unsigned int b) { return (b & 0xFFFF
 // warpgroup MMA (wgmma), a producer warpgroup and two consumer warpgroups in ping-pong.
 // Variant attn_fwd_d128_bshd_rtne_q1_kv176_w12_nosplit_wgmma_sm90.
 //
-// Block (384 threads = 3 warpgroups; grid (ceil(Sq / 128), H, B)):
-//   warpgroup 0 (producer, 40 registers after setmaxnreg.dec): copies the block's Q
-//     (128 rows) once and then K and V tiles of 176 keys into a ring of 2
-//     stages. Each tile's arrival completes an mbarrier (full_k / full_v); a stage is refilled
-//     after both consumers released it (empty_k / empty_v, one arrival per consumer warp).
+// Persistent grid (384 threads = 3 warpgroups per block; grid (min(jobs, SMs), 1, 1)):
+// a job is one (m-block of 128 query rows, head, batch); block x runs jobs x, x + gridDim.x,
+// ... with m-blocks fastest, then heads, then batch (the blocks running at one time share a
+// few heads' K/V in L2). The K/V ring and the named-barrier ping-pong continue across jobs, so
+// the producer loads the next job's Q and first K/V tiles while the consumers finish the
+// current job (last P.V, epilogue).
+//   warpgroup 0 (producer, 40 registers after setmaxnreg.dec): per job copies Q
+//     (128 rows; after both consumers released the previous job's Q: q_empty) and then
+//     K and V tiles of 176 keys into a ring of 2 stages. Each tile's arrival
+//     completes an mbarrier (full_k / full_v); a stage is refilled after both consumers
+//     released it (empty_k / empty_v, one arrival per consumer warp).
 //   warpgroups 1 and 2 (consumers, 232 registers after setmaxnreg.inc): consumer c
 //     owns query rows [64c, 64c + 64) of the block. Per KV tile j it issues S_j = Q K_j^T
 //     (wgmma m64n176k16, Q and K from shared memory) and O += P_{j-1} V_{j-1}
@@ -600,8 +609,10 @@ AG_BF16_FN unsigned int ag_bf16_to_f32_bits(unsigned int b) { return (b & 0xFFFF
 // chunk c of row r sits at chunk c ^ (r & 7)); rows of 256 bytes are split into two halves
 // (d 0..63 and 64..127), each half a K-major (Q, K) or N-major (V) canonical layout:
 //   Q [2][128][128 B] | K [2][2][176][128 B] | V (same) | mbarriers
+// O is stored from registers (each quad of lanes writes 16 contiguous bytes of a row): Q's
+// shared memory already holds the next job's Q.
 // Numerics follow docs/NUMERICS.md step by step (comments numbered like its steps).
-// attngen-launch: threads=384 block_m=128 smem_bytes=214088
+// attngen-launch: threads=384 block_m=128 smem_bytes=214096
 
 namespace {
 
@@ -635,14 +646,19 @@ __device__ __forceinline__ wg_u32 swz(int r, int c) {
 // P (step 5): two fp32 probabilities -> bf16x2 with the variant's rounding, lower column low.
 // For P only finite values in [0, 1] and NaN occur; NaN stays a NaN (it only feeds P.V).
 __device__ __forceinline__ wg_u32 pack_p(float lo, float hi) {
-#line 74 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 82 "templates/sm90/attn_fwd_wgmma.cu.in"
   return wg_pack_bf16x2_rn(lo, hi);
-#line 84 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 90 "templates/sm90/attn_fwd_wgmma.cu.in"
 }
 
-// Output rounding (step 6) with the exact docs/NUMERICS.md formula (NaN -> 0x7FFF).
-__device__ __forceinline__ wg_u32 round_out(float x) {
-  return ag_bf16_rtne(wg_f32_bits(x));
+// Output rounding (step 6) of two values, lower column low: exactly the docs/NUMERICS.md formula
+// (NaN -> 0x7FFF, +-Inf kept, overflow per the formula). RTNE and RTZ are one cvt each
+// (cvt.rn / cvt.rz to bf16x2 round finite values as the formulas and give 0x7FFF for every
+// NaN); RTNA has no cvt and uses the integer formula.
+__device__ __forceinline__ wg_u32 round_out2(float lo, float hi) {
+#line 98 "templates/sm90/attn_fwd_wgmma.cu.in"
+  return wg_pack_bf16x2_rn(lo, hi);
+#line 104 "templates/sm90/attn_fwd_wgmma.cu.in"
 }
 
 __device__ __forceinline__ void mbar_wait(wg_u32 bar, wg_u32 parity) {
@@ -659,7 +675,8 @@ extern "C" __global__ void __launch_bounds__(384, 1) attn_fwd_d128_bshd_rtne_q1_
   const wg_u32 sK = sbase + kOffK;
   const wg_u32 sV = sbase + kOffV;
   const wg_u32 bar_q = sbase + kOffBar;            // Q landed
-  const wg_u32 bar_full_k = bar_q + 8;             // [stage]: K tile landed
+  const wg_u32 bar_q_empty = bar_q + 8;            // Q released (last S of the job done)
+  const wg_u32 bar_full_k = bar_q_empty + 8;       // [stage]: K tile landed
   const wg_u32 bar_full_v = bar_full_k + 8 * kStages;
   const wg_u32 bar_empty_k = bar_full_v + 8 * kStages;  // [stage]: K tile released
   const wg_u32 bar_empty_v = bar_empty_k + 8 * kStages;
@@ -667,23 +684,33 @@ extern "C" __global__ void __launch_bounds__(384, 1) attn_fwd_d128_bshd_rtne_q1_
   const int tid = (int)threadIdx.x;
   const int wgroup = tid >> 7;
   const int H = a.H, Sq = a.Sq, Skv = a.Skv;
-  const int h = (int)blockIdx.y, b = (int)blockIdx.z;
-  const int q0 = (int)blockIdx.x * kBlockM;
+  const int n_mb = a.num_q_blocks;
+  const int n_jobs = n_mb * H * a.B;
   const int n_tiles = (Skv + kKv - 1) / kKv;
-
-  // Element offsets: 64-bit per-(batch, head) base, 32-bit row offsets within a batch.
-#line 119 "templates/sm90/attn_fwd_wgmma.cu.in"
-  const long long q_base = ((long long)b * Sq * H + h) * 128;
-  const long long kv_base = ((long long)b * Skv * H + h) * 128;
+#line 133 "templates/sm90/attn_fwd_wgmma.cu.in"
   const wg_u32 row_stride = (wg_u32)H * 128u;
-#line 127 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 137 "templates/sm90/attn_fwd_wgmma.cu.in"
+  // Element offsets of job `job`'s Q/O rows and K/V rows: 64-bit per-(batch, head) base,
+  // 32-bit row offsets within a batch. Also returns the job's first query row.
+  auto job_bases = [&](int job, long long &q_base, long long &kv_base, int &q0, int &h, int &b) {
+    const int mb = job % n_mb;
+    const int hb = job / n_mb;
+    h = hb % H;
+    b = hb / H;
+    q0 = mb * kBlockM;
+#line 146 "templates/sm90/attn_fwd_wgmma.cu.in"
+    q_base = ((long long)b * Sq * H + h) * 128;
+    kv_base = ((long long)b * Skv * H + h) * 128;
+#line 152 "templates/sm90/attn_fwd_wgmma.cu.in"
+  };
 
   if (tid == 0) {
-    wg_mbar_init(bar_q, 128);
+    wg_mbar_init(bar_q, 128);                // one .noinc arrival per producer thread
+    wg_mbar_init(bar_q_empty, 8);            // one arrival per consumer warp
     for (int s = 0; s < kStages; ++s) {
-      wg_mbar_init(bar_full_k + 8 * s, 128);   // one .noinc arrival per producer thread
+      wg_mbar_init(bar_full_k + 8 * s, 128);
       wg_mbar_init(bar_full_v + 8 * s, 128);
-      wg_mbar_init(bar_empty_k + 8 * s, 8);    // one arrival per consumer warp
+      wg_mbar_init(bar_empty_k + 8 * s, 8);
       wg_mbar_init(bar_empty_v + 8 * s, 8);
     }
     wg_fence_mbar_init();
@@ -699,48 +726,56 @@ extern "C" __global__ void __launch_bounds__(384, 1) attn_fwd_d128_bshd_rtne_q1_
     const int r0 = tid >> 4;
     const wg_u32 dst0 = (wg_u32)(c >> 3);    // which half of the row
     const wg_u32 chunk_off = swz(r0, c & 7);
-    const unsigned short *qg = (const unsigned short *)a.q + q_base + c * 8;
-    const unsigned short *kg = (const unsigned short *)a.k + kv_base + c * 8;
-    const unsigned short *vg = (const unsigned short *)a.v + kv_base + c * 8;
-    if (n_tiles > 0) {
-#pragma unroll
-      for (int i = 0; i < kBlockM / 8; ++i) {
-        const int qrow = q0 + r0 + 8 * i;
-        const bool ok = qrow < Sq;
-        wg_cp_async_16(sQ + dst0 * kQHalf + chunk_off + i * 1024,
-                       qg + (ok ? (wg_u32)qrow * row_stride : 0u), ok ? 16u : 0u);
-      }
-      wg_cp_async_mbar_arrive_noinc(bar_q);
-    }
-    // (unroll 8, not full: fully unrolled copy loops exceed the producer's register budget)
     const wg_u32 step = 8u * row_stride;     // elements between this thread's rows
-    for (int j = 0; j < n_tiles; ++j) {
-      const int s = j % kStages;
-      const wg_u32 round_parity = (wg_u32)((j / kStages - 1) & 1);
-      const int row0 = j * kKv + r0;
-      const int rows_left = Skv - row0;      // copy i is in range iff 8 i < rows_left
-      // K tile j (keys past Skv are zero-filled; their scores are masked anyway).
-      if (j >= kStages) mbar_wait(bar_empty_k + 8 * s, round_parity);
-      const wg_u32 dk = sK + s * kKvStage + dst0 * kKvHalf + chunk_off;
-      wg_u32 off = (wg_u32)row0 * row_stride;
+    int it = 0;                              // K/V tiles issued so far (ring position)
+    int nj = 0;                              // jobs of this block so far
+    if (n_tiles > 0) {
+      for (int job = (int)blockIdx.x; job < n_jobs; job += (int)gridDim.x, ++nj) {
+        long long q_base, kv_base;
+        int q0, h, b;
+        job_bases(job, q_base, kv_base, q0, h, b);
+        const unsigned short *qg = (const unsigned short *)a.q + q_base + c * 8;
+        const unsigned short *kg = (const unsigned short *)a.k + kv_base + c * 8;
+        const unsigned short *vg = (const unsigned short *)a.v + kv_base + c * 8;
+        if (nj > 0) mbar_wait(bar_q_empty, (wg_u32)((nj - 1) & 1));
+#pragma unroll
+        for (int i = 0; i < kBlockM / 8; ++i) {
+          const int qrow = q0 + r0 + 8 * i;
+          const bool ok = qrow < Sq;
+          wg_cp_async_16(sQ + dst0 * kQHalf + chunk_off + i * 1024,
+                         qg + (ok ? (wg_u32)qrow * row_stride : 0u), ok ? 16u : 0u);
+        }
+        wg_cp_async_mbar_arrive_noinc(bar_q);
+        // (unroll 8, not full: fully unrolled copy loops exceed the producer's register budget)
+        for (int j = 0; j < n_tiles; ++j, ++it) {
+          const int s = it % kStages;
+          const wg_u32 round_parity = (wg_u32)((it / kStages - 1) & 1);
+          const int row0 = j * kKv + r0;
+          const int rows_left = Skv - row0;    // copy i is in range iff 8 i < rows_left
+          // K tile j (keys past Skv are zero-filled; their scores are masked anyway).
+          if (it >= kStages) mbar_wait(bar_empty_k + 8 * s, round_parity);
+          const wg_u32 dk = sK + s * kKvStage + dst0 * kKvHalf + chunk_off;
+          wg_u32 off = (wg_u32)row0 * row_stride;
 #pragma unroll 8
-      for (int i = 0; i < kKvChunks; ++i) {
-        const bool ok = 8 * i < rows_left;
-        wg_cp_async_16(dk + i * 1024, kg + (ok ? off : 0u), ok ? 16u : 0u);
-        off += step;
-      }
-      wg_cp_async_mbar_arrive_noinc(bar_full_k + 8 * s);
-      // V tile j (rows past Skv are zero: P is 0 there, and 0 * 0 cannot inject a NaN).
-      if (j >= kStages) mbar_wait(bar_empty_v + 8 * s, round_parity);
-      const wg_u32 dv = sV + s * kKvStage + dst0 * kKvHalf + chunk_off;
-      off = (wg_u32)row0 * row_stride;
+          for (int i = 0; i < kKvChunks; ++i) {
+            const bool ok = 8 * i < rows_left;
+            wg_cp_async_16(dk + i * 1024, kg + (ok ? off : 0u), ok ? 16u : 0u);
+            off += step;
+          }
+          wg_cp_async_mbar_arrive_noinc(bar_full_k + 8 * s);
+          // V tile j (rows past Skv are zero: P is 0 there, and 0 * 0 cannot inject a NaN).
+          if (it >= kStages) mbar_wait(bar_empty_v + 8 * s, round_parity);
+          const wg_u32 dv = sV + s * kKvStage + dst0 * kKvHalf + chunk_off;
+          off = (wg_u32)row0 * row_stride;
 #pragma unroll 8
-      for (int i = 0; i < kKvChunks; ++i) {
-        const bool ok = 8 * i < rows_left;
-        wg_cp_async_16(dv + i * 1024, vg + (ok ? off : 0u), ok ? 16u : 0u);
-        off += step;
+          for (int i = 0; i < kKvChunks; ++i) {
+            const bool ok = 8 * i < rows_left;
+            wg_cp_async_16(dv + i * 1024, vg + (ok ? off : 0u), ok ? 16u : 0u);
+            off += step;
+          }
+          wg_cp_async_mbar_arrive_noinc(bar_full_v + 8 * s);
+        }
       }
-      wg_cp_async_mbar_arrive_noinc(bar_full_v + 8 * s);
     }
     wg_cp_async_wait_all();
   } else {
@@ -761,13 +796,11 @@ extern "C" __global__ void __launch_bounds__(384, 1) attn_fwd_d128_bshd_rtne_q1_
     float s[kSRegs];
     wg_u32 p[kPRegs];
 #pragma unroll
-    for (int i = 0; i < 64; ++i) o[i] = 0.f;
-#pragma unroll
     for (int i = 0; i < kSRegs; ++i) s[i] = 0.f;
 #pragma unroll
     for (int i = 0; i < kPRegs; ++i) p[i] = 0u;
-    float m0 = neg_inf, m1 = neg_inf;        // running max of t (rows g, g + 8), step 3
-    float l0 = 0.f, l1 = 0.f;                // this thread's part of l, step 4
+    float m0, m1;                            // running max of t (rows g, g + 8), step 3
+    float l0, l1;                            // this thread's part of l, step 4
 
     const wg_u32 q_rows = sQ + (wg_u32)cw * 64u * 128u;
 
@@ -862,102 +895,169 @@ extern "C" __global__ void __launch_bounds__(384, 1) attn_fwd_d128_bshd_rtne_q1_
       }
     };
 
-    if (n_tiles > 0) {
-      if (cw == 1) wg_bar_arrive(1, 256);    // consumer 0 issues first
-      mbar_wait(bar_q, 0);
-      float alpha0, alpha1;
+    // Step 6: o = O * (1 / l) (l = 0 -> 0), rounded, stored from registers: a quad of lanes
+    // writes 16 contiguous bytes of a row. Step 7: LSE = m ln2 + ln l. For job `job` with the
+    // final running max (em0, em1) and this thread's parts of l (el0, el1).
+    auto epilogue = [&](int job, float em0, float em1, float el0, float el1) {
+      long long q_base, kv_base;
+      int q0, h, b;
+      job_bases(job, q_base, kv_base, q0, h, b);
+      (void)kv_base;
+      float ls0 = wg_add_rn(el0, wg_shfl_xor(el0, 1));
+      ls0 = wg_add_rn(ls0, wg_shfl_xor(ls0, 2));
+      float ls1 = wg_add_rn(el1, wg_shfl_xor(el1, 1));
+      ls1 = wg_add_rn(ls1, wg_shfl_xor(ls1, 2));
+      const float inv0 = ls0 == 0.f ? 0.f : wg_rcp_rn(ls0);
+      const float inv1 = ls1 == 0.f ? 0.f : wg_rcp_rn(ls1);
+      const int qa = q0 + 64 * cw + 16 * wq + g;  // rows qa and qa + 8
+      unsigned short *og = (unsigned short *)a.o + q_base + 2 * t4;
+      const bool ok0 = qa < Sq, ok1 = qa + 8 < Sq;
+      unsigned short *og0 = og + (wg_u32)(ok0 ? qa : 0) * row_stride;
+      unsigned short *og1 = og + (wg_u32)(ok1 ? qa + 8 : 0) * row_stride;
+#pragma unroll
+      for (int i = 0; i < 16; ++i) {
+        const wg_u32 r0 = round_out2(wg_mul_rn(o[4 * i], inv0), wg_mul_rn(o[4 * i + 1], inv0));
+        const wg_u32 r1 = round_out2(wg_mul_rn(o[4 * i + 2], inv1), wg_mul_rn(o[4 * i + 3], inv1));
+        if (ok0) wg_st_global_b32(og0 + 8 * i, r0);
+        if (ok1) wg_st_global_b32(og1 + 8 * i, r1);
+      }
+      if (a.lse != 0 && t4 == 0) {
+        float *lse = a.lse + ((long long)b * H + h) * (long long)Sq;
+        if (ok0) wg_st_global_f32(lse + qa, wg_add_rn(wg_mul_rn(em0, kLn2), logf(ls0)));
+        if (ok1) wg_st_global_f32(lse + qa + 8, wg_add_rn(wg_mul_rn(em1, kLn2), logf(ls1)));
+      }
+    };
 
-      // Tile 0: S_0 only.
-      mbar_wait(bar_full_k, 0);
+#pragma unroll
+    for (int i = 0; i < 64; ++i) o[i] = 0.f;
+    m0 = neg_inf;
+    m1 = neg_inf;
+    l0 = 0.f;
+    l1 = 0.f;
+    // One continuous pipeline over all of the block's jobs: round r issues S of the r-th KV
+    // tile and P.V of the tile before it, also across a job boundary, where the round issues
+    // S_0 of the new job next to P_{n-1} V_{n-1} of the old one and, once that P.V is done,
+    // stores the old job's O (its epilogue overlaps the other consumer's wgmmas) before the
+    // new job's P_0 is packed. Only the block's last job has a round of its own for its last
+    // P.V. Each consumer issues the same number of rounds and arrives on the other's barrier
+    // after each, so the ping-pong turns alternate; consumer 1's final arrival is never
+    // waited on.
+    int it = 0;                              // K/V tiles consumed so far (ring position)
+    int nj = 0;                              // jobs of this block so far
+    int job = (int)blockIdx.x;               // the job of the current round
+    int o_job = job;                         // the job whose O is in o[]
+    if (n_tiles == 0) {                      // Skv = 0: out = 0, LSE = -inf
+      for (; job < n_jobs; job += (int)gridDim.x) epilogue(job, neg_inf, neg_inf, 0.f, 0.f);
+      return;
+    }
+    if (cw == 1) wg_bar_arrive(1, 256);      // consumer 0 issues first
+    {
+      // The block's first round: S_0 of its first job only.
+      mbar_wait(bar_q, 0u);
+      mbar_wait(bar_full_k, 0u);
       begin_issue();
       issue_qk(0);
-      wg_bar_arrive(bar_other, 256);         // the other consumer's wgmmas queue behind mine
+      wg_bar_arrive(bar_other, 256);
       wg_wait<0>();
 #pragma unroll
       for (int i = 0; i < kSRegs; ++i) wg_fence_operand(s[i]);
-      if (lane == 0) wg_mbar_arrive(bar_empty_k);
+      if (lane == 0) {
+        wg_mbar_arrive(bar_empty_k);
+        if (n_tiles == 1) wg_mbar_arrive(bar_q_empty);
+      }
+      float alpha0, alpha1;
       softmax(0, true, alpha0, alpha1);
       pack();
-
-      // Tiles 1 .. n-1: S_j and P_{j-1} V_{j-1}; the softmax of S_j overlaps P_{j-1} V_{j-1}
-      // and the other consumer's wgmmas.
-      for (int j = 1; j < n_tiles; ++j) {
-        const int sj = j % kStages;
-        const int sp = (j - 1) % kStages;
-        mbar_wait(bar_full_k + 8 * sj, (wg_u32)((j / kStages) & 1));
-        mbar_wait(bar_full_v + 8 * sp, (wg_u32)(((j - 1) / kStages) & 1));
+    }
+    // A round that issues S_j and P_{j-1} V_{j-1} of the same job (1 <= j < n_tiles).
+    auto steady_round = [&](int j) {
+      const int sj = it % kStages;
+      const int sp = (it + kStages - 1) % kStages;
+      mbar_wait(bar_full_k + 8 * sj, (wg_u32)((it / kStages) & 1));
+      mbar_wait(bar_full_v + 8 * sp, (wg_u32)(((it - 1) / kStages) & 1));
+      begin_issue();
+      issue_qk(sj);
+      issue_pv(sp);
+      wg_bar_arrive(bar_other, 256);         // the other consumer's wgmmas queue behind mine
+      wg_wait<1>();                          // S_j done, P V may still run
+#pragma unroll
+      for (int i = 0; i < kSRegs; ++i) wg_fence_operand(s[i]);
+      if (lane == 0) {
+        wg_mbar_arrive(bar_empty_k + 8 * sj);
+        if (j == n_tiles - 1) wg_mbar_arrive(bar_q_empty);  // the job's last read of Q
+      }
+      float alpha0, alpha1;
+      softmax(j, false, alpha0, alpha1);
+      wg_wait<0>();
+#pragma unroll
+      for (int i = 0; i < 64; ++i) wg_fence_operand(o[i]);
+#pragma unroll
+      for (int i = 0; i < kPRegs; ++i) wg_fence_operand(p[i]);
+      if (lane == 0) wg_mbar_arrive(bar_empty_v + 8 * sp);
+#pragma unroll
+      for (int i = 0; i < 64; i += 4) {      // step 3: O rescaled to the new max
+        o[i] = wg_mul_rn(o[i], alpha0);
+        o[i + 1] = wg_mul_rn(o[i + 1], alpha0);
+        o[i + 2] = wg_mul_rn(o[i + 2], alpha1);
+        o[i + 3] = wg_mul_rn(o[i + 3], alpha1);
+      }
+      pack();
+      ++it;
+    };
+    it = 1;
+    for (int j = 1; j < n_tiles; ++j) steady_round(j);
+    for (job += (int)gridDim.x; job < n_jobs; job += (int)gridDim.x) {
+      ++nj;
+      {
+        // Job boundary: S_0 of `job` and the last P.V of o_job; then o_job's epilogue.
+        const int sj = it % kStages;
+        const int sp = (it + kStages - 1) % kStages;
+        mbar_wait(bar_q, (wg_u32)(nj & 1));
+        mbar_wait(bar_full_k + 8 * sj, (wg_u32)((it / kStages) & 1));
+        mbar_wait(bar_full_v + 8 * sp, (wg_u32)(((it - 1) / kStages) & 1));
         begin_issue();
         issue_qk(sj);
         issue_pv(sp);
         wg_bar_arrive(bar_other, 256);
-        wg_wait<1>();                        // S_j done, P V may still run
+        wg_wait<1>();
 #pragma unroll
         for (int i = 0; i < kSRegs; ++i) wg_fence_operand(s[i]);
-        if (lane == 0) wg_mbar_arrive(bar_empty_k + 8 * sj);
-        softmax(j, false, alpha0, alpha1);
+        if (lane == 0) {
+          wg_mbar_arrive(bar_empty_k + 8 * sj);
+          if (n_tiles == 1) wg_mbar_arrive(bar_q_empty);
+        }
+        const float pm0 = m0, pm1 = m1, pl0 = l0, pl1 = l1;  // o_job's, for its epilogue
+        m0 = neg_inf;
+        m1 = neg_inf;
+        float alpha0, alpha1;
+        softmax(0, true, alpha0, alpha1);
         wg_wait<0>();
 #pragma unroll
         for (int i = 0; i < 64; ++i) wg_fence_operand(o[i]);
 #pragma unroll
         for (int i = 0; i < kPRegs; ++i) wg_fence_operand(p[i]);
         if (lane == 0) wg_mbar_arrive(bar_empty_v + 8 * sp);
+        epilogue(o_job, pm0, pm1, pl0, pl1);
+        o_job = job;
 #pragma unroll
-        for (int i = 0; i < 64; i += 4) {    // step 3: O rescaled to the new max
-          o[i] = wg_mul_rn(o[i], alpha0);
-          o[i + 1] = wg_mul_rn(o[i + 1], alpha0);
-          o[i + 2] = wg_mul_rn(o[i + 2], alpha1);
-          o[i + 3] = wg_mul_rn(o[i + 3], alpha1);
-        }
+        for (int i = 0; i < 64; ++i) o[i] = 0.f;
         pack();
+        ++it;
       }
-
-      // Last: P_{n-1} V_{n-1}. Consumer 1 skips its hand-off so both barriers end balanced.
-      const int sl = (n_tiles - 1) % kStages;
-      mbar_wait(bar_full_v + 8 * sl, (wg_u32)(((n_tiles - 1) / kStages) & 1));
+      for (int j = 1; j < n_tiles; ++j) steady_round(j);
+    }
+    {
+      // The last job's P_{n-1} V_{n-1}, then its epilogue.
+      const int sp = (it + kStages - 1) % kStages;
+      mbar_wait(bar_full_v + 8 * sp, (wg_u32)(((it - 1) / kStages) & 1));
       begin_issue();
-      issue_pv(sl);
-      if (cw == 0) wg_bar_arrive(bar_other, 256);
+      issue_pv(sp);
+      wg_bar_arrive(bar_other, 256);
       wg_wait<0>();
 #pragma unroll
       for (int i = 0; i < 64; ++i) wg_fence_operand(o[i]);
-    }
-
-    // Step 6: o = O * (1 / l) (l = 0 -> 0), rounded; staged through this consumer's Q rows
-    // (no longer read) for 16-byte coalesced stores. Step 7: LSE = m ln2 + ln l.
-    l0 = wg_add_rn(l0, wg_shfl_xor(l0, 1));
-    l0 = wg_add_rn(l0, wg_shfl_xor(l0, 2));
-    l1 = wg_add_rn(l1, wg_shfl_xor(l1, 1));
-    l1 = wg_add_rn(l1, wg_shfl_xor(l1, 2));
-    const float inv0 = l0 == 0.f ? 0.f : wg_rcp_rn(l0);
-    const float inv1 = l1 == 0.f ? 0.f : wg_rcp_rn(l1);
-    const int ra = 16 * wq + g;              // row within this consumer's 64
-#pragma unroll
-    for (int i = 0; i < 16; ++i) {
-      const wg_u32 half = sQ + (wg_u32)(i >> 3) * kQHalf;
-      const wg_u32 lo0 = round_out(wg_mul_rn(o[4 * i], inv0));
-      const wg_u32 hi0 = round_out(wg_mul_rn(o[4 * i + 1], inv0));
-      const wg_u32 lo1 = round_out(wg_mul_rn(o[4 * i + 2], inv1));
-      const wg_u32 hi1 = round_out(wg_mul_rn(o[4 * i + 3], inv1));
-      wg_st_shared_b32(half + swz(64 * cw + ra, i & 7) + 4 * t4, lo0 | (hi0 << 16));
-      wg_st_shared_b32(half + swz(64 * cw + ra + 8, i & 7) + 4 * t4, lo1 | (hi1 << 16));
-    }
-    if (a.lse != 0 && t4 == 0) {
-      float *lse = a.lse + ((long long)b * H + h) * (long long)Sq;
-      const int qa = q0 + 64 * cw + ra;
-      if (qa < Sq) wg_st_global_f32(lse + qa, wg_add_rn(wg_mul_rn(m0, kLn2), logf(l0)));
-      if (qa + 8 < Sq) wg_st_global_f32(lse + qa + 8, wg_add_rn(wg_mul_rn(m1, kLn2), logf(l1)));
-    }
-    wg_bar_sync(3u + (wg_u32)cw, 128);
-    unsigned short *og = (unsigned short *)a.o + q_base;
-#pragma unroll
-    for (int i = 0; i < 8; ++i) {
-      const int idx = ct + 128 * i;
-      const int row = idx >> 4;              // 0..63
-      const int c = idx & 15;
-      const int qrow = q0 + 64 * cw + row;
-      wg_u32 x, y, z, w;
-      wg_ld_shared_v4(x, y, z, w, sQ + (wg_u32)(c >> 3) * kQHalf + swz(64 * cw + row, c & 7));
-      if (qrow < Sq) wg_st_global_v4(og + (wg_u32)qrow * row_stride + c * 8, x, y, z, w);
+      if (lane == 0) wg_mbar_arrive(bar_empty_v + 8 * sp);
+      epilogue(o_job, m0, m1, l0, l1);
     }
   }
 }

@@ -18,7 +18,7 @@ M.axes = {
   layout = { values = { "bshd", "bhsd" }, c_enum = "LAYOUT" },
   rounding = { values = { "rtne", "rtna", "rtz" }, c_enum = "ROUNDING" },
   q_tiles = { values = { 1, 2, 3 }, prefix = "q" },
-  kv_tile = { values = { 32, 64, 128, 176 }, prefix = "kv" },
+  kv_tile = { values = { 32, 64, 96, 128, 144, 176 }, prefix = "kv" },
   waves = { values = { 4, 8, 12 }, prefix = "w" },
   kv_split = { values = { "off", "tail" }, tokens = { off = "nosplit", tail = "tail" },
                c_enum = "SPLIT" },
@@ -158,7 +158,8 @@ M.rules = {
   -- 64 query rows per consumer; kv_tile is the N of the S = Q K^T wgmma.
   { name = "sm90-wgmma-q-tiles", check = allow_impl("q_tiles", "sm90", "wgmma", { 1 }) },
   { name = "sm90-wgmma-waves", check = allow_impl("waves", "sm90", "wgmma", { 12 }) },
-  { name = "sm90-wgmma-kv-tile", check = allow_impl("kv_tile", "sm90", "wgmma", { 64, 128, 176 }) },
+  { name = "sm90-wgmma-kv-tile", check = allow_impl("kv_tile", "sm90", "wgmma",
+    { 64, 96, 128, 144, 176 }) },
   { name = "sm90-no-split", check = allow("kv_split", "sm90", { "off" }) },
   -- Shared memory budget of the sm90 kernel: 227 KiB per block on Hopper.
   { name = "sm90-smem-budget", check = function(v)
@@ -214,10 +215,11 @@ M.default_set = {
   { target = "sm90", layout = all_layouts, rounding = all_modes, q_tiles = 1,
     kv_tile = 64, waves = 4, kv_split = "off", impl = "mma" },
   -- wgmma: 1 producer + 2 consumer warpgroups; on H200 (bench/RESULTS.md runs 1-2) kv_tile
-  -- 176 ran 599-609 TFLOP/s on 8k-token self-attention where 128 ran 565-589; 128 wastes
-  -- less on short KV ranges.
+  -- 176 ran 599-609 TFLOP/s on 8k-token self-attention where 128 ran 565-589. The shorter
+  -- tiles (64, 96, 144) let the dispatcher cover short KV ranges with little padding
+  -- (Skv 257: 2 x 144 = 288 keys computed instead of 3 x 128 = 384).
   { target = "sm90", layout = all_layouts, rounding = all_modes, q_tiles = 1,
-    kv_tile = { 128, 176 }, waves = 12, kv_split = "off", impl = "wgmma" },
+    kv_tile = { 64, 96, 128, 144, 176 }, waves = 12, kv_split = "off", impl = "wgmma" },
 }
 
 -- The tuning search space per target, a list of specs each (variants outside the default
@@ -231,7 +233,7 @@ M.search_space = {
     { target = "sm90", layout = all_layouts, rounding = all_modes, q_tiles = 1,
       kv_tile = { 64, 128 }, waves = { 4, 8 }, kv_split = "off", impl = "mma" },
     { target = "sm90", layout = all_layouts, rounding = all_modes, q_tiles = 1,
-      kv_tile = { 64, 128, 176 }, waves = 12, kv_split = "off", impl = "wgmma" },
+      kv_tile = { 64, 96, 128, 144, 176 }, waves = 12, kv_split = "off", impl = "wgmma" },
   },
 }
 

@@ -9,7 +9,8 @@
 --   Q        2 halves (d 0..63, 64..127) x block_m rows x 128 bytes
 --   K ring   stages x [2 halves x kv_tile rows x 128 bytes]
 --   V ring   stages x [2 halves x kv_tile rows x 128 bytes]
---   mbarriers: q_full, full_k[stages], full_v[stages], empty_k[stages], empty_v[stages]
+--   mbarriers: q_full, q_empty, full_k[stages], full_v[stages], empty_k[stages], empty_v[stages]
+-- The grid is persistent (runtime: min(jobs, SMs) blocks, each looping over jobs).
 local M = {}
 
 local HEAD_DIM = 128
@@ -27,7 +28,7 @@ function M.derive(v)
   local kv_half_bytes = v.kv_tile * HALF_ROW_BYTES
   local kv_stage_bytes = 2 * kv_half_bytes
   local function total(stages)
-    local bars = 8 * (1 + 4 * stages)
+    local bars = 8 * (2 + 4 * stages)
     return q_bytes + 2 * stages * kv_stage_bytes + bars + ALIGN_SLACK
   end
   local stages = MAX_STAGES

@@ -244,7 +244,8 @@ static const char *described_source(const char *name) {
 }
 
 /* Launch geometry and the kernel arguments that do not depend on pointers. Non-split
- * variants: grid (q-blocks, H, B). kv_split=tail variants: the planner of split_plan.h with
+ * variants: grid (q-blocks, H, B), or for the persistent wgmma kernels (min(jobs, compute
+ * units), 1, 1). kv_split=tail variants: the planner of split_plan.h with
  * the device's compute units and one block per CU (grid (grid_x, 1, 1), then NAME_merge on
  * (merge_grid_x, 1, 1) when it is nonzero, with the workspace the plan asks for). */
 static attngen_status plan_launch(plan *p, const attngen_fwd_args *a, int compute_units) {
@@ -265,6 +266,15 @@ static attngen_status plan_launch(plan *p, const attngen_fwd_args *a, int comput
   p->grid[0] = (unsigned)qb;
   p->grid[1] = (unsigned)a->heads;
   p->grid[2] = (unsigned)a->batch;
+  if (d->impl == ATTNGEN__IMPL_WGMMA) {
+    /* Persistent wgmma kernels (templates/sm90/attn_fwd_wgmma.cu.in): one block per SM, each
+     * looping over the jobs (q-block, head, batch) x, x + gridDim.x, ... */
+    long jobs = (long)qb * a->heads * a->batch;
+    long cu = compute_units > 0 ? compute_units : 1;
+    p->grid[0] = (unsigned)(jobs < cu ? jobs : cu);
+    p->grid[1] = 1;
+    p->grid[2] = 1;
+  }
   p->num_splits = 1;
   p->workspace_bytes = 0;
   memset(&p->split, 0, sizeof p->split);

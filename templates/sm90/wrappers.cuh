@@ -423,18 +423,17 @@ WG_FN wg_u32 wg_pack_bf16x2_rz(float lo, float hi) {
   return r;
 }
 
-// Unsigned minimum (used to keep NaN patterns NaN before the RTNA integer rounding).
-WG_FN wg_u32 wg_umin(wg_u32 a, wg_u32 b) {
+// RTNA pack of two finite-or-NaN values that are not +-Inf (P of the softmax): setting the
+// lowest mantissa bit turns an exact tie (low 16 bits 0x8000) into 0x8001, which nearest-even
+// rounds away from zero, and changes no other rounding decision (low bits below 0x8000 stay
+// below it: x | 1 <= 0x7FFF); then one cvt.rn. A NaN stays NaN. (+-Inf would become NaN,
+// which is why this is only for P.)
+WG_FN wg_u32 wg_pack_bf16x2_rna_noinf(float lo, float hi) {
   wg_u32 r;
-  asm("min.u32 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));
-  return r;
-}
-
-// Byte permute: selects 4 bytes of {b, a} by the 4 nibbles of sel (0x7632 = the high halves
-// of a and b, a's in the low half of the result).
-WG_FN wg_u32 wg_prmt(wg_u32 a, wg_u32 b, wg_u32 sel) {
-  wg_u32 r;
-  asm("prmt.b32 %0, %1, %2, %3;" : "=r"(r) : "r"(a), "r"(b), "r"(sel));
+  asm("{\n.reg .f32 a, b;\nor.b32 a, %1, 1;\nor.b32 b, %2, 1;\n"
+      "cvt.rn.bf16x2.f32 %0, b, a;\n}\n"
+      : "=r"(r)
+      : "r"(wg_f32_bits(lo)), "r"(wg_f32_bits(hi)));
   return r;
 }
 
@@ -455,6 +454,10 @@ WG_FN void wg_st_global_v4(void *p, wg_u32 x, wg_u32 y, wg_u32 z, wg_u32 w) {
   asm volatile("st.global.v4.b32 [%0], {%1, %2, %3, %4};" ::"l"(p), "r"(x), "r"(y), "r"(z),
                "r"(w)
                : "memory");
+}
+
+WG_FN void wg_st_global_b32(void *p, wg_u32 x) {
+  asm volatile("st.global.b32 [%0], %1;" ::"l"(p), "r"(x) : "memory");
 }
 
 WG_FN void wg_st_global_f32(float *p, float x) {

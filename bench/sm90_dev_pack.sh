@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# sm90_dev_pack.sh: copies this worktree's build (BUILD_DIR, default build/) and the bench
+# scripts into DEST (default /work/main/.dev/sm90), the folder a device call carries; run
+# there with `bash .dev/sm90/bench/sm90_dev_run.sh STEPS...`.
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+build="${1:-$root/build}"
+dest="${2:-/work/main/.dev/sm90}"
+rm -rf "$dest" && mkdir -p "$dest/bench"
+cp "$build/attngen" "$build/tests/test_gpu_sm90" "$dest/"
+cp -P "$build"/libattngen.so* "$dest/"
+cp "$(readlink -f /usr/lib/x86_64-linux-gnu/liblua5.4.so.0)" "$dest/liblua5.4.so.0"
+cp "$(readlink -f /usr/lib/x86_64-linux-gnu/libcmocka.so.0)" "$dest/libcmocka.so.0"
+cp "$root/bench/bench.py" "$root/bench/attngen_ctypes.py" "$root/bench/sm90_dev_run.sh" "$dest/bench/"
+du -sh "$dest"

@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# sm90_dev_run.sh: one device call of the sm90 perf work (issue 12), run from a folder that
+# holds attngen, libattngen.so*, liblua5.4.so.0, libcmocka.so.0, test_gpu_sm90 and bench/
+# (bench.py, attngen_ctypes.py). Steps (arguments, in order): tests check bench modes base tune ncu.
+# Every step has its own time limit; a failing GPU suite stops the timing steps.
+set -u
+D="$(cd "$(dirname "$0")/.." && pwd)"
+OUT="${OUT:-/tmp/sm90-out}"
+mkdir -p "$OUT"
+export LD_LIBRARY_PATH="$D:${LD_LIBRARY_PATH:-}"
+export ATTNGEN_CACHE_DIR=/tmp/attngen-cache
+export PYTHONUNBUFFERED=1
+A="$D/attngen"
+steps="${*:-tests check bench modes tune}"
+echo "== $(date -u +%FT%TZ) $(nvidia-smi --query-gpu=name,driver_version,clocks.sm --format=csv,noheader)"
+for step in $steps; do
+  echo "== step $step ($(date -u +%T))"
+  case $step in
+    tests)
+      timeout 240 "$D/test_gpu_sm90" > "$OUT/gpu_tests.log" 2>&1
+      rc=$?
+      grep -E "device:|FAIL|PASSED" "$OUT/gpu_tests.log" | tail -25
+      echo "tests rc $rc"
+      if [ $rc -ne 0 ]; then echo "!! GPU suite failed: no timing"; exit 1; fi ;;
+    check)
+      for r in rtne rtna rtz; do for l in bshd bhsd; do
+        timeout 60 "$A" check --backend cuda --shape 2,3,257,1000 --layout $l --round $r --large-scores 2>&1 | tail -1
+        timeout 60 "$A" check --backend cuda --shape 1,2,129,4099 --layout $l --round $r --special 2>&1 | tail -1
+      done; done 2>&1 | tee "$OUT/check.log" ;;
+    bench)
+      timeout 330 python3 "$D/bench/bench.py" --lib "$D/libattngen.so" --shapes all --layout both \
+        --peers cudnn,flash --round rtne --md "$OUT/bench_rtne.md" > "$OUT/bench_rtne.log" 2>&1
+      grep -E "ceiling|TFLOP/s \||total" "$OUT/bench_rtne.log" | sed 's/ TFLOP\/s | attn_fwd_d128_/ | /' ;;
+    modes)
+      for r in rtna rtz; do
+        timeout 120 python3 "$D/bench/bench.py" --lib "$D/libattngen.so" --shapes all --layout both \
+          --peers '' --budget 0.5 --round $r --md "$OUT/bench_$r.md" > "$OUT/bench_$r.log" 2>&1
+        grep -E "ceiling|TFLOP/s \||total" "$OUT/bench_$r.log" | sed 's/ TFLOP\/s | attn_fwd_d128_/ | /'
+      done ;;
+    base)
+      # The kernels before this work (base/: another build's libattngen.so, timed with the sent tree's bench/bench.py),
+      # attngen alone, in the same call as the other steps.
+      [ -f "$D/base/libattngen.so" ] && timeout 100 python3 "$D/../../bench/bench.py" --lib "$D/base/libattngen.so" \
+        --shapes all --layout both --peers '' --budget 1.0 --round rtne --md "$OUT/bench_base.md" \
+        > "$OUT/bench_base.log" 2>&1
+      grep -E "ceiling|TFLOP/s \||total" "$OUT/bench_base.log" | sed 's/ TFLOP\/s | attn_fwd_d128_/ | /' ;;
+    tune)
+      V=""
+      for kv in 64 96 128 144 176; do V="$V,attn_fwd_d128_bshd_rtne_q1_kv${kv}_w12_nosplit_wgmma_sm90"; done
+      timeout 150 "$A" tune --backend cuda --shape 1,12,32760,512 --shape 1,40,75600,512 \
+        --shape 2,40,32760,257 --shape 32,16,512,512 --shape 16,16,1024,1024 --shape 8,16,2048,2048 \
+        --shape 2,24,8192,8192 --shape 4,16,4096,100 --shape 8,16,1024,700 \
+        --variants "${V#,}" --warmup 3 --iters 20 --timeout 2 --no-write 2>&1 | tee "$OUT/tune.log" | tail -40 ;;
+    ncu)
+      # Nsight Compute (clocks left alone) on one long and one short shape.
+      for sh in 2,24,8192,8192 32,16,512,512; do
+        which ncu > /dev/null && timeout 100 ncu --clock-control none --section SpeedOfLight \
+          --section WarpStateStats --section SchedulerStats --section MemoryWorkloadAnalysis \
+          -k regex:attn_fwd -c 1 "$A" run --backend cuda --shape $sh --iters 1 > "$OUT/ncu_${sh//,/x}.log" 2>&1
+        grep -E "Duration|Throughput|Stall|Issued|Eligible|No Eligible|Active Warps|L2 Hit|Executed Ipc" "$OUT/ncu_${sh//,/x}.log" | head -40
+      done ;;
+    *) echo "unknown step $step" ;;
+  esac
+done
+# The device tool returns at most 8 files: everything goes back in one archive.
+(cd "$OUT" && tar czf ../sm90-out.tgz . && rm -rf ./* && mv ../sm90-out.tgz all.tgz)
+echo "== done $(date -u +%T)"

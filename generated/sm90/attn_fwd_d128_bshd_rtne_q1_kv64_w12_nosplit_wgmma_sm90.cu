@@ -1,0 +1,1063 @@
+// attngen 0.1.0 | template templates/sm90/attn_fwd_wgmma.cu.in | variant attn_fwd_d128_bshd_rtne_q1_kv64_w12_nosplit_wgmma_sm90 | generated, do not edit
+#line 1 "templates/common/kargs.h"
+// kargs.h: the one kernel-argument block, shared by every target's kernels, the runtime
+// (which fills it) and the emulator (which passes it to host-compiled gfx942 kernels).
+// Passed by value as the single kernel parameter. Plain C, no includes, so it can be
+// inlined into self-contained generated sources and compiled by hiprtc/nvrtc/clang/nvcc.
+#ifndef ATTNGEN_KARGS_H
+#define ATTNGEN_KARGS_H
+
+typedef struct attngen_kargs {
+  const void *q;     // bf16, layout per variant (bshd: [B,Sq,H,128], bhsd: [B,H,Sq,128])
+  const void *k;     // bf16, [B,Skv,H,128] or [B,H,Skv,128]
+  const void *v;     // bf16, same layout as k
+  void *o;           // bf16, same layout as q
+  float *lse;        // fp32 [B,H,Sq] natural-log LSE, or 0 when not requested
+  float *ws;         // fp32 workspace for tail KV split partials, or 0 (kv_split = off)
+  int B, H, Sq, Skv;
+  float scale_log2;  // softmax_scale * log2(e), folded into the exp2 softmax
+  int num_q_blocks;  // ceil(Sq / block_m) of the variant
+  // Tail KV split plan (see runtime/src/split_plan.c). Linear block ids below
+  // split_first are whole (b, h, q-block) jobs; the tail is split in num_splits KV parts.
+  int split_first;   // first q-job index that is split; == total q-jobs when no split
+  int num_splits;    // KV parts per split q-job (1 = no split)
+  int kv_per_split;  // KV rows per part, a multiple of the variant's kv_tile
+  int reserved;
+} attngen_kargs;
+
+#endif // ATTNGEN_KARGS_H
+#line 1 "templates/sm90/wrappers.cuh"
+// wrappers.cuh: the one-instruction PTX wrappers of the sm90 (Hopper, sm_90a) kernels.
+// Each function is one `asm volatile` around one PTX instruction; the operand constraints
+// ("+f" ties an accumulator's input and output, "r" 32-bit, "l" 64-bit) let the compiler
+// allocate registers while the instruction is fixed here. Templates issue no asm of their own.
+// Self-contained for NVRTC and nvcc: no #include, bf16 values are 16-bit patterns in
+// unsigned ints, the integer types below are defined here.
+#ifndef ATTNGEN_SM90_WRAPPERS_CUH
+#define ATTNGEN_SM90_WRAPPERS_CUH
+
+typedef unsigned int sm90_u32;
+typedef unsigned long long sm90_u64;
+
+#define SM90_FN static __device__ __forceinline__
+
+// ---- tensor cores ------------------------------------------------------------------------
+
+// d[0..3] += A(16x16 bf16, row) * B(16x8 bf16, col) in fp32. Fragments (PTX ISA, mma.m16n8k16,
+// g = lane / 4, t = lane % 4): a0 = A[g][2t..2t+1], a1 = A[g+8][2t..], a2 = A[g][2t+8..],
+// a3 = A[g+8][2t+8..]; b0 = B[2t..2t+1][g], b1 = B[2t+8..2t+9][g]; d0,d1 = D[g][2t..2t+1],
+// d2,d3 = D[g+8][2t..2t+1]. Lower-numbered element in the lower 16 bits.
+SM90_FN void sm90_mma_bf16_16816(float (&d)[4], sm90_u32 a0, sm90_u32 a1, sm90_u32 a2,
+                                 sm90_u32 a3, sm90_u32 b0, sm90_u32 b1) {
+  asm volatile(
+      "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 "
+      "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+      : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
+}
+
+// Four 8x8 b16 matrices from shared memory: lanes 8i..8i+7 give the row addresses of matrix i;
+// register i gets matrix i with lane holding row lane/4, columns 2*(lane%4), +1.
+SM90_FN void sm90_ldmatrix_x4(sm90_u32 &r0, sm90_u32 &r1, sm90_u32 &r2, sm90_u32 &r3,
+                              sm90_u32 smem_addr) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+               : "=r"(r0), "=r"(r1), "=r"(r2), "=r"(r3)
+               : "r"(smem_addr)
+               : "memory");
+}
+
+// As sm90_ldmatrix_x4, transposed: lane holds rows 2*(lane%4), +1 of column lane/4.
+SM90_FN void sm90_ldmatrix_x4_trans(sm90_u32 &r0, sm90_u32 &r1, sm90_u32 &r2, sm90_u32 &r3,
+                                    sm90_u32 smem_addr) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+               : "=r"(r0), "=r"(r1), "=r"(r2), "=r"(r3)
+               : "r"(smem_addr)
+               : "memory");
+}
+
+// ---- asynchronous copies global -> shared ------------------------------------------------
+
+// Copies src_bytes (0 or 16) bytes from global to shared and zero-fills the rest of the
+// 16 bytes: src_bytes = 0 writes 16 zero bytes (rows past the end of a tensor).
+SM90_FN void sm90_cp_async_16(sm90_u32 smem_addr, const void *gptr, sm90_u32 src_bytes) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n"
+               :
+               : "r"(smem_addr), "l"(gptr), "r"(src_bytes)
+               : "memory");
+}
+
+SM90_FN void sm90_cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
+
+// Waits until at most N of this thread's committed groups are still in flight.
+template <int N>
+SM90_FN void sm90_cp_async_wait() {
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
+}
+
+// Shared-window address of a generic pointer into shared memory (64-bit; callers keep the
+// low 32 bits, the .shared address).
+SM90_FN sm90_u64 sm90_cvta_to_shared(const void *p) {
+  sm90_u64 r;
+  asm volatile("cvta.to.shared.u64 %0, %1;\n" : "=l"(r) : "l"(p));
+  return r;
+}
+
+// ---- shared / global vector moves ---------------------------------------------------------
+
+SM90_FN void sm90_st_shared_b32(sm90_u32 smem_addr, sm90_u32 x) {
+  asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(smem_addr), "r"(x) : "memory");
+}
+
+SM90_FN void sm90_ld_shared_v4(sm90_u32 &x, sm90_u32 &y, sm90_u32 &z, sm90_u32 &w,
+                               sm90_u32 smem_addr) {
+  asm volatile("ld.shared.v4.b32 {%0, %1, %2, %3}, [%4];\n"
+               : "=r"(x), "=r"(y), "=r"(z), "=r"(w)
+               : "r"(smem_addr)
+               : "memory");
+}
+
+SM90_FN void sm90_st_global_v4(void *gptr, sm90_u32 x, sm90_u32 y, sm90_u32 z, sm90_u32 w) {
+  asm volatile("st.global.v4.b32 [%0], {%1, %2, %3, %4};\n" ::"l"(gptr), "r"(x), "r"(y),
+               "r"(z), "r"(w)
+               : "memory");
+}
+
+SM90_FN void sm90_st_global_f32(float *gptr, float x) {
+  asm volatile("st.global.f32 [%0], %1;\n" ::"l"(gptr), "f"(x) : "memory");
+}
+
+// ---- fp32 arithmetic with fixed rounding (never contracted into an FMA) --------------------
+
+SM90_FN float sm90_mul_rn(float a, float b) {
+  float r;
+  asm volatile("mul.rn.f32 %0, %1, %2;\n" : "=f"(r) : "f"(a), "f"(b));
+  return r;
+}
+
+// IEEE max: when one operand is NaN the other is returned (as C fmaxf).
+SM90_FN float sm90_fmax(float a, float b) {
+  float r;
+  asm volatile("max.f32 %0, %1, %2;\n" : "=f"(r) : "f"(a), "f"(b));
+  return r;
+}
+
+// 2^x, about 2 ulp; subnormal results flush to zero; ex2(-inf) = 0, ex2(NaN) = NaN.
+SM90_FN float sm90_ex2(float x) {
+  float r;
+  asm volatile("ex2.approx.ftz.f32 %0, %1;\n" : "=f"(r) : "f"(x));
+  return r;
+}
+
+// log2(x), approximate; lg2(0) = -inf.
+SM90_FN float sm90_lg2(float x) {
+  float r;
+  asm volatile("lg2.approx.f32 %0, %1;\n" : "=f"(r) : "f"(x));
+  return r;
+}
+
+// 1/x correctly rounded (IEEE).
+SM90_FN float sm90_rcp_rn(float x) {
+  float r;
+  asm volatile("rcp.rn.f32 %0, %1;\n" : "=f"(r) : "f"(x));
+  return r;
+}
+
+// ---- bit moves ------------------------------------------------------------------------------
+
+SM90_FN sm90_u32 sm90_f32_bits(float x) {
+  sm90_u32 r;
+  asm volatile("mov.b32 %0, %1;\n" : "=r"(r) : "f"(x));
+  return r;
+}
+
+// Butterfly shuffle within the warp: the value of lane (lane ^ mask).
+SM90_FN float sm90_shfl_xor(float x, int mask) {
+  float r;
+  asm volatile("shfl.sync.bfly.b32 %0, %1, %2, 0x1f, 0xffffffff;\n"
+               : "=f"(r)
+               : "f"(x), "r"(mask));
+  return r;
+}
+
+// ---- fp32 pair -> bf16x2 (lo in bits 0..15, hi in bits 16..31) ------------------------------
+// For P (softmax probabilities) on the hot path. Finite values round exactly as the
+// docs/NUMERICS.md formulas; a NaN stays a NaN (its encoding does not matter for P: it only
+// feeds the P.V product). Outputs use the exact formulas of common/bf16_round.h instead.
+
+// Round to nearest, ties to even.
+SM90_FN sm90_u32 sm90_pack_bf16x2_rtne(float lo, float hi) {
+  sm90_u32 r;
+  asm volatile("cvt.rn.bf16x2.f32 %0, %1, %2;\n" : "=r"(r) : "f"(hi), "f"(lo));
+  return r;
+}
+
+// Round toward zero (finite values: truncation of the low 16 bits).
+SM90_FN sm90_u32 sm90_pack_bf16x2_rtz(float lo, float hi) {
+  sm90_u32 r;
+  asm volatile("cvt.rz.bf16x2.f32 %0, %1, %2;\n" : "=r"(r) : "f"(hi), "f"(lo));
+  return r;
+}
+
+// Round to nearest, ties away from zero: (u + 0x8000) >> 16 with NaN kept NaN (0x7FFF).
+// PTX has no .rna conversion to bf16, so this is integer arithmetic, not one instruction.
+SM90_FN sm90_u32 sm90_pack_bf16x2_rtna(float lo, float hi) {
+  const sm90_u32 ulo = lo != lo ? 0x7FFF0000u : sm90_f32_bits(lo) + 0x8000u;
+  const sm90_u32 uhi = hi != hi ? 0x7FFF0000u : sm90_f32_bits(hi) + 0x8000u;
+  return (ulo >> 16) | (uhi & 0xFFFF0000u);
+}
+
+#endif // ATTNGEN_SM90_WRAPPERS_CUH
+
+// The wgmma family's wrappers (impl = "wgmma", templates/sm90/attn_fwd_wgmma.cu.in): names
+// carry the prefix wg_; the wgmma operand lists are generated per N the variant uses.
+#line 185 "templates/sm90/wrappers.cuh"
+// ==== wgmma / TMA / mbarrier wrappers ========================================================
+#ifndef ATTNGEN_SM90_WGMMA_WRAPPERS_CUH
+#define ATTNGEN_SM90_WGMMA_WRAPPERS_CUH
+
+typedef unsigned int wg_u32;
+typedef unsigned long long wg_u64;
+
+#define WG_FN static __device__ __forceinline__
+
+// ---- addresses ----------------------------------------------------------------------------
+
+// The .shared window address (32 bits) of a generic pointer into shared memory.
+WG_FN wg_u32 wg_smem_addr(const void *p) {
+  wg_u64 r;
+  asm("cvta.to.shared.u64 %0, %1;" : "=l"(r) : "l"(p));
+  return (wg_u32)r;
+}
+
+// ---- wgmma (warpgroup MMA, PTX ISA 9.7.15) ------------------------------------------------
+// Shared-memory matrix descriptor (64 bits): [13:0] start address >> 4, [29:16] leading
+// dimension byte offset >> 4, [45:32] stride dimension byte offset >> 4, [51:49] base offset
+// (0: every swizzle atom starts on a 1024-byte boundary), [63:62] swizzle (1 = 128-byte).
+// Built in the template (plain integer arithmetic); advanced along K by adding (bytes >> 4).
+
+// Orders this warpgroup's earlier register writes (accumulators, A fragments) before the
+// following wgmma.mma_async; issued by all 128 threads before a batch of wgmmas.
+WG_FN void wg_fence() { asm volatile("wgmma.fence.sync.aligned;" ::: "memory"); }
+
+// Closes the wgmma operations issued since the last commit into one wgmma-group.
+WG_FN void wg_commit() { asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory"); }
+
+// Waits until at most N of this warpgroup's wgmma-groups are pending.
+template <int N>
+WG_FN void wg_wait() {
+  asm volatile("wgmma.wait_group.sync.aligned %0;" ::"n"(N) : "memory");
+}
+
+// Compiler-only fence on an accumulator register: keeps the compiler from moving reads or
+// writes of x across the surrounding wgmma issue/wait (the asm statements do not name it).
+WG_FN void wg_fence_operand(float &x) { asm volatile("" : "+f"(x)::"memory"); }
+WG_FN void wg_fence_operand(wg_u32 &x) { asm volatile("" : "+r"(x)::"memory"); }
+
+#line 240 "templates/sm90/wrappers.cuh"
+// d[0..31] (+)= A(64x16, shared, K-major) * B(16x64, shared, K-major), fp32.
+// scale_d = 0 ignores the old d (d = A*B). Accumulator layout (PTX ISA "Matrix Fragments for
+// wgmma .m64nNk16"): warp w of the warpgroup owns rows 16w..16w+15; with g = lane/4,
+// t = lane%4, d[4i+0], d[4i+1] are row 16w+g, columns 8i+2t, 8i+2t+1; d[4i+2], d[4i+3] the
+// same columns of row 16w+g+8.
+WG_FN void wg_mma_ss_m64n64k16(float (&d)[32], wg_u64 desc_a, wg_u64 desc_b,
+                                  int scale_d) {
+  asm volatile(
+      "{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"
+      "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 "
+      "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, "
+      "%32, %33, p, 1, 1, 0, 0;\n}\n"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
+      : "l"(desc_a), "l"(desc_b), "r"(scale_d));
+}
+
+// d[0..31] += A(64x16, registers) * B(16x64, shared, N-major: transpose bit), fp32.
+// A fragment (same layout as two adjacent n8 chunks of the accumulator, packed to bf16x2,
+// lower column in the low half): a0 = rows g, k 2t..2t+1; a1 = row g+8, k 2t..2t+1;
+// a2 = row g, k 2t+8..2t+9; a3 = row g+8, k 2t+8..2t+9 (rows relative to 16w).
+// scale_d = 0 ignores the old d.
+WG_FN void wg_mma_rs_tb_m64n64k16(float (&d)[32], wg_u32 a0, wg_u32 a1, wg_u32 a2,
+                                     wg_u32 a3, wg_u64 desc_b, int scale_d) {
+  asm volatile(
+      "{\n.reg .pred p;\nsetp.ne.b32 p, %37, 0;\n"
+      "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 "
+      "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, "
+      "{%32, %33, %34, %35}, "
+      "%36, p, 1, 1, 1;\n}\n"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
+      : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "l"(desc_b), "r"(scale_d));
+}
+
+#line 240 "templates/sm90/wrappers.cuh"
+// d[0..63] (+)= A(64x16, shared, K-major) * B(16x128, shared, K-major), fp32.
+// scale_d = 0 ignores the old d (d = A*B). Accumulator layout (PTX ISA "Matrix Fragments for
+// wgmma .m64nNk16"): warp w of the warpgroup owns rows 16w..16w+15; with g = lane/4,
+// t = lane%4, d[4i+0], d[4i+1] are row 16w+g, columns 8i+2t, 8i+2t+1; d[4i+2], d[4i+3] the
+// same columns of row 16w+g+8.
+WG_FN void wg_mma_ss_m64n128k16(float (&d)[64], wg_u64 desc_a, wg_u64 desc_b,
+                                  int scale_d) {
+  asm volatile(
+      "{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
+      "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 "
+      "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, "
+      "%64, %65, p, 1, 1, 0, 0;\n}\n"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
+      : "l"(desc_a), "l"(desc_b), "r"(scale_d));
+}
+
+// d[0..63] += A(64x16, registers) * B(16x128, shared, N-major: transpose bit), fp32.
+// A fragment (same layout as two adjacent n8 chunks of the accumulator, packed to bf16x2,
+// lower column in the low half): a0 = rows g, k 2t..2t+1; a1 = row g+8, k 2t..2t+1;
+// a2 = row g, k 2t+8..2t+9; a3 = row g+8, k 2t+8..2t+9 (rows relative to 16w).
+// scale_d = 0 ignores the old d.
+WG_FN void wg_mma_rs_tb_m64n128k16(float (&d)[64], wg_u32 a0, wg_u32 a1, wg_u32 a2,
+                                     wg_u32 a3, wg_u64 desc_b, int scale_d) {
+  asm volatile(
+      "{\n.reg .pred p;\nsetp.ne.b32 p, %69, 0;\n"
+      "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 "
+      "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, "
+      "{%64, %65, %66, %67}, "
+      "%68, p, 1, 1, 1;\n}\n"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
+      : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "l"(desc_b), "r"(scale_d));
+}
+
+#line 274 "templates/sm90/wrappers.cuh"
+// ---- mbarrier (PTX ISA 9.7.13.15) ---------------------------------------------------------
+
+// Initializes the mbarrier at shared address `bar` to expect `count` arrivals per phase.
+WG_FN void wg_mbar_init(wg_u32 bar, wg_u32 count) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(bar), "r"(count) : "memory");
+}
+
+// Makes mbarrier initializations visible to the other threads and the async proxy.
+WG_FN void wg_fence_mbar_init() {
+  asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+}
+
+// Arrive (release, CTA scope) on the mbarrier; the returned state is discarded.
+WG_FN void wg_mbar_arrive(wg_u32 bar) {
+  asm volatile("{\n.reg .b64 st;\nmbarrier.arrive.shared::cta.b64 st, [%0];\n}\n" ::"r"(bar)
+               : "memory");
+}
+
+// 1 when the phase of parity `parity` has completed (acquire, CTA scope), else 0 after a
+// bounded hardware wait; callers loop.
+WG_FN wg_u32 wg_mbar_try_wait(wg_u32 bar, wg_u32 parity) {
+  wg_u32 ok;
+  asm volatile(
+      "{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
+      "selp.u32 %0, 1, 0, p;\n}\n"
+      : "=r"(ok)
+      : "r"(bar), "r"(parity)
+      : "memory");
+  return ok;
+}
+
+// ---- cp.async (16-byte global -> shared, completion tracked on an mbarrier) ----------------
+
+// Copies 16 bytes when src_bytes = 16; src_bytes = 0 reads nothing and writes 16 zero bytes.
+WG_FN void wg_cp_async_16(wg_u32 dst, const void *src, wg_u32 src_bytes) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(dst), "l"(src),
+               "r"(src_bytes)
+               : "memory");
+}
+
+// Arrive-on `bar` triggered when all prior cp.async of this thread have completed; .noinc:
+// the arrival counts against the count given at mbarrier.init (one per producer thread).
+WG_FN void wg_cp_async_mbar_arrive_noinc(wg_u32 bar) {
+  asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];" ::"r"(bar) : "memory");
+}
+
+// Waits for all of this thread's cp.async operations.
+WG_FN void wg_cp_async_wait_all() { asm volatile("cp.async.wait_all;" ::: "memory"); }
+
+// Bidirectional generic <-> async proxy fence for shared memory: cp.async and st.shared write
+// through the generic proxy, wgmma reads its shared-memory operands through the async proxy.
+WG_FN void wg_fence_proxy_async() {
+  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+}
+
+// ---- warpgroup roles -----------------------------------------------------------------------
+
+// Raise / lower this warpgroup's per-thread register budget (all 4 warps execute it).
+template <int N>
+WG_FN void wg_setmaxnreg_inc() {
+  asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(N));
+}
+template <int N>
+WG_FN void wg_setmaxnreg_dec() {
+  asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;" ::"n"(N));
+}
+
+// Named barriers (ids 1..15; 0 is __syncthreads): sync waits for `count` threads in total,
+// arrive signals without waiting. count is a multiple of 32.
+WG_FN void wg_bar_sync(wg_u32 id, wg_u32 count) {
+  asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(count) : "memory");
+}
+WG_FN void wg_bar_arrive(wg_u32 id, wg_u32 count) {
+  asm volatile("bar.arrive %0, %1;" ::"r"(id), "r"(count) : "memory");
+}
+
+// ---- fp32 arithmetic with fixed rounding (explicit .rn: never contracted into an FMA) ------
+
+WG_FN float wg_mul_rn(float a, float b) {
+  float r;
+  asm("mul.rn.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b));
+  return r;
+}
+
+WG_FN float wg_sub_rn(float a, float b) {
+  float r;
+  asm("sub.rn.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b));
+  return r;
+}
+
+WG_FN float wg_add_rn(float a, float b) {
+  float r;
+  asm("add.rn.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b));
+  return r;
+}
+
+// IEEE max: a NaN operand yields the other operand (C fmaxf).
+WG_FN float wg_max(float a, float b) {
+  float r;
+  asm("max.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b));
+  return r;
+}
+
+// 2^x (MUFU.EX2, ~2 ulp); ex2(-inf) = +0, NaN stays NaN; subnormal results flush to zero.
+WG_FN float wg_ex2(float x) {
+  float r;
+  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(x));
+  return r;
+}
+
+// 1/x correctly rounded.
+WG_FN float wg_rcp_rn(float x) {
+  float r;
+  asm("rcp.rn.f32 %0, %1;" : "=f"(r) : "f"(x));
+  return r;
+}
+
+// Butterfly shuffle: the value of lane (lane ^ mask) of the full warp.
+WG_FN float wg_shfl_xor(float x, int mask) {
+  float r;
+  asm volatile("shfl.sync.bfly.b32 %0, %1, %2, 0x1f, 0xffffffff;" : "=f"(r) : "f"(x), "r"(mask));
+  return r;
+}
+
+// ---- bit moves and bf16x2 packing (low half = lo, high half = hi) ----------------------------
+
+WG_FN wg_u32 wg_f32_bits(float x) {
+  wg_u32 r;
+  asm("mov.b32 %0, %1;" : "=r"(r) : "f"(x));
+  return r;
+}
+
+WG_FN float wg_f32_from_bits(wg_u32 u) {
+  float r;
+  asm("mov.b32 %0, %1;" : "=f"(r) : "r"(u));
+  return r;
+}
+
+// RTNE pack (cvt.rn: finite values exactly as docs/NUMERICS.md; NaN -> canonical NaN 0x7FFF).
+WG_FN wg_u32 wg_pack_bf16x2_rn(float lo, float hi) {
+  wg_u32 r;
+  asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
+  return r;
+}
+
+// RTZ pack (cvt.rz: truncation of finite values; NaN -> canonical NaN 0x7FFF).
+WG_FN wg_u32 wg_pack_bf16x2_rz(float lo, float hi) {
+  wg_u32 r;
+  asm("cvt.rz.bf16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
+  return r;
+}
+
+// RTNA pack of two finite-or-NaN values that are not +-Inf (P of the softmax): setting the
+// lowest mantissa bit turns an exact tie (low 16 bits 0x8000) into 0x8001, which nearest-even
+// rounds away from zero, and changes no other rounding decision (low bits below 0x8000 stay
+// below it: x | 1 <= 0x7FFF); then one cvt.rn. A NaN stays NaN. (+-Inf would become NaN,
+// which is why this is only for P.)
+WG_FN wg_u32 wg_pack_bf16x2_rna_noinf(float lo, float hi) {
+  wg_u32 r;
+  asm("{\n.reg .f32 a, b;\nor.b32 a, %1, 1;\nor.b32 b, %2, 1;\n"
+      "cvt.rn.bf16x2.f32 %0, b, a;\n}\n"
+      : "=r"(r)
+      : "r"(wg_f32_bits(lo)), "r"(wg_f32_bits(hi)));
+  return r;
+}
+
+// ---- shared / global moves -------------------------------------------------------------------
+
+WG_FN void wg_st_shared_b32(wg_u32 addr, wg_u32 x) {
+  asm volatile("st.shared.b32 [%0], %1;" ::"r"(addr), "r"(x) : "memory");
+}
+
+WG_FN void wg_ld_shared_v4(wg_u32 &x, wg_u32 &y, wg_u32 &z, wg_u32 &w, wg_u32 addr) {
+  asm volatile("ld.shared.v4.b32 {%0, %1, %2, %3}, [%4];"
+               : "=r"(x), "=r"(y), "=r"(z), "=r"(w)
+               : "r"(addr)
+               : "memory");
+}
+
+WG_FN void wg_st_global_v4(void *p, wg_u32 x, wg_u32 y, wg_u32 z, wg_u32 w) {
+  asm volatile("st.global.v4.b32 [%0], {%1, %2, %3, %4};" ::"l"(p), "r"(x), "r"(y), "r"(z),
+               "r"(w)
+               : "memory");
+}
+
+WG_FN void wg_st_global_b32(void *p, wg_u32 x) {
+  asm volatile("st.global.b32 [%0], %1;" ::"l"(p), "r"(x) : "memory");
+}
+
+WG_FN void wg_st_global_f32(float *p, float x) {
+  asm volatile("st.global.f32 [%0], %1;" ::"l"(p), "f"(x) : "memory");
+}
+
+#endif // ATTNGEN_SM90_WGMMA_WRAPPERS_CUH
+// ==== end of wgmma / TMA / mbarrier wrappers ==================================================
+#line 3 "templates/sm90/attn_fwd_wgmma.cu.in"
+#define AG_BF16_FN static __device__ __forceinline__
+#line 1 "templates/common/bf16_round.h"
+// bf16_round.h: the fp32 -> bf16 rounding formulas of docs/NUMERICS.md, on bit patterns.
+// One copy serves the device templates (via `//$ include "common/bf16_round.h"`), the host
+// runtime (runtime/src/bf16.c, the CPU reference) and the emulator.
+//
+// Plain C/C++, no includes. Every function takes the fp32 bit pattern u (unsigned int,
+// 32 bits on every target we build for) and returns the bf16 bit pattern in the low 16 bits.
+// Define AG_BF16_FN before including to change the function qualifiers, e.g. in CUDA/HIP
+//   #define AG_BF16_FN __device__ __forceinline__
+// The default is `static inline` (host C/C++).
+//
+// Modes (NaN -> 0x7FFF in every mode, +-Inf stays +-Inf, finite overflow follows the formula):
+//   ag_bf16_rtne(u): (u + 0x7FFF + ((u >> 16) & 1)) >> 16   nearest, ties to even
+//   ag_bf16_rtna(u): (u + 0x8000) >> 16                     nearest, ties away from zero
+//   ag_bf16_rtz(u):  u >> 16                                toward zero
+// Templates pick the mode at expansion time: ag_bf16_rtne(bits).
+// ag_bf16_round(u, mode) takes mode as the attngen_rounding value (0 rtne, 1 rtna, 2 rtz).
+#ifndef AG_BF16_ROUND_H
+#define AG_BF16_ROUND_H
+
+#ifndef AG_BF16_FN
+#define AG_BF16_FN static inline
+#endif
+
+#define AG_BF16_CANONICAL_NAN 0x7FFFu
+
+// True when the fp32 bit pattern u is a NaN (exponent all ones, mantissa nonzero).
+AG_BF16_FN int ag_bf16_is_nan32(unsigned int u) { return (u & 0x7FFFFFFFu) > 0x7F800000u; }
+
+AG_BF16_FN unsigned int ag_bf16_rtne(unsigned int u) {
+  return ag_bf16_is_nan32(u) ? AG_BF16_CANONICAL_NAN : (u + 0x7FFFu + ((u >> 16) & 1u)) >> 16;
+}
+
+AG_BF16_FN unsigned int ag_bf16_rtna(unsigned int u) {
+  return ag_bf16_is_nan32(u) ? AG_BF16_CANONICAL_NAN : (u + 0x8000u) >> 16;
+}
+
+AG_BF16_FN unsigned int ag_bf16_rtz(unsigned int u) {
+  return ag_bf16_is_nan32(u) ? AG_BF16_CANONICAL_NAN : u >> 16;
+}
+
+// Mode chosen at run time (host code, tests); an unknown mode rounds to nearest even.
+AG_BF16_FN unsigned int ag_bf16_round(unsigned int u, int mode) {
+  return mode == 1 ? ag_bf16_rtna(u) : mode == 2 ? ag_bf16_rtz(u) : ag_bf16_rtne(u);
+}
+
+// bf16 bit pattern (low 16 bits of b) -> fp32 bit pattern; exact.
+AG_BF16_FN unsigned int ag_bf16_to_f32_bits(unsigned int b) { return (b & 0xFFFFu) << 16; }
+
+#endif // AG_BF16_ROUND_H
+#line 5 "templates/sm90/attn_fwd_wgmma.cu.in"
+// attn_fwd_wgmma.cu.in: bf16 forward attention (head_dim 128) for NVIDIA Hopper (sm_90a) with
+// warpgroup MMA (wgmma), a producer warpgroup and two consumer warpgroups in ping-pong.
+// Variant attn_fwd_d128_bshd_rtne_q1_kv64_w12_nosplit_wgmma_sm90.
+//
+// Persistent grid (384 threads = 3 warpgroups per block; grid (min(jobs, SMs), 1, 1)):
+// a job is one (m-block of 128 query rows, head, batch); block x runs jobs x, x + gridDim.x,
+// ... with m-blocks fastest, then heads, then batch (the blocks running at one time share a
+// few heads' K/V in L2). The K/V ring and the named-barrier ping-pong continue across jobs, so
+// the producer loads the next job's Q and first K/V tiles while the consumers finish the
+// current job (last P.V, epilogue).
+//   warpgroup 0 (producer, 40 registers after setmaxnreg.dec): per job copies Q
+//     (128 rows; after both consumers released the previous job's Q: q_empty) and then
+//     K and V tiles of 64 keys into a ring of 4 stages. Each tile's arrival
+//     completes an mbarrier (full_k / full_v); a stage is refilled after both consumers
+//     released it (empty_k / empty_v, one arrival per consumer warp).
+//   warpgroups 1 and 2 (consumers, 232 registers after setmaxnreg.inc): consumer c
+//     owns query rows [64c, 64c + 64) of the block. Per KV tile j it issues S_j = Q K_j^T
+//     (wgmma m64n64k16, Q and K from shared memory) and O += P_{j-1} V_{j-1}
+//     (wgmma m64n128k16, P from registers, V from shared memory read N-major through the
+//     descriptor's transpose bit: no transposed copy of V), then does the softmax of S_j
+//     while the other consumer's wgmmas run. Named barriers 1 and 2 hand the tensor cores
+//     from one consumer to the other (ping-pong): consumer c waits on barrier 1 + c before
+//     issuing and arrives on the other's barrier after issuing.
+//
+// Why cp.async and not TMA: the kernel ABI is one attngen_kargs parameter, and tensor-map
+// TMA (cp.async.bulk.tensor) needs a CUtensorMap encoded on the host and passed by value.
+// The 1D bulk copy (cp.async.bulk) cannot write the 128-byte swizzled layout that the
+// wgmma descriptors read (it copies contiguous bytes; the swizzle permutes the 16-byte
+// chunks of every row), so the producer issues 16-byte cp.async copies to swizzled
+// addresses (src-size 0 zero-fills rows past Sq / Skv) and signals with
+// cp.async.mbarrier.arrive.noinc. cp.async writes through the generic proxy and wgmma
+// reads through the async proxy, so each consumer executes fence.proxy.async after its
+// mbarrier wait and before the wgmmas that read the tile. Each producer thread moves
+// 8 x 16 bytes per K or V tile.
+//
+// Shared memory (128-byte swizzle: in every 1024-byte atom of 8 rows x 128 bytes, 16-byte
+// chunk c of row r sits at chunk c ^ (r & 7)); rows of 256 bytes are split into two halves
+// (d 0..63 and 64..127), each half a K-major (Q, K) or N-major (V) canonical layout:
+//   Q [2][128][128 B] | K [4][2][64][128 B] | V (same) | mbarriers
+// O is stored from registers (each quad of lanes writes 16 contiguous bytes of a row): Q's
+// shared memory already holds the next job's Q.
+// Numerics follow docs/NUMERICS.md step by step (comments numbered like its steps).
+// attngen-launch: threads=384 block_m=128 smem_bytes=165008
+
+namespace {
+
+constexpr int kKv = 64;              // keys per KV tile
+constexpr int kStages = 4;
+constexpr int kBlockM = 128;
+constexpr int kSRegs = 32;      // fp32 S registers per consumer thread
+constexpr int kPRegs = 16;      // bf16x2 P registers per consumer thread
+constexpr int kKvChunks = 8;   // 16-byte copies per producer thread per tile
+constexpr wg_u32 kQHalf = 16384;
+constexpr wg_u32 kKvHalf = 8192;
+constexpr wg_u32 kKvStage = 16384;
+constexpr wg_u32 kOffK = 32768;
+constexpr wg_u32 kOffV = kOffK + kStages * kKvStage;
+constexpr wg_u32 kOffBar = kOffV + kStages * kKvStage;
+constexpr float kLn2 = 0.693147180559945309f;
+
+// 128-byte swizzled, 1024-byte atoms: wgmma shared-memory descriptor for a start address,
+// leading and stride byte offsets (PTX ISA "Matrix Descriptor Format", swizzle mode 1).
+__device__ __forceinline__ wg_u64 make_desc(wg_u32 addr, wg_u32 lbo, wg_u32 sbo) {
+  return (wg_u64)((addr & 0x3FFFFu) >> 4) | ((wg_u64)((lbo & 0x3FFFFu) >> 4) << 16) |
+         ((wg_u64)((sbo & 0x3FFFFu) >> 4) << 32) | (1ull << 62);
+}
+
+// Byte offset of 16-byte chunk c (0..7) of row r in a swizzled half (r counted from an atom
+// boundary; rows are 128 bytes apart).
+__device__ __forceinline__ wg_u32 swz(int r, int c) {
+  return (wg_u32)(r * 128 + ((c ^ (r & 7)) << 4));
+}
+
+// P (step 5): two fp32 probabilities -> bf16x2 with the variant's rounding, lower column low.
+// For P only finite values in [0, 1] and NaN occur; NaN stays a NaN (it only feeds P.V).
+__device__ __forceinline__ wg_u32 pack_p(float lo, float hi) {
+#line 82 "templates/sm90/attn_fwd_wgmma.cu.in"
+  return wg_pack_bf16x2_rn(lo, hi);
+#line 90 "templates/sm90/attn_fwd_wgmma.cu.in"
+}
+
+// Output rounding (step 6) of two values, lower column low: exactly the docs/NUMERICS.md formula
+// (NaN -> 0x7FFF, +-Inf kept, overflow per the formula). RTNE and RTZ are one cvt each
+// (cvt.rn / cvt.rz to bf16x2 round finite values as the formulas and give 0x7FFF for every
+// NaN); RTNA has no cvt and uses the integer formula.
+__device__ __forceinline__ wg_u32 round_out2(float lo, float hi) {
+#line 98 "templates/sm90/attn_fwd_wgmma.cu.in"
+  return wg_pack_bf16x2_rn(lo, hi);
+#line 104 "templates/sm90/attn_fwd_wgmma.cu.in"
+}
+
+__device__ __forceinline__ void mbar_wait(wg_u32 bar, wg_u32 parity) {
+  while (!wg_mbar_try_wait(bar, parity)) {
+  }
+}
+
+} // namespace
+
+extern "C" __global__ void __launch_bounds__(384, 1) attn_fwd_d128_bshd_rtne_q1_kv64_w12_nosplit_wgmma_sm90(attngen_kargs a) {
+  extern __shared__ __align__(1024) unsigned char smem_raw[];
+  const wg_u32 sbase = (wg_smem_addr(smem_raw) + 1023u) & ~1023u;
+  const wg_u32 sQ = sbase;
+  const wg_u32 sK = sbase + kOffK;
+  const wg_u32 sV = sbase + kOffV;
+  const wg_u32 bar_q = sbase + kOffBar;            // Q landed
+  const wg_u32 bar_q_empty = bar_q + 8;            // Q released (last S of the job done)
+  const wg_u32 bar_full_k = bar_q_empty + 8;       // [stage]: K tile landed
+  const wg_u32 bar_full_v = bar_full_k + 8 * kStages;
+  const wg_u32 bar_empty_k = bar_full_v + 8 * kStages;  // [stage]: K tile released
+  const wg_u32 bar_empty_v = bar_empty_k + 8 * kStages;
+
+  const int tid = (int)threadIdx.x;
+  const int wgroup = tid >> 7;
+  const int H = a.H, Sq = a.Sq, Skv = a.Skv;
+  const int n_mb = a.num_q_blocks;
+  const int n_jobs = n_mb * H * a.B;
+  const int n_tiles = (Skv + kKv - 1) / kKv;
+#line 133 "templates/sm90/attn_fwd_wgmma.cu.in"
+  const wg_u32 row_stride = (wg_u32)H * 128u;
+#line 137 "templates/sm90/attn_fwd_wgmma.cu.in"
+  // Element offsets of job `job`'s Q/O rows and K/V rows: 64-bit per-(batch, head) base,
+  // 32-bit row offsets within a batch. Also returns the job's first query row.
+  auto job_bases = [&](int job, long long &q_base, long long &kv_base, int &q0, int &h, int &b) {
+    const int mb = job % n_mb;
+    const int hb = job / n_mb;
+    h = hb % H;
+    b = hb / H;
+    q0 = mb * kBlockM;
+#line 146 "templates/sm90/attn_fwd_wgmma.cu.in"
+    q_base = ((long long)b * Sq * H + h) * 128;
+    kv_base = ((long long)b * Skv * H + h) * 128;
+#line 152 "templates/sm90/attn_fwd_wgmma.cu.in"
+  };
+
+  if (tid == 0) {
+    wg_mbar_init(bar_q, 128);                // one .noinc arrival per producer thread
+    wg_mbar_init(bar_q_empty, 8);            // one arrival per consumer warp
+    for (int s = 0; s < kStages; ++s) {
+      wg_mbar_init(bar_full_k + 8 * s, 128);
+      wg_mbar_init(bar_full_v + 8 * s, 128);
+      wg_mbar_init(bar_empty_k + 8 * s, 8);
+      wg_mbar_init(bar_empty_v + 8 * s, 8);
+    }
+    wg_fence_mbar_init();
+  }
+  __syncthreads();
+
+  if (wgroup == 0) {
+    // ================================ producer ================================
+    wg_setmaxnreg_dec<40>();
+    // Thread tid copies chunk c (of 16) of rows r0, r0 + 8, r0 + 16, ...: within a 1024-byte
+    // atom its row is always r0 (mod 8), so its swizzled offset is fixed.
+    const int c = tid & 15;
+    const int r0 = tid >> 4;
+    const wg_u32 dst0 = (wg_u32)(c >> 3);    // which half of the row
+    const wg_u32 chunk_off = swz(r0, c & 7);
+    const wg_u32 step = 8u * row_stride;     // elements between this thread's rows
+    int it = 0;                              // K/V tiles issued so far (ring position)
+    int nj = 0;                              // jobs of this block so far
+    if (n_tiles > 0) {
+      for (int job = (int)blockIdx.x; job < n_jobs; job += (int)gridDim.x, ++nj) {
+        long long q_base, kv_base;
+        int q0, h, b;
+        job_bases(job, q_base, kv_base, q0, h, b);
+        const unsigned short *qg = (const unsigned short *)a.q + q_base + c * 8;
+        const unsigned short *kg = (const unsigned short *)a.k + kv_base + c * 8;
+        const unsigned short *vg = (const unsigned short *)a.v + kv_base + c * 8;
+        if (nj > 0) mbar_wait(bar_q_empty, (wg_u32)((nj - 1) & 1));
+#pragma unroll
+        for (int i = 0; i < kBlockM / 8; ++i) {
+          const int qrow = q0 + r0 + 8 * i;
+          const bool ok = qrow < Sq;
+          wg_cp_async_16(sQ + dst0 * kQHalf + chunk_off + i * 1024,
+                         qg + (ok ? (wg_u32)qrow * row_stride : 0u), ok ? 16u : 0u);
+        }
+        wg_cp_async_mbar_arrive_noinc(bar_q);
+        // (unroll 8, not full: fully unrolled copy loops exceed the producer's register budget)
+        for (int j = 0; j < n_tiles; ++j, ++it) {
+          const int s = it % kStages;
+          const wg_u32 round_parity = (wg_u32)((it / kStages - 1) & 1);
+          const int row0 = j * kKv + r0;
+          const int rows_left = Skv - row0;    // copy i is in range iff 8 i < rows_left
+          // K tile j (keys past Skv are zero-filled; their scores are masked anyway).
+          if (it >= kStages) mbar_wait(bar_empty_k + 8 * s, round_parity);
+          const wg_u32 dk = sK + s * kKvStage + dst0 * kKvHalf + chunk_off;
+          wg_u32 off = (wg_u32)row0 * row_stride;
+#pragma unroll 8
+          for (int i = 0; i < kKvChunks; ++i) {
+            const bool ok = 8 * i < rows_left;
+            wg_cp_async_16(dk + i * 1024, kg + (ok ? off : 0u), ok ? 16u : 0u);
+            off += step;
+          }
+          wg_cp_async_mbar_arrive_noinc(bar_full_k + 8 * s);
+          // V tile j (rows past Skv are zero: P is 0 there, and 0 * 0 cannot inject a NaN).
+          if (it >= kStages) mbar_wait(bar_empty_v + 8 * s, round_parity);
+          const wg_u32 dv = sV + s * kKvStage + dst0 * kKvHalf + chunk_off;
+          off = (wg_u32)row0 * row_stride;
+#pragma unroll 8
+          for (int i = 0; i < kKvChunks; ++i) {
+            const bool ok = 8 * i < rows_left;
+            wg_cp_async_16(dv + i * 1024, vg + (ok ? off : 0u), ok ? 16u : 0u);
+            off += step;
+          }
+          wg_cp_async_mbar_arrive_noinc(bar_full_v + 8 * s);
+        }
+      }
+    }
+    wg_cp_async_wait_all();
+  } else {
+    // ================================ consumers ===============================
+    wg_setmaxnreg_inc<232>();
+    const int cw = wgroup - 1;               // consumer index: rows [64 cw, 64 cw + 64)
+    const int ct = tid & 127;
+    const int wq = ct >> 5;                  // warp in the warpgroup: rows 16 wq .. 16 wq + 15
+    const int lane = tid & 31;
+    const int g = lane >> 2;                 // accumulator rows g and g + 8
+    const int t4 = lane & 3;                 // accumulator columns 8i + 2 t4, + 1
+    const wg_u32 bar_me = 1u + (wg_u32)cw;   // ping-pong: my turn on the tensor cores
+    const wg_u32 bar_other = 2u - (wg_u32)cw;
+    const float scale_log2 = a.scale_log2;
+    const float neg_inf = wg_f32_from_bits(0xFF800000u);
+
+    float o[64];
+    float s[kSRegs];
+    wg_u32 p[kPRegs];
+#pragma unroll
+    for (int i = 0; i < kSRegs; ++i) s[i] = 0.f;
+#pragma unroll
+    for (int i = 0; i < kPRegs; ++i) p[i] = 0u;
+    float m0, m1;                            // running max of t (rows g, g + 8), step 3
+    float l0, l1;                            // this thread's part of l, step 4
+
+    const wg_u32 q_rows = sQ + (wg_u32)cw * 64u * 128u;
+
+    // Issue S = Q K_j^T (step 1) from stage sj: 8 k-steps of 16 over d; the k-step's 32 bytes
+    // sit at offset 32 (kk & 3) of half kk >> 2 (the hardware applies the swizzle).
+    auto issue_qk = [&](int sj) {
+      const wg_u32 kt = sK + sj * kKvStage;
+#pragma unroll
+      for (int kk = 0; kk < 8; ++kk) {
+        const wg_u64 da = make_desc(q_rows + (kk >> 2) * kQHalf + (kk & 3) * 32, 16, 1024);
+        const wg_u64 db = make_desc(kt + (kk >> 2) * kKvHalf + (kk & 3) * 32, 16, 1024);
+        wg_mma_ss_m64n64k16(s, da, db, kk > 0 ? 1 : 0);
+      }
+      wg_commit();
+    };
+    // Issue O += P V (step 5) from stage sp. V is read N-major: 64 d-columns per 128-byte row,
+    // the two halves kKvHalf apart (LBO), 8-key groups 1024 bytes apart (SBO), 16 keys per
+    // k-step = 2048 bytes.
+    auto issue_pv = [&](int sp) {
+      const wg_u32 vt = sV + sp * kKvStage;
+#pragma unroll
+      for (int kk = 0; kk < kKv / 16; ++kk) {
+        const wg_u64 db = make_desc(vt + kk * 2048, kKvHalf, 1024);
+        wg_mma_rs_tb_m64n128k16(o, p[4 * kk], p[4 * kk + 1], p[4 * kk + 2], p[4 * kk + 3], db, 1);
+      }
+      wg_commit();
+    };
+    // Waits for my turn on the tensor cores, then orders the tile's cp.async writes and my
+    // register writes before the wgmmas.
+    auto begin_issue = [&]() {
+      wg_bar_sync(bar_me, 256);
+      wg_fence_proxy_async();                // cp.async (generic proxy) -> wgmma (async proxy)
+#pragma unroll
+      for (int i = 0; i < 64; ++i) wg_fence_operand(o[i]);
+#pragma unroll
+      for (int i = 0; i < kSRegs; ++i) wg_fence_operand(s[i]);
+#pragma unroll
+      for (int i = 0; i < kPRegs; ++i) wg_fence_operand(p[i]);
+      wg_fence();
+    };
+    // Steps 2-4 on S of tile j (already complete): t = s * scale_log2, keys past Skv -> -inf,
+    // new running max, p = exp2(t - m) in place, l = l * alpha + sum(p). Returns the rescale
+    // factors exp2(m_old - m_new) of rows g and g + 8 (unused for the first tile, where O and
+    // l are still 0 and nothing is rescaled).
+    auto softmax = [&](int j, bool first, float &alpha0, float &alpha1) {
+#pragma unroll
+      for (int i = 0; i < kSRegs; ++i) s[i] = wg_mul_rn(s[i], scale_log2);
+      const int lim = Skv - j * kKv;
+      if (lim < kKv) {
+#pragma unroll
+        for (int i = 0; i < kSRegs; ++i) {
+          const int col = 8 * (i >> 2) + 2 * t4 + (i & 1);
+          if (col >= lim) s[i] = neg_inf;
+        }
+      }
+      float mx0 = m0, mx1 = m1;              // row max, 4 threads share a row
+#pragma unroll
+      for (int i = 0; i < kSRegs; i += 4) {
+        mx0 = wg_max(mx0, wg_max(s[i], s[i + 1]));
+        mx1 = wg_max(mx1, wg_max(s[i + 2], s[i + 3]));
+      }
+      mx0 = wg_max(mx0, wg_shfl_xor(mx0, 1));
+      mx0 = wg_max(mx0, wg_shfl_xor(mx0, 2));
+      mx1 = wg_max(mx1, wg_shfl_xor(mx1, 1));
+      mx1 = wg_max(mx1, wg_shfl_xor(mx1, 2));
+      alpha0 = first ? 0.f : wg_ex2(wg_sub_rn(m0, mx0));
+      alpha1 = first ? 0.f : wg_ex2(wg_sub_rn(m1, mx1));
+      m0 = mx0;
+      m1 = mx1;
+      float rs0 = 0.f, rs1 = 0.f;
+#pragma unroll
+      for (int i = 0; i < kSRegs; i += 4) {
+        s[i] = wg_ex2(wg_sub_rn(s[i], m0));
+        s[i + 1] = wg_ex2(wg_sub_rn(s[i + 1], m0));
+        s[i + 2] = wg_ex2(wg_sub_rn(s[i + 2], m1));
+        s[i + 3] = wg_ex2(wg_sub_rn(s[i + 3], m1));
+        rs0 = wg_add_rn(rs0, wg_add_rn(s[i], s[i + 1]));
+        rs1 = wg_add_rn(rs1, wg_add_rn(s[i + 2], s[i + 3]));
+      }
+      l0 = first ? rs0 : wg_add_rn(wg_mul_rn(l0, alpha0), rs0);
+      l1 = first ? rs1 : wg_add_rn(wg_mul_rn(l1, alpha1), rs1);
+    };
+    // Step 5: P = bf16_round(p). Two adjacent n8 chunks of the S accumulator have the layout
+    // of one k16 A fragment of P.V.
+    auto pack = [&]() {
+#pragma unroll
+      for (int kk = 0; kk < kKv / 16; ++kk) {
+        p[4 * kk] = pack_p(s[8 * kk], s[8 * kk + 1]);
+        p[4 * kk + 1] = pack_p(s[8 * kk + 2], s[8 * kk + 3]);
+        p[4 * kk + 2] = pack_p(s[8 * kk + 4], s[8 * kk + 5]);
+        p[4 * kk + 3] = pack_p(s[8 * kk + 6], s[8 * kk + 7]);
+      }
+    };
+
+    // Step 6: o = O * (1 / l) (l = 0 -> 0), rounded, stored from registers: a quad of lanes
+    // writes 16 contiguous bytes of a row. Step 7: LSE = m ln2 + ln l. For job `job` with the
+    // final running max (em0, em1) and this thread's parts of l (el0, el1).
+    auto epilogue = [&](int job, float em0, float em1, float el0, float el1) {
+      long long q_base, kv_base;
+      int q0, h, b;
+      job_bases(job, q_base, kv_base, q0, h, b);
+      (void)kv_base;
+      float ls0 = wg_add_rn(el0, wg_shfl_xor(el0, 1));
+      ls0 = wg_add_rn(ls0, wg_shfl_xor(ls0, 2));
+      float ls1 = wg_add_rn(el1, wg_shfl_xor(el1, 1));
+      ls1 = wg_add_rn(ls1, wg_shfl_xor(ls1, 2));
+      const float inv0 = ls0 == 0.f ? 0.f : wg_rcp_rn(ls0);
+      const float inv1 = ls1 == 0.f ? 0.f : wg_rcp_rn(ls1);
+      const int qa = q0 + 64 * cw + 16 * wq + g;  // rows qa and qa + 8
+      unsigned short *og = (unsigned short *)a.o + q_base + 2 * t4;
+      const bool ok0 = qa < Sq, ok1 = qa + 8 < Sq;
+      unsigned short *og0 = og + (wg_u32)(ok0 ? qa : 0) * row_stride;
+      unsigned short *og1 = og + (wg_u32)(ok1 ? qa + 8 : 0) * row_stride;
+#pragma unroll
+      for (int i = 0; i < 16; ++i) {
+        const wg_u32 r0 = round_out2(wg_mul_rn(o[4 * i], inv0), wg_mul_rn(o[4 * i + 1], inv0));
+        const wg_u32 r1 = round_out2(wg_mul_rn(o[4 * i + 2], inv1), wg_mul_rn(o[4 * i + 3], inv1));
+        if (ok0) wg_st_global_b32(og0 + 8 * i, r0);
+        if (ok1) wg_st_global_b32(og1 + 8 * i, r1);
+      }
+      if (a.lse != 0 && t4 == 0) {
+        float *lse = a.lse + ((long long)b * H + h) * (long long)Sq;
+        if (ok0) wg_st_global_f32(lse + qa, wg_add_rn(wg_mul_rn(em0, kLn2), logf(ls0)));
+        if (ok1) wg_st_global_f32(lse + qa + 8, wg_add_rn(wg_mul_rn(em1, kLn2), logf(ls1)));
+      }
+    };
+
+#pragma unroll
+    for (int i = 0; i < 64; ++i) o[i] = 0.f;
+    m0 = neg_inf;
+    m1 = neg_inf;
+    l0 = 0.f;
+    l1 = 0.f;
+    // One continuous pipeline over all of the block's jobs: round r issues S of the r-th KV
+    // tile and P.V of the tile before it, also across a job boundary, where the round issues
+    // S_0 of the new job next to P_{n-1} V_{n-1} of the old one and, once that P.V is done,
+    // stores the old job's O (its epilogue overlaps the other consumer's wgmmas) before the
+    // new job's P_0 is packed. Only the block's last job has a round of its own for its last
+    // P.V. Each consumer issues the same number of rounds and arrives on the other's barrier
+    // after each, so the ping-pong turns alternate; consumer 1's final arrival is never
+    // waited on.
+    int it = 0;                              // K/V tiles consumed so far (ring position)
+    int nj = 0;                              // jobs of this block so far
+    int job = (int)blockIdx.x;               // the job of the current round
+    int o_job = job;                         // the job whose O is in o[]
+    if (n_tiles == 0) {                      // Skv = 0: out = 0, LSE = -inf
+      for (; job < n_jobs; job += (int)gridDim.x) epilogue(job, neg_inf, neg_inf, 0.f, 0.f);
+      return;
+    }
+    if (cw == 1) wg_bar_arrive(1, 256);      // consumer 0 issues first
+    {
+      // The block's first round: S_0 of its first job only.
+      mbar_wait(bar_q, 0u);
+      mbar_wait(bar_full_k, 0u);
+      begin_issue();
+      issue_qk(0);
+      wg_bar_arrive(bar_other, 256);
+      wg_wait<0>();
+#pragma unroll
+      for (int i = 0; i < kSRegs; ++i) wg_fence_operand(s[i]);
+      if (lane == 0) {
+        wg_mbar_arrive(bar_empty_k);
+        if (n_tiles == 1) wg_mbar_arrive(bar_q_empty);
+      }
+      float alpha0, alpha1;
+      softmax(0, true, alpha0, alpha1);
+      pack();
+    }
+    // A round that issues S_j and P_{j-1} V_{j-1} of the same job (1 <= j < n_tiles).
+    auto steady_round = [&](int j) {
+      const int sj = it % kStages;
+      const int sp = (it + kStages - 1) % kStages;
+      mbar_wait(bar_full_k + 8 * sj, (wg_u32)((it / kStages) & 1));
+      mbar_wait(bar_full_v + 8 * sp, (wg_u32)(((it - 1) / kStages) & 1));
+      begin_issue();
+      issue_qk(sj);
+      issue_pv(sp);
+      wg_bar_arrive(bar_other, 256);         // the other consumer's wgmmas queue behind mine
+      wg_wait<1>();                          // S_j done, P V may still run
+#pragma unroll
+      for (int i = 0; i < kSRegs; ++i) wg_fence_operand(s[i]);
+      if (lane == 0) {
+        wg_mbar_arrive(bar_empty_k + 8 * sj);
+        if (j == n_tiles - 1) wg_mbar_arrive(bar_q_empty);  // the job's last read of Q
+      }
+      float alpha0, alpha1;
+      softmax(j, false, alpha0, alpha1);
+      wg_wait<0>();
+#pragma unroll
+      for (int i = 0; i < 64; ++i) wg_fence_operand(o[i]);
+#pragma unroll
+      for (int i = 0; i < kPRegs; ++i) wg_fence_operand(p[i]);
+      if (lane == 0) wg_mbar_arrive(bar_empty_v + 8 * sp);
+#pragma unroll
+      for (int i = 0; i < 64; i += 4) {      // step 3: O rescaled to the new max
+        o[i] = wg_mul_rn(o[i], alpha0);
+        o[i + 1] = wg_mul_rn(o[i + 1], alpha0);
+        o[i + 2] = wg_mul_rn(o[i + 2], alpha1);
+        o[i + 3] = wg_mul_rn(o[i + 3], alpha1);
+      }
+      pack();
+      ++it;
+    };
+    it = 1;
+    for (int j = 1; j < n_tiles; ++j) steady_round(j);
+    for (job += (int)gridDim.x; job < n_jobs; job += (int)gridDim.x) {
+      ++nj;
+      {
+        // Job boundary: S_0 of `job` and the last P.V of o_job; then o_job's epilogue.
+        const int sj = it % kStages;
+        const int sp = (it + kStages - 1) % kStages;
+        mbar_wait(bar_q, (wg_u32)(nj & 1));
+        mbar_wait(bar_full_k + 8 * sj, (wg_u32)((it / kStages) & 1));
+        mbar_wait(bar_full_v + 8 * sp, (wg_u32)(((it - 1) / kStages) & 1));
+        begin_issue();
+        issue_qk(sj);
+        issue_pv(sp);
+        wg_bar_arrive(bar_other, 256);
+        wg_wait<1>();
+#pragma unroll
+        for (int i = 0; i < kSRegs; ++i) wg_fence_operand(s[i]);
+        if (lane == 0) {
+          wg_mbar_arrive(bar_empty_k + 8 * sj);
+          if (n_tiles == 1) wg_mbar_arrive(bar_q_empty);
+        }
+        const float pm0 = m0, pm1 = m1, pl0 = l0, pl1 = l1;  // o_job's, for its epilogue
+        m0 = neg_inf;
+        m1 = neg_inf;
+        float alpha0, alpha1;
+        softmax(0, true, alpha0, alpha1);
+        wg_wait<0>();
+#pragma unroll
+        for (int i = 0; i < 64; ++i) wg_fence_operand(o[i]);
+#pragma unroll
+        for (int i = 0; i < kPRegs; ++i) wg_fence_operand(p[i]);
+        if (lane == 0) wg_mbar_arrive(bar_empty_v + 8 * sp);
+        epilogue(o_job, pm0, pm1, pl0, pl1);
+        o_job = job;
+#pragma unroll
+        for (int i = 0; i < 64; ++i) o[i] = 0.f;
+        pack();
+        ++it;
+      }
+      for (int j = 1; j < n_tiles; ++j) steady_round(j);
+    }
+    {
+      // The last job's P_{n-1} V_{n-1}, then its epilogue.
+      const int sp = (it + kStages - 1) % kStages;
+      mbar_wait(bar_full_v + 8 * sp, (wg_u32)(((it - 1) / kStages) & 1));
+      begin_issue();
+      issue_pv(sp);
+      wg_bar_arrive(bar_other, 256);
+      wg_wait<0>();
+#pragma unroll
+      for (int i = 0; i < 64; ++i) wg_fence_operand(o[i]);
+      if (lane == 0) wg_mbar_arrive(bar_empty_v + 8 * sp);
+      epilogue(o_job, m0, m1, l0, l1);
+    }
+  }
+}
