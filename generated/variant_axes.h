@@ -27,6 +27,14 @@ extern const char *const attngen__kv_split_names[ATTNGEN__SPLIT_COUNT];
 #define ATTNGEN__SPLIT_OFF_NAME "off"
 #define ATTNGEN__SPLIT_TAIL_NAME "tail"
 
+/* axis v_path */
+typedef enum { ATTNGEN__V_PATH_PERM = 0, ATTNGEN__V_PATH_VT = 1, ATTNGEN__V_PATH_COUNT = 2 } attngen__v_path;
+extern const char *const attngen__v_path_names[ATTNGEN__V_PATH_COUNT];
+#define ATTNGEN__V_PATH_LIST "perm, vt" /* for messages */
+#define ATTNGEN__V_PATH_CHOICES "perm|vt" /* for usage texts */
+#define ATTNGEN__V_PATH_PERM_NAME "perm"
+#define ATTNGEN__V_PATH_VT_NAME "vt"
+
 /* axis impl */
 typedef enum { ATTNGEN__IMPL_MFMA = 0, ATTNGEN__IMPL_MMA = 1, ATTNGEN__IMPL_WGMMA = 2, ATTNGEN__IMPL_COUNT = 3 } attngen__impl;
 extern const char *const attngen__impl_names[ATTNGEN__IMPL_COUNT];
@@ -64,9 +72,11 @@ typedef struct attngen__variant_desc {
   int smem_bytes; /* dynamic shared memory / LDS bytes requested at launch */
   int softmax_step; /* keys per running-max update (P is rounded against that max): the CPU reference uses the same step */
   int ws_row_bytes; /* tail KV split: workspace bytes per Q row of a part (0 without a split) */
+  int score_fma; /* softmax form: 1 = p = exp2(fma(s, scale_log2, -m)) rounded once, 0 = exp2(fl(s * scale_log2) - m); the CPU reference follows it */
+  int v_path; /* attngen__v_path: VT = V pre-transposed into the workspace by a pre-pass launch of the kernel (kargs.reserved = 1) */
 } attngen__variant_desc;
 
 /* X(field) for every int field of attngen__variant_desc, in order. */
-#define ATTNGEN__VARIANT_DESC_FIELDS(X) X(target) X(layout) X(rounding) X(q_tiles) X(kv_tile) X(waves) X(kv_split) X(impl) X(threads) X(block_m) X(smem_bytes) X(softmax_step) X(ws_row_bytes)
+#define ATTNGEN__VARIANT_DESC_FIELDS(X) X(target) X(layout) X(rounding) X(q_tiles) X(kv_tile) X(waves) X(kv_split) X(impl) X(threads) X(block_m) X(smem_bytes) X(softmax_step) X(ws_row_bytes) X(score_fma) X(v_path)
 
 #endif /* ATTNGEN_VARIANT_AXES_H */

@@ -326,6 +326,22 @@ static void test_emu_bug_load_never_waited(void **state) {
   expect_report("bug_load_never_waited", 64, "never waited for");
 }
 
+static void test_emu_uniform(void **state) {
+  (void)state;
+  NEED("uniform_ok");
+  NEED("bug_not_uniform");
+  unsigned buf[64];
+  attngen_kargs a;
+  memset(&a, 0, sizeof a);
+  a.ws = (float *)(void *)buf;
+  char err[1024] = "";
+  memset(buf, 0xFF, sizeof buf);
+  assert_int_equal(run("uniform_ok", 64, a, 3, err, sizeof err), 0);
+  for (unsigned l = 0; l < 64; l++) assert_int_equal(buf[l], 5u + l);
+  /* a lane far from lane 0 (40..63) holding another value is reported */
+  expect_report("bug_not_uniform", 64, "value 0x8 is not uniform across the wave");
+}
+
 /* The same kernel gives the same result under different wave/block orders. */
 static void test_emu_seed_independent(void **state) {
   (void)state;
@@ -400,7 +416,22 @@ static double run_variant(const attngen__emu_kernel *k, const attngen__variant_d
   char err[1024] = "";
   attngen__emu_stats s0, s1;
   attngen__emu_get_stats(&s0);
-  int rc = attngen__emu_launch(k->fn, gx, gy, gz, (unsigned)d->threads, a, 42, err, sizeof err);
+  int rc = 0;
+  void *vt_ws = NULL;
+  if (d->v_path == ATTNGEN__V_PATH_VT) {
+    /* v_path=vt: the pre-pass launch (kargs.reserved = 1, runtime/src/api.c) writes V in
+     * operand order, 16-key chunks of 4096 bytes per (b, h), to the workspace start */
+    const unsigned chunks = ((unsigned)Skv + 15u) / 16u;
+    vt_ws = calloc((size_t)B * H * chunks, 4096);
+    assert_non_null(vt_ws);
+    a.ws = vt_ws;
+    a.reserved = 1;
+    rc = attngen__emu_launch(k->fn, (chunks + 7u) / 8u, (unsigned)H, (unsigned)B,
+                             (unsigned)d->threads, a, 41, err, sizeof err);
+    a.reserved = 0;
+  }
+  if (rc == 0)
+    rc = attngen__emu_launch(k->fn, gx, gy, gz, (unsigned)d->threads, a, 42, err, sizeof err);
   attngen__emu_get_stats(&s1);
   *seconds = s1.seconds - s0.seconds;
   double num = 0, den = 0;
@@ -440,6 +471,7 @@ static double run_variant(const attngen__emu_kernel *k, const attngen__variant_d
   free(v);
   free(o);
   free(sc);
+  free(vt_ws);
   return num < 0 ? -1 : sqrt(num / (den > 0 ? den : 1));
 }
 
@@ -494,6 +526,7 @@ int main(void) {
       cmocka_unit_test(test_emu_bug_load_never_waited),
       cmocka_unit_test(test_emu_seed_independent),
       cmocka_unit_test(test_emu_launch_checks),     cmocka_unit_test(test_emu_variants),
+      cmocka_unit_test(test_emu_uniform),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -55,7 +55,8 @@ static double now_s(void) {
 /* The cases of one variant; Skv of the split cases depends on its KV tile (the planner wants
  * at least 8 tiles and an idle half of the 8 CUs). */
 static size_t cases_for(const attngen__variant_desc *v, emu_case *out) {
-  const int split_kv = v->kv_tile >= 64 ? 640 : 385; /* 10 tiles of 64 / 13 tiles of 32 */
+  /* 10 KV tiles, the last one partial (15 keys short), whatever the variant's tile */
+  const int split_kv = 10 * v->kv_tile - 15;
   const emu_case c[] = {
       {1, 1, 1, 0, ATTNGEN__INPUT_UNIFORM, PLANT_NONE, 0, "Skv = 0"},
       {1, 2, 1, 17, ATTNGEN__INPUT_UNIFORM, PLANT_NONE, 0, "Sq = 1, one partial tile"},

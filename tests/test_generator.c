@@ -56,7 +56,23 @@ static void test_generator_name_derivation(void **state) {
   assert_eval_contains("local c = require('config'); local v, e = c.parse('attn_fwd_d128_bshd_rtxx_q3_kv64_w8_nosplit_mfma_gfx942'); return e",
                        "unknown rounding 'rtxx' (allowed: rtne, rtna, rtz)");
   assert_eval_contains("local c = require('config'); local v, e = c.parse('attn_fwd_d128_bshd'); return e",
-                       "has 1 axis tokens, expected 8");
+                       "has 1 axis tokens, expected 9");
+  /* v_path: the default (perm) adds no token, vt does; sm90 has only perm */
+  assert_eval("local c = require('config'); return c.name{layout='bshd', rounding='rtne', "
+              "q_tiles=2, kv_tile=96, waves=8, kv_split='tail', v_path='vt', impl='mfma', "
+              "target='gfx942'}",
+              "attn_fwd_d128_bshd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942");
+  assert_eval("local c = require('config'); "
+              "local v = assert(c.parse('attn_fwd_d128_bshd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942')); "
+              "local w = assert(c.parse('attn_fwd_d128_bshd_rtne_q2_kv64_w8_tail_mfma_gfx942')); "
+              "return v.v_path .. ' ' .. w.v_path", "vt perm");
+  assert_eval_contains("local c = require('config'); local v = assert(c.parse("
+                       "'attn_fwd_d128_bshd_rtne_q1_kv128_w12_nosplit_vt_wgmma_sm90')); "
+                       "local ok, e = c.validate(v); return e",
+                       "rule 'sm90-v-path': v_path=vt is not supported on sm90 (allowed: perm)");
+  assert_eval_contains("local c = require('config'); local v, e = c.parse("
+                       "'attn_fwd_d128_bshd_rtne_q2_kv96_w8_tail_vt_vt_mfma_gfx942'); return e",
+                       "has 10 axis tokens, expected 9");
   assert_eval_contains("local c = require('config'); local v, e = c.parse('flash_fwd'); return e",
                        "is not a variant name");
 }

@@ -17,7 +17,7 @@
 #include "attngen.h"
 #include "numerics.h"
 
-#define TAIL "attn_fwd_d128_bshd_rtne_q2_kv64_w8_tail_mfma_gfx942"
+#define TAIL "attn_fwd_d128_bshd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942"
 
 #include "test_problem.h"
 
@@ -136,10 +136,19 @@ static void test_prepare_emu_caller_workspace(void **state) {
   for (size_t i = 0; i < need; i++) used += ws[i] != 0xFF;
   assert_true(used > 0); /* the partials went to the caller's buffer */
 
-  /* a variant without split ignores the workspace fields */
-  p.a.variant = "attn_fwd_d128_bshd_rtne_q3_kv32_w8_nosplit_mfma_gfx942";
+  /* a variant without split but with v_path=vt needs the workspace for its V copy: a
+   * caller's workspace of 0 bytes is refused, none (NULL) means the context's */
+  p.a.variant = "attn_fwd_d128_bshd_rtne_q2_kv96_w8_nosplit_vt_mfma_gfx942";
+  assert_int_equal(attngen_explain(ctx, &p.a, &ch), ATTNGEN_STATUS_OK);
+  assert_int_equal(ch.num_splits, 1);
+  assert_true(ch.workspace_bytes >= (size_t)9 * ((1000 + 15) / 16) * 4096);
+  for (size_t i = 0; i < p.nq; i++) p.out[i] = ATTNGEN__BF16_POISON;
   p.a.workspace_bytes = 0;
+  assert_int_equal(attngen_fwd(ctx, &p.a), ATTNGEN_STATUS_INVALID_ARGUMENT);
+  assert_true(untouched(&p));
+  p.a.workspace = NULL;
   assert_int_equal(attngen_fwd(ctx, &p.a), ATTNGEN_STATUS_OK);
+  assert_false(untouched(&p));
 
   free(ws);
   free(want);

@@ -13,6 +13,7 @@
 
 #include <cmocka.h>
 
+#include "bf16_round.h"
 #include "numerics.h"
 #include "split_plan.h"
 
@@ -114,6 +115,60 @@ static void test_reference_single_key(void **state) {
     }
   }
   attngen__inputs_free(&in);
+}
+
+/* score_fma: one row, two keys with scores a > b (q = e_0, k_j = s_j e_0: exact), V = (0, 1),
+ * so out = bf16(P_1 / l). Expected values computed here from the contract's formulas in the
+ * two forms (t = fl(s c), m = max t; x = t - m or fma(s, c, -m)); a pair where the forms give
+ * different outputs is searched, and the reference must reproduce each form on it. */
+static uint16_t two_key_out(float a, float b, float c, int fma_form) {
+  const float t0 = a * c, t1 = b * c, m = fmaxf(t0, t1);
+  const float x0 = fma_form ? fmaf(a, c, -m) : t0 - m, x1 = fma_form ? fmaf(b, c, -m) : t1 - m;
+  const float p0 = exp2f(x0), p1 = exp2f(x1);
+  const float l = (0.0f + p0) + p1;
+  const float pb1 = attngen__f32_from_bits(
+      ag_bf16_to_f32_bits(ag_bf16_round(attngen__f32_bits(p1), ATTNGEN_ROUND_RTNE)));
+  const float o = 0.0f + pb1 * 1.0f;
+  return (uint16_t)ag_bf16_round(attngen__f32_bits(o * (1.0f / l)), ATTNGEN_ROUND_RTNE);
+}
+
+static void test_reference_score_fma(void **state) {
+  (void)state;
+  const float c = attngen__scale_log2(DEFAULT_SCALE);
+  int found = 0;
+  float a = 0, b = 0;
+  /* a = ka 2^ea, b = kb 2^eb with 8-bit ka, kb: exact in bf16; a flip of the output's bf16
+   * rounding between the forms needs ~2^16 candidate pairs, so search widely */
+  for (int ea = -7; ea <= 0 && !found; ++ea) {
+    for (int ka = 128; ka < 256 && !found; ++ka) {
+      for (int eb = -7; eb <= ea && !found; ++eb) {
+        for (int kb = 128; kb < 256 && !found; ++kb) {
+          a = ldexpf((float)ka, ea);
+          b = ldexpf((float)kb, eb);
+          if (!(b < a)) continue;
+          found = two_key_out(a, b, c, 1) != two_key_out(a, b, c, 0);
+        }
+      }
+    }
+  }
+  assert_true(found);
+  uint16_t q[D] = {0}, k[2 * D] = {0}, v[2 * D] = {0}, out[D];
+  q[0] = 0x3F80; /* 1.0 */
+  k[0] = (uint16_t)(attngen__f32_bits(a) >> 16);
+  k[D] = (uint16_t)(attngen__f32_bits(b) >> 16);
+  for (int d = 0; d < D; ++d) v[D + d] = 0x3F80;
+  for (int form = 0; form < 2; ++form) {
+    attngen__ref_args r = {attngen__view_in(q, ATTNGEN_LAYOUT_BSHD, 1, 1),
+                           attngen__view_in(k, ATTNGEN_LAYOUT_BSHD, 1, 2),
+                           attngen__view_in(v, ATTNGEN_LAYOUT_BSHD, 1, 2),
+                           attngen__view_out(out, ATTNGEN_LAYOUT_BSHD, 1, 1),
+                           {1, 1, 1, 2, ATTNGEN_LAYOUT_BSHD, ATTNGEN_ROUND_RTNE}, DEFAULT_SCALE,
+                           NULL, 1, 0, 0, 0, NULL};
+    r.score_fma = form;
+    assert_int_equal(attngen__reference_fwd(&r), ATTNGEN_STATUS_OK);
+    const uint16_t want = two_key_out(a, b, c, form);
+    for (int d = 0; d < D; ++d) assert_int_equal(out[d], want);
+  }
 }
 
 /* Counts, over finite elements not near zero, how many differ from round(exact, mode) by more
@@ -814,6 +869,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_reference_skv_zero),
       cmocka_unit_test(test_reference_single_key),
+      cmocka_unit_test(test_reference_score_fma),
       cmocka_unit_test(test_reference_vs_exact_ragged_sizes),
       cmocka_unit_test(test_reference_ragged_ends),
       cmocka_unit_test(test_reference_layouts_strides_threads_bitwise),

@@ -399,8 +399,28 @@ static void test_runtime_emu_tail_split_plan(void **state) {
   assert_int_equal(ch.workspace_bytes, 0);
   assert_int_equal(attngen__ref_follow_call(ctx, &a, &r, &rows, NULL, 0), ATTNGEN_STATUS_OK);
   assert_int_equal(r.kv_step, 32);
+  assert_int_equal(r.score_fma, 1);
   assert_int_equal(r.kv_per_split, 0);
   assert_null(rows);
+
+  /* v_path=vt: the workspace holds V in operand order (16-key chunks of 4096 bytes per
+   * (b, h)) before any split partials; the reference follows the variant's step and form */
+  a.variant = "attn_fwd_d128_bshd_rtne_q2_kv96_w8_nosplit_vt_mfma_gfx942";
+  assert_int_equal(attngen_explain(ctx, &a, &ch), ATTNGEN_STATUS_OK);
+  assert_int_equal(ch.grid[0], 1);
+  assert_int_equal(ch.grid[1], 9);
+  assert_int_equal(ch.workspace_bytes, (size_t)9 * ((1000 + 15) / 16) * 4096);
+  assert_int_equal(attngen__ref_follow_call(ctx, &a, &r, &rows, NULL, 0), ATTNGEN_STATUS_OK);
+  assert_int_equal(r.kv_step, 96);
+  assert_int_equal(r.score_fma, 1);
+  assert_null(rows);
+  a.variant = "attn_fwd_d128_bshd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942";
+  assert_int_equal(attngen__split_plan_make(1, 9, 100, 1000, 256, 96, 8, 1, &want),
+                   ATTNGEN_STATUS_OK);
+  assert_int_equal(attngen_explain(ctx, &a, &ch), ATTNGEN_STATUS_OK);
+  assert_int_equal(ch.num_splits, want.num_splits);
+  assert_int_equal(ch.workspace_bytes,
+                   (size_t)9 * ((1000 + 15) / 16) * 4096 + want.ws_rows * (128 + 2) * 4);
 
   /* a badly filled single round with long KV: the heuristic takes a tail variant */
   a.variant = NULL;

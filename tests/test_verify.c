@@ -123,7 +123,7 @@ static void test_verify_follows_tail_split(void **state) {
   assert_non_null(ctx);
   attngen_fwd_args a;
   call_of(&a, 1, 9, 100, 1000, ATTNGEN_LAYOUT_BSHD, ATTNGEN_ROUND_RTNE);
-  a.variant = "attn_fwd_d128_bshd_rtne_q2_kv64_w8_tail_mfma_gfx942";
+  a.variant = "attn_fwd_d128_bshd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942";
   attngen__inputs in;
   assert_int_equal(attngen__inputs_make(&in, ATTNGEN__INPUT_REALISTIC, 3, a.layout, 1, 9, 100,
                                         1000, a.softmax_scale),
@@ -133,7 +133,7 @@ static void test_verify_follows_tail_split(void **state) {
   assert_int_equal(attngen__verify_run(&va, &vr), ATTNGEN_STATUS_OK);
   assert_true(vr.pass);
   assert_string_equal(vr.variant, a.variant);
-  assert_int_equal(vr.kv_step, 64);
+  assert_int_equal(vr.kv_step, 96);
   assert_true(vr.kv_per_split > 0);
   assert_int_equal(vr.split_rows, 100); /* the last (b, h): one q-job of 100 rows */
   attngen__inputs_free(&in);

@@ -269,7 +269,8 @@ static int report(FILE *f, const check_opts *o, const char *variant,
            (double)o->scale, variant);
   attngen__compare_print(f, title, &v->out);
   const size_t nl = (size_t)o->shape.batch * o->shape.heads * o->shape.seqlen_q;
-  fprintf(f, "  reference: softmax step %d keys", v->kv_step);
+  fprintf(f, "  reference: softmax step %d keys%s", v->kv_step,
+          v->score_fma ? ", p = exp2(fma(s, scale_log2, -m))" : "");
   if (v->kv_per_split)
     fprintf(f, ", " ATTNGEN__SPLIT_TAIL_NAME " split: %lld of %zu rows in parts of %d keys",
             v->split_rows, nl,

@@ -113,7 +113,8 @@ static int read_loop(const char *path, kernel_stats *k) {
     n++;
   }
   pclose(p);
-  /* the backward branch whose [target, branch] range holds the most MFMAs */
+  /* the backward branch whose [target, branch] range holds the most MFMAs; a range holding
+   * s_endpgm is a jump back to a shared exit (e.g. after a v_path=vt pre-pass), not a loop */
   size_t best_lo = 0, best_hi = 0;
   long best_mfma = -1;
   for (size_t i = 0; i < n; ++i) {
@@ -121,8 +122,12 @@ static int read_loop(const char *path, kernel_stats *k) {
     long mfma = 0;
     size_t lo = i;
     while (lo > 0 && v[lo - 1].addr >= v[i].target) lo--;
-    for (size_t j = lo; j <= i; ++j) mfma += ra_starts(v[j].op, "v_mfma");
-    if (mfma > best_mfma) {
+    int exit_jump = 0;
+    for (size_t j = lo; j <= i; ++j) {
+      mfma += ra_starts(v[j].op, "v_mfma");
+      exit_jump |= strcmp(v[j].op, "s_endpgm") == 0;
+    }
+    if (!exit_jump && mfma > best_mfma) {
       best_mfma = mfma;
       best_lo = lo;
       best_hi = i;

@@ -7,8 +7,8 @@ local M = {}
 M.op_prefix = "attn_fwd_d128"
 
 -- Axes in canonical name order. `short` turns a value into its name token.
-M.axis_order = { "layout", "rounding", "q_tiles", "kv_tile", "waves", "kv_split", "impl",
-  "target" }
+M.axis_order = { "layout", "rounding", "q_tiles", "kv_tile", "waves", "kv_split", "v_path",
+  "impl", "target" }
 
 -- Axes with named values have C enums (generated/variant_axes.h, by `attngen generate`):
 -- `c_enum` is the enum's prefix (ATTNGEN__<c_enum>_<VALUE>), a value's id its position
@@ -22,6 +22,13 @@ M.axes = {
   waves = { values = { 4, 8, 12 }, prefix = "w" },
   kv_split = { values = { "off", "tail" }, tokens = { off = "nosplit", tail = "tail" },
                c_enum = "SPLIT" },
+  -- How the P V MFMA gets its V operand (gfx942): "perm" reads V rows as stored and builds
+  -- the operand in the loop with v_perm_b32 (2 per 16-key x 16-column block); "vt" reads a
+  -- copy of V that a pre-pass of the same kernel (kargs.reserved = 1) wrote into the
+  -- workspace already in operand order (no permutes in the loop; the pre-pass reads and
+  -- writes |V| bytes per call). `default` values add no token to the name.
+  v_path = { values = { "perm", "vt" }, tokens = { perm = "", vt = "vt" }, default = "perm",
+             c_enum = "V_PATH" },
   -- Matrix-instruction family of the kernel: gfx942 MFMA; sm90 mma.sync (warp-level)
   -- or wgmma (warpgroup-level, TMA + mbarriers).
   impl = { values = { "mfma", "mma", "wgmma" }, c_enum = "IMPL" },
@@ -69,7 +76,10 @@ end
 
 function M.name(v)
   local parts = { M.op_prefix }
-  for _, axis in ipairs(M.axis_order) do parts[#parts + 1] = M.token(axis, v[axis]) end
+  for _, axis in ipairs(M.axis_order) do
+    local t = M.token(axis, v[axis] == nil and M.axes[axis].default or v[axis])
+    if t ~= "" then parts[#parts + 1] = t end
+  end
   return table.concat(parts, "_")
 end
 
@@ -81,21 +91,34 @@ function M.parse(name)
   end
   local tokens = {}
   for t in name:sub(#M.op_prefix + 2):gmatch("[^_]+") do tokens[#tokens + 1] = t end
-  if #tokens ~= #M.axis_order then
+  local required = 0
+  for _, axis in ipairs(M.axis_order) do
+    if M.axes[axis].default == nil then required = required + 1 end
+  end
+  if #tokens < required or #tokens > #M.axis_order then
     return nil, string.format("'%s' has %d axis tokens, expected %d (%s)", name, #tokens,
       #M.axis_order, table.concat(M.axis_order, ", "))
   end
   local v = {}
-  for i, axis in ipairs(M.axis_order) do
+  local i = 1
+  for _, axis in ipairs(M.axis_order) do
     for _, value in ipairs(M.axes[axis].values) do
-      if M.token(axis, value) == tokens[i] then v[axis] = value end
+      if tokens[i] ~= nil and M.token(axis, value) == tokens[i] then v[axis] = value end
     end
-    if v[axis] == nil then
+    if v[axis] ~= nil then
+      i = i + 1
+    elseif M.axes[axis].default ~= nil then
+      v[axis] = M.axes[axis].default -- an axis at its default has no token
+    else
       local allowed = {}
       for _, value in ipairs(M.axes[axis].values) do allowed[#allowed + 1] = M.token(axis, value) end
-      return nil, string.format("'%s': unknown %s '%s' (allowed: %s)", name, axis, tokens[i],
-        table.concat(allowed, ", "))
+      return nil, string.format("'%s': unknown %s '%s' (allowed: %s)", name, axis,
+        tostring(tokens[i]), table.concat(allowed, ", "))
     end
+  end
+  if i <= #tokens then
+    return nil, string.format("'%s' has %d axis tokens, expected %d (%s)", name, #tokens,
+      #M.axis_order, table.concat(M.axis_order, ", "))
   end
   return v
 end
@@ -142,14 +165,17 @@ M.rules = {
   end },
   { name = "gfx942-q-tiles", check = allow("q_tiles", "gfx942", { 2, 3 }) },
   { name = "gfx942-waves", check = allow("waves", "gfx942", { 8 }) },
-  { name = "gfx942-kv-tile", check = allow("kv_tile", "gfx942", { 32, 64 }) },
-  -- Q (16 VGPRs per tile), O (32) and S (kv_tile/4) per Q tile must fit in 256 VGPRs next
-  -- to the K/V staging: q3 with 64-key tiles spilled 35-44 VGPRs (attngen report).
+  { name = "gfx942-kv-tile", check = allow("kv_tile", "gfx942", { 32, 64, 96 }) },
+  -- Q (16 VGPRs per tile), O (32), S (kv_tile/4) and P (kv_tile/8) per Q tile must fit in
+  -- 256 VGPRs next to the V ring: q3 with 64-key tiles spilled 35-44 VGPRs, q2 with 96-key
+  -- tiles fits (attngen report).
   { name = "gfx942-vgpr-budget", check = function(v)
-    if v.target ~= "gfx942" or v.q_tiles * v.kv_tile <= 128 then return true end
+    if v.target ~= "gfx942" or v.q_tiles * v.kv_tile <= 192 then return true end
     return false, string.format("q_tiles=%d with kv_tile=%d exceeds 256 VGPRs (spills); "
-      .. "use kv_tile=32 with q_tiles=3", v.q_tiles, v.kv_tile)
+      .. "use kv_tile=32 with q_tiles=3 or kv_tile<=96 with q_tiles=2", v.q_tiles, v.kv_tile)
   end },
+  { name = "gfx942-v-path", check = allow("v_path", "gfx942", { "perm", "vt" }) },
+  { name = "sm90-v-path", check = allow("v_path", "sm90", { "perm" }) },
   -- q_tiles=2 spills on the mma.sync kernel (12-48 bytes at kv64, 400-700 at kv128: ptxas -v).
   { name = "sm90-q-tiles", check = allow_impl("q_tiles", "sm90", "mma", { 1 }) },
   { name = "sm90-waves", check = allow_impl("waves", "sm90", "mma", { 4, 8 }) },
@@ -173,6 +199,10 @@ M.rules = {
 
 -- Returns true, or false with "rule 'NAME': message".
 function M.validate(v)
+  -- an axis with a default may be left out of a spec: it takes its default (in place)
+  for _, axis in ipairs(M.axis_order) do
+    if v[axis] == nil and M.axes[axis].default ~= nil then v[axis] = M.axes[axis].default end
+  end
   for _, rule in ipairs(M.rules) do
     local ok, msg = rule.check(v)
     if not ok then return false, string.format("rule '%s': %s", rule.name, msg) end
@@ -185,6 +215,7 @@ local function expand(spec)
   local out = { {} }
   for _, axis in ipairs(M.axis_order) do
     local values = spec[axis]
+    if values == nil then values = M.axes[axis].default end
     if type(values) ~= "table" then values = { values } end
     local next_out = {}
     for _, partial in ipairs(out) do
@@ -205,13 +236,13 @@ local all_modes = { "rtne", "rtna", "rtz" }
 
 -- The default variant set: generated into generated/ and compiled ahead of time.
 M.default_set = {
-  -- gfx942: 2 Q tiles with 64-key tiles; 3 Q tiles ("3Q") with 32-key tiles, because with
-  -- 64-key tiles Q, O and S alone take 192 of the 256 VGPRs and the variant spills
-  -- (35-44 spilled VGPRs measured by `attngen report`).
+  -- gfx942: 2 Q tiles with 96-key tiles and the pre-transposed V (v_path=vt): per unit of
+  -- 64 keys x 16 rows and wave the leanest form measured (bench/RESULTS.md, issue 13):
+  -- 2 barriers per 3 units, no v_perm for V. 3 Q tiles with 64-key tiles spill (Q, O and S
+  -- alone take 192 of the 256 VGPRs); 3 Q tiles with 32-key tiles pay 1.33 barriers per
+  -- unit and stay in the search space.
   { target = "gfx942", layout = all_layouts, rounding = all_modes, q_tiles = 2,
-    kv_tile = 64, waves = 8, kv_split = { "off", "tail" }, impl = "mfma" },
-  { target = "gfx942", layout = all_layouts, rounding = all_modes, q_tiles = 3,
-    kv_tile = 32, waves = 8, kv_split = { "off", "tail" }, impl = "mfma" },
+    kv_tile = 96, waves = 8, kv_split = { "off", "tail" }, v_path = "vt", impl = "mfma" },
   { target = "sm90", layout = all_layouts, rounding = all_modes, q_tiles = 1,
     kv_tile = 64, waves = 4, kv_split = "off", impl = "mma" },
   -- wgmma: 1 producer + 2 consumer warpgroups; on H200 (bench/RESULTS.md runs 1-2) kv_tile
@@ -227,7 +258,8 @@ M.default_set = {
 M.search_space = {
   gfx942 = {
     { target = "gfx942", layout = all_layouts, rounding = all_modes, q_tiles = { 2, 3 },
-      kv_tile = { 32, 64 }, waves = 8, kv_split = { "off", "tail" }, impl = "mfma" },
+      kv_tile = { 32, 64, 96 }, waves = 8, kv_split = { "off", "tail" },
+      v_path = { "perm", "vt" }, impl = "mfma" },
   },
   sm90 = {
     { target = "sm90", layout = all_layouts, rounding = all_modes, q_tiles = 1,

@@ -27,7 +27,8 @@ function M.values(v)
   for _, axis in ipairs(config.axis_order) do values[axis] = v[axis] end
   values.name = config.name(v)
   if values.softmax_step == nil then values.softmax_step = v.kv_tile end
-  for _, key in ipairs({ "threads", "block_m", "smem_bytes", "softmax_step" }) do
+  if values.score_fma == nil then values.score_fma = 0 end
+  for _, key in ipairs({ "threads", "block_m", "smem_bytes", "softmax_step", "score_fma" }) do
     if math.type(values[key]) ~= "integer" then
       error(string.format("attngen: %s.derive() must return integer '%s' (variant %s)", f.module,
         key, values.name), 0)
@@ -79,6 +80,10 @@ M.desc_fields = {
   { "softmax_step", "keys per running-max update (P is rounded against that max): the CPU "
     .. "reference uses the same step" },
   { "ws_row_bytes", "tail KV split: workspace bytes per Q row of a part (0 without a split)" },
+  { "score_fma", "softmax form: 1 = p = exp2(fma(s, scale_log2, -m)) rounded once, 0 = "
+    .. "exp2(fl(s * scale_log2) - m); the CPU reference follows it" },
+  { "v_path", "attngen__v_path: VT = V pre-transposed into the workspace by a pre-pass "
+    .. "launch of the kernel (kargs.reserved = 1)" },
 }
 
 -- Descriptor values of a variant: field -> integer (enum ids for named axes).

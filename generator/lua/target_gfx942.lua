@@ -29,8 +29,17 @@ function M.derive(v)
     k_rows_per_wave = v.kv_tile // v.waves, -- LDS-DMA instructions per wave per K tile
     -- V chunks (16 keys, 16 VGPRs) loaded ahead in the softmax phase; the rest stream in
     -- during P.V through a ring of v_ahead chunks. q_tiles = 3 cannot hold a whole 64-key V
-    -- tile next to Q (48), O (96) and P (24) within 256 VGPRs.
-    v_ahead = v.q_tiles == 2 and v.kv_tile // 16 or math.min(2, v.kv_tile // 16),
+    -- tile next to Q (48), O (96) and P (24) within 256 VGPRs, q_tiles = 2 not a 96-key one
+    -- next to Q (32), O (64), S (48) and P (24).
+    v_ahead = math.min(v.q_tiles == 2 and 3 or 2, v.kv_tile // 16),
+    -- v_path = vt: the pre-pass writes V of each (b, h) as 16-key chunks of 4096 bytes, in
+    -- MFMA B-operand order (see the template); a block of the pre-pass converts 8 chunks.
+    vt = v.v_path == "vt",
+    vt_chunk_bytes = 16 * ROW_BYTES,
+    -- Softmax form (NUMERICS.md step 4): p = exp2(fma(s, scale_log2, -m)), one rounding
+    -- (1) instead of exp2(fl(s * scale_log2) - m) (0). The manifest records it and the CPU
+    -- reference follows it per variant.
+    score_fma = 1,
     ws_row_floats = HEAD_DIM + 2,         -- split partials: O row (fp32) + (m, l) per Q row
     merge_items = block_m * 16 // threads, -- (row, 8-column chunk) items per merge thread
   }

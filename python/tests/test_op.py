@@ -97,7 +97,7 @@ def test_out_and_lse_arguments(backend):
 def test_emu_tail_split_uses_python_workspace():
     attngen.set_cpu_backend("emu")
     try:
-        tail = "attn_fwd_d128_bshd_rtne_q2_kv64_w8_tail_mfma_gfx942"
+        tail = "attn_fwd_d128_bshd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942"
         q, k, v = rand(1, 16, 9, 128, seed=1), rand(1, 1000, 9, 128, seed=2), \
             rand(1, 1000, 9, 128, seed=3)
         ch = attngen.explain(q, k, v, variant=tail)

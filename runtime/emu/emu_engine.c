@@ -639,9 +639,11 @@ void attngen__emu_wave_op(const char *name, attngen__emu_wave_fn fn, const void 
 }
 
 /* readfirstlane-style check: all lanes must pass the same value. */
+/* v_readfirstlane_b32: every lane gets lane 0's value (the first active lane: wave-wide
+ * points need the whole wave, so lane 0 is active); operands sit XBUF bytes apart. */
 static void exec_uniform(const unsigned char *in, unsigned char *out, const void *imm) {
   (void)imm;
-  memcpy(out, in, 4 * ATTNGEN__EMU_WAVE);
+  for (unsigned l = 0; l < ATTNGEN__EMU_WAVE; l++) memcpy(out + (size_t)l * XBUF, in, 4);
 }
 
 uint32_t attngen__emu_uniform_u32(const char *name, uint32_t v, attngen__emu_site site) {

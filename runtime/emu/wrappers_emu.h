@@ -72,6 +72,7 @@ AG_DEVICE attngen__emu_rsrc ag_emu_rsrc_(ag_rsrc r) {
 // ---- ids, uniformity, descriptors ----------------------------------------------------------
 AG_DEVICE unsigned ag_thread_id() { return attngen__emu_thread_id(0); }
 AG_DEVICE unsigned ag_lane_id() { return attngen__emu_lane_id(); }
+AG_DEVICE unsigned ag_lane_id_here() { return attngen__emu_lane_id(); }
 AG_DEVICE unsigned ag_wave_id() { return attngen__emu_wave_id(); }
 AG_DEVICE unsigned ag_block_id_x() { return attngen__emu_block_id(0); }
 AG_DEVICE unsigned ag_block_id_y() { return attngen__emu_block_id(1); }
@@ -241,6 +242,23 @@ AG_DEVICE unsigned ag_emu_bf16_(float x, int mode) {
   if (mode == 0) return (u + 0x7FFFu + ((u >> 16) & 1u)) >> 16;
   if (mode == 1) return (u + 0x8000u) >> 16;
   return u >> 16;
+}
+AG_DEVICE float ag_fma_f32(float a, float b, float c) { return __builtin_fmaf(a, b, c); }
+// P packing without the NaN guard: the hardware's integer formulas bit for bit, NaN included.
+AG_DEVICE unsigned ag_emu_p_bf16_(float x, int mode) {
+  const unsigned u = __builtin_bit_cast(unsigned, x);
+  if (mode == 0) return (u + 0x7FFFu + ((u >> 16) & 1u)) >> 16;
+  if (mode == 1) return (u + 0x8000u) >> 16;
+  return u >> 16;
+}
+AG_DEVICE unsigned ag_pack_p_rtne(float lo, float hi) {
+  return ag_emu_p_bf16_(lo, 0) | (ag_emu_p_bf16_(hi, 0) << 16);
+}
+AG_DEVICE unsigned ag_pack_p_rtna(float lo, float hi) {
+  return ag_emu_p_bf16_(lo, 1) | (ag_emu_p_bf16_(hi, 1) << 16);
+}
+AG_DEVICE unsigned ag_pack_p_rtz(float lo, float hi) {
+  return ag_emu_p_bf16_(lo, 2) | (ag_emu_p_bf16_(hi, 2) << 16);
 }
 AG_DEVICE unsigned ag_pack_bf16_rtne(float lo, float hi) {
   return ag_emu_bf16_(lo, 0) | (ag_emu_bf16_(hi, 0) << 16);

@@ -175,6 +175,8 @@ typedef struct plan {
   unsigned grid[3];
   unsigned merge_grid[3];
   unsigned merge_threads;
+  unsigned vt_grid[3];              /* v_path=vt: the V pre-pass launch (grid x 0: none) */
+  size_t vt_bytes;                  /* v_path=vt: V in operand order, at the workspace start */
   int num_splits;
   size_t workspace_bytes;
   attngen__split_plan split;        /* kv_split=tail variants: the tail split of this call */
@@ -279,6 +281,19 @@ static attngen_status plan_launch(plan *p, const attngen_fwd_args *a, int comput
   p->workspace_bytes = 0;
   memset(&p->split, 0, sizeof p->split);
   p->split.num_splits = 1;
+  /* v_path=vt: the kernel's pre-pass (kargs.reserved = 1) first writes V of every (b, h) in
+   * MFMA operand order, 16-key chunks of 4096 bytes, 8 chunks per block, to the start of the
+   * workspace (split partials follow it); it reads and writes |V| (rounded up to 16 keys). */
+  p->vt_bytes = 0;
+  memset(p->vt_grid, 0, sizeof p->vt_grid);
+  if (d->v_path == ATTNGEN__V_PATH_VT && a->seqlen_kv > 0) {
+    const size_t chunks = ((size_t)a->seqlen_kv + 15) / 16;
+    p->vt_bytes = (size_t)a->batch * (size_t)a->heads * chunks * 4096;
+    p->vt_grid[0] = (unsigned)((chunks + 7) / 8);
+    p->vt_grid[1] = (unsigned)a->heads;
+    p->vt_grid[2] = (unsigned)a->batch;
+    p->workspace_bytes = p->vt_bytes;
+  }
   if (d->kv_split != ATTNGEN__SPLIT_TAIL) return ATTNGEN_STATUS_OK;
   attngen_status st = attngen__split_plan_make(a->batch, a->heads, a->seqlen_q, a->seqlen_kv, bm,
                                                kt, compute_units > 0 ? compute_units : 1, 1,
@@ -299,7 +314,7 @@ static attngen_status plan_launch(plan *p, const attngen_fwd_args *a, int comput
       (d->ws_row_bytes <= 0 || p->split.ws_rows > SIZE_MAX / (size_t)d->ws_row_bytes))
     return attngen__fail(ATTNGEN_STATUS_TOO_LARGE, "split workspace of %s: %zu rows of %d bytes",
                          p->sel.name, p->split.ws_rows, d->ws_row_bytes);
-  p->workspace_bytes = p->split.ws_rows * (size_t)d->ws_row_bytes;
+  p->workspace_bytes = p->vt_bytes + p->split.ws_rows * (size_t)d->ws_row_bytes;
   return ATTNGEN_STATUS_OK;
 }
 
@@ -580,6 +595,16 @@ attngen_status attngen_fwd(attngen_context *c, const attngen_fwd_args *a) {
   kargs.o = a->out;
   kargs.lse = a->lse;
   kargs.ws = ws;
+  if (p.vt_grid[0] > 0) {
+    attngen__log(ATTNGEN__LOG_DEBUG, "launch %s (V pre-pass) grid (%u,%u,%u) x %d threads, "
+                 "%zu bytes of V in operand order", k->name, p.vt_grid[0], p.vt_grid[1],
+                 p.vt_grid[2], k->desc.threads, p.vt_bytes);
+    kargs.reserved = 1; /* kargs.h: reserved = the pre-pass flag of v_path=vt */
+    st = c->be->launch(c->bs, k->fn, p.vt_grid, (unsigned)k->desc.threads,
+                       (unsigned)k->desc.smem_bytes, a->stream, &kargs);
+    kargs.reserved = 0;
+    if (st != ATTNGEN_STATUS_OK) return st;
+  }
   attngen__log(ATTNGEN__LOG_DEBUG, "launch %s grid (%u,%u,%u) x %d threads, %d bytes smem",
                k->name, p.grid[0], p.grid[1], p.grid[2], k->desc.threads, k->desc.smem_bytes);
   st = c->be->launch(c->bs, k->fn, p.grid, (unsigned)k->desc.threads,
@@ -645,6 +670,7 @@ attngen_status attngen__ref_follow_call(attngen_context *c, const attngen_fwd_ar
   attngen_status st = attngen__check_args(a, 0);
   if (st != ATTNGEN_STATUS_OK) return st;
   r->kv_step = 0;
+  r->score_fma = 0;
   r->kv_per_split = 0;
   r->split_rows = NULL;
   if (c->be->kind == ATTNGEN__BACKEND_CPU) {
@@ -657,6 +683,7 @@ attngen_status attngen__ref_follow_call(attngen_context *c, const attngen_fwd_ar
   if (variant && variant_size) snprintf(variant, variant_size, "%s", p.sel.name);
   const attngen__variant_desc *d = &p.sel.desc;
   r->kv_step = d->softmax_step > 0 ? d->softmax_step : d->kv_tile;
+  r->score_fma = d->score_fma;
   if (p.split.num_splits < 2) return ATTNGEN_STATUS_OK;
   unsigned char *flags = malloc((size_t)a->batch * a->heads * a->seqlen_q);
   if (!flags) return attngen__fail(ATTNGEN_STATUS_OUT_OF_MEMORY, "out of memory (split rows)");

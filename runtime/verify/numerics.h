@@ -108,6 +108,10 @@ typedef struct attngen__ref_args {
    * rounded (hardware ex2.approx / v_exp_f32: a few fp32 ulps) may round it the other way:
    * sum over such keys of |P_hi - P_lo| * |v_jd|, rescaled like O, divided by l. */
   float *tol;
+  /* Softmax form of step 4 (attngen__variant_desc score_fma): 0 = p = exp2(t - m) with
+   * t = fl(s * scale_log2); 1 = p = exp2(fma(s, scale_log2, -m)), rounded once. The running
+   * max is max t in both (== fl(max s * scale_log2) for a positive scale). */
+  int score_fma;
 } attngen__ref_args;
 
 /* Relative uncertainty of a kernel's p = exp2(t - m) allowed by the comparator: 2^-20, four

@@ -158,7 +158,7 @@ static void ref_job(void *p, int64_t job) {
   /* fp32 working set: Q block, O accumulators, the K and V keys of one step, the scores of
    * one row, and (split rows) every part's O, m and l */
   const int want_tol = a->tol != NULL;
-  const size_t floats = (size_t)2 * Q_BLOCK * D + (size_t)2 * step * D + (size_t)step +
+  const size_t floats = (size_t)2 * Q_BLOCK * D + (size_t)2 * step * D + (size_t)2 * step +
                         (size_t)Q_BLOCK * nparts * (D + 2) +
                         (want_tol ? (size_t)Q_BLOCK * D * (1 + (size_t)nparts) : 0);
   float *scratch = malloc(sizeof(float) * floats);
@@ -167,8 +167,8 @@ static void ref_job(void *p, int64_t job) {
     return;
   }
   float *qf = scratch, *acc = qf + Q_BLOCK * D, *kf = acc + Q_BLOCK * D, *vf = kf + step * D;
-  float *t = vf + step * D;
-  float *part_o = t + step, *part_m = part_o + (size_t)Q_BLOCK * nparts * D;
+  float *t = vf + step * D, *sc = t + step; /* t = s * c, and the score s itself */
+  float *part_o = sc + step, *part_m = part_o + (size_t)Q_BLOCK * nparts * D;
   float *part_l = part_m + (size_t)Q_BLOCK * nparts;
   /* tolerance accumulators (a->tol): handled exactly like acc and part_o */
   float *tacc = want_tol ? part_l + (size_t)Q_BLOCK * nparts : NULL;
@@ -211,7 +211,8 @@ static void ref_job(void *p, int64_t job) {
       /* steps 1-2: scores in fp32, scaled into base 2 */
       float step_max = m[r];
       for (int j = 0; j < n; ++j) {
-        t[j] = dot_f32(qf + r * D, kf + j * D) * c->scale_log2;
+        sc[j] = dot_f32(qf + r * D, kf + j * D);
+        t[j] = sc[j] * c->scale_log2;
         step_max = fmaxf(step_max, t[j]); /* a NaN score does not become the max */
       }
       /* step 3: on a new max, rescale O and l by exp2(m_old - m_new) */
@@ -223,9 +224,11 @@ static void ref_job(void *p, int64_t job) {
           for (int d = 0; d < D; ++d) tacc[r * D + d] *= alpha;
         m[r] = step_max;
       }
-      /* steps 4-5: l takes the unrounded p, P.V uses p rounded to bf16 */
+      /* steps 4-5: l takes the unrounded p, P.V uses p rounded to bf16; x = t - m, or in
+       * the fma form s * c - m rounded once */
       for (int j = 0; j < n; ++j) {
-        const float pj = exp2f(t[j] - m[r]);
+        const float x = a->score_fma ? fmaf(sc[j], c->scale_log2, -m[r]) : t[j] - m[r];
+        const float pj = exp2f(x);
         l[r] += pj;
         const float pb = a->unrounded_p ? pj
                                          : attngen__f32_from_bits(ag_bf16_to_f32_bits(
@@ -234,7 +237,6 @@ static void ref_job(void *p, int64_t job) {
         for (int d = 0; d < D; ++d) o[d] += pb * vj[d];
         /* Could a slightly different exp2 round this P to the neighbouring bf16? 2^x of an
          * integer x (x = 0 for the row's max) is exact on the hardware too. */
-        const float x = t[j] - m[r];
         if (tacc && isfinite(pj) && pj > 0.0f && x != floorf(x)) {
           const float lo = pj * (1.0f - ATTNGEN__P_FLIP_REL), hi = pj * (1.0f + ATTNGEN__P_FLIP_REL);
           const float plo = attngen__f32_from_bits(

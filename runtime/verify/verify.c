@@ -67,12 +67,14 @@ static attngen_status reference(const attngen__verify_args *a, attngen__verify_r
   const size_t nq = (size_t)c->batch * c->heads * c->seqlen_q * D;
   const size_t nl = (size_t)c->batch * c->heads * c->seqlen_q;
   r->kv_step = follow.kv_step ? follow.kv_step : ATTNGEN__REF_KV_TILE;
+  r->score_fma = follow.score_fma;
   r->kv_per_split = follow.kv_per_split;
   r->split_rows = 0;
   for (size_t i = 0; rows && i < nl; ++i) r->split_rows += rows[i] != 0;
   const int same = ref->valid && ref->nq == nq && ref->nl == nl &&
                    ref->rounding == (int)c->rounding &&
-                   follow.kv_step == ref->kv_step && follow.kv_per_split == ref->kv_per_split &&
+                   follow.kv_step == ref->kv_step && follow.score_fma == ref->score_fma &&
+                   follow.kv_per_split == ref->kv_per_split &&
                    (!rows) == (!ref->rows) &&
                    (!rows || memcmp(rows, ref->rows, nl) == 0);
   if (same && (!a->exact || ref->has_exact)) {
@@ -99,6 +101,7 @@ static attngen_status reference(const attngen__verify_args *a, attngen__verify_r
   host.lse = ref->lse;
   attngen__ref_args ra = attngen__ref_args_of_call(&host);
   ra.kv_step = follow.kv_step;
+  ra.score_fma = follow.score_fma;
   ra.kv_per_split = follow.kv_per_split;
   ra.split_rows = rows;
   ra.tol = ref->tol;
@@ -118,6 +121,7 @@ static attngen_status reference(const attngen__verify_args *a, attngen__verify_r
   ref->rounding = (int)c->rounding;
   ref->layout = (int)c->layout;
   ref->kv_step = follow.kv_step;
+  ref->score_fma = follow.score_fma;
   ref->kv_per_split = follow.kv_per_split;
   return ATTNGEN_STATUS_OK;
 }

@@ -25,7 +25,7 @@ typedef struct attngen__verify_ref {
   double *exact;         /* NULL until a call asks for it */
   unsigned char *rows;   /* split-row flags of the followed plan, or NULL */
   size_t nq, nl;
-  int valid, kv_step, kv_per_split, has_exact;
+  int valid, kv_step, score_fma, kv_per_split, has_exact;
   int rounding, layout; /* of the valid reference: its rounding, the layout of out/exact */
 } attngen__verify_ref;
 
@@ -49,6 +49,7 @@ typedef struct attngen__verify_result {
   attngen__lse_report lse;      /* count == 0 when not compared */
   int pass;                     /* out.pass and (no LSE or lse.pass) */
   int kv_step, kv_per_split;    /* how the reference followed the call */
+  int score_fma;                /* its softmax form (attngen__variant_desc score_fma) */
   long long split_rows;         /* rows run as tail-split parts */
   char variant[128];            /* the variant the call runs ("reference" on cpu) */
 } attngen__verify_result;

@@ -56,8 +56,11 @@
 //                                    Does not wait for memory (wait counters first).
 //   ag_s_setprio<P>()                s_setprio P (0..3), wave issue priority.
 //   ag_s_nop<N>()                    s_nop N (N+1 wait states, 0 <= N <= 7).
-//   ag_mfma_drain(accs&...)          s_nop 7; s_nop 7: 16 wait states, covers the gfx942
-//                                    "XDL result read by VALU/VMEM/LDS" hazard, then pins
+//   ag_mfma_drain(accs&...)          s_nop 6: 7 wait states, the gfx942 requirement for
+//                                    "XDL write VGPR -> VALU/VMEM/LDS read" of a 4-pass
+//                                    XDL op (v_mfma_f32_16x16x16_bf16; passes + 3, the
+//                                    CDNA3 ISA's dependency table, also what clang-19's
+//                                    hazard recognizer inserts for the builtin), then pins
 //                                    the listed accumulators like a wait does. The
 //                                    compiler does not see asm MFMAs, so a template
 //                                    drains (listing the accumulators it will read)
@@ -73,9 +76,12 @@
 //       16*(i%2) of dword i/2), acc[i] is D[4g+i][c]. The template keeps >= 2 other
 //       instructions between a VALU write of a/b and the MFMA reading it.
 // VALU (synchronous, results returned):
-//   ag_v_exp_f32(x)       v_exp_f32 d, x; s_nop 0     2^x (the nop: gfx942 trans-forwarding
-//                                                     hazard, invisible to the compiler)
-//   ag_v_log_f32(x)       v_log_f32 d, x; s_nop 0     log2(x)
+//   ag_v_exp_f32(x)       v_exp_f32 d, x              2^x, through __builtin_amdgcn_exp2f
+//   ag_v_log_f32(x)       v_log_f32 d, x              log2(x), __builtin_amdgcn_logf
+//                         (builtins, not asm: the compiler then sees the transcendental and
+//                         inserts the 1 wait state of the gfx942 trans-forwarding hazard only
+//                         where a consumer follows at once, which its scheduler avoids)
+//   ag_fma_f32(a, b, c)   v_fma_f32 d, a, b, c         a * b + c rounded once (fmaf)
 //   ag_v_perm_b32(hi, lo, sel)  v_perm_b32 d, hi, lo, sel   byte select from {hi:lo}
 //                               (selector bytes 0-3 pick bytes of lo, 4-7 bytes of hi)
 //   ag_pack_bf16_{rtne,rtna,rtz}(lo, hi)
@@ -86,9 +92,24 @@
 //         v_bfe_u32 t, x, 16, 1; v_add3_u32 t, x, t, 0x7fff (rtne) | v_add_u32 t, 0x8000, x
 //         (rtna) | t = x (rtz); v_cmp_o_f32 vcc, x, x; v_cndmask_b32 t, 0x7fff0000, t, vcc;
 //         ... ; v_perm_b32 d, t_hi, t_lo, 0x07060302
+//   ag_pack_p_{rtne,rtna,rtz}(lo, hi)
+//       The same rounding and packing WITHOUT the NaN canonicalization, for P only:
+//       v_bfe_u32 + v_add3_u32 (rtne) | v_add_u32 0x8000 (rtna) per value, one v_perm_b32.
+//       Why P needs no guard: p = exp2(fma(s, c, -m)) with m >= the row's max of s*c is in
+//       [0, 2) or NaN (+Inf would need fma(...) = +Inf, i.e. m = -Inf with a finite s, but a
+//       finite s makes m finite). On [0, 2) the formulas cannot carry into the sign or
+//       exponent, so the result is the contract's. A NaN p may round to any pattern, but it
+//       feeds only the P V products of its own output row, and l (which sums the UNROUNDED
+//       p) is NaN from then on (l is only scaled and added to), so that row's output is
+//       O * (1/l) = NaN everywhere, encoded 0x7FFF by the guarded O rounding, and its LSE is
+//       NaN: exactly the reference, whose P of that key is NaN too. Split parts carry the
+//       NaN l into the merge (L = sum l_p w_p), same result.
 // Cross-lane and ids (non-asm builtins, same semantics in the twin):
 //   ag_thread_id() = workitem id x, ag_lane_id() = thread_id & 63, ag_wave_id() =
 //   readfirstlane(thread_id / 64) (wave-uniform), ag_block_id_{x,y,z}(),
+//   ag_lane_id_here() = the lane id, recomputed where it is called (v_mbcnt_lo/hi in asm
+//   volatile: the compiler cannot hoist it out of a rarely taken branch and keep it in a
+//   VGPR across the loop),
 //   ag_uniform(x) = v_readfirstlane (x must be wave-uniform already; tells the compiler),
 //   ag_any(p) = (ballot(p) != 0) over the active lanes of the wave.
 //   ag_make_rsrc(base, num_records): buffer resource {base, stride 0, num_records bytes,
@@ -125,6 +146,11 @@ AG_DEVICE unsigned ag_thread_id() { return __builtin_amdgcn_workitem_id_x(); }
 AG_DEVICE unsigned ag_lane_id() { return __builtin_amdgcn_workitem_id_x() & 63u; }
 AG_DEVICE unsigned ag_wave_id() {
   return __builtin_amdgcn_readfirstlane(__builtin_amdgcn_workitem_id_x() >> 6);
+}
+AG_DEVICE unsigned ag_lane_id_here() {
+  unsigned d;
+  asm volatile("v_mbcnt_lo_u32_b32 %0, -1, 0\n\tv_mbcnt_hi_u32_b32 %0, -1, %0" : "=v"(d));
+  return d;
 }
 AG_DEVICE unsigned ag_block_id_x() { return __builtin_amdgcn_workgroup_id_x(); }
 AG_DEVICE unsigned ag_block_id_y() { return __builtin_amdgcn_workgroup_id_y(); }
@@ -167,7 +193,7 @@ template <int N> AG_DEVICE void ag_s_nop() {
   asm volatile("s_nop %0" ::"n"(N));
 }
 template <typename... T> AG_DEVICE void ag_mfma_drain(T &...accs) {
-  asm volatile("s_nop 7\n\ts_nop 7");
+  asm volatile("s_nop 6");
   (ag_pin_(accs), ...);
 }
 
@@ -249,15 +275,21 @@ AG_DEVICE void ag_mfma_16x16x16_bf16_zero(ag_f32x4 &acc, ag_u32x2 a, ag_u32x2 b)
 }
 
 // ---- VALU --------------------------------------------------------------------------------
-AG_DEVICE float ag_v_exp_f32(float x) {
-  float d;
-  asm volatile("v_exp_f32 %0, %1\n\ts_nop 0" : "=v"(d) : "v"(x));
-  return d;
+AG_DEVICE float ag_v_exp_f32(float x) { return __builtin_amdgcn_exp2f(x); }
+AG_DEVICE float ag_v_log_f32(float x) { return __builtin_amdgcn_logf(x); }
+AG_DEVICE float ag_fma_f32(float a, float b, float c) { return __builtin_fmaf(a, b, c); }
+AG_DEVICE unsigned ag_pack_p_rtne(float lo, float hi) {
+  const unsigned a = __builtin_bit_cast(unsigned, lo), b = __builtin_bit_cast(unsigned, hi);
+  return __builtin_amdgcn_perm(b + 0x7FFFu + ((b >> 16) & 1u), a + 0x7FFFu + ((a >> 16) & 1u),
+                               0x07060302u);
 }
-AG_DEVICE float ag_v_log_f32(float x) {
-  float d;
-  asm volatile("v_log_f32 %0, %1\n\ts_nop 0" : "=v"(d) : "v"(x));
-  return d;
+AG_DEVICE unsigned ag_pack_p_rtna(float lo, float hi) {
+  const unsigned a = __builtin_bit_cast(unsigned, lo), b = __builtin_bit_cast(unsigned, hi);
+  return __builtin_amdgcn_perm(b + 0x8000u, a + 0x8000u, 0x07060302u);
+}
+AG_DEVICE unsigned ag_pack_p_rtz(float lo, float hi) {
+  return __builtin_amdgcn_perm(__builtin_bit_cast(unsigned, hi), __builtin_bit_cast(unsigned, lo),
+                               0x07060302u);
 }
 AG_DEVICE unsigned ag_v_perm_b32(unsigned hi, unsigned lo, unsigned sel) {
   unsigned d;

@@ -211,6 +211,20 @@ ST_KERNEL(bug_load_never_waited) {
   ((unsigned *)a.ws)[l] = l;
 }
 
+// ag_uniform (v_readfirstlane_b32) of a wave-uniform value: every lane gets it.
+ST_KERNEL(uniform_ok) {
+  unsigned l = ag_lane_id();
+  unsigned u = ag_uniform(ag_block_id_x() + 5u);
+  ((unsigned *)a.ws)[l] = u + l;
+}
+
+// ag_uniform of a value that differs from lane 0's in lanes 40..63 only.
+ST_KERNEL(bug_not_uniform) {
+  unsigned l = ag_lane_id();
+  unsigned u = ag_uniform(l < 40u ? 7u : 8u);  // BUG: not wave-uniform
+  ((unsigned *)a.ws)[l] = u;
+}
+
 extern "C" {
 #define ST(name) {#name, attngen__emu_st_##name, 0}
 const attngen__emu_kernel attngen__emu_selftest_kernels[] = {
@@ -218,7 +232,8 @@ const attngen__emu_kernel attngen__emu_selftest_kernels[] = {
     ST(waitcnt_poison),      ST(lds_dma),             ST(valu),
     ST(mfma_speed),          ST(bug_missing_waitcnt), ST(bug_missing_barrier),
     ST(bug_lds_off_by_one),  ST(bug_divergent_mfma),  ST(bug_barrier_exit),
-    ST(bug_unlisted_wait),   ST(bug_load_never_waited),
+    ST(bug_unlisted_wait),   ST(bug_load_never_waited), ST(uniform_ok),
+    ST(bug_not_uniform),
 };
 const size_t attngen__emu_selftest_kernel_count =
     sizeof attngen__emu_selftest_kernels / sizeof attngen__emu_selftest_kernels[0];
