@@ -44,6 +44,7 @@ typedef struct emu_case {
   plant_kind plant;
   int split;
   const char *what;
+  int neg_scale; /* 1: softmax_scale = -1/sqrt(128) (the kernel negates Q to keep its max over raw scores) */
 } emu_case;
 
 static double now_s(void) {
@@ -66,7 +67,8 @@ static size_t cases_for(const attngen__variant_desc *v, emu_case *out) {
       {1, 2, 64, split_kv, ATTNGEN__INPUT_LARGE, PLANT_NONE, 1, "split tail, large scores"},
       {1, 2, 17, split_kv, ATTNGEN__INPUT_UNIFORM, PLANT_NAN_INF, 1, "split tail, NaN/Inf"},
       /* 9 jobs on 8 slots: the first round runs whole, the last job is split */
-      {1, 9, 1, split_kv, ATTNGEN__INPUT_UNIFORM, PLANT_NONE, 1, "rounds + split last job"},
+      {1, 9, 1, split_kv, ATTNGEN__INPUT_UNIFORM, PLANT_NONE, 1, "rounds + split last job", 0},
+      {1, 2, 33, 200, ATTNGEN__INPUT_LARGE, PLANT_NONE, -1, "negative scale, large scores", 1},
   };
   memcpy(out, c, sizeof c);
   return sizeof c / sizeof c[0];
@@ -167,7 +169,7 @@ static int teardown(void **state) {
 static int run_case(const attngen__variant_desc *var, const emu_case *c, uint64_t seed) {
   const attngen_layout layout = (attngen_layout)var->layout;
   const attngen_rounding mode = (attngen_rounding)var->rounding;
-  const float scale = 0.08838834764831845f;
+  const float scale = c->neg_scale ? -0.08838834764831845f : 0.08838834764831845f;
   attngen__inputs in;
   assert_int_equal(attngen__inputs_make(&in, c->inputs, seed, layout, c->batch, c->heads,
                                         c->seqlen_q, c->seqlen_kv, scale),
