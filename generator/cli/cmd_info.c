@@ -22,7 +22,8 @@ static void usage(FILE *f) {
   fprintf(f,
           "usage: attngen info [--variants]\n\n"
           "Lists the backends (cuda, hip, emu, cpu) with their devices (name, arch, CU/SM\n"
-          "count), the run-time compilers (NVRTC, hiprtc), the JIT cache directory and size,\n"
+          "count), the run-time compilers (NVRTC, hiprtc: version, the library they were found\n"
+          "in, the architecture and options they compile with), the JIT cache directory and size,\n"
           "the tuning file, and the variants embedded in this build per target.\n\n"
           "  --variants   also list every embedded variant by name\n"
           "  --help       this text\n\n"
@@ -62,11 +63,18 @@ static void show_backend(const char *name) {
 }
 
 static void show_compiler(int target) {
-  char v[64];
-  if (attngen__jit_compiler(target, v, sizeof v) == ATTNGEN_STATUS_OK)
-    printf("  %-7s %s, compiles for %s\n", attngen__target_name(target), v,
-           attngen__jit_arch(target));
-  else
+  char v[64], lib[512] = "?";
+  if (attngen__jit_compiler(target, v, sizeof v) == ATTNGEN_STATUS_OK) {
+    attngen__jit_compiler_library(target, lib, sizeof lib);
+    printf("  %-7s %s, compiles for %s (%s)\n", attngen__target_name(target), v,
+           attngen__jit_arch(target), lib);
+    const char *opts[8];
+    char arch_opt[64];
+    size_t n = attngen__jit_options(target, opts, 8, arch_opt, sizeof arch_opt);
+    printf("          options:");
+    for (size_t i = 0; i < n && i < 8; i++) printf(" %s", opts[i]);
+    printf("\n");
+  } else
     printf("  %-7s not available: %s\n", attngen__target_name(target),
            attngen_last_error());
 }

@@ -10,7 +10,7 @@ typedef int (*command_fn)(int argc, char **argv);
 
 /* Commands implemented in C, one file each. Weak so that a build without one of them
  * still links and reports the command as unavailable. */
-#define ATTNGEN_C_COMMANDS(X) X(check) X(info) X(cache) X(run) X(report) X(tune) X(bench)
+#define ATTNGEN_C_COMMANDS(X) X(check) X(info) X(cache) X(run) X(report) X(tune) X(bench) X(compile)
 #define DECLARE(name) __attribute__((weak)) int attngen__cmd_##name(int argc, char **argv);
 ATTNGEN_C_COMMANDS(DECLARE)
 #undef DECLARE
@@ -30,6 +30,7 @@ static const command commands[] = {
   {"tune", NULL, "measure candidate variants and record the winners"},
   {"bench", NULL, "benchmark variants on a device"},
   {"cache", NULL, "list, clear or verify the JIT cache"},
+  {"compile", NULL, "JIT-compile variants without a device (hiprtc / NVRTC) into the cache"},
   {"report", NULL, "static report of built " ATTNGEN__TARGET_GFX942_NAME " code objects"},
 };
 

@@ -1,12 +1,15 @@
 /* backend_hip.c: the HIP runtime (module API), loaded at run time with dlopen. No HIP
  * headers: the few types and constants are defined here (enum values from ROCm 6's
- * hip_runtime_api.h, unchanged since ROCm 5). Untested without an AMD GPU: it must build,
- * and fail with NO_BACKEND / NO_DEVICE when the library or a device is missing. */
+ * hip_runtime_api.h, unchanged since ROCm 5). Without an AMD GPU it fails with NO_BACKEND
+ * (no libamdhip64) or NO_DEVICE (hipInit / hipGetDeviceCount find none: the message says
+ * why); tests/test_rocm.c runs it against Debian's libamdhip64.so.5 in the trixie root. */
 #include <dlfcn.h>
+#include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "backend.h"
 #include "log.h"
@@ -79,6 +82,22 @@ static pthread_once_t api_once = PTHREAD_ONCE_INIT;
 static attngen_status api_status = ATTNGEN_STATUS_INTERNAL;
 static char api_error[640];
 
+/* Why the HIP runtime sees no GPU, as far as the machine tells: the KFD device node
+ * (/dev/kfd, the amdgpu driver's compute interface) that every AMD GPU process opens. */
+static const char *no_device_reason(void) {
+  static _Thread_local char why[160];
+  if (access("/dev/kfd", F_OK) != 0)
+    snprintf(why, sizeof why, "/dev/kfd does not exist: no AMD GPU driver (amdgpu with KFD) on "
+             "this machine");
+  else if (access("/dev/kfd", R_OK | W_OK) != 0)
+    snprintf(why, sizeof why, "/dev/kfd is not accessible (%s): add the user to the render "
+             "group", strerror(errno));
+  else
+    snprintf(why, sizeof why, "/dev/kfd exists, but the runtime found no usable GPU "
+             "(HIP_VISIBLE_DEVICES? driver version?)");
+  return why;
+}
+
 static void api_load(void) {
   static const char *const names[] = {
     "libamdhip64.so", "libamdhip64.so.7", "libamdhip64.so.6", "libamdhip64.so.5",
@@ -103,7 +122,8 @@ static void api_load(void) {
   if (!api.get_props) *(void **)&api.get_props = dlsym(api.lib, "hipGetDeviceProperties");
   hipError_t r = api.hipInit(0);
   if (r != hipSuccess) {
-    snprintf(api_error, sizeof api_error, "hip: hipInit failed: %s (%d)", api.hipGetErrorString(r), r);
+    snprintf(api_error, sizeof api_error, "hip: hipInit failed: %s (%s, %d); %s",
+             api.hipGetErrorString(r), api.hipGetErrorName(r), r, no_device_reason());
     api_status = ATTNGEN_STATUS_NO_DEVICE;
     return;
   }
@@ -157,7 +177,8 @@ static attngen_status hip_open(int device, void **state, attngen_device_props *p
   int count = 0;
   hipError_t r = api.hipGetDeviceCount(&count);
   if (r == hipErrorNoDevice || (r == hipSuccess && count == 0))
-    return attngen__fail(ATTNGEN_STATUS_NO_DEVICE, "hip: no AMD GPU found");
+    return attngen__fail(ATTNGEN_STATUS_NO_DEVICE, "hip: no AMD GPU found (hipGetDeviceCount: %s); %s",
+                         api.hipGetErrorName(r), no_device_reason());
   if (r != hipSuccess) return hip_fail(ATTNGEN_STATUS_NO_DEVICE, r, "hipGetDeviceCount");
   if (device < 0 || device >= count)
     return attngen__fail(ATTNGEN_STATUS_NO_DEVICE, "hip: device %d does not exist (allowed: 0..%d)",

@@ -1,4 +1,5 @@
 /* jit.c: generate -> compile (NVRTC / hiprtc, loaded with dlopen) -> cache. */
+#define _GNU_SOURCE /* dladdr */
 #include "jit.h"
 
 #include <dlfcn.h>
@@ -27,6 +28,9 @@ typedef struct rtc_program *rtc_program;
 typedef struct rtc_api {
   const char *name; /* "nvrtc" | "hiprtc" */
   void *lib;
+  char path[512];  /* the library the API was found in (symbolic links resolved) */
+  char ident[128]; /* its file name, e.g. libamdhip64.so.5.7.31921: hiprtcVersion says 9.0
+                      in every HIP release, so the cache key hashes this too */
   int major, minor;
   attngen_status status;
   char error[1200];
@@ -47,10 +51,27 @@ static rtc_api hiprtc = {.name = "hiprtc"};
 static pthread_once_t nvrtc_once = PTHREAD_ONCE_INIT;
 static pthread_once_t hiprtc_once = PTHREAD_ONCE_INIT;
 
+/* Opens the first of libs that loads and exports the API (PREFIXCreateProgram): a library
+ * that loads but lacks the API (e.g. a libamdhip64 of a ROCm whose hiprtc is a separate
+ * libhiprtc) does not stop the search. */
 static void rtc_load(rtc_api *a, const char *const *libs, size_t nlibs, const char *prefix,
                      const char *code_size_sym, const char *code_sym) {
-  char tried[1024];
-  a->lib = attngen__dlopen_first(libs, nlibs, tried, sizeof tried);
+  char tried[1024] = "", create[64];
+  snprintf(create, sizeof create, "%sCreateProgram", prefix);
+  for (size_t i = 0; i < nlibs && !a->lib; i++) {
+    char one[512];
+    void *h = attngen__dlopen_first(&libs[i], 1, one, sizeof one);
+    if (one[0]) {
+      size_t used = strlen(tried);
+      snprintf(tried + used, sizeof tried - used, "%s%s%s", used ? ", " : "", one,
+               h && !dlsym(h, create) ? " (loads, lacks the API)" : "");
+    }
+    if (h && !dlsym(h, create)) {
+      dlclose(h);
+      h = NULL;
+    }
+    a->lib = h;
+  }
   if (!a->lib) {
     snprintf(a->error, sizeof a->error, "%s: the run-time compiler library is not installed (tried %s)",
              a->name, tried);
@@ -77,6 +98,13 @@ static void rtc_load(rtc_api *a, const char *const *libs, size_t nlibs, const ch
       return;
     }
   }
+  Dl_info info;
+  char *real = dladdr(*(void **)&a->create, &info) && info.dli_fname
+                   ? realpath(info.dli_fname, NULL) : NULL;
+  snprintf(a->path, sizeof a->path, "%s", real ? real : "?");
+  const char *slash = strrchr(a->path, '/');
+  snprintf(a->ident, sizeof a->ident, "%s", slash ? slash + 1 : a->path);
+  free(real);
   if (a->version(&a->major, &a->minor) != 0) {
     snprintf(a->error, sizeof a->error, "%s: %sVersion failed", a->name, prefix);
     a->status = ATTNGEN_STATUS_NO_BACKEND;
@@ -101,13 +129,18 @@ static void nvrtc_load(void) {
   rtc_load(&nvrtc, libs, sizeof libs / sizeof libs[0], "nvrtc", "GetCUBINSize", "GetCUBIN");
 }
 
+/* hiprtc: ROCm's libhiprtc first; HIP 5.x builds without it (Debian's HIP 5.7) carry the
+ * hiprtc API in libamdhip64 itself. */
 static void hiprtc_load(void) {
   const char *libs[] = {
     "libhiprtc.so", "libhiprtc.so.7", "libhiprtc.so.6", "libhiprtc.so.5",
-    "/opt/rocm/lib/libhiprtc.so",
+    "/opt/rocm/lib/libhiprtc.so", "libamdhip64.so", "libamdhip64.so.7", "libamdhip64.so.6",
+    "libamdhip64.so.5", "/opt/rocm/lib/libamdhip64.so",
   };
   rtc_load(&hiprtc, libs, sizeof libs / sizeof libs[0], "hiprtc", "GetCodeSize", "GetCode");
 }
+
+static size_t options_for(int target, const char **opts, char *arch_opt, size_t arch_len);
 
 static rtc_api *rtc_for(int target) {
   if (target == ATTNGEN__TARGET_SM90) {
@@ -135,8 +168,27 @@ attngen_status attngen__jit_compiler(int target, char *buf, size_t len) {
   return ATTNGEN_STATUS_OK;
 }
 
+attngen_status attngen__jit_compiler_library(int target, char *buf, size_t len) {
+  rtc_api *a = rtc_for(target);
+  if (!a) return attngen__fail(ATTNGEN_STATUS_INVALID_ARGUMENT, "jit: unknown target %d", target);
+  if (a->status != ATTNGEN_STATUS_OK) return attngen__fail(a->status, "%s", a->error);
+  snprintf(buf, len, "%s", a->path);
+  return ATTNGEN_STATUS_OK;
+}
+
+size_t attngen__jit_options(int target, const char **opts, size_t max, char *arch_opt,
+                            size_t arch_len) {
+  const char *all[8];
+  size_t n = options_for(target, all, arch_opt, arch_len);
+  for (size_t i = 0; i < n && i < max; i++) opts[i] = all[i];
+  return n;
+}
+
 /* Compiler options per target (the architecture option is written into arch_opt, which
- * must outlive opts); part of the cache key. */
+ * must outlive opts); part of the cache key. gfx942: -ffp-contract=off as the AOT build
+ * (cmake/kernels.cmake), so a JIT-compiled variant is instruction for instruction the
+ * hipcc-compiled one (hiprtc's default contracts a*b+c into FMAs: other instructions, other
+ * registers, other bits); tests/test_rocm.c compares the two. */
 static size_t options_for(int target, const char **opts, char *arch_opt, size_t arch_len) {
   size_t n = 0;
   if (target == ATTNGEN__TARGET_SM90) {
@@ -149,6 +201,7 @@ static size_t options_for(int target, const char **opts, char *arch_opt, size_t 
     opts[n++] = arch_opt;
     opts[n++] = "-O3";
     opts[n++] = "-std=c++17";
+    opts[n++] = "-ffp-contract=off";
   }
   return n;
 }
@@ -293,6 +346,7 @@ static uint64_t cache_key(const rtc_api *a, int target, const char *name, const 
   h = attngen__fnv1a64_str(h, attngen__jit_arch(target));
   h = attngen__fnv1a64_str(h, a->name);
   h = attngen__fnv1a64_str(h, version);
+  h = attngen__fnv1a64_str(h, a->ident);
   for (size_t i = 0; i < nopts; i++) h = attngen__fnv1a64_str(h, opts[i]);
   h = attngen__fnv1a64_str(h, name);
   return attngen__fnv1a64_str(h, source);

@@ -51,6 +51,17 @@ const char *attngen__jit_arch(int target);
 /* "nvrtc 13.0" / "hiprtc 6.2" into buf; NO_BACKEND (and a message) when not loadable. */
 attngen_status attngen__jit_compiler(int target, char *buf, size_t len);
 
+/* The path of the library the target's run-time compiler API was found in (hiprtc: a
+ * libhiprtc, or libamdhip64 for HIP 5.x builds that have no libhiprtc); NO_BACKEND when
+ * none loads. */
+attngen_status attngen__jit_compiler_library(int target, char *buf, size_t len);
+
+/* The run-time compiler's options for a target, as every JIT compile uses them (and the
+ * cache key hashes them): up to max into opts, the architecture option written into
+ * arch_opt (which must outlive opts). Returns the count. */
+size_t attngen__jit_options(int target, const char **opts, size_t max, char *arch_opt,
+                            size_t arch_len);
+
 /* Compiles done by this process (every target), for tests and `attngen info`. */
 unsigned long attngen__jit_compile_count(void);
 
