@@ -18,6 +18,8 @@
 #include <unistd.h>
 
 #include "cache.h"
+#include "elf_sections.h"
+#include "fsutil.h"
 #include "gen.h"
 #include "jit.h"
 #include "log.h"
@@ -341,6 +343,57 @@ static void test_jit_generated_sm90_variant(void **state) {
   attngen__gen_free_names(names, count);
 }
 
+#ifndef ATTNGEN_KERNEL_DIR
+#define ATTNGEN_KERNEL_DIR "kernels"
+#endif
+
+/* JIT and AOT of one variant are one kernel: for every default sm90 variant, NVRTC's cubin
+ * (the runtime's own request: generated source, JIT options) holds the same SASS as the
+ * build's nvcc cubin (ATTNGEN_KERNEL_DIR/sm90/NAME.cubin), byte for byte in the kernel's
+ * .text section. (The gfx942 twin, hiprtc vs hipcc, is in tests/test_rocm.c.) */
+static void test_jit_nvrtc_equals_nvcc_per_default_variant(void **state) {
+  if (!have_nvrtc()) skip();
+  size_t checked = 0, same = 0, missing = 0;
+  for (size_t i = 0; i < attngen__manifest_count; i++) {
+    const attngen__variant_desc *d = &attngen__manifest[i];
+    if (!d->name || d->target != ATTNGEN__TARGET_SM90) continue;
+    char path[4400];
+    snprintf(path, sizeof path, "%s/sm90/%s.cubin", ATTNGEN_KERNEL_DIR, d->name);
+    char *aot = NULL;
+    size_t naot = 0;
+    if (attngen__fs_read_file(path, 0, &aot, &naot) != 0) {
+      missing++;
+      continue;
+    }
+    attngen__jit_request req = {d->name, ATTNGEN__TARGET_SM90, NULL};
+    attngen__jit_result r;
+    attngen_status st = attngen__jit_get(&req, &r);
+    if (st != ATTNGEN_STATUS_OK) print_message("%s\n", attngen_last_error());
+    assert_int_equal(st, ATTNGEN_STATUS_OK);
+    char text[200];
+    snprintf(text, sizeof text, ".text.%s", d->name);
+    size_t ta = 0, tj = 0;
+    const unsigned char *xa = attngen_test_elf_section(aot, naot, text, &ta);
+    const unsigned char *xj = attngen_test_elf_section(r.image, r.size, text, &tj);
+    checked++;
+    if (xa && xj && ta == tj && memcmp(xa, xj, ta) == 0)
+      same++;
+    else
+      print_message("FAIL %s: NVRTC's %s (%zu bytes) differs from nvcc's %s (%zu bytes)\n",
+                    d->name, text, tj, path, ta);
+    free(r.image);
+    free(aot);
+  }
+  if (checked == 0) {
+    print_message("SKIPPED: no nvcc cubins in %s/sm90 (nvcc missing: sm90 is JIT-only)\n",
+                  ATTNGEN_KERNEL_DIR);
+    skip();
+  }
+  print_message("%zu sm90 variants: NVRTC .text == nvcc .text in %zu\n", checked, same);
+  assert_int_equal(missing, 0);
+  assert_int_equal(same, checked);
+}
+
 /* A process that holds a key's lock and is stopped (a suspended compile) must not block the
  * next process for ever: after the bounded wait the request fails with JIT_FAILED and a
  * message naming the lock file and the stopped holder. */
@@ -406,6 +459,8 @@ int main(void) {
     cmocka_unit_test_setup_teardown(test_jit_disabled_refuses_with_status, setup, teardown),
     cmocka_unit_test_setup_teardown(test_jit_compile_error_carries_the_log, setup, teardown),
     cmocka_unit_test_setup_teardown(test_jit_generated_sm90_variant, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_jit_nvrtc_equals_nvcc_per_default_variant, setup,
+                                    teardown),
   };
   int rc = cmocka_run_group_tests(tests, NULL, NULL);
   unlink(log_path);
