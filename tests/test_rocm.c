@@ -399,15 +399,15 @@ static const report_row *find_row(const report_row *rows, int n, const char *nam
   return NULL;
 }
 
+/* A kernel of a default gfx942 variant: the variant's own symbol or one of its companions in
+ * the same code object (NAME_merge, any other NAME_<suffix>). */
 static int in_default_set(const char *kernel) {
-  char base[200];
-  snprintf(base, sizeof base, "%s", kernel);
-  size_t len = strlen(base);
-  if (len > 6 && !strcmp(base + len - 6, "_merge")) base[len - 6] = 0;
-  for (size_t i = 0; i < attngen__manifest_count; i++)
-    if (attngen__manifest[i].name && attngen__manifest[i].target == ATTNGEN__TARGET_GFX942 &&
-        !strcmp(attngen__manifest[i].name, base))
-      return 1;
+  for (size_t i = 0; i < attngen__manifest_count; i++) {
+    const char *v = attngen__manifest[i].name;
+    if (!v || attngen__manifest[i].target != ATTNGEN__TARGET_GFX942) continue;
+    size_t n = strlen(v);
+    if (!strncmp(kernel, v, n) && (kernel[n] == 0 || kernel[n] == '_')) return 1;
+  }
   return 0;
 }
 
