@@ -204,12 +204,6 @@ int attngen__cmd_compile(int argc, char **argv) {
       goto out;
     }
   }
-  if (out_dir && attngen__fs_mkdir_p(out_dir, 0755) != 0) {
-    fprintf(stderr, "attngen compile: cannot create -o %s: %s\n", out_dir, strerror(errno));
-    free(jobs);
-    rc = 1;
-    goto out;
-  }
   /* The compiler of every target involved, named before anything is compiled. */
   for (int t = 0; t < ATTNGEN__TARGET_COUNT; t++) {
     int used = 0;
@@ -223,6 +217,12 @@ int attngen__cmd_compile(int argc, char **argv) {
       goto out;
     }
     printf("%s: %s, compiles for %s\n", attngen__target_name(t), version, attngen__jit_arch(t));
+  }
+  if (out_dir && attngen__fs_mkdir_p(out_dir, 0755) != 0) {
+    fprintf(stderr, "attngen compile: cannot create -o %s: %s\n", out_dir, strerror(errno));
+    free(jobs);
+    rc = 1;
+    goto out;
   }
   work w = {jobs, njobs, 0, out_dir};
   if ((size_t)threads > njobs) threads = (long)njobs;
