@@ -29,8 +29,9 @@ typedef struct rtc_api {
   const char *name; /* "nvrtc" | "hiprtc" */
   void *lib;
   char path[512];  /* the library the API was found in (symbolic links resolved) */
-  char ident[128]; /* its file name, e.g. libamdhip64.so.5.7.31921: hiprtcVersion says 9.0
-                      in every HIP release, so the cache key hashes this too */
+  char ident[128]; /* its file name, e.g. libamdhip64.so.5.7.31921: HIP 5.7.1's
+                      hiprtcVersion says 9.0, which does not name the release, so the cache
+                      key hashes this too */
   int major, minor;
   attngen_status status;
   char error[1200];
