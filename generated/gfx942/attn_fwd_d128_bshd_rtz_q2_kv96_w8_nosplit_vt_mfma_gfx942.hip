@@ -685,9 +685,9 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtz_q2_kv96_w8_nosplit_vt_mfma_gfx942(att
 
 #line 323 "templates/gfx942/attn_fwd.hip.in"
 
-#line 416 "templates/gfx942/attn_fwd.hip.in"
+#line 419 "templates/gfx942/attn_fwd.hip.in"
 
-#line 447 "templates/gfx942/attn_fwd.hip.in"
+#line 450 "templates/gfx942/attn_fwd.hip.in"
 
   if (grp == 1u && nt > 0u) {  // group B: K_1 DMA in slot 0, then start half a phase late
 #line 191 "templates/gfx942/attn_fwd.hip.in"
@@ -726,17 +726,17 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtz_q2_kv96_w8_nosplit_vt_mfma_gfx942(att
 #line 191 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + 96u + wave + 88u) * rs,
                            lds + 26112u + (wave + 88u) * 272u);
-#line 450 "templates/gfx942/attn_fwd.hip.in"
+#line 453 "templates/gfx942/attn_fwd.hip.in"
     ag_s_barrier();
   }
   if (nt > 0u) {
     {
       const unsigned jj = 0;
-#line 420 "templates/gfx942/attn_fwd.hip.in"
+#line 423 "templates/gfx942/attn_fwd.hip.in"
     const unsigned buf = (jj & 1u) * 26112u;
     // ---- X_j: MFMA phase
     ag_s_setprio<1>();
-#line 426 "templates/gfx942/attn_fwd.hip.in"
+#line 429 "templates/gfx942/attn_fwd.hip.in"
     if (grp == 0u) {  // K_{j+1} into the other buffer (B issued its share in Y_{j-1})
 #line 191 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 1u) * 96u + wave + 0u) * rs,
@@ -774,7 +774,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtz_q2_kv96_w8_nosplit_vt_mfma_gfx942(att
 #line 191 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 1u) * 96u + wave + 88u) * rs,
                            lds + (26112u - buf) + (wave + 88u) * 272u);
-#line 428 "templates/gfx942/attn_fwd.hip.in"
+#line 431 "templates/gfx942/attn_fwd.hip.in"
     } else {
       ag_s_waitcnt_vmcnt<0>();  // K_{j+1} (DMA issued in Y_{j-1}) lands before the barrier
     }
@@ -1503,7 +1503,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtz_q2_kv96_w8_nosplit_vt_mfma_gfx942(att
     }
 #line 310 "templates/gfx942/attn_fwd.hip.in"
   }
-#line 432 "templates/gfx942/attn_fwd.hip.in"
+#line 435 "templates/gfx942/attn_fwd.hip.in"
     ag_s_setprio<0>();
     ag_mfma_drain(s[0][0], s[0][1], s[0][2], s[0][3], s[0][4], s[0][5], s[1][0], s[1][1], s[1][2], s[1][3], s[1][4], s[1][5]);
     ag_s_barrier();
@@ -1545,210 +1545,213 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtz_q2_kv96_w8_nosplit_vt_mfma_gfx942(att
 #line 191 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 2u) * 96u + wave + 88u) * rs,
                            lds + buf + (wave + 88u) * 272u);
-#line 438 "templates/gfx942/attn_fwd.hip.in"
+#line 441 "templates/gfx942/attn_fwd.hip.in"
     }
 #line 332 "templates/gfx942/attn_fwd.hip.in"
   {
     const unsigned kv0 = kv_begin + jj * 96u;
     if (kv0 + 96u > kv_end) {  // last, partial tile: keys >= kv_end do not exist
-#line 337 "templates/gfx942/attn_fwd.hip.in"
-      const bool valid0_0 = kv0 + 0u + 4u * g < kv_end;
-#line 339 "templates/gfx942/attn_fwd.hip.in"
+      // g recomputed here: the kernel's g, kept live across the loop for this rare block,
+      // made clang-17 (hipcc/hiprtc 5.7) spill a VGPR in rtna tail (tests/test_rocm.c)
+      const unsigned g_tail = ag_lane_id_here() >> 4;
+#line 340 "templates/gfx942/attn_fwd.hip.in"
+      const bool valid0_0 = kv0 + 0u + 4u * g_tail < kv_end;
+#line 342 "templates/gfx942/attn_fwd.hip.in"
       s[0][0][0] = valid0_0 ? s[0][0][0] : -__builtin_inff();
-#line 339 "templates/gfx942/attn_fwd.hip.in"
+#line 342 "templates/gfx942/attn_fwd.hip.in"
       s[1][0][0] = valid0_0 ? s[1][0][0] : -__builtin_inff();
-#line 337 "templates/gfx942/attn_fwd.hip.in"
-      const bool valid0_1 = kv0 + 1u + 4u * g < kv_end;
-#line 339 "templates/gfx942/attn_fwd.hip.in"
+#line 340 "templates/gfx942/attn_fwd.hip.in"
+      const bool valid0_1 = kv0 + 1u + 4u * g_tail < kv_end;
+#line 342 "templates/gfx942/attn_fwd.hip.in"
       s[0][0][1] = valid0_1 ? s[0][0][1] : -__builtin_inff();
-#line 339 "templates/gfx942/attn_fwd.hip.in"
+#line 342 "templates/gfx942/attn_fwd.hip.in"
       s[1][0][1] = valid0_1 ? s[1][0][1] : -__builtin_inff();
-#line 337 "templates/gfx942/attn_fwd.hip.in"
-      const bool valid0_2 = kv0 + 2u + 4u * g < kv_end;
-#line 339 "templates/gfx942/attn_fwd.hip.in"
+#line 340 "templates/gfx942/attn_fwd.hip.in"
+      const bool valid0_2 = kv0 + 2u + 4u * g_tail < kv_end;
+#line 342 "templates/gfx942/attn_fwd.hip.in"
       s[0][0][2] = valid0_2 ? s[0][0][2] : -__builtin_inff();
-#line 339 "templates/gfx942/attn_fwd.hip.in"
+#line 342 "templates/gfx942/attn_fwd.hip.in"
       s[1][0][2] = valid0_2 ? s[1][0][2] : -__builtin_inff();
-#line 337 "templates/gfx942/attn_fwd.hip.in"
-      const bool valid0_3 = kv0 + 3u + 4u * g < kv_end;
-#line 339 "templates/gfx942/attn_fwd.hip.in"
+#line 340 "templates/gfx942/attn_fwd.hip.in"
+      const bool valid0_3 = kv0 + 3u + 4u * g_tail < kv_end;
+#line 342 "templates/gfx942/attn_fwd.hip.in"
       s[0][0][3] = valid0_3 ? s[0][0][3] : -__builtin_inff();
-#line 339 "templates/gfx942/attn_fwd.hip.in"
+#line 342 "templates/gfx942/attn_fwd.hip.in"
       s[1][0][3] = valid0_3 ? s[1][0][3] : -__builtin_inff();
-#line 337 "templates/gfx942/attn_fwd.hip.in"
-      const bool valid1_0 = kv0 + 16u + 4u * g < kv_end;
-#line 339 "templates/gfx942/attn_fwd.hip.in"
+#line 340 "templates/gfx942/attn_fwd.hip.in"
+      const bool valid1_0 = kv0 + 16u + 4u * g_tail < kv_end;
+#line 342 "templates/gfx942/attn_fwd.hip.in"
       s[0][1][0] = valid1_0 ? s[0][1][0] : -__builtin_inff();
-#line 339 "templates/gfx942/attn_fwd.hip.in"
+#line 342 "templates/gfx942/attn_fwd.hip.in"
       s[1][1][0] = valid1_0 ? s[1][1][0] : -__builtin_inff();
-#line 337 "templates/gfx942/attn_fwd.hip.in"
-      const bool valid1_1 = kv0 + 17u + 4u * g < kv_end;
-#line 339 "templates/gfx942/attn_fwd.hip.in"
+#line 340 "templates/gfx942/attn_fwd.hip.in"
+      const bool valid1_1 = kv0 + 17u + 4u * g_tail < kv_end;
+#line 342 "templates/gfx942/attn_fwd.hip.in"
       s[0][1][1] = valid1_1 ? s[0][1][1] : -__builtin_inff();
-#line 339 "templates/gfx942/attn_fwd.hip.in"
+#line 342 "templates/gfx942/attn_fwd.hip.in"
       s[1][1][1] = valid1_1 ? s[1][1][1] : -__builtin_inff();
-#line 337 "templates/gfx942/attn_fwd.hip.in"
-      const bool valid1_2 = kv0 + 18u + 4u * g < kv_end;
-#line 339 "templates/gfx942/attn_fwd.hip.in"
+#line 340 "templates/gfx942/attn_fwd.hip.in"
+      const bool valid1_2 = kv0 + 18u + 4u * g_tail < kv_end;
+#line 342 "templates/gfx942/attn_fwd.hip.in"
       s[0][1][2] = valid1_2 ? s[0][1][2] : -__builtin_inff();
-#line 339 "templates/gfx942/attn_fwd.hip.in"
+#line 342 "templates/gfx942/attn_fwd.hip.in"
       s[1][1][2] = valid1_2 ? s[1][1][2] : -__builtin_inff();
-#line 337 "templates/gfx942/attn_fwd.hip.in"
-      const bool valid1_3 = kv0 + 19u + 4u * g < kv_end;
-#line 339 "templates/gfx942/attn_fwd.hip.in"
+#line 340 "templates/gfx942/attn_fwd.hip.in"
+      const bool valid1_3 = kv0 + 19u + 4u * g_tail < kv_end;
+#line 342 "templates/gfx942/attn_fwd.hip.in"
       s[0][1][3] = valid1_3 ? s[0][1][3] : -__builtin_inff();
-#line 339 "templates/gfx942/attn_fwd.hip.in"
+#line 342 "templates/gfx942/attn_fwd.hip.in"
       s[1][1][3] = valid1_3 ? s[1][1][3] : -__builtin_inff();
-#line 337 "templates/gfx942/attn_fwd.hip.in"
-      const bool valid2_0 = kv0 + 32u + 4u * g < kv_end;
-#line 339 "templates/gfx942/attn_fwd.hip.in"
+#line 340 "templates/gfx942/attn_fwd.hip.in"
+      const bool valid2_0 = kv0 + 32u + 4u * g_tail < kv_end;
+#line 342 "templates/gfx942/attn_fwd.hip.in"
       s[0][2][0] = valid2_0 ? s[0][2][0] : -__builtin_inff();
-#line 339 "templates/gfx942/attn_fwd.hip.in"
+#line 342 "templates/gfx942/attn_fwd.hip.in"
       s[1][2][0] = valid2_0 ? s[1][2][0] : -__builtin_inff();
-#line 337 "templates/gfx942/attn_fwd.hip.in"
-      const bool valid2_1 = kv0 + 33u + 4u * g < kv_end;
-#line 339 "templates/gfx942/attn_fwd.hip.in"
+#line 340 "templates/gfx942/attn_fwd.hip.in"
+      const bool valid2_1 = kv0 + 33u + 4u * g_tail < kv_end;
+#line 342 "templates/gfx942/attn_fwd.hip.in"
       s[0][2][1] = valid2_1 ? s[0][2][1] : -__builtin_inff();
-#line 339 "templates/gfx942/attn_fwd.hip.in"
+#line 342 "templates/gfx942/attn_fwd.hip.in"
       s[1][2][1] = valid2_1 ? s[1][2][1] : -__builtin_inff();
-#line 337 "templates/gfx942/attn_fwd.hip.in"
-      const bool valid2_2 = kv0 + 34u + 4u * g < kv_end;
-#line 339 "templates/gfx942/attn_fwd.hip.in"
+#line 340 "templates/gfx942/attn_fwd.hip.in"
+      const bool valid2_2 = kv0 + 34u + 4u * g_tail < kv_end;
+#line 342 "templates/gfx942/attn_fwd.hip.in"
       s[0][2][2] = valid2_2 ? s[0][2][2] : -__builtin_inff();
-#line 339 "templates/gfx942/attn_fwd.hip.in"
+#line 342 "templates/gfx942/attn_fwd.hip.in"
       s[1][2][2] = valid2_2 ? s[1][2][2] : -__builtin_inff();
-#line 337 "templates/gfx942/attn_fwd.hip.in"
-      const bool valid2_3 = kv0 + 35u + 4u * g < kv_end;
-#line 339 "templates/gfx942/attn_fwd.hip.in"
+#line 340 "templates/gfx942/attn_fwd.hip.in"
+      const bool valid2_3 = kv0 + 35u + 4u * g_tail < kv_end;
+#line 342 "templates/gfx942/attn_fwd.hip.in"
       s[0][2][3] = valid2_3 ? s[0][2][3] : -__builtin_inff();
-#line 339 "templates/gfx942/attn_fwd.hip.in"
+#line 342 "templates/gfx942/attn_fwd.hip.in"
       s[1][2][3] = valid2_3 ? s[1][2][3] : -__builtin_inff();
-#line 337 "templates/gfx942/attn_fwd.hip.in"
-      const bool valid3_0 = kv0 + 48u + 4u * g < kv_end;
-#line 339 "templates/gfx942/attn_fwd.hip.in"
+#line 340 "templates/gfx942/attn_fwd.hip.in"
+      const bool valid3_0 = kv0 + 48u + 4u * g_tail < kv_end;
+#line 342 "templates/gfx942/attn_fwd.hip.in"
       s[0][3][0] = valid3_0 ? s[0][3][0] : -__builtin_inff();
-#line 339 "templates/gfx942/attn_fwd.hip.in"
+#line 342 "templates/gfx942/attn_fwd.hip.in"
       s[1][3][0] = valid3_0 ? s[1][3][0] : -__builtin_inff();
-#line 337 "templates/gfx942/attn_fwd.hip.in"
-      const bool valid3_1 = kv0 + 49u + 4u * g < kv_end;
-#line 339 "templates/gfx942/attn_fwd.hip.in"
+#line 340 "templates/gfx942/attn_fwd.hip.in"
+      const bool valid3_1 = kv0 + 49u + 4u * g_tail < kv_end;
+#line 342 "templates/gfx942/attn_fwd.hip.in"
       s[0][3][1] = valid3_1 ? s[0][3][1] : -__builtin_inff();
-#line 339 "templates/gfx942/attn_fwd.hip.in"
+#line 342 "templates/gfx942/attn_fwd.hip.in"
       s[1][3][1] = valid3_1 ? s[1][3][1] : -__builtin_inff();
-#line 337 "templates/gfx942/attn_fwd.hip.in"
-      const bool valid3_2 = kv0 + 50u + 4u * g < kv_end;
-#line 339 "templates/gfx942/attn_fwd.hip.in"
+#line 340 "templates/gfx942/attn_fwd.hip.in"
+      const bool valid3_2 = kv0 + 50u + 4u * g_tail < kv_end;
+#line 342 "templates/gfx942/attn_fwd.hip.in"
       s[0][3][2] = valid3_2 ? s[0][3][2] : -__builtin_inff();
-#line 339 "templates/gfx942/attn_fwd.hip.in"
+#line 342 "templates/gfx942/attn_fwd.hip.in"
       s[1][3][2] = valid3_2 ? s[1][3][2] : -__builtin_inff();
-#line 337 "templates/gfx942/attn_fwd.hip.in"
-      const bool valid3_3 = kv0 + 51u + 4u * g < kv_end;
-#line 339 "templates/gfx942/attn_fwd.hip.in"
+#line 340 "templates/gfx942/attn_fwd.hip.in"
+      const bool valid3_3 = kv0 + 51u + 4u * g_tail < kv_end;
+#line 342 "templates/gfx942/attn_fwd.hip.in"
       s[0][3][3] = valid3_3 ? s[0][3][3] : -__builtin_inff();
-#line 339 "templates/gfx942/attn_fwd.hip.in"
+#line 342 "templates/gfx942/attn_fwd.hip.in"
       s[1][3][3] = valid3_3 ? s[1][3][3] : -__builtin_inff();
-#line 337 "templates/gfx942/attn_fwd.hip.in"
-      const bool valid4_0 = kv0 + 64u + 4u * g < kv_end;
-#line 339 "templates/gfx942/attn_fwd.hip.in"
+#line 340 "templates/gfx942/attn_fwd.hip.in"
+      const bool valid4_0 = kv0 + 64u + 4u * g_tail < kv_end;
+#line 342 "templates/gfx942/attn_fwd.hip.in"
       s[0][4][0] = valid4_0 ? s[0][4][0] : -__builtin_inff();
-#line 339 "templates/gfx942/attn_fwd.hip.in"
+#line 342 "templates/gfx942/attn_fwd.hip.in"
       s[1][4][0] = valid4_0 ? s[1][4][0] : -__builtin_inff();
-#line 337 "templates/gfx942/attn_fwd.hip.in"
-      const bool valid4_1 = kv0 + 65u + 4u * g < kv_end;
-#line 339 "templates/gfx942/attn_fwd.hip.in"
+#line 340 "templates/gfx942/attn_fwd.hip.in"
+      const bool valid4_1 = kv0 + 65u + 4u * g_tail < kv_end;
+#line 342 "templates/gfx942/attn_fwd.hip.in"
       s[0][4][1] = valid4_1 ? s[0][4][1] : -__builtin_inff();
-#line 339 "templates/gfx942/attn_fwd.hip.in"
+#line 342 "templates/gfx942/attn_fwd.hip.in"
       s[1][4][1] = valid4_1 ? s[1][4][1] : -__builtin_inff();
-#line 337 "templates/gfx942/attn_fwd.hip.in"
-      const bool valid4_2 = kv0 + 66u + 4u * g < kv_end;
-#line 339 "templates/gfx942/attn_fwd.hip.in"
+#line 340 "templates/gfx942/attn_fwd.hip.in"
+      const bool valid4_2 = kv0 + 66u + 4u * g_tail < kv_end;
+#line 342 "templates/gfx942/attn_fwd.hip.in"
       s[0][4][2] = valid4_2 ? s[0][4][2] : -__builtin_inff();
-#line 339 "templates/gfx942/attn_fwd.hip.in"
+#line 342 "templates/gfx942/attn_fwd.hip.in"
       s[1][4][2] = valid4_2 ? s[1][4][2] : -__builtin_inff();
-#line 337 "templates/gfx942/attn_fwd.hip.in"
-      const bool valid4_3 = kv0 + 67u + 4u * g < kv_end;
-#line 339 "templates/gfx942/attn_fwd.hip.in"
+#line 340 "templates/gfx942/attn_fwd.hip.in"
+      const bool valid4_3 = kv0 + 67u + 4u * g_tail < kv_end;
+#line 342 "templates/gfx942/attn_fwd.hip.in"
       s[0][4][3] = valid4_3 ? s[0][4][3] : -__builtin_inff();
-#line 339 "templates/gfx942/attn_fwd.hip.in"
+#line 342 "templates/gfx942/attn_fwd.hip.in"
       s[1][4][3] = valid4_3 ? s[1][4][3] : -__builtin_inff();
-#line 337 "templates/gfx942/attn_fwd.hip.in"
-      const bool valid5_0 = kv0 + 80u + 4u * g < kv_end;
-#line 339 "templates/gfx942/attn_fwd.hip.in"
+#line 340 "templates/gfx942/attn_fwd.hip.in"
+      const bool valid5_0 = kv0 + 80u + 4u * g_tail < kv_end;
+#line 342 "templates/gfx942/attn_fwd.hip.in"
       s[0][5][0] = valid5_0 ? s[0][5][0] : -__builtin_inff();
-#line 339 "templates/gfx942/attn_fwd.hip.in"
+#line 342 "templates/gfx942/attn_fwd.hip.in"
       s[1][5][0] = valid5_0 ? s[1][5][0] : -__builtin_inff();
-#line 337 "templates/gfx942/attn_fwd.hip.in"
-      const bool valid5_1 = kv0 + 81u + 4u * g < kv_end;
-#line 339 "templates/gfx942/attn_fwd.hip.in"
+#line 340 "templates/gfx942/attn_fwd.hip.in"
+      const bool valid5_1 = kv0 + 81u + 4u * g_tail < kv_end;
+#line 342 "templates/gfx942/attn_fwd.hip.in"
       s[0][5][1] = valid5_1 ? s[0][5][1] : -__builtin_inff();
-#line 339 "templates/gfx942/attn_fwd.hip.in"
+#line 342 "templates/gfx942/attn_fwd.hip.in"
       s[1][5][1] = valid5_1 ? s[1][5][1] : -__builtin_inff();
-#line 337 "templates/gfx942/attn_fwd.hip.in"
-      const bool valid5_2 = kv0 + 82u + 4u * g < kv_end;
-#line 339 "templates/gfx942/attn_fwd.hip.in"
+#line 340 "templates/gfx942/attn_fwd.hip.in"
+      const bool valid5_2 = kv0 + 82u + 4u * g_tail < kv_end;
+#line 342 "templates/gfx942/attn_fwd.hip.in"
       s[0][5][2] = valid5_2 ? s[0][5][2] : -__builtin_inff();
-#line 339 "templates/gfx942/attn_fwd.hip.in"
+#line 342 "templates/gfx942/attn_fwd.hip.in"
       s[1][5][2] = valid5_2 ? s[1][5][2] : -__builtin_inff();
-#line 337 "templates/gfx942/attn_fwd.hip.in"
-      const bool valid5_3 = kv0 + 83u + 4u * g < kv_end;
-#line 339 "templates/gfx942/attn_fwd.hip.in"
+#line 340 "templates/gfx942/attn_fwd.hip.in"
+      const bool valid5_3 = kv0 + 83u + 4u * g_tail < kv_end;
+#line 342 "templates/gfx942/attn_fwd.hip.in"
       s[0][5][3] = valid5_3 ? s[0][5][3] : -__builtin_inff();
-#line 339 "templates/gfx942/attn_fwd.hip.in"
+#line 342 "templates/gfx942/attn_fwd.hip.in"
       s[1][5][3] = valid5_3 ? s[1][5][3] : -__builtin_inff();
-#line 343 "templates/gfx942/attn_fwd.hip.in"
+#line 346 "templates/gfx942/attn_fwd.hip.in"
     }
     bool changed[2];
     float alpha[2];
-#line 347 "templates/gfx942/attn_fwd.hip.in"
+#line 350 "templates/gfx942/attn_fwd.hip.in"
     {
       float mx = s[0][0][0];
-#line 352 "templates/gfx942/attn_fwd.hip.in"
+#line 355 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][0][1]);
-#line 352 "templates/gfx942/attn_fwd.hip.in"
+#line 355 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][0][2]);
-#line 352 "templates/gfx942/attn_fwd.hip.in"
+#line 355 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][0][3]);
-#line 352 "templates/gfx942/attn_fwd.hip.in"
+#line 355 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][1][0]);
-#line 352 "templates/gfx942/attn_fwd.hip.in"
+#line 355 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][1][1]);
-#line 352 "templates/gfx942/attn_fwd.hip.in"
+#line 355 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][1][2]);
-#line 352 "templates/gfx942/attn_fwd.hip.in"
+#line 355 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][1][3]);
-#line 352 "templates/gfx942/attn_fwd.hip.in"
+#line 355 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][2][0]);
-#line 352 "templates/gfx942/attn_fwd.hip.in"
+#line 355 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][2][1]);
-#line 352 "templates/gfx942/attn_fwd.hip.in"
+#line 355 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][2][2]);
-#line 352 "templates/gfx942/attn_fwd.hip.in"
+#line 355 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][2][3]);
-#line 352 "templates/gfx942/attn_fwd.hip.in"
+#line 355 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][3][0]);
-#line 352 "templates/gfx942/attn_fwd.hip.in"
+#line 355 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][3][1]);
-#line 352 "templates/gfx942/attn_fwd.hip.in"
+#line 355 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][3][2]);
-#line 352 "templates/gfx942/attn_fwd.hip.in"
+#line 355 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][3][3]);
-#line 352 "templates/gfx942/attn_fwd.hip.in"
+#line 355 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][4][0]);
-#line 352 "templates/gfx942/attn_fwd.hip.in"
+#line 355 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][4][1]);
-#line 352 "templates/gfx942/attn_fwd.hip.in"
+#line 355 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][4][2]);
-#line 352 "templates/gfx942/attn_fwd.hip.in"
+#line 355 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][4][3]);
-#line 352 "templates/gfx942/attn_fwd.hip.in"
+#line 355 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][5][0]);
-#line 352 "templates/gfx942/attn_fwd.hip.in"
+#line 355 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][5][1]);
-#line 352 "templates/gfx942/attn_fwd.hip.in"
+#line 355 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][5][2]);
-#line 352 "templates/gfx942/attn_fwd.hip.in"
+#line 355 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][5][3]);
-#line 356 "templates/gfx942/attn_fwd.hip.in"
+#line 359 "templates/gfx942/attn_fwd.hip.in"
       const float mt = mx * sc;  // this lane's max of t = s * sc (exact: see above)
       changed[0] = ag_any(mt > m[0]);
       alpha[0] = 1.0f;
@@ -1767,56 +1770,56 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtz_q2_kv96_w8_nosplit_vt_mfma_gfx942(att
         l[0] *= alpha[0];
       }
     }
-#line 347 "templates/gfx942/attn_fwd.hip.in"
+#line 350 "templates/gfx942/attn_fwd.hip.in"
     {
       float mx = s[1][0][0];
-#line 352 "templates/gfx942/attn_fwd.hip.in"
+#line 355 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][0][1]);
-#line 352 "templates/gfx942/attn_fwd.hip.in"
+#line 355 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][0][2]);
-#line 352 "templates/gfx942/attn_fwd.hip.in"
+#line 355 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][0][3]);
-#line 352 "templates/gfx942/attn_fwd.hip.in"
+#line 355 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][1][0]);
-#line 352 "templates/gfx942/attn_fwd.hip.in"
+#line 355 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][1][1]);
-#line 352 "templates/gfx942/attn_fwd.hip.in"
+#line 355 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][1][2]);
-#line 352 "templates/gfx942/attn_fwd.hip.in"
+#line 355 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][1][3]);
-#line 352 "templates/gfx942/attn_fwd.hip.in"
+#line 355 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][2][0]);
-#line 352 "templates/gfx942/attn_fwd.hip.in"
+#line 355 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][2][1]);
-#line 352 "templates/gfx942/attn_fwd.hip.in"
+#line 355 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][2][2]);
-#line 352 "templates/gfx942/attn_fwd.hip.in"
+#line 355 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][2][3]);
-#line 352 "templates/gfx942/attn_fwd.hip.in"
+#line 355 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][3][0]);
-#line 352 "templates/gfx942/attn_fwd.hip.in"
+#line 355 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][3][1]);
-#line 352 "templates/gfx942/attn_fwd.hip.in"
+#line 355 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][3][2]);
-#line 352 "templates/gfx942/attn_fwd.hip.in"
+#line 355 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][3][3]);
-#line 352 "templates/gfx942/attn_fwd.hip.in"
+#line 355 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][4][0]);
-#line 352 "templates/gfx942/attn_fwd.hip.in"
+#line 355 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][4][1]);
-#line 352 "templates/gfx942/attn_fwd.hip.in"
+#line 355 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][4][2]);
-#line 352 "templates/gfx942/attn_fwd.hip.in"
+#line 355 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][4][3]);
-#line 352 "templates/gfx942/attn_fwd.hip.in"
+#line 355 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][5][0]);
-#line 352 "templates/gfx942/attn_fwd.hip.in"
+#line 355 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][5][1]);
-#line 352 "templates/gfx942/attn_fwd.hip.in"
+#line 355 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][5][2]);
-#line 352 "templates/gfx942/attn_fwd.hip.in"
+#line 355 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][5][3]);
-#line 356 "templates/gfx942/attn_fwd.hip.in"
+#line 359 "templates/gfx942/attn_fwd.hip.in"
       const float mt = mx * sc;  // this lane's max of t = s * sc (exact: see above)
       changed[1] = ag_any(mt > m[1]);
       alpha[1] = 1.0f;
@@ -1835,10 +1838,10 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtz_q2_kv96_w8_nosplit_vt_mfma_gfx942(att
         l[1] *= alpha[1];
       }
     }
-#line 376 "templates/gfx942/attn_fwd.hip.in"
+#line 379 "templates/gfx942/attn_fwd.hip.in"
     {
       const float nm = -m[0];
-#line 379 "templates/gfx942/attn_fwd.hip.in"
+#line 382 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[0][0][0], sc, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[0][0][1], sc, nm));
@@ -1851,7 +1854,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtz_q2_kv96_w8_nosplit_vt_mfma_gfx942(att
         p[0][0].x = ag_pack_p_rtz(p0, p1);
         p[0][0].y = ag_pack_p_rtz(p2, p3);
       }
-#line 379 "templates/gfx942/attn_fwd.hip.in"
+#line 382 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[0][1][0], sc, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[0][1][1], sc, nm));
@@ -1864,7 +1867,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtz_q2_kv96_w8_nosplit_vt_mfma_gfx942(att
         p[0][1].x = ag_pack_p_rtz(p0, p1);
         p[0][1].y = ag_pack_p_rtz(p2, p3);
       }
-#line 379 "templates/gfx942/attn_fwd.hip.in"
+#line 382 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[0][2][0], sc, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[0][2][1], sc, nm));
@@ -1877,7 +1880,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtz_q2_kv96_w8_nosplit_vt_mfma_gfx942(att
         p[0][2].x = ag_pack_p_rtz(p0, p1);
         p[0][2].y = ag_pack_p_rtz(p2, p3);
       }
-#line 379 "templates/gfx942/attn_fwd.hip.in"
+#line 382 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[0][3][0], sc, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[0][3][1], sc, nm));
@@ -1890,7 +1893,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtz_q2_kv96_w8_nosplit_vt_mfma_gfx942(att
         p[0][3].x = ag_pack_p_rtz(p0, p1);
         p[0][3].y = ag_pack_p_rtz(p2, p3);
       }
-#line 379 "templates/gfx942/attn_fwd.hip.in"
+#line 382 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[0][4][0], sc, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[0][4][1], sc, nm));
@@ -1903,7 +1906,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtz_q2_kv96_w8_nosplit_vt_mfma_gfx942(att
         p[0][4].x = ag_pack_p_rtz(p0, p1);
         p[0][4].y = ag_pack_p_rtz(p2, p3);
       }
-#line 379 "templates/gfx942/attn_fwd.hip.in"
+#line 382 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[0][5][0], sc, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[0][5][1], sc, nm));
@@ -1916,12 +1919,12 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtz_q2_kv96_w8_nosplit_vt_mfma_gfx942(att
         p[0][5].x = ag_pack_p_rtz(p0, p1);
         p[0][5].y = ag_pack_p_rtz(p2, p3);
       }
-#line 392 "templates/gfx942/attn_fwd.hip.in"
+#line 395 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 376 "templates/gfx942/attn_fwd.hip.in"
+#line 379 "templates/gfx942/attn_fwd.hip.in"
     {
       const float nm = -m[1];
-#line 379 "templates/gfx942/attn_fwd.hip.in"
+#line 382 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[1][0][0], sc, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[1][0][1], sc, nm));
@@ -1934,7 +1937,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtz_q2_kv96_w8_nosplit_vt_mfma_gfx942(att
         p[1][0].x = ag_pack_p_rtz(p0, p1);
         p[1][0].y = ag_pack_p_rtz(p2, p3);
       }
-#line 379 "templates/gfx942/attn_fwd.hip.in"
+#line 382 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[1][1][0], sc, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[1][1][1], sc, nm));
@@ -1947,7 +1950,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtz_q2_kv96_w8_nosplit_vt_mfma_gfx942(att
         p[1][1].x = ag_pack_p_rtz(p0, p1);
         p[1][1].y = ag_pack_p_rtz(p2, p3);
       }
-#line 379 "templates/gfx942/attn_fwd.hip.in"
+#line 382 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[1][2][0], sc, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[1][2][1], sc, nm));
@@ -1960,7 +1963,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtz_q2_kv96_w8_nosplit_vt_mfma_gfx942(att
         p[1][2].x = ag_pack_p_rtz(p0, p1);
         p[1][2].y = ag_pack_p_rtz(p2, p3);
       }
-#line 379 "templates/gfx942/attn_fwd.hip.in"
+#line 382 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[1][3][0], sc, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[1][3][1], sc, nm));
@@ -1973,7 +1976,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtz_q2_kv96_w8_nosplit_vt_mfma_gfx942(att
         p[1][3].x = ag_pack_p_rtz(p0, p1);
         p[1][3].y = ag_pack_p_rtz(p2, p3);
       }
-#line 379 "templates/gfx942/attn_fwd.hip.in"
+#line 382 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[1][4][0], sc, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[1][4][1], sc, nm));
@@ -1986,7 +1989,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtz_q2_kv96_w8_nosplit_vt_mfma_gfx942(att
         p[1][4].x = ag_pack_p_rtz(p0, p1);
         p[1][4].y = ag_pack_p_rtz(p2, p3);
       }
-#line 379 "templates/gfx942/attn_fwd.hip.in"
+#line 382 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[1][5][0], sc, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[1][5][1], sc, nm));
@@ -1999,9 +2002,9 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtz_q2_kv96_w8_nosplit_vt_mfma_gfx942(att
         p[1][5].x = ag_pack_p_rtz(p0, p1);
         p[1][5].y = ag_pack_p_rtz(p2, p3);
       }
-#line 392 "templates/gfx942/attn_fwd.hip.in"
+#line 395 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 394 "templates/gfx942/attn_fwd.hip.in"
+#line 397 "templates/gfx942/attn_fwd.hip.in"
     // V_j for the P_j V_j product of the next X phase (S is dead now: registers are free)
 #line 236 "templates/gfx942/attn_fwd.hip.in"
     {
@@ -2042,21 +2045,21 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtz_q2_kv96_w8_nosplit_vt_mfma_gfx942(att
       ag_buffer_load_dwordx4<3072>(vv[2][3], v_rsrc, vo);
 #line 241 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 398 "templates/gfx942/attn_fwd.hip.in"
+#line 401 "templates/gfx942/attn_fwd.hip.in"
     // O rows are 4g + i in the accumulator layout: fetch their alpha from lane 4g + i.
-#line 414 "templates/gfx942/attn_fwd.hip.in"
+#line 417 "templates/gfx942/attn_fwd.hip.in"
   }
-#line 440 "templates/gfx942/attn_fwd.hip.in"
+#line 443 "templates/gfx942/attn_fwd.hip.in"
     if (grp == 0u) {
       ag_s_waitcnt_vmcnt<12>();  // K_{j+1} (DMA issued in X_j, before V_j) has landed
       ag_s_barrier();
     } else if (jj + 1u < nt) {
       ag_s_barrier();
     }
-#line 456 "templates/gfx942/attn_fwd.hip.in"
+#line 459 "templates/gfx942/attn_fwd.hip.in"
     }
     for (unsigned jj = 1; jj < nt; ++jj) {
-#line 420 "templates/gfx942/attn_fwd.hip.in"
+#line 423 "templates/gfx942/attn_fwd.hip.in"
     const unsigned buf = (jj & 1u) * 26112u;
     // ---- X_j: MFMA phase
     ag_s_setprio<1>();
@@ -2452,7 +2455,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtz_q2_kv96_w8_nosplit_vt_mfma_gfx942(att
     ag_mfma_16x16x16_bf16(o[1][7], p[1][5], bv[0]);
 #line 276 "templates/gfx942/attn_fwd.hip.in"
   }
-#line 426 "templates/gfx942/attn_fwd.hip.in"
+#line 429 "templates/gfx942/attn_fwd.hip.in"
     if (grp == 0u) {  // K_{j+1} into the other buffer (B issued its share in Y_{j-1})
 #line 191 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 1u) * 96u + wave + 0u) * rs,
@@ -2490,7 +2493,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtz_q2_kv96_w8_nosplit_vt_mfma_gfx942(att
 #line 191 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 1u) * 96u + wave + 88u) * rs,
                            lds + (26112u - buf) + (wave + 88u) * 272u);
-#line 428 "templates/gfx942/attn_fwd.hip.in"
+#line 431 "templates/gfx942/attn_fwd.hip.in"
     } else {
       ag_s_waitcnt_vmcnt<0>();  // K_{j+1} (DMA issued in Y_{j-1}) lands before the barrier
     }
@@ -3219,7 +3222,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtz_q2_kv96_w8_nosplit_vt_mfma_gfx942(att
     }
 #line 310 "templates/gfx942/attn_fwd.hip.in"
   }
-#line 432 "templates/gfx942/attn_fwd.hip.in"
+#line 435 "templates/gfx942/attn_fwd.hip.in"
     ag_s_setprio<0>();
     ag_mfma_drain(s[0][0], s[0][1], s[0][2], s[0][3], s[0][4], s[0][5], s[1][0], s[1][1], s[1][2], s[1][3], s[1][4], s[1][5], o[0][0], o[0][1], o[0][2], o[0][3], o[0][4], o[0][5], o[0][6], o[0][7], o[1][0], o[1][1], o[1][2], o[1][3], o[1][4], o[1][5], o[1][6], o[1][7]);
     ag_s_barrier();
@@ -3261,210 +3264,213 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtz_q2_kv96_w8_nosplit_vt_mfma_gfx942(att
 #line 191 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 2u) * 96u + wave + 88u) * rs,
                            lds + buf + (wave + 88u) * 272u);
-#line 438 "templates/gfx942/attn_fwd.hip.in"
+#line 441 "templates/gfx942/attn_fwd.hip.in"
     }
 #line 332 "templates/gfx942/attn_fwd.hip.in"
   {
     const unsigned kv0 = kv_begin + jj * 96u;
     if (kv0 + 96u > kv_end) {  // last, partial tile: keys >= kv_end do not exist
-#line 337 "templates/gfx942/attn_fwd.hip.in"
-      const bool valid0_0 = kv0 + 0u + 4u * g < kv_end;
-#line 339 "templates/gfx942/attn_fwd.hip.in"
+      // g recomputed here: the kernel's g, kept live across the loop for this rare block,
+      // made clang-17 (hipcc/hiprtc 5.7) spill a VGPR in rtna tail (tests/test_rocm.c)
+      const unsigned g_tail = ag_lane_id_here() >> 4;
+#line 340 "templates/gfx942/attn_fwd.hip.in"
+      const bool valid0_0 = kv0 + 0u + 4u * g_tail < kv_end;
+#line 342 "templates/gfx942/attn_fwd.hip.in"
       s[0][0][0] = valid0_0 ? s[0][0][0] : -__builtin_inff();
-#line 339 "templates/gfx942/attn_fwd.hip.in"
+#line 342 "templates/gfx942/attn_fwd.hip.in"
       s[1][0][0] = valid0_0 ? s[1][0][0] : -__builtin_inff();
-#line 337 "templates/gfx942/attn_fwd.hip.in"
-      const bool valid0_1 = kv0 + 1u + 4u * g < kv_end;
-#line 339 "templates/gfx942/attn_fwd.hip.in"
+#line 340 "templates/gfx942/attn_fwd.hip.in"
+      const bool valid0_1 = kv0 + 1u + 4u * g_tail < kv_end;
+#line 342 "templates/gfx942/attn_fwd.hip.in"
       s[0][0][1] = valid0_1 ? s[0][0][1] : -__builtin_inff();
-#line 339 "templates/gfx942/attn_fwd.hip.in"
+#line 342 "templates/gfx942/attn_fwd.hip.in"
       s[1][0][1] = valid0_1 ? s[1][0][1] : -__builtin_inff();
-#line 337 "templates/gfx942/attn_fwd.hip.in"
-      const bool valid0_2 = kv0 + 2u + 4u * g < kv_end;
-#line 339 "templates/gfx942/attn_fwd.hip.in"
+#line 340 "templates/gfx942/attn_fwd.hip.in"
+      const bool valid0_2 = kv0 + 2u + 4u * g_tail < kv_end;
+#line 342 "templates/gfx942/attn_fwd.hip.in"
       s[0][0][2] = valid0_2 ? s[0][0][2] : -__builtin_inff();
-#line 339 "templates/gfx942/attn_fwd.hip.in"
+#line 342 "templates/gfx942/attn_fwd.hip.in"
       s[1][0][2] = valid0_2 ? s[1][0][2] : -__builtin_inff();
-#line 337 "templates/gfx942/attn_fwd.hip.in"
-      const bool valid0_3 = kv0 + 3u + 4u * g < kv_end;
-#line 339 "templates/gfx942/attn_fwd.hip.in"
+#line 340 "templates/gfx942/attn_fwd.hip.in"
+      const bool valid0_3 = kv0 + 3u + 4u * g_tail < kv_end;
+#line 342 "templates/gfx942/attn_fwd.hip.in"
       s[0][0][3] = valid0_3 ? s[0][0][3] : -__builtin_inff();
-#line 339 "templates/gfx942/attn_fwd.hip.in"
+#line 342 "templates/gfx942/attn_fwd.hip.in"
       s[1][0][3] = valid0_3 ? s[1][0][3] : -__builtin_inff();
-#line 337 "templates/gfx942/attn_fwd.hip.in"
-      const bool valid1_0 = kv0 + 16u + 4u * g < kv_end;
-#line 339 "templates/gfx942/attn_fwd.hip.in"
+#line 340 "templates/gfx942/attn_fwd.hip.in"
+      const bool valid1_0 = kv0 + 16u + 4u * g_tail < kv_end;
+#line 342 "templates/gfx942/attn_fwd.hip.in"
       s[0][1][0] = valid1_0 ? s[0][1][0] : -__builtin_inff();
-#line 339 "templates/gfx942/attn_fwd.hip.in"
+#line 342 "templates/gfx942/attn_fwd.hip.in"
       s[1][1][0] = valid1_0 ? s[1][1][0] : -__builtin_inff();
-#line 337 "templates/gfx942/attn_fwd.hip.in"
-      const bool valid1_1 = kv0 + 17u + 4u * g < kv_end;
-#line 339 "templates/gfx942/attn_fwd.hip.in"
+#line 340 "templates/gfx942/attn_fwd.hip.in"
+      const bool valid1_1 = kv0 + 17u + 4u * g_tail < kv_end;
+#line 342 "templates/gfx942/attn_fwd.hip.in"
       s[0][1][1] = valid1_1 ? s[0][1][1] : -__builtin_inff();
-#line 339 "templates/gfx942/attn_fwd.hip.in"
+#line 342 "templates/gfx942/attn_fwd.hip.in"
       s[1][1][1] = valid1_1 ? s[1][1][1] : -__builtin_inff();
-#line 337 "templates/gfx942/attn_fwd.hip.in"
-      const bool valid1_2 = kv0 + 18u + 4u * g < kv_end;
-#line 339 "templates/gfx942/attn_fwd.hip.in"
+#line 340 "templates/gfx942/attn_fwd.hip.in"
+      const bool valid1_2 = kv0 + 18u + 4u * g_tail < kv_end;
+#line 342 "templates/gfx942/attn_fwd.hip.in"
       s[0][1][2] = valid1_2 ? s[0][1][2] : -__builtin_inff();
-#line 339 "templates/gfx942/attn_fwd.hip.in"
+#line 342 "templates/gfx942/attn_fwd.hip.in"
       s[1][1][2] = valid1_2 ? s[1][1][2] : -__builtin_inff();
-#line 337 "templates/gfx942/attn_fwd.hip.in"
-      const bool valid1_3 = kv0 + 19u + 4u * g < kv_end;
-#line 339 "templates/gfx942/attn_fwd.hip.in"
+#line 340 "templates/gfx942/attn_fwd.hip.in"
+      const bool valid1_3 = kv0 + 19u + 4u * g_tail < kv_end;
+#line 342 "templates/gfx942/attn_fwd.hip.in"
       s[0][1][3] = valid1_3 ? s[0][1][3] : -__builtin_inff();
-#line 339 "templates/gfx942/attn_fwd.hip.in"
+#line 342 "templates/gfx942/attn_fwd.hip.in"
       s[1][1][3] = valid1_3 ? s[1][1][3] : -__builtin_inff();
-#line 337 "templates/gfx942/attn_fwd.hip.in"
-      const bool valid2_0 = kv0 + 32u + 4u * g < kv_end;
-#line 339 "templates/gfx942/attn_fwd.hip.in"
+#line 340 "templates/gfx942/attn_fwd.hip.in"
+      const bool valid2_0 = kv0 + 32u + 4u * g_tail < kv_end;
+#line 342 "templates/gfx942/attn_fwd.hip.in"
       s[0][2][0] = valid2_0 ? s[0][2][0] : -__builtin_inff();
-#line 339 "templates/gfx942/attn_fwd.hip.in"
+#line 342 "templates/gfx942/attn_fwd.hip.in"
       s[1][2][0] = valid2_0 ? s[1][2][0] : -__builtin_inff();
-#line 337 "templates/gfx942/attn_fwd.hip.in"
-      const bool valid2_1 = kv0 + 33u + 4u * g < kv_end;
-#line 339 "templates/gfx942/attn_fwd.hip.in"
+#line 340 "templates/gfx942/attn_fwd.hip.in"
+      const bool valid2_1 = kv0 + 33u + 4u * g_tail < kv_end;
+#line 342 "templates/gfx942/attn_fwd.hip.in"
       s[0][2][1] = valid2_1 ? s[0][2][1] : -__builtin_inff();
-#line 339 "templates/gfx942/attn_fwd.hip.in"
+#line 342 "templates/gfx942/attn_fwd.hip.in"
       s[1][2][1] = valid2_1 ? s[1][2][1] : -__builtin_inff();
-#line 337 "templates/gfx942/attn_fwd.hip.in"
-      const bool valid2_2 = kv0 + 34u + 4u * g < kv_end;
-#line 339 "templates/gfx942/attn_fwd.hip.in"
+#line 340 "templates/gfx942/attn_fwd.hip.in"
+      const bool valid2_2 = kv0 + 34u + 4u * g_tail < kv_end;
+#line 342 "templates/gfx942/attn_fwd.hip.in"
       s[0][2][2] = valid2_2 ? s[0][2][2] : -__builtin_inff();
-#line 339 "templates/gfx942/attn_fwd.hip.in"
+#line 342 "templates/gfx942/attn_fwd.hip.in"
       s[1][2][2] = valid2_2 ? s[1][2][2] : -__builtin_inff();
-#line 337 "templates/gfx942/attn_fwd.hip.in"
-      const bool valid2_3 = kv0 + 35u + 4u * g < kv_end;
-#line 339 "templates/gfx942/attn_fwd.hip.in"
+#line 340 "templates/gfx942/attn_fwd.hip.in"
+      const bool valid2_3 = kv0 + 35u + 4u * g_tail < kv_end;
+#line 342 "templates/gfx942/attn_fwd.hip.in"
       s[0][2][3] = valid2_3 ? s[0][2][3] : -__builtin_inff();
-#line 339 "templates/gfx942/attn_fwd.hip.in"
+#line 342 "templates/gfx942/attn_fwd.hip.in"
       s[1][2][3] = valid2_3 ? s[1][2][3] : -__builtin_inff();
-#line 337 "templates/gfx942/attn_fwd.hip.in"
-      const bool valid3_0 = kv0 + 48u + 4u * g < kv_end;
-#line 339 "templates/gfx942/attn_fwd.hip.in"
+#line 340 "templates/gfx942/attn_fwd.hip.in"
+      const bool valid3_0 = kv0 + 48u + 4u * g_tail < kv_end;
+#line 342 "templates/gfx942/attn_fwd.hip.in"
       s[0][3][0] = valid3_0 ? s[0][3][0] : -__builtin_inff();
-#line 339 "templates/gfx942/attn_fwd.hip.in"
+#line 342 "templates/gfx942/attn_fwd.hip.in"
       s[1][3][0] = valid3_0 ? s[1][3][0] : -__builtin_inff();
-#line 337 "templates/gfx942/attn_fwd.hip.in"
-      const bool valid3_1 = kv0 + 49u + 4u * g < kv_end;
-#line 339 "templates/gfx942/attn_fwd.hip.in"
+#line 340 "templates/gfx942/attn_fwd.hip.in"
+      const bool valid3_1 = kv0 + 49u + 4u * g_tail < kv_end;
+#line 342 "templates/gfx942/attn_fwd.hip.in"
       s[0][3][1] = valid3_1 ? s[0][3][1] : -__builtin_inff();
-#line 339 "templates/gfx942/attn_fwd.hip.in"
+#line 342 "templates/gfx942/attn_fwd.hip.in"
       s[1][3][1] = valid3_1 ? s[1][3][1] : -__builtin_inff();
-#line 337 "templates/gfx942/attn_fwd.hip.in"
-      const bool valid3_2 = kv0 + 50u + 4u * g < kv_end;
-#line 339 "templates/gfx942/attn_fwd.hip.in"
+#line 340 "templates/gfx942/attn_fwd.hip.in"
+      const bool valid3_2 = kv0 + 50u + 4u * g_tail < kv_end;
+#line 342 "templates/gfx942/attn_fwd.hip.in"
       s[0][3][2] = valid3_2 ? s[0][3][2] : -__builtin_inff();
-#line 339 "templates/gfx942/attn_fwd.hip.in"
+#line 342 "templates/gfx942/attn_fwd.hip.in"
       s[1][3][2] = valid3_2 ? s[1][3][2] : -__builtin_inff();
-#line 337 "templates/gfx942/attn_fwd.hip.in"
-      const bool valid3_3 = kv0 + 51u + 4u * g < kv_end;
-#line 339 "templates/gfx942/attn_fwd.hip.in"
+#line 340 "templates/gfx942/attn_fwd.hip.in"
+      const bool valid3_3 = kv0 + 51u + 4u * g_tail < kv_end;
+#line 342 "templates/gfx942/attn_fwd.hip.in"
       s[0][3][3] = valid3_3 ? s[0][3][3] : -__builtin_inff();
-#line 339 "templates/gfx942/attn_fwd.hip.in"
+#line 342 "templates/gfx942/attn_fwd.hip.in"
       s[1][3][3] = valid3_3 ? s[1][3][3] : -__builtin_inff();
-#line 337 "templates/gfx942/attn_fwd.hip.in"
-      const bool valid4_0 = kv0 + 64u + 4u * g < kv_end;
-#line 339 "templates/gfx942/attn_fwd.hip.in"
+#line 340 "templates/gfx942/attn_fwd.hip.in"
+      const bool valid4_0 = kv0 + 64u + 4u * g_tail < kv_end;
+#line 342 "templates/gfx942/attn_fwd.hip.in"
       s[0][4][0] = valid4_0 ? s[0][4][0] : -__builtin_inff();
-#line 339 "templates/gfx942/attn_fwd.hip.in"
+#line 342 "templates/gfx942/attn_fwd.hip.in"
       s[1][4][0] = valid4_0 ? s[1][4][0] : -__builtin_inff();
-#line 337 "templates/gfx942/attn_fwd.hip.in"
-      const bool valid4_1 = kv0 + 65u + 4u * g < kv_end;
-#line 339 "templates/gfx942/attn_fwd.hip.in"
+#line 340 "templates/gfx942/attn_fwd.hip.in"
+      const bool valid4_1 = kv0 + 65u + 4u * g_tail < kv_end;
+#line 342 "templates/gfx942/attn_fwd.hip.in"
       s[0][4][1] = valid4_1 ? s[0][4][1] : -__builtin_inff();
-#line 339 "templates/gfx942/attn_fwd.hip.in"
+#line 342 "templates/gfx942/attn_fwd.hip.in"
       s[1][4][1] = valid4_1 ? s[1][4][1] : -__builtin_inff();
-#line 337 "templates/gfx942/attn_fwd.hip.in"
-      const bool valid4_2 = kv0 + 66u + 4u * g < kv_end;
-#line 339 "templates/gfx942/attn_fwd.hip.in"
+#line 340 "templates/gfx942/attn_fwd.hip.in"
+      const bool valid4_2 = kv0 + 66u + 4u * g_tail < kv_end;
+#line 342 "templates/gfx942/attn_fwd.hip.in"
       s[0][4][2] = valid4_2 ? s[0][4][2] : -__builtin_inff();
-#line 339 "templates/gfx942/attn_fwd.hip.in"
+#line 342 "templates/gfx942/attn_fwd.hip.in"
       s[1][4][2] = valid4_2 ? s[1][4][2] : -__builtin_inff();
-#line 337 "templates/gfx942/attn_fwd.hip.in"
-      const bool valid4_3 = kv0 + 67u + 4u * g < kv_end;
-#line 339 "templates/gfx942/attn_fwd.hip.in"
+#line 340 "templates/gfx942/attn_fwd.hip.in"
+      const bool valid4_3 = kv0 + 67u + 4u * g_tail < kv_end;
+#line 342 "templates/gfx942/attn_fwd.hip.in"
       s[0][4][3] = valid4_3 ? s[0][4][3] : -__builtin_inff();
-#line 339 "templates/gfx942/attn_fwd.hip.in"
+#line 342 "templates/gfx942/attn_fwd.hip.in"
       s[1][4][3] = valid4_3 ? s[1][4][3] : -__builtin_inff();
-#line 337 "templates/gfx942/attn_fwd.hip.in"
-      const bool valid5_0 = kv0 + 80u + 4u * g < kv_end;
-#line 339 "templates/gfx942/attn_fwd.hip.in"
+#line 340 "templates/gfx942/attn_fwd.hip.in"
+      const bool valid5_0 = kv0 + 80u + 4u * g_tail < kv_end;
+#line 342 "templates/gfx942/attn_fwd.hip.in"
       s[0][5][0] = valid5_0 ? s[0][5][0] : -__builtin_inff();
-#line 339 "templates/gfx942/attn_fwd.hip.in"
+#line 342 "templates/gfx942/attn_fwd.hip.in"
       s[1][5][0] = valid5_0 ? s[1][5][0] : -__builtin_inff();
-#line 337 "templates/gfx942/attn_fwd.hip.in"
-      const bool valid5_1 = kv0 + 81u + 4u * g < kv_end;
-#line 339 "templates/gfx942/attn_fwd.hip.in"
+#line 340 "templates/gfx942/attn_fwd.hip.in"
+      const bool valid5_1 = kv0 + 81u + 4u * g_tail < kv_end;
+#line 342 "templates/gfx942/attn_fwd.hip.in"
       s[0][5][1] = valid5_1 ? s[0][5][1] : -__builtin_inff();
-#line 339 "templates/gfx942/attn_fwd.hip.in"
+#line 342 "templates/gfx942/attn_fwd.hip.in"
       s[1][5][1] = valid5_1 ? s[1][5][1] : -__builtin_inff();
-#line 337 "templates/gfx942/attn_fwd.hip.in"
-      const bool valid5_2 = kv0 + 82u + 4u * g < kv_end;
-#line 339 "templates/gfx942/attn_fwd.hip.in"
+#line 340 "templates/gfx942/attn_fwd.hip.in"
+      const bool valid5_2 = kv0 + 82u + 4u * g_tail < kv_end;
+#line 342 "templates/gfx942/attn_fwd.hip.in"
       s[0][5][2] = valid5_2 ? s[0][5][2] : -__builtin_inff();
-#line 339 "templates/gfx942/attn_fwd.hip.in"
+#line 342 "templates/gfx942/attn_fwd.hip.in"
       s[1][5][2] = valid5_2 ? s[1][5][2] : -__builtin_inff();
-#line 337 "templates/gfx942/attn_fwd.hip.in"
-      const bool valid5_3 = kv0 + 83u + 4u * g < kv_end;
-#line 339 "templates/gfx942/attn_fwd.hip.in"
+#line 340 "templates/gfx942/attn_fwd.hip.in"
+      const bool valid5_3 = kv0 + 83u + 4u * g_tail < kv_end;
+#line 342 "templates/gfx942/attn_fwd.hip.in"
       s[0][5][3] = valid5_3 ? s[0][5][3] : -__builtin_inff();
-#line 339 "templates/gfx942/attn_fwd.hip.in"
+#line 342 "templates/gfx942/attn_fwd.hip.in"
       s[1][5][3] = valid5_3 ? s[1][5][3] : -__builtin_inff();
-#line 343 "templates/gfx942/attn_fwd.hip.in"
+#line 346 "templates/gfx942/attn_fwd.hip.in"
     }
     bool changed[2];
     float alpha[2];
-#line 347 "templates/gfx942/attn_fwd.hip.in"
+#line 350 "templates/gfx942/attn_fwd.hip.in"
     {
       float mx = s[0][0][0];
-#line 352 "templates/gfx942/attn_fwd.hip.in"
+#line 355 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][0][1]);
-#line 352 "templates/gfx942/attn_fwd.hip.in"
+#line 355 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][0][2]);
-#line 352 "templates/gfx942/attn_fwd.hip.in"
+#line 355 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][0][3]);
-#line 352 "templates/gfx942/attn_fwd.hip.in"
+#line 355 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][1][0]);
-#line 352 "templates/gfx942/attn_fwd.hip.in"
+#line 355 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][1][1]);
-#line 352 "templates/gfx942/attn_fwd.hip.in"
+#line 355 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][1][2]);
-#line 352 "templates/gfx942/attn_fwd.hip.in"
+#line 355 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][1][3]);
-#line 352 "templates/gfx942/attn_fwd.hip.in"
+#line 355 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][2][0]);
-#line 352 "templates/gfx942/attn_fwd.hip.in"
+#line 355 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][2][1]);
-#line 352 "templates/gfx942/attn_fwd.hip.in"
+#line 355 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][2][2]);
-#line 352 "templates/gfx942/attn_fwd.hip.in"
+#line 355 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][2][3]);
-#line 352 "templates/gfx942/attn_fwd.hip.in"
+#line 355 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][3][0]);
-#line 352 "templates/gfx942/attn_fwd.hip.in"
+#line 355 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][3][1]);
-#line 352 "templates/gfx942/attn_fwd.hip.in"
+#line 355 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][3][2]);
-#line 352 "templates/gfx942/attn_fwd.hip.in"
+#line 355 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][3][3]);
-#line 352 "templates/gfx942/attn_fwd.hip.in"
+#line 355 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][4][0]);
-#line 352 "templates/gfx942/attn_fwd.hip.in"
+#line 355 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][4][1]);
-#line 352 "templates/gfx942/attn_fwd.hip.in"
+#line 355 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][4][2]);
-#line 352 "templates/gfx942/attn_fwd.hip.in"
+#line 355 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][4][3]);
-#line 352 "templates/gfx942/attn_fwd.hip.in"
+#line 355 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][5][0]);
-#line 352 "templates/gfx942/attn_fwd.hip.in"
+#line 355 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][5][1]);
-#line 352 "templates/gfx942/attn_fwd.hip.in"
+#line 355 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][5][2]);
-#line 352 "templates/gfx942/attn_fwd.hip.in"
+#line 355 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][5][3]);
-#line 356 "templates/gfx942/attn_fwd.hip.in"
+#line 359 "templates/gfx942/attn_fwd.hip.in"
       const float mt = mx * sc;  // this lane's max of t = s * sc (exact: see above)
       changed[0] = ag_any(mt > m[0]);
       alpha[0] = 1.0f;
@@ -3483,56 +3489,56 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtz_q2_kv96_w8_nosplit_vt_mfma_gfx942(att
         l[0] *= alpha[0];
       }
     }
-#line 347 "templates/gfx942/attn_fwd.hip.in"
+#line 350 "templates/gfx942/attn_fwd.hip.in"
     {
       float mx = s[1][0][0];
-#line 352 "templates/gfx942/attn_fwd.hip.in"
+#line 355 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][0][1]);
-#line 352 "templates/gfx942/attn_fwd.hip.in"
+#line 355 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][0][2]);
-#line 352 "templates/gfx942/attn_fwd.hip.in"
+#line 355 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][0][3]);
-#line 352 "templates/gfx942/attn_fwd.hip.in"
+#line 355 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][1][0]);
-#line 352 "templates/gfx942/attn_fwd.hip.in"
+#line 355 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][1][1]);
-#line 352 "templates/gfx942/attn_fwd.hip.in"
+#line 355 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][1][2]);
-#line 352 "templates/gfx942/attn_fwd.hip.in"
+#line 355 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][1][3]);
-#line 352 "templates/gfx942/attn_fwd.hip.in"
+#line 355 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][2][0]);
-#line 352 "templates/gfx942/attn_fwd.hip.in"
+#line 355 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][2][1]);
-#line 352 "templates/gfx942/attn_fwd.hip.in"
+#line 355 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][2][2]);
-#line 352 "templates/gfx942/attn_fwd.hip.in"
+#line 355 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][2][3]);
-#line 352 "templates/gfx942/attn_fwd.hip.in"
+#line 355 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][3][0]);
-#line 352 "templates/gfx942/attn_fwd.hip.in"
+#line 355 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][3][1]);
-#line 352 "templates/gfx942/attn_fwd.hip.in"
+#line 355 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][3][2]);
-#line 352 "templates/gfx942/attn_fwd.hip.in"
+#line 355 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][3][3]);
-#line 352 "templates/gfx942/attn_fwd.hip.in"
+#line 355 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][4][0]);
-#line 352 "templates/gfx942/attn_fwd.hip.in"
+#line 355 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][4][1]);
-#line 352 "templates/gfx942/attn_fwd.hip.in"
+#line 355 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][4][2]);
-#line 352 "templates/gfx942/attn_fwd.hip.in"
+#line 355 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][4][3]);
-#line 352 "templates/gfx942/attn_fwd.hip.in"
+#line 355 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][5][0]);
-#line 352 "templates/gfx942/attn_fwd.hip.in"
+#line 355 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][5][1]);
-#line 352 "templates/gfx942/attn_fwd.hip.in"
+#line 355 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][5][2]);
-#line 352 "templates/gfx942/attn_fwd.hip.in"
+#line 355 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][5][3]);
-#line 356 "templates/gfx942/attn_fwd.hip.in"
+#line 359 "templates/gfx942/attn_fwd.hip.in"
       const float mt = mx * sc;  // this lane's max of t = s * sc (exact: see above)
       changed[1] = ag_any(mt > m[1]);
       alpha[1] = 1.0f;
@@ -3551,10 +3557,10 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtz_q2_kv96_w8_nosplit_vt_mfma_gfx942(att
         l[1] *= alpha[1];
       }
     }
-#line 376 "templates/gfx942/attn_fwd.hip.in"
+#line 379 "templates/gfx942/attn_fwd.hip.in"
     {
       const float nm = -m[0];
-#line 379 "templates/gfx942/attn_fwd.hip.in"
+#line 382 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[0][0][0], sc, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[0][0][1], sc, nm));
@@ -3567,7 +3573,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtz_q2_kv96_w8_nosplit_vt_mfma_gfx942(att
         p[0][0].x = ag_pack_p_rtz(p0, p1);
         p[0][0].y = ag_pack_p_rtz(p2, p3);
       }
-#line 379 "templates/gfx942/attn_fwd.hip.in"
+#line 382 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[0][1][0], sc, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[0][1][1], sc, nm));
@@ -3580,7 +3586,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtz_q2_kv96_w8_nosplit_vt_mfma_gfx942(att
         p[0][1].x = ag_pack_p_rtz(p0, p1);
         p[0][1].y = ag_pack_p_rtz(p2, p3);
       }
-#line 379 "templates/gfx942/attn_fwd.hip.in"
+#line 382 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[0][2][0], sc, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[0][2][1], sc, nm));
@@ -3593,7 +3599,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtz_q2_kv96_w8_nosplit_vt_mfma_gfx942(att
         p[0][2].x = ag_pack_p_rtz(p0, p1);
         p[0][2].y = ag_pack_p_rtz(p2, p3);
       }
-#line 379 "templates/gfx942/attn_fwd.hip.in"
+#line 382 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[0][3][0], sc, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[0][3][1], sc, nm));
@@ -3606,7 +3612,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtz_q2_kv96_w8_nosplit_vt_mfma_gfx942(att
         p[0][3].x = ag_pack_p_rtz(p0, p1);
         p[0][3].y = ag_pack_p_rtz(p2, p3);
       }
-#line 379 "templates/gfx942/attn_fwd.hip.in"
+#line 382 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[0][4][0], sc, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[0][4][1], sc, nm));
@@ -3619,7 +3625,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtz_q2_kv96_w8_nosplit_vt_mfma_gfx942(att
         p[0][4].x = ag_pack_p_rtz(p0, p1);
         p[0][4].y = ag_pack_p_rtz(p2, p3);
       }
-#line 379 "templates/gfx942/attn_fwd.hip.in"
+#line 382 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[0][5][0], sc, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[0][5][1], sc, nm));
@@ -3632,12 +3638,12 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtz_q2_kv96_w8_nosplit_vt_mfma_gfx942(att
         p[0][5].x = ag_pack_p_rtz(p0, p1);
         p[0][5].y = ag_pack_p_rtz(p2, p3);
       }
-#line 392 "templates/gfx942/attn_fwd.hip.in"
+#line 395 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 376 "templates/gfx942/attn_fwd.hip.in"
+#line 379 "templates/gfx942/attn_fwd.hip.in"
     {
       const float nm = -m[1];
-#line 379 "templates/gfx942/attn_fwd.hip.in"
+#line 382 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[1][0][0], sc, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[1][0][1], sc, nm));
@@ -3650,7 +3656,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtz_q2_kv96_w8_nosplit_vt_mfma_gfx942(att
         p[1][0].x = ag_pack_p_rtz(p0, p1);
         p[1][0].y = ag_pack_p_rtz(p2, p3);
       }
-#line 379 "templates/gfx942/attn_fwd.hip.in"
+#line 382 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[1][1][0], sc, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[1][1][1], sc, nm));
@@ -3663,7 +3669,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtz_q2_kv96_w8_nosplit_vt_mfma_gfx942(att
         p[1][1].x = ag_pack_p_rtz(p0, p1);
         p[1][1].y = ag_pack_p_rtz(p2, p3);
       }
-#line 379 "templates/gfx942/attn_fwd.hip.in"
+#line 382 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[1][2][0], sc, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[1][2][1], sc, nm));
@@ -3676,7 +3682,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtz_q2_kv96_w8_nosplit_vt_mfma_gfx942(att
         p[1][2].x = ag_pack_p_rtz(p0, p1);
         p[1][2].y = ag_pack_p_rtz(p2, p3);
       }
-#line 379 "templates/gfx942/attn_fwd.hip.in"
+#line 382 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[1][3][0], sc, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[1][3][1], sc, nm));
@@ -3689,7 +3695,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtz_q2_kv96_w8_nosplit_vt_mfma_gfx942(att
         p[1][3].x = ag_pack_p_rtz(p0, p1);
         p[1][3].y = ag_pack_p_rtz(p2, p3);
       }
-#line 379 "templates/gfx942/attn_fwd.hip.in"
+#line 382 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[1][4][0], sc, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[1][4][1], sc, nm));
@@ -3702,7 +3708,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtz_q2_kv96_w8_nosplit_vt_mfma_gfx942(att
         p[1][4].x = ag_pack_p_rtz(p0, p1);
         p[1][4].y = ag_pack_p_rtz(p2, p3);
       }
-#line 379 "templates/gfx942/attn_fwd.hip.in"
+#line 382 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[1][5][0], sc, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[1][5][1], sc, nm));
@@ -3715,9 +3721,9 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtz_q2_kv96_w8_nosplit_vt_mfma_gfx942(att
         p[1][5].x = ag_pack_p_rtz(p0, p1);
         p[1][5].y = ag_pack_p_rtz(p2, p3);
       }
-#line 392 "templates/gfx942/attn_fwd.hip.in"
+#line 395 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 394 "templates/gfx942/attn_fwd.hip.in"
+#line 397 "templates/gfx942/attn_fwd.hip.in"
     // V_j for the P_j V_j product of the next X phase (S is dead now: registers are free)
 #line 236 "templates/gfx942/attn_fwd.hip.in"
     {
@@ -3758,178 +3764,178 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtz_q2_kv96_w8_nosplit_vt_mfma_gfx942(att
       ag_buffer_load_dwordx4<3072>(vv[2][3], v_rsrc, vo);
 #line 241 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 398 "templates/gfx942/attn_fwd.hip.in"
+#line 401 "templates/gfx942/attn_fwd.hip.in"
     // O rows are 4g + i in the accumulator layout: fetch their alpha from lane 4g + i.
-#line 400 "templates/gfx942/attn_fwd.hip.in"
+#line 403 "templates/gfx942/attn_fwd.hip.in"
     if (changed[0]) {
       unsigned ar[4];
       const unsigned g4 = (ag_lane_id_here() >> 4) << 4;  // (4g) << 2
-#line 404 "templates/gfx942/attn_fwd.hip.in"
+#line 407 "templates/gfx942/attn_fwd.hip.in"
       ag_ds_bpermute_b32(ar[0], g4 + 0u, ag_f32_bits(alpha[0]));
-#line 404 "templates/gfx942/attn_fwd.hip.in"
+#line 407 "templates/gfx942/attn_fwd.hip.in"
       ag_ds_bpermute_b32(ar[1], g4 + 4u, ag_f32_bits(alpha[0]));
-#line 404 "templates/gfx942/attn_fwd.hip.in"
+#line 407 "templates/gfx942/attn_fwd.hip.in"
       ag_ds_bpermute_b32(ar[2], g4 + 8u, ag_f32_bits(alpha[0]));
-#line 404 "templates/gfx942/attn_fwd.hip.in"
+#line 407 "templates/gfx942/attn_fwd.hip.in"
       ag_ds_bpermute_b32(ar[3], g4 + 12u, ag_f32_bits(alpha[0]));
-#line 406 "templates/gfx942/attn_fwd.hip.in"
+#line 409 "templates/gfx942/attn_fwd.hip.in"
       ag_s_waitcnt_lgkmcnt<0>(ar[0], ar[1], ar[2], ar[3]);
-#line 409 "templates/gfx942/attn_fwd.hip.in"
-      o[0][0][0] *= ag_bits_f32(ar[0]);
-#line 409 "templates/gfx942/attn_fwd.hip.in"
-      o[0][0][1] *= ag_bits_f32(ar[1]);
-#line 409 "templates/gfx942/attn_fwd.hip.in"
-      o[0][0][2] *= ag_bits_f32(ar[2]);
-#line 409 "templates/gfx942/attn_fwd.hip.in"
-      o[0][0][3] *= ag_bits_f32(ar[3]);
-#line 409 "templates/gfx942/attn_fwd.hip.in"
-      o[0][1][0] *= ag_bits_f32(ar[0]);
-#line 409 "templates/gfx942/attn_fwd.hip.in"
-      o[0][1][1] *= ag_bits_f32(ar[1]);
-#line 409 "templates/gfx942/attn_fwd.hip.in"
-      o[0][1][2] *= ag_bits_f32(ar[2]);
-#line 409 "templates/gfx942/attn_fwd.hip.in"
-      o[0][1][3] *= ag_bits_f32(ar[3]);
-#line 409 "templates/gfx942/attn_fwd.hip.in"
-      o[0][2][0] *= ag_bits_f32(ar[0]);
-#line 409 "templates/gfx942/attn_fwd.hip.in"
-      o[0][2][1] *= ag_bits_f32(ar[1]);
-#line 409 "templates/gfx942/attn_fwd.hip.in"
-      o[0][2][2] *= ag_bits_f32(ar[2]);
-#line 409 "templates/gfx942/attn_fwd.hip.in"
-      o[0][2][3] *= ag_bits_f32(ar[3]);
-#line 409 "templates/gfx942/attn_fwd.hip.in"
-      o[0][3][0] *= ag_bits_f32(ar[0]);
-#line 409 "templates/gfx942/attn_fwd.hip.in"
-      o[0][3][1] *= ag_bits_f32(ar[1]);
-#line 409 "templates/gfx942/attn_fwd.hip.in"
-      o[0][3][2] *= ag_bits_f32(ar[2]);
-#line 409 "templates/gfx942/attn_fwd.hip.in"
-      o[0][3][3] *= ag_bits_f32(ar[3]);
-#line 409 "templates/gfx942/attn_fwd.hip.in"
-      o[0][4][0] *= ag_bits_f32(ar[0]);
-#line 409 "templates/gfx942/attn_fwd.hip.in"
-      o[0][4][1] *= ag_bits_f32(ar[1]);
-#line 409 "templates/gfx942/attn_fwd.hip.in"
-      o[0][4][2] *= ag_bits_f32(ar[2]);
-#line 409 "templates/gfx942/attn_fwd.hip.in"
-      o[0][4][3] *= ag_bits_f32(ar[3]);
-#line 409 "templates/gfx942/attn_fwd.hip.in"
-      o[0][5][0] *= ag_bits_f32(ar[0]);
-#line 409 "templates/gfx942/attn_fwd.hip.in"
-      o[0][5][1] *= ag_bits_f32(ar[1]);
-#line 409 "templates/gfx942/attn_fwd.hip.in"
-      o[0][5][2] *= ag_bits_f32(ar[2]);
-#line 409 "templates/gfx942/attn_fwd.hip.in"
-      o[0][5][3] *= ag_bits_f32(ar[3]);
-#line 409 "templates/gfx942/attn_fwd.hip.in"
-      o[0][6][0] *= ag_bits_f32(ar[0]);
-#line 409 "templates/gfx942/attn_fwd.hip.in"
-      o[0][6][1] *= ag_bits_f32(ar[1]);
-#line 409 "templates/gfx942/attn_fwd.hip.in"
-      o[0][6][2] *= ag_bits_f32(ar[2]);
-#line 409 "templates/gfx942/attn_fwd.hip.in"
-      o[0][6][3] *= ag_bits_f32(ar[3]);
-#line 409 "templates/gfx942/attn_fwd.hip.in"
-      o[0][7][0] *= ag_bits_f32(ar[0]);
-#line 409 "templates/gfx942/attn_fwd.hip.in"
-      o[0][7][1] *= ag_bits_f32(ar[1]);
-#line 409 "templates/gfx942/attn_fwd.hip.in"
-      o[0][7][2] *= ag_bits_f32(ar[2]);
-#line 409 "templates/gfx942/attn_fwd.hip.in"
-      o[0][7][3] *= ag_bits_f32(ar[3]);
 #line 412 "templates/gfx942/attn_fwd.hip.in"
+      o[0][0][0] *= ag_bits_f32(ar[0]);
+#line 412 "templates/gfx942/attn_fwd.hip.in"
+      o[0][0][1] *= ag_bits_f32(ar[1]);
+#line 412 "templates/gfx942/attn_fwd.hip.in"
+      o[0][0][2] *= ag_bits_f32(ar[2]);
+#line 412 "templates/gfx942/attn_fwd.hip.in"
+      o[0][0][3] *= ag_bits_f32(ar[3]);
+#line 412 "templates/gfx942/attn_fwd.hip.in"
+      o[0][1][0] *= ag_bits_f32(ar[0]);
+#line 412 "templates/gfx942/attn_fwd.hip.in"
+      o[0][1][1] *= ag_bits_f32(ar[1]);
+#line 412 "templates/gfx942/attn_fwd.hip.in"
+      o[0][1][2] *= ag_bits_f32(ar[2]);
+#line 412 "templates/gfx942/attn_fwd.hip.in"
+      o[0][1][3] *= ag_bits_f32(ar[3]);
+#line 412 "templates/gfx942/attn_fwd.hip.in"
+      o[0][2][0] *= ag_bits_f32(ar[0]);
+#line 412 "templates/gfx942/attn_fwd.hip.in"
+      o[0][2][1] *= ag_bits_f32(ar[1]);
+#line 412 "templates/gfx942/attn_fwd.hip.in"
+      o[0][2][2] *= ag_bits_f32(ar[2]);
+#line 412 "templates/gfx942/attn_fwd.hip.in"
+      o[0][2][3] *= ag_bits_f32(ar[3]);
+#line 412 "templates/gfx942/attn_fwd.hip.in"
+      o[0][3][0] *= ag_bits_f32(ar[0]);
+#line 412 "templates/gfx942/attn_fwd.hip.in"
+      o[0][3][1] *= ag_bits_f32(ar[1]);
+#line 412 "templates/gfx942/attn_fwd.hip.in"
+      o[0][3][2] *= ag_bits_f32(ar[2]);
+#line 412 "templates/gfx942/attn_fwd.hip.in"
+      o[0][3][3] *= ag_bits_f32(ar[3]);
+#line 412 "templates/gfx942/attn_fwd.hip.in"
+      o[0][4][0] *= ag_bits_f32(ar[0]);
+#line 412 "templates/gfx942/attn_fwd.hip.in"
+      o[0][4][1] *= ag_bits_f32(ar[1]);
+#line 412 "templates/gfx942/attn_fwd.hip.in"
+      o[0][4][2] *= ag_bits_f32(ar[2]);
+#line 412 "templates/gfx942/attn_fwd.hip.in"
+      o[0][4][3] *= ag_bits_f32(ar[3]);
+#line 412 "templates/gfx942/attn_fwd.hip.in"
+      o[0][5][0] *= ag_bits_f32(ar[0]);
+#line 412 "templates/gfx942/attn_fwd.hip.in"
+      o[0][5][1] *= ag_bits_f32(ar[1]);
+#line 412 "templates/gfx942/attn_fwd.hip.in"
+      o[0][5][2] *= ag_bits_f32(ar[2]);
+#line 412 "templates/gfx942/attn_fwd.hip.in"
+      o[0][5][3] *= ag_bits_f32(ar[3]);
+#line 412 "templates/gfx942/attn_fwd.hip.in"
+      o[0][6][0] *= ag_bits_f32(ar[0]);
+#line 412 "templates/gfx942/attn_fwd.hip.in"
+      o[0][6][1] *= ag_bits_f32(ar[1]);
+#line 412 "templates/gfx942/attn_fwd.hip.in"
+      o[0][6][2] *= ag_bits_f32(ar[2]);
+#line 412 "templates/gfx942/attn_fwd.hip.in"
+      o[0][6][3] *= ag_bits_f32(ar[3]);
+#line 412 "templates/gfx942/attn_fwd.hip.in"
+      o[0][7][0] *= ag_bits_f32(ar[0]);
+#line 412 "templates/gfx942/attn_fwd.hip.in"
+      o[0][7][1] *= ag_bits_f32(ar[1]);
+#line 412 "templates/gfx942/attn_fwd.hip.in"
+      o[0][7][2] *= ag_bits_f32(ar[2]);
+#line 412 "templates/gfx942/attn_fwd.hip.in"
+      o[0][7][3] *= ag_bits_f32(ar[3]);
+#line 415 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 400 "templates/gfx942/attn_fwd.hip.in"
+#line 403 "templates/gfx942/attn_fwd.hip.in"
     if (changed[1]) {
       unsigned ar[4];
       const unsigned g4 = (ag_lane_id_here() >> 4) << 4;  // (4g) << 2
-#line 404 "templates/gfx942/attn_fwd.hip.in"
+#line 407 "templates/gfx942/attn_fwd.hip.in"
       ag_ds_bpermute_b32(ar[0], g4 + 0u, ag_f32_bits(alpha[1]));
-#line 404 "templates/gfx942/attn_fwd.hip.in"
+#line 407 "templates/gfx942/attn_fwd.hip.in"
       ag_ds_bpermute_b32(ar[1], g4 + 4u, ag_f32_bits(alpha[1]));
-#line 404 "templates/gfx942/attn_fwd.hip.in"
+#line 407 "templates/gfx942/attn_fwd.hip.in"
       ag_ds_bpermute_b32(ar[2], g4 + 8u, ag_f32_bits(alpha[1]));
-#line 404 "templates/gfx942/attn_fwd.hip.in"
+#line 407 "templates/gfx942/attn_fwd.hip.in"
       ag_ds_bpermute_b32(ar[3], g4 + 12u, ag_f32_bits(alpha[1]));
-#line 406 "templates/gfx942/attn_fwd.hip.in"
+#line 409 "templates/gfx942/attn_fwd.hip.in"
       ag_s_waitcnt_lgkmcnt<0>(ar[0], ar[1], ar[2], ar[3]);
-#line 409 "templates/gfx942/attn_fwd.hip.in"
-      o[1][0][0] *= ag_bits_f32(ar[0]);
-#line 409 "templates/gfx942/attn_fwd.hip.in"
-      o[1][0][1] *= ag_bits_f32(ar[1]);
-#line 409 "templates/gfx942/attn_fwd.hip.in"
-      o[1][0][2] *= ag_bits_f32(ar[2]);
-#line 409 "templates/gfx942/attn_fwd.hip.in"
-      o[1][0][3] *= ag_bits_f32(ar[3]);
-#line 409 "templates/gfx942/attn_fwd.hip.in"
-      o[1][1][0] *= ag_bits_f32(ar[0]);
-#line 409 "templates/gfx942/attn_fwd.hip.in"
-      o[1][1][1] *= ag_bits_f32(ar[1]);
-#line 409 "templates/gfx942/attn_fwd.hip.in"
-      o[1][1][2] *= ag_bits_f32(ar[2]);
-#line 409 "templates/gfx942/attn_fwd.hip.in"
-      o[1][1][3] *= ag_bits_f32(ar[3]);
-#line 409 "templates/gfx942/attn_fwd.hip.in"
-      o[1][2][0] *= ag_bits_f32(ar[0]);
-#line 409 "templates/gfx942/attn_fwd.hip.in"
-      o[1][2][1] *= ag_bits_f32(ar[1]);
-#line 409 "templates/gfx942/attn_fwd.hip.in"
-      o[1][2][2] *= ag_bits_f32(ar[2]);
-#line 409 "templates/gfx942/attn_fwd.hip.in"
-      o[1][2][3] *= ag_bits_f32(ar[3]);
-#line 409 "templates/gfx942/attn_fwd.hip.in"
-      o[1][3][0] *= ag_bits_f32(ar[0]);
-#line 409 "templates/gfx942/attn_fwd.hip.in"
-      o[1][3][1] *= ag_bits_f32(ar[1]);
-#line 409 "templates/gfx942/attn_fwd.hip.in"
-      o[1][3][2] *= ag_bits_f32(ar[2]);
-#line 409 "templates/gfx942/attn_fwd.hip.in"
-      o[1][3][3] *= ag_bits_f32(ar[3]);
-#line 409 "templates/gfx942/attn_fwd.hip.in"
-      o[1][4][0] *= ag_bits_f32(ar[0]);
-#line 409 "templates/gfx942/attn_fwd.hip.in"
-      o[1][4][1] *= ag_bits_f32(ar[1]);
-#line 409 "templates/gfx942/attn_fwd.hip.in"
-      o[1][4][2] *= ag_bits_f32(ar[2]);
-#line 409 "templates/gfx942/attn_fwd.hip.in"
-      o[1][4][3] *= ag_bits_f32(ar[3]);
-#line 409 "templates/gfx942/attn_fwd.hip.in"
-      o[1][5][0] *= ag_bits_f32(ar[0]);
-#line 409 "templates/gfx942/attn_fwd.hip.in"
-      o[1][5][1] *= ag_bits_f32(ar[1]);
-#line 409 "templates/gfx942/attn_fwd.hip.in"
-      o[1][5][2] *= ag_bits_f32(ar[2]);
-#line 409 "templates/gfx942/attn_fwd.hip.in"
-      o[1][5][3] *= ag_bits_f32(ar[3]);
-#line 409 "templates/gfx942/attn_fwd.hip.in"
-      o[1][6][0] *= ag_bits_f32(ar[0]);
-#line 409 "templates/gfx942/attn_fwd.hip.in"
-      o[1][6][1] *= ag_bits_f32(ar[1]);
-#line 409 "templates/gfx942/attn_fwd.hip.in"
-      o[1][6][2] *= ag_bits_f32(ar[2]);
-#line 409 "templates/gfx942/attn_fwd.hip.in"
-      o[1][6][3] *= ag_bits_f32(ar[3]);
-#line 409 "templates/gfx942/attn_fwd.hip.in"
-      o[1][7][0] *= ag_bits_f32(ar[0]);
-#line 409 "templates/gfx942/attn_fwd.hip.in"
-      o[1][7][1] *= ag_bits_f32(ar[1]);
-#line 409 "templates/gfx942/attn_fwd.hip.in"
-      o[1][7][2] *= ag_bits_f32(ar[2]);
-#line 409 "templates/gfx942/attn_fwd.hip.in"
-      o[1][7][3] *= ag_bits_f32(ar[3]);
 #line 412 "templates/gfx942/attn_fwd.hip.in"
+      o[1][0][0] *= ag_bits_f32(ar[0]);
+#line 412 "templates/gfx942/attn_fwd.hip.in"
+      o[1][0][1] *= ag_bits_f32(ar[1]);
+#line 412 "templates/gfx942/attn_fwd.hip.in"
+      o[1][0][2] *= ag_bits_f32(ar[2]);
+#line 412 "templates/gfx942/attn_fwd.hip.in"
+      o[1][0][3] *= ag_bits_f32(ar[3]);
+#line 412 "templates/gfx942/attn_fwd.hip.in"
+      o[1][1][0] *= ag_bits_f32(ar[0]);
+#line 412 "templates/gfx942/attn_fwd.hip.in"
+      o[1][1][1] *= ag_bits_f32(ar[1]);
+#line 412 "templates/gfx942/attn_fwd.hip.in"
+      o[1][1][2] *= ag_bits_f32(ar[2]);
+#line 412 "templates/gfx942/attn_fwd.hip.in"
+      o[1][1][3] *= ag_bits_f32(ar[3]);
+#line 412 "templates/gfx942/attn_fwd.hip.in"
+      o[1][2][0] *= ag_bits_f32(ar[0]);
+#line 412 "templates/gfx942/attn_fwd.hip.in"
+      o[1][2][1] *= ag_bits_f32(ar[1]);
+#line 412 "templates/gfx942/attn_fwd.hip.in"
+      o[1][2][2] *= ag_bits_f32(ar[2]);
+#line 412 "templates/gfx942/attn_fwd.hip.in"
+      o[1][2][3] *= ag_bits_f32(ar[3]);
+#line 412 "templates/gfx942/attn_fwd.hip.in"
+      o[1][3][0] *= ag_bits_f32(ar[0]);
+#line 412 "templates/gfx942/attn_fwd.hip.in"
+      o[1][3][1] *= ag_bits_f32(ar[1]);
+#line 412 "templates/gfx942/attn_fwd.hip.in"
+      o[1][3][2] *= ag_bits_f32(ar[2]);
+#line 412 "templates/gfx942/attn_fwd.hip.in"
+      o[1][3][3] *= ag_bits_f32(ar[3]);
+#line 412 "templates/gfx942/attn_fwd.hip.in"
+      o[1][4][0] *= ag_bits_f32(ar[0]);
+#line 412 "templates/gfx942/attn_fwd.hip.in"
+      o[1][4][1] *= ag_bits_f32(ar[1]);
+#line 412 "templates/gfx942/attn_fwd.hip.in"
+      o[1][4][2] *= ag_bits_f32(ar[2]);
+#line 412 "templates/gfx942/attn_fwd.hip.in"
+      o[1][4][3] *= ag_bits_f32(ar[3]);
+#line 412 "templates/gfx942/attn_fwd.hip.in"
+      o[1][5][0] *= ag_bits_f32(ar[0]);
+#line 412 "templates/gfx942/attn_fwd.hip.in"
+      o[1][5][1] *= ag_bits_f32(ar[1]);
+#line 412 "templates/gfx942/attn_fwd.hip.in"
+      o[1][5][2] *= ag_bits_f32(ar[2]);
+#line 412 "templates/gfx942/attn_fwd.hip.in"
+      o[1][5][3] *= ag_bits_f32(ar[3]);
+#line 412 "templates/gfx942/attn_fwd.hip.in"
+      o[1][6][0] *= ag_bits_f32(ar[0]);
+#line 412 "templates/gfx942/attn_fwd.hip.in"
+      o[1][6][1] *= ag_bits_f32(ar[1]);
+#line 412 "templates/gfx942/attn_fwd.hip.in"
+      o[1][6][2] *= ag_bits_f32(ar[2]);
+#line 412 "templates/gfx942/attn_fwd.hip.in"
+      o[1][6][3] *= ag_bits_f32(ar[3]);
+#line 412 "templates/gfx942/attn_fwd.hip.in"
+      o[1][7][0] *= ag_bits_f32(ar[0]);
+#line 412 "templates/gfx942/attn_fwd.hip.in"
+      o[1][7][1] *= ag_bits_f32(ar[1]);
+#line 412 "templates/gfx942/attn_fwd.hip.in"
+      o[1][7][2] *= ag_bits_f32(ar[2]);
+#line 412 "templates/gfx942/attn_fwd.hip.in"
+      o[1][7][3] *= ag_bits_f32(ar[3]);
+#line 415 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 414 "templates/gfx942/attn_fwd.hip.in"
+#line 417 "templates/gfx942/attn_fwd.hip.in"
   }
-#line 440 "templates/gfx942/attn_fwd.hip.in"
+#line 443 "templates/gfx942/attn_fwd.hip.in"
     if (grp == 0u) {
       ag_s_waitcnt_vmcnt<12>();  // K_{j+1} (DMA issued in X_j, before V_j) has landed
       ag_s_barrier();
     } else if (jj + 1u < nt) {
       ag_s_barrier();
     }
-#line 459 "templates/gfx942/attn_fwd.hip.in"
+#line 462 "templates/gfx942/attn_fwd.hip.in"
     }
     // O += P_{nt-1} V_{nt-1}
     ag_s_setprio<1>();
@@ -4325,7 +4331,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtz_q2_kv96_w8_nosplit_vt_mfma_gfx942(att
     ag_mfma_16x16x16_bf16(o[1][7], p[1][5], bv[0]);
 #line 276 "templates/gfx942/attn_fwd.hip.in"
   }
-#line 463 "templates/gfx942/attn_fwd.hip.in"
+#line 466 "templates/gfx942/attn_fwd.hip.in"
     ag_s_setprio<0>();
   }
   ag_s_waitcnt_vmcnt<0>();  // K DMAs past the end (zero-filled) are complete
@@ -4338,55 +4344,55 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtz_q2_kv96_w8_nosplit_vt_mfma_gfx942(att
   float lsum[2];
   {
     unsigned xr[2];
-#line 476 "templates/gfx942/attn_fwd.hip.in"
+#line 479 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_swizzle_b32<0x401F>(xr[0], ag_f32_bits(l[0]));
-#line 476 "templates/gfx942/attn_fwd.hip.in"
+#line 479 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_swizzle_b32<0x401F>(xr[1], ag_f32_bits(l[1]));
-#line 478 "templates/gfx942/attn_fwd.hip.in"
+#line 481 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<0>(xr[0], xr[1]);
-#line 480 "templates/gfx942/attn_fwd.hip.in"
+#line 483 "templates/gfx942/attn_fwd.hip.in"
     lsum[0] = l[0] + ag_bits_f32(xr[0]);
     ag_ds_bpermute_b32(xr[0], (lane ^ 32u) << 2, ag_f32_bits(lsum[0]));
-#line 480 "templates/gfx942/attn_fwd.hip.in"
+#line 483 "templates/gfx942/attn_fwd.hip.in"
     lsum[1] = l[1] + ag_bits_f32(xr[1]);
     ag_ds_bpermute_b32(xr[1], (lane ^ 32u) << 2, ag_f32_bits(lsum[1]));
-#line 483 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<0>(xr[0], xr[1]);
-#line 485 "templates/gfx942/attn_fwd.hip.in"
+#line 488 "templates/gfx942/attn_fwd.hip.in"
     lsum[0] = lsum[0] + ag_bits_f32(xr[0]);
-#line 485 "templates/gfx942/attn_fwd.hip.in"
+#line 488 "templates/gfx942/attn_fwd.hip.in"
     lsum[1] = lsum[1] + ag_bits_f32(xr[1]);
-#line 487 "templates/gfx942/attn_fwd.hip.in"
+#line 490 "templates/gfx942/attn_fwd.hip.in"
   }
-#line 519 "templates/gfx942/attn_fwd.hip.in"
+#line 522 "templates/gfx942/attn_fwd.hip.in"
   {
-#line 521 "templates/gfx942/attn_fwd.hip.in"
+#line 524 "templates/gfx942/attn_fwd.hip.in"
     float inv0;
     unsigned ir0[4];
     inv0 = lsum[0] == 0.0f ? 0.0f : 1.0f / lsum[0];
-#line 525 "templates/gfx942/attn_fwd.hip.in"
+#line 528 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_bpermute_b32(ir0[0], (4u * g + 0u) << 2, ag_f32_bits(inv0));
-#line 525 "templates/gfx942/attn_fwd.hip.in"
+#line 528 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_bpermute_b32(ir0[1], (4u * g + 1u) << 2, ag_f32_bits(inv0));
-#line 525 "templates/gfx942/attn_fwd.hip.in"
+#line 528 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_bpermute_b32(ir0[2], (4u * g + 2u) << 2, ag_f32_bits(inv0));
-#line 525 "templates/gfx942/attn_fwd.hip.in"
+#line 528 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_bpermute_b32(ir0[3], (4u * g + 3u) << 2, ag_f32_bits(inv0));
-#line 521 "templates/gfx942/attn_fwd.hip.in"
+#line 524 "templates/gfx942/attn_fwd.hip.in"
     float inv1;
     unsigned ir1[4];
     inv1 = lsum[1] == 0.0f ? 0.0f : 1.0f / lsum[1];
-#line 525 "templates/gfx942/attn_fwd.hip.in"
-    ag_ds_bpermute_b32(ir1[0], (4u * g + 0u) << 2, ag_f32_bits(inv1));
-#line 525 "templates/gfx942/attn_fwd.hip.in"
-    ag_ds_bpermute_b32(ir1[1], (4u * g + 1u) << 2, ag_f32_bits(inv1));
-#line 525 "templates/gfx942/attn_fwd.hip.in"
-    ag_ds_bpermute_b32(ir1[2], (4u * g + 2u) << 2, ag_f32_bits(inv1));
-#line 525 "templates/gfx942/attn_fwd.hip.in"
-    ag_ds_bpermute_b32(ir1[3], (4u * g + 3u) << 2, ag_f32_bits(inv1));
 #line 528 "templates/gfx942/attn_fwd.hip.in"
-    ag_s_waitcnt_lgkmcnt<0>(ir0[0], ir0[1], ir0[2], ir0[3], ir1[0], ir1[1], ir1[2], ir1[3]);
+    ag_ds_bpermute_b32(ir1[0], (4u * g + 0u) << 2, ag_f32_bits(inv1));
+#line 528 "templates/gfx942/attn_fwd.hip.in"
+    ag_ds_bpermute_b32(ir1[1], (4u * g + 1u) << 2, ag_f32_bits(inv1));
+#line 528 "templates/gfx942/attn_fwd.hip.in"
+    ag_ds_bpermute_b32(ir1[2], (4u * g + 2u) << 2, ag_f32_bits(inv1));
+#line 528 "templates/gfx942/attn_fwd.hip.in"
+    ag_ds_bpermute_b32(ir1[3], (4u * g + 3u) << 2, ag_f32_bits(inv1));
 #line 531 "templates/gfx942/attn_fwd.hip.in"
+    ag_s_waitcnt_lgkmcnt<0>(ir0[0], ir0[1], ir0[2], ir0[3], ir1[0], ir1[1], ir1[2], ir1[3]);
+#line 534 "templates/gfx942/attn_fwd.hip.in"
     {
       const float r = ag_bits_f32(ir0[0]);
       const ag_u32x4 out = {ag_pack_bf16_rtz(o[0][0][0] * r, o[0][1][0] * r),
@@ -4395,7 +4401,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtz_q2_kv96_w8_nosplit_vt_mfma_gfx942(att
                             ag_pack_bf16_rtz(o[0][6][0] * r, o[0][7][0] * r)};
       ag_buffer_store_dwordx4<0>(o_rsrc, (q_row0 + 0u + 4u * g) * rs + 16u * c, out);
     }
-#line 531 "templates/gfx942/attn_fwd.hip.in"
+#line 534 "templates/gfx942/attn_fwd.hip.in"
     {
       const float r = ag_bits_f32(ir0[1]);
       const ag_u32x4 out = {ag_pack_bf16_rtz(o[0][0][1] * r, o[0][1][1] * r),
@@ -4404,7 +4410,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtz_q2_kv96_w8_nosplit_vt_mfma_gfx942(att
                             ag_pack_bf16_rtz(o[0][6][1] * r, o[0][7][1] * r)};
       ag_buffer_store_dwordx4<0>(o_rsrc, (q_row0 + 1u + 4u * g) * rs + 16u * c, out);
     }
-#line 531 "templates/gfx942/attn_fwd.hip.in"
+#line 534 "templates/gfx942/attn_fwd.hip.in"
     {
       const float r = ag_bits_f32(ir0[2]);
       const ag_u32x4 out = {ag_pack_bf16_rtz(o[0][0][2] * r, o[0][1][2] * r),
@@ -4413,7 +4419,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtz_q2_kv96_w8_nosplit_vt_mfma_gfx942(att
                             ag_pack_bf16_rtz(o[0][6][2] * r, o[0][7][2] * r)};
       ag_buffer_store_dwordx4<0>(o_rsrc, (q_row0 + 2u + 4u * g) * rs + 16u * c, out);
     }
-#line 531 "templates/gfx942/attn_fwd.hip.in"
+#line 534 "templates/gfx942/attn_fwd.hip.in"
     {
       const float r = ag_bits_f32(ir0[3]);
       const ag_u32x4 out = {ag_pack_bf16_rtz(o[0][0][3] * r, o[0][1][3] * r),
@@ -4422,7 +4428,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtz_q2_kv96_w8_nosplit_vt_mfma_gfx942(att
                             ag_pack_bf16_rtz(o[0][6][3] * r, o[0][7][3] * r)};
       ag_buffer_store_dwordx4<0>(o_rsrc, (q_row0 + 3u + 4u * g) * rs + 16u * c, out);
     }
-#line 531 "templates/gfx942/attn_fwd.hip.in"
+#line 534 "templates/gfx942/attn_fwd.hip.in"
     {
       const float r = ag_bits_f32(ir1[0]);
       const ag_u32x4 out = {ag_pack_bf16_rtz(o[1][0][0] * r, o[1][1][0] * r),
@@ -4431,7 +4437,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtz_q2_kv96_w8_nosplit_vt_mfma_gfx942(att
                             ag_pack_bf16_rtz(o[1][6][0] * r, o[1][7][0] * r)};
       ag_buffer_store_dwordx4<0>(o_rsrc, (q_row0 + 16u + 4u * g) * rs + 16u * c, out);
     }
-#line 531 "templates/gfx942/attn_fwd.hip.in"
+#line 534 "templates/gfx942/attn_fwd.hip.in"
     {
       const float r = ag_bits_f32(ir1[1]);
       const ag_u32x4 out = {ag_pack_bf16_rtz(o[1][0][1] * r, o[1][1][1] * r),
@@ -4440,7 +4446,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtz_q2_kv96_w8_nosplit_vt_mfma_gfx942(att
                             ag_pack_bf16_rtz(o[1][6][1] * r, o[1][7][1] * r)};
       ag_buffer_store_dwordx4<0>(o_rsrc, (q_row0 + 17u + 4u * g) * rs + 16u * c, out);
     }
-#line 531 "templates/gfx942/attn_fwd.hip.in"
+#line 534 "templates/gfx942/attn_fwd.hip.in"
     {
       const float r = ag_bits_f32(ir1[2]);
       const ag_u32x4 out = {ag_pack_bf16_rtz(o[1][0][2] * r, o[1][1][2] * r),
@@ -4449,7 +4455,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtz_q2_kv96_w8_nosplit_vt_mfma_gfx942(att
                             ag_pack_bf16_rtz(o[1][6][2] * r, o[1][7][2] * r)};
       ag_buffer_store_dwordx4<0>(o_rsrc, (q_row0 + 18u + 4u * g) * rs + 16u * c, out);
     }
-#line 531 "templates/gfx942/attn_fwd.hip.in"
+#line 534 "templates/gfx942/attn_fwd.hip.in"
     {
       const float r = ag_bits_f32(ir1[3]);
       const ag_u32x4 out = {ag_pack_bf16_rtz(o[1][0][3] * r, o[1][1][3] * r),
@@ -4458,24 +4464,24 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtz_q2_kv96_w8_nosplit_vt_mfma_gfx942(att
                             ag_pack_bf16_rtz(o[1][6][3] * r, o[1][7][3] * r)};
       ag_buffer_store_dwordx4<0>(o_rsrc, (q_row0 + 19u + 4u * g) * rs + 16u * c, out);
     }
-#line 541 "templates/gfx942/attn_fwd.hip.in"
+#line 544 "templates/gfx942/attn_fwd.hip.in"
   }
   if (a.lse) {  // natural-log LSE = m ln2 + ln l; row c, written by the lanes with g == 0
     const ag_rsrc lse_rsrc = ag_make_rsrc(a.lse + ((unsigned long long)b * H + h) * (unsigned)a.Sq,
                                           (unsigned)a.Sq * 4u);
-#line 546 "templates/gfx942/attn_fwd.hip.in"
+#line 549 "templates/gfx942/attn_fwd.hip.in"
     {
       const float lse = m[0] * 0.693147180559945309f + ag_v_log_f32(lsum[0]) * 0.693147180559945309f;
       ag_buffer_store_dword<0>(lse_rsrc, g == 0u ? (q_row0 + 0u + c) * 4u : 0x80000000u,
                                ag_f32_bits(lse));
     }
-#line 546 "templates/gfx942/attn_fwd.hip.in"
+#line 549 "templates/gfx942/attn_fwd.hip.in"
     {
       const float lse = m[1] * 0.693147180559945309f + ag_v_log_f32(lsum[1]) * 0.693147180559945309f;
       ag_buffer_store_dword<0>(lse_rsrc, g == 0u ? (q_row0 + 16u + c) * 4u : 0x80000000u,
                                ag_f32_bits(lse));
     }
-#line 552 "templates/gfx942/attn_fwd.hip.in"
+#line 555 "templates/gfx942/attn_fwd.hip.in"
   }
   }  // epilogue
 }
