@@ -46,6 +46,8 @@ static void usage(FILE *f) {
           "one wave through one iteration, every branch on it resolved by these rules, in order:\n"
           "  R1 stay in the loop (never an exit or an inner loop's body);\n"
           "  R2 exec-masked if/else is wave-uniform: the else side runs iff the then side did not;\n"
+          "     with exec not written on the path since the loop header, exec is full:\n"
+          "     s_cbranch_execz is never taken (nor followed when R4 compares regions);\n"
           "  R3 a condition that can be evaluated for each wave of the block (from the wave id,\n"
           "     constants and flags set on the path) is decided for the path's set of waves,\n"
           "     which R4 narrows: a wave stays in one group (A or B) of a ping-pong kernel;\n"

@@ -261,6 +261,47 @@ static int ra_branch_waves(const ra_ctx *x, const int *pidx, int pos, int nwaves
 
 /* ---- the walk */
 
+/* Writes the block exec (an s_*saveexec or any instruction with exec as a destination)? */
+static int ra_block_writes_exec(const ra_ctx *x, int k) {
+  for (int i = x->b[k].first; i <= x->b[k].last; ++i) {
+    const ra_insn *in = &x->in[i];
+    if ((ra_starts(in->op, "s_") && strstr(in->op, "saveexec")) || attngen__ra_writes(in, "exec"))
+      return 1;
+  }
+  return 0;
+}
+
+/* attngen__ra_reach for a path on which exec is full: an s_cbranch_execz edge is not
+ * followed while no block on the way has written exec (execnz: its fall-through). */
+static void ra_reach_full_exec(const ra_ctx *x, int from, char *set) {
+  memset(set, 0, (size_t)x->nb);
+  int *stack = malloc(sizeof *stack * 2 * ((size_t)x->nb + 1));
+  if (!stack) return;
+  int sp = 0;
+  if (from != x->header && x->inloop[from]) {
+    stack[sp++] = from;
+    stack[sp++] = 1; /* exec still full when entering it */
+    set[from] = 1;
+  }
+  while (sp) {
+    const int full = stack[--sp] && !ra_block_writes_exec(x, stack[sp - 1]);
+    const int k = stack[--sp];
+    const ra_insn *last = &x->in[x->b[k].last];
+    for (int j = 0; j < x->b[k].nsucc; ++j) {
+      int s = x->b[k].succ[j];
+      if (s == x->header || !x->inloop[s] || set[s] || s <= k) continue;
+      if (full && x->b[k].nsucc == 2 &&
+          ((j == 1 && !strcmp(last->op, "s_cbranch_execz")) ||
+           (j == 0 && !strcmp(last->op, "s_cbranch_execnz"))))
+        continue; /* never taken with a full exec */
+      set[s] = 1;
+      stack[sp++] = s;
+      stack[sp++] = full;
+    }
+  }
+  free(stack);
+}
+
 /* One walk from the header to a back edge of the main loop for the waves x->waves: the
  * blocks (path, *np) and the decisions at its branches (dec, *nd). 0, or -1 with err set. */
 static int ra_path(ra_ctx *x, int *path, int *np, ra_decision *dec, int *nd, int maxd,
@@ -321,6 +362,22 @@ static int ra_path(ra_ctx *x, int *path, int *np, ra_decision *dec, int *nd, int
     char emask[64] = "";
     unsigned tw = 0;
     int have_waves = 0;
+    if (take < 0 && ra_starts(br->op, "s_cbranch_exec")) {
+      /* exec is full at the loop header (MFMA loops run whole waves); if nothing on the path
+       * has written exec since, s_cbranch_execz is never taken (execnz always). clang-17
+       * emits such jumps into rarely run blocks (hipcc/hiprtc 5.7, tests/test_rocm.c). */
+      int written = 0;
+      for (int p = 0; p < npi && !written; ++p) {
+        const ra_insn *in = &x->in[pidx[p]];
+        written = (ra_starts(in->op, "s_") && strstr(in->op, "saveexec")) ||
+                  attngen__ra_writes(in, "exec");
+      }
+      if (!written) {
+        take = strcmp(br->op, "s_cbranch_execnz") == 0;
+        snprintf(why, sizeof why, "R2 exec is full (not written on the path since the loop "
+                 "header)");
+      }
+    }
     if (take < 0) {
       have_waves = ra_branch_waves(x, pidx, npi - 1, x->nwaves, &tw, emask, sizeof emask);
       if (emask[0]) {
@@ -342,8 +399,19 @@ static int ra_path(ra_ctx *x, int *path, int *np, ra_decision *dec, int *nd, int
       }
     }
     if (take < 0) { /* R4 heuristics on the exclusive regions */
-      attngen__ra_reach(x, bl->succ[0], s1);
-      attngen__ra_reach(x, bl->succ[1], s2);
+      int exec_full = 1; /* no exec write on the path since the loop header */
+      for (int p = 0; p < npi && exec_full; ++p) {
+        const ra_insn *in = &x->in[pidx[p]];
+        exec_full = !((ra_starts(in->op, "s_") && strstr(in->op, "saveexec")) ||
+                      attngen__ra_writes(in, "exec"));
+      }
+      if (exec_full) {
+        ra_reach_full_exec(x, bl->succ[0], s1);
+        ra_reach_full_exec(x, bl->succ[1], s2);
+      } else {
+        attngen__ra_reach(x, bl->succ[0], s1);
+        attngen__ra_reach(x, bl->succ[1], s2);
+      }
       ra_stats e[2];
       memset(e, 0, sizeof e);
       for (int k = 0; k < x->nb; ++k) {

@@ -11,6 +11,9 @@
 //   - 16 v_exp_f32, 4 x (v_bfe_u32 16,1 + v_add3_u32) rtne rounding, v_cmp_u_f32 + v_cndmask
 //     NaN select, 8 v_perm_b32, 3 v_add_f32, 2 v_mov_b32, 1 v_max_f32
 //   - rescale gate on a loop-carried value: 16 v_mul_f32 when taken (rare: skipped)
+//   - a partial-tile mask in clang-17's shape (hipcc/hiprtc 5.7): the full-tile side sets a
+//     flag and jumps with s_cbranch_execz into the mask block, then around it; with exec full
+//     the execz is never taken, so the mask (6 VALU) is off the path
 //   - group A: 2 v_add_f32; group B: 1 buffer_load_dword
 //   - s_waitcnt vmcnt(0), s_nop 0 (1 wait state), loop counter, back edge
 // report_noloop: one MFMA and no loop.
@@ -163,6 +166,21 @@ report_loop_qk:
   v_mul_f32_e32 v14, v30, v14
   v_mul_f32_e32 v15, v30, v15
 report_loop_norescale:
+  s_cmp_gt_u32 s4, s11
+  s_cbranch_scc1 report_loop_partial
+  s_mov_b64 s[20:21], 0
+  s_cbranch_execz report_loop_mask
+  s_branch report_loop_masked
+report_loop_partial:
+  s_mov_b64 s[20:21], -1
+report_loop_mask:
+  v_cmp_gt_u32_e32 vcc, s11, v44
+  v_cndmask_b32_e32 v45, v46, v45, vcc
+  v_cndmask_b32_e32 v47, v46, v47, vcc
+  v_cmp_gt_u32_e32 vcc, s11, v48
+  v_cndmask_b32_e32 v49, v46, v49, vcc
+  v_cndmask_b32_e32 v54, v46, v54, vcc
+report_loop_masked:
   s_and_b64 vcc, exec, s[6:7]
   s_cbranch_vccnz report_loop_groupb
   v_add_f32_e32 v40, v41, v40
