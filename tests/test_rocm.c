@@ -128,6 +128,16 @@ static int run(const char *cmd, char **output) {
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
+/* print_message line by line (cmocka cuts one message at about 1 KB). */
+static void print_lines(const char *text) {
+  for (const char *l = text; l && *l;) {
+    const char *e = strchr(l, '\n');
+    int len = e ? (int)(e - l) : (int)strlen(l);
+    print_message("%.*s\n", len, l);
+    l = e ? e + 1 : NULL;
+  }
+}
+
 static size_t gfx942_default_count(void) {
   size_t n = 0;
   for (size_t i = 0; i < attngen__manifest_count; i++)
@@ -265,7 +275,7 @@ static void test_info_names_hiprtc_arch_and_options(void **state) {
   snprintf(cmd, sizeof cmd, "%s '%s' info", ld, ATTNGEN_CLI);
   assert_int_equal(run(cmd, &out), 0);
   const char *line = strstr(out, "  gfx942  hiprtc ");
-  if (!line) print_message("%s", out);
+  if (!line) print_lines(out);
   assert_non_null(line);
   char first[512];
   snprintf(first, sizeof first, "%.*s", (int)strcspn(line, "\n"), line);
@@ -316,11 +326,11 @@ static void test_hiprtc_compiles_default_set_once_then_cache(void **state) {
   loader(ld, sizeof ld);
   /* Process 1: every default gfx942 variant compiled by hiprtc (two at a time). */
   snprintf(cmd, sizeof cmd,
-           "rm -rf '%s' && env ATTNGEN_CACHE_DIR='%s' ATTNGEN_LOG=1 nice %s '%s' compile "
+           "rm -rf '%s' && env ATTNGEN_CACHE_DIR='%s' ATTNGEN_LOG=0 nice %s '%s' compile "
            "--target gfx942 -j2 -o '%s'",
            HIPRTC_DIR, cache_dir, ld, ATTNGEN_CLI, HIPRTC_DIR);
   int rc = run(cmd, &out1);
-  print_message("%s", out1 ? out1 : "(no output)\n");
+  print_lines(out1 ? out1 : "(no output)");
   assert_int_equal(rc, 0);
   static compile_row r1[512], r2[512];
   const size_t want = gfx942_default_count();
@@ -331,9 +341,10 @@ static void test_hiprtc_compiles_default_set_once_then_cache(void **state) {
   assert_non_null(strstr(out1, "hiprtc"));
   /* Process 2: the same request loads everything from the disk cache, compiling nothing. */
   snprintf(cmd, sizeof cmd,
-           "env ATTNGEN_CACHE_DIR='%s' ATTNGEN_LOG=1 %s '%s' compile --target gfx942 -o '%s'",
+           "env ATTNGEN_CACHE_DIR='%s' ATTNGEN_LOG=0 %s '%s' compile --target gfx942 -o '%s'",
            cache_dir, ld, ATTNGEN_CLI, other);
   assert_int_equal(run(cmd, &out2), 0);
+  print_lines(out2);
   int n2 = parse_compile(out2, r2, 512);
   assert_int_equal(n2, n1);
   char summary[64];
@@ -428,7 +439,7 @@ static void check_budget(const char *label, const char *dir) {
   char cmd[9000], *out = NULL;
   snprintf(cmd, sizeof cmd, "env ATTNGEN_GFX942_CO_DIR='%s' '%s'", dir, ATTNGEN_STATIC_TEST);
   int rc = run(cmd, &out);
-  if (rc != 0 || strstr(out, "SKIPPED")) print_message("%s", out ? out : "");
+  if (rc != 0 || strstr(out, "SKIPPED")) print_lines(out ? out : "");
   assert_int_equal(rc, 0);
   assert_null(strstr(out, "SKIPPED"));
   print_message("%s code objects (%s): test_gfx942_static passed\n", label, dir);
