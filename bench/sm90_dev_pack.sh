@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # sm90_dev_pack.sh: copies this worktree's build (BUILD_DIR, default build/) and the bench
 # scripts into DEST (default /work/main/.dev/sm90), the folder a device call carries; run
-# there with `bash .dev/sm90/bench/sm90_dev_run.sh STEPS...`.
+# there with `bash .dev/sm90/bench/sm90_dev_run.sh STEPS...`. Environment: BASE, CUBINS (below).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 build="${1:-$root/build}"
@@ -12,4 +12,11 @@ cp -P "$build"/libattngen.so* "$dest/"
 cp "$(readlink -f /usr/lib/x86_64-linux-gnu/liblua5.4.so.0)" "$dest/liblua5.4.so.0"
 cp "$(readlink -f /usr/lib/x86_64-linux-gnu/libcmocka.so.0)" "$dest/libcmocka.so.0"
 cp "$root/bench/bench.py" "$root/bench/attngen_ctypes.py" "$root/bench/sm90_dev_run.sh" "$dest/bench/"
+# bench/attngen_ctypes.py imports the Python package from ../python
+mkdir -p "$dest/python" && cp -r "$root/python/attngen" "$dest/python/"
+find "$dest/python" -name __pycache__ -prune -exec rm -rf {} +
+# BASE=dir with another build's libattngen.so* (the step `base`); CUBINS="a.cubin b.cubin"
+# (the step `sass`).
+if [ -n "${BASE:-}" ]; then mkdir -p "$dest/base" && cp -P "$BASE"/libattngen.so* "$dest/base/"; fi
+if [ -n "${CUBINS:-}" ]; then mkdir -p "$dest/cubins" && cp $CUBINS "$dest/cubins/"; fi
 du -sh "$dest"

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # sm90_dev_run.sh: one device call of the sm90 perf work (issue 12), run from a folder that
 # holds attngen, libattngen.so*, liblua5.4.so.0, libcmocka.so.0, test_gpu_sm90 and bench/
-# (bench.py, attngen_ctypes.py). Steps (arguments, in order): tests check bench modes base tune ncu.
+# (bench.py, attngen_ctypes.py), optionally base/ (another build's libattngen.so) and cubins/
+# (for the sass step). Steps (arguments, in order): tests check bench modes base tune ncu sass.
 # Every step has its own time limit; a failing GPU suite stops the timing steps.
 set -u
 D="$(cd "$(dirname "$0")/.." && pwd)"
@@ -58,6 +59,16 @@ for step in $steps; do
           --section WarpStateStats --section SchedulerStats --section MemoryWorkloadAnalysis \
           -k regex:attn_fwd -c 1 "$A" run --backend cuda --shape $sh --iters 1 > "$OUT/ncu_${sh//,/x}.log" 2>&1
         grep -E "Duration|Throughput|Stall|Issued|Eligible|No Eligible|Active Warps|L2 Hit|Executed Ipc" "$OUT/ncu_${sh//,/x}.log" | head -40
+      done ;;
+    sass)
+      # Registers / spills as the driver sees them and the SASS instruction mix of the cubins
+      # in cubins/ (no disassembler on the build machine).
+      for c in "$D"/cubins/*.cubin; do
+        n=$(basename "$c" .cubin)
+        cuobjdump -sass "$c" > "$OUT/$n.sass" 2>&1
+        echo "$n: $(cuobjdump -res-usage "$c" 2>&1 | grep -o 'REG:[0-9]*.*STACK:[0-9]*' | head -1)"
+        sed -nE 's/^\s+\/\*[0-9a-f]+\*\/\s+(@!?U?P[0-9T]+\s+)?([A-Z][A-Z0-9_]*).*/\2/p' "$OUT/$n.sass" | \
+          sort | uniq -c | sort -rn | head -16 | tr '\n' ' '; echo
       done ;;
     *) echo "unknown step $step" ;;
   esac

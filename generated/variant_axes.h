@@ -35,6 +35,14 @@ extern const char *const attngen__v_path_names[ATTNGEN__V_PATH_COUNT];
 #define ATTNGEN__V_PATH_PERM_NAME "perm"
 #define ATTNGEN__V_PATH_VT_NAME "vt"
 
+/* axis load */
+typedef enum { ATTNGEN__LOAD_THREAD = 0, ATTNGEN__LOAD_TMA = 1, ATTNGEN__LOAD_COUNT = 2 } attngen__load;
+extern const char *const attngen__load_names[ATTNGEN__LOAD_COUNT];
+#define ATTNGEN__LOAD_LIST "thread, tma" /* for messages */
+#define ATTNGEN__LOAD_CHOICES "thread|tma" /* for usage texts */
+#define ATTNGEN__LOAD_THREAD_NAME "thread"
+#define ATTNGEN__LOAD_TMA_NAME "tma"
+
 /* axis impl */
 typedef enum { ATTNGEN__IMPL_MFMA = 0, ATTNGEN__IMPL_MMA = 1, ATTNGEN__IMPL_WGMMA = 2, ATTNGEN__IMPL_COUNT = 3 } attngen__impl;
 extern const char *const attngen__impl_names[ATTNGEN__IMPL_COUNT];
@@ -74,9 +82,10 @@ typedef struct attngen__variant_desc {
   int ws_row_bytes; /* tail KV split: workspace bytes per Q row of a part (0 without a split) */
   int score_fma; /* softmax form: 1 = p = exp2(fma(s, scale_log2, -m)) rounded once, 0 = exp2(fl(s * scale_log2) - m); the CPU reference follows it */
   int v_path; /* attngen__v_path: VT = V pre-transposed into the workspace by a pre-pass launch of the kernel (kargs.reserved = 1) */
+  int load; /* attngen__load: TMA = the kernel's parameter is attngen_kargs_tma (tensor maps of q, k, v encoded by the runtime at launch) */
 } attngen__variant_desc;
 
 /* X(field) for every int field of attngen__variant_desc, in order. */
-#define ATTNGEN__VARIANT_DESC_FIELDS(X) X(target) X(layout) X(rounding) X(q_tiles) X(kv_tile) X(waves) X(kv_split) X(impl) X(threads) X(block_m) X(smem_bytes) X(softmax_step) X(ws_row_bytes) X(score_fma) X(v_path)
+#define ATTNGEN__VARIANT_DESC_FIELDS(X) X(target) X(layout) X(rounding) X(q_tiles) X(kv_tile) X(waves) X(kv_split) X(impl) X(threads) X(block_m) X(smem_bytes) X(softmax_step) X(ws_row_bytes) X(score_fma) X(v_path) X(load)
 
 #endif /* ATTNGEN_VARIANT_AXES_H */

@@ -8,7 +8,7 @@ M.op_prefix = "attn_fwd_d128"
 
 -- Axes in canonical name order. `short` turns a value into its name token.
 M.axis_order = { "layout", "rounding", "q_tiles", "kv_tile", "waves", "kv_split", "v_path",
-  "impl", "target" }
+  "load", "impl", "target" }
 
 -- Axes with named values have C enums (generated/variant_axes.h, by `attngen generate`):
 -- `c_enum` is the enum's prefix (ATTNGEN__<c_enum>_<VALUE>), a value's id its position
@@ -29,6 +29,13 @@ M.axes = {
   -- writes |V| bytes per call). `default` values add no token to the name.
   v_path = { values = { "perm", "vt" }, tokens = { perm = "", vt = "vt" }, default = "perm",
              c_enum = "V_PATH" },
+  -- How the sm90 wgmma kernel's producer moves Q, K and V into shared memory: "thread" = every
+  -- thread of the producer warpgroup issues 16-byte copies (cp.async on sm90; gfx942 kernels
+  -- load per thread too); "tma" = one producer thread issues bulk tensor copies
+  -- (cp.async.bulk.tensor) through tensor maps that the runtime encodes per call and passes
+  -- in the kernel parameter (attngen_kargs_tma, templates/common/kargs_tma.h).
+  load = { values = { "thread", "tma" }, tokens = { thread = "", tma = "tma" },
+           default = "thread", c_enum = "LOAD" },
   -- Matrix-instruction family of the kernel: gfx942 MFMA; sm90 mma.sync (warp-level)
   -- or wgmma (warpgroup-level, TMA + mbarriers).
   impl = { values = { "mfma", "mma", "wgmma" }, c_enum = "IMPL" },
@@ -186,6 +193,11 @@ M.rules = {
   { name = "sm90-wgmma-waves", check = allow_impl("waves", "sm90", "wgmma", { 12 }) },
   { name = "sm90-wgmma-kv-tile", check = allow_impl("kv_tile", "sm90", "wgmma",
     { 64, 96, 128, 144, 176 }) },
+  { name = "load-tma", check = function(v)
+    if v.load ~= "tma" or (v.target == "sm90" and v.impl == "wgmma") then return true end
+    return false, string.format("load=tma is an sm90 wgmma kernel's (this is target=%s impl=%s)",
+      v.target, v.impl)
+  end },
   { name = "sm90-no-split", check = allow("kv_split", "sm90", { "off" }) },
   -- Shared memory budget of the sm90 kernel: 227 KiB per block on Hopper.
   { name = "sm90-smem-budget", check = function(v)
@@ -249,8 +261,10 @@ M.default_set = {
   -- 176 ran 599-609 TFLOP/s on 8k-token self-attention where 128 ran 565-589. The shorter
   -- tiles (64, 96, 144) let the dispatcher cover short KV ranges with little padding
   -- (Skv 257: 2 x 144 = 288 keys computed instead of 3 x 128 = 384).
+  -- Loads through TMA (load = tma): one producer thread, 24/240 registers (issue 12).
   { target = "sm90", layout = all_layouts, rounding = all_modes, q_tiles = 1,
-    kv_tile = { 64, 96, 128, 144, 176 }, waves = 12, kv_split = "off", impl = "wgmma" },
+    kv_tile = { 64, 96, 128, 144, 176 }, waves = 12, kv_split = "off", load = "tma",
+    impl = "wgmma" },
 }
 
 -- The tuning search space per target, a list of specs each (variants outside the default
@@ -265,7 +279,8 @@ M.search_space = {
     { target = "sm90", layout = all_layouts, rounding = all_modes, q_tiles = 1,
       kv_tile = { 64, 128 }, waves = { 4, 8 }, kv_split = "off", impl = "mma" },
     { target = "sm90", layout = all_layouts, rounding = all_modes, q_tiles = 1,
-      kv_tile = { 64, 96, 128, 144, 176 }, waves = 12, kv_split = "off", impl = "wgmma" },
+      kv_tile = { 64, 96, 128, 144, 176 }, waves = 12, kv_split = "off",
+      load = { "thread", "tma" }, impl = "wgmma" },
   },
 }
 

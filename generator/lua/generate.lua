@@ -84,6 +84,8 @@ M.desc_fields = {
     .. "exp2(fl(s * scale_log2) - m); the CPU reference follows it" },
   { "v_path", "attngen__v_path: VT = V pre-transposed into the workspace by a pre-pass "
     .. "launch of the kernel (kargs.reserved = 1)" },
+  { "load", "attngen__load: TMA = the kernel's parameter is attngen_kargs_tma (tensor maps "
+    .. "of q, k, v encoded by the runtime at launch)" },
 }
 
 -- Descriptor values of a variant: field -> integer (enum ids for named axes).

@@ -1,8 +1,8 @@
 -- target_sm90_wgmma.lua: launch geometry and template constants of the sm90 wgmma kernel
 -- family (templates/sm90/attn_fwd_wgmma.cu.in, impl = "wgmma"; config.families).
 --
--- Block: 3 warpgroups (waves = 12): warpgroup 0 is the producer (cp.async into a ring of
--- K and V stages), warpgroups 1 and 2 are consumers in ping-pong, each owning 64 query rows
+-- Block: 3 warpgroups (waves = 12): warpgroup 0 is the producer (cp.async from its 128
+-- threads, or with load = tma bulk tensor copies from one thread, into a ring of K and V stages), warpgroups 1 and 2 are consumers in ping-pong, each owning 64 query rows
 -- per q_tile (q_tiles = 1: block_m = 128). Shared memory, from a 1024-byte aligned base
 -- (the 128-byte swizzle repeats every 1024 bytes; the launch asks for 1024 extra bytes so the
 -- kernel can round its base up):
@@ -21,6 +21,10 @@ local MAX_STAGES = 4
 local CONSUMERS = 2                   -- consumer warpgroups
 local PRODUCER_REGS = 40              -- setmaxnreg budgets: 128*40 + 256*232 <= 65536
 local CONSUMER_REGS = 232
+-- load = tma: one producer thread issues the bulk tensor copies, the producer warpgroup keeps
+-- 24 registers and the consumers get the rest: 128*24 + 256*240 = 64512 <= 65536.
+local TMA_PRODUCER_REGS = 24
+local TMA_CONSUMER_REGS = 240
 
 function M.derive(v)
   local block_m = 64 * v.q_tiles * CONSUMERS
@@ -44,8 +48,9 @@ function M.derive(v)
     q_half_bytes = block_m * HALF_ROW_BYTES,
     kv_half_bytes = kv_half_bytes,
     kv_stage_bytes = kv_stage_bytes,
-    reg_producer = PRODUCER_REGS,
-    reg_consumer = CONSUMER_REGS,
+    tma = v.load == "tma",
+    reg_producer = v.load == "tma" and TMA_PRODUCER_REGS or PRODUCER_REGS,
+    reg_consumer = v.load == "tma" and TMA_CONSUMER_REGS or CONSUMER_REGS,
   }
 end
 

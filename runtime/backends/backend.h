@@ -16,6 +16,16 @@ typedef enum attngen__backend_kind {
   ATTNGEN__BACKEND_CPU = 2  /* no kernels: reference() */
 } attngen__backend_kind;
 
+/* The tensor-map geometry of a load=tma kernel (kargs_tma.h): the backend encodes 4D maps
+ * (d, sequence, head, batch) of q, k, v (and o when o_rows > 0) over the call's tensors with
+ * the layout's strides, boxes of 64 columns x *_rows rows, 128-byte swizzle. */
+typedef struct attngen__tma_boxes {
+  int layout;  /* attngen__layout */
+  int q_rows;  /* rows of a q box (block_m) */
+  int kv_rows; /* rows of a k or v box (kv_tile) */
+  int o_rows;  /* rows of an o box, 0: no o map */
+} attngen__tma_boxes;
+
 typedef struct attngen__backend_ops {
   const char *name;
   int kind;   /* attngen__backend_kind */
@@ -42,6 +52,11 @@ typedef struct attngen__backend_ops {
                              void **fn);
   attngen_status (*launch)(void *st, void *fn, const unsigned grid[3], unsigned threads,
                            unsigned smem_bytes, void *stream, const attngen_kargs *k);
+  /* As launch, for kernels whose parameter is attngen_kargs_tma: encodes the tensor maps of
+   * `boxes` over k's tensors and passes them with k. NULL: the backend runs no such kernel. */
+  attngen_status (*launch_tma)(void *st, void *fn, const unsigned grid[3], unsigned threads,
+                               unsigned smem_bytes, void *stream, const attngen_kargs *k,
+                               const attngen__tma_boxes *boxes);
   attngen_status (*event_create)(void *st, void **ev);
   attngen_status (*event_record)(void *st, void *ev, void *stream);
   attngen_status (*event_elapsed)(void *st, void *start, void *end, float *ms);

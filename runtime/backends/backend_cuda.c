@@ -4,12 +4,14 @@
  * even under a CUDA 13 driver). No cuda.h: the few types and constants are defined here. */
 #include <dlfcn.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "backend.h"
+#include "kargs_tma.h"
 #include "log.h"
 #include "variant.h"
 
@@ -35,6 +37,12 @@ enum {
   CU_GET_PROC_ADDRESS_DEFAULT = 0,
   CU_GET_PROC_ADDRESS_SUCCESS = 0,
   CU_EVENT_DEFAULT = 0,
+  /* cuda.h's CUtensorMap* enums (CUDA 12.0 ABI) */
+  CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 = 9,
+  CU_TENSOR_MAP_INTERLEAVE_NONE = 0,
+  CU_TENSOR_MAP_SWIZZLE_128B = 3,
+  CU_TENSOR_MAP_L2_PROMOTION_L2_256B = 3,
+  CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE = 0,
 };
 
 /* The ABI version requested from cuGetProcAddress for every symbol. */
@@ -76,7 +84,12 @@ typedef CUresult (*pfn_getproc_v2)(const char *symbol, void **pfn, int version,
   X(cuEventRecord, CUresult, (CUevent e, CUstream s))                                      \
   X(cuEventSynchronize, CUresult, (CUevent e))                                             \
   X(cuEventElapsedTime, CUresult, (float *ms, CUevent a, CUevent b))                       \
-  X(cuEventDestroy, CUresult, (CUevent e))
+  X(cuEventDestroy, CUresult, (CUevent e))                                                 \
+  X(cuTensorMapEncodeTiled, CUresult,                                                      \
+    (attngen_tensor_map * map, int dtype, unsigned rank, void *addr,                       \
+     const unsigned long long *dims, const unsigned long long *strides,                    \
+     const unsigned *box, const unsigned *elem_strides, int interleave, int swizzle,       \
+     int l2_promotion, int oob_fill))
 
 typedef struct cuda_api {
   void *lib;
@@ -321,6 +334,72 @@ static attngen_status cuda_launch(void *st, void *fn, const unsigned grid[3], un
   return ATTNGEN_STATUS_OK;
 }
 
+/* The kernel parameter's layout must be the same on both sides: the device code sees
+ * attngen_kargs_tma from the same header. */
+_Static_assert(sizeof(attngen_tensor_map) == 128, "CUtensorMap is 128 bytes");
+_Static_assert(_Alignof(attngen_kargs_tma) == 128, "tensor maps are 128-byte aligned");
+_Static_assert(offsetof(attngen_kargs_tma, q) == 128 && sizeof(attngen_kargs_tma) == 640,
+               "attngen_kargs_tma layout");
+
+/* One 4D map (d, sequence, head, batch) of a [B,S,H,128] (bshd) or [B,H,S,128] (bhsd) bf16
+ * tensor: boxes of 64 columns x box_rows rows, 128-byte swizzle, out-of-bounds rows read as
+ * zeros. An empty tensor (S = 0) keeps an all-zero map, which the kernels never use. */
+static attngen_status encode_map(attngen_tensor_map *m, const char *what, const void *base,
+                                 int layout, int B, int H, int S, int box_rows) {
+  memset(m, 0, sizeof *m);
+  if (S <= 0 || B <= 0 || H <= 0) return ATTNGEN_STATUS_OK;
+  const unsigned long long row = 128 * 2; /* bytes of one (b, s, h) row */
+  const unsigned long long dims[4] = {128, (unsigned long long)S, (unsigned long long)H,
+                                      (unsigned long long)B};
+  unsigned long long strides[3]; /* bytes between steps of dims 1..3 */
+  if (layout == ATTNGEN__LAYOUT_BSHD) {
+    strides[0] = (unsigned long long)H * row;
+    strides[1] = row;
+    strides[2] = (unsigned long long)S * H * row;
+  } else {
+    strides[0] = row;
+    strides[1] = (unsigned long long)S * row;
+    strides[2] = (unsigned long long)H * S * row;
+  }
+  const unsigned box[4] = {64, (unsigned)box_rows, 1, 1};
+  const unsigned elem_strides[4] = {1, 1, 1, 1};
+  CUresult r = api.cuTensorMapEncodeTiled(m, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 4, (void *)base,
+                                          dims, strides, box, elem_strides,
+                                          CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+                                          CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                                          CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  if (r != CUDA_SUCCESS) {
+    const char *s = NULL;
+    api.cuGetErrorString(r, &s);
+    return attngen__fail(ATTNGEN_STATUS_LAUNCH_FAILED,
+                         "cuda: cuTensorMapEncodeTiled of %s (%p, %dx%dx%d rows, box %d rows) "
+                         "failed: %s (%d)", what, base, B, H, S, box_rows, s ? s : "?", r);
+  }
+  return ATTNGEN_STATUS_OK;
+}
+
+static attngen_status cuda_launch_tma(void *st, void *fn, const unsigned grid[3], unsigned threads,
+                                      unsigned smem_bytes, void *stream, const attngen_kargs *k,
+                                      const attngen__tma_boxes *boxes) {
+  attngen_status rc = make_current(st);
+  if (rc) return rc;
+  attngen_kargs_tma p;
+  memset(&p, 0, sizeof p);
+  p.a = *k;
+  if ((rc = encode_map(&p.q, "q", k->q, boxes->layout, k->B, k->H, k->Sq, boxes->q_rows)) ||
+      (rc = encode_map(&p.k, "k", k->k, boxes->layout, k->B, k->H, k->Skv, boxes->kv_rows)) ||
+      (rc = encode_map(&p.v, "v", k->v, boxes->layout, k->B, k->H, k->Skv, boxes->kv_rows)))
+    return rc;
+  if (boxes->o_rows > 0 &&
+      (rc = encode_map(&p.o, "o", k->o, boxes->layout, k->B, k->H, k->Sq, boxes->o_rows)))
+    return rc;
+  void *params[] = {&p};
+  CU_CHECK(api.cuLaunchKernel((CUfunction)fn, grid[0], grid[1], grid[2], threads, 1, 1, smem_bytes,
+                              (CUstream)stream, params, NULL),
+           ATTNGEN_STATUS_LAUNCH_FAILED, "cuLaunchKernel");
+  return ATTNGEN_STATUS_OK;
+}
+
 static attngen_status cuda_event_create(void *st, void **ev) {
   attngen_status rc = make_current(st);
   if (rc) return rc;
@@ -369,6 +448,7 @@ const attngen__backend_ops attngen__backend_cuda = {
   .module_unload = cuda_module_unload,
   .function = cuda_function,
   .launch = cuda_launch,
+  .launch_tma = cuda_launch_tma,
   .event_create = cuda_event_create,
   .event_record = cuda_event_record,
   .event_elapsed = cuda_event_elapsed,

@@ -607,8 +607,20 @@ attngen_status attngen_fwd(attngen_context *c, const attngen_fwd_args *a) {
   }
   attngen__log(ATTNGEN__LOG_DEBUG, "launch %s grid (%u,%u,%u) x %d threads, %d bytes smem",
                k->name, p.grid[0], p.grid[1], p.grid[2], k->desc.threads, k->desc.smem_bytes);
-  st = c->be->launch(c->bs, k->fn, p.grid, (unsigned)k->desc.threads,
-                     (unsigned)k->desc.smem_bytes, a->stream, &kargs);
+  if (k->desc.load == ATTNGEN__LOAD_TMA) {
+    /* load=tma (templates/common/kargs_tma.h): the backend encodes the tensor maps of q, k
+     * and v with the variant's boxes and passes them in the kernel parameter. */
+    if (!c->be->launch_tma)
+      return attngen__fail(ATTNGEN_STATUS_NO_VARIANT, "%s loads through tensor maps (load=%s), "
+                           "which backend %s does not launch", k->name,
+                           attngen__load_names[ATTNGEN__LOAD_TMA], c->be->name);
+    const attngen__tma_boxes boxes = {k->desc.layout, k->desc.block_m, k->desc.kv_tile, 0};
+    st = c->be->launch_tma(c->bs, k->fn, p.grid, (unsigned)k->desc.threads,
+                           (unsigned)k->desc.smem_bytes, a->stream, &kargs, &boxes);
+  } else {
+    st = c->be->launch(c->bs, k->fn, p.grid, (unsigned)k->desc.threads,
+                       (unsigned)k->desc.smem_bytes, a->stream, &kargs);
+  }
   if (st == ATTNGEN_STATUS_OK && p.merge_grid[0] > 0) {
     attngen__log(ATTNGEN__LOG_DEBUG, "launch %s_merge grid (%u,1,1) x %u threads, %d parts, "
                  "%zu workspace bytes", k->name, p.merge_grid[0], p.merge_threads, p.num_splits,

@@ -302,6 +302,65 @@ WG_FN wg_u32 wg_mbar_try_wait(wg_u32 bar, wg_u32 parity) {
   return ok;
 }
 
+// Arrive (release, CTA scope) on the mbarrier and raise its expected transaction count by
+// `bytes` for the current phase: the phase completes when every arrival has come and the bulk
+// copies that name this mbarrier have delivered that many bytes.
+WG_FN void wg_mbar_arrive_expect_tx(wg_u32 bar, wg_u32 bytes) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar), "r"(bytes)
+               : "memory");
+}
+
+// ---- TMA: bulk tensor copies through a tensor map (PTX ISA 9.7.9.25) ------------------------
+// `map` is the generic address of a CUtensorMap in the kernel's __grid_constant__ parameter.
+
+// Brings the tensor map into the descriptor cache ahead of its first use.
+WG_FN void wg_prefetch_tensormap(const void *map) {
+  asm volatile("prefetch.tensormap [%0];" ::"l"(map) : "memory");
+}
+
+// L2 cache policies for the copies' .L2::cache_hint: evict_last keeps the lines (K/V, read by
+// every m-block of a head), evict_first lets them go first (Q, read once).
+WG_FN wg_u64 wg_policy_evict_last() {
+  wg_u64 p;
+  asm volatile("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(p));
+  return p;
+}
+WG_FN wg_u64 wg_policy_evict_first() {
+  wg_u64 p;
+  asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(p));
+  return p;
+}
+
+// One box of a 4D tensor map at coordinates (c0 innermost .. c3) -> shared memory at `dst`
+// (1024-byte aligned for the 128-byte swizzle), completing `bytes` of the box on mbarrier
+// `bar` (the box's full size: out-of-bounds elements are zero-filled and counted).
+WG_FN void wg_tma_load_4d(wg_u32 dst, const void *map, wg_u32 bar, int c0, int c1, int c2, int c3,
+                          wg_u64 policy) {
+  asm volatile(
+      "cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+      ".L2::cache_hint [%0], [%1, {%2, %3, %4, %5}], [%6], %7;" ::"r"(dst),
+      "l"(map), "r"(c0), "r"(c1), "r"(c2), "r"(c3), "r"(bar), "l"(policy)
+      : "memory");
+}
+
+// One box from shared memory at `src` to a 4D tensor map at (c0 .. c3); elements outside the
+// tensor are not written. Completion is tracked per thread in bulk groups.
+WG_FN void wg_tma_store_4d(const void *map, wg_u32 src, int c0, int c1, int c2, int c3) {
+  asm volatile(
+      "cp.async.bulk.tensor.4d.global.shared::cta.tile.bulk_group [%0, {%2, %3, %4, %5}], [%1];"
+      ::"l"(map), "r"(src), "r"(c0), "r"(c1), "r"(c2), "r"(c3)
+      : "memory");
+}
+
+// Closes this thread's bulk copies issued since the last commit into one bulk group.
+WG_FN void wg_bulk_commit() { asm volatile("cp.async.bulk.commit_group;" ::: "memory"); }
+
+// Waits until at most N of this thread's bulk groups still read their shared-memory source.
+template <int N>
+WG_FN void wg_bulk_wait_read() {
+  asm volatile("cp.async.bulk.wait_group.read %0;" ::"n"(N) : "memory");
+}
+
 // ---- cp.async (16-byte global -> shared, completion tracked on an mbarrier) ----------------
 
 // Copies 16 bytes when src_bytes = 16; src_bytes = 0 reads nothing and writes 16 zero bytes.

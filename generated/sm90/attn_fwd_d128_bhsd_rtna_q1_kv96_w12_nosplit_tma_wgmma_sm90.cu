@@ -1,4 +1,4 @@
-// attngen 0.1.0 | template templates/sm90/attn_fwd_wgmma.cu.in | variant attn_fwd_d128_bhsd_rtna_q1_kv96_w12_nosplit_wgmma_sm90 | generated, do not edit
+// attngen 0.1.0 | template templates/sm90/attn_fwd_wgmma.cu.in | variant attn_fwd_d128_bhsd_rtna_q1_kv96_w12_nosplit_tma_wgmma_sm90 | generated, do not edit
 #line 1 "templates/common/kargs.h"
 // kargs.h: the one kernel-argument block, shared by every target's kernels, the runtime
 // (which fills it) and the emulator (which passes it to host-compiled gfx942 kernels).
@@ -26,6 +26,38 @@ typedef struct attngen_kargs {
 } attngen_kargs;
 
 #endif // ATTNGEN_KARGS_H
+#line 1 "templates/common/kargs_tma.h"
+// kargs_tma.h: the kernel parameter of the sm90 kernels that load through the tensor memory
+// accelerator (variant axis load = tma): the argument block and the tensor maps of q, k, v
+// and o, which the runtime encodes per call (cuTensorMapEncodeTiled, runtime/backends/
+// backend_cuda.c) and passes by value; the kernel declares the parameter
+// `const __grid_constant__` so that the maps stay in parameter space, where the bulk tensor
+// copies read them by generic address. A map is 128 opaque bytes, 128-byte aligned (cuda.h's
+// CUtensorMap). Plain C (C11 _Alignas) or C++ (alignas); needs kargs.h first.
+#ifndef ATTNGEN_KARGS_TMA_H
+#define ATTNGEN_KARGS_TMA_H
+
+#if defined(__cplusplus)
+#define ATTNGEN_ALIGN_128 alignas(128)
+#else
+#define ATTNGEN_ALIGN_128 _Alignas(128)
+#endif
+
+typedef struct attngen_tensor_map {
+  ATTNGEN_ALIGN_128 unsigned long long opaque[16];
+} attngen_tensor_map;
+
+// Every map is 4D, innermost first: (d = 128 columns, sequence, head, batch), with the
+// layout's strides (bshd and bhsd alike), so rows past the sequence's end are out of bounds
+// (zero-filled by loads, dropped by stores), never another head's rows. Boxes: 64 columns
+// (128 bytes, 128-byte swizzle) x rows (q: block_m, k and v: kv_tile, o: the kernel's store
+// box; a map the kernel does not use is all zero).
+typedef struct attngen_kargs_tma {
+  attngen_kargs a;
+  attngen_tensor_map q, k, v, o;
+} attngen_kargs_tma;
+
+#endif // ATTNGEN_KARGS_TMA_H
 #line 1 "templates/sm90/wrappers.cuh"
 // wrappers.cuh: the one-instruction PTX wrappers of the sm90 (Hopper, sm_90a) kernels.
 // Each function is one `asm volatile` around one PTX instruction; the operand constraints
@@ -353,6 +385,65 @@ WG_FN wg_u32 wg_mbar_try_wait(wg_u32 bar, wg_u32 parity) {
   return ok;
 }
 
+// Arrive (release, CTA scope) on the mbarrier and raise its expected transaction count by
+// `bytes` for the current phase: the phase completes when every arrival has come and the bulk
+// copies that name this mbarrier have delivered that many bytes.
+WG_FN void wg_mbar_arrive_expect_tx(wg_u32 bar, wg_u32 bytes) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar), "r"(bytes)
+               : "memory");
+}
+
+// ---- TMA: bulk tensor copies through a tensor map (PTX ISA 9.7.9.25) ------------------------
+// `map` is the generic address of a CUtensorMap in the kernel's __grid_constant__ parameter.
+
+// Brings the tensor map into the descriptor cache ahead of its first use.
+WG_FN void wg_prefetch_tensormap(const void *map) {
+  asm volatile("prefetch.tensormap [%0];" ::"l"(map) : "memory");
+}
+
+// L2 cache policies for the copies' .L2::cache_hint: evict_last keeps the lines (K/V, read by
+// every m-block of a head), evict_first lets them go first (Q, read once).
+WG_FN wg_u64 wg_policy_evict_last() {
+  wg_u64 p;
+  asm volatile("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(p));
+  return p;
+}
+WG_FN wg_u64 wg_policy_evict_first() {
+  wg_u64 p;
+  asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(p));
+  return p;
+}
+
+// One box of a 4D tensor map at coordinates (c0 innermost .. c3) -> shared memory at `dst`
+// (1024-byte aligned for the 128-byte swizzle), completing `bytes` of the box on mbarrier
+// `bar` (the box's full size: out-of-bounds elements are zero-filled and counted).
+WG_FN void wg_tma_load_4d(wg_u32 dst, const void *map, wg_u32 bar, int c0, int c1, int c2, int c3,
+                          wg_u64 policy) {
+  asm volatile(
+      "cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+      ".L2::cache_hint [%0], [%1, {%2, %3, %4, %5}], [%6], %7;" ::"r"(dst),
+      "l"(map), "r"(c0), "r"(c1), "r"(c2), "r"(c3), "r"(bar), "l"(policy)
+      : "memory");
+}
+
+// One box from shared memory at `src` to a 4D tensor map at (c0 .. c3); elements outside the
+// tensor are not written. Completion is tracked per thread in bulk groups.
+WG_FN void wg_tma_store_4d(const void *map, wg_u32 src, int c0, int c1, int c2, int c3) {
+  asm volatile(
+      "cp.async.bulk.tensor.4d.global.shared::cta.tile.bulk_group [%0, {%2, %3, %4, %5}], [%1];"
+      ::"l"(map), "r"(src), "r"(c0), "r"(c1), "r"(c2), "r"(c3)
+      : "memory");
+}
+
+// Closes this thread's bulk copies issued since the last commit into one bulk group.
+WG_FN void wg_bulk_commit() { asm volatile("cp.async.bulk.commit_group;" ::: "memory"); }
+
+// Waits until at most N of this thread's bulk groups still read their shared-memory source.
+template <int N>
+WG_FN void wg_bulk_wait_read() {
+  asm volatile("cp.async.bulk.wait_group.read %0;" ::"n"(N) : "memory");
+}
+
 // ---- cp.async (16-byte global -> shared, completion tracked on an mbarrier) ----------------
 
 // Copies 16 bytes when src_bytes = 16; src_bytes = 0 reads nothing and writes 16 zero bytes.
@@ -517,7 +608,7 @@ WG_FN void wg_st_global_f32(float *p, float x) {
 
 #endif // ATTNGEN_SM90_WGMMA_WRAPPERS_CUH
 // ==== end of wgmma / TMA / mbarrier wrappers ==================================================
-#line 3 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 6 "templates/sm90/attn_fwd_wgmma.cu.in"
 #define AG_BF16_FN static __device__ __forceinline__
 #line 1 "templates/common/bf16_round.h"
 // bf16_round.h: the fp32 -> bf16 rounding formulas of docs/NUMERICS.md, on bit patterns.
@@ -569,10 +660,10 @@ AG_BF16_FN unsigned int ag_bf16_round(unsigned int u, int mode) {
 AG_BF16_FN unsigned int ag_bf16_to_f32_bits(unsigned int b) { return (b & 0xFFFFu) << 16; }
 
 #endif // AG_BF16_ROUND_H
-#line 5 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 8 "templates/sm90/attn_fwd_wgmma.cu.in"
 // attn_fwd_wgmma.cu.in: bf16 forward attention (head_dim 128) for NVIDIA Hopper (sm_90a) with
 // warpgroup MMA (wgmma), a producer warpgroup and two consumer warpgroups in ping-pong.
-// Variant attn_fwd_d128_bhsd_rtna_q1_kv96_w12_nosplit_wgmma_sm90.
+// Variant attn_fwd_d128_bhsd_rtna_q1_kv96_w12_nosplit_tma_wgmma_sm90.
 //
 // Persistent grid (384 threads = 3 warpgroups per block; grid (min(jobs, SMs), 1, 1)):
 // a job is one (m-block of 128 query rows, head, batch); block x runs jobs x, x + gridDim.x,
@@ -580,12 +671,12 @@ AG_BF16_FN unsigned int ag_bf16_to_f32_bits(unsigned int b) { return (b & 0xFFFF
 // few heads' K/V in L2). The K/V ring and the named-barrier ping-pong continue across jobs, so
 // the producer loads the next job's Q and first K/V tiles while the consumers finish the
 // current job (last P.V, epilogue).
-//   warpgroup 0 (producer, 40 registers after setmaxnreg.dec): per job copies Q
+//   warpgroup 0 (producer, 24 registers after setmaxnreg.dec): per job loads Q
 //     (128 rows; after both consumers released the previous job's Q: q_empty) and then
 //     K and V tiles of 96 keys into a ring of 4 stages. Each tile's arrival
 //     completes an mbarrier (full_k / full_v); a stage is refilled after both consumers
 //     released it (empty_k / empty_v, one arrival per consumer warp).
-//   warpgroups 1 and 2 (consumers, 232 registers after setmaxnreg.inc): consumer c
+//   warpgroups 1 and 2 (consumers, 240 registers after setmaxnreg.inc): consumer c
 //     owns query rows [64c, 64c + 64) of the block. Per KV tile j it issues S_j = Q K_j^T
 //     (wgmma m64n96k16, Q and K from shared memory) and O += P_{j-1} V_{j-1}
 //     (wgmma m64n128k16, P from registers, V from shared memory read N-major through the
@@ -594,16 +685,19 @@ AG_BF16_FN unsigned int ag_bf16_to_f32_bits(unsigned int b) { return (b & 0xFFFF
 //     from one consumer to the other (ping-pong): consumer c waits on barrier 1 + c before
 //     issuing and arrives on the other's barrier after issuing.
 //
-// Why cp.async and not TMA: the kernel ABI is one attngen_kargs parameter, and tensor-map
-// TMA (cp.async.bulk.tensor) needs a CUtensorMap encoded on the host and passed by value.
-// The 1D bulk copy (cp.async.bulk) cannot write the 128-byte swizzled layout that the
-// wgmma descriptors read (it copies contiguous bytes; the swizzle permutes the 16-byte
-// chunks of every row), so the producer issues 16-byte cp.async copies to swizzled
-// addresses (src-size 0 zero-fills rows past Sq / Skv) and signals with
-// cp.async.mbarrier.arrive.noinc. cp.async writes through the generic proxy and wgmma
-// reads through the async proxy, so each consumer executes fence.proxy.async after its
-// mbarrier wait and before the wgmmas that read the tile. Each producer thread moves
-// 12 x 16 bytes per K or V tile.
+#line 33 "templates/sm90/attn_fwd_wgmma.cu.in"
+// Loads (load = tma): thread 0 of the producer issues every copy as a bulk tensor copy
+// (cp.async.bulk.tensor.4d) through the tensor maps of the kernel's one parameter
+// (attngen_kargs_tma, `const __grid_constant__`: the maps stay in parameter space, encoded by
+// the runtime per call: 4D (d, sequence, head, batch) with the layout's strides, so rows past
+// Sq / Skv are out of bounds and zero-filled, never another head's rows). A 128-row tile is
+// two boxes of 64 columns (128 bytes) that the copy engine writes 128-byte swizzled, the
+// layout the wgmma descriptors read. Each tile's mbarrier expects one arrival (with the
+// tile's byte count, mbarrier.arrive.expect_tx) and completes when the bytes have landed;
+// the copies write through the async proxy that wgmma reads, so no proxy fence is needed.
+// K and V carry an L2 evict_last hint (every m-block of the head reads them), Q evict_first.
+// The other 127 producer threads only give their registers back (setmaxnreg.dec).
+#line 54 "templates/sm90/attn_fwd_wgmma.cu.in"
 //
 // Shared memory (128-byte swizzle: in every 1024-byte atom of 8 rows x 128 bytes, 16-byte
 // chunk c of row r sits at chunk c ^ (r & 7)); rows of 256 bytes are split into two halves
@@ -646,11 +740,11 @@ __device__ __forceinline__ wg_u32 swz(int r, int c) {
 // P (step 5): two fp32 probabilities -> bf16x2 with the variant's rounding, lower column low.
 // For P only finite values in [0, 1] and NaN occur; NaN stays a NaN (it only feeds P.V).
 __device__ __forceinline__ wg_u32 pack_p(float lo, float hi) {
-#line 86 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 101 "templates/sm90/attn_fwd_wgmma.cu.in"
   // RTNA = (u + 0x8000) >> 16 for finite p: one cvt.rn after setting each mantissa's lowest
   // bit (ties become above-half; p is never +-Inf).
   return wg_pack_bf16x2_rna_noinf(lo, hi);
-#line 90 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 105 "templates/sm90/attn_fwd_wgmma.cu.in"
 }
 
 // Output rounding (step 6) of two values, lower column low: exactly the docs/NUMERICS.md formula
@@ -658,9 +752,9 @@ __device__ __forceinline__ wg_u32 pack_p(float lo, float hi) {
 // (cvt.rn / cvt.rz to bf16x2 round finite values as the formulas and give 0x7FFF for every
 // NaN); RTNA has no cvt and uses the integer formula.
 __device__ __forceinline__ wg_u32 round_out2(float lo, float hi) {
-#line 102 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 117 "templates/sm90/attn_fwd_wgmma.cu.in"
   return ag_bf16_rtna(wg_f32_bits(lo)) | (ag_bf16_rtna(wg_f32_bits(hi)) << 16);
-#line 104 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 119 "templates/sm90/attn_fwd_wgmma.cu.in"
 }
 
 __device__ __forceinline__ void mbar_wait(wg_u32 bar, wg_u32 parity) {
@@ -670,7 +764,11 @@ __device__ __forceinline__ void mbar_wait(wg_u32 bar, wg_u32 parity) {
 
 } // namespace
 
-extern "C" __global__ void __launch_bounds__(384, 1) attn_fwd_d128_bhsd_rtna_q1_kv96_w12_nosplit_wgmma_sm90(attngen_kargs a) {
+#line 129 "templates/sm90/attn_fwd_wgmma.cu.in"
+extern "C" __global__ void __launch_bounds__(384, 1)
+    attn_fwd_d128_bhsd_rtna_q1_kv96_w12_nosplit_tma_wgmma_sm90(const __grid_constant__ attngen_kargs_tma prm) {
+  const attngen_kargs a = prm.a;            // (a reference kept the param address live: a spill)
+#line 135 "templates/sm90/attn_fwd_wgmma.cu.in"
   extern __shared__ __align__(1024) unsigned char smem_raw[];
   const wg_u32 sbase = (wg_smem_addr(smem_raw) + 1023u) & ~1023u;
   const wg_u32 sQ = sbase;
@@ -689,9 +787,9 @@ extern "C" __global__ void __launch_bounds__(384, 1) attn_fwd_d128_bhsd_rtna_q1_
   const int n_mb = a.num_q_blocks;
   const int n_jobs = n_mb * H * a.B;
   const int n_tiles = (Skv + kKv - 1) / kKv;
-#line 135 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 156 "templates/sm90/attn_fwd_wgmma.cu.in"
   const wg_u32 row_stride = 128u;
-#line 137 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 158 "templates/sm90/attn_fwd_wgmma.cu.in"
   // Element offsets of job `job`'s Q/O rows and K/V rows: 64-bit per-(batch, head) base,
   // 32-bit row offsets within a batch. Also returns the job's first query row.
   auto job_bases = [&](int job, long long &q_base, long long &kv_base, int &q0, int &h, int &b) {
@@ -700,18 +798,21 @@ extern "C" __global__ void __launch_bounds__(384, 1) attn_fwd_d128_bhsd_rtna_q1_
     h = hb % H;
     b = hb / H;
     q0 = mb * kBlockM;
-#line 149 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 170 "templates/sm90/attn_fwd_wgmma.cu.in"
     q_base = ((long long)b * H + h) * (long long)Sq * 128;
     kv_base = ((long long)b * H + h) * (long long)Skv * 128;
-#line 152 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 173 "templates/sm90/attn_fwd_wgmma.cu.in"
   };
 
+#line 176 "templates/sm90/attn_fwd_wgmma.cu.in"
+  constexpr wg_u32 kFullArrivals = 1;        // the producer thread's arrive.expect_tx
+#line 180 "templates/sm90/attn_fwd_wgmma.cu.in"
   if (tid == 0) {
-    wg_mbar_init(bar_q, 128);                // one .noinc arrival per producer thread
+    wg_mbar_init(bar_q, kFullArrivals);
     wg_mbar_init(bar_q_empty, 8);            // one arrival per consumer warp
     for (int s = 0; s < kStages; ++s) {
-      wg_mbar_init(bar_full_k + 8 * s, 128);
-      wg_mbar_init(bar_full_v + 8 * s, 128);
+      wg_mbar_init(bar_full_k + 8 * s, kFullArrivals);
+      wg_mbar_init(bar_full_v + 8 * s, kFullArrivals);
       wg_mbar_init(bar_empty_k + 8 * s, 8);
       wg_mbar_init(bar_empty_v + 8 * s, 8);
     }
@@ -721,68 +822,52 @@ extern "C" __global__ void __launch_bounds__(384, 1) attn_fwd_d128_bhsd_rtna_q1_
 
   if (wgroup == 0) {
     // ================================ producer ================================
-    wg_setmaxnreg_dec<40>();
-    // Thread tid copies chunk c (of 16) of rows r0, r0 + 8, r0 + 16, ...: within a 1024-byte
-    // atom its row is always r0 (mod 8), so its swizzled offset is fixed.
-    const int c = tid & 15;
-    const int r0 = tid >> 4;
-    const wg_u32 dst0 = (wg_u32)(c >> 3);    // which half of the row
-    const wg_u32 chunk_off = swz(r0, c & 7);
-    const wg_u32 step = 8u * row_stride;     // elements between this thread's rows
-    int it = 0;                              // K/V tiles issued so far (ring position)
-    int nj = 0;                              // jobs of this block so far
-    if (n_tiles > 0) {
+    wg_setmaxnreg_dec<24>();
+#line 197 "templates/sm90/attn_fwd_wgmma.cu.in"
+    if (tid == 0 && n_tiles > 0) {
+      const void *map_q = &prm.q;
+      const void *map_k = &prm.k;
+      const void *map_v = &prm.v;
+      wg_prefetch_tensormap(map_q);
+      wg_prefetch_tensormap(map_k);
+      wg_prefetch_tensormap(map_v);
+      const wg_u64 keep = wg_policy_evict_last();
+      const wg_u64 once = wg_policy_evict_first();
+      int it = 0;                            // K/V tiles issued so far (ring position)
+      int nj = 0;                            // jobs of this block so far
       for (int job = (int)blockIdx.x; job < n_jobs; job += (int)gridDim.x, ++nj) {
-        long long q_base, kv_base;
-        int q0, h, b;
-        job_bases(job, q_base, kv_base, q0, h, b);
-        const unsigned short *qg = (const unsigned short *)a.q + q_base + c * 8;
-        const unsigned short *kg = (const unsigned short *)a.k + kv_base + c * 8;
-        const unsigned short *vg = (const unsigned short *)a.v + kv_base + c * 8;
+        const int mb = job % n_mb;
+        const int hb = job / n_mb;
+        const int h = hb % H;
+        const int b = hb / H;
         if (nj > 0) mbar_wait(bar_q_empty, (wg_u32)((nj - 1) & 1));
-#pragma unroll
-        for (int i = 0; i < kBlockM / 8; ++i) {
-          const int qrow = q0 + r0 + 8 * i;
-          const bool ok = qrow < Sq;
-          wg_cp_async_16(sQ + dst0 * kQHalf + chunk_off + i * 1024,
-                         qg + (ok ? (wg_u32)qrow * row_stride : 0u), ok ? 16u : 0u);
-        }
-        wg_cp_async_mbar_arrive_noinc(bar_q);
-        // (unroll 8, not full: fully unrolled copy loops exceed the producer's register budget)
+        wg_mbar_arrive_expect_tx(bar_q, 2u * kQHalf);
+        wg_tma_load_4d(sQ, map_q, bar_q, 0, mb * kBlockM, h, b, once);
+        wg_tma_load_4d(sQ + kQHalf, map_q, bar_q, 64, mb * kBlockM, h, b, once);
         for (int j = 0; j < n_tiles; ++j, ++it) {
           const int s = it % kStages;
           const wg_u32 round_parity = (wg_u32)((it / kStages - 1) & 1);
-          const int row0 = j * kKv + r0;
-          const int rows_left = Skv - row0;    // copy i is in range iff 8 i < rows_left
-          // K tile j (keys past Skv are zero-filled; their scores are masked anyway).
+          // K tile j, then V tile j (keys past Skv are zero-filled: their scores are masked,
+          // and P is 0 there, so 0 * 0 cannot inject a NaN).
           if (it >= kStages) mbar_wait(bar_empty_k + 8 * s, round_parity);
-          const wg_u32 dk = sK + s * kKvStage + dst0 * kKvHalf + chunk_off;
-          wg_u32 off = (wg_u32)row0 * row_stride;
-#pragma unroll 8
-          for (int i = 0; i < kKvChunks; ++i) {
-            const bool ok = 8 * i < rows_left;
-            wg_cp_async_16(dk + i * 1024, kg + (ok ? off : 0u), ok ? 16u : 0u);
-            off += step;
-          }
-          wg_cp_async_mbar_arrive_noinc(bar_full_k + 8 * s);
-          // V tile j (rows past Skv are zero: P is 0 there, and 0 * 0 cannot inject a NaN).
+          const wg_u32 fk = bar_full_k + 8 * s;
+          const wg_u32 dk = sK + s * kKvStage;
+          wg_mbar_arrive_expect_tx(fk, 2u * kKvHalf);
+          wg_tma_load_4d(dk, map_k, fk, 0, j * kKv, h, b, keep);
+          wg_tma_load_4d(dk + kKvHalf, map_k, fk, 64, j * kKv, h, b, keep);
           if (it >= kStages) mbar_wait(bar_empty_v + 8 * s, round_parity);
-          const wg_u32 dv = sV + s * kKvStage + dst0 * kKvHalf + chunk_off;
-          off = (wg_u32)row0 * row_stride;
-#pragma unroll 8
-          for (int i = 0; i < kKvChunks; ++i) {
-            const bool ok = 8 * i < rows_left;
-            wg_cp_async_16(dv + i * 1024, vg + (ok ? off : 0u), ok ? 16u : 0u);
-            off += step;
-          }
-          wg_cp_async_mbar_arrive_noinc(bar_full_v + 8 * s);
+          const wg_u32 fv = bar_full_v + 8 * s;
+          const wg_u32 dv = sV + s * kKvStage;
+          wg_mbar_arrive_expect_tx(fv, 2u * kKvHalf);
+          wg_tma_load_4d(dv, map_v, fv, 0, j * kKv, h, b, keep);
+          wg_tma_load_4d(dv + kKvHalf, map_v, fv, 64, j * kKv, h, b, keep);
         }
       }
     }
-    wg_cp_async_wait_all();
+#line 297 "templates/sm90/attn_fwd_wgmma.cu.in"
   } else {
     // ================================ consumers ===============================
-    wg_setmaxnreg_inc<232>();
+    wg_setmaxnreg_inc<240>();
     const int cw = wgroup - 1;               // consumer index: rows [64 cw, 64 cw + 64)
     const int ct = tid & 127;
     const int wq = ct >> 5;                  // warp in the warpgroup: rows 16 wq .. 16 wq + 15
@@ -830,11 +915,12 @@ extern "C" __global__ void __launch_bounds__(384, 1) attn_fwd_d128_bhsd_rtna_q1_
       }
       wg_commit();
     };
-    // Waits for my turn on the tensor cores, then orders the tile's cp.async writes and my
-    // register writes before the wgmmas.
+#line 348 "templates/sm90/attn_fwd_wgmma.cu.in"
+    // Waits for my turn on the tensor cores, then orders my register writes before the
+    // wgmmas (the tiles arrived through the async proxy: no proxy fence).
     auto begin_issue = [&]() {
       wg_bar_sync(bar_me, 256);
-      wg_fence_proxy_async();                // cp.async (generic proxy) -> wgmma (async proxy)
+#line 359 "templates/sm90/attn_fwd_wgmma.cu.in"
 #pragma unroll
       for (int i = 0; i < 64; ++i) wg_fence_operand(o[i]);
 #pragma unroll

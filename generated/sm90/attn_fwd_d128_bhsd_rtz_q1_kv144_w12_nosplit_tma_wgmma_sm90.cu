@@ -1,4 +1,4 @@
-// attngen 0.1.0 | template templates/sm90/attn_fwd_wgmma.cu.in | variant attn_fwd_d128_bshd_rtne_q1_kv64_w12_nosplit_wgmma_sm90 | generated, do not edit
+// attngen 0.1.0 | template templates/sm90/attn_fwd_wgmma.cu.in | variant attn_fwd_d128_bhsd_rtz_q1_kv144_w12_nosplit_tma_wgmma_sm90 | generated, do not edit
 #line 1 "templates/common/kargs.h"
 // kargs.h: the one kernel-argument block, shared by every target's kernels, the runtime
 // (which fills it) and the emulator (which passes it to host-compiled gfx942 kernels).
@@ -26,6 +26,38 @@ typedef struct attngen_kargs {
 } attngen_kargs;
 
 #endif // ATTNGEN_KARGS_H
+#line 1 "templates/common/kargs_tma.h"
+// kargs_tma.h: the kernel parameter of the sm90 kernels that load through the tensor memory
+// accelerator (variant axis load = tma): the argument block and the tensor maps of q, k, v
+// and o, which the runtime encodes per call (cuTensorMapEncodeTiled, runtime/backends/
+// backend_cuda.c) and passes by value; the kernel declares the parameter
+// `const __grid_constant__` so that the maps stay in parameter space, where the bulk tensor
+// copies read them by generic address. A map is 128 opaque bytes, 128-byte aligned (cuda.h's
+// CUtensorMap). Plain C (C11 _Alignas) or C++ (alignas); needs kargs.h first.
+#ifndef ATTNGEN_KARGS_TMA_H
+#define ATTNGEN_KARGS_TMA_H
+
+#if defined(__cplusplus)
+#define ATTNGEN_ALIGN_128 alignas(128)
+#else
+#define ATTNGEN_ALIGN_128 _Alignas(128)
+#endif
+
+typedef struct attngen_tensor_map {
+  ATTNGEN_ALIGN_128 unsigned long long opaque[16];
+} attngen_tensor_map;
+
+// Every map is 4D, innermost first: (d = 128 columns, sequence, head, batch), with the
+// layout's strides (bshd and bhsd alike), so rows past the sequence's end are out of bounds
+// (zero-filled by loads, dropped by stores), never another head's rows. Boxes: 64 columns
+// (128 bytes, 128-byte swizzle) x rows (q: block_m, k and v: kv_tile, o: the kernel's store
+// box; a map the kernel does not use is all zero).
+typedef struct attngen_kargs_tma {
+  attngen_kargs a;
+  attngen_tensor_map q, k, v, o;
+} attngen_kargs_tma;
+
+#endif // ATTNGEN_KARGS_TMA_H
 #line 1 "templates/sm90/wrappers.cuh"
 // wrappers.cuh: the one-instruction PTX wrappers of the sm90 (Hopper, sm_90a) kernels.
 // Each function is one `asm volatile` around one PTX instruction; the operand constraints
@@ -254,36 +286,36 @@ WG_FN void wg_fence_operand(float &x) { asm volatile("" : "+f"(x)::"memory"); }
 WG_FN void wg_fence_operand(wg_u32 &x) { asm volatile("" : "+r"(x)::"memory"); }
 
 #line 240 "templates/sm90/wrappers.cuh"
-// d[0..31] (+)= A(64x16, shared, K-major) * B(16x64, shared, K-major), fp32.
+// d[0..71] (+)= A(64x16, shared, K-major) * B(16x144, shared, K-major), fp32.
 // scale_d = 0 ignores the old d (d = A*B). Accumulator layout (PTX ISA "Matrix Fragments for
 // wgmma .m64nNk16"): warp w of the warpgroup owns rows 16w..16w+15; with g = lane/4,
 // t = lane%4, d[4i+0], d[4i+1] are row 16w+g, columns 8i+2t, 8i+2t+1; d[4i+2], d[4i+3] the
 // same columns of row 16w+g+8.
-WG_FN void wg_mma_ss_m64n64k16(float (&d)[32], wg_u64 desc_a, wg_u64 desc_b,
+WG_FN void wg_mma_ss_m64n144k16(float (&d)[72], wg_u64 desc_a, wg_u64 desc_b,
                                   int scale_d) {
   asm volatile(
-      "{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"
-      "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 "
-      "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, "
-      "%32, %33, p, 1, 1, 0, 0;\n}\n"
-      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
+      "{\n.reg .pred p;\nsetp.ne.b32 p, %74, 0;\n"
+      "wgmma.mma_async.sync.aligned.m64n144k16.f32.bf16.bf16 "
+      "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, %64, %65, %66, %67, %68, %69, %70, %71}, "
+      "%72, %73, p, 1, 1, 0, 0;\n}\n"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]), "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71])
       : "l"(desc_a), "l"(desc_b), "r"(scale_d));
 }
 
-// d[0..31] += A(64x16, registers) * B(16x64, shared, N-major: transpose bit), fp32.
+// d[0..71] += A(64x16, registers) * B(16x144, shared, N-major: transpose bit), fp32.
 // A fragment (same layout as two adjacent n8 chunks of the accumulator, packed to bf16x2,
 // lower column in the low half): a0 = rows g, k 2t..2t+1; a1 = row g+8, k 2t..2t+1;
 // a2 = row g, k 2t+8..2t+9; a3 = row g+8, k 2t+8..2t+9 (rows relative to 16w).
 // scale_d = 0 ignores the old d.
-WG_FN void wg_mma_rs_tb_m64n64k16(float (&d)[32], wg_u32 a0, wg_u32 a1, wg_u32 a2,
+WG_FN void wg_mma_rs_tb_m64n144k16(float (&d)[72], wg_u32 a0, wg_u32 a1, wg_u32 a2,
                                      wg_u32 a3, wg_u64 desc_b, int scale_d) {
   asm volatile(
-      "{\n.reg .pred p;\nsetp.ne.b32 p, %37, 0;\n"
-      "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 "
-      "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, "
-      "{%32, %33, %34, %35}, "
-      "%36, p, 1, 1, 1;\n}\n"
-      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
+      "{\n.reg .pred p;\nsetp.ne.b32 p, %77, 0;\n"
+      "wgmma.mma_async.sync.aligned.m64n144k16.f32.bf16.bf16 "
+      "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, %64, %65, %66, %67, %68, %69, %70, %71}, "
+      "{%72, %73, %74, %75}, "
+      "%76, p, 1, 1, 1;\n}\n"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]), "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71])
       : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "l"(desc_b), "r"(scale_d));
 }
 
@@ -351,6 +383,65 @@ WG_FN wg_u32 wg_mbar_try_wait(wg_u32 bar, wg_u32 parity) {
       : "r"(bar), "r"(parity)
       : "memory");
   return ok;
+}
+
+// Arrive (release, CTA scope) on the mbarrier and raise its expected transaction count by
+// `bytes` for the current phase: the phase completes when every arrival has come and the bulk
+// copies that name this mbarrier have delivered that many bytes.
+WG_FN void wg_mbar_arrive_expect_tx(wg_u32 bar, wg_u32 bytes) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar), "r"(bytes)
+               : "memory");
+}
+
+// ---- TMA: bulk tensor copies through a tensor map (PTX ISA 9.7.9.25) ------------------------
+// `map` is the generic address of a CUtensorMap in the kernel's __grid_constant__ parameter.
+
+// Brings the tensor map into the descriptor cache ahead of its first use.
+WG_FN void wg_prefetch_tensormap(const void *map) {
+  asm volatile("prefetch.tensormap [%0];" ::"l"(map) : "memory");
+}
+
+// L2 cache policies for the copies' .L2::cache_hint: evict_last keeps the lines (K/V, read by
+// every m-block of a head), evict_first lets them go first (Q, read once).
+WG_FN wg_u64 wg_policy_evict_last() {
+  wg_u64 p;
+  asm volatile("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(p));
+  return p;
+}
+WG_FN wg_u64 wg_policy_evict_first() {
+  wg_u64 p;
+  asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(p));
+  return p;
+}
+
+// One box of a 4D tensor map at coordinates (c0 innermost .. c3) -> shared memory at `dst`
+// (1024-byte aligned for the 128-byte swizzle), completing `bytes` of the box on mbarrier
+// `bar` (the box's full size: out-of-bounds elements are zero-filled and counted).
+WG_FN void wg_tma_load_4d(wg_u32 dst, const void *map, wg_u32 bar, int c0, int c1, int c2, int c3,
+                          wg_u64 policy) {
+  asm volatile(
+      "cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+      ".L2::cache_hint [%0], [%1, {%2, %3, %4, %5}], [%6], %7;" ::"r"(dst),
+      "l"(map), "r"(c0), "r"(c1), "r"(c2), "r"(c3), "r"(bar), "l"(policy)
+      : "memory");
+}
+
+// One box from shared memory at `src` to a 4D tensor map at (c0 .. c3); elements outside the
+// tensor are not written. Completion is tracked per thread in bulk groups.
+WG_FN void wg_tma_store_4d(const void *map, wg_u32 src, int c0, int c1, int c2, int c3) {
+  asm volatile(
+      "cp.async.bulk.tensor.4d.global.shared::cta.tile.bulk_group [%0, {%2, %3, %4, %5}], [%1];"
+      ::"l"(map), "r"(src), "r"(c0), "r"(c1), "r"(c2), "r"(c3)
+      : "memory");
+}
+
+// Closes this thread's bulk copies issued since the last commit into one bulk group.
+WG_FN void wg_bulk_commit() { asm volatile("cp.async.bulk.commit_group;" ::: "memory"); }
+
+// Waits until at most N of this thread's bulk groups still read their shared-memory source.
+template <int N>
+WG_FN void wg_bulk_wait_read() {
+  asm volatile("cp.async.bulk.wait_group.read %0;" ::"n"(N) : "memory");
 }
 
 // ---- cp.async (16-byte global -> shared, completion tracked on an mbarrier) ----------------
@@ -517,7 +608,7 @@ WG_FN void wg_st_global_f32(float *p, float x) {
 
 #endif // ATTNGEN_SM90_WGMMA_WRAPPERS_CUH
 // ==== end of wgmma / TMA / mbarrier wrappers ==================================================
-#line 3 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 6 "templates/sm90/attn_fwd_wgmma.cu.in"
 #define AG_BF16_FN static __device__ __forceinline__
 #line 1 "templates/common/bf16_round.h"
 // bf16_round.h: the fp32 -> bf16 rounding formulas of docs/NUMERICS.md, on bit patterns.
@@ -534,7 +625,7 @@ WG_FN void wg_st_global_f32(float *p, float x) {
 //   ag_bf16_rtne(u): (u + 0x7FFF + ((u >> 16) & 1)) >> 16   nearest, ties to even
 //   ag_bf16_rtna(u): (u + 0x8000) >> 16                     nearest, ties away from zero
 //   ag_bf16_rtz(u):  u >> 16                                toward zero
-// Templates pick the mode at expansion time: ag_bf16_rtne(bits).
+// Templates pick the mode at expansion time: ag_bf16_rtz(bits).
 // ag_bf16_round(u, mode) takes mode as the attngen_rounding value (0 rtne, 1 rtna, 2 rtz).
 #ifndef AG_BF16_ROUND_H
 #define AG_BF16_ROUND_H
@@ -569,10 +660,10 @@ AG_BF16_FN unsigned int ag_bf16_round(unsigned int u, int mode) {
 AG_BF16_FN unsigned int ag_bf16_to_f32_bits(unsigned int b) { return (b & 0xFFFFu) << 16; }
 
 #endif // AG_BF16_ROUND_H
-#line 5 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 8 "templates/sm90/attn_fwd_wgmma.cu.in"
 // attn_fwd_wgmma.cu.in: bf16 forward attention (head_dim 128) for NVIDIA Hopper (sm_90a) with
 // warpgroup MMA (wgmma), a producer warpgroup and two consumer warpgroups in ping-pong.
-// Variant attn_fwd_d128_bshd_rtne_q1_kv64_w12_nosplit_wgmma_sm90.
+// Variant attn_fwd_d128_bhsd_rtz_q1_kv144_w12_nosplit_tma_wgmma_sm90.
 //
 // Persistent grid (384 threads = 3 warpgroups per block; grid (min(jobs, SMs), 1, 1)):
 // a job is one (m-block of 128 query rows, head, batch); block x runs jobs x, x + gridDim.x,
@@ -580,51 +671,54 @@ AG_BF16_FN unsigned int ag_bf16_to_f32_bits(unsigned int b) { return (b & 0xFFFF
 // few heads' K/V in L2). The K/V ring and the named-barrier ping-pong continue across jobs, so
 // the producer loads the next job's Q and first K/V tiles while the consumers finish the
 // current job (last P.V, epilogue).
-//   warpgroup 0 (producer, 40 registers after setmaxnreg.dec): per job copies Q
+//   warpgroup 0 (producer, 24 registers after setmaxnreg.dec): per job loads Q
 //     (128 rows; after both consumers released the previous job's Q: q_empty) and then
-//     K and V tiles of 64 keys into a ring of 4 stages. Each tile's arrival
+//     K and V tiles of 144 keys into a ring of 2 stages. Each tile's arrival
 //     completes an mbarrier (full_k / full_v); a stage is refilled after both consumers
 //     released it (empty_k / empty_v, one arrival per consumer warp).
-//   warpgroups 1 and 2 (consumers, 232 registers after setmaxnreg.inc): consumer c
+//   warpgroups 1 and 2 (consumers, 240 registers after setmaxnreg.inc): consumer c
 //     owns query rows [64c, 64c + 64) of the block. Per KV tile j it issues S_j = Q K_j^T
-//     (wgmma m64n64k16, Q and K from shared memory) and O += P_{j-1} V_{j-1}
+//     (wgmma m64n144k16, Q and K from shared memory) and O += P_{j-1} V_{j-1}
 //     (wgmma m64n128k16, P from registers, V from shared memory read N-major through the
 //     descriptor's transpose bit: no transposed copy of V), then does the softmax of S_j
 //     while the other consumer's wgmmas run. Named barriers 1 and 2 hand the tensor cores
 //     from one consumer to the other (ping-pong): consumer c waits on barrier 1 + c before
 //     issuing and arrives on the other's barrier after issuing.
 //
-// Why cp.async and not TMA: the kernel ABI is one attngen_kargs parameter, and tensor-map
-// TMA (cp.async.bulk.tensor) needs a CUtensorMap encoded on the host and passed by value.
-// The 1D bulk copy (cp.async.bulk) cannot write the 128-byte swizzled layout that the
-// wgmma descriptors read (it copies contiguous bytes; the swizzle permutes the 16-byte
-// chunks of every row), so the producer issues 16-byte cp.async copies to swizzled
-// addresses (src-size 0 zero-fills rows past Sq / Skv) and signals with
-// cp.async.mbarrier.arrive.noinc. cp.async writes through the generic proxy and wgmma
-// reads through the async proxy, so each consumer executes fence.proxy.async after its
-// mbarrier wait and before the wgmmas that read the tile. Each producer thread moves
-// 8 x 16 bytes per K or V tile.
+#line 33 "templates/sm90/attn_fwd_wgmma.cu.in"
+// Loads (load = tma): thread 0 of the producer issues every copy as a bulk tensor copy
+// (cp.async.bulk.tensor.4d) through the tensor maps of the kernel's one parameter
+// (attngen_kargs_tma, `const __grid_constant__`: the maps stay in parameter space, encoded by
+// the runtime per call: 4D (d, sequence, head, batch) with the layout's strides, so rows past
+// Sq / Skv are out of bounds and zero-filled, never another head's rows). A 128-row tile is
+// two boxes of 64 columns (128 bytes) that the copy engine writes 128-byte swizzled, the
+// layout the wgmma descriptors read. Each tile's mbarrier expects one arrival (with the
+// tile's byte count, mbarrier.arrive.expect_tx) and completes when the bytes have landed;
+// the copies write through the async proxy that wgmma reads, so no proxy fence is needed.
+// K and V carry an L2 evict_last hint (every m-block of the head reads them), Q evict_first.
+// The other 127 producer threads only give their registers back (setmaxnreg.dec).
+#line 54 "templates/sm90/attn_fwd_wgmma.cu.in"
 //
 // Shared memory (128-byte swizzle: in every 1024-byte atom of 8 rows x 128 bytes, 16-byte
 // chunk c of row r sits at chunk c ^ (r & 7)); rows of 256 bytes are split into two halves
 // (d 0..63 and 64..127), each half a K-major (Q, K) or N-major (V) canonical layout:
-//   Q [2][128][128 B] | K [4][2][64][128 B] | V (same) | mbarriers
+//   Q [2][128][128 B] | K [2][2][144][128 B] | V (same) | mbarriers
 // O is stored from registers (each quad of lanes writes 16 contiguous bytes of a row): Q's
 // shared memory already holds the next job's Q.
 // Numerics follow docs/NUMERICS.md step by step (comments numbered like its steps).
-// attngen-launch: threads=384 block_m=128 smem_bytes=165008
+// attngen-launch: threads=384 block_m=128 smem_bytes=181328
 
 namespace {
 
-constexpr int kKv = 64;              // keys per KV tile
-constexpr int kStages = 4;
+constexpr int kKv = 144;              // keys per KV tile
+constexpr int kStages = 2;
 constexpr int kBlockM = 128;
-constexpr int kSRegs = 32;      // fp32 S registers per consumer thread
-constexpr int kPRegs = 16;      // bf16x2 P registers per consumer thread
-constexpr int kKvChunks = 8;   // 16-byte copies per producer thread per tile
+constexpr int kSRegs = 72;      // fp32 S registers per consumer thread
+constexpr int kPRegs = 36;      // bf16x2 P registers per consumer thread
+constexpr int kKvChunks = 18;   // 16-byte copies per producer thread per tile
 constexpr wg_u32 kQHalf = 16384;
-constexpr wg_u32 kKvHalf = 8192;
-constexpr wg_u32 kKvStage = 16384;
+constexpr wg_u32 kKvHalf = 18432;
+constexpr wg_u32 kKvStage = 36864;
 constexpr wg_u32 kOffK = 32768;
 constexpr wg_u32 kOffV = kOffK + kStages * kKvStage;
 constexpr wg_u32 kOffBar = kOffV + kStages * kKvStage;
@@ -646,9 +740,9 @@ __device__ __forceinline__ wg_u32 swz(int r, int c) {
 // P (step 5): two fp32 probabilities -> bf16x2 with the variant's rounding, lower column low.
 // For P only finite values in [0, 1] and NaN occur; NaN stays a NaN (it only feeds P.V).
 __device__ __forceinline__ wg_u32 pack_p(float lo, float hi) {
-#line 82 "templates/sm90/attn_fwd_wgmma.cu.in"
-  return wg_pack_bf16x2_rn(lo, hi);
-#line 90 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 99 "templates/sm90/attn_fwd_wgmma.cu.in"
+  return wg_pack_bf16x2_rz(lo, hi);
+#line 105 "templates/sm90/attn_fwd_wgmma.cu.in"
 }
 
 // Output rounding (step 6) of two values, lower column low: exactly the docs/NUMERICS.md formula
@@ -656,9 +750,9 @@ __device__ __forceinline__ wg_u32 pack_p(float lo, float hi) {
 // (cvt.rn / cvt.rz to bf16x2 round finite values as the formulas and give 0x7FFF for every
 // NaN); RTNA has no cvt and uses the integer formula.
 __device__ __forceinline__ wg_u32 round_out2(float lo, float hi) {
-#line 98 "templates/sm90/attn_fwd_wgmma.cu.in"
-  return wg_pack_bf16x2_rn(lo, hi);
-#line 104 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 115 "templates/sm90/attn_fwd_wgmma.cu.in"
+  return wg_pack_bf16x2_rz(lo, hi);
+#line 119 "templates/sm90/attn_fwd_wgmma.cu.in"
 }
 
 __device__ __forceinline__ void mbar_wait(wg_u32 bar, wg_u32 parity) {
@@ -668,7 +762,11 @@ __device__ __forceinline__ void mbar_wait(wg_u32 bar, wg_u32 parity) {
 
 } // namespace
 
-extern "C" __global__ void __launch_bounds__(384, 1) attn_fwd_d128_bshd_rtne_q1_kv64_w12_nosplit_wgmma_sm90(attngen_kargs a) {
+#line 129 "templates/sm90/attn_fwd_wgmma.cu.in"
+extern "C" __global__ void __launch_bounds__(384, 1)
+    attn_fwd_d128_bhsd_rtz_q1_kv144_w12_nosplit_tma_wgmma_sm90(const __grid_constant__ attngen_kargs_tma prm) {
+  const attngen_kargs a = prm.a;            // (a reference kept the param address live: a spill)
+#line 135 "templates/sm90/attn_fwd_wgmma.cu.in"
   extern __shared__ __align__(1024) unsigned char smem_raw[];
   const wg_u32 sbase = (wg_smem_addr(smem_raw) + 1023u) & ~1023u;
   const wg_u32 sQ = sbase;
@@ -687,9 +785,9 @@ extern "C" __global__ void __launch_bounds__(384, 1) attn_fwd_d128_bshd_rtne_q1_
   const int n_mb = a.num_q_blocks;
   const int n_jobs = n_mb * H * a.B;
   const int n_tiles = (Skv + kKv - 1) / kKv;
-#line 133 "templates/sm90/attn_fwd_wgmma.cu.in"
-  const wg_u32 row_stride = (wg_u32)H * 128u;
-#line 137 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 156 "templates/sm90/attn_fwd_wgmma.cu.in"
+  const wg_u32 row_stride = 128u;
+#line 158 "templates/sm90/attn_fwd_wgmma.cu.in"
   // Element offsets of job `job`'s Q/O rows and K/V rows: 64-bit per-(batch, head) base,
   // 32-bit row offsets within a batch. Also returns the job's first query row.
   auto job_bases = [&](int job, long long &q_base, long long &kv_base, int &q0, int &h, int &b) {
@@ -698,18 +796,21 @@ extern "C" __global__ void __launch_bounds__(384, 1) attn_fwd_d128_bshd_rtne_q1_
     h = hb % H;
     b = hb / H;
     q0 = mb * kBlockM;
-#line 146 "templates/sm90/attn_fwd_wgmma.cu.in"
-    q_base = ((long long)b * Sq * H + h) * 128;
-    kv_base = ((long long)b * Skv * H + h) * 128;
-#line 152 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 170 "templates/sm90/attn_fwd_wgmma.cu.in"
+    q_base = ((long long)b * H + h) * (long long)Sq * 128;
+    kv_base = ((long long)b * H + h) * (long long)Skv * 128;
+#line 173 "templates/sm90/attn_fwd_wgmma.cu.in"
   };
 
+#line 176 "templates/sm90/attn_fwd_wgmma.cu.in"
+  constexpr wg_u32 kFullArrivals = 1;        // the producer thread's arrive.expect_tx
+#line 180 "templates/sm90/attn_fwd_wgmma.cu.in"
   if (tid == 0) {
-    wg_mbar_init(bar_q, 128);                // one .noinc arrival per producer thread
+    wg_mbar_init(bar_q, kFullArrivals);
     wg_mbar_init(bar_q_empty, 8);            // one arrival per consumer warp
     for (int s = 0; s < kStages; ++s) {
-      wg_mbar_init(bar_full_k + 8 * s, 128);
-      wg_mbar_init(bar_full_v + 8 * s, 128);
+      wg_mbar_init(bar_full_k + 8 * s, kFullArrivals);
+      wg_mbar_init(bar_full_v + 8 * s, kFullArrivals);
       wg_mbar_init(bar_empty_k + 8 * s, 8);
       wg_mbar_init(bar_empty_v + 8 * s, 8);
     }
@@ -719,68 +820,52 @@ extern "C" __global__ void __launch_bounds__(384, 1) attn_fwd_d128_bshd_rtne_q1_
 
   if (wgroup == 0) {
     // ================================ producer ================================
-    wg_setmaxnreg_dec<40>();
-    // Thread tid copies chunk c (of 16) of rows r0, r0 + 8, r0 + 16, ...: within a 1024-byte
-    // atom its row is always r0 (mod 8), so its swizzled offset is fixed.
-    const int c = tid & 15;
-    const int r0 = tid >> 4;
-    const wg_u32 dst0 = (wg_u32)(c >> 3);    // which half of the row
-    const wg_u32 chunk_off = swz(r0, c & 7);
-    const wg_u32 step = 8u * row_stride;     // elements between this thread's rows
-    int it = 0;                              // K/V tiles issued so far (ring position)
-    int nj = 0;                              // jobs of this block so far
-    if (n_tiles > 0) {
+    wg_setmaxnreg_dec<24>();
+#line 197 "templates/sm90/attn_fwd_wgmma.cu.in"
+    if (tid == 0 && n_tiles > 0) {
+      const void *map_q = &prm.q;
+      const void *map_k = &prm.k;
+      const void *map_v = &prm.v;
+      wg_prefetch_tensormap(map_q);
+      wg_prefetch_tensormap(map_k);
+      wg_prefetch_tensormap(map_v);
+      const wg_u64 keep = wg_policy_evict_last();
+      const wg_u64 once = wg_policy_evict_first();
+      int it = 0;                            // K/V tiles issued so far (ring position)
+      int nj = 0;                            // jobs of this block so far
       for (int job = (int)blockIdx.x; job < n_jobs; job += (int)gridDim.x, ++nj) {
-        long long q_base, kv_base;
-        int q0, h, b;
-        job_bases(job, q_base, kv_base, q0, h, b);
-        const unsigned short *qg = (const unsigned short *)a.q + q_base + c * 8;
-        const unsigned short *kg = (const unsigned short *)a.k + kv_base + c * 8;
-        const unsigned short *vg = (const unsigned short *)a.v + kv_base + c * 8;
+        const int mb = job % n_mb;
+        const int hb = job / n_mb;
+        const int h = hb % H;
+        const int b = hb / H;
         if (nj > 0) mbar_wait(bar_q_empty, (wg_u32)((nj - 1) & 1));
-#pragma unroll
-        for (int i = 0; i < kBlockM / 8; ++i) {
-          const int qrow = q0 + r0 + 8 * i;
-          const bool ok = qrow < Sq;
-          wg_cp_async_16(sQ + dst0 * kQHalf + chunk_off + i * 1024,
-                         qg + (ok ? (wg_u32)qrow * row_stride : 0u), ok ? 16u : 0u);
-        }
-        wg_cp_async_mbar_arrive_noinc(bar_q);
-        // (unroll 8, not full: fully unrolled copy loops exceed the producer's register budget)
+        wg_mbar_arrive_expect_tx(bar_q, 2u * kQHalf);
+        wg_tma_load_4d(sQ, map_q, bar_q, 0, mb * kBlockM, h, b, once);
+        wg_tma_load_4d(sQ + kQHalf, map_q, bar_q, 64, mb * kBlockM, h, b, once);
         for (int j = 0; j < n_tiles; ++j, ++it) {
           const int s = it % kStages;
           const wg_u32 round_parity = (wg_u32)((it / kStages - 1) & 1);
-          const int row0 = j * kKv + r0;
-          const int rows_left = Skv - row0;    // copy i is in range iff 8 i < rows_left
-          // K tile j (keys past Skv are zero-filled; their scores are masked anyway).
+          // K tile j, then V tile j (keys past Skv are zero-filled: their scores are masked,
+          // and P is 0 there, so 0 * 0 cannot inject a NaN).
           if (it >= kStages) mbar_wait(bar_empty_k + 8 * s, round_parity);
-          const wg_u32 dk = sK + s * kKvStage + dst0 * kKvHalf + chunk_off;
-          wg_u32 off = (wg_u32)row0 * row_stride;
-#pragma unroll 8
-          for (int i = 0; i < kKvChunks; ++i) {
-            const bool ok = 8 * i < rows_left;
-            wg_cp_async_16(dk + i * 1024, kg + (ok ? off : 0u), ok ? 16u : 0u);
-            off += step;
-          }
-          wg_cp_async_mbar_arrive_noinc(bar_full_k + 8 * s);
-          // V tile j (rows past Skv are zero: P is 0 there, and 0 * 0 cannot inject a NaN).
+          const wg_u32 fk = bar_full_k + 8 * s;
+          const wg_u32 dk = sK + s * kKvStage;
+          wg_mbar_arrive_expect_tx(fk, 2u * kKvHalf);
+          wg_tma_load_4d(dk, map_k, fk, 0, j * kKv, h, b, keep);
+          wg_tma_load_4d(dk + kKvHalf, map_k, fk, 64, j * kKv, h, b, keep);
           if (it >= kStages) mbar_wait(bar_empty_v + 8 * s, round_parity);
-          const wg_u32 dv = sV + s * kKvStage + dst0 * kKvHalf + chunk_off;
-          off = (wg_u32)row0 * row_stride;
-#pragma unroll 8
-          for (int i = 0; i < kKvChunks; ++i) {
-            const bool ok = 8 * i < rows_left;
-            wg_cp_async_16(dv + i * 1024, vg + (ok ? off : 0u), ok ? 16u : 0u);
-            off += step;
-          }
-          wg_cp_async_mbar_arrive_noinc(bar_full_v + 8 * s);
+          const wg_u32 fv = bar_full_v + 8 * s;
+          const wg_u32 dv = sV + s * kKvStage;
+          wg_mbar_arrive_expect_tx(fv, 2u * kKvHalf);
+          wg_tma_load_4d(dv, map_v, fv, 0, j * kKv, h, b, keep);
+          wg_tma_load_4d(dv + kKvHalf, map_v, fv, 64, j * kKv, h, b, keep);
         }
       }
     }
-    wg_cp_async_wait_all();
+#line 297 "templates/sm90/attn_fwd_wgmma.cu.in"
   } else {
     // ================================ consumers ===============================
-    wg_setmaxnreg_inc<232>();
+    wg_setmaxnreg_inc<240>();
     const int cw = wgroup - 1;               // consumer index: rows [64 cw, 64 cw + 64)
     const int ct = tid & 127;
     const int wq = ct >> 5;                  // warp in the warpgroup: rows 16 wq .. 16 wq + 15
@@ -812,7 +897,7 @@ extern "C" __global__ void __launch_bounds__(384, 1) attn_fwd_d128_bshd_rtne_q1_
       for (int kk = 0; kk < 8; ++kk) {
         const wg_u64 da = make_desc(q_rows + (kk >> 2) * kQHalf + (kk & 3) * 32, 16, 1024);
         const wg_u64 db = make_desc(kt + (kk >> 2) * kKvHalf + (kk & 3) * 32, 16, 1024);
-        wg_mma_ss_m64n64k16(s, da, db, kk > 0 ? 1 : 0);
+        wg_mma_ss_m64n144k16(s, da, db, kk > 0 ? 1 : 0);
       }
       wg_commit();
     };
@@ -828,11 +913,12 @@ extern "C" __global__ void __launch_bounds__(384, 1) attn_fwd_d128_bshd_rtne_q1_
       }
       wg_commit();
     };
-    // Waits for my turn on the tensor cores, then orders the tile's cp.async writes and my
-    // register writes before the wgmmas.
+#line 348 "templates/sm90/attn_fwd_wgmma.cu.in"
+    // Waits for my turn on the tensor cores, then orders my register writes before the
+    // wgmmas (the tiles arrived through the async proxy: no proxy fence).
     auto begin_issue = [&]() {
       wg_bar_sync(bar_me, 256);
-      wg_fence_proxy_async();                // cp.async (generic proxy) -> wgmma (async proxy)
+#line 359 "templates/sm90/attn_fwd_wgmma.cu.in"
 #pragma unroll
       for (int i = 0; i < 64; ++i) wg_fence_operand(o[i]);
 #pragma unroll
