@@ -47,7 +47,8 @@ for step in $steps; do
       grep -E "ceiling|TFLOP/s \||total" "$OUT/bench_base.log" | sed 's/ TFLOP\/s | attn_fwd_d128_/ | /' ;;
     tune)
       V=""
-      for kv in 64 96 128 144 176; do V="$V,attn_fwd_d128_bshd_rtne_q1_kv${kv}_w12_nosplit_wgmma_sm90"; done
+      # TUNE_LOAD: the load axis token of the candidates ("tma_", the default set's; "" = thread)
+      for kv in 64 96 128 144 176; do V="$V,attn_fwd_d128_bshd_rtne_q1_kv${kv}_w12_nosplit_${TUNE_LOAD-tma_}wgmma_sm90"; done
       timeout 150 "$A" tune --backend cuda --shape 1,12,32760,512 --shape 1,40,75600,512 \
         --shape 2,40,32760,257 --shape 32,16,512,512 --shape 16,16,1024,1024 --shape 8,16,2048,2048 \
         --shape 2,24,8192,8192 --shape 4,16,4096,100 --shape 8,16,1024,700 \

@@ -374,13 +374,17 @@ static void test_gpu_sm90_many_heads(void **state) {
   run_cases(cases, NCASES(cases));
 }
 
-/* |t| ~ 100 and key gains that ramp up: the online-softmax rescale path runs often. */
+/* |t| ~ 100 and key gains that ramp up: the online-softmax rescale path runs often; scales
+ * other than the default, a negative one too. */
 static void test_gpu_sm90_large_scores(void **state) {
   (void)state;
   static const gpu_case cases[] = {
       {"large-self", ATTNGEN__INPUT_LARGE, 1, 2, 1000, 1000, 0.f, NULL, 0, 0},
       {"large-cross", ATTNGEN__INPUT_LARGE, 1, 2, 300, 2049, 0.f, NULL, 0, 0},
       {"large-scale", ATTNGEN__INPUT_REALISTIC, 1, 2, 257, 700, 2.0f, NULL, 0, 0},
+      /* a negative scale: the score_fma kernels take the running max over t = s * c, not
+       * over the raw scores (which is exact only for c > 0) */
+      {"negative-scale", ATTNGEN__INPUT_REALISTIC, 1, 2, 257, 700, -0.3f, NULL, 0, 0},
   };
   run_cases(cases, NCASES(cases));
 }

@@ -426,6 +426,14 @@ WG_FN void wg_tma_load_4d(wg_u32 dst, const void *map, wg_u32 bar, int c0, int c
       : "memory");
 }
 
+// Prefetches one box of a 4D tensor map at (c0 .. c3) into L2 (no shared memory, no
+// completion to wait for).
+WG_FN void wg_tma_prefetch_l2_4d(const void *map, int c0, int c1, int c2, int c3) {
+  asm volatile("cp.async.bulk.prefetch.tensor.4d.L2.global.tile [%0, {%1, %2, %3, %4}];"
+               ::"l"(map), "r"(c0), "r"(c1), "r"(c2), "r"(c3)
+               : "memory");
+}
+
 // One box from shared memory at `src` to a 4D tensor map at (c0 .. c3); elements outside the
 // tensor are not written. Completion is tracked per thread in bulk groups.
 WG_FN void wg_tma_store_4d(const void *map, wg_u32 src, int c0, int c1, int c2, int c3) {
@@ -506,6 +514,13 @@ WG_FN float wg_sub_rn(float a, float b) {
 WG_FN float wg_add_rn(float a, float b) {
   float r;
   asm("add.rn.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b));
+  return r;
+}
+
+// a * b + c rounded once (docs/NUMERICS.md step 4, score_fma = 1).
+WG_FN float wg_fma_rn(float a, float b, float c) {
+  float r;
+  asm("fma.rn.f32 %0, %1, %2, %3;" : "=f"(r) : "f"(a), "f"(b), "f"(c));
   return r;
 }
 
@@ -842,6 +857,17 @@ extern "C" __global__ void __launch_bounds__(384, 1)
         wg_mbar_arrive_expect_tx(bar_q, 2u * kQHalf);
         wg_tma_load_4d(sQ, map_q, bar_q, 0, mb * kBlockM, h, b, once);
         wg_tma_load_4d(sQ + kQHalf, map_q, bar_q, 64, mb * kBlockM, h, b, once);
+        {
+          // The next job's Q into L2 now: at the job boundary its load (after the last S of
+          // this job released Q) then waits for L2, not for DRAM.
+          const int nxt = job + (int)gridDim.x;
+          if (nxt < n_jobs) {
+            const int nmb = nxt % n_mb;
+            const int nhb = nxt / n_mb;
+            wg_tma_prefetch_l2_4d(map_q, 0, nmb * kBlockM, nhb % H, nhb / H);
+            wg_tma_prefetch_l2_4d(map_q, 64, nmb * kBlockM, nhb % H, nhb / H);
+          }
+        }
         for (int j = 0; j < n_tiles; ++j, ++it) {
           const int s = it % kStages;
           const wg_u32 round_parity = (wg_u32)((it / kStages - 1) & 1);
@@ -862,7 +888,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
         }
       }
     }
-#line 297 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 308 "templates/sm90/attn_fwd_wgmma.cu.in"
   } else {
     // ================================ consumers ===============================
     wg_setmaxnreg_inc<240>();
@@ -913,12 +939,12 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       }
       wg_commit();
     };
-#line 348 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 359 "templates/sm90/attn_fwd_wgmma.cu.in"
     // Waits for my turn on the tensor cores, then orders my register writes before the
     // wgmmas (the tiles arrived through the async proxy: no proxy fence).
     auto begin_issue = [&]() {
       wg_bar_sync(bar_me, 256);
-#line 359 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 370 "templates/sm90/attn_fwd_wgmma.cu.in"
 #pragma unroll
       for (int i = 0; i < 64; ++i) wg_fence_operand(o[i]);
 #pragma unroll
@@ -931,9 +957,14 @@ extern "C" __global__ void __launch_bounds__(384, 1)
     // new running max, p = exp2(t - m) in place, l = l * alpha + sum(p). Returns the rescale
     // factors exp2(m_old - m_new) of rows g and g + 8 (unused for the first tile, where O and
     // l are still 0 and nothing is rescaled).
+#line 383 "templates/sm90/attn_fwd_wgmma.cu.in"
+    // (score_fma = 1, docs/NUMERICS.md steps 3-4) The running max is taken over the raw
+    // scores when scale_log2 > 0: t = fl(s * c) is monotonic in s, so max t = fl(max s * c);
+    // otherwise (c <= 0, a warp-uniform branch) over t = fl(s * c) itself. Then
+    // p = exp2(fma(s, c, -m)), rounded once: one FFMA per score instead of a multiply and a
+    // subtract.
+    const bool raw_max = scale_log2 > 0.f;
     auto softmax = [&](int j, bool first, float &alpha0, float &alpha1) {
-#pragma unroll
-      for (int i = 0; i < kSRegs; ++i) s[i] = wg_mul_rn(s[i], scale_log2);
       const int lim = Skv - j * kKv;
       if (lim < kKv) {
 #pragma unroll
@@ -942,33 +973,50 @@ extern "C" __global__ void __launch_bounds__(384, 1)
           if (col >= lim) s[i] = neg_inf;
         }
       }
-      float mx0 = m0, mx1 = m1;              // row max, 4 threads share a row
+      float mx0 = neg_inf, mx1 = neg_inf;    // row max, 4 threads share a row
+      if (raw_max) {
 #pragma unroll
-      for (int i = 0; i < kSRegs; i += 4) {
-        mx0 = wg_max(mx0, wg_max(s[i], s[i + 1]));
-        mx1 = wg_max(mx1, wg_max(s[i + 2], s[i + 3]));
+        for (int i = 0; i < kSRegs; i += 4) {
+          mx0 = wg_max(mx0, wg_max(s[i], s[i + 1]));
+          mx1 = wg_max(mx1, wg_max(s[i + 2], s[i + 3]));
+        }
+      } else {
+#pragma unroll
+        for (int i = 0; i < kSRegs; i += 4) {
+          mx0 = wg_max(mx0, wg_max(wg_mul_rn(s[i], scale_log2), wg_mul_rn(s[i + 1], scale_log2)));
+          mx1 = wg_max(mx1, wg_max(wg_mul_rn(s[i + 2], scale_log2),
+                                   wg_mul_rn(s[i + 3], scale_log2)));
+        }
       }
       mx0 = wg_max(mx0, wg_shfl_xor(mx0, 1));
       mx0 = wg_max(mx0, wg_shfl_xor(mx0, 2));
       mx1 = wg_max(mx1, wg_shfl_xor(mx1, 1));
       mx1 = wg_max(mx1, wg_shfl_xor(mx1, 2));
+      if (raw_max) {
+        mx0 = wg_mul_rn(mx0, scale_log2);
+        mx1 = wg_mul_rn(mx1, scale_log2);
+      }
+      mx0 = wg_max(m0, mx0);
+      mx1 = wg_max(m1, mx1);
       alpha0 = first ? 0.f : wg_ex2(wg_sub_rn(m0, mx0));
       alpha1 = first ? 0.f : wg_ex2(wg_sub_rn(m1, mx1));
       m0 = mx0;
       m1 = mx1;
+      const float nm0 = -m0, nm1 = -m1;      // (negation is exact)
       float rs0 = 0.f, rs1 = 0.f;
 #pragma unroll
       for (int i = 0; i < kSRegs; i += 4) {
-        s[i] = wg_ex2(wg_sub_rn(s[i], m0));
-        s[i + 1] = wg_ex2(wg_sub_rn(s[i + 1], m0));
-        s[i + 2] = wg_ex2(wg_sub_rn(s[i + 2], m1));
-        s[i + 3] = wg_ex2(wg_sub_rn(s[i + 3], m1));
+        s[i] = wg_ex2(wg_fma_rn(s[i], scale_log2, nm0));
+        s[i + 1] = wg_ex2(wg_fma_rn(s[i + 1], scale_log2, nm0));
+        s[i + 2] = wg_ex2(wg_fma_rn(s[i + 2], scale_log2, nm1));
+        s[i + 3] = wg_ex2(wg_fma_rn(s[i + 3], scale_log2, nm1));
         rs0 = wg_add_rn(rs0, wg_add_rn(s[i], s[i + 1]));
         rs1 = wg_add_rn(rs1, wg_add_rn(s[i + 2], s[i + 3]));
       }
       l0 = first ? rs0 : wg_add_rn(wg_mul_rn(l0, alpha0), rs0);
       l1 = first ? rs1 : wg_add_rn(wg_mul_rn(l1, alpha1), rs1);
     };
+#line 481 "templates/sm90/attn_fwd_wgmma.cu.in"
     // Step 5: P = bf16_round(p). Two adjacent n8 chunks of the S accumulator have the layout
     // of one k16 A fragment of P.V.
     auto pack = [&]() {
