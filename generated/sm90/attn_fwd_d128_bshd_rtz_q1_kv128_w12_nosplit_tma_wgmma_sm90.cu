@@ -931,34 +931,32 @@ extern "C" __global__ void __launch_bounds__(384, 1)
     // subtract.
     const bool raw_max = scale_log2 > 0.f;
     auto softmax = [&](int j, bool first, float &alpha0, float &alpha1) {
-      const int lim = Skv - j * kKv;
-      if (lim < kKv) {
-#pragma unroll
-        for (int i = 0; i < kSRegs; ++i) {
-          const int col = 8 * (i >> 2) + 2 * t4 + (i & 1);
-          if (col >= lim) s[i] = neg_inf;
-        }
-      }
+      const int lim = Skv - j * kKv;         // keys >= lim of this tile do not exist
+      const bool full = lim >= kKv;          // (a partial tile: once per job, the last)
       float mx0 = neg_inf, mx1 = neg_inf;    // row max, 4 threads share a row
-      if (raw_max) {
+      if (full && raw_max) {
 #pragma unroll
         for (int i = 0; i < kSRegs; i += 4) {
           mx0 = wg_max(mx0, wg_max(s[i], s[i + 1]));
           mx1 = wg_max(mx1, wg_max(s[i + 2], s[i + 3]));
         }
       } else {
+        // The last tile of a job, or c <= 0: the max over t = fl(s * c) of the keys that
+        // exist (no value of s gives t = -inf for every c).
 #pragma unroll
-        for (int i = 0; i < kSRegs; i += 4) {
-          mx0 = wg_max(mx0, wg_max(wg_mul_rn(s[i], scale_log2), wg_mul_rn(s[i + 1], scale_log2)));
-          mx1 = wg_max(mx1, wg_max(wg_mul_rn(s[i + 2], scale_log2),
-                                   wg_mul_rn(s[i + 3], scale_log2)));
+        for (int i = 0; i < kSRegs; i += 2) {
+          const int col = 8 * (i >> 2) + 2 * t4;
+          const float ta = col < lim ? wg_mul_rn(s[i], scale_log2) : neg_inf;
+          const float tb = col + 1 < lim ? wg_mul_rn(s[i + 1], scale_log2) : neg_inf;
+          if ((i & 2) == 0) mx0 = wg_max(mx0, wg_max(ta, tb));
+          else mx1 = wg_max(mx1, wg_max(ta, tb));
         }
       }
       mx0 = wg_max(mx0, wg_shfl_xor(mx0, 1));
       mx0 = wg_max(mx0, wg_shfl_xor(mx0, 2));
       mx1 = wg_max(mx1, wg_shfl_xor(mx1, 1));
       mx1 = wg_max(mx1, wg_shfl_xor(mx1, 2));
-      if (raw_max) {
+      if (full && raw_max) {
         mx0 = wg_mul_rn(mx0, scale_log2);
         mx1 = wg_mul_rn(mx1, scale_log2);
       }
@@ -970,19 +968,33 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       m1 = mx1;
       const float nm0 = -m0, nm1 = -m1;      // (negation is exact)
       float rs0 = 0.f, rs1 = 0.f;
+      if (full) {
 #pragma unroll
-      for (int i = 0; i < kSRegs; i += 4) {
-        s[i] = wg_ex2(wg_fma_rn(s[i], scale_log2, nm0));
-        s[i + 1] = wg_ex2(wg_fma_rn(s[i + 1], scale_log2, nm0));
-        s[i + 2] = wg_ex2(wg_fma_rn(s[i + 2], scale_log2, nm1));
-        s[i + 3] = wg_ex2(wg_fma_rn(s[i + 3], scale_log2, nm1));
-        rs0 = wg_add_rn(rs0, wg_add_rn(s[i], s[i + 1]));
-        rs1 = wg_add_rn(rs1, wg_add_rn(s[i + 2], s[i + 3]));
+        for (int i = 0; i < kSRegs; i += 4) {
+          s[i] = wg_ex2(wg_fma_rn(s[i], scale_log2, nm0));
+          s[i + 1] = wg_ex2(wg_fma_rn(s[i + 1], scale_log2, nm0));
+          s[i + 2] = wg_ex2(wg_fma_rn(s[i + 2], scale_log2, nm1));
+          s[i + 3] = wg_ex2(wg_fma_rn(s[i + 3], scale_log2, nm1));
+          rs0 = wg_add_rn(rs0, wg_add_rn(s[i], s[i + 1]));
+          rs1 = wg_add_rn(rs1, wg_add_rn(s[i + 2], s[i + 3]));
+        }
+      } else {
+        // p = 0 for the keys that do not exist (their V rows are zero-filled too).
+#pragma unroll
+        for (int i = 0; i < kSRegs; ++i) {
+          const int col = 8 * (i >> 2) + 2 * t4 + (i & 1);
+          s[i] = col < lim ? wg_ex2(wg_fma_rn(s[i], scale_log2, (i & 2) ? nm1 : nm0)) : 0.f;
+        }
+#pragma unroll
+        for (int i = 0; i < kSRegs; i += 4) {
+          rs0 = wg_add_rn(rs0, wg_add_rn(s[i], s[i + 1]));
+          rs1 = wg_add_rn(rs1, wg_add_rn(s[i + 2], s[i + 3]));
+        }
       }
       l0 = first ? rs0 : wg_add_rn(wg_mul_rn(l0, alpha0), rs0);
       l1 = first ? rs1 : wg_add_rn(wg_mul_rn(l1, alpha1), rs1);
     };
-#line 481 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 493 "templates/sm90/attn_fwd_wgmma.cu.in"
     // Step 5: P = bf16_round(p). Two adjacent n8 chunks of the S accumulator have the layout
     // of one k16 A fragment of P.V.
     auto pack = [&]() {
