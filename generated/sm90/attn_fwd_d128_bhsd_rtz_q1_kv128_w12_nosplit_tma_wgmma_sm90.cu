@@ -483,13 +483,6 @@ WG_FN float wg_add_rn(float a, float b) {
   return r;
 }
 
-// a * b + c rounded once (docs/NUMERICS.md step 4, score_fma = 1).
-WG_FN float wg_fma_rn(float a, float b, float c) {
-  float r;
-  asm("fma.rn.f32 %0, %1, %2, %3;" : "=f"(r) : "f"(a), "f"(b), "f"(c));
-  return r;
-}
-
 // IEEE max: a NaN operand yields the other operand (C fmaxf).
 WG_FN float wg_max(float a, float b) {
   float r;
@@ -923,78 +916,44 @@ extern "C" __global__ void __launch_bounds__(384, 1)
     // new running max, p = exp2(t - m) in place, l = l * alpha + sum(p). Returns the rescale
     // factors exp2(m_old - m_new) of rows g and g + 8 (unused for the first tile, where O and
     // l are still 0 and nothing is rescaled).
-#line 383 "templates/sm90/attn_fwd_wgmma.cu.in"
-    // (score_fma = 1, docs/NUMERICS.md steps 3-4) The running max is taken over the raw
-    // scores when scale_log2 > 0: t = fl(s * c) is monotonic in s, so max t = fl(max s * c);
-    // otherwise (c <= 0, a warp-uniform branch) over t = fl(s * c) itself. Then
-    // p = exp2(fma(s, c, -m)), rounded once: one FFMA per score instead of a multiply and a
-    // subtract.
-    const bool raw_max = scale_log2 > 0.f;
     auto softmax = [&](int j, bool first, float &alpha0, float &alpha1) {
-      const int lim = Skv - j * kKv;         // keys >= lim of this tile do not exist
-      const bool full = lim >= kKv;          // (a partial tile: once per job, the last)
-      float mx0 = neg_inf, mx1 = neg_inf;    // row max, 4 threads share a row
-      if (full && raw_max) {
 #pragma unroll
-        for (int i = 0; i < kSRegs; i += 4) {
-          mx0 = wg_max(mx0, wg_max(s[i], s[i + 1]));
-          mx1 = wg_max(mx1, wg_max(s[i + 2], s[i + 3]));
-        }
-      } else {
-        // The last tile of a job, or c <= 0: the max over t = fl(s * c) of the keys that
-        // exist (no value of s gives t = -inf for every c).
+      for (int i = 0; i < kSRegs; ++i) s[i] = wg_mul_rn(s[i], scale_log2);
+      const int lim = Skv - j * kKv;
+      if (lim < kKv) {
 #pragma unroll
-        for (int i = 0; i < kSRegs; i += 2) {
-          const int col = 8 * (i >> 2) + 2 * t4;
-          const float ta = col < lim ? wg_mul_rn(s[i], scale_log2) : neg_inf;
-          const float tb = col + 1 < lim ? wg_mul_rn(s[i + 1], scale_log2) : neg_inf;
-          if ((i & 2) == 0) mx0 = wg_max(mx0, wg_max(ta, tb));
-          else mx1 = wg_max(mx1, wg_max(ta, tb));
+        for (int i = 0; i < kSRegs; ++i) {
+          const int col = 8 * (i >> 2) + 2 * t4 + (i & 1);
+          if (col >= lim) s[i] = neg_inf;
         }
+      }
+      float mx0 = m0, mx1 = m1;              // row max, 4 threads share a row
+#pragma unroll
+      for (int i = 0; i < kSRegs; i += 4) {
+        mx0 = wg_max(mx0, wg_max(s[i], s[i + 1]));
+        mx1 = wg_max(mx1, wg_max(s[i + 2], s[i + 3]));
       }
       mx0 = wg_max(mx0, wg_shfl_xor(mx0, 1));
       mx0 = wg_max(mx0, wg_shfl_xor(mx0, 2));
       mx1 = wg_max(mx1, wg_shfl_xor(mx1, 1));
       mx1 = wg_max(mx1, wg_shfl_xor(mx1, 2));
-      if (full && raw_max) {
-        mx0 = wg_mul_rn(mx0, scale_log2);
-        mx1 = wg_mul_rn(mx1, scale_log2);
-      }
-      mx0 = wg_max(m0, mx0);
-      mx1 = wg_max(m1, mx1);
       alpha0 = first ? 0.f : wg_ex2(wg_sub_rn(m0, mx0));
       alpha1 = first ? 0.f : wg_ex2(wg_sub_rn(m1, mx1));
       m0 = mx0;
       m1 = mx1;
-      const float nm0 = -m0, nm1 = -m1;      // (negation is exact)
       float rs0 = 0.f, rs1 = 0.f;
-      if (full) {
 #pragma unroll
-        for (int i = 0; i < kSRegs; i += 4) {
-          s[i] = wg_ex2(wg_fma_rn(s[i], scale_log2, nm0));
-          s[i + 1] = wg_ex2(wg_fma_rn(s[i + 1], scale_log2, nm0));
-          s[i + 2] = wg_ex2(wg_fma_rn(s[i + 2], scale_log2, nm1));
-          s[i + 3] = wg_ex2(wg_fma_rn(s[i + 3], scale_log2, nm1));
-          rs0 = wg_add_rn(rs0, wg_add_rn(s[i], s[i + 1]));
-          rs1 = wg_add_rn(rs1, wg_add_rn(s[i + 2], s[i + 3]));
-        }
-      } else {
-        // p = 0 for the keys that do not exist (their V rows are zero-filled too).
-#pragma unroll
-        for (int i = 0; i < kSRegs; ++i) {
-          const int col = 8 * (i >> 2) + 2 * t4 + (i & 1);
-          s[i] = col < lim ? wg_ex2(wg_fma_rn(s[i], scale_log2, (i & 2) ? nm1 : nm0)) : 0.f;
-        }
-#pragma unroll
-        for (int i = 0; i < kSRegs; i += 4) {
-          rs0 = wg_add_rn(rs0, wg_add_rn(s[i], s[i + 1]));
-          rs1 = wg_add_rn(rs1, wg_add_rn(s[i + 2], s[i + 3]));
-        }
+      for (int i = 0; i < kSRegs; i += 4) {
+        s[i] = wg_ex2(wg_sub_rn(s[i], m0));
+        s[i + 1] = wg_ex2(wg_sub_rn(s[i + 1], m0));
+        s[i + 2] = wg_ex2(wg_sub_rn(s[i + 2], m1));
+        s[i + 3] = wg_ex2(wg_sub_rn(s[i + 3], m1));
+        rs0 = wg_add_rn(rs0, wg_add_rn(s[i], s[i + 1]));
+        rs1 = wg_add_rn(rs1, wg_add_rn(s[i + 2], s[i + 3]));
       }
       l0 = first ? rs0 : wg_add_rn(wg_mul_rn(l0, alpha0), rs0);
       l1 = first ? rs1 : wg_add_rn(wg_mul_rn(l1, alpha1), rs1);
     };
-#line 493 "templates/sm90/attn_fwd_wgmma.cu.in"
     // Step 5: P = bf16_round(p). Two adjacent n8 chunks of the S accumulator have the layout
     // of one k16 A fragment of P.V.
     auto pack = [&]() {

@@ -49,9 +49,6 @@ function M.derive(v)
     kv_half_bytes = kv_half_bytes,
     kv_stage_bytes = kv_stage_bytes,
     tma = v.load == "tma",
-    -- docs/NUMERICS.md step 4: p = exp2(fma(s, c, -m)) (1) or exp2(fl(s * c) - m) (0); the
-    -- TMA kernels take the fma form with the running max over raw scores (step 3).
-    score_fma = v.load == "tma" and 1 or 0,
     reg_producer = v.load == "tma" and TMA_PRODUCER_REGS or PRODUCER_REGS,
     reg_consumer = v.load == "tma" and TMA_CONSUMER_REGS or CONSUMER_REGS,
   }

@@ -434,13 +434,6 @@ WG_FN float wg_add_rn(float a, float b) {
   return r;
 }
 
-// a * b + c rounded once (docs/NUMERICS.md step 4, score_fma = 1).
-WG_FN float wg_fma_rn(float a, float b, float c) {
-  float r;
-  asm("fma.rn.f32 %0, %1, %2, %3;" : "=f"(r) : "f"(a), "f"(b), "f"(c));
-  return r;
-}
-
 // IEEE max: a NaN operand yields the other operand (C fmaxf).
 WG_FN float wg_max(float a, float b) {
   float r;
