@@ -2,7 +2,7 @@
 # sm90_dev_run.sh: one device call of the sm90 perf work (issue 12), run from a folder that
 # holds attngen, libattngen.so*, liblua5.4.so.0, libcmocka.so.0, test_gpu_sm90 and bench/
 # (bench.py, attngen_ctypes.py), optionally base/ (another build's libattngen.so) and cubins/
-# (for the sass step). Steps (arguments, in order): tests check bench modes base tune ncu sass.
+# (for the sass step). Steps (arguments, in order): tests check bench modes base tune ncu ncudetail sass.
 # Every step has its own time limit; a failing GPU suite stops the timing steps.
 set -u
 D="$(cd "$(dirname "$0")/.." && pwd)"
@@ -60,6 +60,15 @@ for step in $steps; do
           --section WarpStateStats --section SchedulerStats --section MemoryWorkloadAnalysis \
           -k regex:attn_fwd -c 1 "$A" run --backend cuda --shape $sh --iters 1 > "$OUT/ncu_${sh//,/x}.log" 2>&1
         grep -E "Duration|Throughput|Stall|Issued|Eligible|No Eligible|Active Warps|L2 Hit|Executed Ipc" "$OUT/ncu_${sh//,/x}.log" | head -40
+      done ;;
+    ncudetail)
+      # The short shape in detail: stall reasons, DRAM bytes, pipes; caches flushed and not.
+      for cc in all none; do
+        which ncu > /dev/null && timeout 70 ncu --clock-control none --cache-control $cc \
+          --section WarpStateStats --section MemoryWorkloadAnalysis --section MemoryWorkloadAnalysis_Tables \
+          --section ComputeWorkloadAnalysis --print-details all -k regex:attn_fwd -c 1 \
+          "$A" run --backend cuda --shape 32,16,512,512 --iters 1 > "$OUT/ncu2_$cc.log" 2>&1
+        grep -E "Stall|L2 Hit|DRAM|dram__bytes|Tensor \(All\)|Issue Slots" "$OUT/ncu2_$cc.log" | head -30
       done ;;
     sass)
       # Registers / spills as the driver sees them and the SASS instruction mix of the cubins
