@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "../runtime/emu/emu.h"
+#include "split_plan.h"
 #include "../runtime/emu/emu_core.h"
 #include "gen.h"
 #include "variant.h"
@@ -419,15 +420,15 @@ static double run_variant(const attngen__emu_kernel *k, const attngen__variant_d
   int rc = 0;
   void *vt_ws = NULL;
   if (d->v_path == ATTNGEN__V_PATH_VT) {
-    /* v_path=vt: the pre-pass launch (kargs.reserved = 1, runtime/src/api.c) writes V in
-     * operand order, 16-key chunks of 4096 bytes per (b, h), to the workspace start */
-    const unsigned chunks = ((unsigned)Skv + 15u) / 16u;
-    vt_ws = calloc((size_t)B * H * chunks, 4096);
+    /* v_path=vt: the pre-pass launch (kargs.reserved = 1, split_plan.h) writes V in operand
+     * order to the workspace start */
+    unsigned vg[3];
+    vt_ws = calloc(attngen__vt_plan(B, H, Skv, vg), 1);
     assert_non_null(vt_ws);
     a.ws = vt_ws;
     a.reserved = 1;
-    rc = attngen__emu_launch(k->fn, (chunks + 7u) / 8u, (unsigned)H, (unsigned)B,
-                             (unsigned)d->threads, a, 41, err, sizeof err);
+    rc = attngen__emu_launch(k->fn, vg[0], vg[1], vg[2], (unsigned)d->threads, a, 41, err,
+                             sizeof err);
     a.reserved = 0;
   }
   if (rc == 0)

@@ -51,18 +51,22 @@ const char *attngen__backend_names(void) {
   return backend_names;
 }
 
-void *attngen__dlopen_first(const char *const *names, size_t n, char *tried, size_t tried_len) {
+void *attngen__dlopen_first(const char *const *names, size_t n, const char *need_sym,
+                            char *tried, size_t tried_len) {
   if (tried && tried_len) tried[0] = 0;
   for (size_t i = 0; i < n; i++) {
     if (!names[i] || !names[i][0]) continue;
     void *h = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
-    if (h) {
+    const int lacks = h && need_sym && !dlsym(h, need_sym);
+    if (h && !lacks) {
       attngen__log(ATTNGEN__LOG_DEBUG, "loaded %s", names[i]);
       return h;
     }
+    if (h) dlclose(h);
     if (tried) {
       size_t len = strlen(tried);
-      snprintf(tried + len, tried_len - len, "%s%s", len ? ", " : "", names[i]);
+      snprintf(tried + len, tried_len - len, "%s%s%s%s%s", len ? ", " : "", names[i],
+               lacks ? " (loads, lacks " : "", lacks ? need_sym : "", lacks ? ")" : "");
     }
   }
   return NULL;

@@ -17,13 +17,13 @@ typedef enum attngen__backend_kind {
 } attngen__backend_kind;
 
 /* The tensor-map geometry of a load=tma kernel (kargs_tma.h): the backend encodes 4D maps
- * (d, sequence, head, batch) of q, k, v (and o when o_rows > 0) over the call's tensors with
- * the layout's strides, boxes of 64 columns x *_rows rows, 128-byte swizzle. */
+ * (d, sequence, head, batch) of q, k and v over the call's tensors with the layout's strides,
+ * boxes of 64 columns x *_rows rows, 128-byte swizzle (the o map stays zero: O is stored
+ * from registers). */
 typedef struct attngen__tma_boxes {
   int layout;  /* attngen__layout */
   int q_rows;  /* rows of a q box (block_m) */
   int kv_rows; /* rows of a k or v box (kv_tile) */
-  int o_rows;  /* rows of an o box, 0: no o map */
 } attngen__tma_boxes;
 
 typedef struct attngen__backend_ops {
@@ -96,8 +96,10 @@ attngen_status attngen__host_event_record(void *st, void *ev, void *stream);
 attngen_status attngen__host_event_elapsed(void *st, void *start, void *end, float *ms);
 void attngen__host_event_destroy(void *st, void *ev);
 
-/* dlopen the first of `names` that loads (RTLD_NOW | RTLD_LOCAL); NULL if none.
- * `tried` (if not NULL) receives the names tried, comma-separated. */
-void *attngen__dlopen_first(const char *const *names, size_t n, char *tried, size_t tried_len);
+/* dlopen the first of `names` that loads (RTLD_NOW | RTLD_LOCAL) and, when need_sym is not
+ * NULL, exports need_sym (a library that loads without it is closed and the search goes on);
+ * NULL if none. `tried` (if not NULL) receives the names tried, comma-separated. */
+void *attngen__dlopen_first(const char *const *names, size_t n, const char *need_sym,
+                            char *tried, size_t tried_len);
 
 #endif /* ATTNGEN_BACKEND_H */

@@ -111,7 +111,7 @@ static char api_error[512];
 static void api_load(void) {
   static const char *const names[] = {"libcuda.so.1", "libcuda.so"};
   char tried[256];
-  api.lib = attngen__dlopen_first(names, 2, tried, sizeof tried);
+  api.lib = attngen__dlopen_first(names, 2, NULL, tried, sizeof tried);
   if (!api.lib) {
     snprintf(api_error, sizeof api_error, "cuda: the driver library is not installed (tried %s)",
              tried);
@@ -389,9 +389,6 @@ static attngen_status cuda_launch_tma(void *st, void *fn, const unsigned grid[3]
   if ((rc = encode_map(&p.q, "q", k->q, boxes->layout, k->B, k->H, k->Sq, boxes->q_rows)) ||
       (rc = encode_map(&p.k, "k", k->k, boxes->layout, k->B, k->H, k->Skv, boxes->kv_rows)) ||
       (rc = encode_map(&p.v, "v", k->v, boxes->layout, k->B, k->H, k->Skv, boxes->kv_rows)))
-    return rc;
-  if (boxes->o_rows > 0 &&
-      (rc = encode_map(&p.o, "o", k->o, boxes->layout, k->B, k->H, k->Sq, boxes->o_rows)))
     return rc;
   void *params[] = {&p};
   CU_CHECK(api.cuLaunchKernel((CUfunction)fn, grid[0], grid[1], grid[2], threads, 1, 1, smem_bytes,

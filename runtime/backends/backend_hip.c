@@ -104,7 +104,8 @@ static void api_load(void) {
     "/opt/rocm/lib/libamdhip64.so",
   };
   char tried[512];
-  api.lib = attngen__dlopen_first(names, sizeof names / sizeof names[0], tried, sizeof tried);
+  api.lib = attngen__dlopen_first(names, sizeof names / sizeof names[0], NULL, tried,
+                                  sizeof tried);
   if (!api.lib) {
     snprintf(api_error, sizeof api_error, "hip: the HIP runtime is not installed (tried %s)", tried);
     api_status = ATTNGEN_STATUS_NO_BACKEND;

@@ -236,13 +236,6 @@ AG_DEVICE float ag_v_log_f32(float x, AG_EMU_SITE) {
 AG_DEVICE unsigned ag_v_perm_b32(unsigned hi, unsigned lo, unsigned sel) {
   return attngen__emu_v_perm_b32(hi, lo, sel);
 }
-AG_DEVICE unsigned ag_emu_bf16_(float x, int mode) {
-  unsigned u = __builtin_bit_cast(unsigned, x);
-  if (x != x) return 0x7FFFu;
-  if (mode == 0) return (u + 0x7FFFu + ((u >> 16) & 1u)) >> 16;
-  if (mode == 1) return (u + 0x8000u) >> 16;
-  return u >> 16;
-}
 AG_DEVICE float ag_fma_f32(float a, float b, float c) { return __builtin_fmaf(a, b, c); }
 // P packing without the NaN guard: the hardware's integer formulas bit for bit, NaN included.
 AG_DEVICE unsigned ag_emu_p_bf16_(float x, int mode) {
@@ -250,6 +243,10 @@ AG_DEVICE unsigned ag_emu_p_bf16_(float x, int mode) {
   if (mode == 0) return (u + 0x7FFFu + ((u >> 16) & 1u)) >> 16;
   if (mode == 1) return (u + 0x8000u) >> 16;
   return u >> 16;
+}
+// O packing: the same formulas with NaN -> 0x7FFF.
+AG_DEVICE unsigned ag_emu_bf16_(float x, int mode) {
+  return x != x ? 0x7FFFu : ag_emu_p_bf16_(x, mode);
 }
 AG_DEVICE unsigned ag_pack_p_rtne(float lo, float hi) {
   return ag_emu_p_bf16_(lo, 0) | (ag_emu_p_bf16_(hi, 0) << 16);

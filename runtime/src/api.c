@@ -281,19 +281,13 @@ static attngen_status plan_launch(plan *p, const attngen_fwd_args *a, int comput
   p->workspace_bytes = 0;
   memset(&p->split, 0, sizeof p->split);
   p->split.num_splits = 1;
-  /* v_path=vt: the kernel's pre-pass (kargs.reserved = 1) first writes V of every (b, h) in
-   * MFMA operand order, 16-key chunks of 4096 bytes, 8 chunks per block, to the start of the
-   * workspace (split partials follow it); it reads and writes |V| (rounded up to 16 keys). */
+  /* v_path=vt: the kernel's pre-pass (split_plan.h) writes V in operand order to the start
+   * of the workspace; split partials follow it. */
   p->vt_bytes = 0;
   memset(p->vt_grid, 0, sizeof p->vt_grid);
-  if (d->v_path == ATTNGEN__V_PATH_VT && a->seqlen_kv > 0) {
-    const size_t chunks = ((size_t)a->seqlen_kv + 15) / 16;
-    p->vt_bytes = (size_t)a->batch * (size_t)a->heads * chunks * 4096;
-    p->vt_grid[0] = (unsigned)((chunks + 7) / 8);
-    p->vt_grid[1] = (unsigned)a->heads;
-    p->vt_grid[2] = (unsigned)a->batch;
-    p->workspace_bytes = p->vt_bytes;
-  }
+  if (d->v_path == ATTNGEN__V_PATH_VT)
+    p->workspace_bytes = p->vt_bytes =
+        attngen__vt_plan(a->batch, a->heads, a->seqlen_kv, p->vt_grid);
   if (d->kv_split != ATTNGEN__SPLIT_TAIL) return ATTNGEN_STATUS_OK;
   attngen_status st = attngen__split_plan_make(a->batch, a->heads, a->seqlen_q, a->seqlen_kv, bm,
                                                kt, compute_units > 0 ? compute_units : 1, 1,
@@ -614,7 +608,7 @@ attngen_status attngen_fwd(attngen_context *c, const attngen_fwd_args *a) {
       return attngen__fail(ATTNGEN_STATUS_NO_VARIANT, "%s loads through tensor maps (load=%s), "
                            "which backend %s does not launch", k->name,
                            attngen__load_names[ATTNGEN__LOAD_TMA], c->be->name);
-    const attngen__tma_boxes boxes = {k->desc.layout, k->desc.block_m, k->desc.kv_tile, 0};
+    const attngen__tma_boxes boxes = {k->desc.layout, k->desc.block_m, k->desc.kv_tile};
     st = c->be->launch_tma(c->bs, k->fn, p.grid, (unsigned)k->desc.threads,
                            (unsigned)k->desc.smem_bytes, a->stream, &kargs, &boxes);
   } else {

@@ -57,22 +57,9 @@ static pthread_once_t hiprtc_once = PTHREAD_ONCE_INIT;
  * libhiprtc) does not stop the search. */
 static void rtc_load(rtc_api *a, const char *const *libs, size_t nlibs, const char *prefix,
                      const char *code_size_sym, const char *code_sym) {
-  char tried[1024] = "", create[64];
+  char tried[1024], create[64];
   snprintf(create, sizeof create, "%sCreateProgram", prefix);
-  for (size_t i = 0; i < nlibs && !a->lib; i++) {
-    char one[512];
-    void *h = attngen__dlopen_first(&libs[i], 1, one, sizeof one);
-    if (one[0]) {
-      size_t used = strlen(tried);
-      snprintf(tried + used, sizeof tried - used, "%s%s%s", used ? ", " : "", one,
-               h && !dlsym(h, create) ? " (loads, lacks the API)" : "");
-    }
-    if (h && !dlsym(h, create)) {
-      dlclose(h);
-      h = NULL;
-    }
-    a->lib = h;
-  }
+  a->lib = attngen__dlopen_first(libs, nlibs, create, tried, sizeof tried);
   if (!a->lib) {
     snprintf(a->error, sizeof a->error, "%s: the run-time compiler library is not installed (tried %s)",
              a->name, tried);

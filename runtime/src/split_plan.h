@@ -64,4 +64,15 @@ void attngen__split_plan_apply(const attngen__split_plan *plan, attngen_kargs *a
 long long attngen__split_plan_row_flags(const attngen__split_plan *plan, int batch, int heads,
                                         int seqlen_q, int block_m, unsigned char *flags);
 
+/* The V pre-pass of v_path=vt gfx942 variants (templates/gfx942/attn_fwd.hip.in, kargs
+ * reserved = 1; generator/lua/target_gfx942.lua vt_chunk_bytes): before the attention launch,
+ * the same kernel writes V of every (b, h) into the workspace start in MFMA operand order,
+ * 16-key chunks of 4096 bytes (the last one zero-padded), one chunk per wave, 8 per block.
+ * Fills the pre-pass grid (ceil(chunks / 8), H, B) and returns the bytes it writes, B * H *
+ * chunks * 4096 (it reads |V| as well); Skv = 0: grid (0, 0, 0), 0 bytes. */
+#define ATTNGEN__VT_CHUNK_KEYS 16
+#define ATTNGEN__VT_CHUNK_BYTES 4096
+#define ATTNGEN__VT_CHUNKS_PER_BLOCK 8
+size_t attngen__vt_plan(int batch, int heads, int seqlen_kv, unsigned grid[3]);
+
 #endif /* ATTNGEN_SPLIT_PLAN_H */
