@@ -11,7 +11,8 @@ cp "$build/attngen" "$build/tests/test_gpu_sm90" "$dest/"
 cp -P "$build"/libattngen.so* "$dest/"
 cp "$(readlink -f /usr/lib/x86_64-linux-gnu/liblua5.4.so.0)" "$dest/liblua5.4.so.0"
 cp "$(readlink -f /usr/lib/x86_64-linux-gnu/libcmocka.so.0)" "$dest/libcmocka.so.0"
-cp "$root/bench/bench.py" "$root/bench/attngen_ctypes.py" "$root/bench/sm90_dev_run.sh" "$dest/bench/"
+cp "$root/bench/bench.py" "$root/bench/attngen_ctypes.py" "$root/bench/sm90_dev_run.sh" \
+  "$root/bench/ncu_src_top.py" "$dest/bench/"
 # bench/attngen_ctypes.py imports the Python package from ../python
 mkdir -p "$dest/python" && cp -r "$root/python/attngen" "$dest/python/"
 find "$dest/python" -name __pycache__ -prune -exec rm -rf {} +

@@ -2,7 +2,7 @@
 # sm90_dev_run.sh: one device call of the sm90 perf work (issue 12), run from a folder that
 # holds attngen, libattngen.so*, liblua5.4.so.0, libcmocka.so.0, test_gpu_sm90 and bench/
 # (bench.py, attngen_ctypes.py), optionally base/ (another build's libattngen.so) and cubins/
-# (for the sass step). Steps (arguments, in order): tests check bench modes base tune ncu ncudetail sass.
+# (for the sass step). Steps (arguments, in order): tests check bench modes base tune ncu ncudetail ncusrc sass.
 # Every step has its own time limit; a failing GPU suite stops the timing steps.
 set -u
 D="$(cd "$(dirname "$0")/.." && pwd)"
@@ -69,6 +69,18 @@ for step in $steps; do
           --section ComputeWorkloadAnalysis --print-details all -k regex:attn_fwd -c 1 \
           "$A" run --backend cuda --shape 32,16,512,512 --iters 1 > "$OUT/ncu2_$cc.log" 2>&1
         grep -E "Stall|L2 Hit|DRAM|dram__bytes|Tensor \(All\)|Issue Slots" "$OUT/ncu2_$cc.log" | head -30
+      done ;;
+    ncusrc)
+      # Where the warps wait, per SASS instruction (PC-sampling stall reasons of the source
+      # page): the top instructions by samples, for one short and one long shape.
+      for sh in ${NCU_SHAPES:-32,16,512,512 2,24,8192,8192}; do
+        f="$OUT/src_${sh//,/x}"
+        which ncu > /dev/null && timeout 120 ncu --clock-control none --section WarpStateStats \
+          --section SourceCounters --import-source no -k regex:attn_fwd -c 1 -f -o "$f" \
+          "$A" run --backend cuda --shape $sh --iters 1 > "$f.log" 2>&1
+        timeout 60 ncu -i "$f.ncu-rep" --page source --csv --print-source sass > "$f.csv" 2>"$f.err"
+        echo "-- $sh: $(wc -l < "$f.csv") rows; $(head -c 300 "$f.err")"
+        python3 "$D/bench/ncu_src_top.py" "$f.csv" 2>&1 | head -45
       done ;;
     sass)
       # Registers / spills as the driver sees them and the SASS instruction mix of the cubins

@@ -372,8 +372,9 @@ static void test_dispatch_sm90_prefers_wgmma(void **state) {
   assert_string_equal(r.name, "s_w4_kv64");
 }
 
-/* wgmma: the tile with the least ceil(Skv / kv) * (kv + 22): 176 on long KV, 2 x 144 for
- * 257 keys, 128 for 100 and 384 keys (no padding beats fewer tiles), 64 for 64 keys. */
+/* wgmma: the tile with the least ceil(Skv / kv) * (kv + 8): 176 on long KV and for 700 keys
+ * (4 x 176 beats 5 x 144), 128 for 512 and 2048 keys (no padding beats a quarter fewer tiles),
+ * 2 x 144 for 257 keys, 128 for 100 and 384 keys, 64 for 64 keys. */
 static void test_dispatch_sm90_wgmma_kv_tile(void **state) {
   static const attngen__variant_desc wg[] = {
     {"s_wg_kv64", ATTNGEN__TARGET_SM90, 0, 0, 1, 64, 12, 0, 2, 384, 128, 230504, 64},
@@ -392,8 +393,9 @@ static void test_dispatch_sm90_wgmma_kv_tile(void **state) {
   static const struct {
     int skv;
     const char *want;
-  } cases[] = {{8192, "s_wg_kv176"}, {2048, "s_wg_kv176"}, {257, "s_wg_kv144"},
-               {100, "s_wg_kv128"}, {384, "s_wg_kv128"}, {64, "s_wg_kv64"}};
+  } cases[] = {{8192, "s_wg_kv176"}, {700, "s_wg_kv176"}, {2048, "s_wg_kv128"},
+               {512, "s_wg_kv128"}, {257, "s_wg_kv144"}, {100, "s_wg_kv128"},
+               {384, "s_wg_kv128"}, {64, "s_wg_kv64"}};
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     attngen__shape sh = {2, 24, 4096, cases[i].skv, 0, 0};
     in.shape = sh;

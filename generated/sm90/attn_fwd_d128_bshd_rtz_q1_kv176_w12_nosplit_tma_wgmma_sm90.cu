@@ -704,17 +704,25 @@ AG_BF16_FN unsigned int ag_bf16_to_f32_bits(unsigned int b) { return (b & 0xFFFF
 // tile's byte count, mbarrier.arrive.expect_tx) and completes when the bytes have landed;
 // the copies write through the async proxy that wgmma reads, so no proxy fence is needed.
 // K and V carry an L2 evict_last hint (every m-block of the head reads them), Q evict_first.
-// The other 127 producer threads only give their registers back (setmaxnreg.dec).
-#line 54 "templates/sm90/attn_fwd_wgmma.cu.in"
+// Thread 32 of the producer warpgroup stores O (below); the other 126 producer threads only
+// give their registers back (setmaxnreg.dec).
+#line 55 "templates/sm90/attn_fwd_wgmma.cu.in"
 //
 // Shared memory (128-byte swizzle: in every 1024-byte atom of 8 rows x 128 bytes, 16-byte
 // chunk c of row r sits at chunk c ^ (r & 7)); rows of 256 bytes are split into two halves
 // (d 0..63 and 64..127), each half a K-major (Q, K) or N-major (V) canonical layout:
-//   Q [2][128][128 B] | K [2][2][176][128 B] | V (same) | mbarriers
-// O is stored from registers (each quad of lanes writes 16 contiguous bytes of a row): Q's
-// shared memory already holds the next job's Q.
+#line 60 "templates/sm90/attn_fwd_wgmma.cu.in"
+//   Q [2][128][128 B] | K [2][2][176][128 B] | V (same)
+//   | O staging [1][2][64][128 B] | mbarriers
+// O leaves through shared memory: a consumer rounds its 64 rows into an O buffer (the
+// layout of a Q half, 128-byte swizzled; each thread's 4-byte words hit 32 different banks),
+// fences them for the async proxy and arrives on the buffer's o_full mbarrier; thread 32 of
+// the producer warpgroup (the storer) then writes the buffer to global memory with two bulk
+// tensor stores through the o map (rows past Sq are dropped), waits until they have read
+// the buffer and frees it (o_empty). With 1 buffer(s): the consumers take the one buffer in turn (job n consumer 0, job n consumer 1, job n + 1 ...).
+#line 73 "templates/sm90/attn_fwd_wgmma.cu.in"
 // Numerics follow docs/NUMERICS.md step by step (comments numbered like its steps).
-// attngen-launch: threads=384 block_m=128 smem_bytes=214096
+// attngen-launch: threads=384 block_m=128 smem_bytes=230512
 
 namespace {
 
@@ -729,7 +737,12 @@ constexpr wg_u32 kKvHalf = 22528;
 constexpr wg_u32 kKvStage = 45056;
 constexpr wg_u32 kOffK = 32768;
 constexpr wg_u32 kOffV = kOffK + kStages * kKvStage;
-constexpr wg_u32 kOffBar = kOffV + kStages * kKvStage;
+#line 90 "templates/sm90/attn_fwd_wgmma.cu.in"
+constexpr int kOBufs = 1;
+constexpr wg_u32 kOBufBytes = 16384;  // 2 halves x 64 rows x 128 bytes
+constexpr wg_u32 kOffO = kOffV + kStages * kKvStage;
+constexpr wg_u32 kOffBar = kOffO + kOBufs * kOBufBytes;
+#line 97 "templates/sm90/attn_fwd_wgmma.cu.in"
 constexpr float kLn2 = 0.693147180559945309f;
 
 // 128-byte swizzled, 1024-byte atoms: wgmma shared-memory descriptor for a start address,
@@ -748,9 +761,9 @@ __device__ __forceinline__ wg_u32 swz(int r, int c) {
 // P (step 5): two fp32 probabilities -> bf16x2 with the variant's rounding, lower column low.
 // For P only finite values in [0, 1] and NaN occur; NaN stays a NaN (it only feeds P.V).
 __device__ __forceinline__ wg_u32 pack_p(float lo, float hi) {
-#line 99 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 118 "templates/sm90/attn_fwd_wgmma.cu.in"
   return wg_pack_bf16x2_rz(lo, hi);
-#line 105 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 124 "templates/sm90/attn_fwd_wgmma.cu.in"
 }
 
 // Output rounding (step 6) of two values, lower column low: exactly the docs/NUMERICS.md formula
@@ -758,9 +771,9 @@ __device__ __forceinline__ wg_u32 pack_p(float lo, float hi) {
 // (cvt.rn / cvt.rz to bf16x2 round finite values as the formulas and give 0x7FFF for every
 // NaN); RTNA has no cvt and uses the integer formula.
 __device__ __forceinline__ wg_u32 round_out2(float lo, float hi) {
-#line 115 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 134 "templates/sm90/attn_fwd_wgmma.cu.in"
   return wg_pack_bf16x2_rz(lo, hi);
-#line 119 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 138 "templates/sm90/attn_fwd_wgmma.cu.in"
 }
 
 __device__ __forceinline__ void mbar_wait(wg_u32 bar, wg_u32 parity) {
@@ -770,11 +783,11 @@ __device__ __forceinline__ void mbar_wait(wg_u32 bar, wg_u32 parity) {
 
 } // namespace
 
-#line 129 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 148 "templates/sm90/attn_fwd_wgmma.cu.in"
 extern "C" __global__ void __launch_bounds__(384, 1)
     attn_fwd_d128_bshd_rtz_q1_kv176_w12_nosplit_tma_wgmma_sm90(const __grid_constant__ attngen_kargs_tma prm) {
   const attngen_kargs a = prm.a;            // (a reference kept the param address live: a spill)
-#line 135 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 154 "templates/sm90/attn_fwd_wgmma.cu.in"
   extern __shared__ __align__(1024) unsigned char smem_raw[];
   const wg_u32 sbase = (wg_smem_addr(smem_raw) + 1023u) & ~1023u;
   const wg_u32 sQ = sbase;
@@ -786,6 +799,19 @@ extern "C" __global__ void __launch_bounds__(384, 1)
   const wg_u32 bar_full_v = bar_full_k + 8 * kStages;
   const wg_u32 bar_empty_k = bar_full_v + 8 * kStages;  // [stage]: K tile released
   const wg_u32 bar_empty_v = bar_empty_k + 8 * kStages;
+#line 166 "templates/sm90/attn_fwd_wgmma.cu.in"
+  // (macros, not variables: computed where used, so that no register holds them in the
+  // producer's 24-register code)
+#define sO (sbase + kOffO)
+#define bar_o_full (bar_empty_v + 8 * kStages)   /* [2]: O buffer written (128 arrivals) */
+  // O buffer free again (its stores have read it): named barriers 3 and 4, 160 threads (a
+  // consumer's 128 wait with bar.sync, the storer's warp arrives). One buffer: barrier 3 + c
+  // = "free for consumer c" (the storer arrives on it after storing the other consumer's
+  // tile); two buffers: barrier 3 + c = "buffer c free". The storer arrives ahead for the
+  // first use (of barrier 3 only with one buffer, where consumer 1 waits for consumer 0's
+  // tile) and leaves out the arrivals that no later use waits for.
+  constexpr wg_u32 kBarOFree = 3;
+#line 178 "templates/sm90/attn_fwd_wgmma.cu.in"
 
   const int tid = (int)threadIdx.x;
   const int wgroup = tid >> 7;
@@ -793,9 +819,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
   const int n_mb = a.num_q_blocks;
   const int n_jobs = n_mb * H * a.B;
   const int n_tiles = (Skv + kKv - 1) / kKv;
-#line 154 "templates/sm90/attn_fwd_wgmma.cu.in"
-  const wg_u32 row_stride = (wg_u32)H * 128u;
-#line 158 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 192 "templates/sm90/attn_fwd_wgmma.cu.in"
   // Element offsets of job `job`'s Q/O rows and K/V rows: 64-bit per-(batch, head) base,
   // 32-bit row offsets within a batch. Also returns the job's first query row.
   auto job_bases = [&](int job, long long &q_base, long long &kv_base, int &q0, int &h, int &b) {
@@ -804,15 +828,15 @@ extern "C" __global__ void __launch_bounds__(384, 1)
     h = hb % H;
     b = hb / H;
     q0 = mb * kBlockM;
-#line 167 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 201 "templates/sm90/attn_fwd_wgmma.cu.in"
     q_base = ((long long)b * Sq * H + h) * 128;
     kv_base = ((long long)b * Skv * H + h) * 128;
-#line 173 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 207 "templates/sm90/attn_fwd_wgmma.cu.in"
   };
 
-#line 176 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 210 "templates/sm90/attn_fwd_wgmma.cu.in"
   constexpr wg_u32 kFullArrivals = 1;        // the producer thread's arrive.expect_tx
-#line 180 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 214 "templates/sm90/attn_fwd_wgmma.cu.in"
   if (tid == 0) {
     wg_mbar_init(bar_q, kFullArrivals);
     wg_mbar_init(bar_q_empty, 8);            // one arrival per consumer warp
@@ -822,6 +846,9 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       wg_mbar_init(bar_empty_k + 8 * s, 8);
       wg_mbar_init(bar_empty_v + 8 * s, 8);
     }
+#line 224 "templates/sm90/attn_fwd_wgmma.cu.in"
+    for (int i = 0; i < 2; ++i) wg_mbar_init(bar_o_full + 8 * i, 128);  // the writing consumer
+#line 226 "templates/sm90/attn_fwd_wgmma.cu.in"
     wg_fence_mbar_init();
   }
   __syncthreads();
@@ -829,7 +856,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
   if (wgroup == 0) {
     // ================================ producer ================================
     wg_setmaxnreg_dec<24>();
-#line 197 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 234 "templates/sm90/attn_fwd_wgmma.cu.in"
     if (tid == 0 && n_tiles > 0) {
       const void *map_q = &prm.q;
       const void *map_k = &prm.k;
@@ -846,21 +873,6 @@ extern "C" __global__ void __launch_bounds__(384, 1)
         const int hb = job / n_mb;
         const int h = hb % H;
         const int b = hb / H;
-        if (nj > 0) mbar_wait(bar_q_empty, (wg_u32)((nj - 1) & 1));
-        wg_mbar_arrive_expect_tx(bar_q, 2u * kQHalf);
-        wg_tma_load_4d(sQ, map_q, bar_q, 0, mb * kBlockM, h, b, once);
-        wg_tma_load_4d(sQ + kQHalf, map_q, bar_q, 64, mb * kBlockM, h, b, once);
-        {
-          // The next job's Q into L2 now: at the job boundary its load (after the last S of
-          // this job released Q) then waits for L2, not for DRAM.
-          const int nxt = job + (int)gridDim.x;
-          if (nxt < n_jobs) {
-            const int nmb = nxt % n_mb;
-            const int nhb = nxt / n_mb;
-            wg_tma_prefetch_l2_4d(map_q, 0, nmb * kBlockM, nhb % H, nhb / H);
-            wg_tma_prefetch_l2_4d(map_q, 64, nmb * kBlockM, nhb % H, nhb / H);
-          }
-        }
         for (int j = 0; j < n_tiles; ++j, ++it) {
           const int s = it % kStages;
           const wg_u32 round_parity = (wg_u32)((it / kStages - 1) & 1);
@@ -872,6 +884,16 @@ extern "C" __global__ void __launch_bounds__(384, 1)
           wg_mbar_arrive_expect_tx(fk, 2u * kKvHalf);
           wg_tma_load_4d(dk, map_k, fk, 0, j * kKv, h, b, keep);
           wg_tma_load_4d(dk + kKvHalf, map_k, fk, 64, j * kKv, h, b, keep);
+          if (j == 0) {
+            // The job's Q after its first K tile: K_0's stage is free a round before the
+            // previous job's last S releases Q, so K_0 is not held up behind that wait.
+            if (nj > 0) mbar_wait(bar_q_empty, (wg_u32)((nj - 1) & 1));
+            wg_mbar_arrive_expect_tx(bar_q, 2u * kQHalf);
+            wg_tma_load_4d(sQ, map_q, bar_q, 0, mb * kBlockM, h, b, once);
+            wg_tma_load_4d(sQ + kQHalf, map_q, bar_q, 64, mb * kBlockM, h, b, once);
+            // (No L2 prefetch of the next job's Q: run T5 measured no effect, and its
+            // coordinates cost this 24-register thread a spill here.)
+          }
           if (it >= kStages) mbar_wait(bar_empty_v + 8 * s, round_parity);
           const wg_u32 fv = bar_full_v + 8 * s;
           const wg_u32 dv = sV + s * kKvStage;
@@ -880,8 +902,52 @@ extern "C" __global__ void __launch_bounds__(384, 1)
           wg_tma_load_4d(dv + kKvHalf, map_v, fv, 64, j * kKv, h, b, keep);
         }
       }
+    } else if ((tid >> 5) == 1) {
+      // The storer (warp 1; lane 0 issues): the O buffers of the block's jobs in the
+      // consumers' order (job by job, consumer 0 then 1), each as two bulk tensor stores of
+      // 64 rows x 64 columns.
+      const bool issuer = tid == 32;
+      const void *map_o = &prm.o;
+      if (issuer) wg_prefetch_tensormap(map_o);
+      wg_bar_arrive(kBarOFree, 160);         // the first use (consumer 0's)
+      if (kOBufs == 2) wg_bar_arrive(kBarOFree + 1, 160);
+      // The k-th use of a buffer completes phase k of its o_full: with one buffer the uses
+      // are 2n + c (parity c), with two buffers n (the job count's parity).
+      // The job's coordinates are stepped, not divided (this thread has 24 registers).
+      wg_u32 jpar = 0;
+      int mb = (int)blockIdx.x % n_mb;
+      int h = ((int)blockIdx.x / n_mb) % H;
+      int b = ((int)blockIdx.x / n_mb) / H;
+      for (int job = (int)blockIdx.x; job < n_jobs; job += (int)gridDim.x, jpar ^= 1u) {
+        for (int c = 0; c < 2; ++c) {
+          const int ob = kOBufs == 2 ? c : 0;
+          const int row = mb * kBlockM + 64 * c;
+          if (issuer) {
+            mbar_wait(bar_o_full + 8 * ob, kOBufs == 2 ? jpar : (wg_u32)c);
+            if (row < Sq) {                  // (a box wholly past Sq has nothing to store)
+              const wg_u32 src = sO + (wg_u32)ob * kOBufBytes;
+              wg_tma_store_4d(map_o, src, 0, row, h, b);
+              wg_tma_store_4d(map_o, src + kOBufBytes / 2, 64, row, h, b);
+              wg_bulk_commit();
+              wg_bulk_wait_read<0>();
+            }
+          }
+          __syncwarp();
+          // One buffer: consumer c's tile is stored, so the buffer is free for the other
+          // consumer; two buffers: buffer c is free (for consumer c).
+          const bool more = job + (int)gridDim.x < n_jobs;
+          if (more || (kOBufs == 1 && c == 0))
+            wg_bar_arrive(kOBufs == 2 ? kBarOFree + c : kBarOFree + (c ^ 1), 160);
+        }
+        for (mb += (int)gridDim.x; mb >= n_mb; mb -= n_mb) {
+          if (++h == H) {
+            h = 0;
+            ++b;
+          }
+        }
+      }
     }
-#line 308 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 384 "templates/sm90/attn_fwd_wgmma.cu.in"
   } else {
     // ================================ consumers ===============================
     wg_setmaxnreg_inc<240>();
@@ -932,12 +998,12 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       }
       wg_commit();
     };
-#line 359 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 435 "templates/sm90/attn_fwd_wgmma.cu.in"
     // Waits for my turn on the tensor cores, then orders my register writes before the
     // wgmmas (the tiles arrived through the async proxy: no proxy fence).
     auto begin_issue = [&]() {
       wg_bar_sync(bar_me, 256);
-#line 370 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 446 "templates/sm90/attn_fwd_wgmma.cu.in"
 #pragma unroll
       for (int i = 0; i < 64; ++i) wg_fence_operand(o[i]);
 #pragma unroll
@@ -1000,9 +1066,11 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       }
     };
 
-    // Step 6: o = O * (1 / l) (l = 0 -> 0), rounded, stored from registers: a quad of lanes
-    // writes 16 contiguous bytes of a row. Step 7: LSE = m ln2 + ln l. For job `job` with the
-    // final running max (em0, em1) and this thread's parts of l (el0, el1).
+#line 509 "templates/sm90/attn_fwd_wgmma.cu.in"
+    // Step 6: o = O * (1 / l) (l = 0 -> 0), rounded, into this consumer's O buffer (the
+    // storer writes it out). Step 7: LSE = m ln2 + ln l. For job `job` with the final running
+    // max (em0, em1) and this thread's parts of l (el0, el1).
+#line 517 "templates/sm90/attn_fwd_wgmma.cu.in"
     auto epilogue = [&](int job, float em0, float em1, float el0, float el1) {
       long long q_base, kv_base;
       int q0, h, b;
@@ -1015,17 +1083,28 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       const float inv0 = ls0 == 0.f ? 0.f : wg_rcp_rn(ls0);
       const float inv1 = ls1 == 0.f ? 0.f : wg_rcp_rn(ls1);
       const int qa = q0 + 64 * cw + 16 * wq + g;  // rows qa and qa + 8
-      unsigned short *og = (unsigned short *)a.o + q_base + 2 * t4;
       const bool ok0 = qa < Sq, ok1 = qa + 8 < Sq;
-      unsigned short *og0 = og + (wg_u32)(ok0 ? qa : 0) * row_stride;
-      unsigned short *og1 = og + (wg_u32)(ok1 ? qa + 8 : 0) * row_stride;
+#line 531 "templates/sm90/attn_fwd_wgmma.cu.in"
+      (void)q_base;
+      // Wait until the buffer's previous contents have been read by their stores (a named
+      // barrier: an mbarrier wait loop here, with O and S live, made ptxas spill).
+      const int ob = kOBufs == 2 ? cw : 0;
+      wg_bar_sync(kBarOFree + (wg_u32)cw, 160);
+      // Row r = 16 wq + g of the buffer (r & 7 = g): 16-byte chunk c of the row at c ^ g, i.e.
+      // the chunk bits (4..6) of the address XOR c, with g's bits set in `orow`.
+      const wg_u32 orow = (sO + (wg_u32)ob * kOBufBytes + (wg_u32)(16 * wq) * 128u +
+                           (wg_u32)g * 128u + 4u * t4) | ((wg_u32)g << 4);
 #pragma unroll
       for (int i = 0; i < 16; ++i) {
         const wg_u32 r0 = round_out2(wg_mul_rn(o[4 * i], inv0), wg_mul_rn(o[4 * i + 1], inv0));
         const wg_u32 r1 = round_out2(wg_mul_rn(o[4 * i + 2], inv1), wg_mul_rn(o[4 * i + 3], inv1));
-        if (ok0) wg_st_global_b32(og0 + 8 * i, r0);
-        if (ok1) wg_st_global_b32(og1 + 8 * i, r1);
+        const wg_u32 at = (orow ^ ((wg_u32)(i & 7) << 4)) + (wg_u32)(i >> 3) * (kOBufBytes / 2);
+        wg_st_shared_b32(at, r0);
+        wg_st_shared_b32(at + 8u * 128u, r1);
       }
+      wg_fence_proxy_async();                // st.shared (generic) -> the stores (async proxy)
+      wg_mbar_arrive(bar_o_full + 8 * ob);
+#line 562 "templates/sm90/attn_fwd_wgmma.cu.in"
       if (a.lse != 0 && t4 == 0) {
         float *lse = a.lse + ((long long)b * H + h) * (long long)Sq;
         if (ok0) wg_st_global_f32(lse + qa, wg_add_rn(wg_mul_rn(em0, kLn2), logf(ls0)));
@@ -1166,3 +1245,6 @@ extern "C" __global__ void __launch_bounds__(384, 1)
     }
   }
 }
+#line 703 "templates/sm90/attn_fwd_wgmma.cu.in"
+#undef sO
+#undef bar_o_full

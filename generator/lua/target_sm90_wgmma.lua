@@ -9,7 +9,12 @@
 --   Q        2 halves (d 0..63, 64..127) x block_m rows x 128 bytes
 --   K ring   stages x [2 halves x kv_tile rows x 128 bytes]
 --   V ring   stages x [2 halves x kv_tile rows x 128 bytes]
+--   O staging (load = tma only): o_bufs x [2 halves x 64 rows x 128 bytes], a consumer's
+--            64 output rows, swizzled like Q, which one producer thread stores with bulk
+--            tensor copies (two buffers when they fit, one per consumer; else one, taken in turn)
 --   mbarriers: q_full, q_empty, full_k[stages], full_v[stages], empty_k[stages], empty_v[stages]
+--            (tma: + o_full[2], o_empty[2])
+-- stages: the most (<= 4) that fit next to Q and one O buffer; a second O buffer when it fits too.
 -- The grid is persistent (runtime: min(jobs, SMs) blocks, each looping over jobs).
 local M = {}
 
@@ -31,16 +36,20 @@ function M.derive(v)
   local q_bytes = 2 * block_m * HALF_ROW_BYTES
   local kv_half_bytes = v.kv_tile * HALF_ROW_BYTES
   local kv_stage_bytes = 2 * kv_half_bytes
-  local function total(stages)
-    local bars = 8 * (2 + 4 * stages)
-    return q_bytes + 2 * stages * kv_stage_bytes + bars + ALIGN_SLACK
+  local tma = v.load == "tma"
+  local o_buf_bytes = tma and (64 * 2 * HALF_ROW_BYTES) or 0
+  local function total(stages, o_bufs)
+    local bars = 8 * (2 + 4 * stages + (tma and 4 or 0))
+    return q_bytes + 2 * stages * kv_stage_bytes + o_bufs * o_buf_bytes + bars + ALIGN_SLACK
   end
   local stages = MAX_STAGES
-  while stages > 2 and total(stages) > SMEM_LIMIT do stages = stages - 1 end
+  while stages > 2 and total(stages, 1) > SMEM_LIMIT do stages = stages - 1 end
+  local o_bufs = 0
+  if tma then o_bufs = total(stages, 2) <= SMEM_LIMIT and 2 or 1 end
   return {
     threads = v.waves * 32,
     block_m = block_m,
-    smem_bytes = total(stages),
+    smem_bytes = total(stages, o_bufs),
     head_dim = HEAD_DIM,
     consumers = CONSUMERS,
     stages = stages,
@@ -48,7 +57,9 @@ function M.derive(v)
     q_half_bytes = block_m * HALF_ROW_BYTES,
     kv_half_bytes = kv_half_bytes,
     kv_stage_bytes = kv_stage_bytes,
-    tma = v.load == "tma",
+    o_bufs = o_bufs,
+    o_buf_bytes = o_buf_bytes,
+    tma = tma,
     reg_producer = v.load == "tma" and TMA_PRODUCER_REGS or PRODUCER_REGS,
     reg_consumer = v.load == "tma" and TMA_CONSUMER_REGS or CONSUMER_REGS,
   }

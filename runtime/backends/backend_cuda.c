@@ -388,7 +388,8 @@ static attngen_status cuda_launch_tma(void *st, void *fn, const unsigned grid[3]
   p.a = *k;
   if ((rc = encode_map(&p.q, "q", k->q, boxes->layout, k->B, k->H, k->Sq, boxes->q_rows)) ||
       (rc = encode_map(&p.k, "k", k->k, boxes->layout, k->B, k->H, k->Skv, boxes->kv_rows)) ||
-      (rc = encode_map(&p.v, "v", k->v, boxes->layout, k->B, k->H, k->Skv, boxes->kv_rows)))
+      (rc = encode_map(&p.v, "v", k->v, boxes->layout, k->B, k->H, k->Skv, boxes->kv_rows)) ||
+      (rc = encode_map(&p.o, "o", k->o, boxes->layout, k->B, k->H, k->Sq, boxes->o_rows)))
     return rc;
   void *params[] = {&p};
   CU_CHECK(api.cuLaunchKernel((CUfunction)fn, grid[0], grid[1], grid[2], threads, 1, 1, smem_bytes,

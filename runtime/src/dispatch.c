@@ -277,11 +277,12 @@ static int prefer_impl(const attngen__features *f, const attngen__variant_desc *
 
 /* wgmma: the KV tile with the least modelled work, ceil(Skv / kv) * (kv + c): padded keys
  * computed plus a fixed per-tile cost of c key-equivalents (barrier hand-offs, the wgmma
- * pipeline's issue/wait latency, one softmax round). c = 22 comes from the measurement that
- * 176-key tiles run 1.041x as fast as 128-key tiles on long KV (bench/RESULTS.md run 2,
- * 2x24x8192: (128 + c) / 128 = 1.041 (176 + c) / 176). Long KV -> 176; Skv 257 -> 2 x 144;
- * Skv <= 64 -> 64. Ties go to the larger tile. */
-#define WGMMA_TILE_COST_KEYS 22
+ * pipeline's issue/wait latency, one softmax round). c = 8 is fitted to the tuner's times of
+ * the 64..176-key tiles with O stored through shared memory (bench/RESULTS.md run O1: c from
+ * 7 to 12 on 6 of the 9 shapes, each pair of tiles compared; every tuned winner of the 9
+ * is the rule's pick with c = 8). Long KV -> 176; Skv 512..2048 -> 128; Skv 257 -> 2 x 144;
+ * Skv 700 -> 4 x 176; Skv 100 -> 128. Ties go to the larger tile. */
+#define WGMMA_TILE_COST_KEYS 8
 static int prefer_wgmma_kv_tile(const attngen__features *f, const attngen__variant_desc *const *c,
                                 size_t n, char *why, size_t len) {
   int all_wgmma = 1;
