@@ -678,17 +678,22 @@ AG_BF16_FN unsigned int ag_bf16_to_f32_bits(unsigned int b) { return (b & 0xFFFF
 // chunk c of row r sits at chunk c ^ (r & 7)); rows of 256 bytes are split into two halves
 // (d 0..63 and 64..127), each half a K-major (Q, K) or N-major (V) canonical layout:
 #line 60 "templates/sm90/attn_fwd_wgmma.cu.in"
-//   Q [2][128][128 B] | K [2][2][128][128 B] | V (same)
+//   Q [2][2][128][128 B] | K [2][2][128][128 B] | V (same)
 //   | O staging [2][2][64][128 B] | mbarriers
+#line 63 "templates/sm90/attn_fwd_wgmma.cu.in"
+// Two Q buffers: job n of the block reads buffer n % 2, so the producer loads the next job's
+// Q while the current job runs (it only waits until job n - 2 released the buffer) and the
+// job boundary does not wait for a Q load.
+#line 67 "templates/sm90/attn_fwd_wgmma.cu.in"
 // O leaves through shared memory: a consumer rounds its 64 rows into an O buffer (the
 // layout of a Q half, 128-byte swizzled; each thread's 4-byte words hit 32 different banks),
 // fences them for the async proxy and arrives on the buffer's o_full mbarrier; thread 32 of
 // the producer warpgroup (the storer) then writes the buffer to global memory with two bulk
 // tensor stores through the o map (rows past Sq are dropped), waits until they have read
 // the buffer and frees it (o_empty). With 2 buffer(s): one per consumer.
-#line 73 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 78 "templates/sm90/attn_fwd_wgmma.cu.in"
 // Numerics follow docs/NUMERICS.md step by step (comments numbered like its steps).
-// attngen-launch: threads=384 block_m=128 smem_bytes=197744
+// attngen-launch: threads=384 block_m=128 smem_bytes=230512
 
 namespace {
 
@@ -701,14 +706,16 @@ constexpr int kKvChunks = 16;   // 16-byte copies per producer thread per tile
 constexpr wg_u32 kQHalf = 16384;
 constexpr wg_u32 kKvHalf = 16384;
 constexpr wg_u32 kKvStage = 32768;
-constexpr wg_u32 kOffK = 32768;
+constexpr int kQBufs = 2;            // Q buffers: job n uses buffer n % kQBufs
+constexpr wg_u32 kQBytes = 32768;
+constexpr wg_u32 kOffK = kQBufs * kQBytes;
 constexpr wg_u32 kOffV = kOffK + kStages * kKvStage;
-#line 90 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 97 "templates/sm90/attn_fwd_wgmma.cu.in"
 constexpr int kOBufs = 2;
 constexpr wg_u32 kOBufBytes = 16384;  // 2 halves x 64 rows x 128 bytes
 constexpr wg_u32 kOffO = kOffV + kStages * kKvStage;
 constexpr wg_u32 kOffBar = kOffO + kOBufs * kOBufBytes;
-#line 97 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 104 "templates/sm90/attn_fwd_wgmma.cu.in"
 constexpr float kLn2 = 0.693147180559945309f;
 
 // 128-byte swizzled, 1024-byte atoms: wgmma shared-memory descriptor for a start address,
@@ -727,9 +734,9 @@ __device__ __forceinline__ wg_u32 swz(int r, int c) {
 // P (step 5): two fp32 probabilities -> bf16x2 with the variant's rounding, lower column low.
 // For P only finite values in [0, 1] and NaN occur; NaN stays a NaN (it only feeds P.V).
 __device__ __forceinline__ wg_u32 pack_p(float lo, float hi) {
-#line 118 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 125 "templates/sm90/attn_fwd_wgmma.cu.in"
   return wg_pack_bf16x2_rz(lo, hi);
-#line 124 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 131 "templates/sm90/attn_fwd_wgmma.cu.in"
 }
 
 // Output rounding (step 6) of two values, lower column low: exactly the docs/NUMERICS.md formula
@@ -737,9 +744,9 @@ __device__ __forceinline__ wg_u32 pack_p(float lo, float hi) {
 // (cvt.rn / cvt.rz to bf16x2 round finite values as the formulas and give 0x7FFF for every
 // NaN); RTNA has no cvt and uses the integer formula.
 __device__ __forceinline__ wg_u32 round_out2(float lo, float hi) {
-#line 134 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 141 "templates/sm90/attn_fwd_wgmma.cu.in"
   return wg_pack_bf16x2_rz(lo, hi);
-#line 138 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 145 "templates/sm90/attn_fwd_wgmma.cu.in"
 }
 
 __device__ __forceinline__ void mbar_wait(wg_u32 bar, wg_u32 parity) {
@@ -749,23 +756,23 @@ __device__ __forceinline__ void mbar_wait(wg_u32 bar, wg_u32 parity) {
 
 } // namespace
 
-#line 148 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 155 "templates/sm90/attn_fwd_wgmma.cu.in"
 extern "C" __global__ void __launch_bounds__(384, 1)
     attn_fwd_d128_bhsd_rtz_q1_kv128_w12_nosplit_tma_wgmma_sm90(const __grid_constant__ attngen_kargs_tma prm) {
   const attngen_kargs a = prm.a;            // (a reference kept the param address live: a spill)
-#line 154 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 161 "templates/sm90/attn_fwd_wgmma.cu.in"
   extern __shared__ __align__(1024) unsigned char smem_raw[];
   const wg_u32 sbase = (wg_smem_addr(smem_raw) + 1023u) & ~1023u;
   const wg_u32 sQ = sbase;
   const wg_u32 sK = sbase + kOffK;
   const wg_u32 sV = sbase + kOffV;
-  const wg_u32 bar_q = sbase + kOffBar;            // Q landed
-  const wg_u32 bar_q_empty = bar_q + 8;            // Q released (last S of the job done)
-  const wg_u32 bar_full_k = bar_q_empty + 8;       // [stage]: K tile landed
+  const wg_u32 bar_q = sbase + kOffBar;            // [Q buffer]: Q landed
+  const wg_u32 bar_q_empty = bar_q + 8 * kQBufs;   // [Q buffer]: released (job's last S done)
+  const wg_u32 bar_full_k = bar_q_empty + 8 * kQBufs;  // [stage]: K tile landed
   const wg_u32 bar_full_v = bar_full_k + 8 * kStages;
   const wg_u32 bar_empty_k = bar_full_v + 8 * kStages;  // [stage]: K tile released
   const wg_u32 bar_empty_v = bar_empty_k + 8 * kStages;
-#line 166 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 173 "templates/sm90/attn_fwd_wgmma.cu.in"
   // (macros, not variables: computed where used, so that no register holds them in the
   // producer's 24-register code)
 #define sO (sbase + kOffO)
@@ -777,7 +784,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
   // first use (of barrier 3 only with one buffer, where consumer 1 waits for consumer 0's
   // tile) and leaves out the arrivals that no later use waits for.
   constexpr wg_u32 kBarOFree = 3;
-#line 178 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 185 "templates/sm90/attn_fwd_wgmma.cu.in"
 
   const int tid = (int)threadIdx.x;
   const int wgroup = tid >> 7;
@@ -785,7 +792,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
   const int n_mb = a.num_q_blocks;
   const int n_jobs = n_mb * H * a.B;
   const int n_tiles = (Skv + kKv - 1) / kKv;
-#line 192 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 199 "templates/sm90/attn_fwd_wgmma.cu.in"
   // Element offsets of job `job`'s Q/O rows and K/V rows: 64-bit per-(batch, head) base,
   // 32-bit row offsets within a batch. Also returns the job's first query row.
   auto job_bases = [&](int job, long long &q_base, long long &kv_base, int &q0, int &h, int &b) {
@@ -794,27 +801,29 @@ extern "C" __global__ void __launch_bounds__(384, 1)
     h = hb % H;
     b = hb / H;
     q0 = mb * kBlockM;
-#line 204 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 211 "templates/sm90/attn_fwd_wgmma.cu.in"
     q_base = ((long long)b * H + h) * (long long)Sq * 128;
     kv_base = ((long long)b * H + h) * (long long)Skv * 128;
-#line 207 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 214 "templates/sm90/attn_fwd_wgmma.cu.in"
   };
 
-#line 210 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 217 "templates/sm90/attn_fwd_wgmma.cu.in"
   constexpr wg_u32 kFullArrivals = 1;        // the producer thread's arrive.expect_tx
-#line 214 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 221 "templates/sm90/attn_fwd_wgmma.cu.in"
   if (tid == 0) {
-    wg_mbar_init(bar_q, kFullArrivals);
-    wg_mbar_init(bar_q_empty, 8);            // one arrival per consumer warp
+    for (int i = 0; i < kQBufs; ++i) {
+      wg_mbar_init(bar_q + 8 * i, kFullArrivals);
+      wg_mbar_init(bar_q_empty + 8 * i, 8);  // one arrival per consumer warp
+    }
     for (int s = 0; s < kStages; ++s) {
       wg_mbar_init(bar_full_k + 8 * s, kFullArrivals);
       wg_mbar_init(bar_full_v + 8 * s, kFullArrivals);
       wg_mbar_init(bar_empty_k + 8 * s, 8);
       wg_mbar_init(bar_empty_v + 8 * s, 8);
     }
-#line 224 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 233 "templates/sm90/attn_fwd_wgmma.cu.in"
     for (int i = 0; i < 2; ++i) wg_mbar_init(bar_o_full + 8 * i, 128);  // the writing consumer
-#line 226 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 235 "templates/sm90/attn_fwd_wgmma.cu.in"
     wg_fence_mbar_init();
   }
   __syncthreads();
@@ -822,7 +831,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
   if (wgroup == 0) {
     // ================================ producer ================================
     wg_setmaxnreg_dec<24>();
-#line 234 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 243 "templates/sm90/attn_fwd_wgmma.cu.in"
     if (tid == 0 && n_tiles > 0) {
       const void *map_q = &prm.q;
       const void *map_k = &prm.k;
@@ -830,8 +839,10 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       wg_prefetch_tensormap(map_q);
       wg_prefetch_tensormap(map_k);
       wg_prefetch_tensormap(map_v);
-      const wg_u64 keep = wg_policy_evict_last();
-      const wg_u64 once = wg_policy_evict_first();
+      // L2 policies made where used (one instruction each), not held: this thread has 24
+      // registers.
+#define keep wg_policy_evict_last()
+#define once wg_policy_evict_first()
       int it = 0;                            // K/V tiles issued so far (ring position)
       int nj = 0;                            // jobs of this block so far
       for (int job = (int)blockIdx.x; job < n_jobs; job += (int)gridDim.x, ++nj) {
@@ -853,10 +864,15 @@ extern "C" __global__ void __launch_bounds__(384, 1)
           if (j == 0) {
             // The job's Q after its first K tile: K_0's stage is free a round before the
             // previous job's last S releases Q, so K_0 is not held up behind that wait.
-            if (nj > 0) mbar_wait(bar_q_empty, (wg_u32)((nj - 1) & 1));
-            wg_mbar_arrive_expect_tx(bar_q, 2u * kQHalf);
-            wg_tma_load_4d(sQ, map_q, bar_q, 0, mb * kBlockM, h, b, once);
-            wg_tma_load_4d(sQ + kQHalf, map_q, bar_q, 64, mb * kBlockM, h, b, once);
+            // Job nj's Q goes to buffer nj % kQBufs, its (nj / kQBufs)-th use: wait until the
+            // use before was released (with two buffers: by job nj - 2, long done).
+            const int qb = nj % kQBufs, qu = nj / kQBufs;
+            if (qu > 0) mbar_wait(bar_q_empty + 8 * qb, (wg_u32)((qu - 1) & 1));
+            const wg_u32 fq = bar_q + 8 * qb;
+            const wg_u32 dq = sQ + (wg_u32)qb * kQBytes;
+            wg_mbar_arrive_expect_tx(fq, 2u * kQHalf);
+            wg_tma_load_4d(dq, map_q, fq, 0, mb * kBlockM, h, b, once);
+            wg_tma_load_4d(dq + kQHalf, map_q, fq, 64, mb * kBlockM, h, b, once);
             // (No L2 prefetch of the next job's Q: run T5 measured no effect, and its
             // coordinates cost this 24-register thread a spill here.)
           }
@@ -868,6 +884,8 @@ extern "C" __global__ void __launch_bounds__(384, 1)
           wg_tma_load_4d(dv + kKvHalf, map_v, fv, 64, j * kKv, h, b, keep);
         }
       }
+#undef keep
+#undef once
     } else if ((tid >> 5) == 1) {
       // The storer (warp 1; lane 0 issues): the O buffers of the block's jobs in the
       // consumers' order (job by job, consumer 0 then 1), each as two bulk tensor stores of
@@ -913,7 +931,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
         }
       }
     }
-#line 384 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 402 "templates/sm90/attn_fwd_wgmma.cu.in"
   } else {
     // ================================ consumers ===============================
     wg_setmaxnreg_inc<240>();
@@ -938,7 +956,10 @@ extern "C" __global__ void __launch_bounds__(384, 1)
     float m0, m1;                            // running max of t (rows g, g + 8), step 3
     float l0, l1;                            // this thread's part of l, step 4
 
-    const wg_u32 q_rows = sQ + (wg_u32)cw * 64u * 128u;
+    // This consumer's 64 rows of the Q buffer of the job whose S is issued next, and that
+    // buffer's q_empty mbarrier (switched at each job boundary).
+    wg_u32 q_rows = sQ + (wg_u32)cw * 64u * 128u;
+    wg_u32 q_empty = bar_q_empty;
 
     // Issue S = Q K_j^T (step 1) from stage sj: 8 k-steps of 16 over d; the k-step's 32 bytes
     // sit at offset 32 (kk & 3) of half kk >> 2 (the hardware applies the swizzle).
@@ -964,12 +985,12 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       }
       wg_commit();
     };
-#line 435 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 456 "templates/sm90/attn_fwd_wgmma.cu.in"
     // Waits for my turn on the tensor cores, then orders my register writes before the
     // wgmmas (the tiles arrived through the async proxy: no proxy fence).
     auto begin_issue = [&]() {
       wg_bar_sync(bar_me, 256);
-#line 446 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 467 "templates/sm90/attn_fwd_wgmma.cu.in"
 #pragma unroll
       for (int i = 0; i < 64; ++i) wg_fence_operand(o[i]);
 #pragma unroll
@@ -1032,11 +1053,11 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       }
     };
 
-#line 509 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 530 "templates/sm90/attn_fwd_wgmma.cu.in"
     // Step 6: o = O * (1 / l) (l = 0 -> 0), rounded, into this consumer's O buffer (the
     // storer writes it out). Step 7: LSE = m ln2 + ln l. For job `job` with the final running
     // max (em0, em1) and this thread's parts of l (el0, el1).
-#line 517 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 538 "templates/sm90/attn_fwd_wgmma.cu.in"
     auto epilogue = [&](int job, float em0, float em1, float el0, float el1) {
       long long q_base, kv_base;
       int q0, h, b;
@@ -1050,7 +1071,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       const float inv1 = ls1 == 0.f ? 0.f : wg_rcp_rn(ls1);
       const int qa = q0 + 64 * cw + 16 * wq + g;  // rows qa and qa + 8
       const bool ok0 = qa < Sq, ok1 = qa + 8 < Sq;
-#line 531 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 552 "templates/sm90/attn_fwd_wgmma.cu.in"
       (void)q_base;
       // Wait until the buffer's previous contents have been read by their stores (a named
       // barrier: an mbarrier wait loop here, with O and S live, made ptxas spill).
@@ -1070,7 +1091,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       }
       wg_fence_proxy_async();                // st.shared (generic) -> the stores (async proxy)
       wg_mbar_arrive(bar_o_full + 8 * ob);
-#line 562 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 583 "templates/sm90/attn_fwd_wgmma.cu.in"
       if (a.lse != 0 && t4 == 0) {
         float *lse = a.lse + ((long long)b * H + h) * (long long)Sq;
         if (ok0) wg_st_global_f32(lse + qa, wg_add_rn(wg_mul_rn(em0, kLn2), logf(ls0)));
@@ -1113,7 +1134,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       for (int i = 0; i < kSRegs; ++i) wg_fence_operand(s[i]);
       if (lane == 0) {
         wg_mbar_arrive(bar_empty_k);
-        if (n_tiles == 1) wg_mbar_arrive(bar_q_empty);
+        if (n_tiles == 1) wg_mbar_arrive(q_empty);
       }
       float alpha0, alpha1;
       softmax(0, true, alpha0, alpha1);
@@ -1134,7 +1155,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       for (int i = 0; i < kSRegs; ++i) wg_fence_operand(s[i]);
       if (lane == 0) {
         wg_mbar_arrive(bar_empty_k + 8 * sj);
-        if (j == n_tiles - 1) wg_mbar_arrive(bar_q_empty);  // the job's last read of Q
+        if (j == n_tiles - 1) wg_mbar_arrive(q_empty);  // the job's last read of Q
       }
       float alpha0, alpha1;
       softmax(j, false, alpha0, alpha1);
@@ -1162,7 +1183,12 @@ extern "C" __global__ void __launch_bounds__(384, 1)
         // Job boundary: S_0 of `job` and the last P.V of o_job; then o_job's epilogue.
         const int sj = it % kStages;
         const int sp = (it + kStages - 1) % kStages;
-        mbar_wait(bar_q, (wg_u32)(nj & 1));
+        {
+          const int qb = nj % kQBufs;
+          mbar_wait(bar_q + 8 * qb, (wg_u32)((nj / kQBufs) & 1));
+          q_rows = sQ + (wg_u32)qb * kQBytes + (wg_u32)cw * 64u * 128u;
+          q_empty = bar_q_empty + 8 * qb;
+        }
         mbar_wait(bar_full_k + 8 * sj, (wg_u32)((it / kStages) & 1));
         mbar_wait(bar_full_v + 8 * sp, (wg_u32)(((it - 1) / kStages) & 1));
         begin_issue();
@@ -1174,7 +1200,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
         for (int i = 0; i < kSRegs; ++i) wg_fence_operand(s[i]);
         if (lane == 0) {
           wg_mbar_arrive(bar_empty_k + 8 * sj);
-          if (n_tiles == 1) wg_mbar_arrive(bar_q_empty);
+          if (n_tiles == 1) wg_mbar_arrive(q_empty);
         }
         const float pm0 = m0, pm1 = m1, pl0 = l0, pl1 = l1;  // o_job's, for its epilogue
         m0 = neg_inf;
@@ -1211,6 +1237,6 @@ extern "C" __global__ void __launch_bounds__(384, 1)
     }
   }
 }
-#line 703 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 729 "templates/sm90/attn_fwd_wgmma.cu.in"
 #undef sO
 #undef bar_o_full

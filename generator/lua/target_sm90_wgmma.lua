@@ -6,15 +6,18 @@
 -- per q_tile (q_tiles = 1: block_m = 128). Shared memory, from a 1024-byte aligned base
 -- (the 128-byte swizzle repeats every 1024 bytes; the launch asks for 1024 extra bytes so the
 -- kernel can round its base up):
---   Q        2 halves (d 0..63, 64..127) x block_m rows x 128 bytes
+--   Q        q_bufs x [2 halves (d 0..63, 64..127) x block_m rows x 128 bytes]; two buffers
+--            (load = tma, when they fit) let the next job's Q land during the current job
 --   K ring   stages x [2 halves x kv_tile rows x 128 bytes]
 --   V ring   stages x [2 halves x kv_tile rows x 128 bytes]
 --   O staging (load = tma only): o_bufs x [2 halves x 64 rows x 128 bytes], a consumer's
 --            64 output rows, swizzled like Q, which one producer thread stores with bulk
 --            tensor copies (two buffers when they fit, one per consumer; else one, taken in turn)
---   mbarriers: q_full, q_empty, full_k[stages], full_v[stages], empty_k[stages], empty_v[stages]
---            (tma: + o_full[2], o_empty[2])
--- stages: the most (<= 4) that fit next to Q and one O buffer; a second O buffer when it fits too.
+--   mbarriers: q_full[q_bufs], q_empty[q_bufs], full_k[stages], full_v[stages],
+--            empty_k[stages], empty_v[stages] (tma: + o_full[2])
+-- stages: the most (<= 4) that fit next to one Q and one O buffer; then a second Q buffer, then
+-- a second O buffer, each when it fits (kv 176: 2 stages, 1 Q, 1 O; 144: 2, 2, 1; 128: 2, 2, 2;
+-- 96: 3, 2, 1; 64: 4, 2, 2).
 -- The grid is persistent (runtime: min(jobs, SMs) blocks, each looping over jobs).
 local M = {}
 
@@ -38,18 +41,23 @@ function M.derive(v)
   local kv_stage_bytes = 2 * kv_half_bytes
   local tma = v.load == "tma"
   local o_buf_bytes = tma and (64 * 2 * HALF_ROW_BYTES) or 0
-  local function total(stages, o_bufs)
-    local bars = 8 * (2 + 4 * stages + (tma and 4 or 0))
-    return q_bytes + 2 * stages * kv_stage_bytes + o_bufs * o_buf_bytes + bars + ALIGN_SLACK
+  local function total(stages, o_bufs, q_bufs)
+    local bars = 8 * (2 * q_bufs + 4 * stages + (tma and 2 or 0))
+    return q_bufs * q_bytes + 2 * stages * kv_stage_bytes + o_bufs * o_buf_bytes + bars
+      + ALIGN_SLACK
   end
   local stages = MAX_STAGES
-  while stages > 2 and total(stages, 1) > SMEM_LIMIT do stages = stages - 1 end
-  local o_bufs = 0
-  if tma then o_bufs = total(stages, 2) <= SMEM_LIMIT and 2 or 1 end
+  while stages > 2 and total(stages, 1, 1) > SMEM_LIMIT do stages = stages - 1 end
+  local o_bufs, q_bufs = 0, 1
+  if tma then
+    o_bufs = 1
+    if total(stages, 1, 2) <= SMEM_LIMIT then q_bufs = 2 end
+    if total(stages, 2, q_bufs) <= SMEM_LIMIT then o_bufs = 2 end
+  end
   return {
     threads = v.waves * 32,
     block_m = block_m,
-    smem_bytes = total(stages, o_bufs),
+    smem_bytes = total(stages, o_bufs, q_bufs),
     head_dim = HEAD_DIM,
     consumers = CONSUMERS,
     stages = stages,
@@ -58,6 +66,7 @@ function M.derive(v)
     kv_half_bytes = kv_half_bytes,
     kv_stage_bytes = kv_stage_bytes,
     o_bufs = o_bufs,
+    q_bufs = q_bufs,
     o_buf_bytes = o_buf_bytes,
     tma = tma,
     reg_producer = v.load == "tma" and TMA_PRODUCER_REGS or PRODUCER_REGS,
