@@ -33,9 +33,10 @@ for step in $steps; do
         --peers cudnn,flash --round rtne --md "$OUT/bench_rtne.md" > "$OUT/bench_rtne.log" 2>&1
       grep -E "ceiling|TFLOP/s \||total" "$OUT/bench_rtne.log" | sed 's/ TFLOP\/s | attn_fwd_d128_/ | /' ;;
     modes)
+      # rtna and rtz, each with cuDNN in the same step (MODES_PEERS='' times attngen alone).
       for r in rtna rtz; do
-        timeout 120 python3 "$D/bench/bench.py" --lib "$D/libattngen.so" --shapes all --layout both \
-          --peers '' --budget 0.5 --round $r --md "$OUT/bench_$r.md" > "$OUT/bench_$r.log" 2>&1
+        timeout 150 python3 "$D/bench/bench.py" --lib "$D/libattngen.so" --shapes all --layout both \
+          --peers "${MODES_PEERS-cudnn}" --budget 0.5 --round $r --md "$OUT/bench_$r.md" > "$OUT/bench_$r.log" 2>&1
         grep -E "ceiling|TFLOP/s \||total" "$OUT/bench_$r.log" | sed 's/ TFLOP\/s | attn_fwd_d128_/ | /'
       done ;;
     base)

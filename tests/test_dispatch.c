@@ -372,9 +372,10 @@ static void test_dispatch_sm90_prefers_wgmma(void **state) {
   assert_string_equal(r.name, "s_w4_kv64");
 }
 
-/* wgmma: the tile with the least ceil(Skv / kv) * (kv + 8): 176 on long KV and for 700 keys
- * (4 x 176 beats 5 x 144), 128 for 512 and 2048 keys (no padding beats a quarter fewer tiles),
- * 2 x 144 for 257 keys, 128 for 100 and 384 keys, 64 for 64 keys. */
+/* wgmma: the tile with the least measured cost per job, tiles x T + J (T: 64: 102, 128: 166,
+ * 144: 189, 176: 223; J: 176: 41, else 0): 176 on long KV (47 x 223 + 41 < 64 x 166) and for
+ * 700 keys (4 x 176 beats 5 x 144 and 6 x 128), 128 for 512 and 2048 keys, 2 x 144 for 257
+ * keys, 128 for 100 and 384 keys, 64 for 64 keys. */
 static void test_dispatch_sm90_wgmma_kv_tile(void **state) {
   static const attngen__variant_desc wg[] = {
     {"s_wg_kv64", ATTNGEN__TARGET_SM90, 0, 0, 1, 64, 12, 0, 2, 384, 128, 230504, 64},

@@ -275,14 +275,26 @@ static int prefer_impl(const attngen__features *f, const attngen__variant_desc *
   return pick;
 }
 
-/* wgmma: the KV tile with the least modelled work, ceil(Skv / kv) * (kv + c): padded keys
- * computed plus a fixed per-tile cost of c key-equivalents (barrier hand-offs, the wgmma
- * pipeline's issue/wait latency, one softmax round). c = 8 is fitted to the tuner's times of
- * the 64..176-key tiles with O stored through shared memory (bench/RESULTS.md run O1: c from
- * 7 to 12 on 6 of the 9 shapes, each pair of tiles compared; every tuned winner of the 9
- * is the rule's pick with c = 8). Long KV -> 176; Skv 512..2048 -> 128; Skv 257 -> 2 x 144;
- * Skv 700 -> 4 x 176; Skv 100 -> 128. Ties go to the larger tile. */
-#define WGMMA_TILE_COST_KEYS 8
+/* wgmma: the KV tile with the least modelled time per job, ceil(Skv / kv) * T(kv) + J(kv), in
+ * key-equivalents: T the time of one tile, J an extra cost per job. Both are measured, not
+ * assumed (bench/RESULTS.md runs O3-O6): T from the tuner's long-KV times per tile, scaled so
+ * that T = kv + 38 for the 64- and 128-key tiles; the 176-key tile's T = 223 and J = 41 from
+ * the same-call A/B of the forced 176- and 128-key variants on H200 (run O6: equal speed at
+ * 8192 keys within 1%, 176 7% slower at 512 keys). J is the job boundary's wait for Q: the
+ * 176-key variant has one Q buffer (two do not fit next to its K/V stages), the others load
+ * the next job's Q during the current job. A tile size without a measurement costs kv + 38.
+ * Picks: Skv 512..4096 -> 128, long KV (8192 and up) -> 176, 700 -> 4 x 176, 257 -> 2 x 144,
+ * 100 -> 128. Ties go to the larger tile. */
+#define WGMMA_TILE_OVERHEAD_KEYS 38
+static long wgmma_job_cost(long kv, long tiles) {
+  static const struct {
+    long kv, tile, job;
+  } measured[] = {{64, 102, 0}, {96, 136, 0}, {128, 166, 0}, {144, 189, 0}, {176, 223, 41}};
+  for (size_t i = 0; i < sizeof measured / sizeof measured[0]; i++)
+    if (measured[i].kv == kv) return tiles * measured[i].tile + measured[i].job;
+  return tiles * (kv + WGMMA_TILE_OVERHEAD_KEYS);
+}
+
 static int prefer_wgmma_kv_tile(const attngen__features *f, const attngen__variant_desc *const *c,
                                 size_t n, char *why, size_t len) {
   int all_wgmma = 1;
@@ -297,15 +309,16 @@ static int prefer_wgmma_kv_tile(const attngen__features *f, const attngen__varia
   for (size_t i = 0; i < n; i++) {
     const long kv = c[i]->kv_tile > 0 ? c[i]->kv_tile : 1;
     const long t = (skv + kv - 1) / kv;
-    const long cost = t * (kv + WGMMA_TILE_COST_KEYS);
+    const long cost = wgmma_job_cost(kv, t);
     if (pick < 0 || cost < best || (cost == best && kv > pick)) {
       pick = (int)kv;
       best = cost;
       tiles = t;
     }
   }
-  snprintf(why, len, "kv_tile=%d: %ld tile(s) for Skv %d, least ceil(Skv/kv)*(kv+%d) = %ld",
-           pick, tiles, f->shape.seqlen_kv, WGMMA_TILE_COST_KEYS, best);
+  snprintf(why, len, "kv_tile=%d: %ld tile(s) for Skv %d, least measured cost per job "
+           "(tiles x tile cost + job cost) = %ld key-equivalents", pick, tiles, f->shape.seqlen_kv,
+           best);
   return pick;
 }
 
@@ -316,7 +329,7 @@ const attngen__heuristic_rule attngen__heuristic_rules[] = {
   {"impl-wgmma", "impl", ATTNGEN__TARGET_SM90, prefer_impl,
    "Hopper warpgroup MMA with async loads: measured 3.6x the mma.sync kernel (run 1)"},
   {"wgmma-kv-tile", "kv_tile", ATTNGEN__TARGET_SM90, prefer_wgmma_kv_tile,
-   "least padded work plus a per-tile cost fitted to the 176- vs 128-key measurement (run 2)"},
+   "least measured time per job: tiles x tile cost + job cost (H200 runs O3-O6)"},
   {"q-tiles-fill", "q_tiles", -1, prefer_q_tiles,
    "larger Q tiles reuse each K/V tile for more rows but make fewer blocks; keep >= 2 rounds"},
   {"waves-fill", "waves", ATTNGEN__TARGET_SM90, prefer_waves,
