@@ -392,14 +392,6 @@ WG_FN void wg_tma_load_4d(wg_u32 dst, const void *map, wg_u32 bar, int c0, int c
       : "memory");
 }
 
-// Prefetches one box of a 4D tensor map at (c0 .. c3) into L2 (no shared memory, no
-// completion to wait for).
-WG_FN void wg_tma_prefetch_l2_4d(const void *map, int c0, int c1, int c2, int c3) {
-  asm volatile("cp.async.bulk.prefetch.tensor.4d.L2.global.tile [%0, {%1, %2, %3, %4}];"
-               ::"l"(map), "r"(c0), "r"(c1), "r"(c2), "r"(c3)
-               : "memory");
-}
-
 // One box from shared memory at `src` to a 4D tensor map at (c0 .. c3); elements outside the
 // tensor are not written. Completion is tracked per thread in bulk groups.
 WG_FN void wg_tma_store_4d(const void *map, wg_u32 src, int c0, int c1, int c2, int c3) {
@@ -778,7 +770,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
   // (macros, not variables: computed where used, so that no register holds them in the
   // producer's 24-register code)
 #define sO (sbase + kOffO)
-#define bar_o_full (bar_empty_v + 8 * kStages)   /* [2]: O buffer written (128 arrivals) */
+#define bar_o_full (bar_empty_v + 8 * kStages)   /* [O buffer]: written (128 arrivals) */
   // O buffer free again (its stores have read it): named barriers 3 and 4, 160 threads (a
   // consumer's 128 wait with bar.sync, the storer's warp arrives). One buffer: barrier 3 + c
   // = "free for consumer c" (the storer arrives on it after storing the other consumer's
@@ -824,7 +816,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       wg_mbar_init(bar_empty_v + 8 * s, 8);
     }
 #line 233 "templates/sm90/attn_fwd_wgmma.cu.in"
-    for (int i = 0; i < 2; ++i) wg_mbar_init(bar_o_full + 8 * i, 128);  // the writing consumer
+    for (int i = 0; i < kOBufs; ++i) wg_mbar_init(bar_o_full + 8 * i, 128);  // its consumer
 #line 235 "templates/sm90/attn_fwd_wgmma.cu.in"
     wg_fence_mbar_init();
   }
@@ -933,7 +925,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
         }
       }
     }
-#line 402 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 403 "templates/sm90/attn_fwd_wgmma.cu.in"
   } else {
     // ================================ consumers ===============================
     wg_setmaxnreg_inc<240>();
@@ -987,12 +979,12 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       }
       wg_commit();
     };
-#line 456 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 457 "templates/sm90/attn_fwd_wgmma.cu.in"
     // Waits for my turn on the tensor cores, then orders my register writes before the
     // wgmmas (the tiles arrived through the async proxy: no proxy fence).
     auto begin_issue = [&]() {
       wg_bar_sync(bar_me, 256);
-#line 467 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 468 "templates/sm90/attn_fwd_wgmma.cu.in"
 #pragma unroll
       for (int i = 0; i < 64; ++i) wg_fence_operand(o[i]);
 #pragma unroll
@@ -1055,11 +1047,11 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       }
     };
 
-#line 530 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 531 "templates/sm90/attn_fwd_wgmma.cu.in"
     // Step 6: o = O * (1 / l) (l = 0 -> 0), rounded, into this consumer's O buffer (the
     // storer writes it out). Step 7: LSE = m ln2 + ln l. For job `job` with the final running
     // max (em0, em1) and this thread's parts of l (el0, el1).
-#line 538 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 539 "templates/sm90/attn_fwd_wgmma.cu.in"
     auto epilogue = [&](int job, float em0, float em1, float el0, float el1) {
       long long q_base, kv_base;
       int q0, h, b;
@@ -1073,7 +1065,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       const float inv1 = ls1 == 0.f ? 0.f : wg_rcp_rn(ls1);
       const int qa = q0 + 64 * cw + 16 * wq + g;  // rows qa and qa + 8
       const bool ok0 = qa < Sq, ok1 = qa + 8 < Sq;
-#line 552 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 553 "templates/sm90/attn_fwd_wgmma.cu.in"
       (void)q_base;
       // Wait until the buffer's previous contents have been read by their stores (a named
       // barrier: an mbarrier wait loop here, with O and S live, made ptxas spill).
@@ -1083,17 +1075,21 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       // the chunk bits (4..6) of the address XOR c, with g's bits set in `orow`.
       const wg_u32 orow = (sO + (wg_u32)ob * kOBufBytes + (wg_u32)(16 * wq) * 128u +
                            (wg_u32)g * 128u + 4u * t4) | ((wg_u32)g << 4);
+#line 567 "templates/sm90/attn_fwd_wgmma.cu.in"
 #pragma unroll
       for (int i = 0; i < 16; ++i) {
         const wg_u32 r0 = round_out2(wg_mul_rn(o[4 * i], inv0), wg_mul_rn(o[4 * i + 1], inv0));
         const wg_u32 r1 = round_out2(wg_mul_rn(o[4 * i + 2], inv1), wg_mul_rn(o[4 * i + 3], inv1));
+#line 572 "templates/sm90/attn_fwd_wgmma.cu.in"
         const wg_u32 at = (orow ^ ((wg_u32)(i & 7) << 4)) + (wg_u32)(i >> 3) * (kOBufBytes / 2);
         wg_st_shared_b32(at, r0);
         wg_st_shared_b32(at + 8u * 128u, r1);
+#line 579 "templates/sm90/attn_fwd_wgmma.cu.in"
       }
+#line 581 "templates/sm90/attn_fwd_wgmma.cu.in"
       wg_fence_proxy_async();                // st.shared (generic) -> the stores (async proxy)
       wg_mbar_arrive(bar_o_full + 8 * ob);
-#line 583 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 584 "templates/sm90/attn_fwd_wgmma.cu.in"
       if (a.lse != 0 && t4 == 0) {
         float *lse = a.lse + ((long long)b * H + h) * (long long)Sq;
         if (ok0) wg_st_global_f32(lse + qa, wg_add_rn(wg_mul_rn(em0, kLn2), logf(ls0)));
@@ -1239,6 +1235,6 @@ extern "C" __global__ void __launch_bounds__(384, 1)
     }
   }
 }
-#line 729 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 730 "templates/sm90/attn_fwd_wgmma.cu.in"
 #undef sO
 #undef bar_o_full

@@ -14,7 +14,7 @@
 --            64 output rows, swizzled like Q, which one producer thread stores with bulk
 --            tensor copies (two buffers when they fit, one per consumer; else one, taken in turn)
 --   mbarriers: q_full[q_bufs], q_empty[q_bufs], full_k[stages], full_v[stages],
---            empty_k[stages], empty_v[stages] (tma: + o_full[2])
+--            empty_k[stages], empty_v[stages], o_full[o_bufs] (tma)
 -- stages: the most (<= 4) that fit next to one Q and one O buffer; then a second Q buffer, then
 -- a second O buffer, each when it fits (kv 176: 2 stages, 1 Q, 1 O; 144: 2, 2, 1; 128: 2, 2, 2;
 -- 96: 3, 2, 1; 64: 4, 2, 2).
@@ -42,15 +42,14 @@ function M.derive(v)
   local tma = v.load == "tma"
   local o_buf_bytes = tma and (64 * 2 * HALF_ROW_BYTES) or 0
   local function total(stages, o_bufs, q_bufs)
-    local bars = 8 * (2 * q_bufs + 4 * stages + (tma and 2 or 0))
+    local bars = 8 * (2 * q_bufs + 4 * stages + o_bufs)
     return q_bufs * q_bytes + 2 * stages * kv_stage_bytes + o_bufs * o_buf_bytes + bars
       + ALIGN_SLACK
   end
+  local o_bufs, q_bufs = tma and 1 or 0, 1
   local stages = MAX_STAGES
-  while stages > 2 and total(stages, 1, 1) > SMEM_LIMIT do stages = stages - 1 end
-  local o_bufs, q_bufs = 0, 1
+  while stages > 2 and total(stages, o_bufs, 1) > SMEM_LIMIT do stages = stages - 1 end
   if tma then
-    o_bufs = 1
     if total(stages, 1, 2) <= SMEM_LIMIT then q_bufs = 2 end
     if total(stages, 2, q_bufs) <= SMEM_LIMIT then o_bufs = 2 end
   end

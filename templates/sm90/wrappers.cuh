@@ -343,14 +343,6 @@ WG_FN void wg_tma_load_4d(wg_u32 dst, const void *map, wg_u32 bar, int c0, int c
       : "memory");
 }
 
-// Prefetches one box of a 4D tensor map at (c0 .. c3) into L2 (no shared memory, no
-// completion to wait for).
-WG_FN void wg_tma_prefetch_l2_4d(const void *map, int c0, int c1, int c2, int c3) {
-  asm volatile("cp.async.bulk.prefetch.tensor.4d.L2.global.tile [%0, {%1, %2, %3, %4}];"
-               ::"l"(map), "r"(c0), "r"(c1), "r"(c2), "r"(c3)
-               : "memory");
-}
-
 // One box from shared memory at `src` to a 4D tensor map at (c0 .. c3); elements outside the
 // tensor are not written. Completion is tracked per thread in bulk groups.
 WG_FN void wg_tma_store_4d(const void *map, wg_u32 src, int c0, int c1, int c2, int c3) {
