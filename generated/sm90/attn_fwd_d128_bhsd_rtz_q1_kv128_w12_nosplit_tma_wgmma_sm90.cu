@@ -531,18 +531,25 @@ WG_FN wg_u32 wg_pack_bf16x2_rz(float lo, float hi) {
   return r;
 }
 
-// RTNA pack of two finite-or-NaN values that are not +-Inf (P of the softmax): setting the
+// RTNA tie-break of one finite-or-NaN value that is not +-Inf (P of the softmax): setting the
 // lowest mantissa bit turns an exact tie (low 16 bits 0x8000) into 0x8001, which nearest-even
 // rounds away from zero, and changes no other rounding decision (low bits below 0x8000 stay
-// below it: x | 1 <= 0x7FFF); then one cvt.rn. A NaN stays NaN. (+-Inf would become NaN,
-// which is why this is only for P.)
-WG_FN wg_u32 wg_pack_bf16x2_rna_noinf(float lo, float hi) {
-  wg_u32 r;
-  asm("{\n.reg .f32 a, b;\nor.b32 a, %1, 1;\nor.b32 b, %2, 1;\n"
-      "cvt.rn.bf16x2.f32 %0, b, a;\n}\n"
-      : "=r"(r)
-      : "r"(wg_f32_bits(lo)), "r"(wg_f32_bits(hi)));
+// below it: x | 1 <= 0x7FFF); cvt.rn (wg_pack_bf16x2_rn) then rounds as RTNA. A NaN stays
+// NaN. (+-Inf would become NaN, which is why this is only for P.)
+WG_FN float wg_rna_tiebreak(float x) {
+  float r;
+  asm("or.b32 %0, %1, 1;" : "=f"(r) : "f"(x));
   return r;
+}
+
+// Whether any lane of the warp has `pred` (vote.any).
+WG_FN bool wg_any(bool pred) {
+  wg_u32 r;
+  asm volatile("{\n.reg .pred p, q;\nsetp.ne.u32 p, %1, 0;\nvote.sync.any.pred q, p, 0xffffffff;\n"
+               "selp.u32 %0, 1, 0, q;\n}\n"
+               : "=r"(r)
+               : "r"((wg_u32)pred));
+  return r != 0;
 }
 
 // ---- shared / global moves -------------------------------------------------------------------
@@ -1155,18 +1162,23 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       }
       float alpha0, alpha1;
       softmax(j, false, alpha0, alpha1);
+      const bool rescale = wg_any(alpha0 != 1.f || alpha1 != 1.f);
       wg_wait<0>();
 #pragma unroll
       for (int i = 0; i < 64; ++i) wg_fence_operand(o[i]);
 #pragma unroll
       for (int i = 0; i < kPRegs; ++i) wg_fence_operand(p[i]);
       if (lane == 0) wg_mbar_arrive(bar_empty_v + 8 * sp);
+      // Step 3: O rescaled to the new max, skipped when no row of the warp has a new max
+      // (alpha = exp2(0) = 1 exactly on all of them: multiplying by 1 changes nothing).
+      if (rescale) {
 #pragma unroll
-      for (int i = 0; i < 64; i += 4) {      // step 3: O rescaled to the new max
-        o[i] = wg_mul_rn(o[i], alpha0);
-        o[i + 1] = wg_mul_rn(o[i + 1], alpha0);
-        o[i + 2] = wg_mul_rn(o[i + 2], alpha1);
-        o[i + 3] = wg_mul_rn(o[i + 3], alpha1);
+        for (int i = 0; i < 64; i += 4) {
+          o[i] = wg_mul_rn(o[i], alpha0);
+          o[i + 1] = wg_mul_rn(o[i + 1], alpha0);
+          o[i + 2] = wg_mul_rn(o[i + 2], alpha1);
+          o[i + 3] = wg_mul_rn(o[i + 3], alpha1);
+        }
       }
       pack();
       ++it;
@@ -1233,6 +1245,6 @@ extern "C" __global__ void __launch_bounds__(384, 1)
     }
   }
 }
-#line 730 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 735 "templates/sm90/attn_fwd_wgmma.cu.in"
 #undef sO
 #undef bar_o_full

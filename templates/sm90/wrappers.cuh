@@ -482,18 +482,25 @@ WG_FN wg_u32 wg_pack_bf16x2_rz(float lo, float hi) {
   return r;
 }
 
-// RTNA pack of two finite-or-NaN values that are not +-Inf (P of the softmax): setting the
+// RTNA tie-break of one finite-or-NaN value that is not +-Inf (P of the softmax): setting the
 // lowest mantissa bit turns an exact tie (low 16 bits 0x8000) into 0x8001, which nearest-even
 // rounds away from zero, and changes no other rounding decision (low bits below 0x8000 stay
-// below it: x | 1 <= 0x7FFF); then one cvt.rn. A NaN stays NaN. (+-Inf would become NaN,
-// which is why this is only for P.)
-WG_FN wg_u32 wg_pack_bf16x2_rna_noinf(float lo, float hi) {
-  wg_u32 r;
-  asm("{\n.reg .f32 a, b;\nor.b32 a, %1, 1;\nor.b32 b, %2, 1;\n"
-      "cvt.rn.bf16x2.f32 %0, b, a;\n}\n"
-      : "=r"(r)
-      : "r"(wg_f32_bits(lo)), "r"(wg_f32_bits(hi)));
+// below it: x | 1 <= 0x7FFF); cvt.rn (wg_pack_bf16x2_rn) then rounds as RTNA. A NaN stays
+// NaN. (+-Inf would become NaN, which is why this is only for P.)
+WG_FN float wg_rna_tiebreak(float x) {
+  float r;
+  asm("or.b32 %0, %1, 1;" : "=f"(r) : "f"(x));
   return r;
+}
+
+// Whether any lane of the warp has `pred` (vote.any).
+WG_FN bool wg_any(bool pred) {
+  wg_u32 r;
+  asm volatile("{\n.reg .pred p, q;\nsetp.ne.u32 p, %1, 0;\nvote.sync.any.pred q, p, 0xffffffff;\n"
+               "selp.u32 %0, 1, 0, q;\n}\n"
+               : "=r"(r)
+               : "r"((wg_u32)pred));
+  return r != 0;
 }
 
 // ---- shared / global moves -------------------------------------------------------------------
