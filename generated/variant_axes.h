@@ -83,10 +83,9 @@ typedef struct attngen__variant_desc {
   int score_fma; /* softmax form: 1 = p = exp2(fma(s, scale_log2, -m)) rounded once, 0 = exp2(fl(s * scale_log2) - m); the CPU reference follows it */
   int v_path; /* attngen__v_path: VT = V pre-transposed into the workspace by a pre-pass launch of the kernel (kargs.reserved = 1) */
   int load; /* attngen__load: TMA = the kernel's parameter is attngen_kargs_tma (tensor maps of q, k, v encoded by the runtime at launch) */
-  int cluster; /* blocks per thread-block cluster (compiled in): 2 = a pair of blocks on neighbouring m-blocks of one head, each loading half of every K/V tile for both (multicast); the grid is a multiple of it */
 } attngen__variant_desc;
 
 /* X(field) for every int field of attngen__variant_desc, in order. */
-#define ATTNGEN__VARIANT_DESC_FIELDS(X) X(target) X(layout) X(rounding) X(q_tiles) X(kv_tile) X(waves) X(kv_split) X(impl) X(threads) X(block_m) X(smem_bytes) X(softmax_step) X(ws_row_bytes) X(score_fma) X(v_path) X(load) X(cluster)
+#define ATTNGEN__VARIANT_DESC_FIELDS(X) X(target) X(layout) X(rounding) X(q_tiles) X(kv_tile) X(waves) X(kv_split) X(impl) X(threads) X(block_m) X(smem_bytes) X(softmax_step) X(ws_row_bytes) X(score_fma) X(v_path) X(load)
 
 #endif /* ATTNGEN_VARIANT_AXES_H */

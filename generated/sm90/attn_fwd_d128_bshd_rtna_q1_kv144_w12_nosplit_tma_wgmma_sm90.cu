@@ -372,28 +372,6 @@ WG_FN void wg_mbar_arrive(wg_u32 bar) {
                : "memory");
 }
 
-// Arrive (release, cluster scope) on the mbarrier at the same shared-memory offset as `bar`
-// in the cluster's CTA of rank `cta` (mapa translates the address).
-WG_FN void wg_mbar_arrive_remote(wg_u32 bar, wg_u32 cta) {
-  asm volatile("{\n.reg .b32 ra;\nmapa.shared::cluster.u32 ra, %0, %1;\n"
-               "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [ra];\n}\n" ::"r"(bar),
-               "r"(cta)
-               : "memory");
-}
-
-// This CTA's rank in its cluster.
-WG_FN wg_u32 wg_cluster_ctarank() {
-  wg_u32 r;
-  asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));
-  return r;
-}
-
-// Every thread of the cluster arrives (release) and waits (acquire): the cluster-wide
-// __syncthreads (also a CTA barrier).
-WG_FN void wg_cluster_sync() {
-  asm volatile("barrier.cluster.arrive.release;\nbarrier.cluster.wait.acquire;" ::: "memory");
-}
-
 // 1 when the phase of parity `parity` has completed (acquire, CTA scope), else 0 after a
 // bounded hardware wait; callers loop.
 WG_FN wg_u32 wg_mbar_try_wait(wg_u32 bar, wg_u32 parity) {
@@ -445,17 +423,6 @@ WG_FN void wg_tma_load_4d(wg_u32 dst, const void *map, wg_u32 bar, int c0, int c
       "cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
       ".L2::cache_hint [%0], [%1, {%2, %3, %4, %5}], [%6], %7;" ::"r"(dst),
       "l"(map), "r"(c0), "r"(c1), "r"(c2), "r"(c3), "r"(bar), "l"(policy)
-      : "memory");
-}
-
-// As wg_tma_load_4d, multicast: the box lands at offset `dst` of the shared memory of every
-// CTA of the cluster in `cta_mask`, each completing the bytes on its own mbarrier at `bar`.
-WG_FN void wg_tma_load_4d_mc(wg_u32 dst, const void *map, wg_u32 bar, int c0, int c1, int c2,
-                             int c3, unsigned short cta_mask, wg_u64 policy) {
-  asm volatile(
-      "cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
-      ".multicast::cluster.L2::cache_hint [%0], [%1, {%2, %3, %4, %5}], [%6], %7, %8;" ::"r"(dst),
-      "l"(map), "r"(c0), "r"(c1), "r"(c2), "r"(c3), "r"(bar), "h"(cta_mask), "l"(policy)
       : "memory");
 }
 
@@ -772,21 +739,16 @@ constexpr int kKvChunks = 18;   // 16-byte copies per producer thread per tile
 constexpr wg_u32 kQHalf = 16384;
 constexpr wg_u32 kKvHalf = 18432;
 constexpr wg_u32 kKvStage = 36864;
-constexpr int kCluster = 2;         // CTAs per cluster (2: K/V tiles multicast)
-constexpr int kKvPart = kKv / kCluster;      // K/V rows of a tile that each CTA loads
-constexpr wg_u32 kKvPartBytes = kKvPart * 128u;  // (a multiple of the 1024-byte swizzle atom)
-constexpr unsigned short kClusterMask = (1u << kCluster) - 1u;
-static_assert(kKvPartBytes % 1024u == 0u, "K/V parts start on a swizzle atom");
 constexpr int kQBufs = 2;            // Q buffers: job n uses buffer n % kQBufs
 constexpr wg_u32 kQBytes = 32768;
 constexpr wg_u32 kOffK = kQBufs * kQBytes;
 constexpr wg_u32 kOffV = kOffK + kStages * kKvStage;
-#line 102 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 97 "templates/sm90/attn_fwd_wgmma.cu.in"
 constexpr int kOBufs = 1;
 constexpr wg_u32 kOBufBytes = 16384;  // 2 halves x 64 rows x 128 bytes
 constexpr wg_u32 kOffO = kOffV + kStages * kKvStage;
 constexpr wg_u32 kOffBar = kOffO + kOBufs * kOBufBytes;
-#line 109 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 104 "templates/sm90/attn_fwd_wgmma.cu.in"
 constexpr float kLn2 = 0.693147180559945309f;
 
 // 128-byte swizzled, 1024-byte atoms: wgmma shared-memory descriptor for a start address,
@@ -805,11 +767,11 @@ __device__ __forceinline__ wg_u32 swz(int r, int c) {
 // P (step 5): two fp32 probabilities -> bf16x2 with the variant's rounding, lower column low.
 // For P only finite values in [0, 1] and NaN occur; NaN stays a NaN (it only feeds P.V).
 __device__ __forceinline__ wg_u32 pack_p(float lo, float hi) {
-#line 132 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 127 "templates/sm90/attn_fwd_wgmma.cu.in"
   // RTNA = (u + 0x8000) >> 16 for finite p: one cvt.rn after setting each mantissa's lowest
   // bit (ties become above-half; p is never +-Inf).
   return wg_pack_bf16x2_rn(wg_rna_tiebreak(lo), wg_rna_tiebreak(hi));
-#line 136 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 131 "templates/sm90/attn_fwd_wgmma.cu.in"
 }
 
 // Output rounding (step 6) of two values, lower column low: exactly the docs/NUMERICS.md formula
@@ -817,9 +779,9 @@ __device__ __forceinline__ wg_u32 pack_p(float lo, float hi) {
 // (cvt.rn / cvt.rz to bf16x2 round finite values as the formulas and give 0x7FFF for every
 // NaN); RTNA has no cvt and uses the integer formula.
 __device__ __forceinline__ wg_u32 round_out2(float lo, float hi) {
-#line 148 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 143 "templates/sm90/attn_fwd_wgmma.cu.in"
   return ag_bf16_rtna(wg_f32_bits(lo)) | (ag_bf16_rtna(wg_f32_bits(hi)) << 16);
-#line 150 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 145 "templates/sm90/attn_fwd_wgmma.cu.in"
 }
 
 __device__ __forceinline__ void mbar_wait(wg_u32 bar, wg_u32 parity) {
@@ -829,11 +791,11 @@ __device__ __forceinline__ void mbar_wait(wg_u32 bar, wg_u32 parity) {
 
 } // namespace
 
-#line 160 "templates/sm90/attn_fwd_wgmma.cu.in"
-extern "C" __global__ void __cluster_dims__(2, 1, 1) __launch_bounds__(384, 1)
+#line 155 "templates/sm90/attn_fwd_wgmma.cu.in"
+extern "C" __global__ void __launch_bounds__(384, 1)
     attn_fwd_d128_bshd_rtna_q1_kv144_w12_nosplit_tma_wgmma_sm90(const __grid_constant__ attngen_kargs_tma prm) {
   const attngen_kargs a = prm.a;            // (a reference kept the param address live: a spill)
-#line 166 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 161 "templates/sm90/attn_fwd_wgmma.cu.in"
   extern __shared__ __align__(1024) unsigned char smem_raw[];
   const wg_u32 sbase = (wg_smem_addr(smem_raw) + 1023u) & ~1023u;
   const wg_u32 sQ = sbase;
@@ -845,7 +807,7 @@ extern "C" __global__ void __cluster_dims__(2, 1, 1) __launch_bounds__(384, 1)
   const wg_u32 bar_full_v = bar_full_k + 8 * kStages;
   const wg_u32 bar_empty_k = bar_full_v + 8 * kStages;  // [stage]: K tile released
   const wg_u32 bar_empty_v = bar_empty_k + 8 * kStages;
-#line 178 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 173 "templates/sm90/attn_fwd_wgmma.cu.in"
   // (macros, not variables: computed where used, so that no register holds them in the
   // producer's 24-register code)
 #define sO (sbase + kOffO)
@@ -857,40 +819,32 @@ extern "C" __global__ void __cluster_dims__(2, 1, 1) __launch_bounds__(384, 1)
   // first use (of barrier 3 only with one buffer, where consumer 1 waits for consumer 0's
   // tile) and leaves out the arrivals that no later use waits for.
   constexpr wg_u32 kBarOFree = 3;
-#line 190 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 185 "templates/sm90/attn_fwd_wgmma.cu.in"
 
   const int tid = (int)threadIdx.x;
   const int wgroup = tid >> 7;
   const int H = a.H, Sq = a.Sq, Skv = a.Skv;
   const int n_mb = a.num_q_blocks;
-  // A job is (m-group, head, batch): m-blocks kCluster mg + rank, one per CTA of the cluster
-  // (rank = the CTA's rank in it); each cluster runs jobs job0, job0 + jstride, ...
-#line 198 "templates/sm90/attn_fwd_wgmma.cu.in"
-  const int rank = (int)wg_cluster_ctarank();
-#line 202 "templates/sm90/attn_fwd_wgmma.cu.in"
-  const int n_mg = (n_mb + kCluster - 1) / kCluster;
-  const int n_jobs = n_mg * H * a.B;
-  const int job0 = (int)blockIdx.x / kCluster;
-  const int jstride = (int)gridDim.x / kCluster;
+  const int n_jobs = n_mb * H * a.B;
   const int n_tiles = (Skv + kKv - 1) / kKv;
-#line 214 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 199 "templates/sm90/attn_fwd_wgmma.cu.in"
   // Element offsets of job `job`'s Q/O rows and K/V rows: 64-bit per-(batch, head) base,
   // 32-bit row offsets within a batch. Also returns the job's first query row.
   auto job_bases = [&](int job, long long &q_base, long long &kv_base, int &q0, int &h, int &b) {
-    const int mb = kCluster * (job % n_mg) + rank;
-    const int hb = job / n_mg;
+    const int mb = job % n_mb;
+    const int hb = job / n_mb;
     h = hb % H;
     b = hb / H;
     q0 = mb * kBlockM;
-#line 223 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 208 "templates/sm90/attn_fwd_wgmma.cu.in"
     q_base = ((long long)b * Sq * H + h) * 128;
     kv_base = ((long long)b * Skv * H + h) * 128;
-#line 229 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 214 "templates/sm90/attn_fwd_wgmma.cu.in"
   };
 
-#line 232 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 217 "templates/sm90/attn_fwd_wgmma.cu.in"
   constexpr wg_u32 kFullArrivals = 1;        // the producer thread's arrive.expect_tx
-#line 236 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 221 "templates/sm90/attn_fwd_wgmma.cu.in"
   if (tid == 0) {
     for (int i = 0; i < kQBufs; ++i) {
       wg_mbar_init(bar_q + 8 * i, kFullArrivals);
@@ -899,23 +853,20 @@ extern "C" __global__ void __cluster_dims__(2, 1, 1) __launch_bounds__(384, 1)
     for (int s = 0; s < kStages; ++s) {
       wg_mbar_init(bar_full_k + 8 * s, kFullArrivals);
       wg_mbar_init(bar_full_v + 8 * s, kFullArrivals);
-      // one arrival per consumer warp of each CTA of the cluster (both write the stage)
-      wg_mbar_init(bar_empty_k + 8 * s, 8 * kCluster);
-      wg_mbar_init(bar_empty_v + 8 * s, 8 * kCluster);
+      wg_mbar_init(bar_empty_k + 8 * s, 8);
+      wg_mbar_init(bar_empty_v + 8 * s, 8);
     }
-#line 249 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 233 "templates/sm90/attn_fwd_wgmma.cu.in"
     for (int i = 0; i < kOBufs; ++i) wg_mbar_init(bar_o_full + 8 * i, 128);  // its consumer
-#line 251 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 235 "templates/sm90/attn_fwd_wgmma.cu.in"
     wg_fence_mbar_init();
   }
-#line 254 "templates/sm90/attn_fwd_wgmma.cu.in"
-  wg_cluster_sync();                         // the peer's mbarriers are ready before any copy
-#line 258 "templates/sm90/attn_fwd_wgmma.cu.in"
+  __syncthreads();
 
   if (wgroup == 0) {
     // ================================ producer ================================
     wg_setmaxnreg_dec<24>();
-#line 263 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 243 "templates/sm90/attn_fwd_wgmma.cu.in"
     if (tid == 0 && n_tiles > 0) {
       const void *map_q = &prm.q;
       const void *map_k = &prm.k;
@@ -929,9 +880,9 @@ extern "C" __global__ void __cluster_dims__(2, 1, 1) __launch_bounds__(384, 1)
 #define once wg_policy_evict_first()
       int it = 0;                            // K/V tiles issued so far (ring position)
       int nj = 0;                            // jobs of this block so far
-      for (int job = job0; job < n_jobs; job += jstride, ++nj) {
-        const int mb = kCluster * (job % n_mg) + rank;
-        const int hb = job / n_mg;
+      for (int job = (int)blockIdx.x; job < n_jobs; job += (int)gridDim.x, ++nj) {
+        const int mb = job % n_mb;
+        const int hb = job / n_mb;
         const int h = hb % H;
         const int b = hb / H;
         for (int j = 0; j < n_tiles; ++j, ++it) {
@@ -943,14 +894,8 @@ extern "C" __global__ void __cluster_dims__(2, 1, 1) __launch_bounds__(384, 1)
           const wg_u32 fk = bar_full_k + 8 * s;
           const wg_u32 dk = sK + s * kKvStage;
           wg_mbar_arrive_expect_tx(fk, 2u * kKvHalf);
-#line 291 "templates/sm90/attn_fwd_wgmma.cu.in"
-          // This CTA's kKvPart rows of the tile, into the same place in both CTAs (the peer
-          // sends the other rows): each full barrier expects the whole tile.
-          wg_tma_load_4d_mc(dk + rank * kKvPartBytes, map_k, fk, 0, j * kKv + rank * kKvPart, h, b,
-                            kClusterMask, keep);
-          wg_tma_load_4d_mc(dk + kKvHalf + rank * kKvPartBytes, map_k, fk, 64,
-                            j * kKv + rank * kKvPart, h, b, kClusterMask, keep);
-#line 301 "templates/sm90/attn_fwd_wgmma.cu.in"
+          wg_tma_load_4d(dk, map_k, fk, 0, j * kKv, h, b, keep);
+          wg_tma_load_4d(dk + kKvHalf, map_k, fk, 64, j * kKv, h, b, keep);
           if (j == 0) {
             // The job's Q after its first K tile: K_0's stage is free a round before the
             // previous job's last S releases Q, so K_0 is not held up behind that wait.
@@ -970,12 +915,8 @@ extern "C" __global__ void __cluster_dims__(2, 1, 1) __launch_bounds__(384, 1)
           const wg_u32 fv = bar_full_v + 8 * s;
           const wg_u32 dv = sV + s * kKvStage;
           wg_mbar_arrive_expect_tx(fv, 2u * kKvHalf);
-#line 321 "templates/sm90/attn_fwd_wgmma.cu.in"
-          wg_tma_load_4d_mc(dv + rank * kKvPartBytes, map_v, fv, 0, j * kKv + rank * kKvPart, h, b,
-                            kClusterMask, keep);
-          wg_tma_load_4d_mc(dv + kKvHalf + rank * kKvPartBytes, map_v, fv, 64,
-                            j * kKv + rank * kKvPart, h, b, kClusterMask, keep);
-#line 329 "templates/sm90/attn_fwd_wgmma.cu.in"
+          wg_tma_load_4d(dv, map_v, fv, 0, j * kKv, h, b, keep);
+          wg_tma_load_4d(dv + kKvHalf, map_v, fv, 64, j * kKv, h, b, keep);
         }
       }
 #undef keep
@@ -993,13 +934,13 @@ extern "C" __global__ void __cluster_dims__(2, 1, 1) __launch_bounds__(384, 1)
       // are 2n + c (parity c), with two buffers n (the job count's parity).
       // The job's coordinates are stepped, not divided (this thread has 24 registers).
       wg_u32 jpar = 0;
-      int mg = job0 % n_mg;
-      int h = (job0 / n_mg) % H;
-      int b = (job0 / n_mg) / H;
-      for (int job = job0; job < n_jobs; job += jstride, jpar ^= 1u) {
+      int mb = (int)blockIdx.x % n_mb;
+      int h = ((int)blockIdx.x / n_mb) % H;
+      int b = ((int)blockIdx.x / n_mb) / H;
+      for (int job = (int)blockIdx.x; job < n_jobs; job += (int)gridDim.x, jpar ^= 1u) {
         for (int c = 0; c < 2; ++c) {
           const int ob = kOBufs == 2 ? c : 0;
-          const int row = (kCluster * mg + rank) * kBlockM + 64 * c;
+          const int row = mb * kBlockM + 64 * c;
           if (issuer) {
             mbar_wait(bar_o_full + 8 * ob, kOBufs == 2 ? jpar : (wg_u32)c);
             if (row < Sq) {                  // (a box wholly past Sq has nothing to store)
@@ -1013,11 +954,11 @@ extern "C" __global__ void __cluster_dims__(2, 1, 1) __launch_bounds__(384, 1)
           __syncwarp();
           // One buffer: consumer c's tile is stored, so the buffer is free for the other
           // consumer; two buffers: buffer c is free (for consumer c).
-          const bool more = job + jstride < n_jobs;
+          const bool more = job + (int)gridDim.x < n_jobs;
           if (more || (kOBufs == 1 && c == 0))
             wg_bar_arrive(kOBufs == 2 ? kBarOFree + c : kBarOFree + (c ^ 1), 160);
         }
-        for (mg += jstride; mg >= n_mg; mg -= n_mg) {
+        for (mb += (int)gridDim.x; mb >= n_mb; mb -= n_mb) {
           if (++h == H) {
             h = 0;
             ++b;
@@ -1025,7 +966,7 @@ extern "C" __global__ void __cluster_dims__(2, 1, 1) __launch_bounds__(384, 1)
         }
       }
     }
-#line 439 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 403 "templates/sm90/attn_fwd_wgmma.cu.in"
   } else {
     // ================================ consumers ===============================
     wg_setmaxnreg_inc<240>();
@@ -1050,14 +991,6 @@ extern "C" __global__ void __cluster_dims__(2, 1, 1) __launch_bounds__(384, 1)
     float m0, m1;                            // running max of t (rows g, g + 8), step 3
     float l0, l1;                            // this thread's part of l, step 4
 
-    // Releases a K or V stage: on this CTA's empty mbarrier and, in a cluster, on the peer's
-    // (whose producer also writes the stage in both CTAs).
-    auto release_kv = [&](wg_u32 bar) {
-      wg_mbar_arrive(bar);
-#line 468 "templates/sm90/attn_fwd_wgmma.cu.in"
-      wg_mbar_arrive_remote(bar, (wg_u32)rank ^ 1u);
-#line 470 "templates/sm90/attn_fwd_wgmma.cu.in"
-    };
     // This consumer's 64 rows of the Q buffer of the job whose S is issued next, and that
     // buffer's q_empty mbarrier (switched at each job boundary).
     wg_u32 q_rows = sQ + (wg_u32)cw * 64u * 128u;
@@ -1087,12 +1020,12 @@ extern "C" __global__ void __cluster_dims__(2, 1, 1) __launch_bounds__(384, 1)
       }
       wg_commit();
     };
-#line 501 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 457 "templates/sm90/attn_fwd_wgmma.cu.in"
     // Waits for my turn on the tensor cores, then orders my register writes before the
     // wgmmas (the tiles arrived through the async proxy: no proxy fence).
     auto begin_issue = [&]() {
       wg_bar_sync(bar_me, 256);
-#line 512 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 468 "templates/sm90/attn_fwd_wgmma.cu.in"
 #pragma unroll
       for (int i = 0; i < 64; ++i) wg_fence_operand(o[i]);
 #pragma unroll
@@ -1155,11 +1088,11 @@ extern "C" __global__ void __cluster_dims__(2, 1, 1) __launch_bounds__(384, 1)
       }
     };
 
-#line 575 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 531 "templates/sm90/attn_fwd_wgmma.cu.in"
     // Step 6: o = O * (1 / l) (l = 0 -> 0), rounded, into this consumer's O buffer (the
     // storer writes it out). Step 7: LSE = m ln2 + ln l. For job `job` with the final running
     // max (em0, em1) and this thread's parts of l (el0, el1).
-#line 583 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 539 "templates/sm90/attn_fwd_wgmma.cu.in"
     auto epilogue = [&](int job, float em0, float em1, float el0, float el1) {
       long long q_base, kv_base;
       int q0, h, b;
@@ -1173,7 +1106,7 @@ extern "C" __global__ void __cluster_dims__(2, 1, 1) __launch_bounds__(384, 1)
       const float inv1 = ls1 == 0.f ? 0.f : wg_rcp_rn(ls1);
       const int qa = q0 + 64 * cw + 16 * wq + g;  // rows qa and qa + 8
       const bool ok0 = qa < Sq, ok1 = qa + 8 < Sq;
-#line 597 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 553 "templates/sm90/attn_fwd_wgmma.cu.in"
       (void)q_base;
       // Wait until the buffer's previous contents have been read by their stores (a named
       // barrier: an mbarrier wait loop here, with O and S live, made ptxas spill).
@@ -1183,21 +1116,21 @@ extern "C" __global__ void __cluster_dims__(2, 1, 1) __launch_bounds__(384, 1)
       // the chunk bits (4..6) of the address XOR c, with g's bits set in `orow`.
       const wg_u32 orow = (sO + (wg_u32)ob * kOBufBytes + (wg_u32)(16 * wq) * 128u +
                            (wg_u32)g * 128u + 4u * t4) | ((wg_u32)g << 4);
-#line 611 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 567 "templates/sm90/attn_fwd_wgmma.cu.in"
 #pragma unroll
       for (int i = 0; i < 16; ++i) {
         const wg_u32 r0 = round_out2(wg_mul_rn(o[4 * i], inv0), wg_mul_rn(o[4 * i + 1], inv0));
         const wg_u32 r1 = round_out2(wg_mul_rn(o[4 * i + 2], inv1), wg_mul_rn(o[4 * i + 3], inv1));
-#line 616 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 572 "templates/sm90/attn_fwd_wgmma.cu.in"
         const wg_u32 at = (orow ^ ((wg_u32)(i & 7) << 4)) + (wg_u32)(i >> 3) * (kOBufBytes / 2);
         wg_st_shared_b32(at, r0);
         wg_st_shared_b32(at + 8u * 128u, r1);
-#line 623 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 579 "templates/sm90/attn_fwd_wgmma.cu.in"
       }
-#line 625 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 581 "templates/sm90/attn_fwd_wgmma.cu.in"
       wg_fence_proxy_async();                // st.shared (generic) -> the stores (async proxy)
       wg_mbar_arrive(bar_o_full + 8 * ob);
-#line 628 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 584 "templates/sm90/attn_fwd_wgmma.cu.in"
       if (a.lse != 0 && t4 == 0) {
         float *lse = a.lse + ((long long)b * H + h) * (long long)Sq;
         if (ok0) wg_st_global_f32(lse + qa, wg_add_rn(wg_mul_rn(em0, kLn2), logf(ls0)));
@@ -1221,10 +1154,10 @@ extern "C" __global__ void __cluster_dims__(2, 1, 1) __launch_bounds__(384, 1)
     // waited on.
     int it = 0;                              // K/V tiles consumed so far (ring position)
     int nj = 0;                              // jobs of this block so far
-    int job = job0;                          // the job of the current round
+    int job = (int)blockIdx.x;               // the job of the current round
     int o_job = job;                         // the job whose O is in o[]
     if (n_tiles == 0) {                      // Skv = 0: out = 0, LSE = -inf
-      for (; job < n_jobs; job += jstride) epilogue(job, neg_inf, neg_inf, 0.f, 0.f);
+      for (; job < n_jobs; job += (int)gridDim.x) epilogue(job, neg_inf, neg_inf, 0.f, 0.f);
       return;
     }
     if (cw == 1) wg_bar_arrive(1, 256);      // consumer 0 issues first
@@ -1239,7 +1172,7 @@ extern "C" __global__ void __cluster_dims__(2, 1, 1) __launch_bounds__(384, 1)
 #pragma unroll
       for (int i = 0; i < kSRegs; ++i) wg_fence_operand(s[i]);
       if (lane == 0) {
-        release_kv(bar_empty_k);
+        wg_mbar_arrive(bar_empty_k);
         if (n_tiles == 1) wg_mbar_arrive(q_empty);
       }
       float alpha0, alpha1;
@@ -1260,7 +1193,7 @@ extern "C" __global__ void __cluster_dims__(2, 1, 1) __launch_bounds__(384, 1)
 #pragma unroll
       for (int i = 0; i < kSRegs; ++i) wg_fence_operand(s[i]);
       if (lane == 0) {
-        release_kv(bar_empty_k + 8 * sj);
+        wg_mbar_arrive(bar_empty_k + 8 * sj);
         if (j == n_tiles - 1) wg_mbar_arrive(q_empty);  // the job's last read of Q
       }
       float alpha0, alpha1;
@@ -1271,7 +1204,7 @@ extern "C" __global__ void __cluster_dims__(2, 1, 1) __launch_bounds__(384, 1)
       for (int i = 0; i < 64; ++i) wg_fence_operand(o[i]);
 #pragma unroll
       for (int i = 0; i < kPRegs; ++i) wg_fence_operand(p[i]);
-      if (lane == 0) release_kv(bar_empty_v + 8 * sp);
+      if (lane == 0) wg_mbar_arrive(bar_empty_v + 8 * sp);
       // Step 3: O rescaled to the new max, skipped when no row of the warp has a new max
       // (alpha = exp2(0) = 1 exactly on all of them: multiplying by 1 changes nothing).
       if (rescale) {
@@ -1288,7 +1221,7 @@ extern "C" __global__ void __cluster_dims__(2, 1, 1) __launch_bounds__(384, 1)
     };
     it = 1;
     for (int j = 1; j < n_tiles; ++j) steady_round(j);
-    for (job += jstride; job < n_jobs; job += jstride) {
+    for (job += (int)gridDim.x; job < n_jobs; job += (int)gridDim.x) {
       ++nj;
       {
         // Job boundary: S_0 of `job` and the last P.V of o_job; then o_job's epilogue.
@@ -1310,7 +1243,7 @@ extern "C" __global__ void __cluster_dims__(2, 1, 1) __launch_bounds__(384, 1)
 #pragma unroll
         for (int i = 0; i < kSRegs; ++i) wg_fence_operand(s[i]);
         if (lane == 0) {
-          release_kv(bar_empty_k + 8 * sj);
+          wg_mbar_arrive(bar_empty_k + 8 * sj);
           if (n_tiles == 1) wg_mbar_arrive(q_empty);
         }
         const float pm0 = m0, pm1 = m1, pl0 = l0, pl1 = l1;  // o_job's, for its epilogue
@@ -1323,7 +1256,7 @@ extern "C" __global__ void __cluster_dims__(2, 1, 1) __launch_bounds__(384, 1)
         for (int i = 0; i < 64; ++i) wg_fence_operand(o[i]);
 #pragma unroll
         for (int i = 0; i < kPRegs; ++i) wg_fence_operand(p[i]);
-        if (lane == 0) release_kv(bar_empty_v + 8 * sp);
+        if (lane == 0) wg_mbar_arrive(bar_empty_v + 8 * sp);
         epilogue(o_job, pm0, pm1, pl0, pl1);
         o_job = job;
 #pragma unroll
@@ -1343,16 +1276,11 @@ extern "C" __global__ void __cluster_dims__(2, 1, 1) __launch_bounds__(384, 1)
       wg_wait<0>();
 #pragma unroll
       for (int i = 0; i < 64; ++i) wg_fence_operand(o[i]);
-      if (lane == 0) release_kv(bar_empty_v + 8 * sp);
+      if (lane == 0) wg_mbar_arrive(bar_empty_v + 8 * sp);
       epilogue(o_job, m0, m1, l0, l1);
     }
   }
-#line 778 "templates/sm90/attn_fwd_wgmma.cu.in"
-  // No CTA leaves while its peer may still arrive on its mbarriers (Skv = 0: no traffic, and
-  // the consumers returned early).
-  if (n_tiles > 0) wg_cluster_sync();
-#line 782 "templates/sm90/attn_fwd_wgmma.cu.in"
 }
-#line 784 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 735 "templates/sm90/attn_fwd_wgmma.cu.in"
 #undef sO
 #undef bar_o_full

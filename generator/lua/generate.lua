@@ -28,9 +28,7 @@ function M.values(v)
   values.name = config.name(v)
   if values.softmax_step == nil then values.softmax_step = v.kv_tile end
   if values.score_fma == nil then values.score_fma = 0 end
-  if values.cluster == nil then values.cluster = 1 end
-  for _, key in ipairs({ "threads", "block_m", "smem_bytes", "softmax_step", "score_fma",
-    "cluster" }) do
+  for _, key in ipairs({ "threads", "block_m", "smem_bytes", "softmax_step", "score_fma" }) do
     if math.type(values[key]) ~= "integer" then
       error(string.format("attngen: %s.derive() must return integer '%s' (variant %s)", f.module,
         key, values.name), 0)
@@ -88,9 +86,6 @@ M.desc_fields = {
     .. "launch of the kernel (kargs.reserved = 1)" },
   { "load", "attngen__load: TMA = the kernel's parameter is attngen_kargs_tma (tensor maps "
     .. "of q, k, v encoded by the runtime at launch)" },
-  { "cluster", "blocks per thread-block cluster (compiled in): 2 = a pair of blocks on "
-    .. "neighbouring m-blocks of one head, each loading half of every K/V tile for both "
-    .. "(multicast); the grid is a multiple of it" },
 }
 
 -- Descriptor values of a variant: field -> integer (enum ids for named axes).

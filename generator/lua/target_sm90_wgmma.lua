@@ -30,19 +30,9 @@ local CONSUMERS = 2                   -- consumer warpgroups
 local PRODUCER_REGS = 40              -- setmaxnreg budgets: 128*40 + 256*232 <= 65536
 local CONSUMER_REGS = 232
 -- load = tma: one producer thread issues the bulk tensor copies, the producer warpgroup keeps
--- 24 registers and the consumers get what it gives back: launched with 168 per thread (384
--- threads, 64512 of the 65536), the block can only move its own registers, so
--- (168 - 24) * 128 = (240 - 168) * 256. Tiles of <= 96 keys need fewer consumer registers
--- (S + P + O = 136 at kv 96) and give the producer 40 (24 spilled around its multicast copies
--- at kv 64): (168 - 40) * 128 = (232 - 168) * 256.
+-- 24 registers and the consumers get the rest: 128*24 + 256*240 = 64512 <= 65536.
 local TMA_PRODUCER_REGS = 24
 local TMA_CONSUMER_REGS = 240
-local TMA_SHORT_KV = 96
-local TMA_SHORT_PRODUCER_REGS = 40
-local TMA_SHORT_CONSUMER_REGS = 232
--- load = tma: blocks per cluster. A pair of blocks runs neighbouring m-blocks of the same head
--- and each loads half of every K/V tile for both (multicast): half the K/V bytes from L2 per block.
-local CLUSTER_TMA = 2
 
 function M.derive(v)
   local block_m = 64 * v.q_tiles * CONSUMERS
@@ -78,11 +68,8 @@ function M.derive(v)
     q_bufs = q_bufs,
     o_buf_bytes = o_buf_bytes,
     tma = tma,
-    cluster = tma and CLUSTER_TMA or 1,
-    reg_producer = not tma and PRODUCER_REGS
-      or (v.kv_tile <= TMA_SHORT_KV and TMA_SHORT_PRODUCER_REGS or TMA_PRODUCER_REGS),
-    reg_consumer = not tma and CONSUMER_REGS
-      or (v.kv_tile <= TMA_SHORT_KV and TMA_SHORT_CONSUMER_REGS or TMA_CONSUMER_REGS),
+    reg_producer = v.load == "tma" and TMA_PRODUCER_REGS or PRODUCER_REGS,
+    reg_consumer = v.load == "tma" and TMA_CONSUMER_REGS or CONSUMER_REGS,
   }
 end
 

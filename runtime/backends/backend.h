@@ -24,8 +24,6 @@ typedef struct attngen__tma_boxes {
   int q_rows;  /* rows of a q box (block_m) */
   int kv_rows; /* rows of a k or v box (kv_tile) */
   int o_rows;  /* rows of an o box (the rows one consumer warpgroup stores) */
-  int cluster; /* blocks per cluster compiled into the kernel (1: none); the backend may lower
-                * grid[0] (a multiple of it) to the clusters the device runs at once */
 } attngen__tma_boxes;
 
 typedef struct attngen__backend_ops {

@@ -48,15 +48,6 @@ enum {
 /* The ABI version requested from cuGetProcAddress for every symbol. */
 #define ATTNGEN__CUDA_ABI 12000
 
-/* cuda.h's CUlaunchConfig (CUDA 12.0 ABI); no attributes are passed (cluster sizes are
- * compiled into the kernels). */
-typedef struct cu_launch_config {
-  unsigned grid_x, grid_y, grid_z, block_x, block_y, block_z, smem_bytes;
-  CUstream stream;
-  void *attrs;
-  unsigned num_attrs;
-} cu_launch_config;
-
 typedef CUresult (*pfn_getproc_v2)(const char *symbol, void **pfn, int version,
                                    unsigned long long flags, int *status);
 
@@ -94,8 +85,6 @@ typedef CUresult (*pfn_getproc_v2)(const char *symbol, void **pfn, int version,
   X(cuEventSynchronize, CUresult, (CUevent e))                                             \
   X(cuEventElapsedTime, CUresult, (float *ms, CUevent a, CUevent b))                       \
   X(cuEventDestroy, CUresult, (CUevent e))                                                 \
-  X(cuOccupancyMaxActiveClusters, CUresult,                                                \
-    (int *n, CUfunction f, const cu_launch_config *config))                                \
   X(cuTensorMapEncodeTiled, CUresult,                                                      \
     (attngen_tensor_map * map, int dtype, unsigned rank, void *addr,                       \
      const unsigned long long *dims, const unsigned long long *strides,                    \
@@ -389,33 +378,6 @@ static attngen_status encode_map(attngen_tensor_map *m, const char *what, const 
   return ATTNGEN_STATUS_OK;
 }
 
-/* The clusters of `fn` (compiled-in size `cluster`) the device runs at once, from
- * cuOccupancyMaxActiveClusters, remembered per (function, shared memory): a persistent grid
- * larger than that would leave blocks waiting for others to finish. 0 on failure. */
-static int max_active_clusters(void *fn, unsigned threads, unsigned smem_bytes, int cluster) {
-  static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
-  static struct { void *fn; unsigned smem; int n; } memo[64];
-  static int memo_len;
-  int n = -1;
-  pthread_mutex_lock(&mu);
-  for (int i = 0; i < memo_len && n < 0; i++)
-    if (memo[i].fn == fn && memo[i].smem == smem_bytes) n = memo[i].n;
-  pthread_mutex_unlock(&mu);
-  if (n >= 0) return n;
-  cu_launch_config cfg = {(unsigned)cluster, 1, 1, threads, 1, 1, smem_bytes, NULL, NULL, 0};
-  if (api.cuOccupancyMaxActiveClusters(&n, (CUfunction)fn, &cfg) != CUDA_SUCCESS) n = 0;
-  pthread_mutex_lock(&mu);
-  if (memo_len < (int)(sizeof memo / sizeof memo[0])) {
-    memo[memo_len].fn = fn;
-    memo[memo_len].smem = smem_bytes;
-    memo[memo_len].n = n;
-    memo_len++;
-  }
-  pthread_mutex_unlock(&mu);
-  attngen__log(ATTNGEN__LOG_DEBUG, "cuda: at most %d clusters of %d blocks at once", n, cluster);
-  return n;
-}
-
 static attngen_status cuda_launch_tma(void *st, void *fn, const unsigned grid[3], unsigned threads,
                                       unsigned smem_bytes, void *stream, const attngen_kargs *k,
                                       const attngen__tma_boxes *boxes) {
@@ -430,16 +392,7 @@ static attngen_status cuda_launch_tma(void *st, void *fn, const unsigned grid[3]
       (rc = encode_map(&p.o, "o", k->o, boxes->layout, k->B, k->H, k->Sq, boxes->o_rows)))
     return rc;
   void *params[] = {&p};
-  unsigned gx = grid[0];
-  if (boxes->cluster > 1) {
-    int n = max_active_clusters(fn, threads, smem_bytes, boxes->cluster);
-    if (n < 1)
-      return attngen__fail(ATTNGEN_STATUS_LAUNCH_FAILED, "cuda: no cluster of %d blocks x %u "
-                           "threads, %u bytes shared memory fits on the device", boxes->cluster,
-                           threads, smem_bytes);
-    if (gx > (unsigned)n * (unsigned)boxes->cluster) gx = (unsigned)n * (unsigned)boxes->cluster;
-  }
-  CU_CHECK(api.cuLaunchKernel((CUfunction)fn, gx, grid[1], grid[2], threads, 1, 1, smem_bytes,
+  CU_CHECK(api.cuLaunchKernel((CUfunction)fn, grid[0], grid[1], grid[2], threads, 1, 1, smem_bytes,
                               (CUstream)stream, params, NULL),
            ATTNGEN_STATUS_LAUNCH_FAILED, "cuLaunchKernel");
   return ATTNGEN_STATUS_OK;

@@ -274,14 +274,6 @@ static attngen_status plan_launch(plan *p, const attngen_fwd_args *a, int comput
     long jobs = (long)qb * a->heads * a->batch;
     long cu = compute_units > 0 ? compute_units : 1;
     p->grid[0] = (unsigned)(jobs < cu ? jobs : cu);
-    if (d->cluster > 1) {
-      /* Clusters of d->cluster blocks on neighbouring m-blocks of one head: a job is such a
-       * group; at most one cluster per d->cluster compute units (the backend lowers it to
-       * what the device co-schedules). */
-      long groups = (long)(qb + d->cluster - 1) / d->cluster * a->heads * a->batch;
-      long cl = cu / d->cluster > 0 ? cu / d->cluster : 1;
-      p->grid[0] = (unsigned)((groups < cl ? groups : cl) * d->cluster);
-    }
     p->grid[1] = 1;
     p->grid[2] = 1;
   }
@@ -617,10 +609,8 @@ attngen_status attngen_fwd(attngen_context *c, const attngen_fwd_args *a) {
       return attngen__fail(ATTNGEN_STATUS_NO_VARIANT, "%s loads through tensor maps (load=%s), "
                            "which backend %s does not launch", k->name,
                            attngen__load_names[ATTNGEN__LOAD_TMA], c->be->name);
-    /* K/V boxes: with clusters, each block loads kv_tile / cluster rows of a tile for all. */
-    const int cl = k->desc.cluster > 1 ? k->desc.cluster : 1;
-    const attngen__tma_boxes boxes = {k->desc.layout, k->desc.block_m, k->desc.kv_tile / cl,
-                                      k->desc.block_m / 2, cl};
+    const attngen__tma_boxes boxes = {k->desc.layout, k->desc.block_m, k->desc.kv_tile,
+                                      k->desc.block_m / 2};
     st = c->be->launch_tma(c->bs, k->fn, p.grid, (unsigned)k->desc.threads,
                            (unsigned)k->desc.smem_bytes, a->stream, &kargs, &boxes);
   } else {

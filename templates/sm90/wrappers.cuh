@@ -289,28 +289,6 @@ WG_FN void wg_mbar_arrive(wg_u32 bar) {
                : "memory");
 }
 
-// Arrive (release, cluster scope) on the mbarrier at the same shared-memory offset as `bar`
-// in the cluster's CTA of rank `cta` (mapa translates the address).
-WG_FN void wg_mbar_arrive_remote(wg_u32 bar, wg_u32 cta) {
-  asm volatile("{\n.reg .b32 ra;\nmapa.shared::cluster.u32 ra, %0, %1;\n"
-               "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [ra];\n}\n" ::"r"(bar),
-               "r"(cta)
-               : "memory");
-}
-
-// This CTA's rank in its cluster.
-WG_FN wg_u32 wg_cluster_ctarank() {
-  wg_u32 r;
-  asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));
-  return r;
-}
-
-// Every thread of the cluster arrives (release) and waits (acquire): the cluster-wide
-// __syncthreads (also a CTA barrier).
-WG_FN void wg_cluster_sync() {
-  asm volatile("barrier.cluster.arrive.release;\nbarrier.cluster.wait.acquire;" ::: "memory");
-}
-
 // 1 when the phase of parity `parity` has completed (acquire, CTA scope), else 0 after a
 // bounded hardware wait; callers loop.
 WG_FN wg_u32 wg_mbar_try_wait(wg_u32 bar, wg_u32 parity) {
@@ -362,17 +340,6 @@ WG_FN void wg_tma_load_4d(wg_u32 dst, const void *map, wg_u32 bar, int c0, int c
       "cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
       ".L2::cache_hint [%0], [%1, {%2, %3, %4, %5}], [%6], %7;" ::"r"(dst),
       "l"(map), "r"(c0), "r"(c1), "r"(c2), "r"(c3), "r"(bar), "l"(policy)
-      : "memory");
-}
-
-// As wg_tma_load_4d, multicast: the box lands at offset `dst` of the shared memory of every
-// CTA of the cluster in `cta_mask`, each completing the bytes on its own mbarrier at `bar`.
-WG_FN void wg_tma_load_4d_mc(wg_u32 dst, const void *map, wg_u32 bar, int c0, int c1, int c2,
-                             int c3, unsigned short cta_mask, wg_u64 policy) {
-  asm volatile(
-      "cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
-      ".multicast::cluster.L2::cache_hint [%0], [%1, {%2, %3, %4, %5}], [%6], %7, %8;" ::"r"(dst),
-      "l"(map), "r"(c0), "r"(c1), "r"(c2), "r"(c3), "r"(bar), "h"(cta_mask), "l"(policy)
       : "memory");
 }
 
