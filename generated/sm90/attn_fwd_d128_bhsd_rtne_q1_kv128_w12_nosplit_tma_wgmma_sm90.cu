@@ -1160,9 +1160,16 @@ extern "C" __global__ void __launch_bounds__(384, 1)
         wg_mbar_arrive(bar_empty_k + 8 * sj);
         if (j == n_tiles - 1) wg_mbar_arrive(q_empty);  // the job's last read of Q
       }
+      // In the SASS, ptxas schedules the wgmma.wait_group 0 below to the top of the softmax's
+      // basic block (right after the score scaling), so the softmax runs once P_{j-1} V_{j-1}
+      // is done, while the other consumer's wgmmas run. Forcing the source order (the softmax
+      // during this consumer's own P.V: a branch on a vote of l before the wait) measured
+      // slower in every mode (bench/RESULTS.md, run AB2); bench/sm90_sass_local.sh shows it.
       float alpha0, alpha1;
       softmax(j, false, alpha0, alpha1);
+#line 661 "templates/sm90/attn_fwd_wgmma.cu.in"
       const bool rescale = wg_any(alpha0 != 1.f || alpha1 != 1.f);
+#line 663 "templates/sm90/attn_fwd_wgmma.cu.in"
       wg_wait<0>();
 #pragma unroll
       for (int i = 0; i < 64; ++i) wg_fence_operand(o[i]);
@@ -1245,6 +1252,6 @@ extern "C" __global__ void __launch_bounds__(384, 1)
     }
   }
 }
-#line 735 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 746 "templates/sm90/attn_fwd_wgmma.cu.in"
 #undef sO
 #undef bar_o_full
