@@ -1,23 +1,50 @@
 #!/usr/bin/env python3
-"""ab_compare.py DIR [-v]: geomeans (and with -v per shape) of attngen/cuDNN for the "new" and
-"base" builds and new/base, from the bench.py markdown tables DIR/{new,base}_MODE.md written by
-bench/sm90_dev_ab.sh (each build timed with cuDNN in the same step)."""
-import sys, math, re
-def load(f):
-    d={}
-    for line in open(f):
-        m=re.match(r"\| (\([0-9,]+\)) \| (\w+) \| ([0-9.]+) \| ([0-9.]+) \| ([0-9.]+) \|", line)
-        if m: d[m.group(1)]=(float(m.group(3)), float(m.group(4)))
-    return d
-dirn=sys.argv[1]
-for r in ["rtne","rtna","rtz"]:
-    try: n=load(f"{dirn}/new_{r}.md"); b=load(f"{dirn}/base_{r}.md")
-    except FileNotFoundError: continue
-    gn=gb=gnb=0; k=0; low=[]
-    rows=[]
-    for s in n:
-        an,cn=n[s]; ab,cb=b[s]
-        gn+=math.log(an/cn); gb+=math.log(ab/cb); gnb+=math.log(an/ab); k+=1
-        rows.append(f"  {s:22s} new {an:6.1f} ({an/cn:.3f})  base {ab:6.1f} ({ab/cb:.3f})  new/base {an/ab:.3f}")
-    print(f"{r}: geomean new/cuDNN {math.exp(gn/k):.3f}  base/cuDNN {math.exp(gb/k):.3f}  new/base {math.exp(gnb/k):.3f}  (n={k})")
-    if len(sys.argv)>2: print("\n".join(rows))
+"""ab_compare.py DIR [-v]: geomeans of attngen/cuDNN for the "new" and "base" builds and of
+new/base, per rounding mode, from the bench.py markdown tables DIR/{new,base}_MODE.md that
+`bench/sm90_dev_run.sh ab` writes (each build timed with cuDNN in the same step); -v adds a
+line per shape."""
+import math
+import re
+import sys
+
+ROW = re.compile(r"\| (\([0-9,]+\)) \| \w+ \| ([0-9.]+) \| ([0-9.]+) \|")
+
+
+def load(path):
+    """shape -> (attngen TFLOP/s, cuDNN TFLOP/s)"""
+    with open(path) as f:
+        return {m.group(1): (float(m.group(2)), float(m.group(3)))
+                for m in map(ROW.match, f) if m}
+
+
+def geomean(xs):
+    return math.exp(sum(math.log(x) for x in xs) / len(xs))
+
+
+def main():
+    if len(sys.argv) < 2 or sys.argv[1] in ("-h", "--help"):
+        print(__doc__)
+        return 0 if len(sys.argv) > 1 else 2
+    d, verbose = sys.argv[1], "-v" in sys.argv[2:]
+    for mode in ("rtne", "rtna", "rtz"):
+        try:
+            new, base = load(f"{d}/new_{mode}.md"), load(f"{d}/base_{mode}.md")
+        except FileNotFoundError:
+            continue
+        shapes = [s for s in new if s in base]
+        if not shapes:
+            continue
+        r_new = [new[s][0] / new[s][1] for s in shapes]
+        r_base = [base[s][0] / base[s][1] for s in shapes]
+        r_nb = [new[s][0] / base[s][0] for s in shapes]
+        print(f"{mode}: geomean new/cuDNN {geomean(r_new):.3f}  base/cuDNN {geomean(r_base):.3f}"
+              f"  new/base {geomean(r_nb):.3f}  (n={len(shapes)})")
+        if verbose:
+            for s, a, b, c in zip(shapes, r_new, r_base, r_nb):
+                print(f"  {s:22s} new {new[s][0]:6.1f} ({a:.3f})  base {base[s][0]:6.1f} ({b:.3f})"
+                      f"  new/base {c:.3f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -12,7 +12,7 @@ cp -P "$build"/libattngen.so* "$dest/"
 cp "$(readlink -f /usr/lib/x86_64-linux-gnu/liblua5.4.so.0)" "$dest/liblua5.4.so.0"
 cp "$(readlink -f /usr/lib/x86_64-linux-gnu/libcmocka.so.0)" "$dest/libcmocka.so.0"
 cp "$root/bench/bench.py" "$root/bench/attngen_ctypes.py" "$root/bench/sm90_dev_run.sh" \
-  "$root/bench/ncu_src_top.py" "$root/bench/sm90_dev_ab.sh" "$dest/bench/"
+  "$root/bench/ncu_src_top.py" "$root/bench/ab_compare.py" "$dest/bench/"
 # bench/attngen_ctypes.py imports the Python package from ../python
 mkdir -p "$dest/python" && cp -r "$root/python/attngen" "$dest/python/"
 find "$dest/python" -name __pycache__ -prune -exec rm -rf {} +

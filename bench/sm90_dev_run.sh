@@ -2,7 +2,8 @@
 # sm90_dev_run.sh: one device call of the sm90 perf work (issue 12), run from a folder that
 # holds attngen, libattngen.so*, liblua5.4.so.0, libcmocka.so.0, test_gpu_sm90 and bench/
 # (bench.py, attngen_ctypes.py), optionally base/ (another build's libattngen.so) and cubins/
-# (for the sass step). Steps (arguments, in order): tests check bench modes base tune ncu ncudetail ncusrc sass.
+# (for the sass step). Steps (arguments, in order): tests check bench modes base ab tune ncu
+# ncudetail ncusrc sass.
 # Every step has its own time limit; a failing GPU suite stops the timing steps.
 set -u
 D="$(cd "$(dirname "$0")/.." && pwd)"
@@ -46,6 +47,20 @@ for step in $steps; do
         --shapes all --layout both --peers '' --budget 1.0 --round rtne --md "$OUT/bench_base.md" \
         > "$OUT/bench_base.log" 2>&1
       grep -E "ceiling|TFLOP/s \||total" "$OUT/bench_base.log" | sed 's/ TFLOP\/s | attn_fwd_d128_/ | /' ;;
+    ab)
+      # This build ("new") against base/, each with cuDNN in the same step, for each mode in
+      # AB_MODES (default rtna rtne rtz), the BSHD shapes: $OUT/{new,base}_MODE.md, compared by
+      # bench/ab_compare.py. Run after `tests` (which stops the call when the suite fails).
+      for r in ${AB_MODES:-rtna rtne rtz}; do
+        for lib in new base; do
+          L="$D/libattngen.so"; [ $lib = base ] && L="$D/base/libattngen.so"
+          [ -f "$L" ] || continue
+          timeout 90 python3 "$D/bench/bench.py" --lib "$L" --shapes all --layout bshd \
+            --peers cudnn --budget "${AB_BUDGET:-0.3}" --round $r --md "$OUT/${lib}_$r.md" \
+            > "$OUT/${lib}_$r.log" 2>&1
+          echo "$r $lib rc $? $(grep -m1 ceiling "$OUT/${lib}_$r.log")"
+        done
+      done ;;
     tune)
       V=""
       # TUNE_LOAD: the load axis token of the candidates ("tma_", the default set's; "" = thread)

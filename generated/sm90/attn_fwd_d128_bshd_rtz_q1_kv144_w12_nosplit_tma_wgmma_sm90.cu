@@ -723,7 +723,7 @@ AG_BF16_FN unsigned int ag_bf16_to_f32_bits(unsigned int b) { return (b & 0xFFFF
 // fences them for the async proxy and arrives on the buffer's o_full mbarrier; thread 32 of
 // the producer warpgroup (the storer) then writes the buffer to global memory with two bulk
 // tensor stores through the o map (rows past Sq are dropped), waits until they have read
-// the buffer and frees it (o_empty). With 1 buffer(s): the consumers take the one buffer in turn (job n consumer 0, job n consumer 1, job n + 1 ...).
+// the buffer and frees it (named barriers 3 and 4, kBarOFree below). With 1 buffer(s): the consumers take the one buffer in turn (job n consumer 0, job n consumer 1, job n + 1 ...).
 #line 78 "templates/sm90/attn_fwd_wgmma.cu.in"
 // Numerics follow docs/NUMERICS.md step by step (comments numbered like its steps).
 // attngen-launch: threads=384 block_m=128 smem_bytes=230504
@@ -1210,8 +1210,8 @@ extern "C" __global__ void __launch_bounds__(384, 1)
 #pragma unroll
       for (int i = 0; i < kPRegs; ++i) wg_fence_operand(p[i]);
       if (lane == 0) wg_mbar_arrive(bar_empty_v + 8 * sp);
-      // Step 3: O rescaled to the new max, skipped when no row of the warp has a new max
-      // (alpha = exp2(0) = 1 exactly on all of them: multiplying by 1 changes nothing).
+      // Step 3: O rescaled to the new max; RTNE/RTZ skip it when no row of the warp has a new
+      // max (alpha = exp2(0) = 1 exactly on all of them: multiplying by 1 changes nothing).
       if (rescale) {
 #pragma unroll
         for (int i = 0; i < 64; i += 4) {

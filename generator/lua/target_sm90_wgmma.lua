@@ -2,7 +2,8 @@
 -- family (templates/sm90/attn_fwd_wgmma.cu.in, impl = "wgmma"; config.families).
 --
 -- Block: 3 warpgroups (waves = 12): warpgroup 0 is the producer (cp.async from its 128
--- threads, or with load = tma bulk tensor copies from one thread, into a ring of K and V stages), warpgroups 1 and 2 are consumers in ping-pong, each owning 64 query rows
+-- threads, or with load = tma bulk tensor copies from one thread, into a ring of K and V
+-- stages), warpgroups 1 and 2 are consumers in ping-pong, each owning 64 query rows
 -- per q_tile (q_tiles = 1: block_m = 128). Shared memory, from a 1024-byte aligned base
 -- (the 128-byte swizzle repeats every 1024 bytes; the launch asks for 1024 extra bytes so the
 -- kernel can round its base up):
@@ -68,8 +69,8 @@ function M.derive(v)
     q_bufs = q_bufs,
     o_buf_bytes = o_buf_bytes,
     tma = tma,
-    reg_producer = v.load == "tma" and TMA_PRODUCER_REGS or PRODUCER_REGS,
-    reg_consumer = v.load == "tma" and TMA_CONSUMER_REGS or CONSUMER_REGS,
+    reg_producer = tma and TMA_PRODUCER_REGS or PRODUCER_REGS,
+    reg_consumer = tma and TMA_CONSUMER_REGS or CONSUMER_REGS,
   }
 end
 
