@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
-"""ab_compare.py DIR [-v]: geomeans of attngen/cuDNN for the "new" and "base" builds and of
-new/base, per rounding mode, from the bench.py markdown tables DIR/{new,base}_MODE.md that
-`bench/sm90_dev_run.sh ab` writes (each build timed with cuDNN in the same step); -v adds a
-line per shape."""
+"""ab_compare.py DIR [-v] [--new NAME] [--base NAME]: geomeans of attngen/cuDNN for two builds
+(default "new" and "base") and of new/base, per rounding mode, from the bench.py markdown
+tables DIR/{NAME}_MODE.md that `bench/sm90_dev_run.sh ab` writes (each build timed with cuDNN
+in the same step); -v adds a line per shape."""
 import math
 import re
 import sys
@@ -25,10 +25,19 @@ def main():
     if len(sys.argv) < 2 or sys.argv[1] in ("-h", "--help"):
         print(__doc__)
         return 0 if len(sys.argv) > 1 else 2
-    d, verbose = sys.argv[1], "-v" in sys.argv[2:]
+    d, args = sys.argv[1], sys.argv[2:]
+    verbose = "-v" in args
+    names = {"--new": "new", "--base": "base"}
+    for i, a in enumerate(args):
+        if a in names:
+            if i + 1 >= len(args):
+                print(f"ab_compare.py: {a} needs a build name (e.g. base, alt)", file=sys.stderr)
+                return 2
+            names[a] = args[i + 1]
     for mode in ("rtne", "rtna", "rtz"):
         try:
-            new, base = load(f"{d}/new_{mode}.md"), load(f"{d}/base_{mode}.md")
+            new = load(f"{d}/{names['--new']}_{mode}.md")
+            base = load(f"{d}/{names['--base']}_{mode}.md")
         except FileNotFoundError:
             continue
         shapes = [s for s in new if s in base]

@@ -19,5 +19,9 @@ find "$dest/python" -name __pycache__ -prune -exec rm -rf {} +
 # BASE=dir with another build's libattngen.so* (the step `base`); CUBINS="a.cubin b.cubin"
 # (the step `sass`).
 if [ -n "${BASE:-}" ]; then mkdir -p "$dest/base" && cp -P "$BASE"/libattngen.so* "$dest/base/"; fi
+# ALTS="name=dir ...": more builds' libattngen.so* into DEST/name (for AB_LIBS of the step ab).
+for alt in ${ALTS:-}; do
+  mkdir -p "$dest/${alt%%=*}" && cp -P "${alt#*=}"/libattngen.so* "$dest/${alt%%=*}/"
+done
 if [ -n "${CUBINS:-}" ]; then mkdir -p "$dest/cubins" && cp $CUBINS "$dest/cubins/"; fi
 du -sh "$dest"

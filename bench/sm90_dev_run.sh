@@ -48,12 +48,14 @@ for step in $steps; do
         > "$OUT/bench_base.log" 2>&1
       grep -E "ceiling|TFLOP/s \||total" "$OUT/bench_base.log" | sed 's/ TFLOP\/s | attn_fwd_d128_/ | /' ;;
     ab)
-      # This build ("new") against base/, each with cuDNN in the same step, for each mode in
-      # AB_MODES (default rtna rtne rtz), the BSHD shapes: $OUT/{new,base}_MODE.md, compared by
-      # bench/ab_compare.py. Run after `tests` (which stops the call when the suite fails).
+      # This build ("new") against base/ (and any other build folder named in AB_LIBS, e.g.
+      # AB_LIBS="new base alt" with alt/libattngen.so), each with cuDNN in the same step, for
+      # each mode in AB_MODES (default rtna rtne rtz), the BSHD shapes: $OUT/{LIB}_MODE.md,
+      # compared by bench/ab_compare.py. Run after `tests` (which stops the call when the suite
+      # fails).
       for r in ${AB_MODES:-rtna rtne rtz}; do
-        for lib in new base; do
-          L="$D/libattngen.so"; [ $lib = base ] && L="$D/base/libattngen.so"
+        for lib in ${AB_LIBS:-new base}; do
+          L="$D/libattngen.so"; [ $lib = new ] || L="$D/$lib/libattngen.so"
           [ -f "$L" ] || continue
           timeout 90 python3 "$D/bench/bench.py" --lib "$L" --shapes all --layout bshd \
             --peers cudnn --budget "${AB_BUDGET:-0.3}" --round $r --md "$OUT/${lib}_$r.md" \

@@ -50,6 +50,7 @@ typedef struct gpu_case {
   const plant *plants;
   int nplants;
   int repeat; /* 1: a second run must be bitwise identical */
+  int zero_scale; /* 1: softmax_scale = 0 exactly (every valid key weighs the same) */
 } gpu_case;
 
 /* ---- setup ------------------------------------------------------------------------------ */
@@ -220,26 +221,32 @@ static uint64_t case_seed(const gpu_case *c) {
 
 /* Runs every sm90 variant on the case; returns the number of failing variants. */
 static int run_case(const gpu_case *c) {
-  const float scale = c->softmax_scale != 0.f ? c->softmax_scale : 1.0f / sqrtf(128.0f);
+  const float scale = c->zero_scale              ? 0.f
+                      : c->softmax_scale != 0.f ? c->softmax_scale
+                                                : 1.0f / sqrtf(128.0f);
   const uint64_t seed = case_seed(c);
   const size_t nq = q_elems(c), nkv = kv_elems(c);
   const size_t nl = (size_t)c->batch * c->heads * c->seqlen_q;
   layout_inputs li[2];
   memset(li, 0, sizeof li);
   for (int L = 0; L < 2; ++L) {
+    /* (inputs_make refuses a zero scale, which its LARGE kind divides by; the other kinds do
+     * not depend on it) */
     CHECK_OK(attngen__inputs_make(&li[L].in, c->kind, seed, (attngen_layout)L, c->batch,
-                                  c->heads, c->seqlen_q, c->seqlen_kv, scale));
+                                  c->heads, c->seqlen_q, c->seqlen_kv,
+                                  scale != 0.f ? scale : 1.0f));
     plant_all(&li[L].in, c);
     li[L].dq = device_copy(li[L].in.q, nq * sizeof(uint16_t));
     li[L].dk = device_copy(li[L].in.k, nkv * sizeof(uint16_t));
     li[L].dv = device_copy(li[L].in.v, nkv * sizeof(uint16_t));
   }
 
-  /* The CPU reference per (rounding mode, softmax step) of the variants, kept across the
-   * variants and both layouts (attngen__verify_ref), with the fp64 exact attention. */
-  enum { MAX_REFS = 32 }; /* (rounding mode, softmax step) pairs */
+  /* The CPU reference per (rounding mode, softmax step, softmax form) of the variants, kept
+   * across the variants and both layouts (attngen__verify_ref), with the fp64 exact
+   * attention. */
+  enum { MAX_REFS = 32 }; /* (rounding mode, softmax step, score_fma) triples */
   struct ref_entry {
-    int mode, step;
+    int mode, step, fma;
     attngen__verify_ref ref;
   } refs[MAX_REFS];
   memset(refs, 0, sizeof refs);
@@ -249,11 +256,14 @@ static int run_case(const gpu_case *c) {
     const attngen__variant_desc *var = env.variants[vi];
     const int mode = var->rounding;
     int ri = 0;
-    while (ri < nrefs && !(refs[ri].mode == mode && refs[ri].step == var->softmax_step)) ++ri;
+    while (ri < nrefs && !(refs[ri].mode == mode && refs[ri].step == var->softmax_step &&
+                           refs[ri].fma == var->score_fma))
+      ++ri;
     if (ri == nrefs) {
       assert_true(nrefs < MAX_REFS);
       refs[ri].mode = mode;
       refs[ri].step = var->softmax_step;
+      refs[ri].fma = var->score_fma;
       nrefs++;
     }
     const layout_inputs *in = &li[var->layout];
@@ -385,6 +395,9 @@ static void test_gpu_sm90_large_scores(void **state) {
       /* a negative scale: the score_fma kernels take the running max over t = s * c, not
        * over the raw scores (which is exact only for c > 0) */
       {"negative-scale", ATTNGEN__INPUT_REALISTIC, 1, 2, 257, 700, -0.3f, NULL, 0, 0},
+      /* a zero scale: every valid key gets p = 1, keys past Skv (700 is no multiple of any
+       * KV tile) must still get 0, although fma(-inf, 0, -m) would be NaN */
+      {"zero-scale", ATTNGEN__INPUT_REALISTIC, 1, 2, 257, 700, 0.f, NULL, 0, 0, 1},
   };
   run_cases(cases, NCASES(cases));
 }

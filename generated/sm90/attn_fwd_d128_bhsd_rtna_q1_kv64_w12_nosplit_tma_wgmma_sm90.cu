@@ -1038,6 +1038,11 @@ extern "C" __global__ void __launch_bounds__(384, 1)
     // new running max, p = exp2(t - m) in place, l = l * alpha + sum(p). Returns the rescale
     // factors exp2(m_old - m_new) of rows g and g + 8 (unused for the first tile, where O and
     // l are still 0 and nothing is rescaled).
+    // Measured and not kept (bench/RESULTS.md, runs F3-F5): the score_fma form of NUMERICS.md
+    // (the max over raw scores, p = exp2(fma(s, c, -m)), one instruction less per score): its
+    // x at a row's max is the product's rounding error instead of 0, so RTZ truncated that
+    // key's p = 1 - tiny to 0.996 in about half of the rows (a one-key row returned 0.996 v);
+    // and four partial max chains per row instead of one: slower (F5).
     auto softmax = [&](int j, bool first, float &alpha0, float &alpha1) {
 #pragma unroll
       for (int i = 0; i < kSRegs; ++i) s[i] = wg_mul_rn(s[i], scale_log2);
@@ -1087,12 +1092,45 @@ extern "C" __global__ void __launch_bounds__(384, 1)
         p[4 * kk + 3] = pack_p(s[8 * kk + 6], s[8 * kk + 7]);
       }
     };
+    // Step 3 for the tile whose P.V is issued next: O (accumulated at the previous running
+    // max) rescaled by that tile's alpha = exp2(m_old - m_new), as FlashAttention-3 does
+    // (RescaleOBeforeGemm): after S_j is issued and before P_{j-1} V_{j-1}, so the multiplies
+    // run behind this warpgroup's own QK^T instead of after its P.V wait. Same arithmetic as
+    // rescaling right after the previous P.V: O * alpha, then += P V. RTNE/RTZ skip it when no
+    // row of the warp has a new max (alpha = exp2(0) = 1 exactly on all of them).
+    float pa0 = 1.f, pa1 = 1.f;              // the pending alphas (rows g, g + 8)
+    bool prs = false;                        // whether they differ from 1 in this warp
+    auto rescale_then_pv = [&](int sp) {
+      if (prs) {
+#pragma unroll
+        for (int i = 0; i < 64; i += 4) {
+          o[i] = wg_mul_rn(o[i], pa0);
+          o[i + 1] = wg_mul_rn(o[i + 1], pa0);
+          o[i + 2] = wg_mul_rn(o[i + 2], pa1);
+          o[i + 3] = wg_mul_rn(o[i + 3], pa1);
+        }
+      }
+#pragma unroll
+      for (int i = 0; i < 64; ++i) wg_fence_operand(o[i]);
+      wg_fence();                            // my writes of O before the wgmmas that read it
+      issue_pv(sp);
+    };
+    // Makes (alpha0, alpha1) of the tile just softmaxed the pending ones.
+    auto set_pending = [&](float alpha0, float alpha1) {
+      pa0 = alpha0;
+      pa1 = alpha1;
+#line 562 "templates/sm90/attn_fwd_wgmma.cu.in"
+      // (RTNA rescales always: with the skip its long shapes ran 3% slower in runs AB4 and
+      // AB5, where RTNE and RTZ gained 0.4-2.6%.)
+      prs = true;
+#line 568 "templates/sm90/attn_fwd_wgmma.cu.in"
+    };
 
-#line 531 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 571 "templates/sm90/attn_fwd_wgmma.cu.in"
     // Step 6: o = O * (1 / l) (l = 0 -> 0), rounded, into this consumer's O buffer (the
     // storer writes it out). Step 7: LSE = m ln2 + ln l. For job `job` with the final running
     // max (em0, em1) and this thread's parts of l (el0, el1).
-#line 539 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 579 "templates/sm90/attn_fwd_wgmma.cu.in"
     auto epilogue = [&](int job, float em0, float em1, float el0, float el1) {
       long long q_base, kv_base;
       int q0, h, b;
@@ -1106,7 +1144,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       const float inv1 = ls1 == 0.f ? 0.f : wg_rcp_rn(ls1);
       const int qa = q0 + 64 * cw + 16 * wq + g;  // rows qa and qa + 8
       const bool ok0 = qa < Sq, ok1 = qa + 8 < Sq;
-#line 553 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 593 "templates/sm90/attn_fwd_wgmma.cu.in"
       (void)q_base;
       // Wait until the buffer's previous contents have been read by their stores (a named
       // barrier: an mbarrier wait loop here, with O and S live, made ptxas spill).
@@ -1116,21 +1154,21 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       // the chunk bits (4..6) of the address XOR c, with g's bits set in `orow`.
       const wg_u32 orow = (sO + (wg_u32)ob * kOBufBytes + (wg_u32)(16 * wq) * 128u +
                            (wg_u32)g * 128u + 4u * t4) | ((wg_u32)g << 4);
-#line 567 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 607 "templates/sm90/attn_fwd_wgmma.cu.in"
 #pragma unroll
       for (int i = 0; i < 16; ++i) {
         const wg_u32 r0 = round_out2(wg_mul_rn(o[4 * i], inv0), wg_mul_rn(o[4 * i + 1], inv0));
         const wg_u32 r1 = round_out2(wg_mul_rn(o[4 * i + 2], inv1), wg_mul_rn(o[4 * i + 3], inv1));
-#line 572 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 612 "templates/sm90/attn_fwd_wgmma.cu.in"
         const wg_u32 at = (orow ^ ((wg_u32)(i & 7) << 4)) + (wg_u32)(i >> 3) * (kOBufBytes / 2);
         wg_st_shared_b32(at, r0);
         wg_st_shared_b32(at + 8u * 128u, r1);
-#line 579 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 619 "templates/sm90/attn_fwd_wgmma.cu.in"
       }
-#line 581 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 621 "templates/sm90/attn_fwd_wgmma.cu.in"
       wg_fence_proxy_async();                // st.shared (generic) -> the stores (async proxy)
       wg_mbar_arrive(bar_o_full + 8 * ob);
-#line 584 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 624 "templates/sm90/attn_fwd_wgmma.cu.in"
       if (a.lse != 0 && t4 == 0) {
         float *lse = a.lse + ((long long)b * H + h) * (long long)Sq;
         if (ok0) wg_st_global_f32(lse + qa, wg_add_rn(wg_mul_rn(em0, kLn2), logf(ls0)));
@@ -1187,7 +1225,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       mbar_wait(bar_full_v + 8 * sp, (wg_u32)(((it - 1) / kStages) & 1));
       begin_issue();
       issue_qk(sj);
-      issue_pv(sp);
+      rescale_then_pv(sp);
       wg_bar_arrive(bar_other, 256);         // the other consumer's wgmmas queue behind mine
       wg_wait<1>();                          // S_j done, P V may still run
 #pragma unroll
@@ -1197,34 +1235,21 @@ extern "C" __global__ void __launch_bounds__(384, 1)
         if (j == n_tiles - 1) wg_mbar_arrive(q_empty);  // the job's last read of Q
       }
       // In the SASS, ptxas schedules the wgmma.wait_group 0 below to the top of the softmax's
-      // basic block (right after the score scaling), so the softmax runs once P_{j-1} V_{j-1}
-      // is done, while the other consumer's wgmmas run. Forcing the source order (the softmax
-      // during this consumer's own P.V: a branch on a vote of l before the wait) measured
-      // slower in every mode (bench/RESULTS.md, run AB2); bench/sm90_sass_local.sh shows it.
+      // basic block (right after the score scaling and masking), so the softmax runs once
+      // P_{j-1} V_{j-1} is done, while the other consumer's wgmmas run. Forcing the source
+      // order (the softmax during this consumer's own P.V: a branch on a vote of l before the
+      // wait) measured slower in every mode (bench/RESULTS.md, run AB2);
+      // bench/sm90_sass_local.sh shows it. After the wait only the P packing is left: O was
+      // rescaled before the P.V was issued (rescale_then_pv).
       float alpha0, alpha1;
       softmax(j, false, alpha0, alpha1);
-#line 657 "templates/sm90/attn_fwd_wgmma.cu.in"
-      // (RTNA rescales always: with the skip below its long shapes ran 3% slower in runs AB4
-      // and AB5, where RTNE and RTZ gained 0.4-2.6%.)
-      constexpr bool rescale = true;
-#line 663 "templates/sm90/attn_fwd_wgmma.cu.in"
+      set_pending(alpha0, alpha1);
       wg_wait<0>();
 #pragma unroll
       for (int i = 0; i < 64; ++i) wg_fence_operand(o[i]);
 #pragma unroll
       for (int i = 0; i < kPRegs; ++i) wg_fence_operand(p[i]);
       if (lane == 0) wg_mbar_arrive(bar_empty_v + 8 * sp);
-      // Step 3: O rescaled to the new max; RTNE/RTZ skip it when no row of the warp has a new
-      // max (alpha = exp2(0) = 1 exactly on all of them: multiplying by 1 changes nothing).
-      if (rescale) {
-#pragma unroll
-        for (int i = 0; i < 64; i += 4) {
-          o[i] = wg_mul_rn(o[i], alpha0);
-          o[i + 1] = wg_mul_rn(o[i + 1], alpha0);
-          o[i + 2] = wg_mul_rn(o[i + 2], alpha1);
-          o[i + 3] = wg_mul_rn(o[i + 3], alpha1);
-        }
-      }
       pack();
       ++it;
     };
@@ -1246,7 +1271,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
         mbar_wait(bar_full_v + 8 * sp, (wg_u32)(((it - 1) / kStages) & 1));
         begin_issue();
         issue_qk(sj);
-        issue_pv(sp);
+        rescale_then_pv(sp);
         wg_bar_arrive(bar_other, 256);
         wg_wait<1>();
 #pragma unroll
@@ -1260,6 +1285,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
         m1 = neg_inf;
         float alpha0, alpha1;
         softmax(0, true, alpha0, alpha1);
+        prs = false;                         // the new job's O starts at 0: nothing to rescale
         wg_wait<0>();
 #pragma unroll
         for (int i = 0; i < 64; ++i) wg_fence_operand(o[i]);
@@ -1280,7 +1306,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       const int sp = (it + kStages - 1) % kStages;
       mbar_wait(bar_full_v + 8 * sp, (wg_u32)(((it - 1) / kStages) & 1));
       begin_issue();
-      issue_pv(sp);
+      rescale_then_pv(sp);
       wg_bar_arrive(bar_other, 256);
       wg_wait<0>();
 #pragma unroll
@@ -1290,6 +1316,6 @@ extern "C" __global__ void __launch_bounds__(384, 1)
     }
   }
 }
-#line 746 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 772 "templates/sm90/attn_fwd_wgmma.cu.in"
 #undef sO
 #undef bar_o_full
