@@ -1005,7 +1005,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
     // Measured and not kept (bench/RESULTS.md, runs F3-F5): the score_fma form of NUMERICS.md
     // (the max over raw scores, p = exp2(fma(s, c, -m)), one instruction less per score): its
     // x at a row's max is the product's rounding error instead of 0, so RTZ truncated that
-    // key's p = 1 - tiny to 0.996 in about half of the rows (a one-key row returned 0.996 v);
+    // key's p = 1 - tiny to 0.996 in many rows (one-key rows returned 0.996 v);
     // and four partial max chains per row instead of one: slower (F5).
     auto softmax = [&](int j, bool first, float &alpha0, float &alpha1) {
 #pragma unroll
