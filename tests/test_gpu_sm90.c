@@ -392,11 +392,12 @@ static void test_gpu_sm90_large_scores(void **state) {
       {"large-self", ATTNGEN__INPUT_LARGE, 1, 2, 1000, 1000, 0.f, NULL, 0, 0},
       {"large-cross", ATTNGEN__INPUT_LARGE, 1, 2, 300, 2049, 0.f, NULL, 0, 0},
       {"large-scale", ATTNGEN__INPUT_REALISTIC, 1, 2, 257, 700, 2.0f, NULL, 0, 0},
-      /* a negative scale: the score_fma kernels take the running max over t = s * c, not
-       * over the raw scores (which is exact only for c > 0) */
+      /* a negative scale: the running max is over t = s * c; a max over raw scores (the
+       * score_fma form's shortcut) is exact only for c > 0 */
       {"negative-scale", ATTNGEN__INPUT_REALISTIC, 1, 2, 257, 700, -0.3f, NULL, 0, 0},
-      /* a zero scale: every valid key gets p = 1, keys past Skv (700 is no multiple of any
-       * KV tile) must still get 0, although fma(-inf, 0, -m) would be NaN */
+      /* a zero scale: every valid key gets p = 1 and keys past Skv (700 is no multiple of
+       * any KV tile) must still get 0; masking the raw score before the multiply would give
+       * -inf * 0 = NaN */
       {"zero-scale", ATTNGEN__INPUT_REALISTIC, 1, 2, 257, 700, 0.f, NULL, 0, 0, 1},
   };
   run_cases(cases, NCASES(cases));
