@@ -1032,11 +1032,12 @@ extern "C" __global__ void __launch_bounds__(384, 1)
     // new running max, p = exp2(t - m) in place, l = l * alpha + sum(p). Returns the rescale
     // factors exp2(m_old - m_new) of rows g and g + 8 (unused for the first tile, where O and
     // l are still 0 and nothing is rescaled).
-    // Measured and not kept (bench/RESULTS.md, runs F3-F5): the score_fma form of NUMERICS.md
-    // (the max over raw scores, p = exp2(fma(s, c, -m)), one instruction less per score): its
-    // x at a row's max is the product's rounding error instead of 0, so RTZ truncated that
-    // key's p = 1 - tiny to 0.996 in many rows (one-key rows returned 0.996 v);
-    // and four partial max chains per row instead of one: slower (F5).
+    // Measured and not kept (bench/RESULTS.md, runs T3/T4 and F3-F5): the score_fma form of
+    // NUMERICS.md (the max over raw scores, p = exp2(fma(s, c, -m)), one instruction less per
+    // score): its x at a row's max is the product's rounding error instead of 0, so RTZ
+    // truncated that key's p = 1 - tiny to 0.996 in many rows (one-key rows returned 0.996 v),
+    // and RTNE/RTNA failed the negative-scale case by one element (not understood); and four
+    // partial max chains per row instead of one: slower (F5).
     auto softmax = [&](int j, bool first, float &alpha0, float &alpha1) {
 #pragma unroll
       for (int i = 0; i < kSRegs; ++i) s[i] = wg_mul_rn(s[i], scale_log2);
@@ -1113,16 +1114,16 @@ extern "C" __global__ void __launch_bounds__(384, 1)
     auto set_pending = [&](float alpha0, float alpha1) {
       pa0 = alpha0;
       pa1 = alpha1;
-#line 566 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 567 "templates/sm90/attn_fwd_wgmma.cu.in"
       prs = wg_any(alpha0 != 1.f || alpha1 != 1.f);
-#line 568 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 569 "templates/sm90/attn_fwd_wgmma.cu.in"
     };
 
-#line 571 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 572 "templates/sm90/attn_fwd_wgmma.cu.in"
     // Step 6: o = O * (1 / l) (l = 0 -> 0), rounded, into this consumer's O buffer (the
     // storer writes it out). Step 7: LSE = m ln2 + ln l. For job `job` with the final running
     // max (em0, em1) and this thread's parts of l (el0, el1).
-#line 579 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 580 "templates/sm90/attn_fwd_wgmma.cu.in"
     auto epilogue = [&](int job, float em0, float em1, float el0, float el1) {
       long long q_base, kv_base;
       int q0, h, b;
@@ -1136,7 +1137,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       const float inv1 = ls1 == 0.f ? 0.f : wg_rcp_rn(ls1);
       const int qa = q0 + 64 * cw + 16 * wq + g;  // rows qa and qa + 8
       const bool ok0 = qa < Sq, ok1 = qa + 8 < Sq;
-#line 593 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 594 "templates/sm90/attn_fwd_wgmma.cu.in"
       (void)q_base;
       // Wait until the buffer's previous contents have been read by their stores (a named
       // barrier: an mbarrier wait loop here, with O and S live, made ptxas spill).
@@ -1146,21 +1147,21 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       // the chunk bits (4..6) of the address XOR c, with g's bits set in `orow`.
       const wg_u32 orow = (sO + (wg_u32)ob * kOBufBytes + (wg_u32)(16 * wq) * 128u +
                            (wg_u32)g * 128u + 4u * t4) | ((wg_u32)g << 4);
-#line 607 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 608 "templates/sm90/attn_fwd_wgmma.cu.in"
 #pragma unroll
       for (int i = 0; i < 16; ++i) {
         const wg_u32 r0 = round_out2(wg_mul_rn(o[4 * i], inv0), wg_mul_rn(o[4 * i + 1], inv0));
         const wg_u32 r1 = round_out2(wg_mul_rn(o[4 * i + 2], inv1), wg_mul_rn(o[4 * i + 3], inv1));
-#line 612 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 613 "templates/sm90/attn_fwd_wgmma.cu.in"
         const wg_u32 at = (orow ^ ((wg_u32)(i & 7) << 4)) + (wg_u32)(i >> 3) * (kOBufBytes / 2);
         wg_st_shared_b32(at, r0);
         wg_st_shared_b32(at + 8u * 128u, r1);
-#line 619 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 620 "templates/sm90/attn_fwd_wgmma.cu.in"
       }
-#line 621 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 622 "templates/sm90/attn_fwd_wgmma.cu.in"
       wg_fence_proxy_async();                // st.shared (generic) -> the stores (async proxy)
       wg_mbar_arrive(bar_o_full + 8 * ob);
-#line 624 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 625 "templates/sm90/attn_fwd_wgmma.cu.in"
       if (a.lse != 0 && t4 == 0) {
         float *lse = a.lse + ((long long)b * H + h) * (long long)Sq;
         if (ok0) wg_st_global_f32(lse + qa, wg_add_rn(wg_mul_rn(em0, kLn2), logf(ls0)));
@@ -1308,6 +1309,6 @@ extern "C" __global__ void __launch_bounds__(384, 1)
     }
   }
 }
-#line 772 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 773 "templates/sm90/attn_fwd_wgmma.cu.in"
 #undef sO
 #undef bar_o_full
