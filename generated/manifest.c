@@ -1,5 +1,7 @@
 /* attngen 0.1.0 | manifest of the default variant set | generated, do not edit */
-#include "variant.h"
+#include <stddef.h>
+
+#include "variant_axes.h"
 
 const attngen__variant_desc attngen__manifest[] = {
   {.name = "attn_fwd_d128_bshd_rtne_q2_kv96_w8_nosplit_vt_mfma_gfx942", .target = ATTNGEN__TARGET_GFX942, .layout = ATTNGEN__LAYOUT_BSHD, .rounding = ATTNGEN__ROUNDING_RTNE, .q_tiles = 2, .kv_tile = 96, .waves = 8, .kv_split = ATTNGEN__SPLIT_OFF, .impl = ATTNGEN__IMPL_MFMA, .threads = 512, .block_m = 256, .smem_bytes = 0, .softmax_step = 96, .ws_row_bytes = 0, .score_fma = 1, .v_path = ATTNGEN__V_PATH_VT, .load = ATTNGEN__LOAD_THREAD},

@@ -17,8 +17,7 @@
 
 #include <cmocka.h>
 
-#include "bf16_round.h"
-#include "numerics.h"
+#include "attngen_internal.h"
 
 /* Independent model of the three modes for the fp32 values of one binade (fixed sign and
  * exponent field): x = n * ulp + rest, with ulp the bf16 spacing there (8 significant bits,

@@ -18,8 +18,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "cache.h"
-#include "hash.h"
+#include "attngen_internal.h"
 
 typedef struct fixture {
   char dir[256];

@@ -13,7 +13,7 @@
 
 #include <cmocka.h>
 
-#include "numerics.h"
+#include "verify.h"
 
 #define D ATTNGEN__HEAD_DIM
 enum { B = 2, H = 3, SQ = 21, SKV = 50 };

@@ -11,8 +11,7 @@
 #include <cmocka.h>
 #include <math.h>
 
-#include "dispatch.h"
-#include "variant.h"
+#include "attngen_internal.h"
 
 /* ---- argument checks: one status per kind of bad input ------------------------------------ */
 

@@ -14,11 +14,7 @@
 
 #include <cmocka.h>
 
-#include "../runtime/emu/emu.h"
-#include "split_plan.h"
-#include "../runtime/emu/emu_core.h"
-#include "gen.h"
-#include "variant.h"
+#include "attngen_internal.h"
 
 static uint64_t rng_state = 0x1234567;
 static uint32_t rnd(void) {

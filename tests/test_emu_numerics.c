@@ -22,11 +22,8 @@
 
 #include <cmocka.h>
 
-#include "../runtime/emu/emu.h"
-#include "attngen.h"
-#include "numerics.h"
 #include "verify.h"
-#include "variant.h"
+#include "attngen.h"
 
 #define D ATTNGEN__HEAD_DIM
 #define LSE_GUARD 64

@@ -17,7 +17,7 @@
 #include <sys/wait.h>
 #include <time.h>
 
-#include "fsutil.h"
+#include "attngen_internal.h"
 #include "test_util.h"
 
 typedef struct fixture {

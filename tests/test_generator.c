@@ -14,7 +14,7 @@
 
 #include <cmocka.h>
 
-#include "gen.h"
+#include "attngen_internal.h"
 
 /* Evaluates Lua in a generator state; fails the test on a Lua error. Caller frees. */
 static char *eval_ok(const char *code) {

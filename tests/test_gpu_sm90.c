@@ -18,8 +18,6 @@
 #include <cmocka.h>
 
 #include "attngen.h"
-#include "numerics.h"
-#include "variant.h"
 #include "verify.h"
 
 #define LSE_GUARD 1024

@@ -18,13 +18,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "cache.h"
+#include "attngen_internal.h"
 #include "elf_sections.h"
-#include "fsutil.h"
-#include "gen.h"
-#include "jit.h"
-#include "log.h"
-#include "variant.h"
 
 static char log_path[256];
 

@@ -15,7 +15,7 @@
 #include <cmocka.h>
 
 #include "attngen.h"
-#include "numerics.h"
+#include "verify.h"
 
 #define TAIL "attn_fwd_d128_bshd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942"
 

@@ -13,9 +13,7 @@
 
 #include <cmocka.h>
 
-#include "bf16_round.h"
-#include "numerics.h"
-#include "split_plan.h"
+#include "verify.h"
 
 #define D ATTNGEN__HEAD_DIM
 #define DEFAULT_SCALE 0.088388347648f /* 1/sqrt(128) */

@@ -22,7 +22,7 @@
 
 #include <cmocka.h>
 
-#include "variant.h"
+#include "attngen_internal.h"
 
 #ifndef ATTNGEN_KERNEL_DIR
 #define ATTNGEN_KERNEL_DIR "kernels"

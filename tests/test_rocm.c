@@ -34,9 +34,7 @@
 
 #include "attngen.h"
 #include "elf_sections.h"
-#include "fsutil.h"
-#include "jit.h"
-#include "variant.h"
+#include "attngen_internal.h"
 
 #ifndef ATTNGEN_TRIXIE_ROOT
 #define ATTNGEN_TRIXIE_ROOT ""

@@ -16,8 +16,7 @@
 #include <pthread.h>
 
 #include "attngen.h"
-#include "numerics.h"
-#include "split_plan.h"
+#include "verify.h"
 
 static attngen_context *cpu_context(void) {
   attngen_context_options o = {"cpu", 0};

@@ -10,7 +10,7 @@
 
 #include <cmocka.h>
 
-#include "split_plan.h"
+#include "attngen_internal.h"
 
 /* Replays the kernel's block -> (job, key range) mapping and checks exact coverage. */
 static void check_coverage(const attngen__split_plan *p, int seqlen_kv) {

@@ -12,7 +12,7 @@
 
 #include <cmocka.h>
 
-#include "numerics.h"
+#include "verify.h"
 
 #define D ATTNGEN__HEAD_DIM
 #define SCALE 0.088388347648f

@@ -19,7 +19,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "tuning_db.h"
+#include "attngen_internal.h"
 
 #ifndef ATTNGEN_CLI
 #error "tests/CMakeLists.txt passes ATTNGEN_CLI (path of the built attngen)"

@@ -17,7 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "tuning_db.h"
+#include "attngen_internal.h"
 
 #define V_A "attn_fwd_d128_bshd_rtne_q3_kv64_w8_tail_gfx942"
 #define V_B "attn_fwd_d128_bshd_rtne_q2_kv64_w8_off_gfx942"

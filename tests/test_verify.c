@@ -15,7 +15,6 @@
 #include <cmocka.h>
 
 #include "attngen.h"
-#include "numerics.h"
 #include "verify.h"
 
 static attngen_context *context(const char *backend) {

@@ -235,7 +235,11 @@ function M.manifest(variants)
   local lines = {
     string.format("/* attngen %s | manifest of the default variant set | generated, do not edit */",
       host.version),
-    '#include "variant.h"',
+    -- variant_axes.h (generated) defines attngen__variant_desc: generated/ includes only
+    -- itself, so it sits below the generator core that declares the table (variant.h).
+    "#include <stddef.h>",
+    "",
+    '#include "variant_axes.h"',
     "",
     "const attngen__variant_desc attngen__manifest[] = {",
   }

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "log.h"
+#include "status.h"
 
 const attngen__backend_ops *const attngen__backend_auto_order[] = {
   &attngen__backend_cuda,

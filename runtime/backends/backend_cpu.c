@@ -6,7 +6,7 @@
 #include <unistd.h>
 
 #include "backend.h"
-#include "log.h"
+#include "status.h"
 #include "numerics.h"
 
 static int cpu_state_token;

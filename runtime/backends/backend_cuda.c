@@ -12,7 +12,7 @@
 
 #include "backend.h"
 #include "kargs_tma.h"
-#include "log.h"
+#include "status.h"
 #include "variant.h"
 
 typedef int CUresult;

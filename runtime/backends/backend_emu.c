@@ -10,12 +10,12 @@
 #include <string.h>
 
 #include "backend.h"
-#include "log.h"
+#include "status.h"
 #include "variant.h"
 
 /* cmake/emu.cmake defines ATTNGEN_HAVE_EMU for the library when it links the emulator. */
 #if defined(ATTNGEN_HAVE_EMU) && ATTNGEN_HAVE_EMU
-#include "../emu/emu.h"
+#include "emu.h"
 #define ATTNGEN__HAVE_EMU 1
 #else
 #define ATTNGEN__HAVE_EMU 0

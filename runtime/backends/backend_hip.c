@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "backend.h"
-#include "log.h"
+#include "status.h"
 #include "variant.h"
 
 typedef int hipError_t;

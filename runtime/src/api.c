@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api.h"
 #include "attngen.h"
 #include "backend.h"
 #include "context.h"
@@ -16,7 +17,7 @@
 #include "env.h"
 #include "gen.h"
 #include "jit.h"
-#include "log.h"
+#include "status.h"
 #include "numerics.h"
 #include "split_plan.h"
 #include "tuning.h"

@@ -11,7 +11,7 @@
 
 #include "fsutil.h"
 #include "hash.h"
-#include "log.h"
+#include "status.h"
 
 static const char cache_magic[8] = {'A', 'T', 'G', 'N', 'J', 'I', 'T', '\n'};
 #define CACHE_FORMAT_VERSION 1u

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "axes.h"
-#include "log.h"
+#include "status.h"
 
 /* ---- argument checks -------------------------------------------------------------------- */
 

@@ -7,8 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "jit.h"
-#include "log.h"
+#include "status.h"
 
 typedef enum { ENV_TEXT, ENV_BOOL, ENV_INT, ENV_SECONDS } env_kind;
 

@@ -19,6 +19,10 @@ typedef struct attngen__env {
   double jit_lock_timeout_s;  /* ATTNGEN_JIT_LOCK_TIMEOUT: seconds (default 300) */
 } attngen__env;
 
+/* ATTNGEN_JIT_LOCK_TIMEOUT when unset: how long a JIT compile waits for another process
+ * compiling the same key (jit.c). */
+#define ATTNGEN__JIT_LOCK_TIMEOUT_DEFAULT_S 300.0
+
 /* Reads and checks every ATTNGEN_* variable; INVALID_ARGUMENT (message set) on a bad one. */
 attngen_status attngen__env_read(attngen__env *env);
 

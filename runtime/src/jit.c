@@ -16,7 +16,7 @@
 #include "env.h"
 #include "gen.h"
 #include "hash.h"
-#include "log.h"
+#include "status.h"
 #include "variant.h"
 
 /* ---- run-time compiler libraries ----------------------------------------------------- */

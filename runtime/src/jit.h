@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "attngen.h"
+#include "env.h"
 
 typedef struct attngen__jit_request {
   const char *name;   /* variant name (kernel symbol), for logs and cache metadata */
@@ -20,8 +21,6 @@ typedef struct attngen__jit_request {
   const struct attngen__env *env; /* the context's environment (ATTNGEN_JIT); NULL: read
                                      ATTNGEN_JIT now */
 } attngen__jit_request;
-
-#define ATTNGEN__JIT_LOCK_TIMEOUT_DEFAULT_S 300.0
 
 typedef enum attngen__jit_origin {
   ATTNGEN__JIT_COMPILED = 0,

@@ -2,7 +2,7 @@
  * forward to the context's backend. */
 #include "attngen.h"
 #include "context.h"
-#include "log.h"
+#include "status.h"
 
 #define NEED_CTX(fn)                                                                    \
   do {                                                                                  \

@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "log.h"
+#include "status.h"
 
 attngen__tuning_file *attngen__tuning_load_for_device(const attngen_device_props *props) {
   char path[4096];

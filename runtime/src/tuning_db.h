@@ -40,90 +40,12 @@
 
 #include <stddef.h>
 
-#include "attngen.h"
-
-#define ATTNGEN__TUNING_FORMAT_LINE "attngen-tuning 1"
-#define ATTNGEN__TUNING_MAX_LINE 1024   /* bytes per line, newline excluded */
-#define ATTNGEN__TUNING_NAME_MAX 128    /* variant name, NUL included */
-#define ATTNGEN__TUNING_QUERY_ROWS 128  /* query rows per work item in W */
-
-/* Identity of the machine a file was tuned on. Strings are single-line, NUL-terminated. */
-typedef struct attngen__tuning_meta {
-  char attngen_version[32];
-  char target[16];    /* "gfx942" | "sm90" | "emu" | "cpu" ... */
-  char device[256];   /* device name as the driver reports it */
-  int cu_count;       /* compute units (AMD) / SMs (NVIDIA) */
-  char runtime[64];   /* runtime / driver version text */
-} attngen__tuning_meta;
-
-typedef struct attngen__tuning_record {
-  attngen_layout layout;
-  attngen_rounding rounding;
-  int batch, heads, seqlen_q, seqlen_kv;
-  char variant[ATTNGEN__TUNING_NAME_MAX];
-  double time_ms; /* median time of the winner, in [1e-9, 1e9] */
-  double tflops;  /* 4*B*H*Sq*Skv*128 / time, information only; 0 or in [1e-9, 1e9] */
-} attngen__tuning_record;
-
-typedef enum attngen__tuning_problem {
-  ATTNGEN__TUNING_FINE = 0,
-  ATTNGEN__TUNING_MISSING,    /* the file does not exist (not worth a message) */
-  ATTNGEN__TUNING_UNREADABLE, /* open/read/write failed */
-  ATTNGEN__TUNING_MALFORMED,  /* a line is not valid; `line` names it */
-  ATTNGEN__TUNING_MISMATCH,   /* metadata differs from the expected; `field` names it */
-  ATTNGEN__TUNING_BAD_INPUT   /* an argument (meta value, record) is invalid */
-} attngen__tuning_problem;
-
-/* What went wrong, for the caller to report (the module itself prints nothing). */
-typedef struct attngen__tuning_diag {
-  attngen__tuning_problem problem;
-  int line;          /* 1-based line of a malformed file, 0 when not about a line */
-  char field[32];    /* metadata field of a mismatch, "" otherwise */
-  char message[512]; /* full sentence, starts with the file name */
-} attngen__tuning_diag;
-
-typedef enum attngen__tuning_match {
-  ATTNGEN__TUNING_NONE = 0,
-  ATTNGEN__TUNING_EXACT,
-  ATTNGEN__TUNING_CLASS
-} attngen__tuning_match;
-
-typedef struct attngen__tuning_file attngen__tuning_file;
-
-/* An empty database carrying `meta` (validated: single-line strings that fit). */
-attngen_status attngen__tuning_db_new(const attngen__tuning_meta *meta, attngen__tuning_file **out,
-                                      attngen__tuning_diag *diag);
-
-/* Parses a file's text. `name` is used in messages. `expected` NULL accepts any metadata.
- * On any problem *out stays NULL and nothing of the text is kept. Status: OK,
- * INVALID_ARGUMENT (malformed, mismatch or bad argument; diag->problem says which),
- * OUT_OF_MEMORY. */
-attngen_status attngen__tuning_db_parse(const char *text, size_t len, const char *name,
-                                        const attngen__tuning_meta *expected,
-                                        attngen__tuning_file **out, attngen__tuning_diag *diag);
+#include "tuning_db_parse.h"
+#include "tuning_table.h"
 
 /* Reads and parses `path`. A missing file gives IO_ERROR with problem MISSING. */
 attngen_status attngen__tuning_db_load(const char *path, const attngen__tuning_meta *expected,
                                        attngen__tuning_file **out, attngen__tuning_diag *diag);
-
-void attngen__tuning_db_free(attngen__tuning_file *db);
-
-const attngen__tuning_meta *attngen__tuning_db_meta(const attngen__tuning_file *db);
-size_t attngen__tuning_db_count(const attngen__tuning_file *db);
-/* Record i in key order (i < count), NULL past the end. */
-const attngen__tuning_record *attngen__tuning_db_record(const attngen__tuning_file *db, size_t i);
-
-/* The record serving a call, or NULL; *match (optional) says exact or class. Read-only, so
- * concurrent lookups on one database are safe. */
-const attngen__tuning_record *attngen__tuning_db_lookup(const attngen__tuning_file *db, int batch,
-                                                        int heads, int seqlen_q,
-                                                        int seqlen_kv, attngen_layout layout,
-                                                        attngen_rounding rounding,
-                                                        attngen__tuning_match *match);
-
-/* Inserts a record, replacing the one with the same key. */
-attngen_status attngen__tuning_db_put(attngen__tuning_file *db, const attngen__tuning_record *r,
-                                      attngen__tuning_diag *diag);
 
 /* Serializes into a malloc'd NUL-terminated text (*len without the NUL). */
 attngen_status attngen__tuning_db_format(const attngen__tuning_file *db, char **text, size_t *len);
@@ -142,22 +64,6 @@ attngen_status attngen__tuning_db_save(const attngen__tuning_file *db, const cha
 attngen_status attngen__tuning_db_merge_file(const char *path, const attngen__tuning_meta *meta,
                                              const attngen__tuning_record *records, size_t n,
                                              int replace_invalid, attngen__tuning_diag *diag);
-
-/* Class bucket R(x) = round(log2 x); -1000 for x <= 0. */
-int attngen__tuning_bucket(double x);
-
-/* The class key of a shape: [0]=R(Sq), [1]=R(Skv), [2]=R(W) (layout/rounding kept apart). */
-void attngen__tuning_class(int batch, int heads, int seqlen_q, int seqlen_kv, int cu_count,
-                           int key[3]);
-
-/* Metadata fields compare: returns the name of the first differing field, NULL if equal. */
-const char *attngen__tuning_meta_diff(const attngen__tuning_meta *a,
-                                      const attngen__tuning_meta *b);
-
-/* Fills a meta (truncation is an error: INVALID_ARGUMENT with diag). */
-attngen_status attngen__tuning_meta_set(attngen__tuning_meta *m, const char *attngen_version,
-                                        const char *target, const char *device, int cu_count,
-                                        const char *runtime, attngen__tuning_diag *diag);
 
 /* The metadata of the device a context runs on, the same way for the tuner (writing) and
  * the dispatcher (reading): attngen version, props.target, props.name, props.compute_units

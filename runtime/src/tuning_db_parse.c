@@ -1,7 +1,7 @@
 /* tuning_db_parse.c: the parser of the tuning database's text format (tuning_db.h): one
  * line at a time, every problem reported with its line (a malformed file is ignored whole). */
 #define _GNU_SOURCE
-#include "tuning_db_internal.h"
+#include "tuning_db_parse.h"
 
 #include "axes.h"
 

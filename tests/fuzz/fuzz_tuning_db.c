@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tuning_db.h"
+#include "attngen_internal.h"
 
 #define CHECK(cond)                                                                     \
   do {                                                                                  \

@@ -11,11 +11,16 @@ root=$(cd "$here/../.." && pwd)
 build=${2:-${FUZZ_BUILD_DIR:-$root/build-fuzz}}
 cc=${CC_FUZZ:-clang-19}
 mkdir -p "$build/corpus"
+inc=""
+for d in base generated generator/core templates/common runtime/include runtime/numerics \
+    runtime/emu runtime/src runtime/backends; do inc="$inc -I$root/$d"; done
+# shellcheck disable=SC2086 # $inc: one -I per folder
 if ! "$cc" -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-    -I"$root/runtime/include" -I"$root/runtime/src" -I"$root/generator/core" -I"$root/generated" \
-    "$here/fuzz_tuning_db.c" "$root/runtime/src/tuning_db.c" "$root/runtime/src/tuning_db_parse.c" "$root/runtime/src/cache.c" \
-    "$root/runtime/src/hash.c" "$root/runtime/src/log.c" "$root/generator/core/fsutil.c" \
-    "$root/runtime/src/axes.c" "$root/generated/variant_axes.c" -lm -o "$build/fuzz_tuning_db"; then
+    -DATTNGEN_INTERNAL=1 $inc -I/usr/include/lua5.4 "$here/fuzz_tuning_db.c" \
+    "$root/runtime/src/tuning_db.c" "$root/runtime/src/tuning_db_parse.c" \
+    "$root/runtime/src/tuning_table.c" "$root/runtime/src/cache.c" "$root/runtime/src/status.c" \
+    "$root/runtime/src/axes.c" "$root/base/hash.c" "$root/base/log.c" "$root/base/fsutil.c" \
+    "$root/generated/variant_axes.c" -lm -o "$build/fuzz_tuning_db"; then
   echo "run_fuzz.sh: cannot build with $cc -fsanitize=fuzzer (is libFuzzer installed?)" >&2
   exit 2
 fi

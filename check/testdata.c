@@ -1,0 +1,181 @@
+/* testdata.c: seeded, reproducible bf16 inputs for checks and tests (splitmix64, never
+ * rand()): uniform, realistic (normal with per-channel gains) and large-score inputs, drawn in
+ * logical (b, h, s, d) order so both layouts hold the same logical tensors. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "verify.h"
+
+#define D ATTNGEN__HEAD_DIM
+
+void attngen__rng_seed(attngen__rng *r, uint64_t seed) { r->state = seed; }
+
+uint64_t attngen__rng_next(attngen__rng *r) {
+  uint64_t z = (r->state += 0x9E3779B97F4A7C15ull);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+double attngen__rng_uniform(attngen__rng *r) {
+  return (double)(attngen__rng_next(r) >> 11) * 0x1.0p-53;
+}
+
+double attngen__rng_normal(attngen__rng *r) {
+  const double u1 = 1.0 - attngen__rng_uniform(r); /* (0, 1]: log is finite */
+  const double u2 = attngen__rng_uniform(r);
+  return sqrt(-2.0 * log(u1)) * cos(6.283185307179586 * u2);
+}
+
+/* x rounded to bf16; a zero result is replaced by the smallest normal bf16 with x's sign. */
+static uint16_t nonzero_bf16(double x) {
+  uint16_t b = attngen_bf16_round((float)x, ATTNGEN_ROUND_RTNE);
+  if ((b & 0x7FFFu) == 0) b = (uint16_t)((b & 0x8000u) | 0x0080u);
+  return b;
+}
+
+void attngen__fill_uniform(attngen__out_view t, int batch, int heads, int seqlen,
+                           attngen__rng *r, double lo, double hi) {
+  for (int b = 0; b < batch; ++b) {
+    for (int h = 0; h < heads; ++h) {
+      for (int s = 0; s < seqlen; ++s) {
+        uint16_t *row = t.data + attngen__view_offset(t.sb, t.sh, t.ss, b, h, s);
+        for (int d = 0; d < D; ++d) row[d] = nonzero_bf16(lo + (hi - lo) * attngen__rng_uniform(r));
+      }
+    }
+  }
+}
+
+/* Puts a bf16 tensor of n elements on a fixed-point grid: one power-of-two step for the
+ * whole tensor, the smallest with max|x| <= 255 steps; every value becomes a nonzero integer
+ * multiple of the step (|i| <= 255, exact in bf16). With q and k on such grids every product
+ * q_d k_d is an integer multiple of one step below 2^16 steps and every partial sum of a
+ * 128-term dot product stays below 2^23 steps, so dot products are exact in fp32 in any
+ * summation order: scores, and the bf16 rounding of P that depends on them, are the same
+ * in every kernel and in the reference. Elementwise with a tensor-wide step, so the result
+ * does not depend on the layout. */
+static void quantize_fixed(uint16_t *t, size_t n) {
+  double max_abs = 0.0;
+  for (size_t i = 0; i < n; ++i) max_abs = fmax(max_abs, fabs((double)attngen_bf16_to_float(t[i])));
+  if (max_abs == 0.0) return;
+  const double step = ldexp(1.0, (int)ceil(log2(max_abs / 255.0)));
+  for (size_t i = 0; i < n; ++i) {
+    const double x = (double)attngen_bf16_to_float(t[i]);
+    double units = nearbyint(x / step);
+    if (units == 0.0) units = x < 0.0 ? -1.0 : 1.0;
+    if (units > 255.0) units = 255.0;
+    if (units < -255.0) units = -255.0;
+    t[i] = attngen_bf16_round((float)(units * step), ATTNGEN_ROUND_RTNE);
+  }
+}
+
+/* Normal values times gain[d] * row_gain(s), in logical order. */
+static void fill_normal(attngen__out_view t, int batch, int heads, int seqlen, attngen__rng *r,
+                        const double *gain, double row_gain_lo, double row_gain_hi) {
+  for (int b = 0; b < batch; ++b) {
+    for (int h = 0; h < heads; ++h) {
+      for (int s = 0; s < seqlen; ++s) {
+        uint16_t *row = t.data + attngen__view_offset(t.sb, t.sh, t.ss, b, h, s);
+        const double ramp = seqlen > 1 ? (double)s / (double)(seqlen - 1) : 1.0;
+        const double rg = row_gain_lo + (row_gain_hi - row_gain_lo) * ramp;
+        for (int d = 0; d < D; ++d) row[d] = nonzero_bf16(attngen__rng_normal(r) * gain[d] * rg);
+      }
+    }
+  }
+}
+
+attngen_status attngen__inputs_make(attngen__inputs *in, attngen__input_kind kind,
+                                    uint64_t seed, attngen_layout layout, int batch, int heads,
+                                    int seqlen_q, int seqlen_kv, float softmax_scale) {
+  if (!in) return ATTNGEN_STATUS_NULL_POINTER;
+  memset(in, 0, sizeof *in);
+  if (batch < 0 || heads < 0 || seqlen_q < 0 || seqlen_kv < 0) return ATTNGEN_STATUS_BAD_SHAPE;
+  if ((unsigned)layout > (unsigned)ATTNGEN_LAYOUT_BHSD) return ATTNGEN_STATUS_BAD_LAYOUT;
+  if ((unsigned)kind > (unsigned)ATTNGEN__INPUT_LARGE) return ATTNGEN_STATUS_INVALID_ARGUMENT;
+  if (!isfinite(softmax_scale) || softmax_scale == 0.0f) return ATTNGEN_STATUS_BAD_SCALE;
+  in->layout = layout;
+  in->batch = batch;
+  in->heads = heads;
+  in->seqlen_q = seqlen_q;
+  in->seqlen_kv = seqlen_kv;
+  const size_t nq = (size_t)batch * heads * seqlen_q * D;
+  const size_t nkv = (size_t)batch * heads * seqlen_kv * D;
+  /* +1 keeps every allocation non-empty, so a NULL always means out of memory */
+  in->q = malloc((nq + 1) * sizeof(uint16_t));
+  in->k = malloc((nkv + 1) * sizeof(uint16_t));
+  in->v = malloc((nkv + 1) * sizeof(uint16_t));
+  if (!in->q || !in->k || !in->v) {
+    attngen__inputs_free(in);
+    return ATTNGEN_STATUS_OUT_OF_MEMORY;
+  }
+  const attngen__out_view q = attngen__view_out(in->q, layout, heads, seqlen_q);
+  const attngen__out_view k = attngen__view_out(in->k, layout, heads, seqlen_kv);
+  const attngen__out_view v = attngen__view_out(in->v, layout, heads, seqlen_kv);
+  /* one stream per tensor, so changing Skv leaves q unchanged */
+  attngen__rng rq, rk, rv, rg;
+  attngen__rng_seed(&rq, seed * 4 + 0);
+  attngen__rng_seed(&rk, seed * 4 + 1);
+  attngen__rng_seed(&rv, seed * 4 + 2);
+  attngen__rng_seed(&rg, seed * 4 + 3);
+  double gq[D], gk[D], ones[D];
+  for (int d = 0; d < D; ++d) ones[d] = 1.0;
+  switch (kind) {
+  case ATTNGEN__INPUT_UNIFORM:
+    attngen__fill_uniform(q, batch, heads, seqlen_q, &rq, -1.0, 1.0);
+    attngen__fill_uniform(k, batch, heads, seqlen_kv, &rk, -1.0, 1.0);
+    attngen__fill_uniform(v, batch, heads, seqlen_kv, &rv, -1.0, 1.0);
+    break;
+  case ATTNGEN__INPUT_REALISTIC:
+    /* channel gains in [0.5, 1.5] with every 16th channel an outlier (x4), as seen in trained
+     * q/k projections; |k| ~ sqrt(D) */
+    for (int d = 0; d < D; ++d) {
+      gq[d] = 0.5 + attngen__rng_uniform(&rg);
+      gk[d] = (0.5 + attngen__rng_uniform(&rg)) * (d % 16 == 5 ? 4.0 : 1.0);
+    }
+    fill_normal(q, batch, heads, seqlen_q, &rq, gq, 1.0, 1.0);
+    fill_normal(k, batch, heads, seqlen_kv, &rk, gk, 1.0, 1.0);
+    fill_normal(v, batch, heads, seqlen_kv, &rv, ones, 1.0, 1.0);
+    break;
+  case ATTNGEN__INPUT_LARGE: {
+    /* q, k ~ N(0, a^2): s has std a^2 sqrt(D); pick a so t = s * scale * log2(e) has std
+     * ~100 at the middle key. Key gains ramp 0.5 -> 1.5 along the sequence, so later tiles
+     * keep raising the running max and the rescale path runs. */
+    const double t_std = 100.0;
+    const double a2 = t_std / (sqrt((double)D) * fabs((double)softmax_scale) * 1.4426950408889634);
+    const double amp = sqrt(a2);
+    for (int d = 0; d < D; ++d) gq[d] = amp;
+    fill_normal(q, batch, heads, seqlen_q, &rq, gq, 1.0, 1.0);
+    fill_normal(k, batch, heads, seqlen_kv, &rk, gq, 0.5, 1.5);
+    fill_normal(v, batch, heads, seqlen_kv, &rv, ones, 1.0, 1.0);
+    break;
+  }
+  }
+  quantize_fixed(in->q, nq);
+  quantize_fixed(in->k, nkv);
+  return ATTNGEN_STATUS_OK;
+}
+
+void attngen__inputs_free(attngen__inputs *in) {
+  if (!in) return;
+  free(in->q);
+  free(in->k);
+  free(in->v);
+  in->q = in->k = in->v = NULL;
+}
+
+attngen__tensor_view attngen__inputs_q(const attngen__inputs *in) {
+  return attngen__view_in(in->q, in->layout, in->heads, in->seqlen_q);
+}
+
+attngen__tensor_view attngen__inputs_k(const attngen__inputs *in) {
+  return attngen__view_in(in->k, in->layout, in->heads, in->seqlen_kv);
+}
+
+attngen__tensor_view attngen__inputs_v(const attngen__inputs *in) {
+  return attngen__view_in(in->v, in->layout, in->heads, in->seqlen_kv);
+}
+
+void attngen__plant(attngen__out_view t, int b, int h, int s, int d, uint16_t bits) {
+  t.data[attngen__view_offset(t.sb, t.sh, t.ss, b, h, s) + d] = bits;
+}

@@ -1,0 +1,201 @@
+/* verify.h: the check layer (check/, above the API): the comparator, poison and guard bands
+ * and LSE comparison (compare.c), seeded input generators (testdata.c), and one check of a
+ * call against the numerics contract (docs/NUMERICS.md), the run -> reference -> compare
+ * sequence in one place (verify.c), used by `attngen check`, `attngen tune` and the tests.
+ * It includes the runtime's internal interface (attngen_internal.h: numerics.h's reference)
+ * and is the one internal header its users include. verify_run:
+ *   run        the call on its context: by verify_run itself (out == NULL: device buffers,
+ *              poisoned output, one launch) or by the caller, who passes the host copy of
+ *              the output (check runs twice inside guard bands, the emulator test under
+ *              several wave seeds);
+ *   reference  the CPU reference following the call's kernel (its softmax step and tail
+ *              split, attngen__ref_follow_call), optionally the exact fp64 attention;
+ *   compare    the comparator (1 ULP, NaN/Inf, coverage) and, given an LSE, the LSE check.
+ * A verify_ref keeps the reference of one problem (the same logical inputs and scale) across
+ * calls (the tuner's candidates, the GPU test's variants): it is recomputed only when the
+ * call's rounding or the followed kernel's step or split differ; a call in the other layout
+ * (its inputs the same logical tensors) reuses it, compared through the reference's layout. */
+#ifndef ATTNGEN_VERIFY_H
+#define ATTNGEN_VERIFY_H
+
+#include "attngen_internal.h"
+
+/* ---- comparator (compare.c) ---------------------------------------------------------- */
+
+typedef struct attngen__compare_args {
+  attngen__tensor_view out;   /* output under test, [B,H,Sq] */
+  attngen__tensor_view ref;   /* CPU reference with the same rounding */
+  attngen__f64_view exact;    /* fp64 exact attention; data NULL to skip the L2 bound */
+  int batch, heads, seqlen_q;
+  double max_abs_v;           /* largest finite |v|, for the near-zero rule */
+  const float *tol;           /* the reference's tol output ([B,H,Sq,128]) or NULL */
+} attngen__compare_args;
+
+typedef struct attngen__elem_index {
+  int b, h, s, d;
+} attngen__elem_index;
+
+typedef struct attngen__compare_report {
+  int64_t elements;
+  int64_t ulp0, ulp1, ulp_over;    /* finite pairs; ulp_over excludes near-zero cases */
+  int64_t near_zero;               /* > 1 ULP but |ref| < 2^-10 * max|v| */
+  int64_t p_flip;                  /* > 1 ULP but within the reference's P-rounding-boundary
+                                      tolerance (attngen__ref_args.tol) plus 1 ULP */
+  int64_t nonfinite_mismatch;      /* NaN/Inf in one but not the same in the other */
+  int64_t bad_nan_encoding;        /* NaN output other than 0x7FFF (poison not included) */
+  int64_t unwritten;               /* 0xFFFF left in the output */
+  int64_t out_nan, out_inf, ref_nan, ref_inf;
+  int32_t worst_ulp;               /* largest |ULP| among finite pairs (near-zero included) */
+  attngen__elem_index worst;
+  uint16_t worst_out, worst_ref;
+  int64_t first_bad;               /* flat element number of the first failing element, -1 */
+  attngen__elem_index first_bad_at;
+  uint16_t first_bad_out, first_bad_ref;
+  double rel_l2;                   /* vs fp64 over finite pairs; -1 when not computed */
+  double near_zero_threshold;
+  int pass;
+} attngen__compare_report;
+
+#define ATTNGEN__REL_L2_LIMIT 1e-2
+
+/* Fills *r; returns INVALID_ARGUMENT on bad shapes or null data. */
+attngen_status attngen__compare(const attngen__compare_args *a, attngen__compare_report *r);
+
+/* One compact block: histogram, worst element, NaN/Inf, coverage, L2, PASS/FAIL. */
+void attngen__compare_print(FILE *f, const char *title, const attngen__compare_report *r);
+
+/* Largest finite |v| over [B,H,S]. */
+double attngen__max_abs_finite(attngen__tensor_view v, int batch, int heads, int seqlen);
+
+/* Output buffer with guard bands: [guard | n elements | guard], guard filled with a canary
+ * pattern, data with the poison 0xFFFF. `data` points at the first output element. */
+typedef struct attngen__guarded {
+  uint16_t *base;
+  uint16_t *data;
+  int64_t n, guard;
+} attngen__guarded;
+
+#define ATTNGEN__GUARD_ELEMS 4096
+
+attngen_status attngen__guarded_alloc(attngen__guarded *g, int64_t n, int64_t guard);
+/* Poison the data, write the canary into both guard bands. */
+void attngen__guarded_poison(attngen__guarded *g);
+/* Number of guard elements that differ from the canary; *first (if not NULL) gets the first
+ * one's offset relative to data (negative = before), unchanged when none. */
+int64_t attngen__guarded_check(const attngen__guarded *g, int64_t *first);
+void attngen__guarded_free(attngen__guarded *g);
+/* The canary value at guard position i of the band (i counts from base, 0..2*guard-1). */
+uint16_t attngen__guard_canary(int64_t i);
+
+typedef struct attngen__lse_report {
+  int64_t count, mismatches;
+  double max_abs_err;   /* among finite pairs */
+  int64_t worst;        /* flat index of the largest error or first mismatch, -1 */
+  float worst_lse, worst_ref;
+  int pass;
+} attngen__lse_report;
+
+#define ATTNGEN__LSE_ABS_TOL 1e-4
+#define ATTNGEN__LSE_REL_TOL 1e-5
+
+/* Compares n LSE values: NaN and +-Inf positions exact (-inf for Skv == 0), finite values
+ * within abs_tol + rel_tol * |ref|. */
+void attngen__compare_lse(const float *lse, const float *ref, int64_t n, double abs_tol,
+                          double rel_tol, attngen__lse_report *r);
+void attngen__compare_lse_print(FILE *f, const attngen__lse_report *r);
+
+/* ---- seeded inputs (testdata.c) ------------------------------------------------------- */
+
+typedef struct attngen__rng {
+  uint64_t state;
+} attngen__rng;
+
+void attngen__rng_seed(attngen__rng *r, uint64_t seed);
+uint64_t attngen__rng_next(attngen__rng *r);      /* splitmix64 */
+double attngen__rng_uniform(attngen__rng *r);     /* [0, 1), 53 bits */
+double attngen__rng_normal(attngen__rng *r);      /* N(0,1), Box-Muller */
+
+/* Every kind puts q and k on a fixed-point grid (one power-of-two step per tensor, at most
+ * 255 steps in magnitude), so that dot products are exact in fp32 whatever the summation
+ * order: the scores and the bf16 rounding of P are then determined by the contract alone and
+ * kernels can be held to 1 ULP (with rounded scores, the reference differs from itself by
+ * more than 1 ULP in rare peaked rows when only its summation order changes). v is not
+ * quantized. */
+typedef enum attngen__input_kind {
+  ATTNGEN__INPUT_UNIFORM = 0,   /* q, k, v uniform in [-1, 1], zeros replaced */
+  ATTNGEN__INPUT_REALISTIC = 1, /* normal q, k with per-channel gains (|k| ~ sqrt(D)), normal v */
+  ATTNGEN__INPUT_LARGE = 2      /* |t| ~ 100, spread, key gains ramp up -> frequent rescales */
+} attngen__input_kind;
+
+/* Fills a [B,H,S] bf16 tensor, drawn in logical (b, h, s, d) order so that the values do
+ * not depend on the layout: uniform in [lo, hi] rounded to bf16 (RTNE), never zero. */
+void attngen__fill_uniform(attngen__out_view t, int batch, int heads, int seqlen,
+                           attngen__rng *r, double lo, double hi);
+
+typedef struct attngen__inputs {
+  attngen_layout layout;
+  int batch, heads, seqlen_q, seqlen_kv;
+  uint16_t *q, *k, *v; /* dense in `layout` */
+} attngen__inputs;
+
+/* Allocates and fills q, k, v for the kind; softmax_scale sets the size of "large" scores.
+ * The same (seed, kind, shape, scale) gives the same logical tensors in both layouts. */
+attngen_status attngen__inputs_make(attngen__inputs *in, attngen__input_kind kind,
+                                    uint64_t seed, attngen_layout layout, int batch, int heads,
+                                    int seqlen_q, int seqlen_kv, float softmax_scale);
+void attngen__inputs_free(attngen__inputs *in);
+
+/* Views of the inputs. */
+attngen__tensor_view attngen__inputs_q(const attngen__inputs *in);
+attngen__tensor_view attngen__inputs_k(const attngen__inputs *in);
+attngen__tensor_view attngen__inputs_v(const attngen__inputs *in);
+
+/* Writes one element of a tensor (e.g. a NaN or Inf planted at a chosen place). */
+void attngen__plant(attngen__out_view t, int b, int h, int s, int d, uint16_t bits);
+
+#define ATTNGEN__BF16_POS_INF 0x7F80u
+#define ATTNGEN__BF16_NEG_INF 0xFF80u
+
+/* The reference of one problem, reusable across calls (zero-initialize; free with
+ * attngen__verify_ref_free). */
+typedef struct attngen__verify_ref {
+  uint16_t *out;         /* bf16, dense in the call's layout */
+  float *lse, *tol;
+  double *exact;         /* NULL until a call asks for it */
+  unsigned char *rows;   /* split-row flags of the followed plan, or NULL */
+  size_t nq, nl;
+  int valid, kv_step, score_fma, kv_per_split, has_exact;
+  int rounding, layout; /* of the valid reference: its rounding, the layout of out/exact */
+} attngen__verify_ref;
+
+void attngen__verify_ref_free(attngen__verify_ref *ref);
+
+typedef struct attngen__verify_args {
+  attngen_context *ctx;         /* runs (or ran) the call; the reference follows its plan */
+  const attngen_fwd_args *call; /* shape, layout, rounding, scale, variant (pointers unused) */
+  const attngen__inputs *in;    /* host q, k, v in call->layout */
+  const uint16_t *out;          /* host output of the caller's run, or NULL: verify_run runs */
+  const float *lse;             /* host LSE of the caller's run, or NULL: LSE not compared
+                                   (with out == NULL the LSE is always produced and compared) */
+  int exact;                    /* also the fp64 attention (relative L2 bound) */
+  int strict;                   /* no P-rounding-boundary tolerance (an exactly rounded exp2,
+                                   as the emulator's) */
+  attngen__verify_ref *ref;     /* optional cache of the reference (NULL: computed and freed) */
+} attngen__verify_args;
+
+typedef struct attngen__verify_result {
+  attngen__compare_report out;
+  attngen__lse_report lse;      /* count == 0 when not compared */
+  int pass;                     /* out.pass and (no LSE or lse.pass) */
+  int kv_step, kv_per_split;    /* how the reference followed the call */
+  int score_fma;                /* its softmax form (attngen__variant_desc score_fma) */
+  long long split_rows;         /* rows run as tail-split parts */
+  char variant[128];            /* the variant the call runs ("reference" on cpu) */
+} attngen__verify_result;
+
+/* Runs (when a->out is NULL), computes the reference and compares. A status other than OK
+ * means the check could not be made (the run failed: attngen_last_error says why, or out of
+ * memory); a wrong result is OK with r->pass == 0. */
+attngen_status attngen__verify_run(const attngen__verify_args *a, attngen__verify_result *r);
+
+#endif /* ATTNGEN_VERIFY_H */

@@ -1,0 +1,258 @@
+/* cmd_compile.c: `attngen compile` — the JIT without a device. Compiles variants with the
+ * run-time compiler of their target (hiprtc for gfx942, NVRTC for sm90) through the same
+ * function a first call on a device uses (attngen__jit_get: the embedded generator's
+ * source, the same options, the same cache key), so the code objects land in the JIT cache
+ * and a later process, on a GPU machine or not, loads them without compiling. No backend
+ * is opened and no device is needed or pretended. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fnmatch.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "attngen.h"
+#include "attngen_internal.h"
+
+static void usage(FILE *f) {
+  fprintf(f,
+          "usage: attngen compile (--target T [--filter GLOB] | --variant NAME ...) [-o DIR]\n"
+          "                       [-j N]\n\n"
+          "Compiles variants with the run-time compiler of their target (hiprtc for " ATTNGEN__TARGET_GFX942_NAME ",\n"
+          "NVRTC for " ATTNGEN__TARGET_SM90_NAME ") exactly as the first call on a device would: the embedded\n"
+          "generator's source, the same compiler options and the same JIT cache key. No device is\n"
+          "needed or opened. Each code object is stored in the JIT cache (a later run, in any\n"
+          "process, loads it without compiling) and, with -o, also written to DIR/NAME.co\n"
+          "(" ATTNGEN__TARGET_GFX942_NAME ") or DIR/NAME.cubin (" ATTNGEN__TARGET_SM90_NAME ").\n"
+          "One line per variant: how it was obtained (compiled, cache = read from the disk\n"
+          "cache, memory), seconds spent compiling, bytes, cache key, name.\n\n"
+          "  --target T       " ATTNGEN__TARGET_CHOICES ": the target's default set (the variants of the\n"
+          "                   manifest), narrowed by --filter\n"
+          "  --filter GLOB    only variants whose name matches GLOB (* and ?)\n"
+          "  --variant NAME   this variant (any valid name, not only the default set; repeatable)\n"
+          "  -o DIR           also write the code objects into DIR (created if needed)\n"
+          "  -j N, -jN       compile N variants at a time (default 1, at most 64)\n"
+          "  --help           this text\n\n"
+          "Environment: ATTNGEN_CACHE_DIR (the cache), ATTNGEN_JIT (0 refuses), ATTNGEN_LOG.\n"
+          "Exit status: 0 every variant compiled or loaded, 1 a variant failed (the run-time\n"
+          "compiler is missing, a compile error: the message says which), 2 usage error.\n");
+}
+
+static int usage_error(const char *msg, const char *arg) {
+  fprintf(stderr, "attngen compile: %s%s%s\n\n(attngen compile --help for usage)\n", msg,
+          arg ? ": " : "", arg ? arg : "");
+  return 2;
+}
+
+typedef struct job {
+  const char *name;
+  int target;
+  attngen_status status;
+  char error[2048];
+  attngen__jit_result result;
+} job;
+
+typedef struct work {
+  job *jobs;
+  size_t count;
+  size_t next; /* atomic */
+  const char *out_dir;
+} work;
+
+static const char *origin_name(int origin) {
+  return origin == ATTNGEN__JIT_COMPILED ? "compiled"
+         : origin == ATTNGEN__JIT_DISK   ? "cache"
+                                         : "memory";
+}
+
+static void run_job(const work *w, job *j) {
+  attngen__jit_request req = {j->name, j->target, NULL, 0, NULL};
+  j->status = attngen__jit_get(&req, &j->result);
+  if (j->status != ATTNGEN_STATUS_OK) {
+    snprintf(j->error, sizeof j->error, "%s", attngen_last_error());
+    return;
+  }
+  if (w->out_dir) {
+    char path[4400];
+    snprintf(path, sizeof path, "%s/%s%s", w->out_dir, j->name,
+             j->target == ATTNGEN__TARGET_SM90 ? ".cubin" : ".co");
+    if (attngen__fs_write_atomic(path, j->result.image, j->result.size, 0) != 0) {
+      j->status = ATTNGEN_STATUS_IO_ERROR;
+      snprintf(j->error, sizeof j->error, "cannot write %s: %s", path, strerror(errno));
+    }
+  }
+}
+
+static void *worker(void *arg) {
+  work *w = arg;
+  for (;;) {
+    size_t i = __atomic_fetch_add(&w->next, 1, __ATOMIC_SEQ_CST);
+    if (i >= w->count) return NULL;
+    run_job(w, &w->jobs[i]);
+  }
+}
+
+int attngen__cmd_compile(int argc, char **argv) {
+  const char *filter = NULL, *out_dir = NULL;
+  int target = -1;
+  long threads = 1;
+  const char **variants = calloc((size_t)argc + 1, sizeof *variants);
+  size_t nvariants = 0;
+  if (!variants) {
+    fprintf(stderr, "attngen compile: out of memory\n");
+    return 1;
+  }
+  int rc = 0;
+  for (int i = 1; i < argc; i++) {
+    const char *opt = argv[i];
+    if (!strcmp(opt, "--help") || !strcmp(opt, "-h")) {
+      usage(stdout);
+      free(variants);
+      return 0;
+    }
+    if (!strncmp(opt, "-j", 2) && opt[2]) { /* -jN */
+      char *end;
+      threads = strtol(opt + 2, &end, 10);
+      if (*end || threads < 1 || threads > 64) {
+        rc = usage_error("-j wants a number of compiles at a time in 1..64", opt);
+        goto out;
+      }
+      continue;
+    }
+    if (strcmp(opt, "--target") && strcmp(opt, "--filter") && strcmp(opt, "--variant") &&
+        strcmp(opt, "-o") && strcmp(opt, "-j")) {
+      rc = usage_error("unknown option", opt);
+      goto out;
+    }
+    if (i + 1 >= argc) {
+      rc = usage_error("option needs a value", opt);
+      goto out;
+    }
+    const char *val = argv[++i];
+    if (!strcmp(opt, "--target")) {
+      if (!attngen__target_from_name(val, &target)) {
+        fprintf(stderr, "attngen compile: --target '%s' is not a target (allowed: %s)\n", val,
+                ATTNGEN__TARGET_CHOICES);
+        rc = 2;
+        goto out;
+      }
+    } else if (!strcmp(opt, "--filter")) {
+      filter = val;
+    } else if (!strcmp(opt, "--variant")) {
+      variants[nvariants++] = val;
+    } else if (!strcmp(opt, "-o")) {
+      out_dir = val;
+    } else {
+      char *end;
+      threads = strtol(val, &end, 10);
+      if (*end || end == val || threads < 1 || threads > 64) {
+        rc = usage_error("-j wants a number of compiles at a time in 1..64", val);
+        goto out;
+      }
+    }
+  }
+  if (nvariants && (target >= 0 || filter)) {
+    rc = usage_error("--variant names its variants; it does not combine with --target or --filter",
+                     NULL);
+    goto out;
+  }
+  if (!nvariants && target < 0) {
+    rc = usage_error("say what to compile: --target " ATTNGEN__TARGET_CHOICES " or --variant NAME",
+                     NULL);
+    goto out;
+  }
+
+  job *jobs = calloc(nvariants + attngen__manifest_count + 1, sizeof *jobs);
+  if (!jobs) {
+    fprintf(stderr, "attngen compile: out of memory\n");
+    rc = 1;
+    goto out;
+  }
+  size_t njobs = 0;
+  for (size_t i = 0; i < nvariants; i++) {
+    attngen__variant_desc d;
+    char *err = NULL;
+    if (attngen__gen_variant_desc(variants[i], &d, &err) != 0) {
+      fprintf(stderr, "attngen compile: --variant %s: %s\n", variants[i], err ? err : "invalid");
+      free(err);
+      free(jobs);
+      rc = 2;
+      goto out;
+    }
+    jobs[njobs].name = variants[i];
+    jobs[njobs++].target = d.target;
+  }
+  if (!nvariants) {
+    for (size_t i = 0; i < attngen__manifest_count; i++) {
+      const attngen__variant_desc *d = &attngen__manifest[i];
+      if (!d->name || d->target != target) continue;
+      if (filter && fnmatch(filter, d->name, 0) != 0) continue;
+      jobs[njobs].name = d->name;
+      jobs[njobs++].target = d->target;
+    }
+    if (!njobs) {
+      fprintf(stderr, "attngen compile: no variant of the %s default set matches '%s'\n",
+              attngen__target_name(target), filter ? filter : "*");
+      free(jobs);
+      rc = 1;
+      goto out;
+    }
+  }
+  /* The compiler of every target involved, named before anything is compiled. */
+  for (int t = 0; t < ATTNGEN__TARGET_COUNT; t++) {
+    int used = 0;
+    for (size_t i = 0; i < njobs; i++) used |= jobs[i].target == t;
+    if (!used) continue;
+    char version[160];
+    if (attngen__jit_compiler(t, version, sizeof version) != ATTNGEN_STATUS_OK) {
+      fprintf(stderr, "attngen compile: %s: %s\n", attngen__target_name(t), attngen_last_error());
+      free(jobs);
+      rc = 1;
+      goto out;
+    }
+    printf("%s: %s, compiles for %s\n", attngen__target_name(t), version, attngen__jit_arch(t));
+  }
+  if (out_dir && attngen__fs_mkdir_p(out_dir, 0755) != 0) {
+    fprintf(stderr, "attngen compile: cannot create -o %s: %s\n", out_dir, strerror(errno));
+    free(jobs);
+    rc = 1;
+    goto out;
+  }
+  work w = {jobs, njobs, 0, out_dir};
+  if ((size_t)threads > njobs) threads = (long)njobs;
+  pthread_t tid[64];
+  long started = 0;
+  for (long t = 1; t < threads; t++) {
+    if (pthread_create(&tid[started], NULL, worker, &w) != 0) break;
+    started++;
+  }
+  worker(&w);
+  for (long t = 0; t < started; t++) pthread_join(tid[t], NULL);
+
+  printf("%-8s %8s %9s  %-16s  %s\n", "origin", "seconds", "bytes", "key", "variant");
+  size_t failed = 0, compiled = 0;
+  double seconds = 0;
+  for (size_t i = 0; i < njobs; i++) {
+    job *j = &jobs[i];
+    if (j->status != ATTNGEN_STATUS_OK) {
+      failed++;
+      printf("%-8s %8s %9s  %-16s  %s\n", "FAILED", "-", "-", "-", j->name);
+      fprintf(stderr, "attngen compile: %s: %s: %s\n", j->name, attngen_status_name(j->status),
+              j->error);
+      continue;
+    }
+    compiled += j->result.origin == ATTNGEN__JIT_COMPILED;
+    seconds += j->result.seconds;
+    printf("%-8s %8.2f %9zu  %016llx  %s\n", origin_name(j->result.origin), j->result.seconds,
+           j->result.size, (unsigned long long)j->result.key, j->name);
+    free(j->result.image);
+  }
+  printf("%zu variant%s: %zu compiled (%.1f s of compiling), %zu from the cache, %zu failed\n",
+         njobs, njobs == 1 ? "" : "s", compiled, seconds, njobs - compiled - failed, failed);
+  free(jobs);
+  rc = failed ? 1 : 0;
+out:
+  free(variants);
+  return rc;
+}

@@ -1,0 +1,138 @@
+/* numerics.h: the executable form of docs/NUMERICS.md that the runtime itself needs (the
+ * production launch's scale_log2, the cpu backend's reference), also used by the check layer
+ * above the API (check/verify.h: comparator, test data, verify_run) and the tests:
+ *   - bf16 helpers (bf16.c; formulas in templates/common/bf16_round.h),
+ *   - the CPU reference attention (the contract's algorithm in fp32, reference.c),
+ *   - exact attention in fp64 (the sanity bound).
+ * Tensors are described by views: element strides for batch, head and sequence; the
+ * head dimension (ATTNGEN__HEAD_DIM elements) is contiguous. */
+#ifndef ATTNGEN_NUMERICS_H
+#define ATTNGEN_NUMERICS_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "attngen.h"
+#include "call_shape.h"
+
+#define ATTNGEN__HEAD_DIM 128
+#define ATTNGEN__BF16_NAN 0x7FFFu    /* the one NaN encoding outputs may carry */
+#define ATTNGEN__BF16_POISON 0xFFFFu /* fill of an output before a run; never a legit result */
+#define ATTNGEN__REF_KV_TILE 64      /* keys per online-softmax step of the reference */
+
+/* ---- bf16 (bf16.c) ------------------------------------------------------------------ */
+
+/* fp32 value -> bits, bits -> fp32 value (no aliasing tricks). */
+uint32_t attngen__f32_bits(float x);
+float attngen__f32_from_bits(uint32_t u);
+
+/* softmax_scale * log2(e) rounded once to fp32: the scale_log2 every target uses (step 2). */
+float attngen__scale_log2(float softmax_scale);
+
+/* Signed distance in bf16 steps between two finite patterns: ordered(a) - ordered(b),
+ * with +0 and -0 at the same place. */
+int32_t attngen__bf16_ulp_diff(uint16_t a, uint16_t b);
+
+int attngen__bf16_is_nan(uint16_t b);
+int attngen__bf16_is_inf(uint16_t b);
+
+/* ---- views -------------------------------------------------------------------------- */
+
+typedef struct attngen__tensor_view { /* bf16 input */
+  const uint16_t *data;
+  int64_t sb, sh, ss;
+} attngen__tensor_view;
+
+typedef struct attngen__out_view { /* bf16 output */
+  uint16_t *data;
+  int64_t sb, sh, ss;
+} attngen__out_view;
+
+typedef struct attngen__f64_view { /* fp64 output of the exact attention */
+  double *data;
+  int64_t sb, sh, ss;
+} attngen__f64_view;
+
+/* Element strides of a dense [B,S,H,D] (bshd) or [B,H,S,D] (bhsd) tensor, D = 128. */
+void attngen__dense_strides(attngen_layout layout, int heads, int seqlen, int64_t *sb,
+                            int64_t *sh, int64_t *ss);
+attngen__tensor_view attngen__view_in(const void *data, attngen_layout layout, int heads,
+                                      int seqlen);
+attngen__out_view attngen__view_out(void *data, attngen_layout layout, int heads, int seqlen);
+attngen__f64_view attngen__view_f64(double *data, attngen_layout layout, int heads,
+                                    int seqlen);
+
+static inline int64_t attngen__view_offset(int64_t sb, int64_t sh, int64_t ss, int b, int h,
+                                           int s) {
+  return (int64_t)b * sb + (int64_t)h * sh + (int64_t)s * ss;
+}
+
+/* Runs fn(ctx, job) for job in [0, jobs) on up to `threads` pthreads (0 = one per online
+ * CPU), thread t taking jobs t, t + T, ... Jobs must be independent. */
+attngen_status attngen__parallel_for(int64_t jobs, int threads, void (*fn)(void *ctx, int64_t job),
+                                     void *ctx);
+
+/* ---- CPU reference (reference.c) ----------------------------------------------------- */
+
+typedef struct attngen__ref_args {
+  attngen__tensor_view q, k, v; /* q: [B,H,Sq], k/v: [B,H,Skv] */
+  attngen__out_view out;        /* [B,H,Sq]; only rows < Sq are written */
+  attngen__call_shape shape;    /* batch, heads, seqlen_q, seqlen_kv, rounding (an
+                                   attngen_rounding); layout is not read: the views carry
+                                   the strides */
+  float softmax_scale;
+  float *lse;  /* fp32 [B,H,Sq] contiguous, natural log, or NULL */
+  int threads; /* 0 = one per online CPU */
+  int unrounded_p; /* tests only: skip the bf16 rounding of P (step 5) to measure its effect */
+  /* Keys per running-max update (step 3): P is rounded against the max at each step, so a
+   * kernel is held to 1 ULP only by a reference with its step (attngen__variant_desc
+   * softmax_step). Steps are keys [i*kv_step, (i+1)*kv_step). 0 = ATTNGEN__REF_KV_TILE. */
+  int kv_step;
+  /* Tail KV split emulation (gfx942 kv_split=tail, runtime/src/split_plan.h): 0 = none;
+   * else keys per part, a multiple of the step. A split row runs each part
+   * p (keys [p*kv_per_split, min(Skv, (p+1)*kv_per_split))) from m = -inf, l = 0, O = 0,
+   * then merges like NAME_merge: M = max m_p; w_p = (m_p == -inf ? 0 : exp2(m_p - M));
+   * L = sum l_p w_p and O = sum O_p w_p in part order 0..n-1 (from 0, one product then one
+   * add per part); out = round(O * (L == 0 ? 0 : 1/L)); LSE = M ln2 + ln L. */
+  int kv_per_split;
+  /* Which rows are split: [B,H,Sq] contiguous flags (nonzero = split), e.g. from
+   * attngen__split_plan_row_flags; NULL with kv_per_split > 0 = every row. */
+  const unsigned char *split_rows;
+  /* Optional output, fp32 [B,H,Sq,128] contiguous: per element, how far a kernel may
+   * legitimately be from this reference because a P value lies within a relative
+   * ATTNGEN__P_FLIP_REL of a bf16 rounding boundary, where an exp2 that is not correctly
+   * rounded (hardware ex2.approx / v_exp_f32: a few fp32 ulps) may round it the other way:
+   * sum over such keys of |P_hi - P_lo| * |v_jd|, rescaled like O, divided by l. */
+  float *tol;
+  /* Softmax form of step 4 (attngen__variant_desc score_fma): 0 = p = exp2(t - m) with
+   * t = fl(s * scale_log2); 1 = p = exp2(fma(s, scale_log2, -m)), rounded once. The running
+   * max is max t in both (== fl(max s * scale_log2) for a positive scale). */
+  int score_fma;
+} attngen__ref_args;
+
+/* Relative uncertainty of a kernel's p = exp2(t - m) allowed by the comparator: 2^-20, four
+ * times the documented error bound of ex2.approx.f32 (2 ulp = 2^-22 relative). */
+#define ATTNGEN__P_FLIP_REL (1.0f / 1048576.0f)
+
+/* docs/NUMERICS.md steps 1-7 in fp32 for every query row. Bitwise deterministic: the result does
+ * not depend on the thread count or on the layout of the views. INVALID_ARGUMENT when
+ * kv_step < 0, kv_per_split < 0 or kv_per_split is not a multiple of the step. */
+attngen_status attngen__reference_fwd(const attngen__ref_args *a);
+
+/* The reference arguments of a call: views of a->q, k, v, out (dense in a->layout), its
+ * lse, shape, scale and rounding; everything else 0 (defaults). */
+attngen__ref_args attngen__ref_args_of_call(const attngen_fwd_args *a);
+
+typedef struct attngen__exact_args {
+  attngen__tensor_view q, k, v;
+  attngen__f64_view out;
+  int batch, heads, seqlen_q, seqlen_kv;
+  double softmax_scale;
+  double *lse; /* fp64 [B,H,Sq] contiguous natural-log LSE, or NULL */
+  int threads;
+} attngen__exact_args;
+
+/* Plain softmax attention in fp64 without intermediate rounding (sanity bound). */
+attngen_status attngen__exact_fwd(const attngen__exact_args *a);
+
+#endif /* ATTNGEN_NUMERICS_H */
