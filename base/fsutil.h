@@ -1,7 +1,7 @@
 /* fsutil.h: the file-system helpers of every layer: directories (mkdir -p), whole-file reads,
- * atomic writes (temp file + rename) and advisory locks with a bounded wait. It lives in the
- * generator core, the bottom layer, so that the Lua host (gen.c) and the runtime (cache.c,
- * tuning_db.c) share one implementation. Functions return 0, or -1 with errno set. */
+ * atomic writes (temp file + rename) and advisory locks with a bounded wait. It lives in base/,
+ * the bottom layer, so that the Lua host (gen.c) and the runtime (cache.c, tuning_db.c)
+ * share one implementation. Functions return 0, or -1 with errno set. */
 #ifndef ATTNGEN_FSUTIL_H
 #define ATTNGEN_FSUTIL_H
 #include <stddef.h>

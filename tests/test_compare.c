@@ -1,4 +1,4 @@
-/* test_compare.c: the comparator of runtime/verify/compare.c is itself checked: it passes a
+/* test_compare.c: the comparator of check/compare.c is itself checked: it passes a
  * correct output and catches 2-ULP errors, wrong NaN/Inf positions or encodings, unwritten
  * elements, writes into the guard bands, an L2 error against fp64, and LSE mismatches. */
 #define _POSIX_C_SOURCE 200809L

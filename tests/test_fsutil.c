@@ -1,4 +1,4 @@
-/* test_fsutil.c: the file-system helpers every layer shares (generator/core/fsutil.c):
+/* test_fsutil.c: the file-system helpers every layer shares (base/fsutil.c):
  * mkdir -p, whole-file reads with a size limit, atomic writes that leave no temp files and
  * leave the old content on failure, and locks that give up after a bounded wait with a
  * message naming the lock file and its holder. */

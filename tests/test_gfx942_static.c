@@ -1,5 +1,5 @@
 /* test_gfx942_static.c: the static budget of every built gfx942 code object, read through
- * `attngen report --tsv` (generator/cli/cmd_report.c): <= 256 VGPRs (arch + AGPR, the
+ * `attngen report --tsv` (cli/cmd_report.c): <= 256 VGPRs (arch + AGPR, the
  * unified file at 2 waves/SIMD), no scratch and no spills, LDS <= 64 KiB, and exactly the
  * MFMA count per KV tile that the variant's tile shape requires in its main loop:
  * per wave QK^T = q_tiles * (kv_tile/16) * (128/16), P.V = q_tiles * (128/16) * (kv_tile/16),

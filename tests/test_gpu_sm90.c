@@ -1,6 +1,6 @@
 /* test_gpu_sm90.c: every sm90 variant of the default set (generator/core/variant.h manifest), run
  * on an NVIDIA GPU through the public API (backend "cuda", variant forced), checked against
- * the CPU reference of docs/NUMERICS.md through attngen__verify_run (runtime/verify: the one
+ * the CPU reference of docs/NUMERICS.md through attngen__verify_run (check/verify.c: the one
  * reference -> compare sequence): ULP histogram, NaN/Inf positions, fp64 L2 bound, LSE, coverage
  * (poisoned output); here: guard bands around out and lse, and bitwise determinism.
  * Without libcuda or a device every test prints SKIPPED with the reason.

@@ -1,4 +1,4 @@
-/* test_reference.c: the CPU reference attention (runtime/verify/reference.c) against
+/* test_reference.c: the CPU reference attention (runtime/numerics/reference.c) against
  * docs/NUMERICS.md: edge sizes, layouts and strides, NaN/Inf propagation derived by hand, the
  * softmax scale, LSE against an independent double computation, the exact fp64 attention,
  * and a plain transcription of steps 1-7 on inputs whose dot products are exact. */

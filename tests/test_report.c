@@ -1,4 +1,4 @@
-/* test_report.c: `attngen report --analyze` (generator/cli/report_analyze.c), the steady-state
+/* test_report.c: `attngen report --analyze` (cli/report_analyze.c), the steady-state
  * analysis of the main loop of gfx942 code objects.
  *  - tests/report_kernels/loop.s, a hand-written kernel with a known loop (assembled by
  *    tests/CMakeLists.txt with clang-19 and ld.lld-19): every per-unit count is checked

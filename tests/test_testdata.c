@@ -1,4 +1,4 @@
-/* test_testdata.c: the seeded input generators of runtime/verify/testdata.c: reproducible,
+/* test_testdata.c: the seeded input generators of check/testdata.c: reproducible,
  * layout-independent, never zero, and the large-score inputs really have |t| ~ 100 with a
  * running max that keeps rising across 64-key tiles (so the rescale path runs). */
 #include <math.h>

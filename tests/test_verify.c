@@ -1,4 +1,4 @@
-/* test_verify.c: attngen__verify_run (runtime/verify/verify.c), the one run -> reference ->
+/* test_verify.c: attngen__verify_run (check/verify.c), the one run -> reference ->
  * compare sequence of check, tune and the tests: it runs a call itself and passes it, it
  * catches a wrong element, an unwritten one and a wrong LSE in a caller's output, it follows
  * the kernel's tail split, and a kept reference is reused across calls (and layouts) and

@@ -33,7 +33,7 @@ function M.derive(v)
     -- mma.m16n8k16 tiling: S has kv_tile/8 n-tiles of 8 keys
     s_ntiles = v.kv_tile // 8,
     -- The online softmax advances in steps of SOFTMAX_STEP keys, the CPU reference's step
-    -- (ATTNGEN__REF_KV_TILE in runtime/verify/numerics.h): P is rounded against the same running
+    -- (ATTNGEN__REF_KV_TILE in runtime/numerics/numerics.h): P is rounded against the same running
     -- max as in the reference, which the 1-ULP contract needs (a 32-key step already gives
     -- > 1 ULP differences on small outputs).
     softmax_steps = v.kv_tile // M.SOFTMAX_STEP,
