@@ -41,8 +41,21 @@ typedef struct emu_case {
   plant_kind plant;
   int split;
   const char *what;
-  int neg_scale; /* 1: softmax_scale = -1/sqrt(128) (the kernel negates Q to keep its max over raw scores) */
+  float scale; /* softmax_scale; 0 in the table means the default 1/sqrt(128), so zero scales
+                  are written ZERO_SCALE / NEG_ZERO_SCALE */
 } emu_case;
+
+#define DEFAULT_SCALE 0.08838834764831845f
+#define NEG_SCALE (-0.08838834764831845f) /* the kernel negates Q to keep its max over raw s */
+#define ZERO_SCALE 1.0f                    /* marker values, mapped in scale_of() */
+#define NEG_ZERO_SCALE 2.0f
+
+static float scale_of(const emu_case *c) {
+  if (c->scale == 0.0f) return DEFAULT_SCALE;
+  if (c->scale == ZERO_SCALE) return 0.0f;
+  if (c->scale == NEG_ZERO_SCALE) return -0.0f;
+  return c->scale;
+}
 
 static double now_s(void) {
   struct timespec ts;
@@ -65,7 +78,17 @@ static size_t cases_for(const attngen__variant_desc *v, emu_case *out) {
       {1, 2, 17, split_kv, ATTNGEN__INPUT_UNIFORM, PLANT_NAN_INF, 1, "split tail, NaN/Inf"},
       /* 9 jobs on 8 slots: the first round runs whole, the last job is split */
       {1, 9, 1, split_kv, ATTNGEN__INPUT_UNIFORM, PLANT_NONE, 1, "rounds + split last job", 0},
-      {1, 2, 33, 200, ATTNGEN__INPUT_LARGE, PLANT_NONE, -1, "negative scale, large scores", 1},
+      {1, 2, 33, 200, ATTNGEN__INPUT_LARGE, PLANT_NONE, -1, "negative scale, large scores",
+       NEG_SCALE},
+      /* Every finite scale gives the contract's result (issue 29): keys past Skv were set to
+       * -inf before the scale multiplied them (-inf * 0 = NaN: every row NaN, status OK), and
+       * with |t| >= 2^24 the fma form's x at a row's max reached +4096 (p = +Inf, NaN rows).
+       * A ragged tile (47 keys) so that keys past Skv exist. */
+      {1, 2, 33, 47, ATTNGEN__INPUT_UNIFORM, PLANT_NONE, -1, "zero scale", ZERO_SCALE},
+      {1, 1, 17, 47, ATTNGEN__INPUT_UNIFORM, PLANT_NONE, -1, "negative zero scale",
+       NEG_ZERO_SCALE},
+      {1, 2, 33, 47, ATTNGEN__INPUT_UNIFORM, PLANT_NONE, -1, "scale 1e10", 1e10f},
+      {1, 1, 17, 200, ATTNGEN__INPUT_LARGE, PLANT_NONE, -1, "scale -3e7, large scores", -3e7f},
   };
   memcpy(out, c, sizeof c);
   return sizeof c / sizeof c[0];
@@ -166,10 +189,11 @@ static int teardown(void **state) {
 static int run_case(const attngen__variant_desc *var, const emu_case *c, uint64_t seed) {
   const attngen_layout layout = (attngen_layout)var->layout;
   const attngen_rounding mode = (attngen_rounding)var->rounding;
-  const float scale = c->neg_scale ? -0.08838834764831845f : 0.08838834764831845f;
+  const float scale = scale_of(c);
   attngen__inputs in;
   assert_int_equal(attngen__inputs_make(&in, c->inputs, seed, layout, c->batch, c->heads,
-                                        c->seqlen_q, c->seqlen_kv, scale),
+                                        c->seqlen_q, c->seqlen_kv,
+                                        scale != 0.0f ? scale : DEFAULT_SCALE),
                    ATTNGEN_STATUS_OK);
   if (c->plant == PLANT_NAN_INF && c->seqlen_kv > 0) plant_special(&in);
   const int64_t n = (int64_t)c->batch * c->heads * c->seqlen_q * D;
@@ -242,9 +266,10 @@ static int run_case(const attngen__variant_desc *var, const emu_case *c, uint64_
   const int pass = pl == 0;
   if (!pass) {
     char title[512];
-    snprintf(title, sizeof title, "FAIL %s %dx%dx%dx%d (%s) seed %llu: %s\n  plan: %d part(s), "
+    snprintf(title, sizeof title, "FAIL %s %dx%dx%dx%d (%s, scale %g) seed %llu: %s\n  plan: "
+             "%d part(s), "
              "grid %u, workspace %zu bytes, reference step %d, kv_per_split %d\n  output",
-             var->name, c->batch, c->heads, c->seqlen_q, c->seqlen_kv, c->what,
+             var->name, c->batch, c->heads, c->seqlen_q, c->seqlen_kv, c->what, (double)scale,
              (unsigned long long)seed, problems, ch.num_splits, ch.grid[0], ch.workspace_bytes,
              vr.kv_step, vr.kv_per_split);
     attngen__compare_print(stdout, title, &vr.out);
@@ -282,7 +307,7 @@ static void test_emu_numerics_all_gfx942_variants(void **state) {
   for (size_t i = 0; i < attngen__manifest_count; ++i) {
     const attngen__variant_desc *var = &attngen__manifest[i];
     if (!var->name || var->target != ATTNGEN__TARGET_GFX942) continue;
-    emu_case cases[16];
+    emu_case cases[24];
     const size_t nc = cases_for(var, cases);
     const double tv = now_s();
     int bad = 0;

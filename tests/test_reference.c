@@ -169,6 +169,45 @@ static void test_reference_score_fma(void **state) {
   }
 }
 
+/* score_fma at |m| >= 2^24 (issue 29): with scale 1e10 the fma form's x at a row's max is
+ * the rounding error of fl(s * c), up to ulp(t) / 2 = 512 here: p = exp2(x) = +Inf for some s
+ * (NaN rows on gfx942). The contract takes x = t - m on such rows: x = 0 at the max, so a
+ * one-hot row returns the max key's v exactly. A key score a with a rounding error > 128 is
+ * searched (the old form's p = +Inf), then the reference must give v of that key. */
+static void test_reference_score_fma_large_max(void **state) {
+  (void)state;
+  const float c = attngen__scale_log2(1e10f);
+  float a = 0;
+  for (int k = 128; k < 256 && a == 0; ++k) {
+    const float s = ldexpf((float)k, -7);
+    if (fmaf(s, c, -(s * c)) > 128.0f) a = s;
+  }
+  assert_true(a != 0);
+  assert_true(isinf(exp2f(fmaf(a, c, -(a * c))))); /* the old form's p at the max */
+  uint16_t q[D] = {0}, k[2 * D] = {0}, v[2 * D] = {0}, out[D];
+  float lse[1];
+  q[0] = 0x3F80; /* 1.0 */
+  k[0] = (uint16_t)(attngen__f32_bits(a) >> 16);
+  k[D] = 0x3F80; /* score 1 < a: t differs by ~1e10, p = 0 */
+  for (int d = 0; d < D; ++d) {
+    v[d] = 0x4040;     /* 3.0: the max key */
+    v[D + d] = 0xC000; /* -2.0 */
+  }
+  for (int mode = 0; mode < 3; ++mode) {
+    attngen__ref_args r = {attngen__view_in(q, ATTNGEN_LAYOUT_BSHD, 1, 1),
+                           attngen__view_in(k, ATTNGEN_LAYOUT_BSHD, 1, 2),
+                           attngen__view_in(v, ATTNGEN_LAYOUT_BSHD, 1, 2),
+                           attngen__view_out(out, ATTNGEN_LAYOUT_BSHD, 1, 1),
+                           {1, 1, 1, 2, ATTNGEN_LAYOUT_BSHD, (attngen_rounding)mode}, 1e10f,
+                           lse, 1, 0, 0, 0, NULL};
+    r.score_fma = 1;
+    assert_int_equal(attngen__reference_fwd(&r), ATTNGEN_STATUS_OK);
+    for (int d = 0; d < D; ++d) assert_int_equal(out[d], 0x4040);
+    /* LSE = m ln 2 + ln 1 */
+    assert_true(fabs(lse[0] - (double)(a * c) * 0.6931471805599453) <= 1e-6 * fabs(lse[0]));
+  }
+}
+
 /* Counts, over finite elements not near zero, how many differ from round(exact, mode) by more
  * than one bf16 step; returns the largest such difference. */
 static int32_t max_steps_vs_exact(const uint16_t *out, const double *ex, size_t n,
@@ -868,6 +907,7 @@ int main(void) {
       cmocka_unit_test(test_reference_skv_zero),
       cmocka_unit_test(test_reference_single_key),
       cmocka_unit_test(test_reference_score_fma),
+      cmocka_unit_test(test_reference_score_fma_large_max),
       cmocka_unit_test(test_reference_vs_exact_ragged_sizes),
       cmocka_unit_test(test_reference_ragged_ends),
       cmocka_unit_test(test_reference_layouts_strides_threads_bitwise),

@@ -654,6 +654,9 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
   }
 
   float m[2], l[2];
+  // some row of this wave has |m| >= 2^24 (its x takes the t - m form, NUMERICS.md step 4);
+  // wave-uniform, changes only where m does
+  bool big_m = false;
   ag_f32x4 o[2][8];
   ag_f32x4 s[2][6];
   ag_u32x2 p[2][6];
@@ -661,56 +664,56 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
   {  // O = 0 through zero-C MFMAs: 8*Q distinct accumulators (a shared constant zero would
      // make the compiler copy it into each tied accumulator inside the loop)
     const ag_u32x2 zero2 = {0u, 0u};
-#line 222 "templates/gfx942/attn_fwd.hip.in"
+#line 225 "templates/gfx942/attn_fwd.hip.in"
     m[0] = -__builtin_inff();
     l[0] = 0.0f;
-#line 225 "templates/gfx942/attn_fwd.hip.in"
+#line 228 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16_zero(o[0][0], zero2, zero2);
-#line 225 "templates/gfx942/attn_fwd.hip.in"
+#line 228 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16_zero(o[0][1], zero2, zero2);
-#line 225 "templates/gfx942/attn_fwd.hip.in"
+#line 228 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16_zero(o[0][2], zero2, zero2);
-#line 225 "templates/gfx942/attn_fwd.hip.in"
+#line 228 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16_zero(o[0][3], zero2, zero2);
-#line 225 "templates/gfx942/attn_fwd.hip.in"
+#line 228 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16_zero(o[0][4], zero2, zero2);
-#line 225 "templates/gfx942/attn_fwd.hip.in"
+#line 228 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16_zero(o[0][5], zero2, zero2);
-#line 225 "templates/gfx942/attn_fwd.hip.in"
+#line 228 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16_zero(o[0][6], zero2, zero2);
-#line 225 "templates/gfx942/attn_fwd.hip.in"
+#line 228 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16_zero(o[0][7], zero2, zero2);
-#line 222 "templates/gfx942/attn_fwd.hip.in"
+#line 225 "templates/gfx942/attn_fwd.hip.in"
     m[1] = -__builtin_inff();
     l[1] = 0.0f;
-#line 225 "templates/gfx942/attn_fwd.hip.in"
-    ag_mfma_16x16x16_bf16_zero(o[1][0], zero2, zero2);
-#line 225 "templates/gfx942/attn_fwd.hip.in"
-    ag_mfma_16x16x16_bf16_zero(o[1][1], zero2, zero2);
-#line 225 "templates/gfx942/attn_fwd.hip.in"
-    ag_mfma_16x16x16_bf16_zero(o[1][2], zero2, zero2);
-#line 225 "templates/gfx942/attn_fwd.hip.in"
-    ag_mfma_16x16x16_bf16_zero(o[1][3], zero2, zero2);
-#line 225 "templates/gfx942/attn_fwd.hip.in"
-    ag_mfma_16x16x16_bf16_zero(o[1][4], zero2, zero2);
-#line 225 "templates/gfx942/attn_fwd.hip.in"
-    ag_mfma_16x16x16_bf16_zero(o[1][5], zero2, zero2);
-#line 225 "templates/gfx942/attn_fwd.hip.in"
-    ag_mfma_16x16x16_bf16_zero(o[1][6], zero2, zero2);
-#line 225 "templates/gfx942/attn_fwd.hip.in"
-    ag_mfma_16x16x16_bf16_zero(o[1][7], zero2, zero2);
 #line 228 "templates/gfx942/attn_fwd.hip.in"
+    ag_mfma_16x16x16_bf16_zero(o[1][0], zero2, zero2);
+#line 228 "templates/gfx942/attn_fwd.hip.in"
+    ag_mfma_16x16x16_bf16_zero(o[1][1], zero2, zero2);
+#line 228 "templates/gfx942/attn_fwd.hip.in"
+    ag_mfma_16x16x16_bf16_zero(o[1][2], zero2, zero2);
+#line 228 "templates/gfx942/attn_fwd.hip.in"
+    ag_mfma_16x16x16_bf16_zero(o[1][3], zero2, zero2);
+#line 228 "templates/gfx942/attn_fwd.hip.in"
+    ag_mfma_16x16x16_bf16_zero(o[1][4], zero2, zero2);
+#line 228 "templates/gfx942/attn_fwd.hip.in"
+    ag_mfma_16x16x16_bf16_zero(o[1][5], zero2, zero2);
+#line 228 "templates/gfx942/attn_fwd.hip.in"
+    ag_mfma_16x16x16_bf16_zero(o[1][6], zero2, zero2);
+#line 228 "templates/gfx942/attn_fwd.hip.in"
+    ag_mfma_16x16x16_bf16_zero(o[1][7], zero2, zero2);
+#line 231 "templates/gfx942/attn_fwd.hip.in"
   }
 
-#line 278 "templates/gfx942/attn_fwd.hip.in"
+#line 281 "templates/gfx942/attn_fwd.hip.in"
 
-#line 312 "templates/gfx942/attn_fwd.hip.in"
+#line 315 "templates/gfx942/attn_fwd.hip.in"
 
-#line 323 "templates/gfx942/attn_fwd.hip.in"
+#line 326 "templates/gfx942/attn_fwd.hip.in"
 
-#line 419 "templates/gfx942/attn_fwd.hip.in"
+#line 475 "templates/gfx942/attn_fwd.hip.in"
 
-#line 450 "templates/gfx942/attn_fwd.hip.in"
+#line 506 "templates/gfx942/attn_fwd.hip.in"
 
   if (grp == 1u && nt > 0u) {  // group B: K_1 DMA in slot 0, then start half a phase late
 #line 191 "templates/gfx942/attn_fwd.hip.in"
@@ -749,17 +752,17 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
 #line 191 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + 96u + wave + 88u) * rs,
                            lds + 26112u + (wave + 88u) * 272u);
-#line 453 "templates/gfx942/attn_fwd.hip.in"
+#line 509 "templates/gfx942/attn_fwd.hip.in"
     ag_s_barrier();
   }
   if (nt > 0u) {
     {
       const unsigned jj = 0;
-#line 423 "templates/gfx942/attn_fwd.hip.in"
+#line 479 "templates/gfx942/attn_fwd.hip.in"
     const unsigned buf = (jj & 1u) * 26112u;
     // ---- X_j: MFMA phase
     ag_s_setprio<1>();
-#line 429 "templates/gfx942/attn_fwd.hip.in"
+#line 485 "templates/gfx942/attn_fwd.hip.in"
     if (grp == 0u) {  // K_{j+1} into the other buffer (B issued its share in Y_{j-1})
 #line 191 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 1u) * 96u + wave + 0u) * rs,
@@ -797,736 +800,736 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
 #line 191 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 1u) * 96u + wave + 88u) * rs,
                            lds + (26112u - buf) + (wave + 88u) * 272u);
-#line 431 "templates/gfx942/attn_fwd.hip.in"
+#line 487 "templates/gfx942/attn_fwd.hip.in"
     } else {
       ag_s_waitcnt_vmcnt<0>();  // K_{j+1} (DMA issued in Y_{j-1}) lands before the barrier
     }
-#line 289 "templates/gfx942/attn_fwd.hip.in"
+#line 292 "templates/gfx942/attn_fwd.hip.in"
   {
     ag_u32x4 kf[3];
-#line 287 "templates/gfx942/attn_fwd.hip.in"
+#line 290 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<0>(kf[1], k_rd + buf);
-#line 287 "templates/gfx942/attn_fwd.hip.in"
+#line 290 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<4352>(kf[2], k_rd + buf);
-#line 294 "templates/gfx942/attn_fwd.hip.in"
+#line 297 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[1]);
-#line 296 "templates/gfx942/attn_fwd.hip.in"
+#line 299 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][0], kf[1][1]};
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 302 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][0][0], qv[0][0][1]};
-#line 301 "templates/gfx942/attn_fwd.hip.in"
+#line 304 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16_zero(s[0][0], ka, qf0);
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 302 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][0][0], qv[1][0][1]};
-#line 301 "templates/gfx942/attn_fwd.hip.in"
+#line 304 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16_zero(s[1][0], ka, qf1);
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 309 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 296 "templates/gfx942/attn_fwd.hip.in"
+#line 299 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][2], kf[1][3]};
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 302 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][0][2], qv[0][0][3]};
-#line 303 "templates/gfx942/attn_fwd.hip.in"
-      ag_mfma_16x16x16_bf16(s[0][0], ka, qf0);
-#line 299 "templates/gfx942/attn_fwd.hip.in"
-      const ag_u32x2 qf1 = {qv[1][0][2], qv[1][0][3]};
-#line 303 "templates/gfx942/attn_fwd.hip.in"
-      ag_mfma_16x16x16_bf16(s[1][0], ka, qf1);
 #line 306 "templates/gfx942/attn_fwd.hip.in"
+      ag_mfma_16x16x16_bf16(s[0][0], ka, qf0);
+#line 302 "templates/gfx942/attn_fwd.hip.in"
+      const ag_u32x2 qf1 = {qv[1][0][2], qv[1][0][3]};
+#line 306 "templates/gfx942/attn_fwd.hip.in"
+      ag_mfma_16x16x16_bf16(s[1][0], ka, qf1);
+#line 309 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 287 "templates/gfx942/attn_fwd.hip.in"
+#line 290 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<8704>(kf[0], k_rd + buf);
-#line 294 "templates/gfx942/attn_fwd.hip.in"
+#line 297 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[2]);
-#line 296 "templates/gfx942/attn_fwd.hip.in"
+#line 299 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][0], kf[2][1]};
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 302 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][0][0], qv[0][0][1]};
-#line 301 "templates/gfx942/attn_fwd.hip.in"
+#line 304 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16_zero(s[0][1], ka, qf0);
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 302 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][0][0], qv[1][0][1]};
-#line 301 "templates/gfx942/attn_fwd.hip.in"
+#line 304 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16_zero(s[1][1], ka, qf1);
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 309 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 296 "templates/gfx942/attn_fwd.hip.in"
+#line 299 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][2], kf[2][3]};
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 302 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][0][2], qv[0][0][3]};
-#line 303 "templates/gfx942/attn_fwd.hip.in"
-      ag_mfma_16x16x16_bf16(s[0][1], ka, qf0);
-#line 299 "templates/gfx942/attn_fwd.hip.in"
-      const ag_u32x2 qf1 = {qv[1][0][2], qv[1][0][3]};
-#line 303 "templates/gfx942/attn_fwd.hip.in"
-      ag_mfma_16x16x16_bf16(s[1][1], ka, qf1);
 #line 306 "templates/gfx942/attn_fwd.hip.in"
+      ag_mfma_16x16x16_bf16(s[0][1], ka, qf0);
+#line 302 "templates/gfx942/attn_fwd.hip.in"
+      const ag_u32x2 qf1 = {qv[1][0][2], qv[1][0][3]};
+#line 306 "templates/gfx942/attn_fwd.hip.in"
+      ag_mfma_16x16x16_bf16(s[1][1], ka, qf1);
+#line 309 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 287 "templates/gfx942/attn_fwd.hip.in"
+#line 290 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<13056>(kf[1], k_rd + buf);
-#line 294 "templates/gfx942/attn_fwd.hip.in"
+#line 297 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[0]);
-#line 296 "templates/gfx942/attn_fwd.hip.in"
+#line 299 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][0], kf[0][1]};
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 302 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][0][0], qv[0][0][1]};
-#line 301 "templates/gfx942/attn_fwd.hip.in"
+#line 304 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16_zero(s[0][2], ka, qf0);
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 302 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][0][0], qv[1][0][1]};
-#line 301 "templates/gfx942/attn_fwd.hip.in"
+#line 304 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16_zero(s[1][2], ka, qf1);
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 309 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 296 "templates/gfx942/attn_fwd.hip.in"
+#line 299 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][2], kf[0][3]};
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 302 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][0][2], qv[0][0][3]};
-#line 303 "templates/gfx942/attn_fwd.hip.in"
-      ag_mfma_16x16x16_bf16(s[0][2], ka, qf0);
-#line 299 "templates/gfx942/attn_fwd.hip.in"
-      const ag_u32x2 qf1 = {qv[1][0][2], qv[1][0][3]};
-#line 303 "templates/gfx942/attn_fwd.hip.in"
-      ag_mfma_16x16x16_bf16(s[1][2], ka, qf1);
 #line 306 "templates/gfx942/attn_fwd.hip.in"
+      ag_mfma_16x16x16_bf16(s[0][2], ka, qf0);
+#line 302 "templates/gfx942/attn_fwd.hip.in"
+      const ag_u32x2 qf1 = {qv[1][0][2], qv[1][0][3]};
+#line 306 "templates/gfx942/attn_fwd.hip.in"
+      ag_mfma_16x16x16_bf16(s[1][2], ka, qf1);
+#line 309 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 287 "templates/gfx942/attn_fwd.hip.in"
+#line 290 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<17408>(kf[2], k_rd + buf);
-#line 294 "templates/gfx942/attn_fwd.hip.in"
+#line 297 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[1]);
-#line 296 "templates/gfx942/attn_fwd.hip.in"
+#line 299 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][0], kf[1][1]};
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 302 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][0][0], qv[0][0][1]};
-#line 301 "templates/gfx942/attn_fwd.hip.in"
+#line 304 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16_zero(s[0][3], ka, qf0);
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 302 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][0][0], qv[1][0][1]};
-#line 301 "templates/gfx942/attn_fwd.hip.in"
+#line 304 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16_zero(s[1][3], ka, qf1);
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 309 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 296 "templates/gfx942/attn_fwd.hip.in"
+#line 299 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][2], kf[1][3]};
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 302 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][0][2], qv[0][0][3]};
-#line 303 "templates/gfx942/attn_fwd.hip.in"
-      ag_mfma_16x16x16_bf16(s[0][3], ka, qf0);
-#line 299 "templates/gfx942/attn_fwd.hip.in"
-      const ag_u32x2 qf1 = {qv[1][0][2], qv[1][0][3]};
-#line 303 "templates/gfx942/attn_fwd.hip.in"
-      ag_mfma_16x16x16_bf16(s[1][3], ka, qf1);
 #line 306 "templates/gfx942/attn_fwd.hip.in"
+      ag_mfma_16x16x16_bf16(s[0][3], ka, qf0);
+#line 302 "templates/gfx942/attn_fwd.hip.in"
+      const ag_u32x2 qf1 = {qv[1][0][2], qv[1][0][3]};
+#line 306 "templates/gfx942/attn_fwd.hip.in"
+      ag_mfma_16x16x16_bf16(s[1][3], ka, qf1);
+#line 309 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 287 "templates/gfx942/attn_fwd.hip.in"
+#line 290 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<21760>(kf[0], k_rd + buf);
-#line 294 "templates/gfx942/attn_fwd.hip.in"
+#line 297 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[2]);
-#line 296 "templates/gfx942/attn_fwd.hip.in"
+#line 299 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][0], kf[2][1]};
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 302 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][0][0], qv[0][0][1]};
-#line 301 "templates/gfx942/attn_fwd.hip.in"
+#line 304 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16_zero(s[0][4], ka, qf0);
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 302 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][0][0], qv[1][0][1]};
-#line 301 "templates/gfx942/attn_fwd.hip.in"
+#line 304 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16_zero(s[1][4], ka, qf1);
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 309 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 296 "templates/gfx942/attn_fwd.hip.in"
+#line 299 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][2], kf[2][3]};
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 302 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][0][2], qv[0][0][3]};
-#line 303 "templates/gfx942/attn_fwd.hip.in"
-      ag_mfma_16x16x16_bf16(s[0][4], ka, qf0);
-#line 299 "templates/gfx942/attn_fwd.hip.in"
-      const ag_u32x2 qf1 = {qv[1][0][2], qv[1][0][3]};
-#line 303 "templates/gfx942/attn_fwd.hip.in"
-      ag_mfma_16x16x16_bf16(s[1][4], ka, qf1);
 #line 306 "templates/gfx942/attn_fwd.hip.in"
+      ag_mfma_16x16x16_bf16(s[0][4], ka, qf0);
+#line 302 "templates/gfx942/attn_fwd.hip.in"
+      const ag_u32x2 qf1 = {qv[1][0][2], qv[1][0][3]};
+#line 306 "templates/gfx942/attn_fwd.hip.in"
+      ag_mfma_16x16x16_bf16(s[1][4], ka, qf1);
+#line 309 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 287 "templates/gfx942/attn_fwd.hip.in"
+#line 290 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<64>(kf[1], k_rd + buf);
-#line 294 "templates/gfx942/attn_fwd.hip.in"
+#line 297 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[0]);
-#line 296 "templates/gfx942/attn_fwd.hip.in"
+#line 299 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][0], kf[0][1]};
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 302 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][0][0], qv[0][0][1]};
-#line 301 "templates/gfx942/attn_fwd.hip.in"
+#line 304 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16_zero(s[0][5], ka, qf0);
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 302 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][0][0], qv[1][0][1]};
-#line 301 "templates/gfx942/attn_fwd.hip.in"
+#line 304 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16_zero(s[1][5], ka, qf1);
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 309 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 296 "templates/gfx942/attn_fwd.hip.in"
+#line 299 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][2], kf[0][3]};
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 302 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][0][2], qv[0][0][3]};
-#line 303 "templates/gfx942/attn_fwd.hip.in"
+#line 306 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][5], ka, qf0);
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 302 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][0][2], qv[1][0][3]};
-#line 303 "templates/gfx942/attn_fwd.hip.in"
-      ag_mfma_16x16x16_bf16(s[1][5], ka, qf1);
 #line 306 "templates/gfx942/attn_fwd.hip.in"
+      ag_mfma_16x16x16_bf16(s[1][5], ka, qf1);
+#line 309 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 287 "templates/gfx942/attn_fwd.hip.in"
+#line 290 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<4416>(kf[2], k_rd + buf);
-#line 294 "templates/gfx942/attn_fwd.hip.in"
+#line 297 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[1]);
-#line 296 "templates/gfx942/attn_fwd.hip.in"
+#line 299 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][0], kf[1][1]};
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 302 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][1][0], qv[0][1][1]};
-#line 303 "templates/gfx942/attn_fwd.hip.in"
-      ag_mfma_16x16x16_bf16(s[0][0], ka, qf0);
-#line 299 "templates/gfx942/attn_fwd.hip.in"
-      const ag_u32x2 qf1 = {qv[1][1][0], qv[1][1][1]};
-#line 303 "templates/gfx942/attn_fwd.hip.in"
-      ag_mfma_16x16x16_bf16(s[1][0], ka, qf1);
 #line 306 "templates/gfx942/attn_fwd.hip.in"
+      ag_mfma_16x16x16_bf16(s[0][0], ka, qf0);
+#line 302 "templates/gfx942/attn_fwd.hip.in"
+      const ag_u32x2 qf1 = {qv[1][1][0], qv[1][1][1]};
+#line 306 "templates/gfx942/attn_fwd.hip.in"
+      ag_mfma_16x16x16_bf16(s[1][0], ka, qf1);
+#line 309 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 296 "templates/gfx942/attn_fwd.hip.in"
+#line 299 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][2], kf[1][3]};
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 302 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][1][2], qv[0][1][3]};
-#line 303 "templates/gfx942/attn_fwd.hip.in"
-      ag_mfma_16x16x16_bf16(s[0][0], ka, qf0);
-#line 299 "templates/gfx942/attn_fwd.hip.in"
-      const ag_u32x2 qf1 = {qv[1][1][2], qv[1][1][3]};
-#line 303 "templates/gfx942/attn_fwd.hip.in"
-      ag_mfma_16x16x16_bf16(s[1][0], ka, qf1);
 #line 306 "templates/gfx942/attn_fwd.hip.in"
+      ag_mfma_16x16x16_bf16(s[0][0], ka, qf0);
+#line 302 "templates/gfx942/attn_fwd.hip.in"
+      const ag_u32x2 qf1 = {qv[1][1][2], qv[1][1][3]};
+#line 306 "templates/gfx942/attn_fwd.hip.in"
+      ag_mfma_16x16x16_bf16(s[1][0], ka, qf1);
+#line 309 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 287 "templates/gfx942/attn_fwd.hip.in"
+#line 290 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<8768>(kf[0], k_rd + buf);
-#line 294 "templates/gfx942/attn_fwd.hip.in"
+#line 297 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[2]);
-#line 296 "templates/gfx942/attn_fwd.hip.in"
+#line 299 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][0], kf[2][1]};
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 302 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][1][0], qv[0][1][1]};
-#line 303 "templates/gfx942/attn_fwd.hip.in"
-      ag_mfma_16x16x16_bf16(s[0][1], ka, qf0);
-#line 299 "templates/gfx942/attn_fwd.hip.in"
-      const ag_u32x2 qf1 = {qv[1][1][0], qv[1][1][1]};
-#line 303 "templates/gfx942/attn_fwd.hip.in"
-      ag_mfma_16x16x16_bf16(s[1][1], ka, qf1);
 #line 306 "templates/gfx942/attn_fwd.hip.in"
+      ag_mfma_16x16x16_bf16(s[0][1], ka, qf0);
+#line 302 "templates/gfx942/attn_fwd.hip.in"
+      const ag_u32x2 qf1 = {qv[1][1][0], qv[1][1][1]};
+#line 306 "templates/gfx942/attn_fwd.hip.in"
+      ag_mfma_16x16x16_bf16(s[1][1], ka, qf1);
+#line 309 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 296 "templates/gfx942/attn_fwd.hip.in"
+#line 299 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][2], kf[2][3]};
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 302 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][1][2], qv[0][1][3]};
-#line 303 "templates/gfx942/attn_fwd.hip.in"
-      ag_mfma_16x16x16_bf16(s[0][1], ka, qf0);
-#line 299 "templates/gfx942/attn_fwd.hip.in"
-      const ag_u32x2 qf1 = {qv[1][1][2], qv[1][1][3]};
-#line 303 "templates/gfx942/attn_fwd.hip.in"
-      ag_mfma_16x16x16_bf16(s[1][1], ka, qf1);
 #line 306 "templates/gfx942/attn_fwd.hip.in"
+      ag_mfma_16x16x16_bf16(s[0][1], ka, qf0);
+#line 302 "templates/gfx942/attn_fwd.hip.in"
+      const ag_u32x2 qf1 = {qv[1][1][2], qv[1][1][3]};
+#line 306 "templates/gfx942/attn_fwd.hip.in"
+      ag_mfma_16x16x16_bf16(s[1][1], ka, qf1);
+#line 309 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 287 "templates/gfx942/attn_fwd.hip.in"
+#line 290 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<13120>(kf[1], k_rd + buf);
-#line 294 "templates/gfx942/attn_fwd.hip.in"
+#line 297 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[0]);
-#line 296 "templates/gfx942/attn_fwd.hip.in"
+#line 299 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][0], kf[0][1]};
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 302 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][1][0], qv[0][1][1]};
-#line 303 "templates/gfx942/attn_fwd.hip.in"
-      ag_mfma_16x16x16_bf16(s[0][2], ka, qf0);
-#line 299 "templates/gfx942/attn_fwd.hip.in"
-      const ag_u32x2 qf1 = {qv[1][1][0], qv[1][1][1]};
-#line 303 "templates/gfx942/attn_fwd.hip.in"
-      ag_mfma_16x16x16_bf16(s[1][2], ka, qf1);
 #line 306 "templates/gfx942/attn_fwd.hip.in"
+      ag_mfma_16x16x16_bf16(s[0][2], ka, qf0);
+#line 302 "templates/gfx942/attn_fwd.hip.in"
+      const ag_u32x2 qf1 = {qv[1][1][0], qv[1][1][1]};
+#line 306 "templates/gfx942/attn_fwd.hip.in"
+      ag_mfma_16x16x16_bf16(s[1][2], ka, qf1);
+#line 309 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 296 "templates/gfx942/attn_fwd.hip.in"
+#line 299 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][2], kf[0][3]};
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 302 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][1][2], qv[0][1][3]};
-#line 303 "templates/gfx942/attn_fwd.hip.in"
-      ag_mfma_16x16x16_bf16(s[0][2], ka, qf0);
-#line 299 "templates/gfx942/attn_fwd.hip.in"
-      const ag_u32x2 qf1 = {qv[1][1][2], qv[1][1][3]};
-#line 303 "templates/gfx942/attn_fwd.hip.in"
-      ag_mfma_16x16x16_bf16(s[1][2], ka, qf1);
 #line 306 "templates/gfx942/attn_fwd.hip.in"
+      ag_mfma_16x16x16_bf16(s[0][2], ka, qf0);
+#line 302 "templates/gfx942/attn_fwd.hip.in"
+      const ag_u32x2 qf1 = {qv[1][1][2], qv[1][1][3]};
+#line 306 "templates/gfx942/attn_fwd.hip.in"
+      ag_mfma_16x16x16_bf16(s[1][2], ka, qf1);
+#line 309 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 287 "templates/gfx942/attn_fwd.hip.in"
+#line 290 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<17472>(kf[2], k_rd + buf);
-#line 294 "templates/gfx942/attn_fwd.hip.in"
+#line 297 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[1]);
-#line 296 "templates/gfx942/attn_fwd.hip.in"
+#line 299 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][0], kf[1][1]};
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 302 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][1][0], qv[0][1][1]};
-#line 303 "templates/gfx942/attn_fwd.hip.in"
-      ag_mfma_16x16x16_bf16(s[0][3], ka, qf0);
-#line 299 "templates/gfx942/attn_fwd.hip.in"
-      const ag_u32x2 qf1 = {qv[1][1][0], qv[1][1][1]};
-#line 303 "templates/gfx942/attn_fwd.hip.in"
-      ag_mfma_16x16x16_bf16(s[1][3], ka, qf1);
 #line 306 "templates/gfx942/attn_fwd.hip.in"
+      ag_mfma_16x16x16_bf16(s[0][3], ka, qf0);
+#line 302 "templates/gfx942/attn_fwd.hip.in"
+      const ag_u32x2 qf1 = {qv[1][1][0], qv[1][1][1]};
+#line 306 "templates/gfx942/attn_fwd.hip.in"
+      ag_mfma_16x16x16_bf16(s[1][3], ka, qf1);
+#line 309 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 296 "templates/gfx942/attn_fwd.hip.in"
+#line 299 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][2], kf[1][3]};
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 302 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][1][2], qv[0][1][3]};
-#line 303 "templates/gfx942/attn_fwd.hip.in"
-      ag_mfma_16x16x16_bf16(s[0][3], ka, qf0);
-#line 299 "templates/gfx942/attn_fwd.hip.in"
-      const ag_u32x2 qf1 = {qv[1][1][2], qv[1][1][3]};
-#line 303 "templates/gfx942/attn_fwd.hip.in"
-      ag_mfma_16x16x16_bf16(s[1][3], ka, qf1);
 #line 306 "templates/gfx942/attn_fwd.hip.in"
+      ag_mfma_16x16x16_bf16(s[0][3], ka, qf0);
+#line 302 "templates/gfx942/attn_fwd.hip.in"
+      const ag_u32x2 qf1 = {qv[1][1][2], qv[1][1][3]};
+#line 306 "templates/gfx942/attn_fwd.hip.in"
+      ag_mfma_16x16x16_bf16(s[1][3], ka, qf1);
+#line 309 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 287 "templates/gfx942/attn_fwd.hip.in"
+#line 290 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<21824>(kf[0], k_rd + buf);
-#line 294 "templates/gfx942/attn_fwd.hip.in"
+#line 297 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[2]);
-#line 296 "templates/gfx942/attn_fwd.hip.in"
+#line 299 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][0], kf[2][1]};
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 302 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][1][0], qv[0][1][1]};
-#line 303 "templates/gfx942/attn_fwd.hip.in"
-      ag_mfma_16x16x16_bf16(s[0][4], ka, qf0);
-#line 299 "templates/gfx942/attn_fwd.hip.in"
-      const ag_u32x2 qf1 = {qv[1][1][0], qv[1][1][1]};
-#line 303 "templates/gfx942/attn_fwd.hip.in"
-      ag_mfma_16x16x16_bf16(s[1][4], ka, qf1);
 #line 306 "templates/gfx942/attn_fwd.hip.in"
+      ag_mfma_16x16x16_bf16(s[0][4], ka, qf0);
+#line 302 "templates/gfx942/attn_fwd.hip.in"
+      const ag_u32x2 qf1 = {qv[1][1][0], qv[1][1][1]};
+#line 306 "templates/gfx942/attn_fwd.hip.in"
+      ag_mfma_16x16x16_bf16(s[1][4], ka, qf1);
+#line 309 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 296 "templates/gfx942/attn_fwd.hip.in"
+#line 299 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][2], kf[2][3]};
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 302 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][1][2], qv[0][1][3]};
-#line 303 "templates/gfx942/attn_fwd.hip.in"
-      ag_mfma_16x16x16_bf16(s[0][4], ka, qf0);
-#line 299 "templates/gfx942/attn_fwd.hip.in"
-      const ag_u32x2 qf1 = {qv[1][1][2], qv[1][1][3]};
-#line 303 "templates/gfx942/attn_fwd.hip.in"
-      ag_mfma_16x16x16_bf16(s[1][4], ka, qf1);
 #line 306 "templates/gfx942/attn_fwd.hip.in"
+      ag_mfma_16x16x16_bf16(s[0][4], ka, qf0);
+#line 302 "templates/gfx942/attn_fwd.hip.in"
+      const ag_u32x2 qf1 = {qv[1][1][2], qv[1][1][3]};
+#line 306 "templates/gfx942/attn_fwd.hip.in"
+      ag_mfma_16x16x16_bf16(s[1][4], ka, qf1);
+#line 309 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 287 "templates/gfx942/attn_fwd.hip.in"
+#line 290 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<128>(kf[1], k_rd + buf);
-#line 294 "templates/gfx942/attn_fwd.hip.in"
+#line 297 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[0]);
-#line 296 "templates/gfx942/attn_fwd.hip.in"
+#line 299 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][0], kf[0][1]};
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 302 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][1][0], qv[0][1][1]};
-#line 303 "templates/gfx942/attn_fwd.hip.in"
+#line 306 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][5], ka, qf0);
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 302 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][1][0], qv[1][1][1]};
-#line 303 "templates/gfx942/attn_fwd.hip.in"
-      ag_mfma_16x16x16_bf16(s[1][5], ka, qf1);
 #line 306 "templates/gfx942/attn_fwd.hip.in"
+      ag_mfma_16x16x16_bf16(s[1][5], ka, qf1);
+#line 309 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 296 "templates/gfx942/attn_fwd.hip.in"
+#line 299 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][2], kf[0][3]};
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 302 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][1][2], qv[0][1][3]};
-#line 303 "templates/gfx942/attn_fwd.hip.in"
+#line 306 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][5], ka, qf0);
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 302 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][1][2], qv[1][1][3]};
-#line 303 "templates/gfx942/attn_fwd.hip.in"
-      ag_mfma_16x16x16_bf16(s[1][5], ka, qf1);
 #line 306 "templates/gfx942/attn_fwd.hip.in"
+      ag_mfma_16x16x16_bf16(s[1][5], ka, qf1);
+#line 309 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 287 "templates/gfx942/attn_fwd.hip.in"
+#line 290 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<4480>(kf[2], k_rd + buf);
-#line 294 "templates/gfx942/attn_fwd.hip.in"
+#line 297 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[1]);
-#line 296 "templates/gfx942/attn_fwd.hip.in"
+#line 299 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][0], kf[1][1]};
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 302 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][2][0], qv[0][2][1]};
-#line 303 "templates/gfx942/attn_fwd.hip.in"
-      ag_mfma_16x16x16_bf16(s[0][0], ka, qf0);
-#line 299 "templates/gfx942/attn_fwd.hip.in"
-      const ag_u32x2 qf1 = {qv[1][2][0], qv[1][2][1]};
-#line 303 "templates/gfx942/attn_fwd.hip.in"
-      ag_mfma_16x16x16_bf16(s[1][0], ka, qf1);
 #line 306 "templates/gfx942/attn_fwd.hip.in"
+      ag_mfma_16x16x16_bf16(s[0][0], ka, qf0);
+#line 302 "templates/gfx942/attn_fwd.hip.in"
+      const ag_u32x2 qf1 = {qv[1][2][0], qv[1][2][1]};
+#line 306 "templates/gfx942/attn_fwd.hip.in"
+      ag_mfma_16x16x16_bf16(s[1][0], ka, qf1);
+#line 309 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 296 "templates/gfx942/attn_fwd.hip.in"
+#line 299 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][2], kf[1][3]};
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 302 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][2][2], qv[0][2][3]};
-#line 303 "templates/gfx942/attn_fwd.hip.in"
-      ag_mfma_16x16x16_bf16(s[0][0], ka, qf0);
-#line 299 "templates/gfx942/attn_fwd.hip.in"
-      const ag_u32x2 qf1 = {qv[1][2][2], qv[1][2][3]};
-#line 303 "templates/gfx942/attn_fwd.hip.in"
-      ag_mfma_16x16x16_bf16(s[1][0], ka, qf1);
 #line 306 "templates/gfx942/attn_fwd.hip.in"
+      ag_mfma_16x16x16_bf16(s[0][0], ka, qf0);
+#line 302 "templates/gfx942/attn_fwd.hip.in"
+      const ag_u32x2 qf1 = {qv[1][2][2], qv[1][2][3]};
+#line 306 "templates/gfx942/attn_fwd.hip.in"
+      ag_mfma_16x16x16_bf16(s[1][0], ka, qf1);
+#line 309 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 287 "templates/gfx942/attn_fwd.hip.in"
+#line 290 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<8832>(kf[0], k_rd + buf);
-#line 294 "templates/gfx942/attn_fwd.hip.in"
+#line 297 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[2]);
-#line 296 "templates/gfx942/attn_fwd.hip.in"
+#line 299 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][0], kf[2][1]};
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 302 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][2][0], qv[0][2][1]};
-#line 303 "templates/gfx942/attn_fwd.hip.in"
-      ag_mfma_16x16x16_bf16(s[0][1], ka, qf0);
-#line 299 "templates/gfx942/attn_fwd.hip.in"
-      const ag_u32x2 qf1 = {qv[1][2][0], qv[1][2][1]};
-#line 303 "templates/gfx942/attn_fwd.hip.in"
-      ag_mfma_16x16x16_bf16(s[1][1], ka, qf1);
 #line 306 "templates/gfx942/attn_fwd.hip.in"
+      ag_mfma_16x16x16_bf16(s[0][1], ka, qf0);
+#line 302 "templates/gfx942/attn_fwd.hip.in"
+      const ag_u32x2 qf1 = {qv[1][2][0], qv[1][2][1]};
+#line 306 "templates/gfx942/attn_fwd.hip.in"
+      ag_mfma_16x16x16_bf16(s[1][1], ka, qf1);
+#line 309 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 296 "templates/gfx942/attn_fwd.hip.in"
+#line 299 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][2], kf[2][3]};
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 302 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][2][2], qv[0][2][3]};
-#line 303 "templates/gfx942/attn_fwd.hip.in"
-      ag_mfma_16x16x16_bf16(s[0][1], ka, qf0);
-#line 299 "templates/gfx942/attn_fwd.hip.in"
-      const ag_u32x2 qf1 = {qv[1][2][2], qv[1][2][3]};
-#line 303 "templates/gfx942/attn_fwd.hip.in"
-      ag_mfma_16x16x16_bf16(s[1][1], ka, qf1);
 #line 306 "templates/gfx942/attn_fwd.hip.in"
+      ag_mfma_16x16x16_bf16(s[0][1], ka, qf0);
+#line 302 "templates/gfx942/attn_fwd.hip.in"
+      const ag_u32x2 qf1 = {qv[1][2][2], qv[1][2][3]};
+#line 306 "templates/gfx942/attn_fwd.hip.in"
+      ag_mfma_16x16x16_bf16(s[1][1], ka, qf1);
+#line 309 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 287 "templates/gfx942/attn_fwd.hip.in"
+#line 290 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<13184>(kf[1], k_rd + buf);
-#line 294 "templates/gfx942/attn_fwd.hip.in"
+#line 297 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[0]);
-#line 296 "templates/gfx942/attn_fwd.hip.in"
+#line 299 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][0], kf[0][1]};
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 302 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][2][0], qv[0][2][1]};
-#line 303 "templates/gfx942/attn_fwd.hip.in"
-      ag_mfma_16x16x16_bf16(s[0][2], ka, qf0);
-#line 299 "templates/gfx942/attn_fwd.hip.in"
-      const ag_u32x2 qf1 = {qv[1][2][0], qv[1][2][1]};
-#line 303 "templates/gfx942/attn_fwd.hip.in"
-      ag_mfma_16x16x16_bf16(s[1][2], ka, qf1);
 #line 306 "templates/gfx942/attn_fwd.hip.in"
+      ag_mfma_16x16x16_bf16(s[0][2], ka, qf0);
+#line 302 "templates/gfx942/attn_fwd.hip.in"
+      const ag_u32x2 qf1 = {qv[1][2][0], qv[1][2][1]};
+#line 306 "templates/gfx942/attn_fwd.hip.in"
+      ag_mfma_16x16x16_bf16(s[1][2], ka, qf1);
+#line 309 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 296 "templates/gfx942/attn_fwd.hip.in"
+#line 299 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][2], kf[0][3]};
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 302 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][2][2], qv[0][2][3]};
-#line 303 "templates/gfx942/attn_fwd.hip.in"
-      ag_mfma_16x16x16_bf16(s[0][2], ka, qf0);
-#line 299 "templates/gfx942/attn_fwd.hip.in"
-      const ag_u32x2 qf1 = {qv[1][2][2], qv[1][2][3]};
-#line 303 "templates/gfx942/attn_fwd.hip.in"
-      ag_mfma_16x16x16_bf16(s[1][2], ka, qf1);
 #line 306 "templates/gfx942/attn_fwd.hip.in"
+      ag_mfma_16x16x16_bf16(s[0][2], ka, qf0);
+#line 302 "templates/gfx942/attn_fwd.hip.in"
+      const ag_u32x2 qf1 = {qv[1][2][2], qv[1][2][3]};
+#line 306 "templates/gfx942/attn_fwd.hip.in"
+      ag_mfma_16x16x16_bf16(s[1][2], ka, qf1);
+#line 309 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 287 "templates/gfx942/attn_fwd.hip.in"
+#line 290 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<17536>(kf[2], k_rd + buf);
-#line 294 "templates/gfx942/attn_fwd.hip.in"
+#line 297 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[1]);
-#line 296 "templates/gfx942/attn_fwd.hip.in"
+#line 299 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][0], kf[1][1]};
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 302 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][2][0], qv[0][2][1]};
-#line 303 "templates/gfx942/attn_fwd.hip.in"
-      ag_mfma_16x16x16_bf16(s[0][3], ka, qf0);
-#line 299 "templates/gfx942/attn_fwd.hip.in"
-      const ag_u32x2 qf1 = {qv[1][2][0], qv[1][2][1]};
-#line 303 "templates/gfx942/attn_fwd.hip.in"
-      ag_mfma_16x16x16_bf16(s[1][3], ka, qf1);
 #line 306 "templates/gfx942/attn_fwd.hip.in"
+      ag_mfma_16x16x16_bf16(s[0][3], ka, qf0);
+#line 302 "templates/gfx942/attn_fwd.hip.in"
+      const ag_u32x2 qf1 = {qv[1][2][0], qv[1][2][1]};
+#line 306 "templates/gfx942/attn_fwd.hip.in"
+      ag_mfma_16x16x16_bf16(s[1][3], ka, qf1);
+#line 309 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 296 "templates/gfx942/attn_fwd.hip.in"
+#line 299 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][2], kf[1][3]};
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 302 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][2][2], qv[0][2][3]};
-#line 303 "templates/gfx942/attn_fwd.hip.in"
-      ag_mfma_16x16x16_bf16(s[0][3], ka, qf0);
-#line 299 "templates/gfx942/attn_fwd.hip.in"
-      const ag_u32x2 qf1 = {qv[1][2][2], qv[1][2][3]};
-#line 303 "templates/gfx942/attn_fwd.hip.in"
-      ag_mfma_16x16x16_bf16(s[1][3], ka, qf1);
 #line 306 "templates/gfx942/attn_fwd.hip.in"
+      ag_mfma_16x16x16_bf16(s[0][3], ka, qf0);
+#line 302 "templates/gfx942/attn_fwd.hip.in"
+      const ag_u32x2 qf1 = {qv[1][2][2], qv[1][2][3]};
+#line 306 "templates/gfx942/attn_fwd.hip.in"
+      ag_mfma_16x16x16_bf16(s[1][3], ka, qf1);
+#line 309 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 287 "templates/gfx942/attn_fwd.hip.in"
+#line 290 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<21888>(kf[0], k_rd + buf);
-#line 294 "templates/gfx942/attn_fwd.hip.in"
+#line 297 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[2]);
-#line 296 "templates/gfx942/attn_fwd.hip.in"
+#line 299 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][0], kf[2][1]};
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 302 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][2][0], qv[0][2][1]};
-#line 303 "templates/gfx942/attn_fwd.hip.in"
-      ag_mfma_16x16x16_bf16(s[0][4], ka, qf0);
-#line 299 "templates/gfx942/attn_fwd.hip.in"
-      const ag_u32x2 qf1 = {qv[1][2][0], qv[1][2][1]};
-#line 303 "templates/gfx942/attn_fwd.hip.in"
-      ag_mfma_16x16x16_bf16(s[1][4], ka, qf1);
 #line 306 "templates/gfx942/attn_fwd.hip.in"
+      ag_mfma_16x16x16_bf16(s[0][4], ka, qf0);
+#line 302 "templates/gfx942/attn_fwd.hip.in"
+      const ag_u32x2 qf1 = {qv[1][2][0], qv[1][2][1]};
+#line 306 "templates/gfx942/attn_fwd.hip.in"
+      ag_mfma_16x16x16_bf16(s[1][4], ka, qf1);
+#line 309 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 296 "templates/gfx942/attn_fwd.hip.in"
+#line 299 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][2], kf[2][3]};
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 302 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][2][2], qv[0][2][3]};
-#line 303 "templates/gfx942/attn_fwd.hip.in"
-      ag_mfma_16x16x16_bf16(s[0][4], ka, qf0);
-#line 299 "templates/gfx942/attn_fwd.hip.in"
-      const ag_u32x2 qf1 = {qv[1][2][2], qv[1][2][3]};
-#line 303 "templates/gfx942/attn_fwd.hip.in"
-      ag_mfma_16x16x16_bf16(s[1][4], ka, qf1);
 #line 306 "templates/gfx942/attn_fwd.hip.in"
+      ag_mfma_16x16x16_bf16(s[0][4], ka, qf0);
+#line 302 "templates/gfx942/attn_fwd.hip.in"
+      const ag_u32x2 qf1 = {qv[1][2][2], qv[1][2][3]};
+#line 306 "templates/gfx942/attn_fwd.hip.in"
+      ag_mfma_16x16x16_bf16(s[1][4], ka, qf1);
+#line 309 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 287 "templates/gfx942/attn_fwd.hip.in"
+#line 290 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<192>(kf[1], k_rd + buf);
-#line 294 "templates/gfx942/attn_fwd.hip.in"
+#line 297 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[0]);
-#line 296 "templates/gfx942/attn_fwd.hip.in"
+#line 299 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][0], kf[0][1]};
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 302 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][2][0], qv[0][2][1]};
-#line 303 "templates/gfx942/attn_fwd.hip.in"
+#line 306 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][5], ka, qf0);
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 302 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][2][0], qv[1][2][1]};
-#line 303 "templates/gfx942/attn_fwd.hip.in"
-      ag_mfma_16x16x16_bf16(s[1][5], ka, qf1);
 #line 306 "templates/gfx942/attn_fwd.hip.in"
+      ag_mfma_16x16x16_bf16(s[1][5], ka, qf1);
+#line 309 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 296 "templates/gfx942/attn_fwd.hip.in"
+#line 299 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][2], kf[0][3]};
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 302 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][2][2], qv[0][2][3]};
-#line 303 "templates/gfx942/attn_fwd.hip.in"
+#line 306 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][5], ka, qf0);
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 302 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][2][2], qv[1][2][3]};
-#line 303 "templates/gfx942/attn_fwd.hip.in"
-      ag_mfma_16x16x16_bf16(s[1][5], ka, qf1);
 #line 306 "templates/gfx942/attn_fwd.hip.in"
+      ag_mfma_16x16x16_bf16(s[1][5], ka, qf1);
+#line 309 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 287 "templates/gfx942/attn_fwd.hip.in"
+#line 290 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<4544>(kf[2], k_rd + buf);
-#line 294 "templates/gfx942/attn_fwd.hip.in"
+#line 297 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[1]);
-#line 296 "templates/gfx942/attn_fwd.hip.in"
+#line 299 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][0], kf[1][1]};
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 302 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][3][0], qv[0][3][1]};
-#line 303 "templates/gfx942/attn_fwd.hip.in"
-      ag_mfma_16x16x16_bf16(s[0][0], ka, qf0);
-#line 299 "templates/gfx942/attn_fwd.hip.in"
-      const ag_u32x2 qf1 = {qv[1][3][0], qv[1][3][1]};
-#line 303 "templates/gfx942/attn_fwd.hip.in"
-      ag_mfma_16x16x16_bf16(s[1][0], ka, qf1);
 #line 306 "templates/gfx942/attn_fwd.hip.in"
+      ag_mfma_16x16x16_bf16(s[0][0], ka, qf0);
+#line 302 "templates/gfx942/attn_fwd.hip.in"
+      const ag_u32x2 qf1 = {qv[1][3][0], qv[1][3][1]};
+#line 306 "templates/gfx942/attn_fwd.hip.in"
+      ag_mfma_16x16x16_bf16(s[1][0], ka, qf1);
+#line 309 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 296 "templates/gfx942/attn_fwd.hip.in"
+#line 299 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][2], kf[1][3]};
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 302 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][3][2], qv[0][3][3]};
-#line 303 "templates/gfx942/attn_fwd.hip.in"
-      ag_mfma_16x16x16_bf16(s[0][0], ka, qf0);
-#line 299 "templates/gfx942/attn_fwd.hip.in"
-      const ag_u32x2 qf1 = {qv[1][3][2], qv[1][3][3]};
-#line 303 "templates/gfx942/attn_fwd.hip.in"
-      ag_mfma_16x16x16_bf16(s[1][0], ka, qf1);
 #line 306 "templates/gfx942/attn_fwd.hip.in"
+      ag_mfma_16x16x16_bf16(s[0][0], ka, qf0);
+#line 302 "templates/gfx942/attn_fwd.hip.in"
+      const ag_u32x2 qf1 = {qv[1][3][2], qv[1][3][3]};
+#line 306 "templates/gfx942/attn_fwd.hip.in"
+      ag_mfma_16x16x16_bf16(s[1][0], ka, qf1);
+#line 309 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 287 "templates/gfx942/attn_fwd.hip.in"
+#line 290 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<8896>(kf[0], k_rd + buf);
-#line 294 "templates/gfx942/attn_fwd.hip.in"
+#line 297 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[2]);
-#line 296 "templates/gfx942/attn_fwd.hip.in"
+#line 299 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][0], kf[2][1]};
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 302 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][3][0], qv[0][3][1]};
-#line 303 "templates/gfx942/attn_fwd.hip.in"
-      ag_mfma_16x16x16_bf16(s[0][1], ka, qf0);
-#line 299 "templates/gfx942/attn_fwd.hip.in"
-      const ag_u32x2 qf1 = {qv[1][3][0], qv[1][3][1]};
-#line 303 "templates/gfx942/attn_fwd.hip.in"
-      ag_mfma_16x16x16_bf16(s[1][1], ka, qf1);
 #line 306 "templates/gfx942/attn_fwd.hip.in"
+      ag_mfma_16x16x16_bf16(s[0][1], ka, qf0);
+#line 302 "templates/gfx942/attn_fwd.hip.in"
+      const ag_u32x2 qf1 = {qv[1][3][0], qv[1][3][1]};
+#line 306 "templates/gfx942/attn_fwd.hip.in"
+      ag_mfma_16x16x16_bf16(s[1][1], ka, qf1);
+#line 309 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 296 "templates/gfx942/attn_fwd.hip.in"
+#line 299 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][2], kf[2][3]};
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 302 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][3][2], qv[0][3][3]};
-#line 303 "templates/gfx942/attn_fwd.hip.in"
-      ag_mfma_16x16x16_bf16(s[0][1], ka, qf0);
-#line 299 "templates/gfx942/attn_fwd.hip.in"
-      const ag_u32x2 qf1 = {qv[1][3][2], qv[1][3][3]};
-#line 303 "templates/gfx942/attn_fwd.hip.in"
-      ag_mfma_16x16x16_bf16(s[1][1], ka, qf1);
 #line 306 "templates/gfx942/attn_fwd.hip.in"
+      ag_mfma_16x16x16_bf16(s[0][1], ka, qf0);
+#line 302 "templates/gfx942/attn_fwd.hip.in"
+      const ag_u32x2 qf1 = {qv[1][3][2], qv[1][3][3]};
+#line 306 "templates/gfx942/attn_fwd.hip.in"
+      ag_mfma_16x16x16_bf16(s[1][1], ka, qf1);
+#line 309 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 287 "templates/gfx942/attn_fwd.hip.in"
+#line 290 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<13248>(kf[1], k_rd + buf);
-#line 294 "templates/gfx942/attn_fwd.hip.in"
+#line 297 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[0]);
-#line 296 "templates/gfx942/attn_fwd.hip.in"
+#line 299 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][0], kf[0][1]};
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 302 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][3][0], qv[0][3][1]};
-#line 303 "templates/gfx942/attn_fwd.hip.in"
-      ag_mfma_16x16x16_bf16(s[0][2], ka, qf0);
-#line 299 "templates/gfx942/attn_fwd.hip.in"
-      const ag_u32x2 qf1 = {qv[1][3][0], qv[1][3][1]};
-#line 303 "templates/gfx942/attn_fwd.hip.in"
-      ag_mfma_16x16x16_bf16(s[1][2], ka, qf1);
 #line 306 "templates/gfx942/attn_fwd.hip.in"
+      ag_mfma_16x16x16_bf16(s[0][2], ka, qf0);
+#line 302 "templates/gfx942/attn_fwd.hip.in"
+      const ag_u32x2 qf1 = {qv[1][3][0], qv[1][3][1]};
+#line 306 "templates/gfx942/attn_fwd.hip.in"
+      ag_mfma_16x16x16_bf16(s[1][2], ka, qf1);
+#line 309 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 296 "templates/gfx942/attn_fwd.hip.in"
+#line 299 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][2], kf[0][3]};
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 302 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][3][2], qv[0][3][3]};
-#line 303 "templates/gfx942/attn_fwd.hip.in"
-      ag_mfma_16x16x16_bf16(s[0][2], ka, qf0);
-#line 299 "templates/gfx942/attn_fwd.hip.in"
-      const ag_u32x2 qf1 = {qv[1][3][2], qv[1][3][3]};
-#line 303 "templates/gfx942/attn_fwd.hip.in"
-      ag_mfma_16x16x16_bf16(s[1][2], ka, qf1);
 #line 306 "templates/gfx942/attn_fwd.hip.in"
+      ag_mfma_16x16x16_bf16(s[0][2], ka, qf0);
+#line 302 "templates/gfx942/attn_fwd.hip.in"
+      const ag_u32x2 qf1 = {qv[1][3][2], qv[1][3][3]};
+#line 306 "templates/gfx942/attn_fwd.hip.in"
+      ag_mfma_16x16x16_bf16(s[1][2], ka, qf1);
+#line 309 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 287 "templates/gfx942/attn_fwd.hip.in"
+#line 290 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<17600>(kf[2], k_rd + buf);
-#line 294 "templates/gfx942/attn_fwd.hip.in"
+#line 297 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[1]);
-#line 296 "templates/gfx942/attn_fwd.hip.in"
+#line 299 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][0], kf[1][1]};
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 302 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][3][0], qv[0][3][1]};
-#line 303 "templates/gfx942/attn_fwd.hip.in"
-      ag_mfma_16x16x16_bf16(s[0][3], ka, qf0);
-#line 299 "templates/gfx942/attn_fwd.hip.in"
-      const ag_u32x2 qf1 = {qv[1][3][0], qv[1][3][1]};
-#line 303 "templates/gfx942/attn_fwd.hip.in"
-      ag_mfma_16x16x16_bf16(s[1][3], ka, qf1);
 #line 306 "templates/gfx942/attn_fwd.hip.in"
+      ag_mfma_16x16x16_bf16(s[0][3], ka, qf0);
+#line 302 "templates/gfx942/attn_fwd.hip.in"
+      const ag_u32x2 qf1 = {qv[1][3][0], qv[1][3][1]};
+#line 306 "templates/gfx942/attn_fwd.hip.in"
+      ag_mfma_16x16x16_bf16(s[1][3], ka, qf1);
+#line 309 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 296 "templates/gfx942/attn_fwd.hip.in"
+#line 299 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][2], kf[1][3]};
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 302 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][3][2], qv[0][3][3]};
-#line 303 "templates/gfx942/attn_fwd.hip.in"
-      ag_mfma_16x16x16_bf16(s[0][3], ka, qf0);
-#line 299 "templates/gfx942/attn_fwd.hip.in"
-      const ag_u32x2 qf1 = {qv[1][3][2], qv[1][3][3]};
-#line 303 "templates/gfx942/attn_fwd.hip.in"
-      ag_mfma_16x16x16_bf16(s[1][3], ka, qf1);
 #line 306 "templates/gfx942/attn_fwd.hip.in"
+      ag_mfma_16x16x16_bf16(s[0][3], ka, qf0);
+#line 302 "templates/gfx942/attn_fwd.hip.in"
+      const ag_u32x2 qf1 = {qv[1][3][2], qv[1][3][3]};
+#line 306 "templates/gfx942/attn_fwd.hip.in"
+      ag_mfma_16x16x16_bf16(s[1][3], ka, qf1);
+#line 309 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 287 "templates/gfx942/attn_fwd.hip.in"
+#line 290 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<21952>(kf[0], k_rd + buf);
-#line 294 "templates/gfx942/attn_fwd.hip.in"
+#line 297 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[2]);
-#line 296 "templates/gfx942/attn_fwd.hip.in"
+#line 299 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][0], kf[2][1]};
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 302 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][3][0], qv[0][3][1]};
-#line 303 "templates/gfx942/attn_fwd.hip.in"
-      ag_mfma_16x16x16_bf16(s[0][4], ka, qf0);
-#line 299 "templates/gfx942/attn_fwd.hip.in"
-      const ag_u32x2 qf1 = {qv[1][3][0], qv[1][3][1]};
-#line 303 "templates/gfx942/attn_fwd.hip.in"
-      ag_mfma_16x16x16_bf16(s[1][4], ka, qf1);
 #line 306 "templates/gfx942/attn_fwd.hip.in"
+      ag_mfma_16x16x16_bf16(s[0][4], ka, qf0);
+#line 302 "templates/gfx942/attn_fwd.hip.in"
+      const ag_u32x2 qf1 = {qv[1][3][0], qv[1][3][1]};
+#line 306 "templates/gfx942/attn_fwd.hip.in"
+      ag_mfma_16x16x16_bf16(s[1][4], ka, qf1);
+#line 309 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 296 "templates/gfx942/attn_fwd.hip.in"
+#line 299 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][2], kf[2][3]};
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 302 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][3][2], qv[0][3][3]};
-#line 303 "templates/gfx942/attn_fwd.hip.in"
-      ag_mfma_16x16x16_bf16(s[0][4], ka, qf0);
-#line 299 "templates/gfx942/attn_fwd.hip.in"
-      const ag_u32x2 qf1 = {qv[1][3][2], qv[1][3][3]};
-#line 303 "templates/gfx942/attn_fwd.hip.in"
-      ag_mfma_16x16x16_bf16(s[1][4], ka, qf1);
 #line 306 "templates/gfx942/attn_fwd.hip.in"
+      ag_mfma_16x16x16_bf16(s[0][4], ka, qf0);
+#line 302 "templates/gfx942/attn_fwd.hip.in"
+      const ag_u32x2 qf1 = {qv[1][3][2], qv[1][3][3]};
+#line 306 "templates/gfx942/attn_fwd.hip.in"
+      ag_mfma_16x16x16_bf16(s[1][4], ka, qf1);
+#line 309 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 294 "templates/gfx942/attn_fwd.hip.in"
+#line 297 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<0>(kf[0]);
-#line 296 "templates/gfx942/attn_fwd.hip.in"
+#line 299 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][0], kf[0][1]};
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 302 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][3][0], qv[0][3][1]};
-#line 303 "templates/gfx942/attn_fwd.hip.in"
-      ag_mfma_16x16x16_bf16(s[0][5], ka, qf0);
-#line 299 "templates/gfx942/attn_fwd.hip.in"
-      const ag_u32x2 qf1 = {qv[1][3][0], qv[1][3][1]};
-#line 303 "templates/gfx942/attn_fwd.hip.in"
-      ag_mfma_16x16x16_bf16(s[1][5], ka, qf1);
 #line 306 "templates/gfx942/attn_fwd.hip.in"
+      ag_mfma_16x16x16_bf16(s[0][5], ka, qf0);
+#line 302 "templates/gfx942/attn_fwd.hip.in"
+      const ag_u32x2 qf1 = {qv[1][3][0], qv[1][3][1]};
+#line 306 "templates/gfx942/attn_fwd.hip.in"
+      ag_mfma_16x16x16_bf16(s[1][5], ka, qf1);
+#line 309 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 296 "templates/gfx942/attn_fwd.hip.in"
+#line 299 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][2], kf[0][3]};
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 302 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][3][2], qv[0][3][3]};
-#line 303 "templates/gfx942/attn_fwd.hip.in"
-      ag_mfma_16x16x16_bf16(s[0][5], ka, qf0);
-#line 299 "templates/gfx942/attn_fwd.hip.in"
-      const ag_u32x2 qf1 = {qv[1][3][2], qv[1][3][3]};
-#line 303 "templates/gfx942/attn_fwd.hip.in"
-      ag_mfma_16x16x16_bf16(s[1][5], ka, qf1);
 #line 306 "templates/gfx942/attn_fwd.hip.in"
+      ag_mfma_16x16x16_bf16(s[0][5], ka, qf0);
+#line 302 "templates/gfx942/attn_fwd.hip.in"
+      const ag_u32x2 qf1 = {qv[1][3][2], qv[1][3][3]};
+#line 306 "templates/gfx942/attn_fwd.hip.in"
+      ag_mfma_16x16x16_bf16(s[1][5], ka, qf1);
+#line 309 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 310 "templates/gfx942/attn_fwd.hip.in"
+#line 313 "templates/gfx942/attn_fwd.hip.in"
   }
-#line 435 "templates/gfx942/attn_fwd.hip.in"
+#line 491 "templates/gfx942/attn_fwd.hip.in"
     ag_s_setprio<0>();
     ag_mfma_drain(s[0][0], s[0][1], s[0][2], s[0][3], s[0][4], s[0][5], s[1][0], s[1][1], s[1][2], s[1][3], s[1][4], s[1][5]);
     ag_s_barrier();
@@ -1568,213 +1571,316 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
 #line 191 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 2u) * 96u + wave + 88u) * rs,
                            lds + buf + (wave + 88u) * 272u);
-#line 441 "templates/gfx942/attn_fwd.hip.in"
+#line 497 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 332 "templates/gfx942/attn_fwd.hip.in"
+#line 336 "templates/gfx942/attn_fwd.hip.in"
   {
     const unsigned kv0 = kv_begin + jj * 96u;
-    if (kv0 + 96u > kv_end) {  // last, partial tile: keys >= kv_end do not exist
+    const bool tail = kv0 + 96u > kv_end;
+    if (tail) {  // last, partial tile: keys >= kv_end do not exist
+      // With a zero scale the scores become t = s * 0 (0, or NaN for an infinite s) before
+      // the keys past kv_end are set to -inf (fma(-inf, 0, -m) = NaN made every row NaN); the
+      // slow path below then takes x = fma(t, 1, -m) = -m = fma(s, 0, -m) for the others.
+      if (sc == 0.0f) {
+#line 347 "templates/gfx942/attn_fwd.hip.in"
+        s[0][0][0] *= sc;
+#line 347 "templates/gfx942/attn_fwd.hip.in"
+        s[0][0][1] *= sc;
+#line 347 "templates/gfx942/attn_fwd.hip.in"
+        s[0][0][2] *= sc;
+#line 347 "templates/gfx942/attn_fwd.hip.in"
+        s[0][0][3] *= sc;
+#line 347 "templates/gfx942/attn_fwd.hip.in"
+        s[0][1][0] *= sc;
+#line 347 "templates/gfx942/attn_fwd.hip.in"
+        s[0][1][1] *= sc;
+#line 347 "templates/gfx942/attn_fwd.hip.in"
+        s[0][1][2] *= sc;
+#line 347 "templates/gfx942/attn_fwd.hip.in"
+        s[0][1][3] *= sc;
+#line 347 "templates/gfx942/attn_fwd.hip.in"
+        s[0][2][0] *= sc;
+#line 347 "templates/gfx942/attn_fwd.hip.in"
+        s[0][2][1] *= sc;
+#line 347 "templates/gfx942/attn_fwd.hip.in"
+        s[0][2][2] *= sc;
+#line 347 "templates/gfx942/attn_fwd.hip.in"
+        s[0][2][3] *= sc;
+#line 347 "templates/gfx942/attn_fwd.hip.in"
+        s[0][3][0] *= sc;
+#line 347 "templates/gfx942/attn_fwd.hip.in"
+        s[0][3][1] *= sc;
+#line 347 "templates/gfx942/attn_fwd.hip.in"
+        s[0][3][2] *= sc;
+#line 347 "templates/gfx942/attn_fwd.hip.in"
+        s[0][3][3] *= sc;
+#line 347 "templates/gfx942/attn_fwd.hip.in"
+        s[0][4][0] *= sc;
+#line 347 "templates/gfx942/attn_fwd.hip.in"
+        s[0][4][1] *= sc;
+#line 347 "templates/gfx942/attn_fwd.hip.in"
+        s[0][4][2] *= sc;
+#line 347 "templates/gfx942/attn_fwd.hip.in"
+        s[0][4][3] *= sc;
+#line 347 "templates/gfx942/attn_fwd.hip.in"
+        s[0][5][0] *= sc;
+#line 347 "templates/gfx942/attn_fwd.hip.in"
+        s[0][5][1] *= sc;
+#line 347 "templates/gfx942/attn_fwd.hip.in"
+        s[0][5][2] *= sc;
+#line 347 "templates/gfx942/attn_fwd.hip.in"
+        s[0][5][3] *= sc;
+#line 347 "templates/gfx942/attn_fwd.hip.in"
+        s[1][0][0] *= sc;
+#line 347 "templates/gfx942/attn_fwd.hip.in"
+        s[1][0][1] *= sc;
+#line 347 "templates/gfx942/attn_fwd.hip.in"
+        s[1][0][2] *= sc;
+#line 347 "templates/gfx942/attn_fwd.hip.in"
+        s[1][0][3] *= sc;
+#line 347 "templates/gfx942/attn_fwd.hip.in"
+        s[1][1][0] *= sc;
+#line 347 "templates/gfx942/attn_fwd.hip.in"
+        s[1][1][1] *= sc;
+#line 347 "templates/gfx942/attn_fwd.hip.in"
+        s[1][1][2] *= sc;
+#line 347 "templates/gfx942/attn_fwd.hip.in"
+        s[1][1][3] *= sc;
+#line 347 "templates/gfx942/attn_fwd.hip.in"
+        s[1][2][0] *= sc;
+#line 347 "templates/gfx942/attn_fwd.hip.in"
+        s[1][2][1] *= sc;
+#line 347 "templates/gfx942/attn_fwd.hip.in"
+        s[1][2][2] *= sc;
+#line 347 "templates/gfx942/attn_fwd.hip.in"
+        s[1][2][3] *= sc;
+#line 347 "templates/gfx942/attn_fwd.hip.in"
+        s[1][3][0] *= sc;
+#line 347 "templates/gfx942/attn_fwd.hip.in"
+        s[1][3][1] *= sc;
+#line 347 "templates/gfx942/attn_fwd.hip.in"
+        s[1][3][2] *= sc;
+#line 347 "templates/gfx942/attn_fwd.hip.in"
+        s[1][3][3] *= sc;
+#line 347 "templates/gfx942/attn_fwd.hip.in"
+        s[1][4][0] *= sc;
+#line 347 "templates/gfx942/attn_fwd.hip.in"
+        s[1][4][1] *= sc;
+#line 347 "templates/gfx942/attn_fwd.hip.in"
+        s[1][4][2] *= sc;
+#line 347 "templates/gfx942/attn_fwd.hip.in"
+        s[1][4][3] *= sc;
+#line 347 "templates/gfx942/attn_fwd.hip.in"
+        s[1][5][0] *= sc;
+#line 347 "templates/gfx942/attn_fwd.hip.in"
+        s[1][5][1] *= sc;
+#line 347 "templates/gfx942/attn_fwd.hip.in"
+        s[1][5][2] *= sc;
+#line 347 "templates/gfx942/attn_fwd.hip.in"
+        s[1][5][3] *= sc;
+#line 351 "templates/gfx942/attn_fwd.hip.in"
+      }
       // g recomputed here: the kernel's g, kept live across the loop for this rare block,
       // made clang-17 (hipcc/hiprtc 5.7) spill a VGPR in rtna tail (tests/test_rocm.c)
       const unsigned g_tail = ag_lane_id_here() >> 4;
-#line 340 "templates/gfx942/attn_fwd.hip.in"
+#line 357 "templates/gfx942/attn_fwd.hip.in"
       const bool valid0_0 = kv0 + 0u + 4u * g_tail < kv_end;
-#line 342 "templates/gfx942/attn_fwd.hip.in"
+#line 359 "templates/gfx942/attn_fwd.hip.in"
       s[0][0][0] = valid0_0 ? s[0][0][0] : -__builtin_inff();
-#line 342 "templates/gfx942/attn_fwd.hip.in"
+#line 359 "templates/gfx942/attn_fwd.hip.in"
       s[1][0][0] = valid0_0 ? s[1][0][0] : -__builtin_inff();
-#line 340 "templates/gfx942/attn_fwd.hip.in"
+#line 357 "templates/gfx942/attn_fwd.hip.in"
       const bool valid0_1 = kv0 + 1u + 4u * g_tail < kv_end;
-#line 342 "templates/gfx942/attn_fwd.hip.in"
+#line 359 "templates/gfx942/attn_fwd.hip.in"
       s[0][0][1] = valid0_1 ? s[0][0][1] : -__builtin_inff();
-#line 342 "templates/gfx942/attn_fwd.hip.in"
+#line 359 "templates/gfx942/attn_fwd.hip.in"
       s[1][0][1] = valid0_1 ? s[1][0][1] : -__builtin_inff();
-#line 340 "templates/gfx942/attn_fwd.hip.in"
+#line 357 "templates/gfx942/attn_fwd.hip.in"
       const bool valid0_2 = kv0 + 2u + 4u * g_tail < kv_end;
-#line 342 "templates/gfx942/attn_fwd.hip.in"
+#line 359 "templates/gfx942/attn_fwd.hip.in"
       s[0][0][2] = valid0_2 ? s[0][0][2] : -__builtin_inff();
-#line 342 "templates/gfx942/attn_fwd.hip.in"
+#line 359 "templates/gfx942/attn_fwd.hip.in"
       s[1][0][2] = valid0_2 ? s[1][0][2] : -__builtin_inff();
-#line 340 "templates/gfx942/attn_fwd.hip.in"
+#line 357 "templates/gfx942/attn_fwd.hip.in"
       const bool valid0_3 = kv0 + 3u + 4u * g_tail < kv_end;
-#line 342 "templates/gfx942/attn_fwd.hip.in"
+#line 359 "templates/gfx942/attn_fwd.hip.in"
       s[0][0][3] = valid0_3 ? s[0][0][3] : -__builtin_inff();
-#line 342 "templates/gfx942/attn_fwd.hip.in"
+#line 359 "templates/gfx942/attn_fwd.hip.in"
       s[1][0][3] = valid0_3 ? s[1][0][3] : -__builtin_inff();
-#line 340 "templates/gfx942/attn_fwd.hip.in"
+#line 357 "templates/gfx942/attn_fwd.hip.in"
       const bool valid1_0 = kv0 + 16u + 4u * g_tail < kv_end;
-#line 342 "templates/gfx942/attn_fwd.hip.in"
+#line 359 "templates/gfx942/attn_fwd.hip.in"
       s[0][1][0] = valid1_0 ? s[0][1][0] : -__builtin_inff();
-#line 342 "templates/gfx942/attn_fwd.hip.in"
+#line 359 "templates/gfx942/attn_fwd.hip.in"
       s[1][1][0] = valid1_0 ? s[1][1][0] : -__builtin_inff();
-#line 340 "templates/gfx942/attn_fwd.hip.in"
+#line 357 "templates/gfx942/attn_fwd.hip.in"
       const bool valid1_1 = kv0 + 17u + 4u * g_tail < kv_end;
-#line 342 "templates/gfx942/attn_fwd.hip.in"
+#line 359 "templates/gfx942/attn_fwd.hip.in"
       s[0][1][1] = valid1_1 ? s[0][1][1] : -__builtin_inff();
-#line 342 "templates/gfx942/attn_fwd.hip.in"
+#line 359 "templates/gfx942/attn_fwd.hip.in"
       s[1][1][1] = valid1_1 ? s[1][1][1] : -__builtin_inff();
-#line 340 "templates/gfx942/attn_fwd.hip.in"
+#line 357 "templates/gfx942/attn_fwd.hip.in"
       const bool valid1_2 = kv0 + 18u + 4u * g_tail < kv_end;
-#line 342 "templates/gfx942/attn_fwd.hip.in"
+#line 359 "templates/gfx942/attn_fwd.hip.in"
       s[0][1][2] = valid1_2 ? s[0][1][2] : -__builtin_inff();
-#line 342 "templates/gfx942/attn_fwd.hip.in"
+#line 359 "templates/gfx942/attn_fwd.hip.in"
       s[1][1][2] = valid1_2 ? s[1][1][2] : -__builtin_inff();
-#line 340 "templates/gfx942/attn_fwd.hip.in"
+#line 357 "templates/gfx942/attn_fwd.hip.in"
       const bool valid1_3 = kv0 + 19u + 4u * g_tail < kv_end;
-#line 342 "templates/gfx942/attn_fwd.hip.in"
+#line 359 "templates/gfx942/attn_fwd.hip.in"
       s[0][1][3] = valid1_3 ? s[0][1][3] : -__builtin_inff();
-#line 342 "templates/gfx942/attn_fwd.hip.in"
+#line 359 "templates/gfx942/attn_fwd.hip.in"
       s[1][1][3] = valid1_3 ? s[1][1][3] : -__builtin_inff();
-#line 340 "templates/gfx942/attn_fwd.hip.in"
+#line 357 "templates/gfx942/attn_fwd.hip.in"
       const bool valid2_0 = kv0 + 32u + 4u * g_tail < kv_end;
-#line 342 "templates/gfx942/attn_fwd.hip.in"
+#line 359 "templates/gfx942/attn_fwd.hip.in"
       s[0][2][0] = valid2_0 ? s[0][2][0] : -__builtin_inff();
-#line 342 "templates/gfx942/attn_fwd.hip.in"
+#line 359 "templates/gfx942/attn_fwd.hip.in"
       s[1][2][0] = valid2_0 ? s[1][2][0] : -__builtin_inff();
-#line 340 "templates/gfx942/attn_fwd.hip.in"
+#line 357 "templates/gfx942/attn_fwd.hip.in"
       const bool valid2_1 = kv0 + 33u + 4u * g_tail < kv_end;
-#line 342 "templates/gfx942/attn_fwd.hip.in"
+#line 359 "templates/gfx942/attn_fwd.hip.in"
       s[0][2][1] = valid2_1 ? s[0][2][1] : -__builtin_inff();
-#line 342 "templates/gfx942/attn_fwd.hip.in"
+#line 359 "templates/gfx942/attn_fwd.hip.in"
       s[1][2][1] = valid2_1 ? s[1][2][1] : -__builtin_inff();
-#line 340 "templates/gfx942/attn_fwd.hip.in"
+#line 357 "templates/gfx942/attn_fwd.hip.in"
       const bool valid2_2 = kv0 + 34u + 4u * g_tail < kv_end;
-#line 342 "templates/gfx942/attn_fwd.hip.in"
+#line 359 "templates/gfx942/attn_fwd.hip.in"
       s[0][2][2] = valid2_2 ? s[0][2][2] : -__builtin_inff();
-#line 342 "templates/gfx942/attn_fwd.hip.in"
+#line 359 "templates/gfx942/attn_fwd.hip.in"
       s[1][2][2] = valid2_2 ? s[1][2][2] : -__builtin_inff();
-#line 340 "templates/gfx942/attn_fwd.hip.in"
+#line 357 "templates/gfx942/attn_fwd.hip.in"
       const bool valid2_3 = kv0 + 35u + 4u * g_tail < kv_end;
-#line 342 "templates/gfx942/attn_fwd.hip.in"
+#line 359 "templates/gfx942/attn_fwd.hip.in"
       s[0][2][3] = valid2_3 ? s[0][2][3] : -__builtin_inff();
-#line 342 "templates/gfx942/attn_fwd.hip.in"
+#line 359 "templates/gfx942/attn_fwd.hip.in"
       s[1][2][3] = valid2_3 ? s[1][2][3] : -__builtin_inff();
-#line 340 "templates/gfx942/attn_fwd.hip.in"
+#line 357 "templates/gfx942/attn_fwd.hip.in"
       const bool valid3_0 = kv0 + 48u + 4u * g_tail < kv_end;
-#line 342 "templates/gfx942/attn_fwd.hip.in"
+#line 359 "templates/gfx942/attn_fwd.hip.in"
       s[0][3][0] = valid3_0 ? s[0][3][0] : -__builtin_inff();
-#line 342 "templates/gfx942/attn_fwd.hip.in"
+#line 359 "templates/gfx942/attn_fwd.hip.in"
       s[1][3][0] = valid3_0 ? s[1][3][0] : -__builtin_inff();
-#line 340 "templates/gfx942/attn_fwd.hip.in"
+#line 357 "templates/gfx942/attn_fwd.hip.in"
       const bool valid3_1 = kv0 + 49u + 4u * g_tail < kv_end;
-#line 342 "templates/gfx942/attn_fwd.hip.in"
+#line 359 "templates/gfx942/attn_fwd.hip.in"
       s[0][3][1] = valid3_1 ? s[0][3][1] : -__builtin_inff();
-#line 342 "templates/gfx942/attn_fwd.hip.in"
+#line 359 "templates/gfx942/attn_fwd.hip.in"
       s[1][3][1] = valid3_1 ? s[1][3][1] : -__builtin_inff();
-#line 340 "templates/gfx942/attn_fwd.hip.in"
+#line 357 "templates/gfx942/attn_fwd.hip.in"
       const bool valid3_2 = kv0 + 50u + 4u * g_tail < kv_end;
-#line 342 "templates/gfx942/attn_fwd.hip.in"
+#line 359 "templates/gfx942/attn_fwd.hip.in"
       s[0][3][2] = valid3_2 ? s[0][3][2] : -__builtin_inff();
-#line 342 "templates/gfx942/attn_fwd.hip.in"
+#line 359 "templates/gfx942/attn_fwd.hip.in"
       s[1][3][2] = valid3_2 ? s[1][3][2] : -__builtin_inff();
-#line 340 "templates/gfx942/attn_fwd.hip.in"
+#line 357 "templates/gfx942/attn_fwd.hip.in"
       const bool valid3_3 = kv0 + 51u + 4u * g_tail < kv_end;
-#line 342 "templates/gfx942/attn_fwd.hip.in"
+#line 359 "templates/gfx942/attn_fwd.hip.in"
       s[0][3][3] = valid3_3 ? s[0][3][3] : -__builtin_inff();
-#line 342 "templates/gfx942/attn_fwd.hip.in"
+#line 359 "templates/gfx942/attn_fwd.hip.in"
       s[1][3][3] = valid3_3 ? s[1][3][3] : -__builtin_inff();
-#line 340 "templates/gfx942/attn_fwd.hip.in"
+#line 357 "templates/gfx942/attn_fwd.hip.in"
       const bool valid4_0 = kv0 + 64u + 4u * g_tail < kv_end;
-#line 342 "templates/gfx942/attn_fwd.hip.in"
+#line 359 "templates/gfx942/attn_fwd.hip.in"
       s[0][4][0] = valid4_0 ? s[0][4][0] : -__builtin_inff();
-#line 342 "templates/gfx942/attn_fwd.hip.in"
+#line 359 "templates/gfx942/attn_fwd.hip.in"
       s[1][4][0] = valid4_0 ? s[1][4][0] : -__builtin_inff();
-#line 340 "templates/gfx942/attn_fwd.hip.in"
+#line 357 "templates/gfx942/attn_fwd.hip.in"
       const bool valid4_1 = kv0 + 65u + 4u * g_tail < kv_end;
-#line 342 "templates/gfx942/attn_fwd.hip.in"
+#line 359 "templates/gfx942/attn_fwd.hip.in"
       s[0][4][1] = valid4_1 ? s[0][4][1] : -__builtin_inff();
-#line 342 "templates/gfx942/attn_fwd.hip.in"
+#line 359 "templates/gfx942/attn_fwd.hip.in"
       s[1][4][1] = valid4_1 ? s[1][4][1] : -__builtin_inff();
-#line 340 "templates/gfx942/attn_fwd.hip.in"
+#line 357 "templates/gfx942/attn_fwd.hip.in"
       const bool valid4_2 = kv0 + 66u + 4u * g_tail < kv_end;
-#line 342 "templates/gfx942/attn_fwd.hip.in"
+#line 359 "templates/gfx942/attn_fwd.hip.in"
       s[0][4][2] = valid4_2 ? s[0][4][2] : -__builtin_inff();
-#line 342 "templates/gfx942/attn_fwd.hip.in"
+#line 359 "templates/gfx942/attn_fwd.hip.in"
       s[1][4][2] = valid4_2 ? s[1][4][2] : -__builtin_inff();
-#line 340 "templates/gfx942/attn_fwd.hip.in"
+#line 357 "templates/gfx942/attn_fwd.hip.in"
       const bool valid4_3 = kv0 + 67u + 4u * g_tail < kv_end;
-#line 342 "templates/gfx942/attn_fwd.hip.in"
+#line 359 "templates/gfx942/attn_fwd.hip.in"
       s[0][4][3] = valid4_3 ? s[0][4][3] : -__builtin_inff();
-#line 342 "templates/gfx942/attn_fwd.hip.in"
+#line 359 "templates/gfx942/attn_fwd.hip.in"
       s[1][4][3] = valid4_3 ? s[1][4][3] : -__builtin_inff();
-#line 340 "templates/gfx942/attn_fwd.hip.in"
+#line 357 "templates/gfx942/attn_fwd.hip.in"
       const bool valid5_0 = kv0 + 80u + 4u * g_tail < kv_end;
-#line 342 "templates/gfx942/attn_fwd.hip.in"
+#line 359 "templates/gfx942/attn_fwd.hip.in"
       s[0][5][0] = valid5_0 ? s[0][5][0] : -__builtin_inff();
-#line 342 "templates/gfx942/attn_fwd.hip.in"
+#line 359 "templates/gfx942/attn_fwd.hip.in"
       s[1][5][0] = valid5_0 ? s[1][5][0] : -__builtin_inff();
-#line 340 "templates/gfx942/attn_fwd.hip.in"
+#line 357 "templates/gfx942/attn_fwd.hip.in"
       const bool valid5_1 = kv0 + 81u + 4u * g_tail < kv_end;
-#line 342 "templates/gfx942/attn_fwd.hip.in"
+#line 359 "templates/gfx942/attn_fwd.hip.in"
       s[0][5][1] = valid5_1 ? s[0][5][1] : -__builtin_inff();
-#line 342 "templates/gfx942/attn_fwd.hip.in"
+#line 359 "templates/gfx942/attn_fwd.hip.in"
       s[1][5][1] = valid5_1 ? s[1][5][1] : -__builtin_inff();
-#line 340 "templates/gfx942/attn_fwd.hip.in"
+#line 357 "templates/gfx942/attn_fwd.hip.in"
       const bool valid5_2 = kv0 + 82u + 4u * g_tail < kv_end;
-#line 342 "templates/gfx942/attn_fwd.hip.in"
+#line 359 "templates/gfx942/attn_fwd.hip.in"
       s[0][5][2] = valid5_2 ? s[0][5][2] : -__builtin_inff();
-#line 342 "templates/gfx942/attn_fwd.hip.in"
+#line 359 "templates/gfx942/attn_fwd.hip.in"
       s[1][5][2] = valid5_2 ? s[1][5][2] : -__builtin_inff();
-#line 340 "templates/gfx942/attn_fwd.hip.in"
+#line 357 "templates/gfx942/attn_fwd.hip.in"
       const bool valid5_3 = kv0 + 83u + 4u * g_tail < kv_end;
-#line 342 "templates/gfx942/attn_fwd.hip.in"
+#line 359 "templates/gfx942/attn_fwd.hip.in"
       s[0][5][3] = valid5_3 ? s[0][5][3] : -__builtin_inff();
-#line 342 "templates/gfx942/attn_fwd.hip.in"
+#line 359 "templates/gfx942/attn_fwd.hip.in"
       s[1][5][3] = valid5_3 ? s[1][5][3] : -__builtin_inff();
-#line 346 "templates/gfx942/attn_fwd.hip.in"
+#line 363 "templates/gfx942/attn_fwd.hip.in"
     }
     bool changed[2];
     float alpha[2];
-#line 350 "templates/gfx942/attn_fwd.hip.in"
+#line 369 "templates/gfx942/attn_fwd.hip.in"
     {
       float mx = s[0][0][0];
-#line 355 "templates/gfx942/attn_fwd.hip.in"
+#line 374 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][0][1]);
-#line 355 "templates/gfx942/attn_fwd.hip.in"
+#line 374 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][0][2]);
-#line 355 "templates/gfx942/attn_fwd.hip.in"
+#line 374 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][0][3]);
-#line 355 "templates/gfx942/attn_fwd.hip.in"
+#line 374 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][1][0]);
-#line 355 "templates/gfx942/attn_fwd.hip.in"
+#line 374 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][1][1]);
-#line 355 "templates/gfx942/attn_fwd.hip.in"
+#line 374 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][1][2]);
-#line 355 "templates/gfx942/attn_fwd.hip.in"
+#line 374 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][1][3]);
-#line 355 "templates/gfx942/attn_fwd.hip.in"
+#line 374 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][2][0]);
-#line 355 "templates/gfx942/attn_fwd.hip.in"
+#line 374 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][2][1]);
-#line 355 "templates/gfx942/attn_fwd.hip.in"
+#line 374 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][2][2]);
-#line 355 "templates/gfx942/attn_fwd.hip.in"
+#line 374 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][2][3]);
-#line 355 "templates/gfx942/attn_fwd.hip.in"
+#line 374 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][3][0]);
-#line 355 "templates/gfx942/attn_fwd.hip.in"
+#line 374 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][3][1]);
-#line 355 "templates/gfx942/attn_fwd.hip.in"
+#line 374 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][3][2]);
-#line 355 "templates/gfx942/attn_fwd.hip.in"
+#line 374 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][3][3]);
-#line 355 "templates/gfx942/attn_fwd.hip.in"
+#line 374 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][4][0]);
-#line 355 "templates/gfx942/attn_fwd.hip.in"
+#line 374 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][4][1]);
-#line 355 "templates/gfx942/attn_fwd.hip.in"
+#line 374 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][4][2]);
-#line 355 "templates/gfx942/attn_fwd.hip.in"
+#line 374 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][4][3]);
-#line 355 "templates/gfx942/attn_fwd.hip.in"
+#line 374 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][5][0]);
-#line 355 "templates/gfx942/attn_fwd.hip.in"
+#line 374 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][5][1]);
-#line 355 "templates/gfx942/attn_fwd.hip.in"
+#line 374 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][5][2]);
-#line 355 "templates/gfx942/attn_fwd.hip.in"
+#line 374 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][5][3]);
-#line 359 "templates/gfx942/attn_fwd.hip.in"
+#line 378 "templates/gfx942/attn_fwd.hip.in"
       const float mt = mx * sc;  // this lane's max of t = s * sc (exact: see above)
       changed[0] = ag_any(mt > m[0]);
       alpha[0] = 1.0f;
@@ -1791,58 +1897,59 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         alpha[0] = mnew > m[0] ? ag_v_exp_f32(m[0] - mnew) : 1.0f;
         m[0] = mnew;
         l[0] *= alpha[0];
+        big_m = ag_any(!(__builtin_fabsf(m[0]) < 0x1p24f) || !(__builtin_fabsf(m[1]) < 0x1p24f));
       }
     }
-#line 350 "templates/gfx942/attn_fwd.hip.in"
+#line 369 "templates/gfx942/attn_fwd.hip.in"
     {
       float mx = s[1][0][0];
-#line 355 "templates/gfx942/attn_fwd.hip.in"
+#line 374 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][0][1]);
-#line 355 "templates/gfx942/attn_fwd.hip.in"
+#line 374 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][0][2]);
-#line 355 "templates/gfx942/attn_fwd.hip.in"
+#line 374 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][0][3]);
-#line 355 "templates/gfx942/attn_fwd.hip.in"
+#line 374 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][1][0]);
-#line 355 "templates/gfx942/attn_fwd.hip.in"
+#line 374 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][1][1]);
-#line 355 "templates/gfx942/attn_fwd.hip.in"
+#line 374 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][1][2]);
-#line 355 "templates/gfx942/attn_fwd.hip.in"
+#line 374 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][1][3]);
-#line 355 "templates/gfx942/attn_fwd.hip.in"
+#line 374 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][2][0]);
-#line 355 "templates/gfx942/attn_fwd.hip.in"
+#line 374 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][2][1]);
-#line 355 "templates/gfx942/attn_fwd.hip.in"
+#line 374 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][2][2]);
-#line 355 "templates/gfx942/attn_fwd.hip.in"
+#line 374 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][2][3]);
-#line 355 "templates/gfx942/attn_fwd.hip.in"
+#line 374 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][3][0]);
-#line 355 "templates/gfx942/attn_fwd.hip.in"
+#line 374 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][3][1]);
-#line 355 "templates/gfx942/attn_fwd.hip.in"
+#line 374 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][3][2]);
-#line 355 "templates/gfx942/attn_fwd.hip.in"
+#line 374 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][3][3]);
-#line 355 "templates/gfx942/attn_fwd.hip.in"
+#line 374 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][4][0]);
-#line 355 "templates/gfx942/attn_fwd.hip.in"
+#line 374 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][4][1]);
-#line 355 "templates/gfx942/attn_fwd.hip.in"
+#line 374 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][4][2]);
-#line 355 "templates/gfx942/attn_fwd.hip.in"
+#line 374 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][4][3]);
-#line 355 "templates/gfx942/attn_fwd.hip.in"
+#line 374 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][5][0]);
-#line 355 "templates/gfx942/attn_fwd.hip.in"
+#line 374 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][5][1]);
-#line 355 "templates/gfx942/attn_fwd.hip.in"
+#line 374 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][5][2]);
-#line 355 "templates/gfx942/attn_fwd.hip.in"
+#line 374 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][5][3]);
-#line 359 "templates/gfx942/attn_fwd.hip.in"
+#line 378 "templates/gfx942/attn_fwd.hip.in"
       const float mt = mx * sc;  // this lane's max of t = s * sc (exact: see above)
       changed[1] = ag_any(mt > m[1]);
       alpha[1] = 1.0f;
@@ -1859,12 +1966,294 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         alpha[1] = mnew > m[1] ? ag_v_exp_f32(m[1] - mnew) : 1.0f;
         m[1] = mnew;
         l[1] *= alpha[1];
+        big_m = ag_any(!(__builtin_fabsf(m[0]) < 0x1p24f) || !(__builtin_fabsf(m[1]) < 0x1p24f));
       }
     }
-#line 379 "templates/gfx942/attn_fwd.hip.in"
+#line 398 "templates/gfx942/attn_fwd.hip.in"
+    // Slow path (wave-uniform, never the steady state): rows with |m| >= 2^24 take
+    // x = fl(s * sc) - m (there fl(max s * sc) = m may be more than 1/2 off the exact product,
+    // and the fma form's x at the row's max, that error, made p = +Inf: scale 1e10 gave NaN
+    // rows), and a zero scale in the last tile takes x = fma(t, 1, -m) (see above).
+    const bool zero_tail = tail && sc == 0.0f;
+    if (big_m || zero_tail) {
+#line 405 "templates/gfx942/attn_fwd.hip.in"
     {
       const float nm = -m[0];
-#line 382 "templates/gfx942/attn_fwd.hip.in"
+      const bool big = !(__builtin_fabsf(m[0]) < 0x1p24f) && !zero_tail;
+      if (big) {  // s -> t = fl(s * sc): x = fma(t, 1, -m) = t - m
+#line 411 "templates/gfx942/attn_fwd.hip.in"
+        s[0][0][0] *= sc;
+#line 411 "templates/gfx942/attn_fwd.hip.in"
+        s[0][0][1] *= sc;
+#line 411 "templates/gfx942/attn_fwd.hip.in"
+        s[0][0][2] *= sc;
+#line 411 "templates/gfx942/attn_fwd.hip.in"
+        s[0][0][3] *= sc;
+#line 411 "templates/gfx942/attn_fwd.hip.in"
+        s[0][1][0] *= sc;
+#line 411 "templates/gfx942/attn_fwd.hip.in"
+        s[0][1][1] *= sc;
+#line 411 "templates/gfx942/attn_fwd.hip.in"
+        s[0][1][2] *= sc;
+#line 411 "templates/gfx942/attn_fwd.hip.in"
+        s[0][1][3] *= sc;
+#line 411 "templates/gfx942/attn_fwd.hip.in"
+        s[0][2][0] *= sc;
+#line 411 "templates/gfx942/attn_fwd.hip.in"
+        s[0][2][1] *= sc;
+#line 411 "templates/gfx942/attn_fwd.hip.in"
+        s[0][2][2] *= sc;
+#line 411 "templates/gfx942/attn_fwd.hip.in"
+        s[0][2][3] *= sc;
+#line 411 "templates/gfx942/attn_fwd.hip.in"
+        s[0][3][0] *= sc;
+#line 411 "templates/gfx942/attn_fwd.hip.in"
+        s[0][3][1] *= sc;
+#line 411 "templates/gfx942/attn_fwd.hip.in"
+        s[0][3][2] *= sc;
+#line 411 "templates/gfx942/attn_fwd.hip.in"
+        s[0][3][3] *= sc;
+#line 411 "templates/gfx942/attn_fwd.hip.in"
+        s[0][4][0] *= sc;
+#line 411 "templates/gfx942/attn_fwd.hip.in"
+        s[0][4][1] *= sc;
+#line 411 "templates/gfx942/attn_fwd.hip.in"
+        s[0][4][2] *= sc;
+#line 411 "templates/gfx942/attn_fwd.hip.in"
+        s[0][4][3] *= sc;
+#line 411 "templates/gfx942/attn_fwd.hip.in"
+        s[0][5][0] *= sc;
+#line 411 "templates/gfx942/attn_fwd.hip.in"
+        s[0][5][1] *= sc;
+#line 411 "templates/gfx942/attn_fwd.hip.in"
+        s[0][5][2] *= sc;
+#line 411 "templates/gfx942/attn_fwd.hip.in"
+        s[0][5][3] *= sc;
+#line 414 "templates/gfx942/attn_fwd.hip.in"
+      }
+      const float scr = big || zero_tail ? 1.0f : sc;
+#line 417 "templates/gfx942/attn_fwd.hip.in"
+      {
+        const float p0 = ag_v_exp_f32(ag_fma_f32(s[0][0][0], scr, nm));
+        const float p1 = ag_v_exp_f32(ag_fma_f32(s[0][0][1], scr, nm));
+        const float p2 = ag_v_exp_f32(ag_fma_f32(s[0][0][2], scr, nm));
+        const float p3 = ag_v_exp_f32(ag_fma_f32(s[0][0][3], scr, nm));
+        // l sums the unrounded p; P only feeds the P V MFMA, so it needs no NaN guard (p is
+        // in [0, 2) or NaN, and a NaN p makes l, hence the whole output row, NaN: see
+        // ag_pack_p_* in wrappers.h)
+        l[0] += (p0 + p1) + (p2 + p3);
+        p[0][0].x = ag_pack_p_rtne(p0, p1);
+        p[0][0].y = ag_pack_p_rtne(p2, p3);
+      }
+#line 417 "templates/gfx942/attn_fwd.hip.in"
+      {
+        const float p0 = ag_v_exp_f32(ag_fma_f32(s[0][1][0], scr, nm));
+        const float p1 = ag_v_exp_f32(ag_fma_f32(s[0][1][1], scr, nm));
+        const float p2 = ag_v_exp_f32(ag_fma_f32(s[0][1][2], scr, nm));
+        const float p3 = ag_v_exp_f32(ag_fma_f32(s[0][1][3], scr, nm));
+        // l sums the unrounded p; P only feeds the P V MFMA, so it needs no NaN guard (p is
+        // in [0, 2) or NaN, and a NaN p makes l, hence the whole output row, NaN: see
+        // ag_pack_p_* in wrappers.h)
+        l[0] += (p0 + p1) + (p2 + p3);
+        p[0][1].x = ag_pack_p_rtne(p0, p1);
+        p[0][1].y = ag_pack_p_rtne(p2, p3);
+      }
+#line 417 "templates/gfx942/attn_fwd.hip.in"
+      {
+        const float p0 = ag_v_exp_f32(ag_fma_f32(s[0][2][0], scr, nm));
+        const float p1 = ag_v_exp_f32(ag_fma_f32(s[0][2][1], scr, nm));
+        const float p2 = ag_v_exp_f32(ag_fma_f32(s[0][2][2], scr, nm));
+        const float p3 = ag_v_exp_f32(ag_fma_f32(s[0][2][3], scr, nm));
+        // l sums the unrounded p; P only feeds the P V MFMA, so it needs no NaN guard (p is
+        // in [0, 2) or NaN, and a NaN p makes l, hence the whole output row, NaN: see
+        // ag_pack_p_* in wrappers.h)
+        l[0] += (p0 + p1) + (p2 + p3);
+        p[0][2].x = ag_pack_p_rtne(p0, p1);
+        p[0][2].y = ag_pack_p_rtne(p2, p3);
+      }
+#line 417 "templates/gfx942/attn_fwd.hip.in"
+      {
+        const float p0 = ag_v_exp_f32(ag_fma_f32(s[0][3][0], scr, nm));
+        const float p1 = ag_v_exp_f32(ag_fma_f32(s[0][3][1], scr, nm));
+        const float p2 = ag_v_exp_f32(ag_fma_f32(s[0][3][2], scr, nm));
+        const float p3 = ag_v_exp_f32(ag_fma_f32(s[0][3][3], scr, nm));
+        // l sums the unrounded p; P only feeds the P V MFMA, so it needs no NaN guard (p is
+        // in [0, 2) or NaN, and a NaN p makes l, hence the whole output row, NaN: see
+        // ag_pack_p_* in wrappers.h)
+        l[0] += (p0 + p1) + (p2 + p3);
+        p[0][3].x = ag_pack_p_rtne(p0, p1);
+        p[0][3].y = ag_pack_p_rtne(p2, p3);
+      }
+#line 417 "templates/gfx942/attn_fwd.hip.in"
+      {
+        const float p0 = ag_v_exp_f32(ag_fma_f32(s[0][4][0], scr, nm));
+        const float p1 = ag_v_exp_f32(ag_fma_f32(s[0][4][1], scr, nm));
+        const float p2 = ag_v_exp_f32(ag_fma_f32(s[0][4][2], scr, nm));
+        const float p3 = ag_v_exp_f32(ag_fma_f32(s[0][4][3], scr, nm));
+        // l sums the unrounded p; P only feeds the P V MFMA, so it needs no NaN guard (p is
+        // in [0, 2) or NaN, and a NaN p makes l, hence the whole output row, NaN: see
+        // ag_pack_p_* in wrappers.h)
+        l[0] += (p0 + p1) + (p2 + p3);
+        p[0][4].x = ag_pack_p_rtne(p0, p1);
+        p[0][4].y = ag_pack_p_rtne(p2, p3);
+      }
+#line 417 "templates/gfx942/attn_fwd.hip.in"
+      {
+        const float p0 = ag_v_exp_f32(ag_fma_f32(s[0][5][0], scr, nm));
+        const float p1 = ag_v_exp_f32(ag_fma_f32(s[0][5][1], scr, nm));
+        const float p2 = ag_v_exp_f32(ag_fma_f32(s[0][5][2], scr, nm));
+        const float p3 = ag_v_exp_f32(ag_fma_f32(s[0][5][3], scr, nm));
+        // l sums the unrounded p; P only feeds the P V MFMA, so it needs no NaN guard (p is
+        // in [0, 2) or NaN, and a NaN p makes l, hence the whole output row, NaN: see
+        // ag_pack_p_* in wrappers.h)
+        l[0] += (p0 + p1) + (p2 + p3);
+        p[0][5].x = ag_pack_p_rtne(p0, p1);
+        p[0][5].y = ag_pack_p_rtne(p2, p3);
+      }
+#line 430 "templates/gfx942/attn_fwd.hip.in"
+    }
+#line 405 "templates/gfx942/attn_fwd.hip.in"
+    {
+      const float nm = -m[1];
+      const bool big = !(__builtin_fabsf(m[1]) < 0x1p24f) && !zero_tail;
+      if (big) {  // s -> t = fl(s * sc): x = fma(t, 1, -m) = t - m
+#line 411 "templates/gfx942/attn_fwd.hip.in"
+        s[1][0][0] *= sc;
+#line 411 "templates/gfx942/attn_fwd.hip.in"
+        s[1][0][1] *= sc;
+#line 411 "templates/gfx942/attn_fwd.hip.in"
+        s[1][0][2] *= sc;
+#line 411 "templates/gfx942/attn_fwd.hip.in"
+        s[1][0][3] *= sc;
+#line 411 "templates/gfx942/attn_fwd.hip.in"
+        s[1][1][0] *= sc;
+#line 411 "templates/gfx942/attn_fwd.hip.in"
+        s[1][1][1] *= sc;
+#line 411 "templates/gfx942/attn_fwd.hip.in"
+        s[1][1][2] *= sc;
+#line 411 "templates/gfx942/attn_fwd.hip.in"
+        s[1][1][3] *= sc;
+#line 411 "templates/gfx942/attn_fwd.hip.in"
+        s[1][2][0] *= sc;
+#line 411 "templates/gfx942/attn_fwd.hip.in"
+        s[1][2][1] *= sc;
+#line 411 "templates/gfx942/attn_fwd.hip.in"
+        s[1][2][2] *= sc;
+#line 411 "templates/gfx942/attn_fwd.hip.in"
+        s[1][2][3] *= sc;
+#line 411 "templates/gfx942/attn_fwd.hip.in"
+        s[1][3][0] *= sc;
+#line 411 "templates/gfx942/attn_fwd.hip.in"
+        s[1][3][1] *= sc;
+#line 411 "templates/gfx942/attn_fwd.hip.in"
+        s[1][3][2] *= sc;
+#line 411 "templates/gfx942/attn_fwd.hip.in"
+        s[1][3][3] *= sc;
+#line 411 "templates/gfx942/attn_fwd.hip.in"
+        s[1][4][0] *= sc;
+#line 411 "templates/gfx942/attn_fwd.hip.in"
+        s[1][4][1] *= sc;
+#line 411 "templates/gfx942/attn_fwd.hip.in"
+        s[1][4][2] *= sc;
+#line 411 "templates/gfx942/attn_fwd.hip.in"
+        s[1][4][3] *= sc;
+#line 411 "templates/gfx942/attn_fwd.hip.in"
+        s[1][5][0] *= sc;
+#line 411 "templates/gfx942/attn_fwd.hip.in"
+        s[1][5][1] *= sc;
+#line 411 "templates/gfx942/attn_fwd.hip.in"
+        s[1][5][2] *= sc;
+#line 411 "templates/gfx942/attn_fwd.hip.in"
+        s[1][5][3] *= sc;
+#line 414 "templates/gfx942/attn_fwd.hip.in"
+      }
+      const float scr = big || zero_tail ? 1.0f : sc;
+#line 417 "templates/gfx942/attn_fwd.hip.in"
+      {
+        const float p0 = ag_v_exp_f32(ag_fma_f32(s[1][0][0], scr, nm));
+        const float p1 = ag_v_exp_f32(ag_fma_f32(s[1][0][1], scr, nm));
+        const float p2 = ag_v_exp_f32(ag_fma_f32(s[1][0][2], scr, nm));
+        const float p3 = ag_v_exp_f32(ag_fma_f32(s[1][0][3], scr, nm));
+        // l sums the unrounded p; P only feeds the P V MFMA, so it needs no NaN guard (p is
+        // in [0, 2) or NaN, and a NaN p makes l, hence the whole output row, NaN: see
+        // ag_pack_p_* in wrappers.h)
+        l[1] += (p0 + p1) + (p2 + p3);
+        p[1][0].x = ag_pack_p_rtne(p0, p1);
+        p[1][0].y = ag_pack_p_rtne(p2, p3);
+      }
+#line 417 "templates/gfx942/attn_fwd.hip.in"
+      {
+        const float p0 = ag_v_exp_f32(ag_fma_f32(s[1][1][0], scr, nm));
+        const float p1 = ag_v_exp_f32(ag_fma_f32(s[1][1][1], scr, nm));
+        const float p2 = ag_v_exp_f32(ag_fma_f32(s[1][1][2], scr, nm));
+        const float p3 = ag_v_exp_f32(ag_fma_f32(s[1][1][3], scr, nm));
+        // l sums the unrounded p; P only feeds the P V MFMA, so it needs no NaN guard (p is
+        // in [0, 2) or NaN, and a NaN p makes l, hence the whole output row, NaN: see
+        // ag_pack_p_* in wrappers.h)
+        l[1] += (p0 + p1) + (p2 + p3);
+        p[1][1].x = ag_pack_p_rtne(p0, p1);
+        p[1][1].y = ag_pack_p_rtne(p2, p3);
+      }
+#line 417 "templates/gfx942/attn_fwd.hip.in"
+      {
+        const float p0 = ag_v_exp_f32(ag_fma_f32(s[1][2][0], scr, nm));
+        const float p1 = ag_v_exp_f32(ag_fma_f32(s[1][2][1], scr, nm));
+        const float p2 = ag_v_exp_f32(ag_fma_f32(s[1][2][2], scr, nm));
+        const float p3 = ag_v_exp_f32(ag_fma_f32(s[1][2][3], scr, nm));
+        // l sums the unrounded p; P only feeds the P V MFMA, so it needs no NaN guard (p is
+        // in [0, 2) or NaN, and a NaN p makes l, hence the whole output row, NaN: see
+        // ag_pack_p_* in wrappers.h)
+        l[1] += (p0 + p1) + (p2 + p3);
+        p[1][2].x = ag_pack_p_rtne(p0, p1);
+        p[1][2].y = ag_pack_p_rtne(p2, p3);
+      }
+#line 417 "templates/gfx942/attn_fwd.hip.in"
+      {
+        const float p0 = ag_v_exp_f32(ag_fma_f32(s[1][3][0], scr, nm));
+        const float p1 = ag_v_exp_f32(ag_fma_f32(s[1][3][1], scr, nm));
+        const float p2 = ag_v_exp_f32(ag_fma_f32(s[1][3][2], scr, nm));
+        const float p3 = ag_v_exp_f32(ag_fma_f32(s[1][3][3], scr, nm));
+        // l sums the unrounded p; P only feeds the P V MFMA, so it needs no NaN guard (p is
+        // in [0, 2) or NaN, and a NaN p makes l, hence the whole output row, NaN: see
+        // ag_pack_p_* in wrappers.h)
+        l[1] += (p0 + p1) + (p2 + p3);
+        p[1][3].x = ag_pack_p_rtne(p0, p1);
+        p[1][3].y = ag_pack_p_rtne(p2, p3);
+      }
+#line 417 "templates/gfx942/attn_fwd.hip.in"
+      {
+        const float p0 = ag_v_exp_f32(ag_fma_f32(s[1][4][0], scr, nm));
+        const float p1 = ag_v_exp_f32(ag_fma_f32(s[1][4][1], scr, nm));
+        const float p2 = ag_v_exp_f32(ag_fma_f32(s[1][4][2], scr, nm));
+        const float p3 = ag_v_exp_f32(ag_fma_f32(s[1][4][3], scr, nm));
+        // l sums the unrounded p; P only feeds the P V MFMA, so it needs no NaN guard (p is
+        // in [0, 2) or NaN, and a NaN p makes l, hence the whole output row, NaN: see
+        // ag_pack_p_* in wrappers.h)
+        l[1] += (p0 + p1) + (p2 + p3);
+        p[1][4].x = ag_pack_p_rtne(p0, p1);
+        p[1][4].y = ag_pack_p_rtne(p2, p3);
+      }
+#line 417 "templates/gfx942/attn_fwd.hip.in"
+      {
+        const float p0 = ag_v_exp_f32(ag_fma_f32(s[1][5][0], scr, nm));
+        const float p1 = ag_v_exp_f32(ag_fma_f32(s[1][5][1], scr, nm));
+        const float p2 = ag_v_exp_f32(ag_fma_f32(s[1][5][2], scr, nm));
+        const float p3 = ag_v_exp_f32(ag_fma_f32(s[1][5][3], scr, nm));
+        // l sums the unrounded p; P only feeds the P V MFMA, so it needs no NaN guard (p is
+        // in [0, 2) or NaN, and a NaN p makes l, hence the whole output row, NaN: see
+        // ag_pack_p_* in wrappers.h)
+        l[1] += (p0 + p1) + (p2 + p3);
+        p[1][5].x = ag_pack_p_rtne(p0, p1);
+        p[1][5].y = ag_pack_p_rtne(p2, p3);
+      }
+#line 430 "templates/gfx942/attn_fwd.hip.in"
+    }
+#line 432 "templates/gfx942/attn_fwd.hip.in"
+    } else {
+#line 434 "templates/gfx942/attn_fwd.hip.in"
+    {
+      const float nm = -m[0];
+#line 437 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[0][0][0], sc, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[0][0][1], sc, nm));
@@ -1877,7 +2266,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         p[0][0].x = ag_pack_p_rtne(p0, p1);
         p[0][0].y = ag_pack_p_rtne(p2, p3);
       }
-#line 382 "templates/gfx942/attn_fwd.hip.in"
+#line 437 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[0][1][0], sc, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[0][1][1], sc, nm));
@@ -1890,7 +2279,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         p[0][1].x = ag_pack_p_rtne(p0, p1);
         p[0][1].y = ag_pack_p_rtne(p2, p3);
       }
-#line 382 "templates/gfx942/attn_fwd.hip.in"
+#line 437 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[0][2][0], sc, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[0][2][1], sc, nm));
@@ -1903,7 +2292,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         p[0][2].x = ag_pack_p_rtne(p0, p1);
         p[0][2].y = ag_pack_p_rtne(p2, p3);
       }
-#line 382 "templates/gfx942/attn_fwd.hip.in"
+#line 437 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[0][3][0], sc, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[0][3][1], sc, nm));
@@ -1916,7 +2305,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         p[0][3].x = ag_pack_p_rtne(p0, p1);
         p[0][3].y = ag_pack_p_rtne(p2, p3);
       }
-#line 382 "templates/gfx942/attn_fwd.hip.in"
+#line 437 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[0][4][0], sc, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[0][4][1], sc, nm));
@@ -1929,7 +2318,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         p[0][4].x = ag_pack_p_rtne(p0, p1);
         p[0][4].y = ag_pack_p_rtne(p2, p3);
       }
-#line 382 "templates/gfx942/attn_fwd.hip.in"
+#line 437 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[0][5][0], sc, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[0][5][1], sc, nm));
@@ -1942,12 +2331,12 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         p[0][5].x = ag_pack_p_rtne(p0, p1);
         p[0][5].y = ag_pack_p_rtne(p2, p3);
       }
-#line 395 "templates/gfx942/attn_fwd.hip.in"
+#line 450 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 379 "templates/gfx942/attn_fwd.hip.in"
+#line 434 "templates/gfx942/attn_fwd.hip.in"
     {
       const float nm = -m[1];
-#line 382 "templates/gfx942/attn_fwd.hip.in"
+#line 437 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[1][0][0], sc, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[1][0][1], sc, nm));
@@ -1960,7 +2349,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         p[1][0].x = ag_pack_p_rtne(p0, p1);
         p[1][0].y = ag_pack_p_rtne(p2, p3);
       }
-#line 382 "templates/gfx942/attn_fwd.hip.in"
+#line 437 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[1][1][0], sc, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[1][1][1], sc, nm));
@@ -1973,7 +2362,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         p[1][1].x = ag_pack_p_rtne(p0, p1);
         p[1][1].y = ag_pack_p_rtne(p2, p3);
       }
-#line 382 "templates/gfx942/attn_fwd.hip.in"
+#line 437 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[1][2][0], sc, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[1][2][1], sc, nm));
@@ -1986,7 +2375,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         p[1][2].x = ag_pack_p_rtne(p0, p1);
         p[1][2].y = ag_pack_p_rtne(p2, p3);
       }
-#line 382 "templates/gfx942/attn_fwd.hip.in"
+#line 437 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[1][3][0], sc, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[1][3][1], sc, nm));
@@ -1999,7 +2388,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         p[1][3].x = ag_pack_p_rtne(p0, p1);
         p[1][3].y = ag_pack_p_rtne(p2, p3);
       }
-#line 382 "templates/gfx942/attn_fwd.hip.in"
+#line 437 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[1][4][0], sc, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[1][4][1], sc, nm));
@@ -2012,7 +2401,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         p[1][4].x = ag_pack_p_rtne(p0, p1);
         p[1][4].y = ag_pack_p_rtne(p2, p3);
       }
-#line 382 "templates/gfx942/attn_fwd.hip.in"
+#line 437 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[1][5][0], sc, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[1][5][1], sc, nm));
@@ -2025,460 +2414,461 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         p[1][5].x = ag_pack_p_rtne(p0, p1);
         p[1][5].y = ag_pack_p_rtne(p2, p3);
       }
-#line 395 "templates/gfx942/attn_fwd.hip.in"
+#line 450 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 397 "templates/gfx942/attn_fwd.hip.in"
+#line 452 "templates/gfx942/attn_fwd.hip.in"
+    }
     // V_j for the P_j V_j product of the next X phase (S is dead now: registers are free)
-#line 236 "templates/gfx942/attn_fwd.hip.in"
+#line 239 "templates/gfx942/attn_fwd.hip.in"
     {
       const unsigned vo = v_lane + (kv0 + 0u) * 256u;
-#line 239 "templates/gfx942/attn_fwd.hip.in"
+#line 242 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<0>(vv[0][0], v_rsrc, vo);
-#line 239 "templates/gfx942/attn_fwd.hip.in"
+#line 242 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<1024>(vv[0][1], v_rsrc, vo);
-#line 239 "templates/gfx942/attn_fwd.hip.in"
+#line 242 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<2048>(vv[0][2], v_rsrc, vo);
-#line 239 "templates/gfx942/attn_fwd.hip.in"
+#line 242 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<3072>(vv[0][3], v_rsrc, vo);
-#line 241 "templates/gfx942/attn_fwd.hip.in"
+#line 244 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 236 "templates/gfx942/attn_fwd.hip.in"
+#line 239 "templates/gfx942/attn_fwd.hip.in"
     {
       const unsigned vo = v_lane + (kv0 + 16u) * 256u;
-#line 239 "templates/gfx942/attn_fwd.hip.in"
+#line 242 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<0>(vv[1][0], v_rsrc, vo);
-#line 239 "templates/gfx942/attn_fwd.hip.in"
+#line 242 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<1024>(vv[1][1], v_rsrc, vo);
-#line 239 "templates/gfx942/attn_fwd.hip.in"
+#line 242 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<2048>(vv[1][2], v_rsrc, vo);
-#line 239 "templates/gfx942/attn_fwd.hip.in"
+#line 242 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<3072>(vv[1][3], v_rsrc, vo);
-#line 241 "templates/gfx942/attn_fwd.hip.in"
+#line 244 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 236 "templates/gfx942/attn_fwd.hip.in"
+#line 239 "templates/gfx942/attn_fwd.hip.in"
     {
       const unsigned vo = v_lane + (kv0 + 32u) * 256u;
-#line 239 "templates/gfx942/attn_fwd.hip.in"
+#line 242 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<0>(vv[2][0], v_rsrc, vo);
-#line 239 "templates/gfx942/attn_fwd.hip.in"
+#line 242 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<1024>(vv[2][1], v_rsrc, vo);
-#line 239 "templates/gfx942/attn_fwd.hip.in"
+#line 242 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<2048>(vv[2][2], v_rsrc, vo);
-#line 239 "templates/gfx942/attn_fwd.hip.in"
+#line 242 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<3072>(vv[2][3], v_rsrc, vo);
-#line 241 "templates/gfx942/attn_fwd.hip.in"
+#line 244 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 401 "templates/gfx942/attn_fwd.hip.in"
+#line 457 "templates/gfx942/attn_fwd.hip.in"
     // O rows are 4g + i in the accumulator layout: fetch their alpha from lane 4g + i.
-#line 417 "templates/gfx942/attn_fwd.hip.in"
+#line 473 "templates/gfx942/attn_fwd.hip.in"
   }
-#line 443 "templates/gfx942/attn_fwd.hip.in"
+#line 499 "templates/gfx942/attn_fwd.hip.in"
     if (grp == 0u) {
       ag_s_waitcnt_vmcnt<12>();  // K_{j+1} (DMA issued in X_j, before V_j) has landed
       ag_s_barrier();
     } else if (jj + 1u < nt) {
       ag_s_barrier();
     }
-#line 459 "templates/gfx942/attn_fwd.hip.in"
+#line 515 "templates/gfx942/attn_fwd.hip.in"
     }
     for (unsigned jj = 1; jj < nt; ++jj) {
-#line 423 "templates/gfx942/attn_fwd.hip.in"
+#line 479 "templates/gfx942/attn_fwd.hip.in"
     const unsigned buf = (jj & 1u) * 26112u;
     // ---- X_j: MFMA phase
     ag_s_setprio<1>();
-#line 267 "templates/gfx942/attn_fwd.hip.in"
+#line 270 "templates/gfx942/attn_fwd.hip.in"
   {
     ag_u32x2 bv[2];
-#line 256 "templates/gfx942/attn_fwd.hip.in"
-    ag_s_waitcnt_vmcnt<8>(vv[0][0], vv[0][1], vv[0][2], vv[0][3]);
 #line 259 "templates/gfx942/attn_fwd.hip.in"
+    ag_s_waitcnt_vmcnt<8>(vv[0][0], vv[0][1], vv[0][2], vv[0][3]);
+#line 262 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[0][0][0];
     bv[1].y = vv[0][0][1];
-#line 259 "templates/gfx942/attn_fwd.hip.in"
+#line 262 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[0][0][2];
     bv[0].y = vv[0][0][3];
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][0], p[0][0], bv[1]);
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][0], p[1][0], bv[1]);
-#line 259 "templates/gfx942/attn_fwd.hip.in"
+#line 262 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[0][1][0];
     bv[1].y = vv[0][1][1];
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][1], p[0][0], bv[0]);
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][1], p[1][0], bv[0]);
-#line 259 "templates/gfx942/attn_fwd.hip.in"
+#line 262 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[0][1][2];
     bv[0].y = vv[0][1][3];
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][2], p[0][0], bv[1]);
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][2], p[1][0], bv[1]);
-#line 259 "templates/gfx942/attn_fwd.hip.in"
+#line 262 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[0][2][0];
     bv[1].y = vv[0][2][1];
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][3], p[0][0], bv[0]);
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][3], p[1][0], bv[0]);
-#line 259 "templates/gfx942/attn_fwd.hip.in"
+#line 262 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[0][2][2];
     bv[0].y = vv[0][2][3];
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][4], p[0][0], bv[1]);
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][4], p[1][0], bv[1]);
-#line 259 "templates/gfx942/attn_fwd.hip.in"
+#line 262 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[0][3][0];
     bv[1].y = vv[0][3][1];
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][5], p[0][0], bv[0]);
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][5], p[1][0], bv[0]);
-#line 259 "templates/gfx942/attn_fwd.hip.in"
+#line 262 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[0][3][2];
     bv[0].y = vv[0][3][3];
-#line 236 "templates/gfx942/attn_fwd.hip.in"
+#line 239 "templates/gfx942/attn_fwd.hip.in"
     {
       const unsigned vo = v_lane + ((kv_begin + (jj - 1u) * 96u) + 48u) * 256u;
-#line 239 "templates/gfx942/attn_fwd.hip.in"
+#line 242 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<0>(vv[0][0], v_rsrc, vo);
-#line 239 "templates/gfx942/attn_fwd.hip.in"
+#line 242 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<1024>(vv[0][1], v_rsrc, vo);
-#line 239 "templates/gfx942/attn_fwd.hip.in"
+#line 242 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<2048>(vv[0][2], v_rsrc, vo);
-#line 239 "templates/gfx942/attn_fwd.hip.in"
+#line 242 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<3072>(vv[0][3], v_rsrc, vo);
-#line 241 "templates/gfx942/attn_fwd.hip.in"
+#line 244 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][6], p[0][0], bv[1]);
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][6], p[1][0], bv[1]);
-#line 256 "templates/gfx942/attn_fwd.hip.in"
-    ag_s_waitcnt_vmcnt<8>(vv[1][0], vv[1][1], vv[1][2], vv[1][3]);
 #line 259 "templates/gfx942/attn_fwd.hip.in"
+    ag_s_waitcnt_vmcnt<8>(vv[1][0], vv[1][1], vv[1][2], vv[1][3]);
+#line 262 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[1][0][0];
     bv[1].y = vv[1][0][1];
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][7], p[0][0], bv[0]);
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][7], p[1][0], bv[0]);
-#line 259 "templates/gfx942/attn_fwd.hip.in"
+#line 262 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[1][0][2];
     bv[0].y = vv[1][0][3];
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][0], p[0][1], bv[1]);
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][0], p[1][1], bv[1]);
-#line 259 "templates/gfx942/attn_fwd.hip.in"
+#line 262 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[1][1][0];
     bv[1].y = vv[1][1][1];
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][1], p[0][1], bv[0]);
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][1], p[1][1], bv[0]);
-#line 259 "templates/gfx942/attn_fwd.hip.in"
+#line 262 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[1][1][2];
     bv[0].y = vv[1][1][3];
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][2], p[0][1], bv[1]);
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][2], p[1][1], bv[1]);
-#line 259 "templates/gfx942/attn_fwd.hip.in"
+#line 262 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[1][2][0];
     bv[1].y = vv[1][2][1];
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][3], p[0][1], bv[0]);
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][3], p[1][1], bv[0]);
-#line 259 "templates/gfx942/attn_fwd.hip.in"
+#line 262 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[1][2][2];
     bv[0].y = vv[1][2][3];
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][4], p[0][1], bv[1]);
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][4], p[1][1], bv[1]);
-#line 259 "templates/gfx942/attn_fwd.hip.in"
+#line 262 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[1][3][0];
     bv[1].y = vv[1][3][1];
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][5], p[0][1], bv[0]);
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][5], p[1][1], bv[0]);
-#line 259 "templates/gfx942/attn_fwd.hip.in"
+#line 262 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[1][3][2];
     bv[0].y = vv[1][3][3];
-#line 236 "templates/gfx942/attn_fwd.hip.in"
+#line 239 "templates/gfx942/attn_fwd.hip.in"
     {
       const unsigned vo = v_lane + ((kv_begin + (jj - 1u) * 96u) + 64u) * 256u;
-#line 239 "templates/gfx942/attn_fwd.hip.in"
+#line 242 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<0>(vv[1][0], v_rsrc, vo);
-#line 239 "templates/gfx942/attn_fwd.hip.in"
+#line 242 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<1024>(vv[1][1], v_rsrc, vo);
-#line 239 "templates/gfx942/attn_fwd.hip.in"
+#line 242 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<2048>(vv[1][2], v_rsrc, vo);
-#line 239 "templates/gfx942/attn_fwd.hip.in"
+#line 242 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<3072>(vv[1][3], v_rsrc, vo);
-#line 241 "templates/gfx942/attn_fwd.hip.in"
+#line 244 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][6], p[0][1], bv[1]);
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][6], p[1][1], bv[1]);
-#line 256 "templates/gfx942/attn_fwd.hip.in"
-    ag_s_waitcnt_vmcnt<8>(vv[2][0], vv[2][1], vv[2][2], vv[2][3]);
 #line 259 "templates/gfx942/attn_fwd.hip.in"
+    ag_s_waitcnt_vmcnt<8>(vv[2][0], vv[2][1], vv[2][2], vv[2][3]);
+#line 262 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[2][0][0];
     bv[1].y = vv[2][0][1];
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][7], p[0][1], bv[0]);
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][7], p[1][1], bv[0]);
-#line 259 "templates/gfx942/attn_fwd.hip.in"
+#line 262 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[2][0][2];
     bv[0].y = vv[2][0][3];
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][0], p[0][2], bv[1]);
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][0], p[1][2], bv[1]);
-#line 259 "templates/gfx942/attn_fwd.hip.in"
+#line 262 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[2][1][0];
     bv[1].y = vv[2][1][1];
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][1], p[0][2], bv[0]);
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][1], p[1][2], bv[0]);
-#line 259 "templates/gfx942/attn_fwd.hip.in"
+#line 262 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[2][1][2];
     bv[0].y = vv[2][1][3];
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][2], p[0][2], bv[1]);
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][2], p[1][2], bv[1]);
-#line 259 "templates/gfx942/attn_fwd.hip.in"
+#line 262 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[2][2][0];
     bv[1].y = vv[2][2][1];
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][3], p[0][2], bv[0]);
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][3], p[1][2], bv[0]);
-#line 259 "templates/gfx942/attn_fwd.hip.in"
+#line 262 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[2][2][2];
     bv[0].y = vv[2][2][3];
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][4], p[0][2], bv[1]);
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][4], p[1][2], bv[1]);
-#line 259 "templates/gfx942/attn_fwd.hip.in"
+#line 262 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[2][3][0];
     bv[1].y = vv[2][3][1];
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][5], p[0][2], bv[0]);
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][5], p[1][2], bv[0]);
-#line 259 "templates/gfx942/attn_fwd.hip.in"
+#line 262 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[2][3][2];
     bv[0].y = vv[2][3][3];
-#line 236 "templates/gfx942/attn_fwd.hip.in"
+#line 239 "templates/gfx942/attn_fwd.hip.in"
     {
       const unsigned vo = v_lane + ((kv_begin + (jj - 1u) * 96u) + 80u) * 256u;
-#line 239 "templates/gfx942/attn_fwd.hip.in"
+#line 242 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<0>(vv[2][0], v_rsrc, vo);
-#line 239 "templates/gfx942/attn_fwd.hip.in"
+#line 242 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<1024>(vv[2][1], v_rsrc, vo);
-#line 239 "templates/gfx942/attn_fwd.hip.in"
+#line 242 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<2048>(vv[2][2], v_rsrc, vo);
-#line 239 "templates/gfx942/attn_fwd.hip.in"
+#line 242 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<3072>(vv[2][3], v_rsrc, vo);
-#line 241 "templates/gfx942/attn_fwd.hip.in"
+#line 244 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][6], p[0][2], bv[1]);
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][6], p[1][2], bv[1]);
-#line 256 "templates/gfx942/attn_fwd.hip.in"
-    ag_s_waitcnt_vmcnt<8>(vv[0][0], vv[0][1], vv[0][2], vv[0][3]);
 #line 259 "templates/gfx942/attn_fwd.hip.in"
+    ag_s_waitcnt_vmcnt<8>(vv[0][0], vv[0][1], vv[0][2], vv[0][3]);
+#line 262 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[0][0][0];
     bv[1].y = vv[0][0][1];
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][7], p[0][2], bv[0]);
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][7], p[1][2], bv[0]);
-#line 259 "templates/gfx942/attn_fwd.hip.in"
+#line 262 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[0][0][2];
     bv[0].y = vv[0][0][3];
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][0], p[0][3], bv[1]);
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][0], p[1][3], bv[1]);
-#line 259 "templates/gfx942/attn_fwd.hip.in"
+#line 262 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[0][1][0];
     bv[1].y = vv[0][1][1];
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][1], p[0][3], bv[0]);
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][1], p[1][3], bv[0]);
-#line 259 "templates/gfx942/attn_fwd.hip.in"
+#line 262 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[0][1][2];
     bv[0].y = vv[0][1][3];
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][2], p[0][3], bv[1]);
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][2], p[1][3], bv[1]);
-#line 259 "templates/gfx942/attn_fwd.hip.in"
+#line 262 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[0][2][0];
     bv[1].y = vv[0][2][1];
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][3], p[0][3], bv[0]);
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][3], p[1][3], bv[0]);
-#line 259 "templates/gfx942/attn_fwd.hip.in"
+#line 262 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[0][2][2];
     bv[0].y = vv[0][2][3];
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][4], p[0][3], bv[1]);
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][4], p[1][3], bv[1]);
-#line 259 "templates/gfx942/attn_fwd.hip.in"
+#line 262 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[0][3][0];
     bv[1].y = vv[0][3][1];
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][5], p[0][3], bv[0]);
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][5], p[1][3], bv[0]);
-#line 259 "templates/gfx942/attn_fwd.hip.in"
+#line 262 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[0][3][2];
     bv[0].y = vv[0][3][3];
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][6], p[0][3], bv[1]);
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][6], p[1][3], bv[1]);
-#line 256 "templates/gfx942/attn_fwd.hip.in"
-    ag_s_waitcnt_vmcnt<4>(vv[1][0], vv[1][1], vv[1][2], vv[1][3]);
 #line 259 "templates/gfx942/attn_fwd.hip.in"
+    ag_s_waitcnt_vmcnt<4>(vv[1][0], vv[1][1], vv[1][2], vv[1][3]);
+#line 262 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[1][0][0];
     bv[1].y = vv[1][0][1];
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][7], p[0][3], bv[0]);
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][7], p[1][3], bv[0]);
-#line 259 "templates/gfx942/attn_fwd.hip.in"
+#line 262 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[1][0][2];
     bv[0].y = vv[1][0][3];
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][0], p[0][4], bv[1]);
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][0], p[1][4], bv[1]);
-#line 259 "templates/gfx942/attn_fwd.hip.in"
+#line 262 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[1][1][0];
     bv[1].y = vv[1][1][1];
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][1], p[0][4], bv[0]);
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][1], p[1][4], bv[0]);
-#line 259 "templates/gfx942/attn_fwd.hip.in"
+#line 262 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[1][1][2];
     bv[0].y = vv[1][1][3];
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][2], p[0][4], bv[1]);
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][2], p[1][4], bv[1]);
-#line 259 "templates/gfx942/attn_fwd.hip.in"
+#line 262 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[1][2][0];
     bv[1].y = vv[1][2][1];
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][3], p[0][4], bv[0]);
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][3], p[1][4], bv[0]);
-#line 259 "templates/gfx942/attn_fwd.hip.in"
+#line 262 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[1][2][2];
     bv[0].y = vv[1][2][3];
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][4], p[0][4], bv[1]);
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][4], p[1][4], bv[1]);
-#line 259 "templates/gfx942/attn_fwd.hip.in"
+#line 262 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[1][3][0];
     bv[1].y = vv[1][3][1];
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][5], p[0][4], bv[0]);
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][5], p[1][4], bv[0]);
-#line 259 "templates/gfx942/attn_fwd.hip.in"
+#line 262 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[1][3][2];
     bv[0].y = vv[1][3][3];
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][6], p[0][4], bv[1]);
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][6], p[1][4], bv[1]);
-#line 256 "templates/gfx942/attn_fwd.hip.in"
-    ag_s_waitcnt_vmcnt<0>(vv[2][0], vv[2][1], vv[2][2], vv[2][3]);
 #line 259 "templates/gfx942/attn_fwd.hip.in"
+    ag_s_waitcnt_vmcnt<0>(vv[2][0], vv[2][1], vv[2][2], vv[2][3]);
+#line 262 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[2][0][0];
     bv[1].y = vv[2][0][1];
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][7], p[0][4], bv[0]);
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][7], p[1][4], bv[0]);
-#line 259 "templates/gfx942/attn_fwd.hip.in"
+#line 262 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[2][0][2];
     bv[0].y = vv[2][0][3];
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][0], p[0][5], bv[1]);
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][0], p[1][5], bv[1]);
-#line 259 "templates/gfx942/attn_fwd.hip.in"
+#line 262 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[2][1][0];
     bv[1].y = vv[2][1][1];
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][1], p[0][5], bv[0]);
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][1], p[1][5], bv[0]);
-#line 259 "templates/gfx942/attn_fwd.hip.in"
+#line 262 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[2][1][2];
     bv[0].y = vv[2][1][3];
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][2], p[0][5], bv[1]);
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][2], p[1][5], bv[1]);
-#line 259 "templates/gfx942/attn_fwd.hip.in"
+#line 262 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[2][2][0];
     bv[1].y = vv[2][2][1];
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][3], p[0][5], bv[0]);
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][3], p[1][5], bv[0]);
-#line 259 "templates/gfx942/attn_fwd.hip.in"
+#line 262 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[2][2][2];
     bv[0].y = vv[2][2][3];
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][4], p[0][5], bv[1]);
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][4], p[1][5], bv[1]);
-#line 259 "templates/gfx942/attn_fwd.hip.in"
+#line 262 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[2][3][0];
     bv[1].y = vv[2][3][1];
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][5], p[0][5], bv[0]);
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][5], p[1][5], bv[0]);
-#line 259 "templates/gfx942/attn_fwd.hip.in"
+#line 262 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[2][3][2];
     bv[0].y = vv[2][3][3];
-#line 273 "templates/gfx942/attn_fwd.hip.in"
-    ag_mfma_16x16x16_bf16(o[0][6], p[0][5], bv[1]);
-#line 273 "templates/gfx942/attn_fwd.hip.in"
-    ag_mfma_16x16x16_bf16(o[1][6], p[1][5], bv[1]);
-#line 273 "templates/gfx942/attn_fwd.hip.in"
-    ag_mfma_16x16x16_bf16(o[0][7], p[0][5], bv[0]);
-#line 273 "templates/gfx942/attn_fwd.hip.in"
-    ag_mfma_16x16x16_bf16(o[1][7], p[1][5], bv[0]);
 #line 276 "templates/gfx942/attn_fwd.hip.in"
+    ag_mfma_16x16x16_bf16(o[0][6], p[0][5], bv[1]);
+#line 276 "templates/gfx942/attn_fwd.hip.in"
+    ag_mfma_16x16x16_bf16(o[1][6], p[1][5], bv[1]);
+#line 276 "templates/gfx942/attn_fwd.hip.in"
+    ag_mfma_16x16x16_bf16(o[0][7], p[0][5], bv[0]);
+#line 276 "templates/gfx942/attn_fwd.hip.in"
+    ag_mfma_16x16x16_bf16(o[1][7], p[1][5], bv[0]);
+#line 279 "templates/gfx942/attn_fwd.hip.in"
   }
-#line 429 "templates/gfx942/attn_fwd.hip.in"
+#line 485 "templates/gfx942/attn_fwd.hip.in"
     if (grp == 0u) {  // K_{j+1} into the other buffer (B issued its share in Y_{j-1})
 #line 191 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 1u) * 96u + wave + 0u) * rs,
@@ -2516,736 +2906,736 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
 #line 191 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 1u) * 96u + wave + 88u) * rs,
                            lds + (26112u - buf) + (wave + 88u) * 272u);
-#line 431 "templates/gfx942/attn_fwd.hip.in"
+#line 487 "templates/gfx942/attn_fwd.hip.in"
     } else {
       ag_s_waitcnt_vmcnt<0>();  // K_{j+1} (DMA issued in Y_{j-1}) lands before the barrier
     }
-#line 289 "templates/gfx942/attn_fwd.hip.in"
+#line 292 "templates/gfx942/attn_fwd.hip.in"
   {
     ag_u32x4 kf[3];
-#line 287 "templates/gfx942/attn_fwd.hip.in"
+#line 290 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<0>(kf[1], k_rd + buf);
-#line 287 "templates/gfx942/attn_fwd.hip.in"
+#line 290 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<4352>(kf[2], k_rd + buf);
-#line 294 "templates/gfx942/attn_fwd.hip.in"
+#line 297 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[1]);
-#line 296 "templates/gfx942/attn_fwd.hip.in"
+#line 299 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][0], kf[1][1]};
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 302 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][0][0], qv[0][0][1]};
-#line 301 "templates/gfx942/attn_fwd.hip.in"
+#line 304 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16_zero(s[0][0], ka, qf0);
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 302 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][0][0], qv[1][0][1]};
-#line 301 "templates/gfx942/attn_fwd.hip.in"
+#line 304 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16_zero(s[1][0], ka, qf1);
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 309 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 296 "templates/gfx942/attn_fwd.hip.in"
+#line 299 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][2], kf[1][3]};
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 302 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][0][2], qv[0][0][3]};
-#line 303 "templates/gfx942/attn_fwd.hip.in"
-      ag_mfma_16x16x16_bf16(s[0][0], ka, qf0);
-#line 299 "templates/gfx942/attn_fwd.hip.in"
-      const ag_u32x2 qf1 = {qv[1][0][2], qv[1][0][3]};
-#line 303 "templates/gfx942/attn_fwd.hip.in"
-      ag_mfma_16x16x16_bf16(s[1][0], ka, qf1);
 #line 306 "templates/gfx942/attn_fwd.hip.in"
+      ag_mfma_16x16x16_bf16(s[0][0], ka, qf0);
+#line 302 "templates/gfx942/attn_fwd.hip.in"
+      const ag_u32x2 qf1 = {qv[1][0][2], qv[1][0][3]};
+#line 306 "templates/gfx942/attn_fwd.hip.in"
+      ag_mfma_16x16x16_bf16(s[1][0], ka, qf1);
+#line 309 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 287 "templates/gfx942/attn_fwd.hip.in"
+#line 290 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<8704>(kf[0], k_rd + buf);
-#line 294 "templates/gfx942/attn_fwd.hip.in"
+#line 297 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[2]);
-#line 296 "templates/gfx942/attn_fwd.hip.in"
+#line 299 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][0], kf[2][1]};
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 302 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][0][0], qv[0][0][1]};
-#line 301 "templates/gfx942/attn_fwd.hip.in"
+#line 304 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16_zero(s[0][1], ka, qf0);
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 302 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][0][0], qv[1][0][1]};
-#line 301 "templates/gfx942/attn_fwd.hip.in"
+#line 304 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16_zero(s[1][1], ka, qf1);
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 309 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 296 "templates/gfx942/attn_fwd.hip.in"
+#line 299 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][2], kf[2][3]};
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 302 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][0][2], qv[0][0][3]};
-#line 303 "templates/gfx942/attn_fwd.hip.in"
-      ag_mfma_16x16x16_bf16(s[0][1], ka, qf0);
-#line 299 "templates/gfx942/attn_fwd.hip.in"
-      const ag_u32x2 qf1 = {qv[1][0][2], qv[1][0][3]};
-#line 303 "templates/gfx942/attn_fwd.hip.in"
-      ag_mfma_16x16x16_bf16(s[1][1], ka, qf1);
 #line 306 "templates/gfx942/attn_fwd.hip.in"
+      ag_mfma_16x16x16_bf16(s[0][1], ka, qf0);
+#line 302 "templates/gfx942/attn_fwd.hip.in"
+      const ag_u32x2 qf1 = {qv[1][0][2], qv[1][0][3]};
+#line 306 "templates/gfx942/attn_fwd.hip.in"
+      ag_mfma_16x16x16_bf16(s[1][1], ka, qf1);
+#line 309 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 287 "templates/gfx942/attn_fwd.hip.in"
+#line 290 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<13056>(kf[1], k_rd + buf);
-#line 294 "templates/gfx942/attn_fwd.hip.in"
+#line 297 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[0]);
-#line 296 "templates/gfx942/attn_fwd.hip.in"
+#line 299 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][0], kf[0][1]};
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 302 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][0][0], qv[0][0][1]};
-#line 301 "templates/gfx942/attn_fwd.hip.in"
+#line 304 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16_zero(s[0][2], ka, qf0);
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 302 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][0][0], qv[1][0][1]};
-#line 301 "templates/gfx942/attn_fwd.hip.in"
+#line 304 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16_zero(s[1][2], ka, qf1);
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 309 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 296 "templates/gfx942/attn_fwd.hip.in"
+#line 299 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][2], kf[0][3]};
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 302 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][0][2], qv[0][0][3]};
-#line 303 "templates/gfx942/attn_fwd.hip.in"
-      ag_mfma_16x16x16_bf16(s[0][2], ka, qf0);
-#line 299 "templates/gfx942/attn_fwd.hip.in"
-      const ag_u32x2 qf1 = {qv[1][0][2], qv[1][0][3]};
-#line 303 "templates/gfx942/attn_fwd.hip.in"
-      ag_mfma_16x16x16_bf16(s[1][2], ka, qf1);
 #line 306 "templates/gfx942/attn_fwd.hip.in"
+      ag_mfma_16x16x16_bf16(s[0][2], ka, qf0);
+#line 302 "templates/gfx942/attn_fwd.hip.in"
+      const ag_u32x2 qf1 = {qv[1][0][2], qv[1][0][3]};
+#line 306 "templates/gfx942/attn_fwd.hip.in"
+      ag_mfma_16x16x16_bf16(s[1][2], ka, qf1);
+#line 309 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 287 "templates/gfx942/attn_fwd.hip.in"
+#line 290 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<17408>(kf[2], k_rd + buf);
-#line 294 "templates/gfx942/attn_fwd.hip.in"
+#line 297 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[1]);
-#line 296 "templates/gfx942/attn_fwd.hip.in"
+#line 299 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][0], kf[1][1]};
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 302 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][0][0], qv[0][0][1]};
-#line 301 "templates/gfx942/attn_fwd.hip.in"
+#line 304 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16_zero(s[0][3], ka, qf0);
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 302 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][0][0], qv[1][0][1]};
-#line 301 "templates/gfx942/attn_fwd.hip.in"
+#line 304 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16_zero(s[1][3], ka, qf1);
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 309 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 296 "templates/gfx942/attn_fwd.hip.in"
+#line 299 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][2], kf[1][3]};
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 302 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][0][2], qv[0][0][3]};
-#line 303 "templates/gfx942/attn_fwd.hip.in"
-      ag_mfma_16x16x16_bf16(s[0][3], ka, qf0);
-#line 299 "templates/gfx942/attn_fwd.hip.in"
-      const ag_u32x2 qf1 = {qv[1][0][2], qv[1][0][3]};
-#line 303 "templates/gfx942/attn_fwd.hip.in"
-      ag_mfma_16x16x16_bf16(s[1][3], ka, qf1);
 #line 306 "templates/gfx942/attn_fwd.hip.in"
+      ag_mfma_16x16x16_bf16(s[0][3], ka, qf0);
+#line 302 "templates/gfx942/attn_fwd.hip.in"
+      const ag_u32x2 qf1 = {qv[1][0][2], qv[1][0][3]};
+#line 306 "templates/gfx942/attn_fwd.hip.in"
+      ag_mfma_16x16x16_bf16(s[1][3], ka, qf1);
+#line 309 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 287 "templates/gfx942/attn_fwd.hip.in"
+#line 290 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<21760>(kf[0], k_rd + buf);
-#line 294 "templates/gfx942/attn_fwd.hip.in"
+#line 297 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[2]);
-#line 296 "templates/gfx942/attn_fwd.hip.in"
+#line 299 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][0], kf[2][1]};
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 302 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][0][0], qv[0][0][1]};
-#line 301 "templates/gfx942/attn_fwd.hip.in"
+#line 304 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16_zero(s[0][4], ka, qf0);
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 302 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][0][0], qv[1][0][1]};
-#line 301 "templates/gfx942/attn_fwd.hip.in"
+#line 304 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16_zero(s[1][4], ka, qf1);
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 309 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 296 "templates/gfx942/attn_fwd.hip.in"
+#line 299 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][2], kf[2][3]};
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 302 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][0][2], qv[0][0][3]};
-#line 303 "templates/gfx942/attn_fwd.hip.in"
-      ag_mfma_16x16x16_bf16(s[0][4], ka, qf0);
-#line 299 "templates/gfx942/attn_fwd.hip.in"
-      const ag_u32x2 qf1 = {qv[1][0][2], qv[1][0][3]};
-#line 303 "templates/gfx942/attn_fwd.hip.in"
-      ag_mfma_16x16x16_bf16(s[1][4], ka, qf1);
 #line 306 "templates/gfx942/attn_fwd.hip.in"
+      ag_mfma_16x16x16_bf16(s[0][4], ka, qf0);
+#line 302 "templates/gfx942/attn_fwd.hip.in"
+      const ag_u32x2 qf1 = {qv[1][0][2], qv[1][0][3]};
+#line 306 "templates/gfx942/attn_fwd.hip.in"
+      ag_mfma_16x16x16_bf16(s[1][4], ka, qf1);
+#line 309 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 287 "templates/gfx942/attn_fwd.hip.in"
+#line 290 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<64>(kf[1], k_rd + buf);
-#line 294 "templates/gfx942/attn_fwd.hip.in"
+#line 297 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[0]);
-#line 296 "templates/gfx942/attn_fwd.hip.in"
+#line 299 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][0], kf[0][1]};
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 302 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][0][0], qv[0][0][1]};
-#line 301 "templates/gfx942/attn_fwd.hip.in"
+#line 304 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16_zero(s[0][5], ka, qf0);
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 302 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][0][0], qv[1][0][1]};
-#line 301 "templates/gfx942/attn_fwd.hip.in"
+#line 304 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16_zero(s[1][5], ka, qf1);
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 309 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 296 "templates/gfx942/attn_fwd.hip.in"
+#line 299 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][2], kf[0][3]};
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 302 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][0][2], qv[0][0][3]};
-#line 303 "templates/gfx942/attn_fwd.hip.in"
+#line 306 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][5], ka, qf0);
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 302 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][0][2], qv[1][0][3]};
-#line 303 "templates/gfx942/attn_fwd.hip.in"
-      ag_mfma_16x16x16_bf16(s[1][5], ka, qf1);
 #line 306 "templates/gfx942/attn_fwd.hip.in"
+      ag_mfma_16x16x16_bf16(s[1][5], ka, qf1);
+#line 309 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 287 "templates/gfx942/attn_fwd.hip.in"
+#line 290 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<4416>(kf[2], k_rd + buf);
-#line 294 "templates/gfx942/attn_fwd.hip.in"
+#line 297 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[1]);
-#line 296 "templates/gfx942/attn_fwd.hip.in"
+#line 299 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][0], kf[1][1]};
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 302 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][1][0], qv[0][1][1]};
-#line 303 "templates/gfx942/attn_fwd.hip.in"
-      ag_mfma_16x16x16_bf16(s[0][0], ka, qf0);
-#line 299 "templates/gfx942/attn_fwd.hip.in"
-      const ag_u32x2 qf1 = {qv[1][1][0], qv[1][1][1]};
-#line 303 "templates/gfx942/attn_fwd.hip.in"
-      ag_mfma_16x16x16_bf16(s[1][0], ka, qf1);
 #line 306 "templates/gfx942/attn_fwd.hip.in"
+      ag_mfma_16x16x16_bf16(s[0][0], ka, qf0);
+#line 302 "templates/gfx942/attn_fwd.hip.in"
+      const ag_u32x2 qf1 = {qv[1][1][0], qv[1][1][1]};
+#line 306 "templates/gfx942/attn_fwd.hip.in"
+      ag_mfma_16x16x16_bf16(s[1][0], ka, qf1);
+#line 309 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 296 "templates/gfx942/attn_fwd.hip.in"
+#line 299 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][2], kf[1][3]};
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 302 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][1][2], qv[0][1][3]};
-#line 303 "templates/gfx942/attn_fwd.hip.in"
-      ag_mfma_16x16x16_bf16(s[0][0], ka, qf0);
-#line 299 "templates/gfx942/attn_fwd.hip.in"
-      const ag_u32x2 qf1 = {qv[1][1][2], qv[1][1][3]};
-#line 303 "templates/gfx942/attn_fwd.hip.in"
-      ag_mfma_16x16x16_bf16(s[1][0], ka, qf1);
 #line 306 "templates/gfx942/attn_fwd.hip.in"
+      ag_mfma_16x16x16_bf16(s[0][0], ka, qf0);
+#line 302 "templates/gfx942/attn_fwd.hip.in"
+      const ag_u32x2 qf1 = {qv[1][1][2], qv[1][1][3]};
+#line 306 "templates/gfx942/attn_fwd.hip.in"
+      ag_mfma_16x16x16_bf16(s[1][0], ka, qf1);
+#line 309 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 287 "templates/gfx942/attn_fwd.hip.in"
+#line 290 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<8768>(kf[0], k_rd + buf);
-#line 294 "templates/gfx942/attn_fwd.hip.in"
+#line 297 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[2]);
-#line 296 "templates/gfx942/attn_fwd.hip.in"
+#line 299 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][0], kf[2][1]};
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 302 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][1][0], qv[0][1][1]};
-#line 303 "templates/gfx942/attn_fwd.hip.in"
-      ag_mfma_16x16x16_bf16(s[0][1], ka, qf0);
-#line 299 "templates/gfx942/attn_fwd.hip.in"
-      const ag_u32x2 qf1 = {qv[1][1][0], qv[1][1][1]};
-#line 303 "templates/gfx942/attn_fwd.hip.in"
-      ag_mfma_16x16x16_bf16(s[1][1], ka, qf1);
 #line 306 "templates/gfx942/attn_fwd.hip.in"
+      ag_mfma_16x16x16_bf16(s[0][1], ka, qf0);
+#line 302 "templates/gfx942/attn_fwd.hip.in"
+      const ag_u32x2 qf1 = {qv[1][1][0], qv[1][1][1]};
+#line 306 "templates/gfx942/attn_fwd.hip.in"
+      ag_mfma_16x16x16_bf16(s[1][1], ka, qf1);
+#line 309 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 296 "templates/gfx942/attn_fwd.hip.in"
+#line 299 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][2], kf[2][3]};
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 302 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][1][2], qv[0][1][3]};
-#line 303 "templates/gfx942/attn_fwd.hip.in"
-      ag_mfma_16x16x16_bf16(s[0][1], ka, qf0);
-#line 299 "templates/gfx942/attn_fwd.hip.in"
-      const ag_u32x2 qf1 = {qv[1][1][2], qv[1][1][3]};
-#line 303 "templates/gfx942/attn_fwd.hip.in"
-      ag_mfma_16x16x16_bf16(s[1][1], ka, qf1);
 #line 306 "templates/gfx942/attn_fwd.hip.in"
+      ag_mfma_16x16x16_bf16(s[0][1], ka, qf0);
+#line 302 "templates/gfx942/attn_fwd.hip.in"
+      const ag_u32x2 qf1 = {qv[1][1][2], qv[1][1][3]};
+#line 306 "templates/gfx942/attn_fwd.hip.in"
+      ag_mfma_16x16x16_bf16(s[1][1], ka, qf1);
+#line 309 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 287 "templates/gfx942/attn_fwd.hip.in"
+#line 290 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<13120>(kf[1], k_rd + buf);
-#line 294 "templates/gfx942/attn_fwd.hip.in"
+#line 297 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[0]);
-#line 296 "templates/gfx942/attn_fwd.hip.in"
+#line 299 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][0], kf[0][1]};
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 302 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][1][0], qv[0][1][1]};
-#line 303 "templates/gfx942/attn_fwd.hip.in"
-      ag_mfma_16x16x16_bf16(s[0][2], ka, qf0);
-#line 299 "templates/gfx942/attn_fwd.hip.in"
-      const ag_u32x2 qf1 = {qv[1][1][0], qv[1][1][1]};
-#line 303 "templates/gfx942/attn_fwd.hip.in"
-      ag_mfma_16x16x16_bf16(s[1][2], ka, qf1);
 #line 306 "templates/gfx942/attn_fwd.hip.in"
+      ag_mfma_16x16x16_bf16(s[0][2], ka, qf0);
+#line 302 "templates/gfx942/attn_fwd.hip.in"
+      const ag_u32x2 qf1 = {qv[1][1][0], qv[1][1][1]};
+#line 306 "templates/gfx942/attn_fwd.hip.in"
+      ag_mfma_16x16x16_bf16(s[1][2], ka, qf1);
+#line 309 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 296 "templates/gfx942/attn_fwd.hip.in"
+#line 299 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][2], kf[0][3]};
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 302 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][1][2], qv[0][1][3]};
-#line 303 "templates/gfx942/attn_fwd.hip.in"
-      ag_mfma_16x16x16_bf16(s[0][2], ka, qf0);
-#line 299 "templates/gfx942/attn_fwd.hip.in"
-      const ag_u32x2 qf1 = {qv[1][1][2], qv[1][1][3]};
-#line 303 "templates/gfx942/attn_fwd.hip.in"
-      ag_mfma_16x16x16_bf16(s[1][2], ka, qf1);
 #line 306 "templates/gfx942/attn_fwd.hip.in"
+      ag_mfma_16x16x16_bf16(s[0][2], ka, qf0);
+#line 302 "templates/gfx942/attn_fwd.hip.in"
+      const ag_u32x2 qf1 = {qv[1][1][2], qv[1][1][3]};
+#line 306 "templates/gfx942/attn_fwd.hip.in"
+      ag_mfma_16x16x16_bf16(s[1][2], ka, qf1);
+#line 309 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 287 "templates/gfx942/attn_fwd.hip.in"
+#line 290 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<17472>(kf[2], k_rd + buf);
-#line 294 "templates/gfx942/attn_fwd.hip.in"
+#line 297 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[1]);
-#line 296 "templates/gfx942/attn_fwd.hip.in"
+#line 299 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][0], kf[1][1]};
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 302 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][1][0], qv[0][1][1]};
-#line 303 "templates/gfx942/attn_fwd.hip.in"
-      ag_mfma_16x16x16_bf16(s[0][3], ka, qf0);
-#line 299 "templates/gfx942/attn_fwd.hip.in"
-      const ag_u32x2 qf1 = {qv[1][1][0], qv[1][1][1]};
-#line 303 "templates/gfx942/attn_fwd.hip.in"
-      ag_mfma_16x16x16_bf16(s[1][3], ka, qf1);
 #line 306 "templates/gfx942/attn_fwd.hip.in"
+      ag_mfma_16x16x16_bf16(s[0][3], ka, qf0);
+#line 302 "templates/gfx942/attn_fwd.hip.in"
+      const ag_u32x2 qf1 = {qv[1][1][0], qv[1][1][1]};
+#line 306 "templates/gfx942/attn_fwd.hip.in"
+      ag_mfma_16x16x16_bf16(s[1][3], ka, qf1);
+#line 309 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 296 "templates/gfx942/attn_fwd.hip.in"
+#line 299 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][2], kf[1][3]};
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 302 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][1][2], qv[0][1][3]};
-#line 303 "templates/gfx942/attn_fwd.hip.in"
-      ag_mfma_16x16x16_bf16(s[0][3], ka, qf0);
-#line 299 "templates/gfx942/attn_fwd.hip.in"
-      const ag_u32x2 qf1 = {qv[1][1][2], qv[1][1][3]};
-#line 303 "templates/gfx942/attn_fwd.hip.in"
-      ag_mfma_16x16x16_bf16(s[1][3], ka, qf1);
 #line 306 "templates/gfx942/attn_fwd.hip.in"
+      ag_mfma_16x16x16_bf16(s[0][3], ka, qf0);
+#line 302 "templates/gfx942/attn_fwd.hip.in"
+      const ag_u32x2 qf1 = {qv[1][1][2], qv[1][1][3]};
+#line 306 "templates/gfx942/attn_fwd.hip.in"
+      ag_mfma_16x16x16_bf16(s[1][3], ka, qf1);
+#line 309 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 287 "templates/gfx942/attn_fwd.hip.in"
+#line 290 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<21824>(kf[0], k_rd + buf);
-#line 294 "templates/gfx942/attn_fwd.hip.in"
+#line 297 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[2]);
-#line 296 "templates/gfx942/attn_fwd.hip.in"
+#line 299 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][0], kf[2][1]};
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 302 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][1][0], qv[0][1][1]};
-#line 303 "templates/gfx942/attn_fwd.hip.in"
-      ag_mfma_16x16x16_bf16(s[0][4], ka, qf0);
-#line 299 "templates/gfx942/attn_fwd.hip.in"
-      const ag_u32x2 qf1 = {qv[1][1][0], qv[1][1][1]};
-#line 303 "templates/gfx942/attn_fwd.hip.in"
-      ag_mfma_16x16x16_bf16(s[1][4], ka, qf1);
 #line 306 "templates/gfx942/attn_fwd.hip.in"
+      ag_mfma_16x16x16_bf16(s[0][4], ka, qf0);
+#line 302 "templates/gfx942/attn_fwd.hip.in"
+      const ag_u32x2 qf1 = {qv[1][1][0], qv[1][1][1]};
+#line 306 "templates/gfx942/attn_fwd.hip.in"
+      ag_mfma_16x16x16_bf16(s[1][4], ka, qf1);
+#line 309 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 296 "templates/gfx942/attn_fwd.hip.in"
+#line 299 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][2], kf[2][3]};
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 302 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][1][2], qv[0][1][3]};
-#line 303 "templates/gfx942/attn_fwd.hip.in"
-      ag_mfma_16x16x16_bf16(s[0][4], ka, qf0);
-#line 299 "templates/gfx942/attn_fwd.hip.in"
-      const ag_u32x2 qf1 = {qv[1][1][2], qv[1][1][3]};
-#line 303 "templates/gfx942/attn_fwd.hip.in"
-      ag_mfma_16x16x16_bf16(s[1][4], ka, qf1);
 #line 306 "templates/gfx942/attn_fwd.hip.in"
+      ag_mfma_16x16x16_bf16(s[0][4], ka, qf0);
+#line 302 "templates/gfx942/attn_fwd.hip.in"
+      const ag_u32x2 qf1 = {qv[1][1][2], qv[1][1][3]};
+#line 306 "templates/gfx942/attn_fwd.hip.in"
+      ag_mfma_16x16x16_bf16(s[1][4], ka, qf1);
+#line 309 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 287 "templates/gfx942/attn_fwd.hip.in"
+#line 290 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<128>(kf[1], k_rd + buf);
-#line 294 "templates/gfx942/attn_fwd.hip.in"
+#line 297 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[0]);
-#line 296 "templates/gfx942/attn_fwd.hip.in"
+#line 299 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][0], kf[0][1]};
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 302 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][1][0], qv[0][1][1]};
-#line 303 "templates/gfx942/attn_fwd.hip.in"
+#line 306 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][5], ka, qf0);
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 302 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][1][0], qv[1][1][1]};
-#line 303 "templates/gfx942/attn_fwd.hip.in"
-      ag_mfma_16x16x16_bf16(s[1][5], ka, qf1);
 #line 306 "templates/gfx942/attn_fwd.hip.in"
+      ag_mfma_16x16x16_bf16(s[1][5], ka, qf1);
+#line 309 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 296 "templates/gfx942/attn_fwd.hip.in"
+#line 299 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][2], kf[0][3]};
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 302 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][1][2], qv[0][1][3]};
-#line 303 "templates/gfx942/attn_fwd.hip.in"
+#line 306 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][5], ka, qf0);
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 302 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][1][2], qv[1][1][3]};
-#line 303 "templates/gfx942/attn_fwd.hip.in"
-      ag_mfma_16x16x16_bf16(s[1][5], ka, qf1);
 #line 306 "templates/gfx942/attn_fwd.hip.in"
+      ag_mfma_16x16x16_bf16(s[1][5], ka, qf1);
+#line 309 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 287 "templates/gfx942/attn_fwd.hip.in"
+#line 290 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<4480>(kf[2], k_rd + buf);
-#line 294 "templates/gfx942/attn_fwd.hip.in"
+#line 297 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[1]);
-#line 296 "templates/gfx942/attn_fwd.hip.in"
+#line 299 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][0], kf[1][1]};
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 302 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][2][0], qv[0][2][1]};
-#line 303 "templates/gfx942/attn_fwd.hip.in"
-      ag_mfma_16x16x16_bf16(s[0][0], ka, qf0);
-#line 299 "templates/gfx942/attn_fwd.hip.in"
-      const ag_u32x2 qf1 = {qv[1][2][0], qv[1][2][1]};
-#line 303 "templates/gfx942/attn_fwd.hip.in"
-      ag_mfma_16x16x16_bf16(s[1][0], ka, qf1);
 #line 306 "templates/gfx942/attn_fwd.hip.in"
+      ag_mfma_16x16x16_bf16(s[0][0], ka, qf0);
+#line 302 "templates/gfx942/attn_fwd.hip.in"
+      const ag_u32x2 qf1 = {qv[1][2][0], qv[1][2][1]};
+#line 306 "templates/gfx942/attn_fwd.hip.in"
+      ag_mfma_16x16x16_bf16(s[1][0], ka, qf1);
+#line 309 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 296 "templates/gfx942/attn_fwd.hip.in"
+#line 299 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][2], kf[1][3]};
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 302 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][2][2], qv[0][2][3]};
-#line 303 "templates/gfx942/attn_fwd.hip.in"
-      ag_mfma_16x16x16_bf16(s[0][0], ka, qf0);
-#line 299 "templates/gfx942/attn_fwd.hip.in"
-      const ag_u32x2 qf1 = {qv[1][2][2], qv[1][2][3]};
-#line 303 "templates/gfx942/attn_fwd.hip.in"
-      ag_mfma_16x16x16_bf16(s[1][0], ka, qf1);
 #line 306 "templates/gfx942/attn_fwd.hip.in"
+      ag_mfma_16x16x16_bf16(s[0][0], ka, qf0);
+#line 302 "templates/gfx942/attn_fwd.hip.in"
+      const ag_u32x2 qf1 = {qv[1][2][2], qv[1][2][3]};
+#line 306 "templates/gfx942/attn_fwd.hip.in"
+      ag_mfma_16x16x16_bf16(s[1][0], ka, qf1);
+#line 309 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 287 "templates/gfx942/attn_fwd.hip.in"
+#line 290 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<8832>(kf[0], k_rd + buf);
-#line 294 "templates/gfx942/attn_fwd.hip.in"
+#line 297 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[2]);
-#line 296 "templates/gfx942/attn_fwd.hip.in"
+#line 299 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][0], kf[2][1]};
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 302 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][2][0], qv[0][2][1]};
-#line 303 "templates/gfx942/attn_fwd.hip.in"
-      ag_mfma_16x16x16_bf16(s[0][1], ka, qf0);
-#line 299 "templates/gfx942/attn_fwd.hip.in"
-      const ag_u32x2 qf1 = {qv[1][2][0], qv[1][2][1]};
-#line 303 "templates/gfx942/attn_fwd.hip.in"
-      ag_mfma_16x16x16_bf16(s[1][1], ka, qf1);
 #line 306 "templates/gfx942/attn_fwd.hip.in"
+      ag_mfma_16x16x16_bf16(s[0][1], ka, qf0);
+#line 302 "templates/gfx942/attn_fwd.hip.in"
+      const ag_u32x2 qf1 = {qv[1][2][0], qv[1][2][1]};
+#line 306 "templates/gfx942/attn_fwd.hip.in"
+      ag_mfma_16x16x16_bf16(s[1][1], ka, qf1);
+#line 309 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 296 "templates/gfx942/attn_fwd.hip.in"
+#line 299 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][2], kf[2][3]};
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 302 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][2][2], qv[0][2][3]};
-#line 303 "templates/gfx942/attn_fwd.hip.in"
-      ag_mfma_16x16x16_bf16(s[0][1], ka, qf0);
-#line 299 "templates/gfx942/attn_fwd.hip.in"
-      const ag_u32x2 qf1 = {qv[1][2][2], qv[1][2][3]};
-#line 303 "templates/gfx942/attn_fwd.hip.in"
-      ag_mfma_16x16x16_bf16(s[1][1], ka, qf1);
 #line 306 "templates/gfx942/attn_fwd.hip.in"
+      ag_mfma_16x16x16_bf16(s[0][1], ka, qf0);
+#line 302 "templates/gfx942/attn_fwd.hip.in"
+      const ag_u32x2 qf1 = {qv[1][2][2], qv[1][2][3]};
+#line 306 "templates/gfx942/attn_fwd.hip.in"
+      ag_mfma_16x16x16_bf16(s[1][1], ka, qf1);
+#line 309 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 287 "templates/gfx942/attn_fwd.hip.in"
+#line 290 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<13184>(kf[1], k_rd + buf);
-#line 294 "templates/gfx942/attn_fwd.hip.in"
+#line 297 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[0]);
-#line 296 "templates/gfx942/attn_fwd.hip.in"
+#line 299 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][0], kf[0][1]};
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 302 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][2][0], qv[0][2][1]};
-#line 303 "templates/gfx942/attn_fwd.hip.in"
-      ag_mfma_16x16x16_bf16(s[0][2], ka, qf0);
-#line 299 "templates/gfx942/attn_fwd.hip.in"
-      const ag_u32x2 qf1 = {qv[1][2][0], qv[1][2][1]};
-#line 303 "templates/gfx942/attn_fwd.hip.in"
-      ag_mfma_16x16x16_bf16(s[1][2], ka, qf1);
 #line 306 "templates/gfx942/attn_fwd.hip.in"
+      ag_mfma_16x16x16_bf16(s[0][2], ka, qf0);
+#line 302 "templates/gfx942/attn_fwd.hip.in"
+      const ag_u32x2 qf1 = {qv[1][2][0], qv[1][2][1]};
+#line 306 "templates/gfx942/attn_fwd.hip.in"
+      ag_mfma_16x16x16_bf16(s[1][2], ka, qf1);
+#line 309 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 296 "templates/gfx942/attn_fwd.hip.in"
+#line 299 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][2], kf[0][3]};
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 302 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][2][2], qv[0][2][3]};
-#line 303 "templates/gfx942/attn_fwd.hip.in"
-      ag_mfma_16x16x16_bf16(s[0][2], ka, qf0);
-#line 299 "templates/gfx942/attn_fwd.hip.in"
-      const ag_u32x2 qf1 = {qv[1][2][2], qv[1][2][3]};
-#line 303 "templates/gfx942/attn_fwd.hip.in"
-      ag_mfma_16x16x16_bf16(s[1][2], ka, qf1);
 #line 306 "templates/gfx942/attn_fwd.hip.in"
+      ag_mfma_16x16x16_bf16(s[0][2], ka, qf0);
+#line 302 "templates/gfx942/attn_fwd.hip.in"
+      const ag_u32x2 qf1 = {qv[1][2][2], qv[1][2][3]};
+#line 306 "templates/gfx942/attn_fwd.hip.in"
+      ag_mfma_16x16x16_bf16(s[1][2], ka, qf1);
+#line 309 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 287 "templates/gfx942/attn_fwd.hip.in"
+#line 290 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<17536>(kf[2], k_rd + buf);
-#line 294 "templates/gfx942/attn_fwd.hip.in"
+#line 297 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[1]);
-#line 296 "templates/gfx942/attn_fwd.hip.in"
+#line 299 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][0], kf[1][1]};
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 302 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][2][0], qv[0][2][1]};
-#line 303 "templates/gfx942/attn_fwd.hip.in"
-      ag_mfma_16x16x16_bf16(s[0][3], ka, qf0);
-#line 299 "templates/gfx942/attn_fwd.hip.in"
-      const ag_u32x2 qf1 = {qv[1][2][0], qv[1][2][1]};
-#line 303 "templates/gfx942/attn_fwd.hip.in"
-      ag_mfma_16x16x16_bf16(s[1][3], ka, qf1);
 #line 306 "templates/gfx942/attn_fwd.hip.in"
+      ag_mfma_16x16x16_bf16(s[0][3], ka, qf0);
+#line 302 "templates/gfx942/attn_fwd.hip.in"
+      const ag_u32x2 qf1 = {qv[1][2][0], qv[1][2][1]};
+#line 306 "templates/gfx942/attn_fwd.hip.in"
+      ag_mfma_16x16x16_bf16(s[1][3], ka, qf1);
+#line 309 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 296 "templates/gfx942/attn_fwd.hip.in"
+#line 299 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][2], kf[1][3]};
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 302 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][2][2], qv[0][2][3]};
-#line 303 "templates/gfx942/attn_fwd.hip.in"
-      ag_mfma_16x16x16_bf16(s[0][3], ka, qf0);
-#line 299 "templates/gfx942/attn_fwd.hip.in"
-      const ag_u32x2 qf1 = {qv[1][2][2], qv[1][2][3]};
-#line 303 "templates/gfx942/attn_fwd.hip.in"
-      ag_mfma_16x16x16_bf16(s[1][3], ka, qf1);
 #line 306 "templates/gfx942/attn_fwd.hip.in"
+      ag_mfma_16x16x16_bf16(s[0][3], ka, qf0);
+#line 302 "templates/gfx942/attn_fwd.hip.in"
+      const ag_u32x2 qf1 = {qv[1][2][2], qv[1][2][3]};
+#line 306 "templates/gfx942/attn_fwd.hip.in"
+      ag_mfma_16x16x16_bf16(s[1][3], ka, qf1);
+#line 309 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 287 "templates/gfx942/attn_fwd.hip.in"
+#line 290 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<21888>(kf[0], k_rd + buf);
-#line 294 "templates/gfx942/attn_fwd.hip.in"
+#line 297 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[2]);
-#line 296 "templates/gfx942/attn_fwd.hip.in"
+#line 299 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][0], kf[2][1]};
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 302 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][2][0], qv[0][2][1]};
-#line 303 "templates/gfx942/attn_fwd.hip.in"
-      ag_mfma_16x16x16_bf16(s[0][4], ka, qf0);
-#line 299 "templates/gfx942/attn_fwd.hip.in"
-      const ag_u32x2 qf1 = {qv[1][2][0], qv[1][2][1]};
-#line 303 "templates/gfx942/attn_fwd.hip.in"
-      ag_mfma_16x16x16_bf16(s[1][4], ka, qf1);
 #line 306 "templates/gfx942/attn_fwd.hip.in"
+      ag_mfma_16x16x16_bf16(s[0][4], ka, qf0);
+#line 302 "templates/gfx942/attn_fwd.hip.in"
+      const ag_u32x2 qf1 = {qv[1][2][0], qv[1][2][1]};
+#line 306 "templates/gfx942/attn_fwd.hip.in"
+      ag_mfma_16x16x16_bf16(s[1][4], ka, qf1);
+#line 309 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 296 "templates/gfx942/attn_fwd.hip.in"
+#line 299 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][2], kf[2][3]};
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 302 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][2][2], qv[0][2][3]};
-#line 303 "templates/gfx942/attn_fwd.hip.in"
-      ag_mfma_16x16x16_bf16(s[0][4], ka, qf0);
-#line 299 "templates/gfx942/attn_fwd.hip.in"
-      const ag_u32x2 qf1 = {qv[1][2][2], qv[1][2][3]};
-#line 303 "templates/gfx942/attn_fwd.hip.in"
-      ag_mfma_16x16x16_bf16(s[1][4], ka, qf1);
 #line 306 "templates/gfx942/attn_fwd.hip.in"
+      ag_mfma_16x16x16_bf16(s[0][4], ka, qf0);
+#line 302 "templates/gfx942/attn_fwd.hip.in"
+      const ag_u32x2 qf1 = {qv[1][2][2], qv[1][2][3]};
+#line 306 "templates/gfx942/attn_fwd.hip.in"
+      ag_mfma_16x16x16_bf16(s[1][4], ka, qf1);
+#line 309 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 287 "templates/gfx942/attn_fwd.hip.in"
+#line 290 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<192>(kf[1], k_rd + buf);
-#line 294 "templates/gfx942/attn_fwd.hip.in"
+#line 297 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[0]);
-#line 296 "templates/gfx942/attn_fwd.hip.in"
+#line 299 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][0], kf[0][1]};
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 302 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][2][0], qv[0][2][1]};
-#line 303 "templates/gfx942/attn_fwd.hip.in"
+#line 306 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][5], ka, qf0);
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 302 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][2][0], qv[1][2][1]};
-#line 303 "templates/gfx942/attn_fwd.hip.in"
-      ag_mfma_16x16x16_bf16(s[1][5], ka, qf1);
 #line 306 "templates/gfx942/attn_fwd.hip.in"
+      ag_mfma_16x16x16_bf16(s[1][5], ka, qf1);
+#line 309 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 296 "templates/gfx942/attn_fwd.hip.in"
+#line 299 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][2], kf[0][3]};
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 302 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][2][2], qv[0][2][3]};
-#line 303 "templates/gfx942/attn_fwd.hip.in"
+#line 306 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][5], ka, qf0);
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 302 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][2][2], qv[1][2][3]};
-#line 303 "templates/gfx942/attn_fwd.hip.in"
-      ag_mfma_16x16x16_bf16(s[1][5], ka, qf1);
 #line 306 "templates/gfx942/attn_fwd.hip.in"
+      ag_mfma_16x16x16_bf16(s[1][5], ka, qf1);
+#line 309 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 287 "templates/gfx942/attn_fwd.hip.in"
+#line 290 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<4544>(kf[2], k_rd + buf);
-#line 294 "templates/gfx942/attn_fwd.hip.in"
+#line 297 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[1]);
-#line 296 "templates/gfx942/attn_fwd.hip.in"
+#line 299 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][0], kf[1][1]};
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 302 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][3][0], qv[0][3][1]};
-#line 303 "templates/gfx942/attn_fwd.hip.in"
-      ag_mfma_16x16x16_bf16(s[0][0], ka, qf0);
-#line 299 "templates/gfx942/attn_fwd.hip.in"
-      const ag_u32x2 qf1 = {qv[1][3][0], qv[1][3][1]};
-#line 303 "templates/gfx942/attn_fwd.hip.in"
-      ag_mfma_16x16x16_bf16(s[1][0], ka, qf1);
 #line 306 "templates/gfx942/attn_fwd.hip.in"
+      ag_mfma_16x16x16_bf16(s[0][0], ka, qf0);
+#line 302 "templates/gfx942/attn_fwd.hip.in"
+      const ag_u32x2 qf1 = {qv[1][3][0], qv[1][3][1]};
+#line 306 "templates/gfx942/attn_fwd.hip.in"
+      ag_mfma_16x16x16_bf16(s[1][0], ka, qf1);
+#line 309 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 296 "templates/gfx942/attn_fwd.hip.in"
+#line 299 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][2], kf[1][3]};
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 302 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][3][2], qv[0][3][3]};
-#line 303 "templates/gfx942/attn_fwd.hip.in"
-      ag_mfma_16x16x16_bf16(s[0][0], ka, qf0);
-#line 299 "templates/gfx942/attn_fwd.hip.in"
-      const ag_u32x2 qf1 = {qv[1][3][2], qv[1][3][3]};
-#line 303 "templates/gfx942/attn_fwd.hip.in"
-      ag_mfma_16x16x16_bf16(s[1][0], ka, qf1);
 #line 306 "templates/gfx942/attn_fwd.hip.in"
+      ag_mfma_16x16x16_bf16(s[0][0], ka, qf0);
+#line 302 "templates/gfx942/attn_fwd.hip.in"
+      const ag_u32x2 qf1 = {qv[1][3][2], qv[1][3][3]};
+#line 306 "templates/gfx942/attn_fwd.hip.in"
+      ag_mfma_16x16x16_bf16(s[1][0], ka, qf1);
+#line 309 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 287 "templates/gfx942/attn_fwd.hip.in"
+#line 290 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<8896>(kf[0], k_rd + buf);
-#line 294 "templates/gfx942/attn_fwd.hip.in"
+#line 297 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[2]);
-#line 296 "templates/gfx942/attn_fwd.hip.in"
+#line 299 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][0], kf[2][1]};
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 302 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][3][0], qv[0][3][1]};
-#line 303 "templates/gfx942/attn_fwd.hip.in"
-      ag_mfma_16x16x16_bf16(s[0][1], ka, qf0);
-#line 299 "templates/gfx942/attn_fwd.hip.in"
-      const ag_u32x2 qf1 = {qv[1][3][0], qv[1][3][1]};
-#line 303 "templates/gfx942/attn_fwd.hip.in"
-      ag_mfma_16x16x16_bf16(s[1][1], ka, qf1);
 #line 306 "templates/gfx942/attn_fwd.hip.in"
+      ag_mfma_16x16x16_bf16(s[0][1], ka, qf0);
+#line 302 "templates/gfx942/attn_fwd.hip.in"
+      const ag_u32x2 qf1 = {qv[1][3][0], qv[1][3][1]};
+#line 306 "templates/gfx942/attn_fwd.hip.in"
+      ag_mfma_16x16x16_bf16(s[1][1], ka, qf1);
+#line 309 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 296 "templates/gfx942/attn_fwd.hip.in"
+#line 299 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][2], kf[2][3]};
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 302 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][3][2], qv[0][3][3]};
-#line 303 "templates/gfx942/attn_fwd.hip.in"
-      ag_mfma_16x16x16_bf16(s[0][1], ka, qf0);
-#line 299 "templates/gfx942/attn_fwd.hip.in"
-      const ag_u32x2 qf1 = {qv[1][3][2], qv[1][3][3]};
-#line 303 "templates/gfx942/attn_fwd.hip.in"
-      ag_mfma_16x16x16_bf16(s[1][1], ka, qf1);
 #line 306 "templates/gfx942/attn_fwd.hip.in"
+      ag_mfma_16x16x16_bf16(s[0][1], ka, qf0);
+#line 302 "templates/gfx942/attn_fwd.hip.in"
+      const ag_u32x2 qf1 = {qv[1][3][2], qv[1][3][3]};
+#line 306 "templates/gfx942/attn_fwd.hip.in"
+      ag_mfma_16x16x16_bf16(s[1][1], ka, qf1);
+#line 309 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 287 "templates/gfx942/attn_fwd.hip.in"
+#line 290 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<13248>(kf[1], k_rd + buf);
-#line 294 "templates/gfx942/attn_fwd.hip.in"
+#line 297 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[0]);
-#line 296 "templates/gfx942/attn_fwd.hip.in"
+#line 299 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][0], kf[0][1]};
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 302 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][3][0], qv[0][3][1]};
-#line 303 "templates/gfx942/attn_fwd.hip.in"
-      ag_mfma_16x16x16_bf16(s[0][2], ka, qf0);
-#line 299 "templates/gfx942/attn_fwd.hip.in"
-      const ag_u32x2 qf1 = {qv[1][3][0], qv[1][3][1]};
-#line 303 "templates/gfx942/attn_fwd.hip.in"
-      ag_mfma_16x16x16_bf16(s[1][2], ka, qf1);
 #line 306 "templates/gfx942/attn_fwd.hip.in"
+      ag_mfma_16x16x16_bf16(s[0][2], ka, qf0);
+#line 302 "templates/gfx942/attn_fwd.hip.in"
+      const ag_u32x2 qf1 = {qv[1][3][0], qv[1][3][1]};
+#line 306 "templates/gfx942/attn_fwd.hip.in"
+      ag_mfma_16x16x16_bf16(s[1][2], ka, qf1);
+#line 309 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 296 "templates/gfx942/attn_fwd.hip.in"
+#line 299 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][2], kf[0][3]};
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 302 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][3][2], qv[0][3][3]};
-#line 303 "templates/gfx942/attn_fwd.hip.in"
-      ag_mfma_16x16x16_bf16(s[0][2], ka, qf0);
-#line 299 "templates/gfx942/attn_fwd.hip.in"
-      const ag_u32x2 qf1 = {qv[1][3][2], qv[1][3][3]};
-#line 303 "templates/gfx942/attn_fwd.hip.in"
-      ag_mfma_16x16x16_bf16(s[1][2], ka, qf1);
 #line 306 "templates/gfx942/attn_fwd.hip.in"
+      ag_mfma_16x16x16_bf16(s[0][2], ka, qf0);
+#line 302 "templates/gfx942/attn_fwd.hip.in"
+      const ag_u32x2 qf1 = {qv[1][3][2], qv[1][3][3]};
+#line 306 "templates/gfx942/attn_fwd.hip.in"
+      ag_mfma_16x16x16_bf16(s[1][2], ka, qf1);
+#line 309 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 287 "templates/gfx942/attn_fwd.hip.in"
+#line 290 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<17600>(kf[2], k_rd + buf);
-#line 294 "templates/gfx942/attn_fwd.hip.in"
+#line 297 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[1]);
-#line 296 "templates/gfx942/attn_fwd.hip.in"
+#line 299 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][0], kf[1][1]};
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 302 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][3][0], qv[0][3][1]};
-#line 303 "templates/gfx942/attn_fwd.hip.in"
-      ag_mfma_16x16x16_bf16(s[0][3], ka, qf0);
-#line 299 "templates/gfx942/attn_fwd.hip.in"
-      const ag_u32x2 qf1 = {qv[1][3][0], qv[1][3][1]};
-#line 303 "templates/gfx942/attn_fwd.hip.in"
-      ag_mfma_16x16x16_bf16(s[1][3], ka, qf1);
 #line 306 "templates/gfx942/attn_fwd.hip.in"
+      ag_mfma_16x16x16_bf16(s[0][3], ka, qf0);
+#line 302 "templates/gfx942/attn_fwd.hip.in"
+      const ag_u32x2 qf1 = {qv[1][3][0], qv[1][3][1]};
+#line 306 "templates/gfx942/attn_fwd.hip.in"
+      ag_mfma_16x16x16_bf16(s[1][3], ka, qf1);
+#line 309 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 296 "templates/gfx942/attn_fwd.hip.in"
+#line 299 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][2], kf[1][3]};
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 302 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][3][2], qv[0][3][3]};
-#line 303 "templates/gfx942/attn_fwd.hip.in"
-      ag_mfma_16x16x16_bf16(s[0][3], ka, qf0);
-#line 299 "templates/gfx942/attn_fwd.hip.in"
-      const ag_u32x2 qf1 = {qv[1][3][2], qv[1][3][3]};
-#line 303 "templates/gfx942/attn_fwd.hip.in"
-      ag_mfma_16x16x16_bf16(s[1][3], ka, qf1);
 #line 306 "templates/gfx942/attn_fwd.hip.in"
+      ag_mfma_16x16x16_bf16(s[0][3], ka, qf0);
+#line 302 "templates/gfx942/attn_fwd.hip.in"
+      const ag_u32x2 qf1 = {qv[1][3][2], qv[1][3][3]};
+#line 306 "templates/gfx942/attn_fwd.hip.in"
+      ag_mfma_16x16x16_bf16(s[1][3], ka, qf1);
+#line 309 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 287 "templates/gfx942/attn_fwd.hip.in"
+#line 290 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<21952>(kf[0], k_rd + buf);
-#line 294 "templates/gfx942/attn_fwd.hip.in"
+#line 297 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[2]);
-#line 296 "templates/gfx942/attn_fwd.hip.in"
+#line 299 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][0], kf[2][1]};
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 302 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][3][0], qv[0][3][1]};
-#line 303 "templates/gfx942/attn_fwd.hip.in"
-      ag_mfma_16x16x16_bf16(s[0][4], ka, qf0);
-#line 299 "templates/gfx942/attn_fwd.hip.in"
-      const ag_u32x2 qf1 = {qv[1][3][0], qv[1][3][1]};
-#line 303 "templates/gfx942/attn_fwd.hip.in"
-      ag_mfma_16x16x16_bf16(s[1][4], ka, qf1);
 #line 306 "templates/gfx942/attn_fwd.hip.in"
+      ag_mfma_16x16x16_bf16(s[0][4], ka, qf0);
+#line 302 "templates/gfx942/attn_fwd.hip.in"
+      const ag_u32x2 qf1 = {qv[1][3][0], qv[1][3][1]};
+#line 306 "templates/gfx942/attn_fwd.hip.in"
+      ag_mfma_16x16x16_bf16(s[1][4], ka, qf1);
+#line 309 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 296 "templates/gfx942/attn_fwd.hip.in"
+#line 299 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][2], kf[2][3]};
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 302 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][3][2], qv[0][3][3]};
-#line 303 "templates/gfx942/attn_fwd.hip.in"
-      ag_mfma_16x16x16_bf16(s[0][4], ka, qf0);
-#line 299 "templates/gfx942/attn_fwd.hip.in"
-      const ag_u32x2 qf1 = {qv[1][3][2], qv[1][3][3]};
-#line 303 "templates/gfx942/attn_fwd.hip.in"
-      ag_mfma_16x16x16_bf16(s[1][4], ka, qf1);
 #line 306 "templates/gfx942/attn_fwd.hip.in"
+      ag_mfma_16x16x16_bf16(s[0][4], ka, qf0);
+#line 302 "templates/gfx942/attn_fwd.hip.in"
+      const ag_u32x2 qf1 = {qv[1][3][2], qv[1][3][3]};
+#line 306 "templates/gfx942/attn_fwd.hip.in"
+      ag_mfma_16x16x16_bf16(s[1][4], ka, qf1);
+#line 309 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 294 "templates/gfx942/attn_fwd.hip.in"
+#line 297 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<0>(kf[0]);
-#line 296 "templates/gfx942/attn_fwd.hip.in"
+#line 299 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][0], kf[0][1]};
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 302 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][3][0], qv[0][3][1]};
-#line 303 "templates/gfx942/attn_fwd.hip.in"
-      ag_mfma_16x16x16_bf16(s[0][5], ka, qf0);
-#line 299 "templates/gfx942/attn_fwd.hip.in"
-      const ag_u32x2 qf1 = {qv[1][3][0], qv[1][3][1]};
-#line 303 "templates/gfx942/attn_fwd.hip.in"
-      ag_mfma_16x16x16_bf16(s[1][5], ka, qf1);
 #line 306 "templates/gfx942/attn_fwd.hip.in"
+      ag_mfma_16x16x16_bf16(s[0][5], ka, qf0);
+#line 302 "templates/gfx942/attn_fwd.hip.in"
+      const ag_u32x2 qf1 = {qv[1][3][0], qv[1][3][1]};
+#line 306 "templates/gfx942/attn_fwd.hip.in"
+      ag_mfma_16x16x16_bf16(s[1][5], ka, qf1);
+#line 309 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 296 "templates/gfx942/attn_fwd.hip.in"
+#line 299 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][2], kf[0][3]};
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 302 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][3][2], qv[0][3][3]};
-#line 303 "templates/gfx942/attn_fwd.hip.in"
-      ag_mfma_16x16x16_bf16(s[0][5], ka, qf0);
-#line 299 "templates/gfx942/attn_fwd.hip.in"
-      const ag_u32x2 qf1 = {qv[1][3][2], qv[1][3][3]};
-#line 303 "templates/gfx942/attn_fwd.hip.in"
-      ag_mfma_16x16x16_bf16(s[1][5], ka, qf1);
 #line 306 "templates/gfx942/attn_fwd.hip.in"
+      ag_mfma_16x16x16_bf16(s[0][5], ka, qf0);
+#line 302 "templates/gfx942/attn_fwd.hip.in"
+      const ag_u32x2 qf1 = {qv[1][3][2], qv[1][3][3]};
+#line 306 "templates/gfx942/attn_fwd.hip.in"
+      ag_mfma_16x16x16_bf16(s[1][5], ka, qf1);
+#line 309 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 310 "templates/gfx942/attn_fwd.hip.in"
+#line 313 "templates/gfx942/attn_fwd.hip.in"
   }
-#line 435 "templates/gfx942/attn_fwd.hip.in"
+#line 491 "templates/gfx942/attn_fwd.hip.in"
     ag_s_setprio<0>();
     ag_mfma_drain(s[0][0], s[0][1], s[0][2], s[0][3], s[0][4], s[0][5], s[1][0], s[1][1], s[1][2], s[1][3], s[1][4], s[1][5], o[0][0], o[0][1], o[0][2], o[0][3], o[0][4], o[0][5], o[0][6], o[0][7], o[1][0], o[1][1], o[1][2], o[1][3], o[1][4], o[1][5], o[1][6], o[1][7]);
     ag_s_barrier();
@@ -3287,213 +3677,316 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
 #line 191 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 2u) * 96u + wave + 88u) * rs,
                            lds + buf + (wave + 88u) * 272u);
-#line 441 "templates/gfx942/attn_fwd.hip.in"
+#line 497 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 332 "templates/gfx942/attn_fwd.hip.in"
+#line 336 "templates/gfx942/attn_fwd.hip.in"
   {
     const unsigned kv0 = kv_begin + jj * 96u;
-    if (kv0 + 96u > kv_end) {  // last, partial tile: keys >= kv_end do not exist
+    const bool tail = kv0 + 96u > kv_end;
+    if (tail) {  // last, partial tile: keys >= kv_end do not exist
+      // With a zero scale the scores become t = s * 0 (0, or NaN for an infinite s) before
+      // the keys past kv_end are set to -inf (fma(-inf, 0, -m) = NaN made every row NaN); the
+      // slow path below then takes x = fma(t, 1, -m) = -m = fma(s, 0, -m) for the others.
+      if (sc == 0.0f) {
+#line 347 "templates/gfx942/attn_fwd.hip.in"
+        s[0][0][0] *= sc;
+#line 347 "templates/gfx942/attn_fwd.hip.in"
+        s[0][0][1] *= sc;
+#line 347 "templates/gfx942/attn_fwd.hip.in"
+        s[0][0][2] *= sc;
+#line 347 "templates/gfx942/attn_fwd.hip.in"
+        s[0][0][3] *= sc;
+#line 347 "templates/gfx942/attn_fwd.hip.in"
+        s[0][1][0] *= sc;
+#line 347 "templates/gfx942/attn_fwd.hip.in"
+        s[0][1][1] *= sc;
+#line 347 "templates/gfx942/attn_fwd.hip.in"
+        s[0][1][2] *= sc;
+#line 347 "templates/gfx942/attn_fwd.hip.in"
+        s[0][1][3] *= sc;
+#line 347 "templates/gfx942/attn_fwd.hip.in"
+        s[0][2][0] *= sc;
+#line 347 "templates/gfx942/attn_fwd.hip.in"
+        s[0][2][1] *= sc;
+#line 347 "templates/gfx942/attn_fwd.hip.in"
+        s[0][2][2] *= sc;
+#line 347 "templates/gfx942/attn_fwd.hip.in"
+        s[0][2][3] *= sc;
+#line 347 "templates/gfx942/attn_fwd.hip.in"
+        s[0][3][0] *= sc;
+#line 347 "templates/gfx942/attn_fwd.hip.in"
+        s[0][3][1] *= sc;
+#line 347 "templates/gfx942/attn_fwd.hip.in"
+        s[0][3][2] *= sc;
+#line 347 "templates/gfx942/attn_fwd.hip.in"
+        s[0][3][3] *= sc;
+#line 347 "templates/gfx942/attn_fwd.hip.in"
+        s[0][4][0] *= sc;
+#line 347 "templates/gfx942/attn_fwd.hip.in"
+        s[0][4][1] *= sc;
+#line 347 "templates/gfx942/attn_fwd.hip.in"
+        s[0][4][2] *= sc;
+#line 347 "templates/gfx942/attn_fwd.hip.in"
+        s[0][4][3] *= sc;
+#line 347 "templates/gfx942/attn_fwd.hip.in"
+        s[0][5][0] *= sc;
+#line 347 "templates/gfx942/attn_fwd.hip.in"
+        s[0][5][1] *= sc;
+#line 347 "templates/gfx942/attn_fwd.hip.in"
+        s[0][5][2] *= sc;
+#line 347 "templates/gfx942/attn_fwd.hip.in"
+        s[0][5][3] *= sc;
+#line 347 "templates/gfx942/attn_fwd.hip.in"
+        s[1][0][0] *= sc;
+#line 347 "templates/gfx942/attn_fwd.hip.in"
+        s[1][0][1] *= sc;
+#line 347 "templates/gfx942/attn_fwd.hip.in"
+        s[1][0][2] *= sc;
+#line 347 "templates/gfx942/attn_fwd.hip.in"
+        s[1][0][3] *= sc;
+#line 347 "templates/gfx942/attn_fwd.hip.in"
+        s[1][1][0] *= sc;
+#line 347 "templates/gfx942/attn_fwd.hip.in"
+        s[1][1][1] *= sc;
+#line 347 "templates/gfx942/attn_fwd.hip.in"
+        s[1][1][2] *= sc;
+#line 347 "templates/gfx942/attn_fwd.hip.in"
+        s[1][1][3] *= sc;
+#line 347 "templates/gfx942/attn_fwd.hip.in"
+        s[1][2][0] *= sc;
+#line 347 "templates/gfx942/attn_fwd.hip.in"
+        s[1][2][1] *= sc;
+#line 347 "templates/gfx942/attn_fwd.hip.in"
+        s[1][2][2] *= sc;
+#line 347 "templates/gfx942/attn_fwd.hip.in"
+        s[1][2][3] *= sc;
+#line 347 "templates/gfx942/attn_fwd.hip.in"
+        s[1][3][0] *= sc;
+#line 347 "templates/gfx942/attn_fwd.hip.in"
+        s[1][3][1] *= sc;
+#line 347 "templates/gfx942/attn_fwd.hip.in"
+        s[1][3][2] *= sc;
+#line 347 "templates/gfx942/attn_fwd.hip.in"
+        s[1][3][3] *= sc;
+#line 347 "templates/gfx942/attn_fwd.hip.in"
+        s[1][4][0] *= sc;
+#line 347 "templates/gfx942/attn_fwd.hip.in"
+        s[1][4][1] *= sc;
+#line 347 "templates/gfx942/attn_fwd.hip.in"
+        s[1][4][2] *= sc;
+#line 347 "templates/gfx942/attn_fwd.hip.in"
+        s[1][4][3] *= sc;
+#line 347 "templates/gfx942/attn_fwd.hip.in"
+        s[1][5][0] *= sc;
+#line 347 "templates/gfx942/attn_fwd.hip.in"
+        s[1][5][1] *= sc;
+#line 347 "templates/gfx942/attn_fwd.hip.in"
+        s[1][5][2] *= sc;
+#line 347 "templates/gfx942/attn_fwd.hip.in"
+        s[1][5][3] *= sc;
+#line 351 "templates/gfx942/attn_fwd.hip.in"
+      }
       // g recomputed here: the kernel's g, kept live across the loop for this rare block,
       // made clang-17 (hipcc/hiprtc 5.7) spill a VGPR in rtna tail (tests/test_rocm.c)
       const unsigned g_tail = ag_lane_id_here() >> 4;
-#line 340 "templates/gfx942/attn_fwd.hip.in"
+#line 357 "templates/gfx942/attn_fwd.hip.in"
       const bool valid0_0 = kv0 + 0u + 4u * g_tail < kv_end;
-#line 342 "templates/gfx942/attn_fwd.hip.in"
+#line 359 "templates/gfx942/attn_fwd.hip.in"
       s[0][0][0] = valid0_0 ? s[0][0][0] : -__builtin_inff();
-#line 342 "templates/gfx942/attn_fwd.hip.in"
+#line 359 "templates/gfx942/attn_fwd.hip.in"
       s[1][0][0] = valid0_0 ? s[1][0][0] : -__builtin_inff();
-#line 340 "templates/gfx942/attn_fwd.hip.in"
+#line 357 "templates/gfx942/attn_fwd.hip.in"
       const bool valid0_1 = kv0 + 1u + 4u * g_tail < kv_end;
-#line 342 "templates/gfx942/attn_fwd.hip.in"
+#line 359 "templates/gfx942/attn_fwd.hip.in"
       s[0][0][1] = valid0_1 ? s[0][0][1] : -__builtin_inff();
-#line 342 "templates/gfx942/attn_fwd.hip.in"
+#line 359 "templates/gfx942/attn_fwd.hip.in"
       s[1][0][1] = valid0_1 ? s[1][0][1] : -__builtin_inff();
-#line 340 "templates/gfx942/attn_fwd.hip.in"
+#line 357 "templates/gfx942/attn_fwd.hip.in"
       const bool valid0_2 = kv0 + 2u + 4u * g_tail < kv_end;
-#line 342 "templates/gfx942/attn_fwd.hip.in"
+#line 359 "templates/gfx942/attn_fwd.hip.in"
       s[0][0][2] = valid0_2 ? s[0][0][2] : -__builtin_inff();
-#line 342 "templates/gfx942/attn_fwd.hip.in"
+#line 359 "templates/gfx942/attn_fwd.hip.in"
       s[1][0][2] = valid0_2 ? s[1][0][2] : -__builtin_inff();
-#line 340 "templates/gfx942/attn_fwd.hip.in"
+#line 357 "templates/gfx942/attn_fwd.hip.in"
       const bool valid0_3 = kv0 + 3u + 4u * g_tail < kv_end;
-#line 342 "templates/gfx942/attn_fwd.hip.in"
+#line 359 "templates/gfx942/attn_fwd.hip.in"
       s[0][0][3] = valid0_3 ? s[0][0][3] : -__builtin_inff();
-#line 342 "templates/gfx942/attn_fwd.hip.in"
+#line 359 "templates/gfx942/attn_fwd.hip.in"
       s[1][0][3] = valid0_3 ? s[1][0][3] : -__builtin_inff();
-#line 340 "templates/gfx942/attn_fwd.hip.in"
+#line 357 "templates/gfx942/attn_fwd.hip.in"
       const bool valid1_0 = kv0 + 16u + 4u * g_tail < kv_end;
-#line 342 "templates/gfx942/attn_fwd.hip.in"
+#line 359 "templates/gfx942/attn_fwd.hip.in"
       s[0][1][0] = valid1_0 ? s[0][1][0] : -__builtin_inff();
-#line 342 "templates/gfx942/attn_fwd.hip.in"
+#line 359 "templates/gfx942/attn_fwd.hip.in"
       s[1][1][0] = valid1_0 ? s[1][1][0] : -__builtin_inff();
-#line 340 "templates/gfx942/attn_fwd.hip.in"
+#line 357 "templates/gfx942/attn_fwd.hip.in"
       const bool valid1_1 = kv0 + 17u + 4u * g_tail < kv_end;
-#line 342 "templates/gfx942/attn_fwd.hip.in"
+#line 359 "templates/gfx942/attn_fwd.hip.in"
       s[0][1][1] = valid1_1 ? s[0][1][1] : -__builtin_inff();
-#line 342 "templates/gfx942/attn_fwd.hip.in"
+#line 359 "templates/gfx942/attn_fwd.hip.in"
       s[1][1][1] = valid1_1 ? s[1][1][1] : -__builtin_inff();
-#line 340 "templates/gfx942/attn_fwd.hip.in"
+#line 357 "templates/gfx942/attn_fwd.hip.in"
       const bool valid1_2 = kv0 + 18u + 4u * g_tail < kv_end;
-#line 342 "templates/gfx942/attn_fwd.hip.in"
+#line 359 "templates/gfx942/attn_fwd.hip.in"
       s[0][1][2] = valid1_2 ? s[0][1][2] : -__builtin_inff();
-#line 342 "templates/gfx942/attn_fwd.hip.in"
+#line 359 "templates/gfx942/attn_fwd.hip.in"
       s[1][1][2] = valid1_2 ? s[1][1][2] : -__builtin_inff();
-#line 340 "templates/gfx942/attn_fwd.hip.in"
+#line 357 "templates/gfx942/attn_fwd.hip.in"
       const bool valid1_3 = kv0 + 19u + 4u * g_tail < kv_end;
-#line 342 "templates/gfx942/attn_fwd.hip.in"
+#line 359 "templates/gfx942/attn_fwd.hip.in"
       s[0][1][3] = valid1_3 ? s[0][1][3] : -__builtin_inff();
-#line 342 "templates/gfx942/attn_fwd.hip.in"
+#line 359 "templates/gfx942/attn_fwd.hip.in"
       s[1][1][3] = valid1_3 ? s[1][1][3] : -__builtin_inff();
-#line 340 "templates/gfx942/attn_fwd.hip.in"
+#line 357 "templates/gfx942/attn_fwd.hip.in"
       const bool valid2_0 = kv0 + 32u + 4u * g_tail < kv_end;
-#line 342 "templates/gfx942/attn_fwd.hip.in"
+#line 359 "templates/gfx942/attn_fwd.hip.in"
       s[0][2][0] = valid2_0 ? s[0][2][0] : -__builtin_inff();
-#line 342 "templates/gfx942/attn_fwd.hip.in"
+#line 359 "templates/gfx942/attn_fwd.hip.in"
       s[1][2][0] = valid2_0 ? s[1][2][0] : -__builtin_inff();
-#line 340 "templates/gfx942/attn_fwd.hip.in"
+#line 357 "templates/gfx942/attn_fwd.hip.in"
       const bool valid2_1 = kv0 + 33u + 4u * g_tail < kv_end;
-#line 342 "templates/gfx942/attn_fwd.hip.in"
+#line 359 "templates/gfx942/attn_fwd.hip.in"
       s[0][2][1] = valid2_1 ? s[0][2][1] : -__builtin_inff();
-#line 342 "templates/gfx942/attn_fwd.hip.in"
+#line 359 "templates/gfx942/attn_fwd.hip.in"
       s[1][2][1] = valid2_1 ? s[1][2][1] : -__builtin_inff();
-#line 340 "templates/gfx942/attn_fwd.hip.in"
+#line 357 "templates/gfx942/attn_fwd.hip.in"
       const bool valid2_2 = kv0 + 34u + 4u * g_tail < kv_end;
-#line 342 "templates/gfx942/attn_fwd.hip.in"
+#line 359 "templates/gfx942/attn_fwd.hip.in"
       s[0][2][2] = valid2_2 ? s[0][2][2] : -__builtin_inff();
-#line 342 "templates/gfx942/attn_fwd.hip.in"
+#line 359 "templates/gfx942/attn_fwd.hip.in"
       s[1][2][2] = valid2_2 ? s[1][2][2] : -__builtin_inff();
-#line 340 "templates/gfx942/attn_fwd.hip.in"
+#line 357 "templates/gfx942/attn_fwd.hip.in"
       const bool valid2_3 = kv0 + 35u + 4u * g_tail < kv_end;
-#line 342 "templates/gfx942/attn_fwd.hip.in"
+#line 359 "templates/gfx942/attn_fwd.hip.in"
       s[0][2][3] = valid2_3 ? s[0][2][3] : -__builtin_inff();
-#line 342 "templates/gfx942/attn_fwd.hip.in"
+#line 359 "templates/gfx942/attn_fwd.hip.in"
       s[1][2][3] = valid2_3 ? s[1][2][3] : -__builtin_inff();
-#line 340 "templates/gfx942/attn_fwd.hip.in"
+#line 357 "templates/gfx942/attn_fwd.hip.in"
       const bool valid3_0 = kv0 + 48u + 4u * g_tail < kv_end;
-#line 342 "templates/gfx942/attn_fwd.hip.in"
+#line 359 "templates/gfx942/attn_fwd.hip.in"
       s[0][3][0] = valid3_0 ? s[0][3][0] : -__builtin_inff();
-#line 342 "templates/gfx942/attn_fwd.hip.in"
+#line 359 "templates/gfx942/attn_fwd.hip.in"
       s[1][3][0] = valid3_0 ? s[1][3][0] : -__builtin_inff();
-#line 340 "templates/gfx942/attn_fwd.hip.in"
+#line 357 "templates/gfx942/attn_fwd.hip.in"
       const bool valid3_1 = kv0 + 49u + 4u * g_tail < kv_end;
-#line 342 "templates/gfx942/attn_fwd.hip.in"
+#line 359 "templates/gfx942/attn_fwd.hip.in"
       s[0][3][1] = valid3_1 ? s[0][3][1] : -__builtin_inff();
-#line 342 "templates/gfx942/attn_fwd.hip.in"
+#line 359 "templates/gfx942/attn_fwd.hip.in"
       s[1][3][1] = valid3_1 ? s[1][3][1] : -__builtin_inff();
-#line 340 "templates/gfx942/attn_fwd.hip.in"
+#line 357 "templates/gfx942/attn_fwd.hip.in"
       const bool valid3_2 = kv0 + 50u + 4u * g_tail < kv_end;
-#line 342 "templates/gfx942/attn_fwd.hip.in"
+#line 359 "templates/gfx942/attn_fwd.hip.in"
       s[0][3][2] = valid3_2 ? s[0][3][2] : -__builtin_inff();
-#line 342 "templates/gfx942/attn_fwd.hip.in"
+#line 359 "templates/gfx942/attn_fwd.hip.in"
       s[1][3][2] = valid3_2 ? s[1][3][2] : -__builtin_inff();
-#line 340 "templates/gfx942/attn_fwd.hip.in"
+#line 357 "templates/gfx942/attn_fwd.hip.in"
       const bool valid3_3 = kv0 + 51u + 4u * g_tail < kv_end;
-#line 342 "templates/gfx942/attn_fwd.hip.in"
+#line 359 "templates/gfx942/attn_fwd.hip.in"
       s[0][3][3] = valid3_3 ? s[0][3][3] : -__builtin_inff();
-#line 342 "templates/gfx942/attn_fwd.hip.in"
+#line 359 "templates/gfx942/attn_fwd.hip.in"
       s[1][3][3] = valid3_3 ? s[1][3][3] : -__builtin_inff();
-#line 340 "templates/gfx942/attn_fwd.hip.in"
+#line 357 "templates/gfx942/attn_fwd.hip.in"
       const bool valid4_0 = kv0 + 64u + 4u * g_tail < kv_end;
-#line 342 "templates/gfx942/attn_fwd.hip.in"
+#line 359 "templates/gfx942/attn_fwd.hip.in"
       s[0][4][0] = valid4_0 ? s[0][4][0] : -__builtin_inff();
-#line 342 "templates/gfx942/attn_fwd.hip.in"
+#line 359 "templates/gfx942/attn_fwd.hip.in"
       s[1][4][0] = valid4_0 ? s[1][4][0] : -__builtin_inff();
-#line 340 "templates/gfx942/attn_fwd.hip.in"
+#line 357 "templates/gfx942/attn_fwd.hip.in"
       const bool valid4_1 = kv0 + 65u + 4u * g_tail < kv_end;
-#line 342 "templates/gfx942/attn_fwd.hip.in"
+#line 359 "templates/gfx942/attn_fwd.hip.in"
       s[0][4][1] = valid4_1 ? s[0][4][1] : -__builtin_inff();
-#line 342 "templates/gfx942/attn_fwd.hip.in"
+#line 359 "templates/gfx942/attn_fwd.hip.in"
       s[1][4][1] = valid4_1 ? s[1][4][1] : -__builtin_inff();
-#line 340 "templates/gfx942/attn_fwd.hip.in"
+#line 357 "templates/gfx942/attn_fwd.hip.in"
       const bool valid4_2 = kv0 + 66u + 4u * g_tail < kv_end;
-#line 342 "templates/gfx942/attn_fwd.hip.in"
+#line 359 "templates/gfx942/attn_fwd.hip.in"
       s[0][4][2] = valid4_2 ? s[0][4][2] : -__builtin_inff();
-#line 342 "templates/gfx942/attn_fwd.hip.in"
+#line 359 "templates/gfx942/attn_fwd.hip.in"
       s[1][4][2] = valid4_2 ? s[1][4][2] : -__builtin_inff();
-#line 340 "templates/gfx942/attn_fwd.hip.in"
+#line 357 "templates/gfx942/attn_fwd.hip.in"
       const bool valid4_3 = kv0 + 67u + 4u * g_tail < kv_end;
-#line 342 "templates/gfx942/attn_fwd.hip.in"
+#line 359 "templates/gfx942/attn_fwd.hip.in"
       s[0][4][3] = valid4_3 ? s[0][4][3] : -__builtin_inff();
-#line 342 "templates/gfx942/attn_fwd.hip.in"
+#line 359 "templates/gfx942/attn_fwd.hip.in"
       s[1][4][3] = valid4_3 ? s[1][4][3] : -__builtin_inff();
-#line 340 "templates/gfx942/attn_fwd.hip.in"
+#line 357 "templates/gfx942/attn_fwd.hip.in"
       const bool valid5_0 = kv0 + 80u + 4u * g_tail < kv_end;
-#line 342 "templates/gfx942/attn_fwd.hip.in"
+#line 359 "templates/gfx942/attn_fwd.hip.in"
       s[0][5][0] = valid5_0 ? s[0][5][0] : -__builtin_inff();
-#line 342 "templates/gfx942/attn_fwd.hip.in"
+#line 359 "templates/gfx942/attn_fwd.hip.in"
       s[1][5][0] = valid5_0 ? s[1][5][0] : -__builtin_inff();
-#line 340 "templates/gfx942/attn_fwd.hip.in"
+#line 357 "templates/gfx942/attn_fwd.hip.in"
       const bool valid5_1 = kv0 + 81u + 4u * g_tail < kv_end;
-#line 342 "templates/gfx942/attn_fwd.hip.in"
+#line 359 "templates/gfx942/attn_fwd.hip.in"
       s[0][5][1] = valid5_1 ? s[0][5][1] : -__builtin_inff();
-#line 342 "templates/gfx942/attn_fwd.hip.in"
+#line 359 "templates/gfx942/attn_fwd.hip.in"
       s[1][5][1] = valid5_1 ? s[1][5][1] : -__builtin_inff();
-#line 340 "templates/gfx942/attn_fwd.hip.in"
+#line 357 "templates/gfx942/attn_fwd.hip.in"
       const bool valid5_2 = kv0 + 82u + 4u * g_tail < kv_end;
-#line 342 "templates/gfx942/attn_fwd.hip.in"
+#line 359 "templates/gfx942/attn_fwd.hip.in"
       s[0][5][2] = valid5_2 ? s[0][5][2] : -__builtin_inff();
-#line 342 "templates/gfx942/attn_fwd.hip.in"
+#line 359 "templates/gfx942/attn_fwd.hip.in"
       s[1][5][2] = valid5_2 ? s[1][5][2] : -__builtin_inff();
-#line 340 "templates/gfx942/attn_fwd.hip.in"
+#line 357 "templates/gfx942/attn_fwd.hip.in"
       const bool valid5_3 = kv0 + 83u + 4u * g_tail < kv_end;
-#line 342 "templates/gfx942/attn_fwd.hip.in"
+#line 359 "templates/gfx942/attn_fwd.hip.in"
       s[0][5][3] = valid5_3 ? s[0][5][3] : -__builtin_inff();
-#line 342 "templates/gfx942/attn_fwd.hip.in"
+#line 359 "templates/gfx942/attn_fwd.hip.in"
       s[1][5][3] = valid5_3 ? s[1][5][3] : -__builtin_inff();
-#line 346 "templates/gfx942/attn_fwd.hip.in"
+#line 363 "templates/gfx942/attn_fwd.hip.in"
     }
     bool changed[2];
     float alpha[2];
-#line 350 "templates/gfx942/attn_fwd.hip.in"
+#line 369 "templates/gfx942/attn_fwd.hip.in"
     {
       float mx = s[0][0][0];
-#line 355 "templates/gfx942/attn_fwd.hip.in"
+#line 374 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][0][1]);
-#line 355 "templates/gfx942/attn_fwd.hip.in"
+#line 374 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][0][2]);
-#line 355 "templates/gfx942/attn_fwd.hip.in"
+#line 374 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][0][3]);
-#line 355 "templates/gfx942/attn_fwd.hip.in"
+#line 374 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][1][0]);
-#line 355 "templates/gfx942/attn_fwd.hip.in"
+#line 374 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][1][1]);
-#line 355 "templates/gfx942/attn_fwd.hip.in"
+#line 374 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][1][2]);
-#line 355 "templates/gfx942/attn_fwd.hip.in"
+#line 374 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][1][3]);
-#line 355 "templates/gfx942/attn_fwd.hip.in"
+#line 374 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][2][0]);
-#line 355 "templates/gfx942/attn_fwd.hip.in"
+#line 374 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][2][1]);
-#line 355 "templates/gfx942/attn_fwd.hip.in"
+#line 374 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][2][2]);
-#line 355 "templates/gfx942/attn_fwd.hip.in"
+#line 374 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][2][3]);
-#line 355 "templates/gfx942/attn_fwd.hip.in"
+#line 374 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][3][0]);
-#line 355 "templates/gfx942/attn_fwd.hip.in"
+#line 374 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][3][1]);
-#line 355 "templates/gfx942/attn_fwd.hip.in"
+#line 374 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][3][2]);
-#line 355 "templates/gfx942/attn_fwd.hip.in"
+#line 374 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][3][3]);
-#line 355 "templates/gfx942/attn_fwd.hip.in"
+#line 374 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][4][0]);
-#line 355 "templates/gfx942/attn_fwd.hip.in"
+#line 374 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][4][1]);
-#line 355 "templates/gfx942/attn_fwd.hip.in"
+#line 374 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][4][2]);
-#line 355 "templates/gfx942/attn_fwd.hip.in"
+#line 374 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][4][3]);
-#line 355 "templates/gfx942/attn_fwd.hip.in"
+#line 374 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][5][0]);
-#line 355 "templates/gfx942/attn_fwd.hip.in"
+#line 374 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][5][1]);
-#line 355 "templates/gfx942/attn_fwd.hip.in"
+#line 374 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][5][2]);
-#line 355 "templates/gfx942/attn_fwd.hip.in"
+#line 374 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][5][3]);
-#line 359 "templates/gfx942/attn_fwd.hip.in"
+#line 378 "templates/gfx942/attn_fwd.hip.in"
       const float mt = mx * sc;  // this lane's max of t = s * sc (exact: see above)
       changed[0] = ag_any(mt > m[0]);
       alpha[0] = 1.0f;
@@ -3510,58 +4003,59 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         alpha[0] = mnew > m[0] ? ag_v_exp_f32(m[0] - mnew) : 1.0f;
         m[0] = mnew;
         l[0] *= alpha[0];
+        big_m = ag_any(!(__builtin_fabsf(m[0]) < 0x1p24f) || !(__builtin_fabsf(m[1]) < 0x1p24f));
       }
     }
-#line 350 "templates/gfx942/attn_fwd.hip.in"
+#line 369 "templates/gfx942/attn_fwd.hip.in"
     {
       float mx = s[1][0][0];
-#line 355 "templates/gfx942/attn_fwd.hip.in"
+#line 374 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][0][1]);
-#line 355 "templates/gfx942/attn_fwd.hip.in"
+#line 374 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][0][2]);
-#line 355 "templates/gfx942/attn_fwd.hip.in"
+#line 374 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][0][3]);
-#line 355 "templates/gfx942/attn_fwd.hip.in"
+#line 374 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][1][0]);
-#line 355 "templates/gfx942/attn_fwd.hip.in"
+#line 374 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][1][1]);
-#line 355 "templates/gfx942/attn_fwd.hip.in"
+#line 374 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][1][2]);
-#line 355 "templates/gfx942/attn_fwd.hip.in"
+#line 374 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][1][3]);
-#line 355 "templates/gfx942/attn_fwd.hip.in"
+#line 374 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][2][0]);
-#line 355 "templates/gfx942/attn_fwd.hip.in"
+#line 374 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][2][1]);
-#line 355 "templates/gfx942/attn_fwd.hip.in"
+#line 374 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][2][2]);
-#line 355 "templates/gfx942/attn_fwd.hip.in"
+#line 374 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][2][3]);
-#line 355 "templates/gfx942/attn_fwd.hip.in"
+#line 374 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][3][0]);
-#line 355 "templates/gfx942/attn_fwd.hip.in"
+#line 374 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][3][1]);
-#line 355 "templates/gfx942/attn_fwd.hip.in"
+#line 374 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][3][2]);
-#line 355 "templates/gfx942/attn_fwd.hip.in"
+#line 374 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][3][3]);
-#line 355 "templates/gfx942/attn_fwd.hip.in"
+#line 374 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][4][0]);
-#line 355 "templates/gfx942/attn_fwd.hip.in"
+#line 374 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][4][1]);
-#line 355 "templates/gfx942/attn_fwd.hip.in"
+#line 374 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][4][2]);
-#line 355 "templates/gfx942/attn_fwd.hip.in"
+#line 374 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][4][3]);
-#line 355 "templates/gfx942/attn_fwd.hip.in"
+#line 374 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][5][0]);
-#line 355 "templates/gfx942/attn_fwd.hip.in"
+#line 374 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][5][1]);
-#line 355 "templates/gfx942/attn_fwd.hip.in"
+#line 374 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][5][2]);
-#line 355 "templates/gfx942/attn_fwd.hip.in"
+#line 374 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][5][3]);
-#line 359 "templates/gfx942/attn_fwd.hip.in"
+#line 378 "templates/gfx942/attn_fwd.hip.in"
       const float mt = mx * sc;  // this lane's max of t = s * sc (exact: see above)
       changed[1] = ag_any(mt > m[1]);
       alpha[1] = 1.0f;
@@ -3578,12 +4072,294 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         alpha[1] = mnew > m[1] ? ag_v_exp_f32(m[1] - mnew) : 1.0f;
         m[1] = mnew;
         l[1] *= alpha[1];
+        big_m = ag_any(!(__builtin_fabsf(m[0]) < 0x1p24f) || !(__builtin_fabsf(m[1]) < 0x1p24f));
       }
     }
-#line 379 "templates/gfx942/attn_fwd.hip.in"
+#line 398 "templates/gfx942/attn_fwd.hip.in"
+    // Slow path (wave-uniform, never the steady state): rows with |m| >= 2^24 take
+    // x = fl(s * sc) - m (there fl(max s * sc) = m may be more than 1/2 off the exact product,
+    // and the fma form's x at the row's max, that error, made p = +Inf: scale 1e10 gave NaN
+    // rows), and a zero scale in the last tile takes x = fma(t, 1, -m) (see above).
+    const bool zero_tail = tail && sc == 0.0f;
+    if (big_m || zero_tail) {
+#line 405 "templates/gfx942/attn_fwd.hip.in"
     {
       const float nm = -m[0];
-#line 382 "templates/gfx942/attn_fwd.hip.in"
+      const bool big = !(__builtin_fabsf(m[0]) < 0x1p24f) && !zero_tail;
+      if (big) {  // s -> t = fl(s * sc): x = fma(t, 1, -m) = t - m
+#line 411 "templates/gfx942/attn_fwd.hip.in"
+        s[0][0][0] *= sc;
+#line 411 "templates/gfx942/attn_fwd.hip.in"
+        s[0][0][1] *= sc;
+#line 411 "templates/gfx942/attn_fwd.hip.in"
+        s[0][0][2] *= sc;
+#line 411 "templates/gfx942/attn_fwd.hip.in"
+        s[0][0][3] *= sc;
+#line 411 "templates/gfx942/attn_fwd.hip.in"
+        s[0][1][0] *= sc;
+#line 411 "templates/gfx942/attn_fwd.hip.in"
+        s[0][1][1] *= sc;
+#line 411 "templates/gfx942/attn_fwd.hip.in"
+        s[0][1][2] *= sc;
+#line 411 "templates/gfx942/attn_fwd.hip.in"
+        s[0][1][3] *= sc;
+#line 411 "templates/gfx942/attn_fwd.hip.in"
+        s[0][2][0] *= sc;
+#line 411 "templates/gfx942/attn_fwd.hip.in"
+        s[0][2][1] *= sc;
+#line 411 "templates/gfx942/attn_fwd.hip.in"
+        s[0][2][2] *= sc;
+#line 411 "templates/gfx942/attn_fwd.hip.in"
+        s[0][2][3] *= sc;
+#line 411 "templates/gfx942/attn_fwd.hip.in"
+        s[0][3][0] *= sc;
+#line 411 "templates/gfx942/attn_fwd.hip.in"
+        s[0][3][1] *= sc;
+#line 411 "templates/gfx942/attn_fwd.hip.in"
+        s[0][3][2] *= sc;
+#line 411 "templates/gfx942/attn_fwd.hip.in"
+        s[0][3][3] *= sc;
+#line 411 "templates/gfx942/attn_fwd.hip.in"
+        s[0][4][0] *= sc;
+#line 411 "templates/gfx942/attn_fwd.hip.in"
+        s[0][4][1] *= sc;
+#line 411 "templates/gfx942/attn_fwd.hip.in"
+        s[0][4][2] *= sc;
+#line 411 "templates/gfx942/attn_fwd.hip.in"
+        s[0][4][3] *= sc;
+#line 411 "templates/gfx942/attn_fwd.hip.in"
+        s[0][5][0] *= sc;
+#line 411 "templates/gfx942/attn_fwd.hip.in"
+        s[0][5][1] *= sc;
+#line 411 "templates/gfx942/attn_fwd.hip.in"
+        s[0][5][2] *= sc;
+#line 411 "templates/gfx942/attn_fwd.hip.in"
+        s[0][5][3] *= sc;
+#line 414 "templates/gfx942/attn_fwd.hip.in"
+      }
+      const float scr = big || zero_tail ? 1.0f : sc;
+#line 417 "templates/gfx942/attn_fwd.hip.in"
+      {
+        const float p0 = ag_v_exp_f32(ag_fma_f32(s[0][0][0], scr, nm));
+        const float p1 = ag_v_exp_f32(ag_fma_f32(s[0][0][1], scr, nm));
+        const float p2 = ag_v_exp_f32(ag_fma_f32(s[0][0][2], scr, nm));
+        const float p3 = ag_v_exp_f32(ag_fma_f32(s[0][0][3], scr, nm));
+        // l sums the unrounded p; P only feeds the P V MFMA, so it needs no NaN guard (p is
+        // in [0, 2) or NaN, and a NaN p makes l, hence the whole output row, NaN: see
+        // ag_pack_p_* in wrappers.h)
+        l[0] += (p0 + p1) + (p2 + p3);
+        p[0][0].x = ag_pack_p_rtne(p0, p1);
+        p[0][0].y = ag_pack_p_rtne(p2, p3);
+      }
+#line 417 "templates/gfx942/attn_fwd.hip.in"
+      {
+        const float p0 = ag_v_exp_f32(ag_fma_f32(s[0][1][0], scr, nm));
+        const float p1 = ag_v_exp_f32(ag_fma_f32(s[0][1][1], scr, nm));
+        const float p2 = ag_v_exp_f32(ag_fma_f32(s[0][1][2], scr, nm));
+        const float p3 = ag_v_exp_f32(ag_fma_f32(s[0][1][3], scr, nm));
+        // l sums the unrounded p; P only feeds the P V MFMA, so it needs no NaN guard (p is
+        // in [0, 2) or NaN, and a NaN p makes l, hence the whole output row, NaN: see
+        // ag_pack_p_* in wrappers.h)
+        l[0] += (p0 + p1) + (p2 + p3);
+        p[0][1].x = ag_pack_p_rtne(p0, p1);
+        p[0][1].y = ag_pack_p_rtne(p2, p3);
+      }
+#line 417 "templates/gfx942/attn_fwd.hip.in"
+      {
+        const float p0 = ag_v_exp_f32(ag_fma_f32(s[0][2][0], scr, nm));
+        const float p1 = ag_v_exp_f32(ag_fma_f32(s[0][2][1], scr, nm));
+        const float p2 = ag_v_exp_f32(ag_fma_f32(s[0][2][2], scr, nm));
+        const float p3 = ag_v_exp_f32(ag_fma_f32(s[0][2][3], scr, nm));
+        // l sums the unrounded p; P only feeds the P V MFMA, so it needs no NaN guard (p is
+        // in [0, 2) or NaN, and a NaN p makes l, hence the whole output row, NaN: see
+        // ag_pack_p_* in wrappers.h)
+        l[0] += (p0 + p1) + (p2 + p3);
+        p[0][2].x = ag_pack_p_rtne(p0, p1);
+        p[0][2].y = ag_pack_p_rtne(p2, p3);
+      }
+#line 417 "templates/gfx942/attn_fwd.hip.in"
+      {
+        const float p0 = ag_v_exp_f32(ag_fma_f32(s[0][3][0], scr, nm));
+        const float p1 = ag_v_exp_f32(ag_fma_f32(s[0][3][1], scr, nm));
+        const float p2 = ag_v_exp_f32(ag_fma_f32(s[0][3][2], scr, nm));
+        const float p3 = ag_v_exp_f32(ag_fma_f32(s[0][3][3], scr, nm));
+        // l sums the unrounded p; P only feeds the P V MFMA, so it needs no NaN guard (p is
+        // in [0, 2) or NaN, and a NaN p makes l, hence the whole output row, NaN: see
+        // ag_pack_p_* in wrappers.h)
+        l[0] += (p0 + p1) + (p2 + p3);
+        p[0][3].x = ag_pack_p_rtne(p0, p1);
+        p[0][3].y = ag_pack_p_rtne(p2, p3);
+      }
+#line 417 "templates/gfx942/attn_fwd.hip.in"
+      {
+        const float p0 = ag_v_exp_f32(ag_fma_f32(s[0][4][0], scr, nm));
+        const float p1 = ag_v_exp_f32(ag_fma_f32(s[0][4][1], scr, nm));
+        const float p2 = ag_v_exp_f32(ag_fma_f32(s[0][4][2], scr, nm));
+        const float p3 = ag_v_exp_f32(ag_fma_f32(s[0][4][3], scr, nm));
+        // l sums the unrounded p; P only feeds the P V MFMA, so it needs no NaN guard (p is
+        // in [0, 2) or NaN, and a NaN p makes l, hence the whole output row, NaN: see
+        // ag_pack_p_* in wrappers.h)
+        l[0] += (p0 + p1) + (p2 + p3);
+        p[0][4].x = ag_pack_p_rtne(p0, p1);
+        p[0][4].y = ag_pack_p_rtne(p2, p3);
+      }
+#line 417 "templates/gfx942/attn_fwd.hip.in"
+      {
+        const float p0 = ag_v_exp_f32(ag_fma_f32(s[0][5][0], scr, nm));
+        const float p1 = ag_v_exp_f32(ag_fma_f32(s[0][5][1], scr, nm));
+        const float p2 = ag_v_exp_f32(ag_fma_f32(s[0][5][2], scr, nm));
+        const float p3 = ag_v_exp_f32(ag_fma_f32(s[0][5][3], scr, nm));
+        // l sums the unrounded p; P only feeds the P V MFMA, so it needs no NaN guard (p is
+        // in [0, 2) or NaN, and a NaN p makes l, hence the whole output row, NaN: see
+        // ag_pack_p_* in wrappers.h)
+        l[0] += (p0 + p1) + (p2 + p3);
+        p[0][5].x = ag_pack_p_rtne(p0, p1);
+        p[0][5].y = ag_pack_p_rtne(p2, p3);
+      }
+#line 430 "templates/gfx942/attn_fwd.hip.in"
+    }
+#line 405 "templates/gfx942/attn_fwd.hip.in"
+    {
+      const float nm = -m[1];
+      const bool big = !(__builtin_fabsf(m[1]) < 0x1p24f) && !zero_tail;
+      if (big) {  // s -> t = fl(s * sc): x = fma(t, 1, -m) = t - m
+#line 411 "templates/gfx942/attn_fwd.hip.in"
+        s[1][0][0] *= sc;
+#line 411 "templates/gfx942/attn_fwd.hip.in"
+        s[1][0][1] *= sc;
+#line 411 "templates/gfx942/attn_fwd.hip.in"
+        s[1][0][2] *= sc;
+#line 411 "templates/gfx942/attn_fwd.hip.in"
+        s[1][0][3] *= sc;
+#line 411 "templates/gfx942/attn_fwd.hip.in"
+        s[1][1][0] *= sc;
+#line 411 "templates/gfx942/attn_fwd.hip.in"
+        s[1][1][1] *= sc;
+#line 411 "templates/gfx942/attn_fwd.hip.in"
+        s[1][1][2] *= sc;
+#line 411 "templates/gfx942/attn_fwd.hip.in"
+        s[1][1][3] *= sc;
+#line 411 "templates/gfx942/attn_fwd.hip.in"
+        s[1][2][0] *= sc;
+#line 411 "templates/gfx942/attn_fwd.hip.in"
+        s[1][2][1] *= sc;
+#line 411 "templates/gfx942/attn_fwd.hip.in"
+        s[1][2][2] *= sc;
+#line 411 "templates/gfx942/attn_fwd.hip.in"
+        s[1][2][3] *= sc;
+#line 411 "templates/gfx942/attn_fwd.hip.in"
+        s[1][3][0] *= sc;
+#line 411 "templates/gfx942/attn_fwd.hip.in"
+        s[1][3][1] *= sc;
+#line 411 "templates/gfx942/attn_fwd.hip.in"
+        s[1][3][2] *= sc;
+#line 411 "templates/gfx942/attn_fwd.hip.in"
+        s[1][3][3] *= sc;
+#line 411 "templates/gfx942/attn_fwd.hip.in"
+        s[1][4][0] *= sc;
+#line 411 "templates/gfx942/attn_fwd.hip.in"
+        s[1][4][1] *= sc;
+#line 411 "templates/gfx942/attn_fwd.hip.in"
+        s[1][4][2] *= sc;
+#line 411 "templates/gfx942/attn_fwd.hip.in"
+        s[1][4][3] *= sc;
+#line 411 "templates/gfx942/attn_fwd.hip.in"
+        s[1][5][0] *= sc;
+#line 411 "templates/gfx942/attn_fwd.hip.in"
+        s[1][5][1] *= sc;
+#line 411 "templates/gfx942/attn_fwd.hip.in"
+        s[1][5][2] *= sc;
+#line 411 "templates/gfx942/attn_fwd.hip.in"
+        s[1][5][3] *= sc;
+#line 414 "templates/gfx942/attn_fwd.hip.in"
+      }
+      const float scr = big || zero_tail ? 1.0f : sc;
+#line 417 "templates/gfx942/attn_fwd.hip.in"
+      {
+        const float p0 = ag_v_exp_f32(ag_fma_f32(s[1][0][0], scr, nm));
+        const float p1 = ag_v_exp_f32(ag_fma_f32(s[1][0][1], scr, nm));
+        const float p2 = ag_v_exp_f32(ag_fma_f32(s[1][0][2], scr, nm));
+        const float p3 = ag_v_exp_f32(ag_fma_f32(s[1][0][3], scr, nm));
+        // l sums the unrounded p; P only feeds the P V MFMA, so it needs no NaN guard (p is
+        // in [0, 2) or NaN, and a NaN p makes l, hence the whole output row, NaN: see
+        // ag_pack_p_* in wrappers.h)
+        l[1] += (p0 + p1) + (p2 + p3);
+        p[1][0].x = ag_pack_p_rtne(p0, p1);
+        p[1][0].y = ag_pack_p_rtne(p2, p3);
+      }
+#line 417 "templates/gfx942/attn_fwd.hip.in"
+      {
+        const float p0 = ag_v_exp_f32(ag_fma_f32(s[1][1][0], scr, nm));
+        const float p1 = ag_v_exp_f32(ag_fma_f32(s[1][1][1], scr, nm));
+        const float p2 = ag_v_exp_f32(ag_fma_f32(s[1][1][2], scr, nm));
+        const float p3 = ag_v_exp_f32(ag_fma_f32(s[1][1][3], scr, nm));
+        // l sums the unrounded p; P only feeds the P V MFMA, so it needs no NaN guard (p is
+        // in [0, 2) or NaN, and a NaN p makes l, hence the whole output row, NaN: see
+        // ag_pack_p_* in wrappers.h)
+        l[1] += (p0 + p1) + (p2 + p3);
+        p[1][1].x = ag_pack_p_rtne(p0, p1);
+        p[1][1].y = ag_pack_p_rtne(p2, p3);
+      }
+#line 417 "templates/gfx942/attn_fwd.hip.in"
+      {
+        const float p0 = ag_v_exp_f32(ag_fma_f32(s[1][2][0], scr, nm));
+        const float p1 = ag_v_exp_f32(ag_fma_f32(s[1][2][1], scr, nm));
+        const float p2 = ag_v_exp_f32(ag_fma_f32(s[1][2][2], scr, nm));
+        const float p3 = ag_v_exp_f32(ag_fma_f32(s[1][2][3], scr, nm));
+        // l sums the unrounded p; P only feeds the P V MFMA, so it needs no NaN guard (p is
+        // in [0, 2) or NaN, and a NaN p makes l, hence the whole output row, NaN: see
+        // ag_pack_p_* in wrappers.h)
+        l[1] += (p0 + p1) + (p2 + p3);
+        p[1][2].x = ag_pack_p_rtne(p0, p1);
+        p[1][2].y = ag_pack_p_rtne(p2, p3);
+      }
+#line 417 "templates/gfx942/attn_fwd.hip.in"
+      {
+        const float p0 = ag_v_exp_f32(ag_fma_f32(s[1][3][0], scr, nm));
+        const float p1 = ag_v_exp_f32(ag_fma_f32(s[1][3][1], scr, nm));
+        const float p2 = ag_v_exp_f32(ag_fma_f32(s[1][3][2], scr, nm));
+        const float p3 = ag_v_exp_f32(ag_fma_f32(s[1][3][3], scr, nm));
+        // l sums the unrounded p; P only feeds the P V MFMA, so it needs no NaN guard (p is
+        // in [0, 2) or NaN, and a NaN p makes l, hence the whole output row, NaN: see
+        // ag_pack_p_* in wrappers.h)
+        l[1] += (p0 + p1) + (p2 + p3);
+        p[1][3].x = ag_pack_p_rtne(p0, p1);
+        p[1][3].y = ag_pack_p_rtne(p2, p3);
+      }
+#line 417 "templates/gfx942/attn_fwd.hip.in"
+      {
+        const float p0 = ag_v_exp_f32(ag_fma_f32(s[1][4][0], scr, nm));
+        const float p1 = ag_v_exp_f32(ag_fma_f32(s[1][4][1], scr, nm));
+        const float p2 = ag_v_exp_f32(ag_fma_f32(s[1][4][2], scr, nm));
+        const float p3 = ag_v_exp_f32(ag_fma_f32(s[1][4][3], scr, nm));
+        // l sums the unrounded p; P only feeds the P V MFMA, so it needs no NaN guard (p is
+        // in [0, 2) or NaN, and a NaN p makes l, hence the whole output row, NaN: see
+        // ag_pack_p_* in wrappers.h)
+        l[1] += (p0 + p1) + (p2 + p3);
+        p[1][4].x = ag_pack_p_rtne(p0, p1);
+        p[1][4].y = ag_pack_p_rtne(p2, p3);
+      }
+#line 417 "templates/gfx942/attn_fwd.hip.in"
+      {
+        const float p0 = ag_v_exp_f32(ag_fma_f32(s[1][5][0], scr, nm));
+        const float p1 = ag_v_exp_f32(ag_fma_f32(s[1][5][1], scr, nm));
+        const float p2 = ag_v_exp_f32(ag_fma_f32(s[1][5][2], scr, nm));
+        const float p3 = ag_v_exp_f32(ag_fma_f32(s[1][5][3], scr, nm));
+        // l sums the unrounded p; P only feeds the P V MFMA, so it needs no NaN guard (p is
+        // in [0, 2) or NaN, and a NaN p makes l, hence the whole output row, NaN: see
+        // ag_pack_p_* in wrappers.h)
+        l[1] += (p0 + p1) + (p2 + p3);
+        p[1][5].x = ag_pack_p_rtne(p0, p1);
+        p[1][5].y = ag_pack_p_rtne(p2, p3);
+      }
+#line 430 "templates/gfx942/attn_fwd.hip.in"
+    }
+#line 432 "templates/gfx942/attn_fwd.hip.in"
+    } else {
+#line 434 "templates/gfx942/attn_fwd.hip.in"
+    {
+      const float nm = -m[0];
+#line 437 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[0][0][0], sc, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[0][0][1], sc, nm));
@@ -3596,7 +4372,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         p[0][0].x = ag_pack_p_rtne(p0, p1);
         p[0][0].y = ag_pack_p_rtne(p2, p3);
       }
-#line 382 "templates/gfx942/attn_fwd.hip.in"
+#line 437 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[0][1][0], sc, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[0][1][1], sc, nm));
@@ -3609,7 +4385,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         p[0][1].x = ag_pack_p_rtne(p0, p1);
         p[0][1].y = ag_pack_p_rtne(p2, p3);
       }
-#line 382 "templates/gfx942/attn_fwd.hip.in"
+#line 437 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[0][2][0], sc, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[0][2][1], sc, nm));
@@ -3622,7 +4398,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         p[0][2].x = ag_pack_p_rtne(p0, p1);
         p[0][2].y = ag_pack_p_rtne(p2, p3);
       }
-#line 382 "templates/gfx942/attn_fwd.hip.in"
+#line 437 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[0][3][0], sc, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[0][3][1], sc, nm));
@@ -3635,7 +4411,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         p[0][3].x = ag_pack_p_rtne(p0, p1);
         p[0][3].y = ag_pack_p_rtne(p2, p3);
       }
-#line 382 "templates/gfx942/attn_fwd.hip.in"
+#line 437 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[0][4][0], sc, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[0][4][1], sc, nm));
@@ -3648,7 +4424,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         p[0][4].x = ag_pack_p_rtne(p0, p1);
         p[0][4].y = ag_pack_p_rtne(p2, p3);
       }
-#line 382 "templates/gfx942/attn_fwd.hip.in"
+#line 437 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[0][5][0], sc, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[0][5][1], sc, nm));
@@ -3661,12 +4437,12 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         p[0][5].x = ag_pack_p_rtne(p0, p1);
         p[0][5].y = ag_pack_p_rtne(p2, p3);
       }
-#line 395 "templates/gfx942/attn_fwd.hip.in"
+#line 450 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 379 "templates/gfx942/attn_fwd.hip.in"
+#line 434 "templates/gfx942/attn_fwd.hip.in"
     {
       const float nm = -m[1];
-#line 382 "templates/gfx942/attn_fwd.hip.in"
+#line 437 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[1][0][0], sc, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[1][0][1], sc, nm));
@@ -3679,7 +4455,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         p[1][0].x = ag_pack_p_rtne(p0, p1);
         p[1][0].y = ag_pack_p_rtne(p2, p3);
       }
-#line 382 "templates/gfx942/attn_fwd.hip.in"
+#line 437 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[1][1][0], sc, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[1][1][1], sc, nm));
@@ -3692,7 +4468,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         p[1][1].x = ag_pack_p_rtne(p0, p1);
         p[1][1].y = ag_pack_p_rtne(p2, p3);
       }
-#line 382 "templates/gfx942/attn_fwd.hip.in"
+#line 437 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[1][2][0], sc, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[1][2][1], sc, nm));
@@ -3705,7 +4481,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         p[1][2].x = ag_pack_p_rtne(p0, p1);
         p[1][2].y = ag_pack_p_rtne(p2, p3);
       }
-#line 382 "templates/gfx942/attn_fwd.hip.in"
+#line 437 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[1][3][0], sc, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[1][3][1], sc, nm));
@@ -3718,7 +4494,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         p[1][3].x = ag_pack_p_rtne(p0, p1);
         p[1][3].y = ag_pack_p_rtne(p2, p3);
       }
-#line 382 "templates/gfx942/attn_fwd.hip.in"
+#line 437 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[1][4][0], sc, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[1][4][1], sc, nm));
@@ -3731,7 +4507,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         p[1][4].x = ag_pack_p_rtne(p0, p1);
         p[1][4].y = ag_pack_p_rtne(p2, p3);
       }
-#line 382 "templates/gfx942/attn_fwd.hip.in"
+#line 437 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[1][5][0], sc, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[1][5][1], sc, nm));
@@ -3744,617 +4520,618 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         p[1][5].x = ag_pack_p_rtne(p0, p1);
         p[1][5].y = ag_pack_p_rtne(p2, p3);
       }
-#line 395 "templates/gfx942/attn_fwd.hip.in"
+#line 450 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 397 "templates/gfx942/attn_fwd.hip.in"
+#line 452 "templates/gfx942/attn_fwd.hip.in"
+    }
     // V_j for the P_j V_j product of the next X phase (S is dead now: registers are free)
-#line 236 "templates/gfx942/attn_fwd.hip.in"
+#line 239 "templates/gfx942/attn_fwd.hip.in"
     {
       const unsigned vo = v_lane + (kv0 + 0u) * 256u;
-#line 239 "templates/gfx942/attn_fwd.hip.in"
+#line 242 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<0>(vv[0][0], v_rsrc, vo);
-#line 239 "templates/gfx942/attn_fwd.hip.in"
+#line 242 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<1024>(vv[0][1], v_rsrc, vo);
-#line 239 "templates/gfx942/attn_fwd.hip.in"
+#line 242 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<2048>(vv[0][2], v_rsrc, vo);
-#line 239 "templates/gfx942/attn_fwd.hip.in"
+#line 242 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<3072>(vv[0][3], v_rsrc, vo);
-#line 241 "templates/gfx942/attn_fwd.hip.in"
+#line 244 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 236 "templates/gfx942/attn_fwd.hip.in"
+#line 239 "templates/gfx942/attn_fwd.hip.in"
     {
       const unsigned vo = v_lane + (kv0 + 16u) * 256u;
-#line 239 "templates/gfx942/attn_fwd.hip.in"
+#line 242 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<0>(vv[1][0], v_rsrc, vo);
-#line 239 "templates/gfx942/attn_fwd.hip.in"
+#line 242 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<1024>(vv[1][1], v_rsrc, vo);
-#line 239 "templates/gfx942/attn_fwd.hip.in"
+#line 242 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<2048>(vv[1][2], v_rsrc, vo);
-#line 239 "templates/gfx942/attn_fwd.hip.in"
+#line 242 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<3072>(vv[1][3], v_rsrc, vo);
-#line 241 "templates/gfx942/attn_fwd.hip.in"
+#line 244 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 236 "templates/gfx942/attn_fwd.hip.in"
+#line 239 "templates/gfx942/attn_fwd.hip.in"
     {
       const unsigned vo = v_lane + (kv0 + 32u) * 256u;
-#line 239 "templates/gfx942/attn_fwd.hip.in"
+#line 242 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<0>(vv[2][0], v_rsrc, vo);
-#line 239 "templates/gfx942/attn_fwd.hip.in"
+#line 242 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<1024>(vv[2][1], v_rsrc, vo);
-#line 239 "templates/gfx942/attn_fwd.hip.in"
+#line 242 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<2048>(vv[2][2], v_rsrc, vo);
-#line 239 "templates/gfx942/attn_fwd.hip.in"
+#line 242 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<3072>(vv[2][3], v_rsrc, vo);
-#line 241 "templates/gfx942/attn_fwd.hip.in"
+#line 244 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 401 "templates/gfx942/attn_fwd.hip.in"
+#line 457 "templates/gfx942/attn_fwd.hip.in"
     // O rows are 4g + i in the accumulator layout: fetch their alpha from lane 4g + i.
-#line 403 "templates/gfx942/attn_fwd.hip.in"
+#line 459 "templates/gfx942/attn_fwd.hip.in"
     if (changed[0]) {
       unsigned ar[4];
       const unsigned g4 = (ag_lane_id_here() >> 4) << 4;  // (4g) << 2
-#line 407 "templates/gfx942/attn_fwd.hip.in"
+#line 463 "templates/gfx942/attn_fwd.hip.in"
       ag_ds_bpermute_b32(ar[0], g4 + 0u, ag_f32_bits(alpha[0]));
-#line 407 "templates/gfx942/attn_fwd.hip.in"
+#line 463 "templates/gfx942/attn_fwd.hip.in"
       ag_ds_bpermute_b32(ar[1], g4 + 4u, ag_f32_bits(alpha[0]));
-#line 407 "templates/gfx942/attn_fwd.hip.in"
+#line 463 "templates/gfx942/attn_fwd.hip.in"
       ag_ds_bpermute_b32(ar[2], g4 + 8u, ag_f32_bits(alpha[0]));
-#line 407 "templates/gfx942/attn_fwd.hip.in"
+#line 463 "templates/gfx942/attn_fwd.hip.in"
       ag_ds_bpermute_b32(ar[3], g4 + 12u, ag_f32_bits(alpha[0]));
-#line 409 "templates/gfx942/attn_fwd.hip.in"
+#line 465 "templates/gfx942/attn_fwd.hip.in"
       ag_s_waitcnt_lgkmcnt<0>(ar[0], ar[1], ar[2], ar[3]);
-#line 412 "templates/gfx942/attn_fwd.hip.in"
+#line 468 "templates/gfx942/attn_fwd.hip.in"
       o[0][0][0] *= ag_bits_f32(ar[0]);
-#line 412 "templates/gfx942/attn_fwd.hip.in"
+#line 468 "templates/gfx942/attn_fwd.hip.in"
       o[0][0][1] *= ag_bits_f32(ar[1]);
-#line 412 "templates/gfx942/attn_fwd.hip.in"
+#line 468 "templates/gfx942/attn_fwd.hip.in"
       o[0][0][2] *= ag_bits_f32(ar[2]);
-#line 412 "templates/gfx942/attn_fwd.hip.in"
+#line 468 "templates/gfx942/attn_fwd.hip.in"
       o[0][0][3] *= ag_bits_f32(ar[3]);
-#line 412 "templates/gfx942/attn_fwd.hip.in"
+#line 468 "templates/gfx942/attn_fwd.hip.in"
       o[0][1][0] *= ag_bits_f32(ar[0]);
-#line 412 "templates/gfx942/attn_fwd.hip.in"
+#line 468 "templates/gfx942/attn_fwd.hip.in"
       o[0][1][1] *= ag_bits_f32(ar[1]);
-#line 412 "templates/gfx942/attn_fwd.hip.in"
+#line 468 "templates/gfx942/attn_fwd.hip.in"
       o[0][1][2] *= ag_bits_f32(ar[2]);
-#line 412 "templates/gfx942/attn_fwd.hip.in"
+#line 468 "templates/gfx942/attn_fwd.hip.in"
       o[0][1][3] *= ag_bits_f32(ar[3]);
-#line 412 "templates/gfx942/attn_fwd.hip.in"
+#line 468 "templates/gfx942/attn_fwd.hip.in"
       o[0][2][0] *= ag_bits_f32(ar[0]);
-#line 412 "templates/gfx942/attn_fwd.hip.in"
+#line 468 "templates/gfx942/attn_fwd.hip.in"
       o[0][2][1] *= ag_bits_f32(ar[1]);
-#line 412 "templates/gfx942/attn_fwd.hip.in"
+#line 468 "templates/gfx942/attn_fwd.hip.in"
       o[0][2][2] *= ag_bits_f32(ar[2]);
-#line 412 "templates/gfx942/attn_fwd.hip.in"
+#line 468 "templates/gfx942/attn_fwd.hip.in"
       o[0][2][3] *= ag_bits_f32(ar[3]);
-#line 412 "templates/gfx942/attn_fwd.hip.in"
+#line 468 "templates/gfx942/attn_fwd.hip.in"
       o[0][3][0] *= ag_bits_f32(ar[0]);
-#line 412 "templates/gfx942/attn_fwd.hip.in"
+#line 468 "templates/gfx942/attn_fwd.hip.in"
       o[0][3][1] *= ag_bits_f32(ar[1]);
-#line 412 "templates/gfx942/attn_fwd.hip.in"
+#line 468 "templates/gfx942/attn_fwd.hip.in"
       o[0][3][2] *= ag_bits_f32(ar[2]);
-#line 412 "templates/gfx942/attn_fwd.hip.in"
+#line 468 "templates/gfx942/attn_fwd.hip.in"
       o[0][3][3] *= ag_bits_f32(ar[3]);
-#line 412 "templates/gfx942/attn_fwd.hip.in"
+#line 468 "templates/gfx942/attn_fwd.hip.in"
       o[0][4][0] *= ag_bits_f32(ar[0]);
-#line 412 "templates/gfx942/attn_fwd.hip.in"
+#line 468 "templates/gfx942/attn_fwd.hip.in"
       o[0][4][1] *= ag_bits_f32(ar[1]);
-#line 412 "templates/gfx942/attn_fwd.hip.in"
+#line 468 "templates/gfx942/attn_fwd.hip.in"
       o[0][4][2] *= ag_bits_f32(ar[2]);
-#line 412 "templates/gfx942/attn_fwd.hip.in"
+#line 468 "templates/gfx942/attn_fwd.hip.in"
       o[0][4][3] *= ag_bits_f32(ar[3]);
-#line 412 "templates/gfx942/attn_fwd.hip.in"
+#line 468 "templates/gfx942/attn_fwd.hip.in"
       o[0][5][0] *= ag_bits_f32(ar[0]);
-#line 412 "templates/gfx942/attn_fwd.hip.in"
+#line 468 "templates/gfx942/attn_fwd.hip.in"
       o[0][5][1] *= ag_bits_f32(ar[1]);
-#line 412 "templates/gfx942/attn_fwd.hip.in"
+#line 468 "templates/gfx942/attn_fwd.hip.in"
       o[0][5][2] *= ag_bits_f32(ar[2]);
-#line 412 "templates/gfx942/attn_fwd.hip.in"
+#line 468 "templates/gfx942/attn_fwd.hip.in"
       o[0][5][3] *= ag_bits_f32(ar[3]);
-#line 412 "templates/gfx942/attn_fwd.hip.in"
+#line 468 "templates/gfx942/attn_fwd.hip.in"
       o[0][6][0] *= ag_bits_f32(ar[0]);
-#line 412 "templates/gfx942/attn_fwd.hip.in"
+#line 468 "templates/gfx942/attn_fwd.hip.in"
       o[0][6][1] *= ag_bits_f32(ar[1]);
-#line 412 "templates/gfx942/attn_fwd.hip.in"
+#line 468 "templates/gfx942/attn_fwd.hip.in"
       o[0][6][2] *= ag_bits_f32(ar[2]);
-#line 412 "templates/gfx942/attn_fwd.hip.in"
+#line 468 "templates/gfx942/attn_fwd.hip.in"
       o[0][6][3] *= ag_bits_f32(ar[3]);
-#line 412 "templates/gfx942/attn_fwd.hip.in"
+#line 468 "templates/gfx942/attn_fwd.hip.in"
       o[0][7][0] *= ag_bits_f32(ar[0]);
-#line 412 "templates/gfx942/attn_fwd.hip.in"
+#line 468 "templates/gfx942/attn_fwd.hip.in"
       o[0][7][1] *= ag_bits_f32(ar[1]);
-#line 412 "templates/gfx942/attn_fwd.hip.in"
+#line 468 "templates/gfx942/attn_fwd.hip.in"
       o[0][7][2] *= ag_bits_f32(ar[2]);
-#line 412 "templates/gfx942/attn_fwd.hip.in"
+#line 468 "templates/gfx942/attn_fwd.hip.in"
       o[0][7][3] *= ag_bits_f32(ar[3]);
-#line 415 "templates/gfx942/attn_fwd.hip.in"
+#line 471 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 403 "templates/gfx942/attn_fwd.hip.in"
+#line 459 "templates/gfx942/attn_fwd.hip.in"
     if (changed[1]) {
       unsigned ar[4];
       const unsigned g4 = (ag_lane_id_here() >> 4) << 4;  // (4g) << 2
-#line 407 "templates/gfx942/attn_fwd.hip.in"
+#line 463 "templates/gfx942/attn_fwd.hip.in"
       ag_ds_bpermute_b32(ar[0], g4 + 0u, ag_f32_bits(alpha[1]));
-#line 407 "templates/gfx942/attn_fwd.hip.in"
+#line 463 "templates/gfx942/attn_fwd.hip.in"
       ag_ds_bpermute_b32(ar[1], g4 + 4u, ag_f32_bits(alpha[1]));
-#line 407 "templates/gfx942/attn_fwd.hip.in"
+#line 463 "templates/gfx942/attn_fwd.hip.in"
       ag_ds_bpermute_b32(ar[2], g4 + 8u, ag_f32_bits(alpha[1]));
-#line 407 "templates/gfx942/attn_fwd.hip.in"
+#line 463 "templates/gfx942/attn_fwd.hip.in"
       ag_ds_bpermute_b32(ar[3], g4 + 12u, ag_f32_bits(alpha[1]));
-#line 409 "templates/gfx942/attn_fwd.hip.in"
+#line 465 "templates/gfx942/attn_fwd.hip.in"
       ag_s_waitcnt_lgkmcnt<0>(ar[0], ar[1], ar[2], ar[3]);
-#line 412 "templates/gfx942/attn_fwd.hip.in"
+#line 468 "templates/gfx942/attn_fwd.hip.in"
       o[1][0][0] *= ag_bits_f32(ar[0]);
-#line 412 "templates/gfx942/attn_fwd.hip.in"
+#line 468 "templates/gfx942/attn_fwd.hip.in"
       o[1][0][1] *= ag_bits_f32(ar[1]);
-#line 412 "templates/gfx942/attn_fwd.hip.in"
+#line 468 "templates/gfx942/attn_fwd.hip.in"
       o[1][0][2] *= ag_bits_f32(ar[2]);
-#line 412 "templates/gfx942/attn_fwd.hip.in"
+#line 468 "templates/gfx942/attn_fwd.hip.in"
       o[1][0][3] *= ag_bits_f32(ar[3]);
-#line 412 "templates/gfx942/attn_fwd.hip.in"
+#line 468 "templates/gfx942/attn_fwd.hip.in"
       o[1][1][0] *= ag_bits_f32(ar[0]);
-#line 412 "templates/gfx942/attn_fwd.hip.in"
+#line 468 "templates/gfx942/attn_fwd.hip.in"
       o[1][1][1] *= ag_bits_f32(ar[1]);
-#line 412 "templates/gfx942/attn_fwd.hip.in"
+#line 468 "templates/gfx942/attn_fwd.hip.in"
       o[1][1][2] *= ag_bits_f32(ar[2]);
-#line 412 "templates/gfx942/attn_fwd.hip.in"
+#line 468 "templates/gfx942/attn_fwd.hip.in"
       o[1][1][3] *= ag_bits_f32(ar[3]);
-#line 412 "templates/gfx942/attn_fwd.hip.in"
+#line 468 "templates/gfx942/attn_fwd.hip.in"
       o[1][2][0] *= ag_bits_f32(ar[0]);
-#line 412 "templates/gfx942/attn_fwd.hip.in"
+#line 468 "templates/gfx942/attn_fwd.hip.in"
       o[1][2][1] *= ag_bits_f32(ar[1]);
-#line 412 "templates/gfx942/attn_fwd.hip.in"
+#line 468 "templates/gfx942/attn_fwd.hip.in"
       o[1][2][2] *= ag_bits_f32(ar[2]);
-#line 412 "templates/gfx942/attn_fwd.hip.in"
+#line 468 "templates/gfx942/attn_fwd.hip.in"
       o[1][2][3] *= ag_bits_f32(ar[3]);
-#line 412 "templates/gfx942/attn_fwd.hip.in"
+#line 468 "templates/gfx942/attn_fwd.hip.in"
       o[1][3][0] *= ag_bits_f32(ar[0]);
-#line 412 "templates/gfx942/attn_fwd.hip.in"
+#line 468 "templates/gfx942/attn_fwd.hip.in"
       o[1][3][1] *= ag_bits_f32(ar[1]);
-#line 412 "templates/gfx942/attn_fwd.hip.in"
+#line 468 "templates/gfx942/attn_fwd.hip.in"
       o[1][3][2] *= ag_bits_f32(ar[2]);
-#line 412 "templates/gfx942/attn_fwd.hip.in"
+#line 468 "templates/gfx942/attn_fwd.hip.in"
       o[1][3][3] *= ag_bits_f32(ar[3]);
-#line 412 "templates/gfx942/attn_fwd.hip.in"
+#line 468 "templates/gfx942/attn_fwd.hip.in"
       o[1][4][0] *= ag_bits_f32(ar[0]);
-#line 412 "templates/gfx942/attn_fwd.hip.in"
+#line 468 "templates/gfx942/attn_fwd.hip.in"
       o[1][4][1] *= ag_bits_f32(ar[1]);
-#line 412 "templates/gfx942/attn_fwd.hip.in"
+#line 468 "templates/gfx942/attn_fwd.hip.in"
       o[1][4][2] *= ag_bits_f32(ar[2]);
-#line 412 "templates/gfx942/attn_fwd.hip.in"
+#line 468 "templates/gfx942/attn_fwd.hip.in"
       o[1][4][3] *= ag_bits_f32(ar[3]);
-#line 412 "templates/gfx942/attn_fwd.hip.in"
+#line 468 "templates/gfx942/attn_fwd.hip.in"
       o[1][5][0] *= ag_bits_f32(ar[0]);
-#line 412 "templates/gfx942/attn_fwd.hip.in"
+#line 468 "templates/gfx942/attn_fwd.hip.in"
       o[1][5][1] *= ag_bits_f32(ar[1]);
-#line 412 "templates/gfx942/attn_fwd.hip.in"
+#line 468 "templates/gfx942/attn_fwd.hip.in"
       o[1][5][2] *= ag_bits_f32(ar[2]);
-#line 412 "templates/gfx942/attn_fwd.hip.in"
+#line 468 "templates/gfx942/attn_fwd.hip.in"
       o[1][5][3] *= ag_bits_f32(ar[3]);
-#line 412 "templates/gfx942/attn_fwd.hip.in"
+#line 468 "templates/gfx942/attn_fwd.hip.in"
       o[1][6][0] *= ag_bits_f32(ar[0]);
-#line 412 "templates/gfx942/attn_fwd.hip.in"
+#line 468 "templates/gfx942/attn_fwd.hip.in"
       o[1][6][1] *= ag_bits_f32(ar[1]);
-#line 412 "templates/gfx942/attn_fwd.hip.in"
+#line 468 "templates/gfx942/attn_fwd.hip.in"
       o[1][6][2] *= ag_bits_f32(ar[2]);
-#line 412 "templates/gfx942/attn_fwd.hip.in"
+#line 468 "templates/gfx942/attn_fwd.hip.in"
       o[1][6][3] *= ag_bits_f32(ar[3]);
-#line 412 "templates/gfx942/attn_fwd.hip.in"
+#line 468 "templates/gfx942/attn_fwd.hip.in"
       o[1][7][0] *= ag_bits_f32(ar[0]);
-#line 412 "templates/gfx942/attn_fwd.hip.in"
+#line 468 "templates/gfx942/attn_fwd.hip.in"
       o[1][7][1] *= ag_bits_f32(ar[1]);
-#line 412 "templates/gfx942/attn_fwd.hip.in"
+#line 468 "templates/gfx942/attn_fwd.hip.in"
       o[1][7][2] *= ag_bits_f32(ar[2]);
-#line 412 "templates/gfx942/attn_fwd.hip.in"
+#line 468 "templates/gfx942/attn_fwd.hip.in"
       o[1][7][3] *= ag_bits_f32(ar[3]);
-#line 415 "templates/gfx942/attn_fwd.hip.in"
+#line 471 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 417 "templates/gfx942/attn_fwd.hip.in"
+#line 473 "templates/gfx942/attn_fwd.hip.in"
   }
-#line 443 "templates/gfx942/attn_fwd.hip.in"
+#line 499 "templates/gfx942/attn_fwd.hip.in"
     if (grp == 0u) {
       ag_s_waitcnt_vmcnt<12>();  // K_{j+1} (DMA issued in X_j, before V_j) has landed
       ag_s_barrier();
     } else if (jj + 1u < nt) {
       ag_s_barrier();
     }
-#line 462 "templates/gfx942/attn_fwd.hip.in"
+#line 518 "templates/gfx942/attn_fwd.hip.in"
     }
     // O += P_{nt-1} V_{nt-1}
     ag_s_setprio<1>();
-#line 267 "templates/gfx942/attn_fwd.hip.in"
+#line 270 "templates/gfx942/attn_fwd.hip.in"
   {
     ag_u32x2 bv[2];
-#line 256 "templates/gfx942/attn_fwd.hip.in"
-    ag_s_waitcnt_vmcnt<8>(vv[0][0], vv[0][1], vv[0][2], vv[0][3]);
 #line 259 "templates/gfx942/attn_fwd.hip.in"
+    ag_s_waitcnt_vmcnt<8>(vv[0][0], vv[0][1], vv[0][2], vv[0][3]);
+#line 262 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[0][0][0];
     bv[1].y = vv[0][0][1];
-#line 259 "templates/gfx942/attn_fwd.hip.in"
+#line 262 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[0][0][2];
     bv[0].y = vv[0][0][3];
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][0], p[0][0], bv[1]);
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][0], p[1][0], bv[1]);
-#line 259 "templates/gfx942/attn_fwd.hip.in"
+#line 262 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[0][1][0];
     bv[1].y = vv[0][1][1];
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][1], p[0][0], bv[0]);
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][1], p[1][0], bv[0]);
-#line 259 "templates/gfx942/attn_fwd.hip.in"
+#line 262 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[0][1][2];
     bv[0].y = vv[0][1][3];
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][2], p[0][0], bv[1]);
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][2], p[1][0], bv[1]);
-#line 259 "templates/gfx942/attn_fwd.hip.in"
+#line 262 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[0][2][0];
     bv[1].y = vv[0][2][1];
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][3], p[0][0], bv[0]);
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][3], p[1][0], bv[0]);
-#line 259 "templates/gfx942/attn_fwd.hip.in"
+#line 262 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[0][2][2];
     bv[0].y = vv[0][2][3];
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][4], p[0][0], bv[1]);
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][4], p[1][0], bv[1]);
-#line 259 "templates/gfx942/attn_fwd.hip.in"
+#line 262 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[0][3][0];
     bv[1].y = vv[0][3][1];
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][5], p[0][0], bv[0]);
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][5], p[1][0], bv[0]);
-#line 259 "templates/gfx942/attn_fwd.hip.in"
+#line 262 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[0][3][2];
     bv[0].y = vv[0][3][3];
-#line 236 "templates/gfx942/attn_fwd.hip.in"
+#line 239 "templates/gfx942/attn_fwd.hip.in"
     {
       const unsigned vo = v_lane + ((kv_begin + (nt - 1u) * 96u) + 48u) * 256u;
-#line 239 "templates/gfx942/attn_fwd.hip.in"
+#line 242 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<0>(vv[0][0], v_rsrc, vo);
-#line 239 "templates/gfx942/attn_fwd.hip.in"
+#line 242 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<1024>(vv[0][1], v_rsrc, vo);
-#line 239 "templates/gfx942/attn_fwd.hip.in"
+#line 242 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<2048>(vv[0][2], v_rsrc, vo);
-#line 239 "templates/gfx942/attn_fwd.hip.in"
+#line 242 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<3072>(vv[0][3], v_rsrc, vo);
-#line 241 "templates/gfx942/attn_fwd.hip.in"
+#line 244 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][6], p[0][0], bv[1]);
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][6], p[1][0], bv[1]);
-#line 256 "templates/gfx942/attn_fwd.hip.in"
-    ag_s_waitcnt_vmcnt<8>(vv[1][0], vv[1][1], vv[1][2], vv[1][3]);
 #line 259 "templates/gfx942/attn_fwd.hip.in"
+    ag_s_waitcnt_vmcnt<8>(vv[1][0], vv[1][1], vv[1][2], vv[1][3]);
+#line 262 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[1][0][0];
     bv[1].y = vv[1][0][1];
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][7], p[0][0], bv[0]);
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][7], p[1][0], bv[0]);
-#line 259 "templates/gfx942/attn_fwd.hip.in"
+#line 262 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[1][0][2];
     bv[0].y = vv[1][0][3];
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][0], p[0][1], bv[1]);
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][0], p[1][1], bv[1]);
-#line 259 "templates/gfx942/attn_fwd.hip.in"
+#line 262 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[1][1][0];
     bv[1].y = vv[1][1][1];
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][1], p[0][1], bv[0]);
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][1], p[1][1], bv[0]);
-#line 259 "templates/gfx942/attn_fwd.hip.in"
+#line 262 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[1][1][2];
     bv[0].y = vv[1][1][3];
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][2], p[0][1], bv[1]);
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][2], p[1][1], bv[1]);
-#line 259 "templates/gfx942/attn_fwd.hip.in"
+#line 262 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[1][2][0];
     bv[1].y = vv[1][2][1];
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][3], p[0][1], bv[0]);
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][3], p[1][1], bv[0]);
-#line 259 "templates/gfx942/attn_fwd.hip.in"
+#line 262 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[1][2][2];
     bv[0].y = vv[1][2][3];
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][4], p[0][1], bv[1]);
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][4], p[1][1], bv[1]);
-#line 259 "templates/gfx942/attn_fwd.hip.in"
+#line 262 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[1][3][0];
     bv[1].y = vv[1][3][1];
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][5], p[0][1], bv[0]);
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][5], p[1][1], bv[0]);
-#line 259 "templates/gfx942/attn_fwd.hip.in"
+#line 262 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[1][3][2];
     bv[0].y = vv[1][3][3];
-#line 236 "templates/gfx942/attn_fwd.hip.in"
+#line 239 "templates/gfx942/attn_fwd.hip.in"
     {
       const unsigned vo = v_lane + ((kv_begin + (nt - 1u) * 96u) + 64u) * 256u;
-#line 239 "templates/gfx942/attn_fwd.hip.in"
+#line 242 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<0>(vv[1][0], v_rsrc, vo);
-#line 239 "templates/gfx942/attn_fwd.hip.in"
+#line 242 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<1024>(vv[1][1], v_rsrc, vo);
-#line 239 "templates/gfx942/attn_fwd.hip.in"
+#line 242 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<2048>(vv[1][2], v_rsrc, vo);
-#line 239 "templates/gfx942/attn_fwd.hip.in"
+#line 242 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<3072>(vv[1][3], v_rsrc, vo);
-#line 241 "templates/gfx942/attn_fwd.hip.in"
+#line 244 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][6], p[0][1], bv[1]);
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][6], p[1][1], bv[1]);
-#line 256 "templates/gfx942/attn_fwd.hip.in"
-    ag_s_waitcnt_vmcnt<8>(vv[2][0], vv[2][1], vv[2][2], vv[2][3]);
 #line 259 "templates/gfx942/attn_fwd.hip.in"
+    ag_s_waitcnt_vmcnt<8>(vv[2][0], vv[2][1], vv[2][2], vv[2][3]);
+#line 262 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[2][0][0];
     bv[1].y = vv[2][0][1];
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][7], p[0][1], bv[0]);
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][7], p[1][1], bv[0]);
-#line 259 "templates/gfx942/attn_fwd.hip.in"
+#line 262 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[2][0][2];
     bv[0].y = vv[2][0][3];
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][0], p[0][2], bv[1]);
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][0], p[1][2], bv[1]);
-#line 259 "templates/gfx942/attn_fwd.hip.in"
+#line 262 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[2][1][0];
     bv[1].y = vv[2][1][1];
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][1], p[0][2], bv[0]);
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][1], p[1][2], bv[0]);
-#line 259 "templates/gfx942/attn_fwd.hip.in"
+#line 262 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[2][1][2];
     bv[0].y = vv[2][1][3];
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][2], p[0][2], bv[1]);
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][2], p[1][2], bv[1]);
-#line 259 "templates/gfx942/attn_fwd.hip.in"
+#line 262 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[2][2][0];
     bv[1].y = vv[2][2][1];
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][3], p[0][2], bv[0]);
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][3], p[1][2], bv[0]);
-#line 259 "templates/gfx942/attn_fwd.hip.in"
+#line 262 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[2][2][2];
     bv[0].y = vv[2][2][3];
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][4], p[0][2], bv[1]);
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][4], p[1][2], bv[1]);
-#line 259 "templates/gfx942/attn_fwd.hip.in"
+#line 262 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[2][3][0];
     bv[1].y = vv[2][3][1];
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][5], p[0][2], bv[0]);
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][5], p[1][2], bv[0]);
-#line 259 "templates/gfx942/attn_fwd.hip.in"
+#line 262 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[2][3][2];
     bv[0].y = vv[2][3][3];
-#line 236 "templates/gfx942/attn_fwd.hip.in"
+#line 239 "templates/gfx942/attn_fwd.hip.in"
     {
       const unsigned vo = v_lane + ((kv_begin + (nt - 1u) * 96u) + 80u) * 256u;
-#line 239 "templates/gfx942/attn_fwd.hip.in"
+#line 242 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<0>(vv[2][0], v_rsrc, vo);
-#line 239 "templates/gfx942/attn_fwd.hip.in"
+#line 242 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<1024>(vv[2][1], v_rsrc, vo);
-#line 239 "templates/gfx942/attn_fwd.hip.in"
+#line 242 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<2048>(vv[2][2], v_rsrc, vo);
-#line 239 "templates/gfx942/attn_fwd.hip.in"
+#line 242 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<3072>(vv[2][3], v_rsrc, vo);
-#line 241 "templates/gfx942/attn_fwd.hip.in"
+#line 244 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][6], p[0][2], bv[1]);
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][6], p[1][2], bv[1]);
-#line 256 "templates/gfx942/attn_fwd.hip.in"
-    ag_s_waitcnt_vmcnt<8>(vv[0][0], vv[0][1], vv[0][2], vv[0][3]);
 #line 259 "templates/gfx942/attn_fwd.hip.in"
+    ag_s_waitcnt_vmcnt<8>(vv[0][0], vv[0][1], vv[0][2], vv[0][3]);
+#line 262 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[0][0][0];
     bv[1].y = vv[0][0][1];
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][7], p[0][2], bv[0]);
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][7], p[1][2], bv[0]);
-#line 259 "templates/gfx942/attn_fwd.hip.in"
+#line 262 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[0][0][2];
     bv[0].y = vv[0][0][3];
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][0], p[0][3], bv[1]);
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][0], p[1][3], bv[1]);
-#line 259 "templates/gfx942/attn_fwd.hip.in"
+#line 262 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[0][1][0];
     bv[1].y = vv[0][1][1];
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][1], p[0][3], bv[0]);
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][1], p[1][3], bv[0]);
-#line 259 "templates/gfx942/attn_fwd.hip.in"
+#line 262 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[0][1][2];
     bv[0].y = vv[0][1][3];
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][2], p[0][3], bv[1]);
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][2], p[1][3], bv[1]);
-#line 259 "templates/gfx942/attn_fwd.hip.in"
+#line 262 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[0][2][0];
     bv[1].y = vv[0][2][1];
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][3], p[0][3], bv[0]);
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][3], p[1][3], bv[0]);
-#line 259 "templates/gfx942/attn_fwd.hip.in"
+#line 262 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[0][2][2];
     bv[0].y = vv[0][2][3];
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][4], p[0][3], bv[1]);
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][4], p[1][3], bv[1]);
-#line 259 "templates/gfx942/attn_fwd.hip.in"
+#line 262 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[0][3][0];
     bv[1].y = vv[0][3][1];
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][5], p[0][3], bv[0]);
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][5], p[1][3], bv[0]);
-#line 259 "templates/gfx942/attn_fwd.hip.in"
+#line 262 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[0][3][2];
     bv[0].y = vv[0][3][3];
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][6], p[0][3], bv[1]);
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][6], p[1][3], bv[1]);
-#line 256 "templates/gfx942/attn_fwd.hip.in"
-    ag_s_waitcnt_vmcnt<4>(vv[1][0], vv[1][1], vv[1][2], vv[1][3]);
 #line 259 "templates/gfx942/attn_fwd.hip.in"
+    ag_s_waitcnt_vmcnt<4>(vv[1][0], vv[1][1], vv[1][2], vv[1][3]);
+#line 262 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[1][0][0];
     bv[1].y = vv[1][0][1];
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][7], p[0][3], bv[0]);
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][7], p[1][3], bv[0]);
-#line 259 "templates/gfx942/attn_fwd.hip.in"
+#line 262 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[1][0][2];
     bv[0].y = vv[1][0][3];
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][0], p[0][4], bv[1]);
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][0], p[1][4], bv[1]);
-#line 259 "templates/gfx942/attn_fwd.hip.in"
+#line 262 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[1][1][0];
     bv[1].y = vv[1][1][1];
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][1], p[0][4], bv[0]);
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][1], p[1][4], bv[0]);
-#line 259 "templates/gfx942/attn_fwd.hip.in"
+#line 262 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[1][1][2];
     bv[0].y = vv[1][1][3];
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][2], p[0][4], bv[1]);
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][2], p[1][4], bv[1]);
-#line 259 "templates/gfx942/attn_fwd.hip.in"
+#line 262 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[1][2][0];
     bv[1].y = vv[1][2][1];
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][3], p[0][4], bv[0]);
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][3], p[1][4], bv[0]);
-#line 259 "templates/gfx942/attn_fwd.hip.in"
+#line 262 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[1][2][2];
     bv[0].y = vv[1][2][3];
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][4], p[0][4], bv[1]);
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][4], p[1][4], bv[1]);
-#line 259 "templates/gfx942/attn_fwd.hip.in"
+#line 262 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[1][3][0];
     bv[1].y = vv[1][3][1];
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][5], p[0][4], bv[0]);
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][5], p[1][4], bv[0]);
-#line 259 "templates/gfx942/attn_fwd.hip.in"
+#line 262 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[1][3][2];
     bv[0].y = vv[1][3][3];
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][6], p[0][4], bv[1]);
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][6], p[1][4], bv[1]);
-#line 256 "templates/gfx942/attn_fwd.hip.in"
-    ag_s_waitcnt_vmcnt<0>(vv[2][0], vv[2][1], vv[2][2], vv[2][3]);
 #line 259 "templates/gfx942/attn_fwd.hip.in"
+    ag_s_waitcnt_vmcnt<0>(vv[2][0], vv[2][1], vv[2][2], vv[2][3]);
+#line 262 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[2][0][0];
     bv[1].y = vv[2][0][1];
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][7], p[0][4], bv[0]);
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][7], p[1][4], bv[0]);
-#line 259 "templates/gfx942/attn_fwd.hip.in"
+#line 262 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[2][0][2];
     bv[0].y = vv[2][0][3];
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][0], p[0][5], bv[1]);
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][0], p[1][5], bv[1]);
-#line 259 "templates/gfx942/attn_fwd.hip.in"
+#line 262 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[2][1][0];
     bv[1].y = vv[2][1][1];
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][1], p[0][5], bv[0]);
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][1], p[1][5], bv[0]);
-#line 259 "templates/gfx942/attn_fwd.hip.in"
+#line 262 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[2][1][2];
     bv[0].y = vv[2][1][3];
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][2], p[0][5], bv[1]);
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][2], p[1][5], bv[1]);
-#line 259 "templates/gfx942/attn_fwd.hip.in"
+#line 262 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[2][2][0];
     bv[1].y = vv[2][2][1];
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][3], p[0][5], bv[0]);
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][3], p[1][5], bv[0]);
-#line 259 "templates/gfx942/attn_fwd.hip.in"
+#line 262 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[2][2][2];
     bv[0].y = vv[2][2][3];
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][4], p[0][5], bv[1]);
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][4], p[1][5], bv[1]);
-#line 259 "templates/gfx942/attn_fwd.hip.in"
+#line 262 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[2][3][0];
     bv[1].y = vv[2][3][1];
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][5], p[0][5], bv[0]);
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 276 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][5], p[1][5], bv[0]);
-#line 259 "templates/gfx942/attn_fwd.hip.in"
+#line 262 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[2][3][2];
     bv[0].y = vv[2][3][3];
-#line 273 "templates/gfx942/attn_fwd.hip.in"
-    ag_mfma_16x16x16_bf16(o[0][6], p[0][5], bv[1]);
-#line 273 "templates/gfx942/attn_fwd.hip.in"
-    ag_mfma_16x16x16_bf16(o[1][6], p[1][5], bv[1]);
-#line 273 "templates/gfx942/attn_fwd.hip.in"
-    ag_mfma_16x16x16_bf16(o[0][7], p[0][5], bv[0]);
-#line 273 "templates/gfx942/attn_fwd.hip.in"
-    ag_mfma_16x16x16_bf16(o[1][7], p[1][5], bv[0]);
 #line 276 "templates/gfx942/attn_fwd.hip.in"
+    ag_mfma_16x16x16_bf16(o[0][6], p[0][5], bv[1]);
+#line 276 "templates/gfx942/attn_fwd.hip.in"
+    ag_mfma_16x16x16_bf16(o[1][6], p[1][5], bv[1]);
+#line 276 "templates/gfx942/attn_fwd.hip.in"
+    ag_mfma_16x16x16_bf16(o[0][7], p[0][5], bv[0]);
+#line 276 "templates/gfx942/attn_fwd.hip.in"
+    ag_mfma_16x16x16_bf16(o[1][7], p[1][5], bv[0]);
+#line 279 "templates/gfx942/attn_fwd.hip.in"
   }
-#line 466 "templates/gfx942/attn_fwd.hip.in"
+#line 522 "templates/gfx942/attn_fwd.hip.in"
     ag_s_setprio<0>();
   }
   ag_s_waitcnt_vmcnt<0>();  // K DMAs past the end (zero-filled) are complete
@@ -4367,37 +5144,37 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
   float lsum[2];
   {
     unsigned xr[2];
-#line 479 "templates/gfx942/attn_fwd.hip.in"
+#line 535 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_swizzle_b32<0x401F>(xr[0], ag_f32_bits(l[0]));
-#line 479 "templates/gfx942/attn_fwd.hip.in"
+#line 535 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_swizzle_b32<0x401F>(xr[1], ag_f32_bits(l[1]));
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 537 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<0>(xr[0], xr[1]);
-#line 483 "templates/gfx942/attn_fwd.hip.in"
+#line 539 "templates/gfx942/attn_fwd.hip.in"
     lsum[0] = l[0] + ag_bits_f32(xr[0]);
     ag_ds_bpermute_b32(xr[0], (lane ^ 32u) << 2, ag_f32_bits(lsum[0]));
-#line 483 "templates/gfx942/attn_fwd.hip.in"
+#line 539 "templates/gfx942/attn_fwd.hip.in"
     lsum[1] = l[1] + ag_bits_f32(xr[1]);
     ag_ds_bpermute_b32(xr[1], (lane ^ 32u) << 2, ag_f32_bits(lsum[1]));
-#line 486 "templates/gfx942/attn_fwd.hip.in"
+#line 542 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<0>(xr[0], xr[1]);
-#line 488 "templates/gfx942/attn_fwd.hip.in"
+#line 544 "templates/gfx942/attn_fwd.hip.in"
     lsum[0] = lsum[0] + ag_bits_f32(xr[0]);
-#line 488 "templates/gfx942/attn_fwd.hip.in"
+#line 544 "templates/gfx942/attn_fwd.hip.in"
     lsum[1] = lsum[1] + ag_bits_f32(xr[1]);
-#line 490 "templates/gfx942/attn_fwd.hip.in"
+#line 546 "templates/gfx942/attn_fwd.hip.in"
   }
-#line 492 "templates/gfx942/attn_fwd.hip.in"
+#line 548 "templates/gfx942/attn_fwd.hip.in"
   if (part >= 0) {  // split part: unnormalized O, m and l of each row into the workspace
-#line 494 "templates/gfx942/attn_fwd.hip.in"
+#line 550 "templates/gfx942/attn_fwd.hip.in"
     // the split partials follow the pre-transposed V in the workspace
     const unsigned long long vt_floats = (unsigned long long)a.B * H * vt_chunks * 1024ull;
-#line 497 "templates/gfx942/attn_fwd.hip.in"
+#line 553 "templates/gfx942/attn_fwd.hip.in"
     const unsigned long long ws_off = ((unsigned long long)(job - (unsigned)a.split_first) *
                                            (unsigned)a.num_splits + (unsigned)part) *
                                       33280ull;
     const ag_rsrc ws_rsrc = ag_make_rsrc(a.ws + vt_floats + ws_off, 133120u);
-#line 503 "templates/gfx942/attn_fwd.hip.in"
+#line 559 "templates/gfx942/attn_fwd.hip.in"
     {
       const unsigned row = wave * 32u + 0u + 4u * g;
       const ag_u32x4 lo = {ag_f32_bits(o[0][0][0]), ag_f32_bits(o[0][1][0]),
@@ -4407,7 +5184,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
       ag_buffer_store_dwordx4<0>(ws_rsrc, (row * 128u + 8u * c) * 4u, lo);
       ag_buffer_store_dwordx4<16>(ws_rsrc, (row * 128u + 8u * c) * 4u, hi);
     }
-#line 503 "templates/gfx942/attn_fwd.hip.in"
+#line 559 "templates/gfx942/attn_fwd.hip.in"
     {
       const unsigned row = wave * 32u + 1u + 4u * g;
       const ag_u32x4 lo = {ag_f32_bits(o[0][0][1]), ag_f32_bits(o[0][1][1]),
@@ -4417,7 +5194,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
       ag_buffer_store_dwordx4<0>(ws_rsrc, (row * 128u + 8u * c) * 4u, lo);
       ag_buffer_store_dwordx4<16>(ws_rsrc, (row * 128u + 8u * c) * 4u, hi);
     }
-#line 503 "templates/gfx942/attn_fwd.hip.in"
+#line 559 "templates/gfx942/attn_fwd.hip.in"
     {
       const unsigned row = wave * 32u + 2u + 4u * g;
       const ag_u32x4 lo = {ag_f32_bits(o[0][0][2]), ag_f32_bits(o[0][1][2]),
@@ -4427,7 +5204,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
       ag_buffer_store_dwordx4<0>(ws_rsrc, (row * 128u + 8u * c) * 4u, lo);
       ag_buffer_store_dwordx4<16>(ws_rsrc, (row * 128u + 8u * c) * 4u, hi);
     }
-#line 503 "templates/gfx942/attn_fwd.hip.in"
+#line 559 "templates/gfx942/attn_fwd.hip.in"
     {
       const unsigned row = wave * 32u + 3u + 4u * g;
       const ag_u32x4 lo = {ag_f32_bits(o[0][0][3]), ag_f32_bits(o[0][1][3]),
@@ -4437,13 +5214,13 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
       ag_buffer_store_dwordx4<0>(ws_rsrc, (row * 128u + 8u * c) * 4u, lo);
       ag_buffer_store_dwordx4<16>(ws_rsrc, (row * 128u + 8u * c) * 4u, hi);
     }
-#line 513 "templates/gfx942/attn_fwd.hip.in"
+#line 569 "templates/gfx942/attn_fwd.hip.in"
     {
       const unsigned row = wave * 32u + 0u + c;
       const ag_u32x2 ml = {ag_f32_bits(m[0]), ag_f32_bits(lsum[0])};
       ag_buffer_store_dwordx2<0>(ws_rsrc, g == 0u ? (32768u + 2u * row) * 4u : 0x80000000u, ml);
     }
-#line 503 "templates/gfx942/attn_fwd.hip.in"
+#line 559 "templates/gfx942/attn_fwd.hip.in"
     {
       const unsigned row = wave * 32u + 16u + 4u * g;
       const ag_u32x4 lo = {ag_f32_bits(o[1][0][0]), ag_f32_bits(o[1][1][0]),
@@ -4453,7 +5230,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
       ag_buffer_store_dwordx4<0>(ws_rsrc, (row * 128u + 8u * c) * 4u, lo);
       ag_buffer_store_dwordx4<16>(ws_rsrc, (row * 128u + 8u * c) * 4u, hi);
     }
-#line 503 "templates/gfx942/attn_fwd.hip.in"
+#line 559 "templates/gfx942/attn_fwd.hip.in"
     {
       const unsigned row = wave * 32u + 17u + 4u * g;
       const ag_u32x4 lo = {ag_f32_bits(o[1][0][1]), ag_f32_bits(o[1][1][1]),
@@ -4463,7 +5240,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
       ag_buffer_store_dwordx4<0>(ws_rsrc, (row * 128u + 8u * c) * 4u, lo);
       ag_buffer_store_dwordx4<16>(ws_rsrc, (row * 128u + 8u * c) * 4u, hi);
     }
-#line 503 "templates/gfx942/attn_fwd.hip.in"
+#line 559 "templates/gfx942/attn_fwd.hip.in"
     {
       const unsigned row = wave * 32u + 18u + 4u * g;
       const ag_u32x4 lo = {ag_f32_bits(o[1][0][2]), ag_f32_bits(o[1][1][2]),
@@ -4473,7 +5250,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
       ag_buffer_store_dwordx4<0>(ws_rsrc, (row * 128u + 8u * c) * 4u, lo);
       ag_buffer_store_dwordx4<16>(ws_rsrc, (row * 128u + 8u * c) * 4u, hi);
     }
-#line 503 "templates/gfx942/attn_fwd.hip.in"
+#line 559 "templates/gfx942/attn_fwd.hip.in"
     {
       const unsigned row = wave * 32u + 19u + 4u * g;
       const ag_u32x4 lo = {ag_f32_bits(o[1][0][3]), ag_f32_bits(o[1][1][3]),
@@ -4483,44 +5260,44 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
       ag_buffer_store_dwordx4<0>(ws_rsrc, (row * 128u + 8u * c) * 4u, lo);
       ag_buffer_store_dwordx4<16>(ws_rsrc, (row * 128u + 8u * c) * 4u, hi);
     }
-#line 513 "templates/gfx942/attn_fwd.hip.in"
+#line 569 "templates/gfx942/attn_fwd.hip.in"
     {
       const unsigned row = wave * 32u + 16u + c;
       const ag_u32x2 ml = {ag_f32_bits(m[1]), ag_f32_bits(lsum[1])};
       ag_buffer_store_dwordx2<0>(ws_rsrc, g == 0u ? (32768u + 2u * row) * 4u : 0x80000000u, ml);
     }
-#line 519 "templates/gfx942/attn_fwd.hip.in"
+#line 575 "templates/gfx942/attn_fwd.hip.in"
     return;
   }
-#line 522 "templates/gfx942/attn_fwd.hip.in"
+#line 578 "templates/gfx942/attn_fwd.hip.in"
   {
-#line 524 "templates/gfx942/attn_fwd.hip.in"
+#line 580 "templates/gfx942/attn_fwd.hip.in"
     float inv0;
     unsigned ir0[4];
     inv0 = lsum[0] == 0.0f ? 0.0f : 1.0f / lsum[0];
-#line 528 "templates/gfx942/attn_fwd.hip.in"
+#line 584 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_bpermute_b32(ir0[0], (4u * g + 0u) << 2, ag_f32_bits(inv0));
-#line 528 "templates/gfx942/attn_fwd.hip.in"
+#line 584 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_bpermute_b32(ir0[1], (4u * g + 1u) << 2, ag_f32_bits(inv0));
-#line 528 "templates/gfx942/attn_fwd.hip.in"
+#line 584 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_bpermute_b32(ir0[2], (4u * g + 2u) << 2, ag_f32_bits(inv0));
-#line 528 "templates/gfx942/attn_fwd.hip.in"
+#line 584 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_bpermute_b32(ir0[3], (4u * g + 3u) << 2, ag_f32_bits(inv0));
-#line 524 "templates/gfx942/attn_fwd.hip.in"
+#line 580 "templates/gfx942/attn_fwd.hip.in"
     float inv1;
     unsigned ir1[4];
     inv1 = lsum[1] == 0.0f ? 0.0f : 1.0f / lsum[1];
-#line 528 "templates/gfx942/attn_fwd.hip.in"
+#line 584 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_bpermute_b32(ir1[0], (4u * g + 0u) << 2, ag_f32_bits(inv1));
-#line 528 "templates/gfx942/attn_fwd.hip.in"
+#line 584 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_bpermute_b32(ir1[1], (4u * g + 1u) << 2, ag_f32_bits(inv1));
-#line 528 "templates/gfx942/attn_fwd.hip.in"
+#line 584 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_bpermute_b32(ir1[2], (4u * g + 2u) << 2, ag_f32_bits(inv1));
-#line 528 "templates/gfx942/attn_fwd.hip.in"
+#line 584 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_bpermute_b32(ir1[3], (4u * g + 3u) << 2, ag_f32_bits(inv1));
-#line 531 "templates/gfx942/attn_fwd.hip.in"
+#line 587 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<0>(ir0[0], ir0[1], ir0[2], ir0[3], ir1[0], ir1[1], ir1[2], ir1[3]);
-#line 534 "templates/gfx942/attn_fwd.hip.in"
+#line 590 "templates/gfx942/attn_fwd.hip.in"
     {
       const float r = ag_bits_f32(ir0[0]);
       const ag_u32x4 out = {ag_pack_bf16_rtne(o[0][0][0] * r, o[0][1][0] * r),
@@ -4529,7 +5306,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
                             ag_pack_bf16_rtne(o[0][6][0] * r, o[0][7][0] * r)};
       ag_buffer_store_dwordx4<0>(o_rsrc, (q_row0 + 0u + 4u * g) * rs + 16u * c, out);
     }
-#line 534 "templates/gfx942/attn_fwd.hip.in"
+#line 590 "templates/gfx942/attn_fwd.hip.in"
     {
       const float r = ag_bits_f32(ir0[1]);
       const ag_u32x4 out = {ag_pack_bf16_rtne(o[0][0][1] * r, o[0][1][1] * r),
@@ -4538,7 +5315,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
                             ag_pack_bf16_rtne(o[0][6][1] * r, o[0][7][1] * r)};
       ag_buffer_store_dwordx4<0>(o_rsrc, (q_row0 + 1u + 4u * g) * rs + 16u * c, out);
     }
-#line 534 "templates/gfx942/attn_fwd.hip.in"
+#line 590 "templates/gfx942/attn_fwd.hip.in"
     {
       const float r = ag_bits_f32(ir0[2]);
       const ag_u32x4 out = {ag_pack_bf16_rtne(o[0][0][2] * r, o[0][1][2] * r),
@@ -4547,7 +5324,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
                             ag_pack_bf16_rtne(o[0][6][2] * r, o[0][7][2] * r)};
       ag_buffer_store_dwordx4<0>(o_rsrc, (q_row0 + 2u + 4u * g) * rs + 16u * c, out);
     }
-#line 534 "templates/gfx942/attn_fwd.hip.in"
+#line 590 "templates/gfx942/attn_fwd.hip.in"
     {
       const float r = ag_bits_f32(ir0[3]);
       const ag_u32x4 out = {ag_pack_bf16_rtne(o[0][0][3] * r, o[0][1][3] * r),
@@ -4556,7 +5333,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
                             ag_pack_bf16_rtne(o[0][6][3] * r, o[0][7][3] * r)};
       ag_buffer_store_dwordx4<0>(o_rsrc, (q_row0 + 3u + 4u * g) * rs + 16u * c, out);
     }
-#line 534 "templates/gfx942/attn_fwd.hip.in"
+#line 590 "templates/gfx942/attn_fwd.hip.in"
     {
       const float r = ag_bits_f32(ir1[0]);
       const ag_u32x4 out = {ag_pack_bf16_rtne(o[1][0][0] * r, o[1][1][0] * r),
@@ -4565,7 +5342,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
                             ag_pack_bf16_rtne(o[1][6][0] * r, o[1][7][0] * r)};
       ag_buffer_store_dwordx4<0>(o_rsrc, (q_row0 + 16u + 4u * g) * rs + 16u * c, out);
     }
-#line 534 "templates/gfx942/attn_fwd.hip.in"
+#line 590 "templates/gfx942/attn_fwd.hip.in"
     {
       const float r = ag_bits_f32(ir1[1]);
       const ag_u32x4 out = {ag_pack_bf16_rtne(o[1][0][1] * r, o[1][1][1] * r),
@@ -4574,7 +5351,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
                             ag_pack_bf16_rtne(o[1][6][1] * r, o[1][7][1] * r)};
       ag_buffer_store_dwordx4<0>(o_rsrc, (q_row0 + 17u + 4u * g) * rs + 16u * c, out);
     }
-#line 534 "templates/gfx942/attn_fwd.hip.in"
+#line 590 "templates/gfx942/attn_fwd.hip.in"
     {
       const float r = ag_bits_f32(ir1[2]);
       const ag_u32x4 out = {ag_pack_bf16_rtne(o[1][0][2] * r, o[1][1][2] * r),
@@ -4583,7 +5360,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
                             ag_pack_bf16_rtne(o[1][6][2] * r, o[1][7][2] * r)};
       ag_buffer_store_dwordx4<0>(o_rsrc, (q_row0 + 18u + 4u * g) * rs + 16u * c, out);
     }
-#line 534 "templates/gfx942/attn_fwd.hip.in"
+#line 590 "templates/gfx942/attn_fwd.hip.in"
     {
       const float r = ag_bits_f32(ir1[3]);
       const ag_u32x4 out = {ag_pack_bf16_rtne(o[1][0][3] * r, o[1][1][3] * r),
@@ -4592,28 +5369,28 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
                             ag_pack_bf16_rtne(o[1][6][3] * r, o[1][7][3] * r)};
       ag_buffer_store_dwordx4<0>(o_rsrc, (q_row0 + 19u + 4u * g) * rs + 16u * c, out);
     }
-#line 544 "templates/gfx942/attn_fwd.hip.in"
+#line 600 "templates/gfx942/attn_fwd.hip.in"
   }
   if (a.lse) {  // natural-log LSE = m ln2 + ln l; row c, written by the lanes with g == 0
     const ag_rsrc lse_rsrc = ag_make_rsrc(a.lse + ((unsigned long long)b * H + h) * (unsigned)a.Sq,
                                           (unsigned)a.Sq * 4u);
-#line 549 "templates/gfx942/attn_fwd.hip.in"
+#line 605 "templates/gfx942/attn_fwd.hip.in"
     {
       const float lse = m[0] * 0.693147180559945309f + ag_v_log_f32(lsum[0]) * 0.693147180559945309f;
       ag_buffer_store_dword<0>(lse_rsrc, g == 0u ? (q_row0 + 0u + c) * 4u : 0x80000000u,
                                ag_f32_bits(lse));
     }
-#line 549 "templates/gfx942/attn_fwd.hip.in"
+#line 605 "templates/gfx942/attn_fwd.hip.in"
     {
       const float lse = m[1] * 0.693147180559945309f + ag_v_log_f32(lsum[1]) * 0.693147180559945309f;
       ag_buffer_store_dword<0>(lse_rsrc, g == 0u ? (q_row0 + 16u + c) * 4u : 0x80000000u,
                                ag_f32_bits(lse));
     }
-#line 555 "templates/gfx942/attn_fwd.hip.in"
+#line 611 "templates/gfx942/attn_fwd.hip.in"
   }
   }  // epilogue
 }
-#line 559 "templates/gfx942/attn_fwd.hip.in"
+#line 615 "templates/gfx942/attn_fwd.hip.in"
 
 // Merge of the tail KV split (grid: one block per split q-job, see runtime/src/split_plan.h).
 // For each row and each 8-column chunk, in the fixed part order 0..num_splits-1:
@@ -4632,22 +5409,22 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942_merge
   const unsigned bh = job / (unsigned)a.num_q_blocks;
   const unsigned h = bh % H, b = bh / H;
   const unsigned ns = (unsigned)a.num_splits;
-#line 578 "templates/gfx942/attn_fwd.hip.in"
+#line 634 "templates/gfx942/attn_fwd.hip.in"
   const unsigned rs = H * 256u;
   const unsigned long long q_base = ((unsigned long long)b * (unsigned)a.Sq * H + h) * 256ull;
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 640 "templates/gfx942/attn_fwd.hip.in"
   const unsigned q_bytes = a.Sq > 0 ? ((unsigned)a.Sq - 1u) * rs + 256u : 0u;
   const ag_rsrc o_rsrc = ag_make_rsrc((const char *)a.o + q_base, q_bytes);
-#line 587 "templates/gfx942/attn_fwd.hip.in"
+#line 643 "templates/gfx942/attn_fwd.hip.in"
   // the split partials follow the pre-transposed V in the workspace
   const unsigned long long vt_floats = (unsigned long long)a.B * H * (((unsigned)a.Skv + 15u) / 16u) * 1024ull;
-#line 590 "templates/gfx942/attn_fwd.hip.in"
+#line 646 "templates/gfx942/attn_fwd.hip.in"
   const ag_rsrc ws_rsrc = ag_make_rsrc(a.ws + vt_floats + (unsigned long long)sj * ns * 33280ull,
                                        ns * 133120u);
   const bool want_lse = a.lse != 0;
   const ag_rsrc lse_rsrc = ag_make_rsrc(want_lse ? a.lse + ((unsigned long long)b * H + h) * (unsigned)a.Sq : a.lse,
                                         want_lse ? (unsigned)a.Sq * 4u : 0u);
-#line 596 "templates/gfx942/attn_fwd.hip.in"
+#line 652 "templates/gfx942/attn_fwd.hip.in"
   {
     const unsigned item = ag_thread_id() + 0u;
     const unsigned row = item >> 4, ch = item & 15u;
@@ -4691,7 +5468,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942_merge
     const float lse = mmax * 0.693147180559945309f + ag_v_log_f32(lt) * 0.693147180559945309f;
     ag_buffer_store_dword<0>(lse_rsrc, ch == 0u ? q_row * 4u : 0x80000000u, ag_f32_bits(lse));
   }
-#line 596 "templates/gfx942/attn_fwd.hip.in"
+#line 652 "templates/gfx942/attn_fwd.hip.in"
   {
     const unsigned item = ag_thread_id() + 512u;
     const unsigned row = item >> 4, ch = item & 15u;
@@ -4735,7 +5512,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942_merge
     const float lse = mmax * 0.693147180559945309f + ag_v_log_f32(lt) * 0.693147180559945309f;
     ag_buffer_store_dword<0>(lse_rsrc, ch == 0u ? q_row * 4u : 0x80000000u, ag_f32_bits(lse));
   }
-#line 596 "templates/gfx942/attn_fwd.hip.in"
+#line 652 "templates/gfx942/attn_fwd.hip.in"
   {
     const unsigned item = ag_thread_id() + 1024u;
     const unsigned row = item >> 4, ch = item & 15u;
@@ -4779,7 +5556,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942_merge
     const float lse = mmax * 0.693147180559945309f + ag_v_log_f32(lt) * 0.693147180559945309f;
     ag_buffer_store_dword<0>(lse_rsrc, ch == 0u ? q_row * 4u : 0x80000000u, ag_f32_bits(lse));
   }
-#line 596 "templates/gfx942/attn_fwd.hip.in"
+#line 652 "templates/gfx942/attn_fwd.hip.in"
   {
     const unsigned item = ag_thread_id() + 1536u;
     const unsigned row = item >> 4, ch = item & 15u;
@@ -4823,7 +5600,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942_merge
     const float lse = mmax * 0.693147180559945309f + ag_v_log_f32(lt) * 0.693147180559945309f;
     ag_buffer_store_dword<0>(lse_rsrc, ch == 0u ? q_row * 4u : 0x80000000u, ag_f32_bits(lse));
   }
-#line 596 "templates/gfx942/attn_fwd.hip.in"
+#line 652 "templates/gfx942/attn_fwd.hip.in"
   {
     const unsigned item = ag_thread_id() + 2048u;
     const unsigned row = item >> 4, ch = item & 15u;
@@ -4867,7 +5644,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942_merge
     const float lse = mmax * 0.693147180559945309f + ag_v_log_f32(lt) * 0.693147180559945309f;
     ag_buffer_store_dword<0>(lse_rsrc, ch == 0u ? q_row * 4u : 0x80000000u, ag_f32_bits(lse));
   }
-#line 596 "templates/gfx942/attn_fwd.hip.in"
+#line 652 "templates/gfx942/attn_fwd.hip.in"
   {
     const unsigned item = ag_thread_id() + 2560u;
     const unsigned row = item >> 4, ch = item & 15u;
@@ -4911,7 +5688,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942_merge
     const float lse = mmax * 0.693147180559945309f + ag_v_log_f32(lt) * 0.693147180559945309f;
     ag_buffer_store_dword<0>(lse_rsrc, ch == 0u ? q_row * 4u : 0x80000000u, ag_f32_bits(lse));
   }
-#line 596 "templates/gfx942/attn_fwd.hip.in"
+#line 652 "templates/gfx942/attn_fwd.hip.in"
   {
     const unsigned item = ag_thread_id() + 3072u;
     const unsigned row = item >> 4, ch = item & 15u;
@@ -4955,7 +5732,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942_merge
     const float lse = mmax * 0.693147180559945309f + ag_v_log_f32(lt) * 0.693147180559945309f;
     ag_buffer_store_dword<0>(lse_rsrc, ch == 0u ? q_row * 4u : 0x80000000u, ag_f32_bits(lse));
   }
-#line 596 "templates/gfx942/attn_fwd.hip.in"
+#line 652 "templates/gfx942/attn_fwd.hip.in"
   {
     const unsigned item = ag_thread_id() + 3584u;
     const unsigned row = item >> 4, ch = item & 15u;
@@ -4999,5 +5776,5 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942_merge
     const float lse = mmax * 0.693147180559945309f + ag_v_log_f32(lt) * 0.693147180559945309f;
     ag_buffer_store_dword<0>(lse_rsrc, ch == 0u ? q_row * 4u : 0x80000000u, ag_f32_bits(lse));
   }
-#line 640 "templates/gfx942/attn_fwd.hip.in"
+#line 696 "templates/gfx942/attn_fwd.hip.in"
 }

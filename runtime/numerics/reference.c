@@ -225,9 +225,13 @@ static void ref_job(void *p, int64_t job) {
         m[r] = step_max;
       }
       /* steps 4-5: l takes the unrounded p, P.V uses p rounded to bf16; x = t - m, or in
-       * the fma form s * c - m rounded once */
+       * the fma form s * c - m rounded once while |m| < 2^24 (beyond, fl(s * c) = m may be
+       * more than 1/2 off the exact product: the fma form's x at the row's max, that error,
+       * could make p = +Inf) */
       for (int j = 0; j < n; ++j) {
-        const float x = a->score_fma ? fmaf(sc[j], c->scale_log2, -m[r]) : t[j] - m[r];
+        const float x = a->score_fma && fabsf(m[r]) < 0x1p24f
+                            ? fmaf(sc[j], c->scale_log2, -m[r])
+                            : t[j] - m[r];
         const float pj = exp2f(x);
         l[r] += pj;
         const float pb = a->unrounded_p ? pj
