@@ -93,7 +93,10 @@ attngen_status attngen__inputs_make(attngen__inputs *in, attngen__input_kind kin
   if (batch < 0 || heads < 0 || seqlen_q < 0 || seqlen_kv < 0) return ATTNGEN_STATUS_BAD_SHAPE;
   if ((unsigned)layout > (unsigned)ATTNGEN_LAYOUT_BHSD) return ATTNGEN_STATUS_BAD_LAYOUT;
   if ((unsigned)kind > (unsigned)ATTNGEN__INPUT_LARGE) return ATTNGEN_STATUS_INVALID_ARGUMENT;
-  if (!isfinite(softmax_scale) || softmax_scale == 0.0f) return ATTNGEN_STATUS_BAD_SCALE;
+  /* Only "large" inputs depend on the scale (their size is set through it): any finite
+   * scale the API accepts makes uniform and realistic inputs, 0 included. */
+  if (!isfinite(softmax_scale) || (kind == ATTNGEN__INPUT_LARGE && softmax_scale == 0.0f))
+    return ATTNGEN_STATUS_BAD_SCALE;
   in->layout = layout;
   in->batch = batch;
   in->heads = heads;

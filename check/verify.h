@@ -138,7 +138,8 @@ typedef struct attngen__inputs {
   uint16_t *q, *k, *v; /* dense in `layout` */
 } attngen__inputs;
 
-/* Allocates and fills q, k, v for the kind; softmax_scale sets the size of "large" scores.
+/* Allocates and fills q, k, v for the kind; softmax_scale sets the size of "large" scores
+ * (BAD_SCALE: not finite, or 0 for "large"; other kinds take any finite scale).
  * The same (seed, kind, shape, scale) gives the same logical tensors in both layouts. */
 attngen_status attngen__inputs_make(attngen__inputs *in, attngen__input_kind kind,
                                     uint64_t seed, attngen_layout layout, int batch, int heads,

@@ -10,8 +10,7 @@
 #include <string.h>
 
 #include "attngen.h"
-#include "cli_util.h"
-#include "verify.h"
+#include "cli.h"
 
 /* docs/SHAPES.md */
 static const attngen__call_shape sweep_shapes[] = {
@@ -26,38 +25,47 @@ static const attngen__call_shape short_shapes[] = {
 
 #define MAX_SHAPES 64
 
-static void usage(FILE *f) {
-  fprintf(f,
-          "usage: attngen bench [--shapes sweep|video|short|all | --shape B,H,Sq,Skv ...]\n"
-          "                     [--layout " ATTNGEN__LAYOUT_CHOICES "] [--round " ATTNGEN__ROUNDING_CHOICES
-          "] [--backend NAME]\n"
-          "                     [--device N] [--variant NAME] [--iters N]\n\n"
-          "Times attngen on the benchmark shapes of docs/SHAPES.md (default: short) or the given\n"
-          "shapes: per shape the variant the dispatcher picks (or --variant) and why, one\n"
-          "warm-up call (loads or JIT-compiles the variant), then --iters calls (default 20)\n"
-          "between device events; prints ms and TFLOP/s (4*B*H*Sq*Skv*128 / time). Inputs are\n"
-          "random (never zeros). For peers (PyTorch SDPA backends) and the GEMM ceiling use\n"
-          "bench/bench.py.\n\n"
-          "Exit status: 0 ok, 1 a shape failed, 2 usage error.\n");
-}
+static const char *const group_names[] = {"sweep", "video", "short"};
 
-static int usage_error(const char *msg, const char *arg) {
-  fprintf(stderr, "attngen bench: %s%s%s\n\n(attngen bench --help for usage)\n", msg,
-          arg ? ": " : "", arg ? arg : "");
-  return 2;
-}
+static const attngen__cli_option options[] = {
+    {"--shapes", ATTNGEN__CLI_CHOICE, "GROUP",
+     "a group of docs/SHAPES.md (default: short; all = every group)", .choices = group_names,
+     .nchoices = 3, .extra = "all", .repeat = 1},
+    {"--shape", ATTNGEN__CLI_SHAPE, "B,H,Sq,Skv", "a shape (after the groups' shapes)",
+     .repeat = 1},
+    {"--layout", ATTNGEN__CLI_CHOICE, "L", "tensor layout (default " ATTNGEN__LAYOUT_BSHD_NAME ")",
+     .choices = attngen__layout_names, .nchoices = ATTNGEN__LAYOUT_COUNT},
+    {"--round", ATTNGEN__CLI_CHOICE, "R",
+     "bf16 rounding of P and O (default " ATTNGEN__ROUNDING_RTNE_NAME ")",
+     .choices = attngen__rounding_names, .nchoices = ATTNGEN__ROUNDING_COUNT},
+    {"--backend", ATTNGEN__CLI_BACKEND, "NAME",
+     "runtime backend (default auto, or ATTNGEN_BACKEND); auto refuses the\n"
+     "host backends (the benchmark shapes take hours on cpu or emu): name one to time there"},
+    {"--device", ATTNGEN__CLI_INT, "N", "device ordinal (default 0)", 0, 1024},
+    {"--variant", ATTNGEN__CLI_TEXT, "NAME", "force a variant", .max_len = 255},
+    {"--iters", ATTNGEN__CLI_INT, "N", "timed calls per shape (default 20)", 1, 100000},
+    {NULL}};
 
-static int add_group(const char *name, attngen__call_shape *out, int *n) {
+static int bench(const attngen__cli_args *args);
+
+const attngen__cli_command attngen__cli_cmd_bench = {
+    "bench", "benchmark variants on a device", "[--shapes GROUP | --shape B,H,Sq,Skv ...] [options]",
+    "Times attngen on the benchmark shapes of docs/SHAPES.md (default: short) or the given\n"
+    "shapes: per shape the variant the dispatcher picks (or --variant) and why, one\n"
+    "warm-up call (loads or JIT-compiles the variant), then --iters calls (default 20)\n"
+    "between device events; prints ms and TFLOP/s (4*B*H*Sq*Skv*128 / time). Inputs are\n"
+    "random (never zeros). For peers (PyTorch SDPA backends) and the GEMM ceiling use\n"
+    "bench/bench.py.\n",
+    options, NULL, NULL, 0, 0, "0 ok, 1 a shape failed or no GPU backend (auto)", bench};
+
+/* Appends the shapes of group `name` (group_names[] or "all"). */
+static void add_group(const char *name, attngen__call_shape *out, int *n) {
   const attngen__call_shape *g[3] = {sweep_shapes, video_shapes, short_shapes};
   const int gn[3] = {9, 6, 3};
-  const char *names[3] = {"sweep", "video", "short"};
-  int any = 0;
   for (int i = 0; i < 3; i++) {
-    if (strcmp(name, "all") != 0 && strcmp(name, names[i]) != 0) continue;
+    if (strcmp(name, "all") != 0 && strcmp(name, group_names[i]) != 0) continue;
     for (int j = 0; j < gn[i] && *n < MAX_SHAPES; j++) out[(*n)++] = g[i][j];
-    any = 1;
   }
-  return any ? 0 : -1;
 }
 
 /* Times one shape; prints its row. Returns 0 or 1 (failure, message printed). */
@@ -119,61 +127,27 @@ static int bench_one(attngen_context *ctx, const attngen__call_shape *s, attngen
   return rc;
 }
 
-int attngen__cmd_bench(int argc, char **argv) {
+static int bench(const attngen__cli_args *args) {
   attngen__call_shape shapes[MAX_SHAPES];
-  int nshapes = 0, iters = 20;
-  attngen_layout layout = ATTNGEN_LAYOUT_BSHD;
-  attngen_rounding rounding = ATTNGEN_ROUND_RTNE;
-  attngen_context_options opts = {NULL, 0};
-  const char *variant = NULL;
-  for (int i = 1; i < argc; i++) {
-    const char *o = argv[i];
-    const char *val = i + 1 < argc ? argv[i + 1] : NULL;
-    if (strcmp(o, "--help") == 0 || strcmp(o, "-h") == 0) {
-      usage(stdout);
-      return 0;
-    }
-    if (strncmp(o, "--", 2) != 0) return usage_error("unexpected argument", o);
-    if (!val) return usage_error("option needs a value", o);
-    i++;
-    if (strcmp(o, "--shapes") == 0) {
-      if (add_group(val, shapes, &nshapes) != 0)
-        return usage_error("--shapes must be sweep, video, short or all, not", val);
-    } else if (strcmp(o, "--shape") == 0) {
-      if (nshapes >= MAX_SHAPES) return usage_error("too many shapes", val);
-      attngen__call_shape *sh = &shapes[nshapes];
-      *sh = (attngen__call_shape){0};
-      if (!attngen__cli_parse_shape(val, &sh->batch, &sh->heads, &sh->seqlen_q, &sh->seqlen_kv))
-        return usage_error("--shape must be B,H,Sq,Skv (or B,H,S) with B, H, Sq >= 1 and Skv >= 0, each <= 2^24, not", val);
-      nshapes++;
-    } else if (strcmp(o, "--layout") == 0) {
-      if (!attngen__layout_from_name(val, &layout))
-        return usage_error("--layout must be one of " ATTNGEN__LAYOUT_LIST ", not", val);
-    } else if (strcmp(o, "--round") == 0) {
-      if (!attngen__rounding_from_name(val, &rounding))
-        return usage_error("--round must be one of " ATTNGEN__ROUNDING_LIST ", not", val);
-    } else if (strcmp(o, "--backend") == 0) {
-      if (!attngen__backend_name_ok(val)) {
-        char m[192];
-        snprintf(m, sizeof m, "--backend allows %s; not", attngen__backend_names());
-        return usage_error(m, val);
-      }
-      opts.backend = val;
-    } else if (strcmp(o, "--device") == 0) {
-      long d;
-      if (!attngen__cli_parse_long(val, 0, 1024, &d))
-        return usage_error("--device must be 0..1024, not", val);
-      opts.device = (int)d;
-    } else if (strcmp(o, "--variant") == 0) {
-      variant = val;
-    } else if (strcmp(o, "--iters") == 0) {
-      long n;
-      if (!attngen__cli_parse_long(val, 1, 100000, &n))
-        return usage_error("--iters must be 1..100000, not", val);
-      iters = (int)n;
-    } else {
-      return usage_error("unknown option", o);
-    }
+  int nshapes = 0;
+  const int iters = (int)attngen__cli_int(args, "--iters", 20);
+  const attngen_layout layout =
+      (attngen_layout)attngen__cli_choice(args, "--layout", ATTNGEN_LAYOUT_BSHD);
+  const attngen_rounding rounding =
+      (attngen_rounding)attngen__cli_choice(args, "--round", ATTNGEN_ROUND_RTNE);
+  attngen_context_options opts = {attngen__cli_text(args, "--backend", NULL),
+                                  (int)attngen__cli_int(args, "--device", 0)};
+  const char *variant = attngen__cli_text(args, "--variant", NULL);
+  const attngen__cli_value *groups = attngen__cli_get(args, "--shapes");
+  const attngen__cli_value *given = attngen__cli_get(args, "--shape");
+  for (int i = 0; i < groups->given; i++) add_group(groups->all[i], shapes, &nshapes);
+  for (int i = 0; i < given->given; i++) {
+    if (nshapes == MAX_SHAPES)
+      return attngen__cli_usage_error(args->cmd, "more than %d shapes", MAX_SHAPES);
+    char why[320];
+    if (!attngen__cli_parse_shape(given->all[i], &shapes[nshapes], why, sizeof why))
+      return attngen__cli_usage_error(args->cmd, "--shape '%s': %s", given->all[i], why);
+    nshapes++;
   }
   if (nshapes == 0) add_group("short", shapes, &nshapes);
   attngen_context *ctx = NULL;
@@ -183,7 +157,20 @@ int attngen__cmd_bench(int argc, char **argv) {
     return 1;
   }
   attngen_device_props props;
-  if (attngen_device_info(ctx, &props) == ATTNGEN_STATUS_OK)
+  st = attngen_device_info(ctx, &props);
+  const char *env_backend = getenv("ATTNGEN_BACKEND");
+  const int named = opts.backend || (env_backend && *env_backend && strcmp(env_backend, "auto"));
+  if (st == ATTNGEN_STATUS_OK && !named &&
+      (!strcmp(props.backend, attngen__backend_cpu.name) ||
+       !strcmp(props.backend, attngen__backend_emu.name))) {
+    fprintf(stderr,
+            "attngen bench: no GPU backend: auto chose %s, where the benchmark shapes take\n"
+            "hours; name it to time there anyway (--backend %s), or run on a GPU machine\n",
+            props.backend, props.backend);
+    attngen_destroy(ctx);
+    return 1;
+  }
+  if (st == ATTNGEN_STATUS_OK)
     printf("attngen bench: %s %d: %s (%s, %d compute units), %s %s, %d timed calls per shape\n",
            props.backend, props.device, props.name, props.arch, props.compute_units,
            attngen__layout_name(layout), attngen__rounding_name(rounding), iters);

@@ -1,4 +1,5 @@
 /* cmd_cache.c: `attngen cache ls | clear | verify` — the JIT cache on disk. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -6,18 +7,26 @@
 #include <unistd.h>
 
 #include "attngen.h"
-#include "attngen_internal.h"
+#include "cli.h"
 
-static void usage(FILE *f) {
-  fprintf(f,
-          "usage: attngen cache (ls | clear | verify [--remove]) [--dir DIR]\n\n"
-          "  ls       list the entries: key, variant, target arch, compiler, size, age, state\n"
-          "  clear    remove every entry (and the lock and temporary files of the cache)\n"
-          "  verify   check every entry's header and checksum; --remove deletes bad ones\n"
-          "  --dir    the cache directory (default: $ATTNGEN_CACHE_DIR, else\n"
-          "           $XDG_CACHE_HOME/attngen, else ~/.cache/attngen)\n\n"
-          "Exit status: 0 ok, 1 failure (verify: an invalid entry remains), 2 usage error.\n");
-}
+static const char *const subcommands[] = {"ls", "clear", "verify", NULL};
+
+static const attngen__cli_option options[] = {
+    {"--dir", ATTNGEN__CLI_TEXT, "DIR",
+     "the cache directory (default: $ATTNGEN_CACHE_DIR, else\n"
+     "$XDG_CACHE_HOME/attngen, else ~/.cache/attngen)", .max_len = ATTNGEN__CACHE_DIR_MAX},
+    {"--remove", ATTNGEN__CLI_FLAG, NULL, "verify: delete the invalid entries"},
+    {NULL}};
+
+static int cache(const attngen__cli_args *args);
+
+const attngen__cli_command attngen__cli_cmd_cache = {
+    "cache", "list, clear or verify the JIT cache", "(ls | clear | verify [--remove]) [--dir DIR]",
+    "  ls       list the entries: key, variant, target arch, compiler, size, age, state\n"
+    "  clear    remove every entry (and the lock and temporary files of the cache)\n"
+    "  verify   check every entry's header and checksum; --remove deletes bad ones\n",
+    options, "ls|clear|verify", subcommands, 1, 1,
+    "0 ok, 1 failure (verify: an invalid entry remains)", cache};
 
 static int list(const char *dir, int verify, int remove_bad) {
   attngen__cache_item *items = NULL;
@@ -68,43 +77,21 @@ static int list(const char *dir, int verify, int remove_bad) {
   return verify && bad > removed ? 1 : 0;
 }
 
-int attngen__cmd_cache(int argc, char **argv) {
-  const char *sub = NULL, *dir_opt = NULL;
-  int remove_bad = 0;
-  for (int i = 1; i < argc; i++) {
-    if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-      usage(stdout);
-      return 0;
-    }
-    if (!strcmp(argv[i], "--dir")) {
-      if (i + 1 >= argc) {
-        fprintf(stderr, "attngen cache: --dir needs a directory\n");
-        return 2;
-      }
-      dir_opt = argv[++i];
-    } else if (!strcmp(argv[i], "--remove")) {
-      remove_bad = 1;
-    } else if (!sub && (!strcmp(argv[i], "ls") || !strcmp(argv[i], "clear") || !strcmp(argv[i], "verify"))) {
-      sub = argv[i];
-    } else {
-      fprintf(stderr, "attngen cache: unexpected '%s'\n\n", argv[i]);
-      usage(stderr);
-      return 2;
-    }
-  }
-  if (!sub) {
-    usage(stderr);
-    return 2;
-  }
-  if (remove_bad && strcmp(sub, "verify") != 0) {
-    fprintf(stderr, "attngen cache: --remove goes with verify\n");
-    return 2;
-  }
-  char dir[4096];
+static int cache(const attngen__cli_args *args) {
+  const char *sub = args->positional[0];
+  const char *dir_opt = attngen__cli_text(args, "--dir", NULL);
+  const int remove_bad = attngen__cli_given(args, "--remove");
+  if (remove_bad && strcmp(sub, "verify") != 0)
+    return attngen__cli_usage_error(args->cmd, "--remove goes with verify");
+  char dir[ATTNGEN__CACHE_DIR_MAX + 1];
   if (dir_opt) {
-    snprintf(dir, sizeof dir, "%s", dir_opt);
+    snprintf(dir, sizeof dir, "%s", dir_opt); /* fits: --dir's max_len */
   } else if (attngen__cache_dir(dir, sizeof dir) != 0) {
-    fprintf(stderr, "attngen cache: no cache directory (set ATTNGEN_CACHE_DIR or HOME)\n");
+    if (errno == ENAMETOOLONG)
+      fprintf(stderr, "attngen cache: the cache directory is longer than %d bytes "
+              "(ATTNGEN_CACHE_DIR, XDG_CACHE_HOME or HOME)\n", ATTNGEN__CACHE_DIR_MAX);
+    else
+      fprintf(stderr, "attngen cache: no cache directory (set ATTNGEN_CACHE_DIR or HOME)\n");
     return 1;
   }
   if (!strcmp(sub, "clear")) {

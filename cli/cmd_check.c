@@ -15,8 +15,7 @@
 #include <unistd.h>
 
 #include "attngen.h"
-#include "cli_util.h"
-#include "verify.h"
+#include "cli.h"
 
 #define D ATTNGEN__HEAD_DIM
 
@@ -33,40 +32,37 @@ typedef struct check_opts {
 
 static const char *const input_names[] = {"uniform", "realistic", "large"};
 
-static void usage(FILE *f) {
-  fprintf(f,
-          "usage: attngen check --shape B,H,Sq,Skv [options]\n\n"
-          "Runs one backend on fresh random inputs and checks it against the numerics\n"
-          "contract: the CPU reference (<= 1 bf16 ULP, NaN/Inf exact, NaN = 0x7FFF), the\n"
-          "exact fp64 attention (relative L2 <= 1e-2), LSE, coverage (poisoned output),\n"
-          "guard bands and determinism (two runs bitwise equal).\n\n"
-          "  --shape B,H,Sq,Skv     batch, heads, query and key/value lengths (head_dim 128;\n"
-          "                         B, H, Sq >= 1, Skv >= 0)\n"
-          "  --backend NAME         cpu (default), emu, cuda, hip, auto\n"
-          "  --device N             device ordinal (default 0)\n"
-          "  --layout " ATTNGEN__LAYOUT_CHOICES "     tensor layout (default " ATTNGEN__LAYOUT_BSHD_NAME ")\n"
-          "  --round " ATTNGEN__ROUNDING_CHOICES "  bf16 rounding of P and O (default " ATTNGEN__ROUNDING_RTNE_NAME ")\n"
-          "  --seed N               input seed (default: fresh, printed in the report)\n"
-          "  --scale X              softmax scale (default 1/sqrt(128))\n"
-          "  --inputs KIND          uniform (default), realistic, large\n"
-          "  --large-scores         same as --inputs large (|t| ~ 100: rescale path runs)\n"
-          "  --special              plant NaN and Inf in q, k and v\n"
-          "  --variant NAME         force a kernel variant\n"
-          "  --help                 this text\n\n"
-          "Exit status: 0 pass, 1 check failed or backend error, 2 usage error.\n");
-}
+static const attngen__cli_option options[] = {
+    {"--shape", ATTNGEN__CLI_SHAPE, "B,H,Sq,Skv",
+     "batch, heads, query and key/value lengths (head_dim 128; B,H,S: Skv = Sq)", .required = 1},
+    {"--backend", ATTNGEN__CLI_BACKEND, "NAME", "the backend checked (default cpu)"},
+    {"--device", ATTNGEN__CLI_INT, "N", "device ordinal (default 0)", 0, 1024},
+    {"--layout", ATTNGEN__CLI_CHOICE, "L", "tensor layout (default " ATTNGEN__LAYOUT_BSHD_NAME ")",
+     .choices = attngen__layout_names, .nchoices = ATTNGEN__LAYOUT_COUNT},
+    {"--round", ATTNGEN__CLI_CHOICE, "R",
+     "bf16 rounding of P and O (default " ATTNGEN__ROUNDING_RTNE_NAME ")",
+     .choices = attngen__rounding_names, .nchoices = ATTNGEN__ROUNDING_COUNT},
+    {"--seed", ATTNGEN__CLI_INT, "N", "input seed (default: fresh, printed in the report)", 0,
+     2147483647},
+    {"--scale", ATTNGEN__CLI_REAL, "X", "softmax scale (default 1/sqrt(128); any finite float)",
+     ATTNGEN__CLI_SCALE_RANGE},
+    {"--inputs", ATTNGEN__CLI_CHOICE, "KIND", "input distribution (default uniform)",
+     .choices = input_names, .nchoices = 3, .excludes = "--large-scores"},
+    {"--large-scores", ATTNGEN__CLI_FLAG, NULL,
+     "same as --inputs large (|t| ~ 100: rescale path runs)"},
+    {"--special", ATTNGEN__CLI_FLAG, NULL, "plant NaN and Inf in q, k and v"},
+    {"--variant", ATTNGEN__CLI_TEXT, "NAME", "force a kernel variant", .max_len = 255},
+    {NULL}};
 
-static int usage_error(const char *opt, const char *val, const char *allowed) {
-  fprintf(stderr, "attngen check: bad value '%s' for %s (allowed: %s)\n", val ? val : "", opt,
-          allowed);
-  return 2;
-}
+static int check(const attngen__cli_args *args);
 
-/* "B,H,Sq,Skv" with B, H, Sq >= 1 and Skv >= 0. */
-static int parse_shape(const char *s, check_opts *o) {
-  return attngen__cli_parse_shape(s, &o->shape.batch, &o->shape.heads, &o->shape.seqlen_q,
-                                  &o->shape.seqlen_kv);
-}
+const attngen__cli_command attngen__cli_cmd_check = {
+    "check", "check a backend against the numerics contract", "--shape B,H,Sq,Skv [options]",
+    "Runs one backend on fresh random inputs and checks it against the numerics\n"
+    "contract: the CPU reference (<= 1 bf16 ULP, NaN/Inf exact, NaN = 0x7FFF), the\n"
+    "exact fp64 attention (relative L2 <= 1e-2), LSE, coverage (poisoned output),\n"
+    "guard bands and determinism (two runs bitwise equal).\n",
+    options, NULL, NULL, 0, 0, "0 pass, 1 check failed or backend error", check};
 
 static uint64_t fresh_seed(void) {
   struct timespec ts;
@@ -77,87 +73,20 @@ static uint64_t fresh_seed(void) {
   return attngen__rng_next(&r) % 1000000000ull;
 }
 
-/* Returns 0 to go on, 1 after --help (exit 0), 2 on a usage error (message printed). */
-static int parse_args(int argc, char **argv, check_opts *o) {
+static void options_of(const attngen__cli_args *args, check_opts *o) {
   memset(o, 0, sizeof *o);
-  o->backend = "cpu";
-  o->shape.layout = ATTNGEN_LAYOUT_BSHD;
-  o->shape.rounding = ATTNGEN_ROUND_RTNE;
-  o->scale = 0.088388347648f;
-  o->seed = fresh_seed();
-  o->inputs = ATTNGEN__INPUT_UNIFORM;
-  int have_shape = 0;
-  for (int i = 1; i < argc; ++i) {
-    const char *opt = argv[i];
-    if (!strcmp(opt, "--help") || !strcmp(opt, "-h")) {
-      usage(stdout);
-      return 1;
-    }
-    if (!strcmp(opt, "--large-scores")) {
-      o->inputs = ATTNGEN__INPUT_LARGE;
-      continue;
-    }
-    if (!strcmp(opt, "--special")) {
-      o->special = 1;
-      continue;
-    }
-    const char *val = i + 1 < argc ? argv[i + 1] : NULL;
-    long v;
-    if (!strcmp(opt, "--shape")) {
-      if (!val || !parse_shape(val, o)) {
-        return usage_error(opt, val, "B,H,Sq,Skv (or B,H,S) with B,H,Sq >= 1 and Skv >= 0, each <= 2^24");
-      }
-      have_shape = 1;
-    } else if (!strcmp(opt, "--layout")) {
-      attngen_layout layout;
-      if (!val || !attngen__layout_from_name(val, &layout)) {
-        return usage_error(opt, val, ATTNGEN__LAYOUT_LIST);
-      }
-      o->shape.layout = (int)layout;
-    } else if (!strcmp(opt, "--round")) {
-      attngen_rounding rounding;
-      if (!val || !attngen__rounding_from_name(val, &rounding)) {
-        return usage_error(opt, val, ATTNGEN__ROUNDING_LIST);
-      }
-      o->shape.rounding = (int)rounding;
-    } else if (!strcmp(opt, "--backend")) {
-      if (!attngen__backend_name_ok(val)) return usage_error(opt, val, attngen__backend_names());
-      o->backend = val;
-    } else if (!strcmp(opt, "--device")) {
-      if (!val || !attngen__cli_parse_long(val, 0, 1024, &v)) return usage_error(opt, val, "0..1024");
-      o->device = (int)v;
-    } else if (!strcmp(opt, "--seed")) {
-      if (!val || !attngen__cli_parse_long(val, 0, 0x7fffffffL, &v)) {
-        return usage_error(opt, val, "0..2147483647");
-      }
-      o->seed = (uint64_t)v;
-    } else if (!strcmp(opt, "--scale")) {
-      char *end = NULL;
-      const float x = val ? strtof(val, &end) : 0.0f;
-      if (!val || end == val || *end || !isfinite(x) || x == 0.0f) {
-        return usage_error(opt, val, "a finite nonzero number");
-      }
-      o->scale = x;
-    } else if (!strcmp(opt, "--inputs")) {
-      int k = 0;
-      while (val && k < 3 && strcmp(val, input_names[k])) ++k;
-      if (!val || k == 3) return usage_error(opt, val, "uniform, realistic, large");
-      o->inputs = (attngen__input_kind)k;
-    } else if (!strcmp(opt, "--variant")) {
-      if (!val) return usage_error(opt, val, "a canonical variant name");
-      o->variant = val;
-    } else {
-      fprintf(stderr, "attngen check: unknown option '%s' (attngen check --help for usage)\n",
-              opt);
-      return 2;
-    }
-    ++i;
-  }
-  if (!have_shape) {
-    fprintf(stderr, "attngen check: --shape B,H,Sq,Skv is required\n");
-    return 2;
-  }
-  return 0;
+  o->backend = attngen__cli_text(args, "--backend", "cpu");
+  o->device = (int)attngen__cli_int(args, "--device", 0);
+  o->shape = attngen__cli_get(args, "--shape")->shape;
+  o->shape.layout = attngen__cli_choice(args, "--layout", ATTNGEN_LAYOUT_BSHD);
+  o->shape.rounding = attngen__cli_choice(args, "--round", ATTNGEN_ROUND_RTNE);
+  o->seed = attngen__cli_given(args, "--seed") ? (uint64_t)attngen__cli_int(args, "--seed", 0)
+                                               : fresh_seed();
+  o->scale = (float)attngen__cli_real(args, "--scale", 0.088388347648);
+  o->inputs = (attngen__input_kind)attngen__cli_choice(args, "--inputs", ATTNGEN__INPUT_UNIFORM);
+  if (attngen__cli_given(args, "--large-scores")) o->inputs = ATTNGEN__INPUT_LARGE;
+  o->special = attngen__cli_given(args, "--special");
+  o->variant = attngen__cli_text(args, "--variant", NULL);
 }
 
 /* Seeded inputs; with --special: NaN in one key of the first (b, h), +Inf in one query row
@@ -285,11 +214,12 @@ static int report(FILE *f, const check_opts *o, const char *variant,
   return pass;
 }
 
-int attngen__cmd_check(int argc, char **argv) {
+static int check(const attngen__cli_args *args) {
   check_opts o;
-  const int parsed = parse_args(argc, argv, &o);
-  if (parsed == 1) return 0;
-  if (parsed) return 2;
+  options_of(args, &o);
+  if (o.inputs == ATTNGEN__INPUT_LARGE && o.scale == 0.0f)
+    return attngen__cli_usage_error(args->cmd, "--inputs large sets the scores' size through "
+                                               "--scale: it needs a nonzero --scale");
 
   const size_t nq = (size_t)o.shape.batch * o.shape.heads * o.shape.seqlen_q * D;
   const size_t nl = (size_t)o.shape.batch * o.shape.heads * o.shape.seqlen_q;

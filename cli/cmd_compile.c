@@ -13,37 +13,38 @@
 #include <string.h>
 
 #include "attngen.h"
-#include "attngen_internal.h"
+#include "cli.h"
 
-static void usage(FILE *f) {
-  fprintf(f,
-          "usage: attngen compile (--target T [--filter GLOB] | --variant NAME ...) [-o DIR]\n"
-          "                       [-j N]\n\n"
-          "Compiles variants with the run-time compiler of their target (hiprtc for " ATTNGEN__TARGET_GFX942_NAME ",\n"
-          "NVRTC for " ATTNGEN__TARGET_SM90_NAME ") exactly as the first call on a device would: the embedded\n"
-          "generator's source, the same compiler options and the same JIT cache key. No device is\n"
-          "needed or opened. Each code object is stored in the JIT cache (a later run, in any\n"
-          "process, loads it without compiling) and, with -o, also written to DIR/NAME.co\n"
-          "(" ATTNGEN__TARGET_GFX942_NAME ") or DIR/NAME.cubin (" ATTNGEN__TARGET_SM90_NAME ").\n"
-          "One line per variant: how it was obtained (compiled, cache = read from the disk\n"
-          "cache, memory), seconds spent compiling, bytes, cache key, name.\n\n"
-          "  --target T       " ATTNGEN__TARGET_CHOICES ": the target's default set (the variants of the\n"
-          "                   manifest), narrowed by --filter\n"
-          "  --filter GLOB    only variants whose name matches GLOB (* and ?)\n"
-          "  --variant NAME   this variant (any valid name, not only the default set; repeatable)\n"
-          "  -o DIR           also write the code objects into DIR (created if needed)\n"
-          "  -j N, -jN       compile N variants at a time (default 1, at most 64)\n"
-          "  --help           this text\n\n"
-          "Environment: ATTNGEN_CACHE_DIR (the cache), ATTNGEN_JIT (0 refuses), ATTNGEN_LOG.\n"
-          "Exit status: 0 every variant compiled or loaded, 1 a variant failed (the run-time\n"
-          "compiler is missing, a compile error: the message says which), 2 usage error.\n");
-}
+static const attngen__cli_option options[] = {
+    {"--target", ATTNGEN__CLI_CHOICE, "T",
+     "the target's default set (the variants of the manifest), narrowed by --filter",
+     .choices = attngen__target_names, .nchoices = ATTNGEN__TARGET_COUNT},
+    {"--filter", ATTNGEN__CLI_TEXT, "GLOB", "only variants whose name matches GLOB (* and ?)",
+     .needs = "--target"},
+    {"--variant", ATTNGEN__CLI_TEXT, "NAME", "this variant (any valid name, not only the default set)",
+     .max_len = 255, .repeat = 1, .excludes = "--target --filter"},
+    {"-o", ATTNGEN__CLI_TEXT, "DIR", "also write the code objects into DIR (created if needed)",
+     .max_len = 4000},
+    {"-j", ATTNGEN__CLI_INT, "N", "compile N variants at a time (default 1; -jN too)", 1, 64},
+    {NULL}};
 
-static int usage_error(const char *msg, const char *arg) {
-  fprintf(stderr, "attngen compile: %s%s%s\n\n(attngen compile --help for usage)\n", msg,
-          arg ? ": " : "", arg ? arg : "");
-  return 2;
-}
+static int compile(const attngen__cli_args *args);
+
+const attngen__cli_command attngen__cli_cmd_compile = {
+    "compile", "JIT-compile variants without a device (hiprtc / NVRTC) into the cache",
+    "(--target T [--filter GLOB] | --variant NAME ...) [-o DIR] [-j N]",
+    "Compiles variants with the run-time compiler of their target (hiprtc for " ATTNGEN__TARGET_GFX942_NAME ",\n"
+    "NVRTC for " ATTNGEN__TARGET_SM90_NAME ") exactly as the first call on a device would: the embedded\n"
+    "generator's source, the same compiler options and the same JIT cache key. No device is\n"
+    "needed or opened. Each code object is stored in the JIT cache (a later run, in any\n"
+    "process, loads it without compiling) and, with -o, also written to DIR/NAME.co\n"
+    "(" ATTNGEN__TARGET_GFX942_NAME ") or DIR/NAME.cubin (" ATTNGEN__TARGET_SM90_NAME ").\n"
+    "One line per variant: how it was obtained (compiled, cache = read from the disk\n"
+    "cache, memory), seconds spent compiling, bytes, cache key, name.\n"
+    "Environment: ATTNGEN_CACHE_DIR (the cache), ATTNGEN_JIT (0 refuses), ATTNGEN_LOG.\n",
+    options, NULL, NULL, 0, 0,
+    "0 every variant compiled or loaded, 1 a variant failed (the run-time\n"
+    "compiler is missing, a compile error: the message says which)", compile};
 
 typedef struct job {
   const char *name;
@@ -93,75 +94,17 @@ static void *worker(void *arg) {
   }
 }
 
-int attngen__cmd_compile(int argc, char **argv) {
-  const char *filter = NULL, *out_dir = NULL;
-  int target = -1;
-  long threads = 1;
-  const char **variants = calloc((size_t)argc + 1, sizeof *variants);
-  size_t nvariants = 0;
-  if (!variants) {
-    fprintf(stderr, "attngen compile: out of memory\n");
-    return 1;
-  }
+static int compile(const attngen__cli_args *args) {
+  const char *filter = attngen__cli_text(args, "--filter", NULL);
+  const char *out_dir = attngen__cli_text(args, "-o", NULL);
+  const int target = attngen__cli_choice(args, "--target", -1);
+  long threads = attngen__cli_int(args, "-j", 1);
+  const attngen__cli_value *named = attngen__cli_get(args, "--variant");
+  const char *const *variants = named->all;
+  const size_t nvariants = (size_t)named->given;
   int rc = 0;
-  for (int i = 1; i < argc; i++) {
-    const char *opt = argv[i];
-    if (!strcmp(opt, "--help") || !strcmp(opt, "-h")) {
-      usage(stdout);
-      free(variants);
-      return 0;
-    }
-    if (!strncmp(opt, "-j", 2) && opt[2]) { /* -jN */
-      char *end;
-      threads = strtol(opt + 2, &end, 10);
-      if (*end || threads < 1 || threads > 64) {
-        rc = usage_error("-j wants a number of compiles at a time in 1..64", opt);
-        goto out;
-      }
-      continue;
-    }
-    if (strcmp(opt, "--target") && strcmp(opt, "--filter") && strcmp(opt, "--variant") &&
-        strcmp(opt, "-o") && strcmp(opt, "-j")) {
-      rc = usage_error("unknown option", opt);
-      goto out;
-    }
-    if (i + 1 >= argc) {
-      rc = usage_error("option needs a value", opt);
-      goto out;
-    }
-    const char *val = argv[++i];
-    if (!strcmp(opt, "--target")) {
-      if (!attngen__target_from_name(val, &target)) {
-        fprintf(stderr, "attngen compile: --target '%s' is not a target (allowed: %s)\n", val,
-                ATTNGEN__TARGET_CHOICES);
-        rc = 2;
-        goto out;
-      }
-    } else if (!strcmp(opt, "--filter")) {
-      filter = val;
-    } else if (!strcmp(opt, "--variant")) {
-      variants[nvariants++] = val;
-    } else if (!strcmp(opt, "-o")) {
-      out_dir = val;
-    } else {
-      char *end;
-      threads = strtol(val, &end, 10);
-      if (*end || end == val || threads < 1 || threads > 64) {
-        rc = usage_error("-j wants a number of compiles at a time in 1..64", val);
-        goto out;
-      }
-    }
-  }
-  if (nvariants && (target >= 0 || filter)) {
-    rc = usage_error("--variant names its variants; it does not combine with --target or --filter",
-                     NULL);
-    goto out;
-  }
-  if (!nvariants && target < 0) {
-    rc = usage_error("say what to compile: --target " ATTNGEN__TARGET_CHOICES " or --variant NAME",
-                     NULL);
-    goto out;
-  }
+  if (!nvariants && target < 0)
+    return attngen__cli_usage_error(args->cmd, "say what to compile: --target T or --variant NAME");
 
   job *jobs = calloc(nvariants + attngen__manifest_count + 1, sizeof *jobs);
   if (!jobs) {
@@ -174,11 +117,11 @@ int attngen__cmd_compile(int argc, char **argv) {
     attngen__variant_desc d;
     char *err = NULL;
     if (attngen__gen_variant_desc(variants[i], &d, &err) != 0) {
-      fprintf(stderr, "attngen compile: --variant %s: %s\n", variants[i], err ? err : "invalid");
+      rc = attngen__cli_usage_error(args->cmd, "--variant %s: %s", variants[i],
+                                    err ? err : "invalid");
       free(err);
       free(jobs);
-      rc = 2;
-      goto out;
+      return rc;
     }
     jobs[njobs].name = variants[i];
     jobs[njobs++].target = d.target;
@@ -253,6 +196,5 @@ int attngen__cmd_compile(int argc, char **argv) {
   free(jobs);
   rc = failed ? 1 : 0;
 out:
-  free(variants);
   return rc;
 }

@@ -6,23 +6,25 @@
 #include <string.h>
 
 #include "attngen.h"
-#include "attngen_internal.h"
+#include "cli.h"
 
 #if defined(ATTNGEN_HAVE_EMU) && ATTNGEN_HAVE_EMU
 #endif
 
-static void usage(FILE *f) {
-  fprintf(f,
-          "usage: attngen info [--variants]\n\n"
-          "Lists the backends (cuda, hip, emu, cpu) with their devices (name, arch, CU/SM\n"
-          "count), the run-time compilers (NVRTC, hiprtc: version, the library they were found\n"
-          "in, the architecture and options they compile with), the JIT cache directory and size,\n"
-          "the tuning file, and the variants embedded in this build per target.\n\n"
-          "  --variants   also list every embedded variant by name\n"
-          "  --help       this text\n\n"
-          "Environment: ATTNGEN_BACKEND, ATTNGEN_CACHE_DIR, ATTNGEN_JIT, ATTNGEN_LOG.\n"
-          "Exit status: 0 ok, 2 usage error.\n");
-}
+static const attngen__cli_option options[] = {
+    {"--variants", ATTNGEN__CLI_FLAG, NULL, "also list every embedded variant by name"},
+    {NULL}};
+
+static int info(const attngen__cli_args *args);
+
+const attngen__cli_command attngen__cli_cmd_info = {
+    "info", "backends, devices, cache and embedded variants", "[--variants]",
+    "Lists the backends (cuda, hip, emu, cpu) with their devices (name, arch, CU/SM\n"
+    "count), the run-time compilers (NVRTC, hiprtc: version, the library they were found\n"
+    "in, the architecture and options they compile with), the JIT cache directory and size,\n"
+    "the tuning file, and the variants embedded in this build per target.\n"
+    "Environment: ATTNGEN_BACKEND, ATTNGEN_CACHE_DIR, ATTNGEN_JIT, ATTNGEN_LOG.\n",
+    options, NULL, NULL, 0, 0, "0 ok", info};
 
 static void show_backend(const char *name) {
   attngen_context_options o = {name, 0};
@@ -142,21 +144,8 @@ static void show_variants(int list) {
   }
 }
 
-int attngen__cmd_info(int argc, char **argv) {
-  int list = 0;
-  for (int i = 1; i < argc; i++) {
-    if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-      usage(stdout);
-      return 0;
-    }
-    if (!strcmp(argv[i], "--variants")) {
-      list = 1;
-      continue;
-    }
-    fprintf(stderr, "attngen info: unknown option '%s'\n\n", argv[i]);
-    usage(stderr);
-    return 2;
-  }
+static int info(const attngen__cli_args *args) {
+  const int list = attngen__cli_given(args, "--variants");
   printf("attngen %s (generator %s)\n", attngen_version(), ATTNGEN_GENERATOR_VERSION);
   const char *env = getenv("ATTNGEN_BACKEND");
   printf("backends (auto order:");

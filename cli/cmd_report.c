@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "cli.h"
 #include "report_analyze.h"
 
 #define REPORT_MAX_KERNELS 8
@@ -26,58 +27,66 @@ typedef struct insn {
   char op[48];
 } insn;
 
-static void usage(FILE *f) {
-  fprintf(f,
-          "usage: attngen report [--dir DIR] [--filter GLOB] [--tsv]\n"
-          "       attngen report --analyze [FILE.co ...] [--kernel GLOB] [--dir DIR]\n"
-          "                      [--filter GLOB] [--tsv] [--mca] [--trans-cycles N] [--mfma-cycles N]\n"
-          "                      [--verbose]\n"
-          "\n"
-          "Static report of built gfx942 code objects DIR/NAME.co (default DIR:\n"
-          "build/kernels/gfx942): arch VGPRs, AGPRs, SGPRs, scratch bytes, LDS bytes, spills,\n"
-          "occupancy (waves per SIMD from the unified 512-register file and the LDS), and the\n"
-          "instruction mix of each kernel's main KV loop (one iteration = one KV tile, per wave):\n"
-          "MFMA, other VALU, LDS, VMEM, s_waitcnt, s_barrier.\n"
-          "\n"
-          "--analyze: the steady-state analysis of any gfx942 code object (attngen's or a third\n"
-          "party's, every kernel in it; without FILE: every DIR/NAME.co matching --filter). Per\n"
-          "kernel: the main loop (the loop with the most MFMAs; ties: the innermost), the path of\n"
-          "one wave through one iteration, every branch on it resolved by these rules, in order:\n"
-          "  R1 stay in the loop (never an exit or an inner loop's body);\n"
-          "  R2 exec-masked if/else is wave-uniform: the else side runs iff the then side did not;\n"
-          "     with exec not written on the path since the loop header, exec is full:\n"
-          "     s_cbranch_execz is never taken (nor followed when R4 compares regions);\n"
-          "  R3 a condition that can be evaluated for each wave of the block (from the wave id,\n"
-          "     constants and flags set on the path) is decided for the path's set of waves,\n"
-          "     which R4 narrows: a wave stays in one group (A or B) of a ping-pong kernel;\n"
-          "  R4 on the blocks only one side reaches: more MFMAs, then >= 8 more v_exp, then more\n"
-          "     buffer/global ops (not the last tile), then more s_barrier, then fewer\n"
-          "     instructions (skips rare gates: O rescale, partial-tile masking); tie: fall through.\n"
-          "Counts are per unit of 16 query rows x 64 keys for one wave, units per iteration =\n"
-          "MFMA flops on the path / (4*16*64*128) (QK^T + PV at head_dim 128): MFMA, non-MFMA\n"
-          "VALU by class, v_exp, v_perm, bf16 rounding ops, LDS, buffer/global, s_waitcnt,\n"
-          "s_barrier, s_nop wait states (s_nop N = N+1); and the estimate under the two-group\n"
-          "ping-pong: VALU cycles / MFMA cycles per unit (> 1: VALU-bound). Cycles per wave64\n"
-          "instruction: v_mfma_f32_16x16x16_bf16 16, 32x32x8 32 (AMD matrix instruction\n"
-          "calculator, CDNA3), other MFMA flops/512; VALU 4; transcendental --trans-cycles\n"
-          "(default 16, quarter rate).\n"
-          "\n"
-          "  --dir DIR          directory holding NAME.co files\n"
-          "  --filter GLOB      only files whose NAME matches GLOB (* and ?)\n"
-          "  --tsv              tab-separated values with a header line (for scripts and tests)\n"
-          "  --analyze          the steady-state analysis (files as arguments, or DIR)\n"
-          "  --kernel GLOB      --analyze: only kernels whose symbol matches GLOB\n"
-          "  --mca              --analyze: also llvm-mca-19 cycles of the path (single wave)\n"
-          "  --trans-cycles N   --analyze: cycles of one transcendental (default 16)\n"
-          "  --mfma-cycles N    --analyze: cycles of v_mfma_f32_16x16x16_bf16 (default 16);\n"
-          "                     the other MFMA costs scale with it\n"
-          "  --verbose          --analyze: print the path's instructions\n"
-          "  --help             this text\n"
-          "Tools: $ATTNGEN_READELF (llvm-readelf-19), $ATTNGEN_OBJDUMP (llvm-objdump-19),\n"
-          "$ATTNGEN_MCA (llvm-mca-19).\n"
-          "Exit status: 0 ok, 1 a tool or file failed (missing file, not a gfx942 ELF, no main\n"
-          "loop), 2 usage error.\n");
-}
+static const attngen__cli_option options[] = {
+    {"--dir", ATTNGEN__CLI_TEXT, "DIR", "directory holding NAME.co files (default build/kernels/gfx942)",
+     .max_len = 4000},
+    {"--filter", ATTNGEN__CLI_TEXT, "GLOB", "only files whose NAME matches GLOB (* and ?)"},
+    {"--tsv", ATTNGEN__CLI_FLAG, NULL, "tab-separated values with a header line (for scripts and tests)"},
+    {"--analyze", ATTNGEN__CLI_FLAG, NULL, "the steady-state analysis (files as arguments, or DIR)"},
+    {"--kernel", ATTNGEN__CLI_TEXT, "GLOB", "only kernels whose symbol matches GLOB",
+     .needs = "--analyze"},
+    {"--mca", ATTNGEN__CLI_FLAG, NULL, "also llvm-mca-19 cycles of the path (single wave)",
+     .needs = "--analyze"},
+    {"--trans-cycles", ATTNGEN__CLI_REAL, "N", "cycles of one transcendental (default 16), in (0, 1024]",
+     0, 1024, .lo_open = 1, .needs = "--analyze"},
+    {"--mfma-cycles", ATTNGEN__CLI_REAL, "N",
+     "cycles of v_mfma_f32_16x16x16_bf16 (default 16), in (0, 1024];\n"
+     "the other MFMA costs scale with it", 0, 1024, .lo_open = 1, .needs = "--analyze"},
+    {"--verbose", ATTNGEN__CLI_FLAG, NULL, "print the path's instructions", .needs = "--analyze"},
+    {NULL}};
+
+static int report(const attngen__cli_args *args);
+
+const attngen__cli_command attngen__cli_cmd_report = {
+    "report", "static report of built " ATTNGEN__TARGET_GFX942_NAME " code objects",
+    "[--dir DIR] [--filter GLOB] [--tsv]\n"
+    "       attngen report --analyze [FILE.co ...] [--kernel GLOB] [--dir DIR]\n"
+    "                      [--filter GLOB] [--tsv] [--mca] [--trans-cycles N] [--mfma-cycles N]\n"
+    "                      [--verbose]",
+    "Static report of built gfx942 code objects DIR/NAME.co (default DIR:\n"
+    "build/kernels/gfx942): arch VGPRs, AGPRs, SGPRs, scratch bytes, LDS bytes, spills,\n"
+    "occupancy (waves per SIMD from the unified 512-register file and the LDS), and the\n"
+    "instruction mix of each kernel's main KV loop (one iteration = one KV tile, per wave):\n"
+    "MFMA, other VALU, LDS, VMEM, s_waitcnt, s_barrier.\n"
+    "\n"
+    "--analyze: the steady-state analysis of any gfx942 code object (attngen's or a third\n"
+    "party's, every kernel in it; without FILE: every DIR/NAME.co matching --filter). Per\n"
+    "kernel: the main loop (the loop with the most MFMAs; ties: the innermost), the path of\n"
+    "one wave through one iteration, every branch on it resolved by these rules, in order:\n"
+    "  R1 stay in the loop (never an exit or an inner loop's body);\n"
+    "  R2 exec-masked if/else is wave-uniform: the else side runs iff the then side did not;\n"
+    "     with exec not written on the path since the loop header, exec is full:\n"
+    "     s_cbranch_execz is never taken (nor followed when R4 compares regions);\n"
+    "  R3 a condition that can be evaluated for each wave of the block (from the wave id,\n"
+    "     constants and flags set on the path) is decided for the path's set of waves,\n"
+    "     which R4 narrows: a wave stays in one group (A or B) of a ping-pong kernel;\n"
+    "  R4 on the blocks only one side reaches: more MFMAs, then >= 8 more v_exp, then more\n"
+    "     buffer/global ops (not the last tile), then more s_barrier, then fewer\n"
+    "     instructions (skips rare gates: O rescale, partial-tile masking); tie: fall through.\n"
+    "Counts are per unit of 16 query rows x 64 keys for one wave, units per iteration =\n"
+    "MFMA flops on the path / (4*16*64*128) (QK^T + PV at head_dim 128): MFMA, non-MFMA\n"
+    "VALU by class, v_exp, v_perm, bf16 rounding ops, LDS, buffer/global, s_waitcnt,\n"
+    "s_barrier, s_nop wait states (s_nop N = N+1); and the estimate under the two-group\n"
+    "ping-pong: VALU cycles / MFMA cycles per unit (> 1: VALU-bound). Cycles per wave64\n"
+    "instruction: v_mfma_f32_16x16x16_bf16 16, 32x32x8 32 (AMD matrix instruction\n"
+    "calculator, CDNA3), other MFMA flops/512; VALU 4; transcendental --trans-cycles\n"
+    "(default 16, quarter rate).\n"
+    "\n"
+    "Tools: $ATTNGEN_READELF (llvm-readelf-19), $ATTNGEN_OBJDUMP (llvm-objdump-19),\n"
+    "$ATTNGEN_MCA (llvm-mca-19).\n",
+    options, "FILE.co", NULL, 0, 1 << 20,
+    "0 ok, 1 a tool or file failed (missing file, not a gfx942 ELF, no main\n"
+    "loop)", report};
 
 /* Counts the main loop of one kernel (symbol name) from llvm-objdump -d. */
 static int read_loop(const char *path, kernel_stats *k) {
@@ -249,74 +258,19 @@ static int report_analyze(const char **files, int nfiles, const char *dir, const
   return status;
 }
 
-/* The N of --trans-cycles / --mfma-cycles: a number of cycles in (0, 1024]; 1, or 0 with the
- * message on stderr. */
-static int parse_cycles(const char *opt, const char *arg, double *out) {
-  char *end;
-  *out = strtod(arg, &end);
-  if (*end || *out <= 0 || *out > 1024) {
-    fprintf(stderr, "attngen report: %s '%s': expected a number of cycles in (0, 1024]\n", opt,
-            arg);
-    return 0;
-  }
-  return 1;
-}
-
-int attngen__cmd_report(int argc, char **argv) {
-  const char *dir = "build/kernels/gfx942";
-  const char *filter = NULL;
-  int tsv = 0, analyze = 0, nfiles_arg = 0;
-  const char **file_args = calloc((size_t)argc + 1, sizeof *file_args);
-  if (!file_args) return 1;
+static int report(const attngen__cli_args *args) {
+  const char *dir = attngen__cli_text(args, "--dir", "build/kernels/gfx942");
+  const char *filter = attngen__cli_text(args, "--filter", NULL);
+  const int tsv = attngen__cli_given(args, "--tsv"), analyze = attngen__cli_given(args, "--analyze");
   attngen__ra_options ro = {NULL, 0, 0, 0, 16.0, 128.0, 16.0, 0};
-  for (int i = 1; i < argc; ++i) {
-    if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-      usage(stdout);
-      free(file_args);
-      return 0;
-    } else if (strcmp(argv[i], "--dir") == 0 && i + 1 < argc) {
-      dir = argv[++i];
-    } else if (strcmp(argv[i], "--filter") == 0 && i + 1 < argc) {
-      filter = argv[++i];
-    } else if (strcmp(argv[i], "--tsv") == 0) {
-      tsv = 1;
-    } else if (strcmp(argv[i], "--analyze") == 0) {
-      analyze = 1;
-    } else if (strcmp(argv[i], "--kernel") == 0 && i + 1 < argc) {
-      ro.kernel_glob = argv[++i];
-    } else if (strcmp(argv[i], "--mca") == 0) {
-      ro.mca = 1;
-    } else if (strcmp(argv[i], "--verbose") == 0) {
-      ro.verbose = 1;
-    } else if ((strcmp(argv[i], "--trans-cycles") == 0 || strcmp(argv[i], "--mfma-cycles") == 0) &&
-               i + 1 < argc) {
-      const char *o = argv[i];
-      if (!parse_cycles(o, argv[++i], strcmp(o, "--trans-cycles") == 0 ? &ro.trans_cycles
-                                                                         : &ro.mfma_cycles)) {
-        free(file_args);
-        return 2;
-      }
-    } else if (argv[i][0] != '-') {
-      file_args[nfiles_arg++] = argv[i];
-    } else {
-      fprintf(stderr, "attngen report: unknown or incomplete option '%s'\n", argv[i]);
-      usage(stderr);
-      free(file_args);
-      return 2;
-    }
-  }
-  if (!analyze && (nfiles_arg || ro.kernel_glob || ro.mca || ro.verbose)) {
-    fprintf(stderr, "attngen report: FILE, --kernel, --mca and --verbose need --analyze\n");
-    usage(stderr);
-    free(file_args);
-    return 2;
-  }
-  if (analyze) {
-    int rc = report_analyze(file_args, nfiles_arg, dir, filter, tsv, &ro);
-    free(file_args);
-    return rc;
-  }
-  free(file_args);
+  ro.kernel_glob = attngen__cli_text(args, "--kernel", NULL);
+  ro.mca = attngen__cli_given(args, "--mca");
+  ro.verbose = attngen__cli_given(args, "--verbose");
+  ro.trans_cycles = attngen__cli_real(args, "--trans-cycles", ro.trans_cycles);
+  ro.mfma_cycles = attngen__cli_real(args, "--mfma-cycles", ro.mfma_cycles);
+  if (!analyze && args->npositional)
+    return attngen__cli_usage_error(args->cmd, "FILE.co arguments need --analyze");
+  if (analyze) return report_analyze(args->positional, args->npositional, dir, filter, tsv, &ro);
   char **files = NULL;
   size_t nfiles = 0;
   int status = list_code_objects(dir, filter, &files, &nfiles);

@@ -9,87 +9,50 @@
 #include <string.h>
 
 #include "attngen.h"
-#include "cli_util.h"
-#include "verify.h"
+#include "cli.h"
 
-static void usage(FILE *f) {
-  fprintf(f,
-          "usage: attngen run --shape B,H,Sq,Skv [options]\n\n"
-          "  --shape B,H,Sq,Skv   batch, heads, query and key/value lengths (head_dim 128)\n"
-          "  --layout " ATTNGEN__LAYOUT_CHOICES "   tensor layout (default " ATTNGEN__LAYOUT_BSHD_NAME ")\n"
-          "  --round " ATTNGEN__ROUNDING_CHOICES "  bf16 rounding of P and O (default " ATTNGEN__ROUNDING_RTNE_NAME ")\n"
-          "  --backend NAME       auto (default), cuda, hip, emu, cpu\n"
-          "  --device N           device ordinal (default 0)\n"
-          "  --variant NAME       force a variant (JIT-compiled when not embedded)\n"
-          "  --iters N            timed calls after the warm-up (default 1)\n"
-          "  --scale X            softmax scale (default 1/sqrt(128))\n"
-          "  --lse                also write the log-sum-exp\n"
-          "  --seed N             input seed (default 1)\n"
-          "  --help               this text\n\n"
-          "Exit status: 0 ok, 1 failure (no backend, no variant, launch error), 2 usage error.\n");
-}
+static const attngen__cli_option options[] = {
+    {"--shape", ATTNGEN__CLI_SHAPE, "B,H,Sq,Skv",
+     "batch, heads, query and key/value lengths (head_dim 128; B,H,S: Skv = Sq)", .required = 1},
+    {"--layout", ATTNGEN__CLI_CHOICE, "L", "tensor layout (default " ATTNGEN__LAYOUT_BSHD_NAME ")",
+     .choices = attngen__layout_names, .nchoices = ATTNGEN__LAYOUT_COUNT},
+    {"--round", ATTNGEN__CLI_CHOICE, "R",
+     "bf16 rounding of P and O (default " ATTNGEN__ROUNDING_RTNE_NAME ")",
+     .choices = attngen__rounding_names, .nchoices = ATTNGEN__ROUNDING_COUNT},
+    {"--backend", ATTNGEN__CLI_BACKEND, "NAME", "runtime backend (default auto)"},
+    {"--device", ATTNGEN__CLI_INT, "N", "device ordinal (default 0)", 0, 1024},
+    {"--variant", ATTNGEN__CLI_TEXT, "NAME", "force a variant (JIT-compiled when not embedded)",
+     .max_len = 255},
+    {"--iters", ATTNGEN__CLI_INT, "N", "timed calls after the warm-up (default 1)", 1, 1000000},
+    {"--scale", ATTNGEN__CLI_REAL, "X", "softmax scale (default 1/sqrt(128); any finite float)",
+     ATTNGEN__CLI_SCALE_RANGE},
+    {"--lse", ATTNGEN__CLI_FLAG, NULL, "also write the log-sum-exp"},
+    {"--seed", ATTNGEN__CLI_INT, "N", "input seed (default 1)", 0, 2147483647},
+    {NULL}};
 
-static int usage_error(const char *msg, const char *arg) {
-  fprintf(stderr, "attngen run: %s%s%s\n\n(attngen run --help for usage)\n", msg, arg ? ": " : "",
-          arg ? arg : "");
-  return 2;
-}
+static int run(const attngen__cli_args *args);
 
-int attngen__cmd_run(int argc, char **argv) {
+const attngen__cli_command attngen__cli_cmd_run = {
+    "run", "run one attention call with random inputs and time it",
+    "--shape B,H,Sq,Skv [options]",
+    "One call on random inputs: the variant the dispatcher picks and why, one warm-up call\n"
+    "(loads or JIT-compiles it), then --iters timed calls.\n",
+    options, NULL, NULL, 0, 0,
+    "0 ok, 1 failure (no backend, no variant, launch error)", run};
+
+static int run(const attngen__cli_args *args) {
   attngen_fwd_args a;
   attngen_fwd_args_init(&a);
-  attngen_context_options o = {NULL, 0};
-  long iters = 1, seed = 1;
-  int have_shape = 0, want_lse = 0;
-  for (int i = 1; i < argc; i++) {
-    const char *opt = argv[i];
-    if (!strcmp(opt, "--help") || !strcmp(opt, "-h")) {
-      usage(stdout);
-      return 0;
-    }
-    if (!strcmp(opt, "--lse")) {
-      want_lse = 1;
-      continue;
-    }
-    if (i + 1 >= argc) return usage_error("option needs a value", opt);
-    const char *val = argv[++i];
-    long v;
-    if (!strcmp(opt, "--shape")) {
-      if (!attngen__cli_parse_shape(val, &a.batch, &a.heads, &a.seqlen_q, &a.seqlen_kv))
-        return usage_error("--shape wants B,H,Sq,Skv (B, H, Sq in 1..2^24, Skv in 0..2^24)", val);
-      have_shape = 1;
-    } else if (!strcmp(opt, "--layout")) {
-      if (!attngen__layout_from_name(val, &a.layout))
-        return usage_error("--layout allows " ATTNGEN__LAYOUT_LIST, val);
-    } else if (!strcmp(opt, "--round")) {
-      if (!attngen__rounding_from_name(val, &a.rounding))
-        return usage_error("--round allows " ATTNGEN__ROUNDING_LIST, val);
-    } else if (!strcmp(opt, "--backend")) {
-      if (!attngen__backend_name_ok(val)) {
-        char m[192];
-        snprintf(m, sizeof m, "--backend allows %s; not", attngen__backend_names());
-        return usage_error(m, val);
-      }
-      o.backend = val;
-    } else if (!strcmp(opt, "--device")) {
-      if (!attngen__cli_parse_long(val, 0, 1024, &v)) return usage_error("--device wants an ordinal", val);
-      o.device = (int)v;
-    } else if (!strcmp(opt, "--variant")) {
-      a.variant = val;
-    } else if (!strcmp(opt, "--iters")) {
-      if (!attngen__cli_parse_long(val, 1, 1000000, &iters)) return usage_error("--iters wants 1..1000000", val);
-    } else if (!strcmp(opt, "--seed")) {
-      if (!attngen__cli_parse_long(val, 0, 0x7fffffff, &seed)) return usage_error("--seed wants a number", val);
-    } else if (!strcmp(opt, "--scale")) {
-      char *end;
-      a.softmax_scale = strtof(val, &end);
-      if (*end || end == val) return usage_error("--scale wants a number", val);
-    } else {
-      return usage_error("unknown option", opt);
-    }
-  }
-  if (!have_shape) return usage_error("--shape is required", NULL);
-
+  attngen__call_shape_to_args(&attngen__cli_get(args, "--shape")->shape, &a);
+  a.layout = (attngen_layout)attngen__cli_choice(args, "--layout", ATTNGEN_LAYOUT_BSHD);
+  a.rounding = (attngen_rounding)attngen__cli_choice(args, "--round", ATTNGEN_ROUND_RTNE);
+  a.variant = attngen__cli_text(args, "--variant", NULL);
+  a.softmax_scale = (float)attngen__cli_real(args, "--scale", a.softmax_scale);
+  attngen_context_options o = {attngen__cli_text(args, "--backend", NULL),
+                               (int)attngen__cli_int(args, "--device", 0)};
+  const long iters = attngen__cli_int(args, "--iters", 1);
+  const long seed = attngen__cli_int(args, "--seed", 1);
+  const int want_lse = attngen__cli_given(args, "--lse");
   attngen_context *ctx = NULL;
   if (attngen_create(&ctx, &o) != ATTNGEN_STATUS_OK) {
     fprintf(stderr, "attngen run: %s\n", attngen_last_error());

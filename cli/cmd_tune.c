@@ -32,8 +32,7 @@
 #include <unistd.h>
 
 #include "attngen.h"
-#include "cli_util.h"
-#include "verify.h"
+#include "cli.h"
 
 #include "cmd_tune.h"
 
@@ -454,8 +453,9 @@ static int check_variant_names(const options *o) {
     attngen__variant_desc d;
     char *err = NULL;
     if (attngen__gen_variant_desc(o->only[i], &d, &err) != 0) {
-      int rc = attngen__tune_usage_error("--variants: '%s' is not a variant: %s", o->only[i],
-                           err ? err : "rejected by the generator");
+      int rc = attngen__cli_usage_error(&attngen__cli_cmd_tune,
+                                        "--variants: '%s' is not a variant: %s", o->only[i],
+                                        err ? err : "rejected by the generator");
       free(err);
       return rc;
     }
@@ -494,9 +494,9 @@ static void print_table(const job *jobs, int njobs) {
     }
 }
 
-int attngen__cmd_tune(int argc, char **argv) {
+int attngen__cmd_tune(const attngen__cli_args *args) {
   options o;
-  int rc = attngen__tune_parse_args(argc, argv, &o);
+  int rc = attngen__tune_options_of(args, &o);
   if (rc >= 0) {
     attngen__tune_options_free(&o);
     return rc;
@@ -686,7 +686,7 @@ int attngen__cmd_tune(int argc, char **argv) {
       if (st != ATTNGEN_STATUS_OK) {
         fprintf(stderr, "attngen tune: %s%s\n", d.message,
                 d.problem == ATTNGEN__TUNING_MISMATCH || d.problem == ATTNGEN__TUNING_MALFORMED
-                    ? " (--replace to overwrite it, or -o FILE)"
+                    ? " (--replace overwrites it; -o FILE writes another database)"
                     : "");
         rc = 1;
       } else {

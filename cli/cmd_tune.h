@@ -4,7 +4,7 @@
 #define ATTNGEN_CMD_TUNE_H
 
 #include "attngen.h"
-#include "attngen_internal.h"
+#include "cli.h"
 
 #define MAX_SHAPES 4096
 #define MAX_ITERS 100000
@@ -53,11 +53,11 @@ typedef struct job {
   int def;          /* index of the default into c, -1 = none */
 } job;
 
-/* Parses the command line into o: 0 ok, 1 after --help (printed), 2 after a usage error
- * (printed), -1 ... as documented at the definition. */
-int attngen__tune_parse_args(int argc, char **argv, options *o);
+/* The options of the parsed command line (the table is cmd_tune_args.c's; shapes files are
+ * read here): -1 to go on, else 2 after a usage error (printed). */
+int attngen__tune_options_of(const attngen__cli_args *args, options *o);
 void attngen__tune_options_free(options *o);
-/* Prints "attngen tune: <message>" and the usage hint; returns 2. */
-int attngen__tune_usage_error(const char *fmt, ...);
+/* The handler (cmd_tune.c). */
+int attngen__cmd_tune(const attngen__cli_args *args);
 
 #endif /* ATTNGEN_CMD_TUNE_H */

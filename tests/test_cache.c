@@ -233,6 +233,31 @@ static void test_cache_dir_precedence(void **state) {
   assert_int_equal(attngen__cache_dir(buf, sizeof buf), -1);
 }
 
+/* A cache directory that does not fit is refused (ENAMETOOLONG), never truncated: a
+ * 5000-byte ATTNGEN_CACHE_DIR was cut to 4095 bytes and used. */
+static void test_cache_dir_too_long_is_refused(void **state) {
+  char big[5001], buf[8192];
+  memset(big, 'd', sizeof big - 1);
+  big[0] = '/';
+  big[sizeof big - 1] = 0;
+  setenv("ATTNGEN_CACHE_DIR", big, 1);
+  errno = 0;
+  assert_int_equal(attngen__cache_dir(buf, sizeof buf), -1);
+  assert_int_equal(errno, ENAMETOOLONG);
+  big[ATTNGEN__CACHE_DIR_MAX] = 0; /* the longest allowed */
+  setenv("ATTNGEN_CACHE_DIR", big, 1);
+  assert_int_equal(attngen__cache_dir(buf, sizeof buf), 0);
+  assert_int_equal(strlen(buf), ATTNGEN__CACHE_DIR_MAX);
+  char small[64];
+  assert_int_equal(attngen__cache_dir(small, sizeof small), -1); /* does not fit the buffer */
+  big[ATTNGEN__CACHE_DIR_MAX] = 'd';
+  setenv("ATTNGEN_CACHE_DIR", big, 1);
+  attngen_context *ctx = NULL;
+  assert_int_equal(attngen_create(&ctx, NULL), ATTNGEN_STATUS_INVALID_ARGUMENT);
+  assert_non_null(strstr(attngen_last_error(), "ATTNGEN_CACHE_DIR is 4001 bytes long"));
+  unsetenv("ATTNGEN_CACHE_DIR");
+}
+
 /* While one process holds a key's lock, another cannot take it; it can once released, and
  * a lock held by a process that dies is released with it. */
 static void test_cache_lock_excludes_and_dies_with_process(void **state) {
@@ -289,6 +314,7 @@ int main(void) {
     cmocka_unit_test(test_cache_missing_dir_is_empty),
     cmocka_unit_test_setup_teardown(test_cache_write_creates_directories, setup, teardown),
     cmocka_unit_test(test_cache_dir_precedence),
+    cmocka_unit_test(test_cache_dir_too_long_is_refused),
     cmocka_unit_test_setup_teardown(test_cache_lock_excludes_and_dies_with_process, setup, teardown),
     cmocka_unit_test(test_cache_hash_is_fnv1a64),
   };

@@ -29,18 +29,45 @@ static int teardown(void **state) {
   return 0;
 }
 
-/* Runs `attngen ARGS` with stderr to tmp/err; returns the exit status. */
-static int cli(const char *fmt, ...) {
-  char args[2048], cmd[4096];
-  va_list ap;
-  va_start(ap, fmt);
+/* Runs `ENV attngen ARGS` (ENV: more variables, after the test's own) with stdout to tmp/out
+ * and stderr to tmp/err; returns the exit status. */
+static int vcli_env(const char *env, const char *fmt, va_list ap) {
+  static char args[16384], cmd[24576];
   vsnprintf(args, sizeof args, fmt, ap);
-  va_end(ap);
   snprintf(cmd, sizeof cmd,
-           "ATTNGEN_CACHE_DIR='%s' ATTNGEN_TUNING_FILE='%s/t.db' '%s' %s >'%s/out' 2>'%s/err'",
-           tmp, tmp, ATTNGEN_CLI, args, tmp, tmp);
+           "ATTNGEN_CACHE_DIR='%s' ATTNGEN_TUNING_FILE='%s/t.db' %s '%s' %s >'%s/out' 2>'%s/err'",
+           tmp, tmp, env, ATTNGEN_CLI, args, tmp, tmp);
   int rc = system(cmd);
   return WIFEXITED(rc) ? WEXITSTATUS(rc) : 128;
+}
+
+static int cli(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  const int rc = vcli_env("", fmt, ap);
+  va_end(ap);
+  return rc;
+}
+
+static int cli_env(const char *env, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  const int rc = vcli_env(env, fmt, ap);
+  va_end(ap);
+  return rc;
+}
+
+/* Does tmp/NAME (out or err) contain needle? */
+static int file_has(const char *name, const char *needle) {
+  char path[300];
+  static char text[65536];
+  snprintf(path, sizeof path, "%s/%s", tmp, name);
+  FILE *f = fopen(path, "r");
+  if (!f) return 0;
+  size_t n = fread(text, 1, sizeof text - 1, f);
+  text[n] = 0;
+  fclose(f);
+  return strstr(text, needle) != NULL;
 }
 
 static int err_has(const char *needle) {
@@ -99,12 +126,141 @@ static void test_cli_run_usage_errors_exit_2(void **state) {
   assert_int_equal(cli("run"), 2);
 }
 
+/* Issue 29, defect 5: shape texts that the old tokenizer accepted (empty fields, signs, a
+ * trailing separator: "1,1,16,0x" read as 1,1,16,0) are refused by every command. */
+static void test_cli_shape_grammar_is_strict(void **state) {
+  static const char *const bad[] = {"1,,1,,,,1", "+1,+1,+1", "1,1,16,0x", "1,1,16,",
+                                    ",1,1,16",   "1, 1, 16", "0x10,1,1", "1,1,1e3",
+                                    "1;1;16",    "",         "1,1,-0"};
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    assert_int_equal(cli("run --backend cpu --shape '%s'", bad[i]), 2);
+    assert_true(err_has("--shape"));
+    assert_int_equal(cli("check --backend cpu --shape '%s'", bad[i]), 2);
+    assert_int_equal(cli("tune --backend cpu --shape '%s' --iters 1 --no-write", bad[i]), 2);
+    assert_int_equal(cli("bench --backend cpu --shape '%s' --iters 1", bad[i]), 2);
+  }
+}
+
+/* An option given twice is refused (it silently took the last value). */
+static void test_cli_duplicate_options_are_refused(void **state) {
+  assert_int_equal(cli("run --backend cpu --shape 1,1,16 --shape 1,1,32"), 2);
+  assert_true(err_has("--shape given twice"));
+  assert_int_equal(cli("run --backend cpu --shape 1,1,16 --layout bshd --layout bhsd"), 2);
+  assert_true(err_has("--layout given twice"));
+  assert_int_equal(cli("check --backend cpu --shape 1,1,16 --seed 1 --seed 2"), 2);
+  assert_int_equal(cli("tune --backend cpu --shape 1,1,16 --iters 1 --iters 2 --no-write"), 2);
+  assert_int_equal(cli("bench --backend cpu --shape 1,1,16 --iters 1 --iters 2"), 2);
+  assert_int_equal(cli("cache ls ls"), 2);
+  /* options meant to repeat still do */
+  assert_int_equal(cli("bench --backend cpu --shape 1,1,16 --shape 1,2,16 --iters 1"), 0);
+  assert_true(file_has("out", "2 shape(s), 0 failed"));
+}
+
+/* run and check take the same --scale values (any finite float, as the API) with the same
+ * exit codes: check refused 0 and 1e-50 that run took, and nan exited 1 in run, 2 in check. */
+static void test_cli_scale_range_is_the_same_in_run_and_check(void **state) {
+  static const char *const ok[] = {"0", "1e-50", "-0.5", "3e38"};
+  static const char *const bad[] = {"nan", "inf", "-inf", "1e39", "abc", "0.1x", ""};
+  for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+    assert_int_equal(cli("run --backend cpu --shape 1,1,16 --scale '%s'", ok[i]), 0);
+    assert_int_equal(cli("check --backend cpu --shape 1,1,16 --scale '%s'", ok[i]), 0);
+    assert_true(file_has("out", "check: PASS"));
+  }
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    assert_int_equal(cli("run --backend cpu --shape 1,1,16 --scale '%s'", bad[i]), 2);
+    assert_true(err_has("--scale"));
+    assert_int_equal(cli("check --backend cpu --shape 1,1,16 --scale '%s'", bad[i]), 2);
+    assert_true(err_has("--scale"));
+  }
+}
+
+/* The shapes the CLI accepts are the library's (attngen__check_args): a shape just inside
+ * each limit passes the parser (the next error is the planted unknown option), one just
+ * outside is a usage error naming --shape (it was exit 1 from the library for B = 2^24). */
+static void test_cli_shape_limits_are_the_library_caps(void **state) {
+  static const char *const inside[] = {"65535,1,1,0", "1,65535,1,0", "1,1,8388607,0",
+                                       "1,1,1,8388607", "1,2,4194303,0", "256,1,8388607,0"};
+  static const char *const outside[] = {"65536,1,1,0", "1,65536,1,0", "1,1,8388608,0",
+                                        "1,1,1,8388608", "1,2,4194304,0", "257,1,8388607,0",
+                                        "0,1,1,1", "1,0,1,1", "1,1,0,1"};
+  for (size_t i = 0; i < sizeof inside / sizeof inside[0]; i++) {
+    assert_int_equal(cli("run --backend cpu --shape %s --planted-unknown", inside[i]), 2);
+    assert_true(err_has("unknown option '--planted-unknown'"));
+  }
+  for (size_t i = 0; i < sizeof outside / sizeof outside[0]; i++) {
+    assert_int_equal(cli("run --backend cpu --shape %s --planted-unknown", outside[i]), 2);
+    assert_true(err_has("--shape"));
+    assert_false(file_has("err", "--planted-unknown"));
+  }
+  /* the limits the usage text documents are the ones enforced */
+  assert_int_equal(cli("run --help"), 0);
+  assert_true(file_has("out", "B, H in 1..65535, Sq >= 1, Skv >= 0; Sq*H and Skv*H < 2^23; "
+                              "B*H*Sq < 2^31"));
+}
+
+/* Without a GPU, `bench` with the default backend ran the performance shapes on the cpu
+ * reference, for hours. Now auto on a host backend refuses; naming the
+ * backend runs. GPUs are hidden so that the machine running the test does not matter. */
+static void test_cli_bench_refuses_the_host_backend_unless_named(void **state) {
+  static const char *const no_gpu =
+      "CUDA_VISIBLE_DEVICES= HIP_VISIBLE_DEVICES= ROCR_VISIBLE_DEVICES= ATTNGEN_BACKEND=";
+  assert_int_equal(cli_env(no_gpu, "bench --iters 1"), 1);
+  assert_true(err_has("no GPU backend"));
+  assert_true(err_has("--backend cpu"));
+  assert_false(file_has("out", "shape(s)"));
+  assert_int_equal(cli_env(no_gpu, "bench --shapes sweep --iters 1"), 1);
+  assert_int_equal(cli_env(no_gpu, "bench --backend cpu --shape 1,1,16 --iters 1"), 0);
+  assert_true(file_has("out", "1 shape(s), 0 failed"));
+}
+
+/* A cache directory that does not fit is refused, never truncated (5000 bytes were cut to
+ * 4095 and used). */
+static void test_cli_long_cache_dir_is_refused(void **state) {
+  static char big[5001], env[5100];
+  memset(big, 'd', 5000);
+  big[0] = '/';
+  big[5000] = 0;
+  assert_int_equal(cli("cache ls --dir '%s'", big), 2);
+  assert_true(err_has("--dir: allowed: a non-empty value of at most 4000 bytes"));
+  snprintf(env, sizeof env, "ATTNGEN_CACHE_DIR='%s'", big);
+  assert_int_equal(cli_env(env, "cache ls"), 1);
+  assert_true(err_has("longer than 4000 bytes"));
+  assert_int_equal(cli_env(env, "run --backend cpu --shape 1,1,16"), 1);
+  assert_true(err_has("ATTNGEN_CACHE_DIR is 5000 bytes long"));
+}
+
+/* After `tune --backend cpu` wrote the database, an emu tune into it failed with a message
+ * pointing at `attngen tune` itself; it names --replace and -o now, and --replace works. */
+static void test_cli_tune_over_another_backends_database(void **state) {
+  static const char *const v = "attn_fwd_d128_bshd_rtne_q2_kv96_w8_nosplit_vt_mfma_gfx942";
+  assert_int_equal(cli("tune --backend cpu --shape 1,1,16 --iters 1 --warmup 0 -o %s/x.db", tmp),
+                   0);
+  assert_int_equal(cli("tune --backend emu --shape 1,1,16 --iters 1 --warmup 0 --variants %s "
+                       "-o %s/x.db", v, tmp), 1);
+  assert_true(err_has("another machine or backend"));
+  assert_true(err_has("--replace overwrites it"));
+  assert_false(file_has("err", "run `attngen tune`"));
+  assert_int_equal(cli("tune --backend emu --shape 1,1,16 --iters 1 --warmup 0 --variants %s "
+                       "-o %s/x.db --replace", v, tmp), 0);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test_setup_teardown(test_cli_shape_overflow_is_a_usage_error_everywhere, setup,
                                     teardown),
     cmocka_unit_test_setup_teardown(test_cli_shape_syntax_is_shared, setup, teardown),
     cmocka_unit_test_setup_teardown(test_cli_run_usage_errors_exit_2, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_cli_shape_grammar_is_strict, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_cli_duplicate_options_are_refused, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_cli_scale_range_is_the_same_in_run_and_check, setup,
+                                    teardown),
+    cmocka_unit_test_setup_teardown(test_cli_shape_limits_are_the_library_caps, setup,
+                                    teardown),
+    cmocka_unit_test_setup_teardown(test_cli_bench_refuses_the_host_backend_unless_named,
+                                    setup, teardown),
+    cmocka_unit_test_setup_teardown(test_cli_long_cache_dir_is_refused, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_cli_tune_over_another_backends_database, setup,
+                                    teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

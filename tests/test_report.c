@@ -269,7 +269,7 @@ static void test_errors(void **state) {
   /* usage errors */
   snprintf(cmd, sizeof cmd, "'%s' report --kernel x", ATTNGEN_CLI);
   assert_int_equal(run(cmd, NULL, err, sizeof err), 2);
-  assert_non_null(strstr(err, "need --analyze"));
+  assert_non_null(strstr(err, "--kernel needs --analyze"));
   snprintf(cmd, sizeof cmd, "'%s' report --analyze --trans-cycles zero x.co", ATTNGEN_CLI);
   assert_int_equal(run(cmd, NULL, err, sizeof err), 2);
   assert_non_null(strstr(err, "--trans-cycles 'zero'"));

@@ -169,6 +169,10 @@ static void test_testdata_plant_and_bad_args(void **state) {
                                         -1, 1, 1, SCALE), ATTNGEN_STATUS_BAD_SHAPE);
   assert_int_equal(attngen__inputs_make(&in, ATTNGEN__INPUT_LARGE, 1, ATTNGEN_LAYOUT_BSHD, 1,
                                         1, 1, 1, 0.0f), ATTNGEN_STATUS_BAD_SCALE);
+  /* every finite scale the API accepts makes uniform inputs (attngen check --scale 0) */
+  assert_int_equal(attngen__inputs_make(&in, ATTNGEN__INPUT_UNIFORM, 1, ATTNGEN_LAYOUT_BSHD, 1,
+                                        1, 1, 1, 0.0f), ATTNGEN_STATUS_OK);
+  attngen__inputs_free(&in);
   /* Skv = 0 is a valid input set */
   assert_int_equal(attngen__inputs_make(&in, ATTNGEN__INPUT_UNIFORM, 1, ATTNGEN_LAYOUT_BSHD, 1,
                                         1, 4, 0, SCALE), ATTNGEN_STATUS_OK);

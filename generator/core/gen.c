@@ -217,22 +217,29 @@ static int call_module(lua_State *L, const char *module, const char *fn, int nar
   return rc;
 }
 
-int attngen__gen_run_command(int argc, char **argv) {
+int attngen__gen_command(const char *command, const char *const *names,
+                         const char *const *values, int n, char **usage_out) {
+  *usage_out = NULL;
   lua_State *L = new_state();
   if (!L) {
-    fprintf(stderr, "attngen: out of memory\n");
+    fprintf(stderr, "attngen %s: out of memory\n", command);
     return 1;
   }
-  lua_createtable(L, argc, 0);
-  for (int i = 0; i < argc; i++) {
-    lua_pushstring(L, argv[i]);
-    lua_rawseti(L, -2, i + 1);
+  lua_createtable(L, 0, n);
+  for (int i = 0; i < n; i++) {
+    if (values[i])
+      lua_pushstring(L, values[i]);
+    else
+      lua_pushboolean(L, 1);
+    lua_setfield(L, -2, names[i]);
   }
   int code = 1;
-  if (call_module(L, "cli", "main", 1, 1) != LUA_OK)
-    fprintf(stderr, "attngen: error: %s\n", lua_tostring(L, -1));
-  else
-    code = (int)lua_tointeger(L, -1);
+  if (call_module(L, "cli", command, 1, 2) != LUA_OK) {
+    fprintf(stderr, "attngen %s: error: %s\n", command, lua_tostring(L, -1));
+  } else {
+    code = (int)lua_tointeger(L, -2);
+    if (code == 2) *usage_out = dup_str(luaL_optstring(L, -1, "usage error"));
+  }
   lua_close(L);
   return code;
 }

@@ -6,9 +6,11 @@
 
 #define ATTNGEN_GENERATOR_VERSION "0.1.0"
 
-/* Runs a CLI command implemented in Lua (generator/lua/cli.lua: "generate", "list").
- * argv[0] is the command name. Returns the process exit code (0 ok, 1 failure, 2 usage). */
-int attngen__gen_run_command(int argc, char **argv);
+/* Runs the work of a generator command (generator/lua/cli.lua: "generate", "list") on its
+ * parsed options: n (name, value) pairs, a flag's value NULL. Returns the exit code (0 ok,
+ * 1 failure) or 2 with a malloc'd usage-error message in *usage_out (the caller prints it). */
+int attngen__gen_command(const char *command, const char *const *names,
+                         const char *const *values, int n, char **usage_out);
 
 /* Generates the source of one variant by canonical name. On success returns 0 and a
  * malloc'd NUL-terminated source in *source_out; on failure returns nonzero and a malloc'd

@@ -96,6 +96,17 @@ attngen_status attngen__host_event_record(void *st, void *ev, void *stream);
 attngen_status attngen__host_event_elapsed(void *st, void *start, void *end, float *ms);
 void attngen__host_event_destroy(void *st, void *ev);
 
+/* The operations the host backends (cpu, emu) share, as designated initializers of an
+ * attngen__backend_ops: host memory, nothing asynchronous, host-clock events. */
+#define ATTNGEN__HOST_BACKEND_OPS                                                             \
+  .mem_alloc = attngen__host_alloc, .mem_free = attngen__host_free,                          \
+  .memcpy_htod = attngen__host_copy, .memcpy_dtoh = attngen__host_copy,                      \
+  .memset = attngen__host_memset, .synchronize = attngen__host_sync,                         \
+  .synchronize_device = attngen__host_device_sync,                                           \
+  .stream_capturing = attngen__host_not_capturing,                                           \
+  .event_create = attngen__host_event_create, .event_record = attngen__host_event_record,    \
+  .event_elapsed = attngen__host_event_elapsed, .event_destroy = attngen__host_event_destroy
+
 /* dlopen the first of `names` that loads (RTLD_NOW | RTLD_LOCAL) and, when need_sym is not
  * NULL, exports need_sym (a library that loads without it is closed and the search goes on);
  * NULL if none. `tried` (if not NULL) receives the names tried, comma-separated. */

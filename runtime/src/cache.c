@@ -59,21 +59,25 @@ static void get_str(char *dst, const unsigned char *p, size_t cap) {
 
 int attngen__cache_dir(char *buf, size_t len) {
   const char *env = getenv("ATTNGEN_CACHE_DIR");
-  if (env && *env) {
-    snprintf(buf, len, "%s", env);
-    return 0;
+  const char *xdg = getenv("XDG_CACHE_HOME");
+  const char *home = getenv("HOME");
+  int n;
+  if (env && *env)
+    n = snprintf(buf, len, "%s", env);
+  else if (xdg && *xdg)
+    n = snprintf(buf, len, "%s/attngen", xdg);
+  else if (home && *home)
+    n = snprintf(buf, len, "%s/.cache/attngen", home);
+  else {
+    errno = ENOENT;
+    return -1;
   }
-  env = getenv("XDG_CACHE_HOME");
-  if (env && *env) {
-    snprintf(buf, len, "%s/attngen", env);
-    return 0;
+  if (n < 0 || (size_t)n >= len || n > ATTNGEN__CACHE_DIR_MAX) {
+    if (len) buf[0] = 0;
+    errno = ENAMETOOLONG;
+    return -1;
   }
-  env = getenv("HOME");
-  if (env && *env) {
-    snprintf(buf, len, "%s/.cache/attngen", env);
-    return 0;
-  }
-  return -1;
+  return 0;
 }
 
 static void entry_path(char *buf, size_t len, const char *dir, uint64_t key, const char *ext) {

@@ -23,8 +23,13 @@ typedef struct attngen__cache_meta {
   int64_t created; /* unix seconds */
 } attngen__cache_meta;
 
+/* The longest cache directory (bytes): entry paths add a file name to it. */
+#define ATTNGEN__CACHE_DIR_MAX 4000
+
 /* The cache directory: $ATTNGEN_CACHE_DIR, else $XDG_CACHE_HOME/attngen, else
- * $HOME/.cache/attngen. Returns 0, or -1 when none can be derived (no HOME). */
+ * $HOME/.cache/attngen. Returns 0, or -1 when none can be derived (no HOME: errno ENOENT) or
+ * it is longer than ATTNGEN__CACHE_DIR_MAX or len - 1 bytes (errno ENAMETOOLONG; never
+ * truncated). */
 int attngen__cache_dir(char *buf, size_t len);
 
 typedef enum attngen__cache_result {

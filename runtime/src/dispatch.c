@@ -15,7 +15,7 @@
 
 #define HEAD_DIM 128
 #define BATCH_SLICE_LIMIT ((int64_t)1 << 31) /* kernels use 32-bit offsets inside one batch */
-#define GRID_YZ_LIMIT 65535                  /* heads and batch are grid y and z */
+#define GRID_YZ_LIMIT ATTNGEN__GRID_YZ_LIMIT
 
 static attngen_status check_ptr(const void *p, const char *name) {
   if (!p)

@@ -11,6 +11,14 @@
 #include "call_shape.h"
 #include "variant.h"
 
+/* The shape limits attngen__check_args enforces (BAD_SHAPE, TOO_LARGE), as the CLI documents
+ * them: heads and batch are the launch grid's y and z; the kernels use 32-bit byte offsets
+ * within one batch entry (Sq * H * 128 * 2 bytes, Skv * H * 128 * 2 bytes) and 32-bit row
+ * numbers (B * H * Sq). */
+#define ATTNGEN__GRID_YZ_LIMIT 65535
+#define ATTNGEN__SHAPE_LIMITS_TEXT                                                              \
+  "B, H in 1..65535, Sq >= 1, Skv >= 0; Sq*H and Skv*H < 2^23; B*H*Sq < 2^31"
+
 /* Checks a's fields in a fixed order; the first problem gives the status and a message
  * naming the argument and its allowed values. need_pointers = 0 skips the pointer checks
  * (attngen_explain). */

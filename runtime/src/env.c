@@ -7,9 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cache.h"
 #include "status.h"
 
-typedef enum { ENV_TEXT, ENV_BOOL, ENV_INT, ENV_SECONDS } env_kind;
+/* ENV_PATH: a path of at most `hi` bytes (a longer one is refused, never truncated). */
+typedef enum { ENV_TEXT, ENV_BOOL, ENV_INT, ENV_SECONDS, ENV_PATH } env_kind;
 
 typedef struct env_var {
   const char *name;
@@ -26,10 +28,10 @@ static const env_var vars[] = {
   {"ATTNGEN_JIT", ENV_BOOL, 0, 0},
   {"ATTNGEN_JIT_LOCK_TIMEOUT", ENV_SECONDS, 0.001, 86400},
   {"ATTNGEN_LOG", ENV_INT, 0, 3},
-  {"ATTNGEN_LOG_FILE", ENV_TEXT, 0, 0},
-  {"ATTNGEN_CACHE_DIR", ENV_TEXT, 0, 0},
-  {"ATTNGEN_TUNING_FILE", ENV_TEXT, 0, 0},
-  {"ATTNGEN_TEMPLATE_DIR", ENV_TEXT, 0, 0},
+  {"ATTNGEN_LOG_FILE", ENV_PATH, 0, ATTNGEN__CACHE_DIR_MAX},
+  {"ATTNGEN_CACHE_DIR", ENV_PATH, 0, ATTNGEN__CACHE_DIR_MAX},
+  {"ATTNGEN_TUNING_FILE", ENV_PATH, 0, ATTNGEN__CACHE_DIR_MAX},
+  {"ATTNGEN_TEMPLATE_DIR", ENV_PATH, 0, ATTNGEN__CACHE_DIR_MAX},
   {"ATTNGEN_EMU_SEED", ENV_INT, 0, 0x7fffffff},
   {"ATTNGEN_EMU_CUS", ENV_INT, 1, 1024},
   {"ATTNGEN_EMU_RACECHECK", ENV_BOOL, 0, 0},
@@ -47,6 +49,11 @@ static attngen_status check(const env_var *v, const char *s, double *num) {
   switch (v->kind) {
     case ENV_TEXT:
       return ATTNGEN_STATUS_OK;
+    case ENV_PATH:
+      if (strlen(s) <= (size_t)v->hi) return ATTNGEN_STATUS_OK;
+      return attngen__fail(ATTNGEN_STATUS_INVALID_ARGUMENT,
+                           "%s is %zu bytes long (allowed: a path of at most %.0f bytes)",
+                           v->name, strlen(s), v->hi);
     case ENV_BOOL:
       if (strcmp(s, "0") && strcmp(s, "1")) return bad(v->name, s, "0, 1");
       *num = s[0] == '1';

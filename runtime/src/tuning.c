@@ -22,7 +22,10 @@ attngen__tuning_file *attngen__tuning_load_for_device(const attngen_device_props
     return db;
   }
   if (diag.problem != ATTNGEN__TUNING_MISSING)
-    attngen__log(ATTNGEN__LOG_NOTICE, "tuning database ignored: %s", diag.message);
+    attngen__log(ATTNGEN__LOG_NOTICE, "tuning database ignored: %s%s", diag.message,
+                 diag.problem == ATTNGEN__TUNING_MISMATCH
+                     ? " (run `attngen tune` to make one for this machine)"
+                     : "");
   attngen__clear_error();
   return NULL;
 }

@@ -200,7 +200,7 @@ attngen_status attngen__tuning_db_merge_file(const char *path, const attngen__tu
       if (invalid) {
         size_t k = strlen(ld.message);
         snprintf(ld.message + k, sizeof ld.message - k,
-                 "; not overwritten (choose another file, or replace it)");
+                 "; not overwritten");
       }
       if (diag) *diag = ld;
       attngen__fs_unlock(lock);

@@ -248,8 +248,8 @@ attngen_status attngen__tuning_db_parse(const char *text, size_t len, const char
       attngen__tdb_meta_value_text(expected, field, want, sizeof want);
       attngen__tdb_meta_value_text(&p.db->meta, field, found, sizeof found);
       attngen__tdb_diag_set(diag, ATTNGEN__TUNING_MISMATCH, 0, field,
-               "%s: tuning database is for another machine: %s is '%s' in the file but '%s' "
-               "here; the file is ignored (run `attngen tune` to make one for this machine)",
+               "%s: tuning database of another machine or backend: %s is '%s' in the file "
+               "but '%s' here",
                p.name, field, found, want);
       st = ATTNGEN_STATUS_INVALID_ARGUMENT;
     }

@@ -23,7 +23,7 @@ endforeach()
 set(faults
   "base/log.c|#include \"verify.h\"|base/log.c (base): #include \"verify.h\" is check/verify.h, of the layer above (check)"
   "generator/core/gen.c|#include \"jit.h\"|generator/core/gen.c (generator): #include \"jit.h\" is runtime/src/jit.h, of the layer above (runtime)"
-  "runtime/src/dispatch.c|#include \"cli_util.h\"|runtime/src/dispatch.c (runtime): #include \"cli_util.h\" is cli/cli_util.h, of the layer above (cli)"
+  "runtime/src/dispatch.c|#include \"cli.h\"|runtime/src/dispatch.c (runtime): #include \"cli.h\" is cli/cli.h, of the layer above (cli)"
   "cli/cmd_run.c|#include \"dispatch.h\"|cli/cmd_run.c: #include \"dispatch.h\" is runtime/src/dispatch.h, a private header of a lower layer"
   "tests/test_verify.c|#include \"attngen_internal.h\"|tests/test_verify.c: includes 2 internal headers"
   "runtime/backends/backend_emu.c|#include \"../emu/emu.h\"|runtime/backends/backend_emu.c: #include \"../emu/emu.h\": a parent path"
