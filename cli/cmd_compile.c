@@ -104,7 +104,8 @@ static int compile(const attngen__cli_args *args) {
   const size_t nvariants = (size_t)named->given;
   int rc = 0;
   if (!nvariants && target < 0)
-    return attngen__cli_usage_error(args->cmd, "say what to compile: --target T or --variant NAME");
+    return attngen__cli_usage_error(args->cmd, "say what to compile: --target "
+                                    ATTNGEN__TARGET_CHOICES " or --variant NAME");
 
   job *jobs = calloc(nvariants + attngen__manifest_count + 1, sizeof *jobs);
   if (!jobs) {

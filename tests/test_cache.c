@@ -251,6 +251,7 @@ static void test_cache_dir_too_long_is_refused(void **state) {
   char small[64];
   assert_int_equal(attngen__cache_dir(small, sizeof small), -1); /* does not fit the buffer */
   big[ATTNGEN__CACHE_DIR_MAX] = 'd';
+  big[ATTNGEN__CACHE_DIR_MAX + 1] = 0; /* one byte too long */
   setenv("ATTNGEN_CACHE_DIR", big, 1);
   attngen_context *ctx = NULL;
   assert_int_equal(attngen_create(&ctx, NULL), ATTNGEN_STATUS_INVALID_ARGUMENT);
