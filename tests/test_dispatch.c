@@ -432,6 +432,22 @@ static void test_dispatch_rule_table_is_well_formed(void **state) {
   }
 }
 
+/* Rules name their axis by the generated field list: every field reads back its value (the
+ * strcmp chain it replaced knew five of the sixteen; "load" read -1). */
+static void test_dispatch_axis_value_reads_every_field(void **state) {
+  attngen__variant_desc d = gfx_set[0];
+  int k = 3;
+#define SET_FIELD(f) d.f = k++;
+  ATTNGEN__VARIANT_DESC_FIELDS(SET_FIELD)
+#undef SET_FIELD
+  k = 3;
+#define CHECK_FIELD(f) assert_int_equal(attngen__axis_value(&d, #f), k++);
+  ATTNGEN__VARIANT_DESC_FIELDS(CHECK_FIELD)
+#undef CHECK_FIELD
+  assert_int_equal(attngen__axis_value(&d, "load"), d.load);
+  assert_int_equal(attngen__axis_value(&d, "no_such_axis"), -1);
+}
+
 static void test_dispatch_occupancy_model(void **state) {
   /* gfx942: one 8-wave block per CU; sm90: shared memory bounds blocks per SM. */
   assert_int_equal(attngen__device_slots(&gfx_set[0], 304), 304);
@@ -463,6 +479,7 @@ int main(void) {
     cmocka_unit_test(test_dispatch_sm90_prefers_wgmma),
     cmocka_unit_test(test_dispatch_sm90_wgmma_kv_tile),
     cmocka_unit_test(test_dispatch_rule_table_is_well_formed),
+    cmocka_unit_test(test_dispatch_axis_value_reads_every_field),
     cmocka_unit_test(test_dispatch_occupancy_model),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -158,11 +158,11 @@ long attngen__q_jobs(const attngen__variant_desc *d, const attngen__shape *s) {
 }
 
 int attngen__axis_value(const attngen__variant_desc *d, const char *axis) {
-  if (strcmp(axis, "q_tiles") == 0) return d->q_tiles;
-  if (strcmp(axis, "kv_tile") == 0) return d->kv_tile;
-  if (strcmp(axis, "waves") == 0) return d->waves;
-  if (strcmp(axis, "kv_split") == 0) return d->kv_split;
-  if (strcmp(axis, "impl") == 0) return d->impl;
+  /* Every field of the descriptor, by the generated list (generated/variant_axes.h). */
+#define ATTNGEN__AXIS_FIELD(f) \
+  if (strcmp(axis, #f) == 0) return (int)d->f;
+  ATTNGEN__VARIANT_DESC_FIELDS(ATTNGEN__AXIS_FIELD)
+#undef ATTNGEN__AXIS_FIELD
   return -1;
 }
 

@@ -77,7 +77,8 @@ typedef struct attngen__heuristic_rule {
 extern const attngen__heuristic_rule attngen__heuristic_rules[];
 extern const size_t attngen__heuristic_rule_count;
 
-/* Value of a named axis of a descriptor ("q_tiles", "kv_tile", "waves", "kv_split"). */
+/* Value of a named field of a descriptor (any of ATTNGEN__VARIANT_DESC_FIELDS: "q_tiles",
+ * "kv_tile", "load", ...); -1 for a name that is not one. */
 int attngen__axis_value(const attngen__variant_desc *d, const char *axis);
 
 /* Blocks of the variant that run at once on the whole device (occupancy model of the
