@@ -15,6 +15,16 @@ from setuptools.command.build_py import build_py
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
+def _version():
+    """ATTNGEN_VERSION_STRING of runtime/include/attngen.h: the version is written there only."""
+    header = os.path.join(os.path.dirname(HERE), "runtime", "include", "attngen.h")
+    with open(header, encoding="utf-8") as f:
+        for line in f:
+            if line.startswith("#define ATTNGEN_VERSION_STRING "):
+                return line.split('"')[1]
+    raise RuntimeError(f"no ATTNGEN_VERSION_STRING in {header}")
+
+
 def _built_library():
     env = os.environ.get("ATTNGEN_LIB")
     if env:
@@ -53,4 +63,4 @@ class BuildPyWithLib(build_py):
         self.announce(f"attngen: bundled {lib}" + (f" and {lua}" if lua else ""), level=3)
 
 
-setup(cmdclass={"build_py": BuildPyWithLib})
+setup(version=_version(), cmdclass={"build_py": BuildPyWithLib})

@@ -4,7 +4,11 @@
 #define ATTNGEN_GEN_H
 #include "variant.h"
 
-#define ATTNGEN_GENERATOR_VERSION "0.1.0"
+/* The generator's version (stamps of generated files, the JIT cache key): the library's,
+ * ATTNGEN_VERSION_STRING of attngen.h, which the build passes down (CMakeLists.txt). */
+#ifndef ATTNGEN_GENERATOR_VERSION
+#error "ATTNGEN_GENERATOR_VERSION is defined by the build from attngen.h (CMakeLists.txt)"
+#endif
 
 /* Runs the work of a generator command (generator/lua/cli.lua: "generate", "list") on its
  * parsed options: n (name, value) pairs, a flag's value NULL. Returns the exit code (0 ok,

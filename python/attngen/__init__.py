@@ -2,21 +2,20 @@
 
     import attngen
     out = attngen.attention(q, k, v)                      # [B, S, H, 128] bf16
-    out, lse = attngen.attention(q, k, v, layout="bhsd", return_lse=True)
+    out, lse = attngen.attention(q, k, v, layout=attngen.LAYOUTS[1], return_lse=True)
 
 The package loads libattngen.so with ctypes (no compiled extension): the copy bundled at
 install time, or $ATTNGEN_LIB. Framework backends: attngen.integrations.{diffusers, sglang,
 xdit, yunchang}; context parallelism on torch.distributed: attngen.distributed.
 """
+from . import _names
 from ._lib import AttngenError, library_path, load as load_library
 from .merge import merge_partials, Merger
 from .ops import (HAS_CUSTOM_OP, attention, clear_plans, explain, get_context, prepare,
                   set_cpu_backend)
 
-__version__ = "0.1.0"
-
 __all__ = [
-    "AttngenError", "HAS_CUSTOM_OP", "Merger", "attention", "clear_plans", "explain", "get_context", "info",
+    "AttngenError", "HAS_CUSTOM_OP", "LAYOUTS", "ROUNDINGS", "Merger", "attention", "clear_plans", "explain", "get_context", "info",
     "library_path", "load_library", "merge_partials", "prepare", "ring_attention",
     "set_cpu_backend", "ulysses_attention", "usp_attention",
 ]
@@ -29,7 +28,7 @@ def info():
     lib = load_library()
     d = {
         "attngen": lib.attngen_version().decode(),
-        "package": __version__,
+        "package": _package_version(),
         "library": library_path(),
         "torch": torch.__version__,
         "custom_op": HAS_CUSTOM_OP,
@@ -46,7 +45,21 @@ def info():
     return d
 
 
-def __getattr__(name):  # lazy: torch.distributed is imported only when used
+def _package_version():
+    """The installed distribution's version (setup.py takes it from attngen.h), else the
+    library's: the version is written once, in runtime/include/attngen.h."""
+    try:
+        from importlib.metadata import PackageNotFoundError, version
+        return version("attngen")
+    except (ImportError, PackageNotFoundError):
+        return _names.VERSION
+
+
+def __getattr__(name):  # lazy: the library is read and torch.distributed imported when used
+    if name == "__version__":
+        return _package_version()
+    if name in ("LAYOUTS", "ROUNDINGS", "STATUSES"):
+        return getattr(_names, name)
     if name in ("ring_attention", "ulysses_attention", "usp_attention", "distributed"):
         import importlib
         distributed = importlib.import_module("attngen.distributed")

@@ -11,9 +11,6 @@ import glob
 import os
 import threading
 
-LAYOUTS = {"bshd": 0, "bhsd": 1}
-ROUNDINGS = {"rtne": 0, "rtna": 1, "rtz": 2}
-
 
 class ContextOptions(ctypes.Structure):
     _fields_ = [("backend", ctypes.c_char_p), ("device", ctypes.c_int)]
@@ -113,6 +110,7 @@ def _declare(lib):
         "attngen_status_name": (c_char_p, [c_int]),
         "attngen_status_string": (c_char_p, [c_int]),
         "attngen_version": (c_char_p, []),
+        "attngen_enum_name": (c_char_p, [c_char_p, c_int]),
         "attngen_synchronize": (c_int, [c_void_p, c_void_p]),
         "attngen_time_fwd": (c_int, [c_void_p, ctypes.POINTER(FwdArgs), c_int,
                                      ctypes.POINTER(ctypes.c_float)]),

@@ -1,7 +1,7 @@
 """Context parallelism over torch.distributed (NCCL / RCCL, or gloo for CPU tensors).
 
-Every rank holds an equal slice of the sequence: q, k, v are [B, S/P, H, D] ("bshd") or
-[B, H, S/P, D] ("bhsd") on rank r of a group of P.
+Every rank holds an equal slice of the sequence: q, k, v are [B, S/P, H, D] (the default
+layout) or [B, H, S/P, D] (the other; attngen._names.LAYOUTS) on rank r of a group of P.
 
 - ring_attention: the KV slices travel around the ring (batch_isend_irecv to the next rank,
   from the previous one, posted before the local attention of the current slice so the
@@ -20,6 +20,7 @@ staged through host memory: correct, not fast.
 import torch
 import torch.distributed as dist
 
+from . import _names
 from ._lib import AttngenError
 from .merge import Merger
 from .ops import attention
@@ -41,19 +42,18 @@ def _global_rank(group, rank):
 
 
 def _seq_dim(layout):
-    return 1 if layout == "bshd" else 2
+    return 1 if layout == _names.SEQ_MAJOR else 2
 
 
 def _head_dim_index(layout):
-    return 2 if layout == "bshd" else 1
+    return 2 if layout == _names.SEQ_MAJOR else 1
 
 
-def ring_attention(q, k, v, group=None, *, scale=None, layout="bshd", rounding="rtne",
+def ring_attention(q, k, v, group=None, *, scale=None, layout=None, rounding=None,
                    return_lse=False, local_attn=None):
     """Attention of the local q slice over the KV slices of every rank of `group`.
     Returns out (q's shape, q's dtype) or (out, lse fp32 [B, H, S/P])."""
-    if layout not in ("bshd", "bhsd"):
-        raise AttngenError("BAD_LAYOUT", f"layout = {layout!r} (allowed: 'bshd', 'bhsd')")
+    layout = _names.check_layout(layout)
     if k.shape != v.shape:
         raise AttngenError("BAD_SHAPE", f"k {tuple(k.shape)} and v {tuple(v.shape)} differ")
     if scale is None:
@@ -124,7 +124,7 @@ def _all_to_all(x, group):
 def _seq_to_heads(x, group, layout):
     """[B, S/P, H, D] (slices of the sequence) -> [B, S, H/P, D] (slices of the heads)."""
     P = dist.get_world_size(group)
-    if layout == "bhsd":
+    if layout == _names.HEAD_MAJOR:
         x = x.transpose(1, 2)
     B, Sl, H, D = x.shape
     if H % P:
@@ -133,19 +133,19 @@ def _seq_to_heads(x, group, layout):
     t = x.reshape(B, Sl, P, H // P, D).permute(2, 0, 1, 3, 4).contiguous()
     t = _all_to_all(t, group)                      # [P(src seq slice), B, Sl, H/P, D]
     t = t.permute(1, 0, 2, 3, 4).reshape(B, P * Sl, H // P, D)
-    return t if layout == "bshd" else t.transpose(1, 2)
+    return t if layout == _names.SEQ_MAJOR else t.transpose(1, 2)
 
 
 def _heads_to_seq(x, group, layout):
     """[B, S, H/P, D] -> [B, S/P, H, D] (inverse of _seq_to_heads)."""
     P = dist.get_world_size(group)
-    if layout == "bhsd":
+    if layout == _names.HEAD_MAJOR:
         x = x.transpose(1, 2)
     B, S, Hl, D = x.shape
     t = x.reshape(B, P, S // P, Hl, D).permute(1, 0, 2, 3, 4).contiguous()
     t = _all_to_all(t, group)                      # [P(src head group), B, S/P, H/P, D]
     t = t.permute(1, 2, 0, 3, 4).reshape(B, S // P, P * Hl, D)
-    return t if layout == "bshd" else t.transpose(1, 2)
+    return t if layout == _names.SEQ_MAJOR else t.transpose(1, 2)
 
 
 def _lse_heads_to_seq(lse, group):
@@ -157,13 +157,12 @@ def _lse_heads_to_seq(lse, group):
     return t.permute(1, 0, 2, 3).reshape(B, P * Hl, S // P)
 
 
-def ulysses_attention(q, k, v, group=None, *, scale=None, layout="bshd", rounding="rtne",
+def ulysses_attention(q, k, v, group=None, *, scale=None, layout=None, rounding=None,
                       return_lse=False, local_attn=None, ring_group=None):
     """All-to-all over heads (DeepSpeed-Ulysses): the local attention sees the whole
     sequence for H/P heads. With ring_group, the local attention is ring_attention over
     that group (USP). Returns out (q's shape) or (out, lse fp32 [B, H, S/P])."""
-    if layout not in ("bshd", "bhsd"):
-        raise AttngenError("BAD_LAYOUT", f"layout = {layout!r} (allowed: 'bshd', 'bhsd')")
+    layout = _names.check_layout(layout)
     if scale is None:
         scale = q.shape[-1] ** -0.5
     qh = _seq_to_heads(q, group, layout)

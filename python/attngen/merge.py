@@ -7,21 +7,20 @@ empty, L = -inf and O = 0 (never NaN). This is the merge ring attention uses.
 """
 import torch
 
+from . import _names
 from ._lib import AttngenError
 
 
 def _lse_view(lse, layout):
     # lse [B, H, S] -> broadcastable against out in `layout` ([B,S,H,D] or [B,H,S,D])
-    return lse.transpose(1, 2).unsqueeze(-1) if layout == "bshd" else lse.unsqueeze(-1)
+    return lse.transpose(1, 2).unsqueeze(-1) if layout == _names.SEQ_MAJOR else lse.unsqueeze(-1)
 
 
 class Merger:
     """Running merge: add(out, lse) one part at a time; result() gives (out, lse)."""
 
-    def __init__(self, layout="bshd"):
-        if layout not in ("bshd", "bhsd"):
-            raise AttngenError("BAD_LAYOUT", f"layout = {layout!r} (allowed: 'bshd', 'bhsd')")
-        self.layout = layout
+    def __init__(self, layout=None):
+        self.layout = _names.check_layout(layout)  # None: the default layout
         self.o = None  # fp32, normalised
         self.l = None  # fp32 [B, H, S]
 
@@ -56,7 +55,7 @@ class Merger:
         return (self.o if dtype is None else self.o.to(dtype)), self.l
 
 
-def merge_partials(outs, lses, *, layout="bshd", out_dtype=None):
+def merge_partials(outs, lses, *, layout=None, out_dtype=None):
     """Merges attention over KV parts: outs[i] (layout `layout`) with lses[i] fp32 [B, H, S].
     Returns (out, lse): out in out_dtype (default outs[0].dtype), lse fp32 [B, H, S]."""
     outs, lses = list(outs), list(lses)

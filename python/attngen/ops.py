@@ -1,7 +1,9 @@
 """attngen.attention: the PyTorch op over libattngen.
 
-Layouts. `layout` names the order of the tensors' dimensions as the caller indexes them:
-"bshd" = [batch, seq, heads, head_dim], "bhsd" = [batch, heads, seq, head_dim]. The memory
+Layouts. `layout` names the order of the tensors' dimensions as the caller indexes them, by
+the library's names (attngen._names.LAYOUTS): the first (the default) is [batch, seq, heads,
+head_dim], the second [batch, heads, seq, head_dim]; rounding modes likewise (ROUNDINGS,
+the default first). The memory
 order the kernel reads is taken from the strides: a q that is a transposed view of a dense
 tensor of the other order (SDPA's q.transpose(1, 2)) runs without a copy. k and v must then
 be dense in the same memory order as q; if they are not (or q is dense in neither order) they
@@ -11,7 +13,7 @@ Streams and devices. The call launches on the current torch stream of q's device
 synchronizes, and never moves a tensor to another device: tensors on different devices, or
 of another dtype than bfloat16, raise AttngenError. CUDA tensors run on the "cuda" backend
 ("hip" under ROCm torch); CPU tensors on the backend set by set_cpu_backend() or
-$ATTNGEN_CPU_BACKEND ("cpu" = the fp32 reference, "emu" = the gfx942 kernels emulated).
+$ATTNGEN_CPU_BACKEND ("cpu" = the fp32 reference, "emu" = the AMD kernels emulated).
 
 torch.library. With torch >= 2.4 the op is registered as torch.ops.attngen.fwd (functional)
 and torch.ops.attngen.fwd_out (writes out/lse), with fake implementations, so it traces
@@ -31,7 +33,8 @@ import threading
 import torch
 
 from . import _lib
-from ._lib import AttngenError, LAYOUTS, ROUNDINGS
+from . import _names
+from ._lib import AttngenError
 
 HAS_CUSTOM_OP = hasattr(torch.library, "custom_op") and hasattr(torch.library, "register_fake")
 if os.environ.get("ATTNGEN_NO_CUSTOM_OP") == "1":
@@ -51,7 +54,7 @@ _lock = threading.Lock()
 
 
 def set_cpu_backend(name):
-    """Backend for CPU tensors: "cpu" (fp32 reference, default) or "emu" (gfx942 emulator)."""
+    """Backend for CPU tensors: "cpu" (fp32 reference, default) or "emu" (the AMD kernels' emulator)."""
     global _cpu_backend
     if name not in ("cpu", "emu"):
         raise AttngenError("INVALID_ARGUMENT",
@@ -86,19 +89,19 @@ def get_context(device):
 def _dims(t, layout):
     """(B, S, H, D) of a 4-d tensor in the logical layout."""
     b, x, y, d = t.shape
-    return (b, x, y, d) if layout == "bshd" else (b, y, x, d)
+    return (b, x, y, d) if layout == _names.SEQ_MAJOR else (b, y, x, d)
 
 
 def _logical_strides(t, layout):
     sb, sx, sy, sd = t.stride()
-    return (sb, sx, sy, sd) if layout == "bshd" else (sb, sy, sx, sd)  # (B, S, H, D) strides
+    return (sb, sx, sy, sd) if layout == _names.SEQ_MAJOR else (sb, sy, sx, sd)  # (B, S, H, D) strides
 
 
 def _dense_in(t, layout, mem):
     """True if t (logical `layout`) is dense in memory order `mem` (size-1 dims ignored)."""
     B, S, H, D = _dims(t, layout)
     sB, sS, sH, sD = _logical_strides(t, layout)
-    if mem == "bshd":
+    if mem == _names.SEQ_MAJOR:
         want = ((B, sB, S * H * D), (S, sS, H * D), (H, sH, D), (D, sD, 1))
     else:
         want = ((B, sB, H * S * D), (S, sS, D), (H, sH, S * D), (D, sD, 1))
@@ -110,7 +113,7 @@ def _dense_in(t, layout, mem):
 
 def _memory_layout(t, layout):
     """The memory order t is dense in (q's own, preferring the logical one), or None."""
-    other = "bhsd" if layout == "bshd" else "bshd"
+    other = _names.HEAD_MAJOR if layout == _names.SEQ_MAJOR else _names.SEQ_MAJOR
     if _dense_in(t, layout, layout):
         return layout
     if _dense_in(t, layout, other):
@@ -125,22 +128,29 @@ def _to_memory(t, layout, mem):
     return t.transpose(1, 2).contiguous().transpose(1, 2)
 
 
-def _empty_in(shape_logical_bshd, layout, mem, like, dtype):
+def _empty_in(logical_shape, layout, mem, like, dtype):
     """An empty tensor with logical `layout` dims, dense in memory order `mem`."""
-    B, S, H, D = shape_logical_bshd
-    if mem == "bshd":
+    B, S, H, D = logical_shape
+    if mem == _names.SEQ_MAJOR:
         t = torch.empty((B, S, H, D), dtype=dtype, device=like.device)
-        return t if layout == "bshd" else t.transpose(1, 2)
+        return t if layout == _names.SEQ_MAJOR else t.transpose(1, 2)
     t = torch.empty((B, H, S, D), dtype=dtype, device=like.device)
-    return t if layout == "bhsd" else t.transpose(1, 2)
+    return t if layout == _names.HEAD_MAJOR else t.transpose(1, 2)
 
 
 def _check_names(layout, rounding):
-    if layout not in LAYOUTS:
-        raise AttngenError("BAD_LAYOUT", f"layout = {layout!r} (allowed: 'bshd', 'bhsd')")
-    if rounding not in ROUNDINGS:
-        raise AttngenError("BAD_ROUNDING",
-                           f"rounding = {rounding!r} (allowed: 'rtne', 'rtna', 'rtz')")
+    if layout not in _names.LAYOUTS:
+        raise AttngenError("BAD_LAYOUT", f"layout = {layout!r} (allowed: "
+                                         f"{', '.join(map(repr, _names.LAYOUTS))})")
+    if rounding not in _names.ROUNDINGS:
+        raise AttngenError("BAD_ROUNDING", f"rounding = {rounding!r} (allowed: "
+                                           f"{', '.join(map(repr, _names.ROUNDINGS))})")
+
+
+def _defaults(layout, rounding):
+    """The library's defaults for names left as None."""
+    return (_names.SEQ_MAJOR if layout is None else layout,
+            _names.DEFAULT_ROUNDING if rounding is None else rounding)
 
 
 def _check_tensors(q, k, v, layout):
@@ -193,8 +203,8 @@ def _make_plan(q, k, v, scale, layout, rounding, variant=None):
     p.Skv = _dims(k, layout)[1]
     a = ctx.new_args()
     a.batch, a.heads, a.seqlen_q, a.seqlen_kv, a.head_dim = p.B, p.H, p.Sq, p.Skv, p.D
-    a.layout = LAYOUTS[mem]
-    a.rounding = ROUNDINGS[rounding]
+    a.layout = _names.layout_code(mem)
+    a.rounding = _names.rounding_code(rounding)
     a.softmax_scale = scale
     # variant=None: the dispatcher's choice ($ATTNGEN_VARIANT, read by the library when the
     # context is created, forces one); the bytes live in the plan, the template keeps the
@@ -354,15 +364,17 @@ if HAS_CUSTOM_OP:
         return None
 
 
-def attention(q, k, v, *, scale=None, layout="bshd", rounding="rtne", return_lse=False,
+def attention(q, k, v, *, scale=None, layout=None, rounding=None, return_lse=False,
               out=None, lse=None, variant=None):
     """softmax(q k^T * scale) v with attngen's kernels (bf16 in/out, head_dim 128).
 
-    q: [B, Sq, H, D] (layout="bshd") or [B, H, Sq, D] ("bhsd"); k, v: the same with Skv.
-    scale defaults to 1/sqrt(D). rounding: "rtne" | "rtna" | "rtz" (NUMERICS.md). Returns
+    q: [B, Sq, H, D] (layout: the first of attngen._names.LAYOUTS, the default) or
+    [B, H, Sq, D] (the second); k, v: the same with Skv. scale defaults to 1/sqrt(D).
+    rounding: one of ROUNDINGS (NUMERICS.md; default the first). Returns
     out (q's shape, bf16), or (out, lse) with return_lse=True, lse fp32 [B, H, Sq] natural
     log. out= / lse= write into given tensors (out dense in q's memory order). variant=
     forces a kernel variant by its canonical name (eager calls; JIT-compiled if needed)."""
+    layout, rounding = _defaults(layout, rounding)
     if scale is None:
         scale = 1.0 / math.sqrt(q.shape[-1])
     scale = float(scale)
@@ -377,8 +389,8 @@ def attention(q, k, v, *, scale=None, layout="bshd", rounding="rtne", return_lse
     _check_names(layout, rounding)
     if out is not None:
         if want and lse is None:
-            lse = q.new_empty((q.shape[0], q.shape[2] if layout == "bshd" else q.shape[1],
-                               q.shape[1] if layout == "bshd" else q.shape[2]),
+            lse = q.new_empty((q.shape[0], q.shape[2] if layout == _names.SEQ_MAJOR else q.shape[1],
+                               q.shape[1] if layout == _names.SEQ_MAJOR else q.shape[2]),
                               dtype=torch.float32)
         torch.ops.attngen.fwd_out(q, k, v, out, lse if want else None, scale, layout, rounding)
         return (out, lse) if return_lse else out
@@ -389,10 +401,11 @@ def attention(q, k, v, *, scale=None, layout="bshd", rounding="rtne", return_lse
     return (o, l) if return_lse else o
 
 
-def prepare(q, k, v, *, scale=None, layout="bshd", rounding="rtne", variant=None):
+def prepare(q, k, v, *, scale=None, layout=None, rounding=None, variant=None):
     """Plans the call attention(q, k, v, ...) would make and loads (or JIT-compiles) its
     variant, without running it: call before capturing a CUDA graph. Returns attngen's
     explanation of the choice (variant, rule, reason, workspace_bytes, ...)."""
+    layout, rounding = _defaults(layout, rounding)
     if scale is None:
         scale = 1.0 / math.sqrt(q.shape[-1])
     p, key = _plan_for(q, k, v, float(scale), layout, rounding, variant)
@@ -404,8 +417,9 @@ def prepare(q, k, v, *, scale=None, layout="bshd", rounding="rtne", variant=None
     return p.ctx.explain(a)
 
 
-def explain(q, k, v, *, scale=None, layout="bshd", rounding="rtne", variant=None):
+def explain(q, k, v, *, scale=None, layout=None, rounding=None, variant=None):
     """Which variant attention(q, k, v, ...) runs and why (nothing is loaded or run)."""
+    layout, rounding = _defaults(layout, rounding)
     if scale is None:
         scale = 1.0 / math.sqrt(q.shape[-1])
     p, _ = _plan_for(q, k, v, float(scale), layout, rounding, variant)

@@ -88,3 +88,43 @@ def test_context_errors_carry_status():
     with pytest.raises(_lib.AttngenError) as e:
         _lib.Context("cpu", 7)
     assert e.value.status == "NO_DEVICE"
+
+
+def _generated_names(axis):
+    """The names of one axis in generated/variant_axes.h, in value order."""
+    text = open(os.path.join(ROOT, "generated", "variant_axes.h")).read()
+    m = re.search(r'#define ATTNGEN__%s_LIST "([^"]*)"' % axis, text)
+    return tuple(m.group(1).split(", "))
+
+
+def test_names_come_from_the_library():
+    """The package's names table (_names.py) is the library's (attngen_enum_name), which is
+    generated from config.lua; the version is attngen.h's."""
+    from attngen import _names
+    assert _names.LAYOUTS == _generated_names("LAYOUT")
+    assert _names.ROUNDINGS == _generated_names("ROUNDING")
+    assert _names.names("target") == _generated_names("TARGET")
+    assert _names.names("impl") == _generated_names("IMPL")
+    assert _names.SEQ_MAJOR == _names.LAYOUTS[0] and _names.HEAD_MAJOR == _names.LAYOUTS[1]
+    assert _names.STATUSES[0] == "OK" and "BAD_SHAPE" in _names.STATUSES
+    assert _names.names("no_such_kind") == ()
+    version = re.search(r'#define ATTNGEN_VERSION_STRING "([^"]*)"', open(HEADER).read())
+    assert _names.VERSION == version.group(1)
+
+
+def test_names_are_spelled_once():
+    """No layout, rounding, target or implementation name is spelled in the package outside
+    _names.py (issue 23: they were retyped 74 times in 9 files)."""
+    from attngen import _names
+    spelled = [n for kind in ("layout", "rounding", "target", "impl") for n in _names.names(kind)]
+    pkg = os.path.join(ROOT, "python", "attngen")
+    found = []
+    for dirpath, _, files in os.walk(pkg):
+        for f in files:
+            if not f.endswith(".py") or (f == "_names.py" and dirpath == pkg):
+                continue
+            text = open(os.path.join(dirpath, f)).read()
+            for n in spelled:
+                for m in re.finditer(r"\b%s\b" % re.escape(n), text):
+                    found.append(f"{os.path.relpath(os.path.join(dirpath, f), pkg)}: {n}")
+    assert not found, "names spelled outside _names.py: " + ", ".join(found)

@@ -134,7 +134,7 @@ def test_empty_kv_gives_zero_and_neg_inf(backend):
 
 def test_info_and_context_cache():
     d = attngen.info()
-    assert d["attngen"] == "0.1.0" and "libattngen.so" in d["library"]
+    assert d["attngen"] == d["package"] == attngen.__version__ and "libattngen.so" in d["library"]
     assert d["custom_op"] == attngen.HAS_CUSTOM_OP
     c1 = attngen.get_context("cpu")
     c2 = attngen.get_context(torch.device("cpu"))

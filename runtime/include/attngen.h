@@ -66,6 +66,13 @@ const char *attngen_status_name(attngen_status status);
 /* Library version, e.g. "0.1.0" (ATTNGEN_VERSION_STRING of the library actually loaded). */
 const char *attngen_version(void);
 
+/* The names of this API's enumerations and of the kernels' variant axes, for bindings that
+ * must not retype them: kind "layout" (attngen_layout), "rounding" (attngen_rounding),
+ * "status" (attngen_status, as attngen_status_name), or an axis: "target", "kv_split",
+ * "impl", "v_path", "load". The name of `value`; NULL past the last value or for an unknown
+ * kind (so a binding lists a kind by counting up from 0). */
+const char *attngen_enum_name(const char *kind, int value);
+
 /* Text of the last failure on the calling thread ("" when none). Every call that returns a
  * status other than OK sets it; the text names the argument and the allowed values. */
 const char *attngen_last_error(void);

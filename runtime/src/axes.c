@@ -62,3 +62,27 @@ int attngen__target_from_name(const char *name, int *out) {
   *out = i;
   return 1;
 }
+
+const char *attngen_enum_name(const char *kind, int value) {
+  if (!kind) return NULL;
+  if (strcmp(kind, "status") == 0)
+    return value >= 0 && value < (int)ATTNGEN_STATUS_COUNT_
+               ? attngen_status_name((attngen_status)value)
+               : NULL;
+  static const struct {
+    const char *kind;
+    const char *const *names;
+    int count;
+  } axes[] = {
+      {"layout", attngen__layout_names, ATTNGEN__LAYOUT_COUNT},
+      {"rounding", attngen__rounding_names, ATTNGEN__ROUNDING_COUNT},
+      {"target", attngen__target_names, ATTNGEN__TARGET_COUNT},
+      {"kv_split", attngen__kv_split_names, ATTNGEN__SPLIT_COUNT},
+      {"impl", attngen__impl_names, ATTNGEN__IMPL_COUNT},
+      {"v_path", attngen__v_path_names, ATTNGEN__V_PATH_COUNT},
+      {"load", attngen__load_names, ATTNGEN__LOAD_COUNT},
+  };
+  for (size_t i = 0; i < sizeof axes / sizeof axes[0]; i++)
+    if (strcmp(kind, axes[i].kind) == 0) return name_of(axes[i].names, axes[i].count, value, NULL);
+  return NULL;
+}

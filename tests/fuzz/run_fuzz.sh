@@ -11,12 +11,13 @@ root=$(cd "$here/../.." && pwd)
 build=${2:-${FUZZ_BUILD_DIR:-$root/build-fuzz}}
 cc=${CC_FUZZ:-clang-19}
 mkdir -p "$build/corpus"
+version=$(sed -n 's/^#define ATTNGEN_VERSION_STRING "\(.*\)"$/\1/p' "$root/runtime/include/attngen.h")
 inc=""
 for d in base generated generator/core templates/common runtime/include runtime/numerics \
     runtime/emu runtime/src runtime/backends; do inc="$inc -I$root/$d"; done
 # shellcheck disable=SC2086 # $inc: one -I per folder
 if ! "$cc" -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-    -DATTNGEN_INTERNAL=1 $inc -I/usr/include/lua5.4 "$here/fuzz_tuning_db.c" \
+    -DATTNGEN_INTERNAL=1 -DATTNGEN_GENERATOR_VERSION="\"$version\"" $inc -I/usr/include/lua5.4 "$here/fuzz_tuning_db.c" \
     "$root/runtime/src/tuning_db.c" "$root/runtime/src/tuning_db_parse.c" \
     "$root/runtime/src/tuning_table.c" "$root/runtime/src/cache.c" "$root/runtime/src/status.c" \
     "$root/runtime/src/axes.c" "$root/base/hash.c" "$root/base/log.c" "$root/base/fsutil.c" \

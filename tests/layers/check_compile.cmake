@@ -19,7 +19,8 @@ while(DEFINED CASE${i})
   endforeach()
   set(src ${WORK}/probe_${i}.c)
   file(WRITE ${src} "#include \"${header}\"\nint attngen__probe_${i};\n")
-  execute_process(COMMAND ${CC} -std=gnu11 -fsyntax-only -DATTNGEN_INTERNAL=1 ${flags} ${src}
+  execute_process(COMMAND ${CC} -std=gnu11 -fsyntax-only -DATTNGEN_INTERNAL=1
+    "-DATTNGEN_GENERATOR_VERSION=\"probe\"" ${flags} ${src}
     RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
   if(expect STREQUAL "ok")
     if(rc EQUAL 0)

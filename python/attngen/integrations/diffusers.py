@@ -11,6 +11,7 @@ so, and runs context parallelism (ring / Ulysses through diffusers' ParallelConf
 its forward op returning (out, lse). Forward only: the backward op raises.
 """
 from .. import ops
+from .. import _names
 from .._lib import AttngenError
 from ._common import extend_enum, refuse
 
@@ -31,10 +32,10 @@ def _check(attn_mask, dropout_p, is_causal, enable_gqa):
 
 def _run(query, key, value, scale, return_lse, rounding):
     if return_lse:
-        out, lse = ops.attention(query, key, value, scale=scale, layout="bshd",
+        out, lse = ops.attention(query, key, value, scale=scale, layout=_names.SEQ_MAJOR,
                                  rounding=rounding, return_lse=True)
         return out, lse.transpose(1, 2)  # [B, H, S] -> diffusers' [B, S, H]
-    return ops.attention(query, key, value, scale=scale, layout="bshd", rounding=rounding)
+    return ops.attention(query, key, value, scale=scale, layout=_names.SEQ_MAJOR, rounding=rounding)
 
 
 def forward_op(ctx, query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False,
@@ -42,7 +43,7 @@ def forward_op(ctx, query, key, value, attn_mask=None, dropout_p=0.0, is_causal=
                _parallel_config=None):
     """diffusers' templated context-parallel forward op: (out, lse [B, S, H])."""
     _check(attn_mask, dropout_p, is_causal, enable_gqa)
-    return _run(query, key, value, scale, return_lse, "rtne")
+    return _run(query, key, value, scale, return_lse, None)
 
 
 def backward_op(ctx, grad_out, *args, **kwargs):
@@ -50,7 +51,7 @@ def backward_op(ctx, grad_out, *args, **kwargs):
                               "train")
 
 
-def make_backend(rounding="rtne"):
+def make_backend(rounding=None):
     """The backend function diffusers' dispatcher calls (keyword arguments by name)."""
 
     def attngen_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False,
@@ -67,7 +68,7 @@ def make_backend(rounding="rtne"):
     return attngen_attention
 
 
-def register(rounding="rtne"):
+def register(rounding=None):
     """Registers the backend under AttentionBackendName.ATTNGEN ("attngen") with diffusers'
     registry (checks: same device and dtype, shapes), context parallel supported. Returns
     the enum member. Idempotent."""

@@ -11,6 +11,7 @@ AttngenImpl.forward takes SGLang's [B, S, H, D] tensors; forward_ring_kv_chunk t
 import torch
 
 from .. import ops
+from .. import _names
 from .._lib import AttngenError
 from ._common import extend_enum, patch_everywhere, refuse
 
@@ -45,16 +46,16 @@ def _build():
             self.num_heads = num_heads
             self.head_size = head_size
             self.softmax_scale = softmax_scale
-            self.rounding = extra_impl_args.get("attngen_rounding", "rtne")
+            self.rounding = extra_impl_args.get("attngen_rounding")
 
         def forward(self, query, key, value, attn_metadata=None):
-            return ops.attention(query, key, value, scale=self.softmax_scale, layout="bshd",
+            return ops.attention(query, key, value, scale=self.softmax_scale, layout=_names.SEQ_MAJOR,
                                  rounding=self.rounding)
 
         def forward_ring_kv_chunk(self, query, key, value):
             # packed [T, H, D] -> a batch of one; lse [1, H, T] -> [H, T]
             out, lse = ops.attention(query.unsqueeze(0), key.unsqueeze(0), value.unsqueeze(0),
-                                     scale=self.softmax_scale, layout="bshd",
+                                     scale=self.softmax_scale, layout=_names.SEQ_MAJOR,
                                      rounding=self.rounding, return_lse=True)
             return out.squeeze(0), lse.squeeze(0)
 

@@ -10,6 +10,7 @@ and, with replace, points existing types (names) at attngen, so a pipeline confi
 them (xfuser's USP/ring included, which merge with the returned LSE) switches in one line.
 """
 from .. import ops
+from .. import _names
 from .._lib import AttngenError
 from ._common import extend_enum, refuse
 
@@ -17,13 +18,13 @@ _originals = {}
 
 
 def attngen_attn_call(query, key, value, dropout_p=0.0, is_causal=False, *, scale=None,
-                      rounding="rtne"):
+                      rounding=None):
     """xfuser's attention-function signature: BHSD in, (out BHSD, lse [B, H, S] fp32)."""
     if dropout_p:
         refuse("xDiT", "dropout_p", dropout_p, "0.0")
     if is_causal:
         refuse("xDiT", "is_causal", is_causal, "False")
-    return ops.attention(query, key, value, scale=scale, layout="bhsd", rounding=rounding,
+    return ops.attention(query, key, value, scale=scale, layout=_names.HEAD_MAJOR, rounding=rounding,
                          return_lse=True)
 
 

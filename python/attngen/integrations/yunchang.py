@@ -12,6 +12,7 @@ selector so that it (and the types in replace) return flash_attn_forward below f
 forward-only stage; the backward stages raise (attngen is forward-only).
 """
 from .. import ops
+from .. import _names
 from .._lib import AttngenError
 from ._common import extend_enum, patch_everywhere, refuse
 
@@ -20,7 +21,7 @@ _state = {}
 
 def flash_attn_forward(q, k, v, dropout_p=0.0, softmax_scale=None, causal=False,
                        window_size=(-1, -1), softcap=None, alibi_slopes=None,
-                       return_softmax=False, rounding="rtne"):
+                       return_softmax=False, rounding=None):
     """flash-attn-style forward: BSHD in, (out, lse [B, H, S] fp32)."""
     if dropout_p:
         refuse("yunchang", "dropout_p", dropout_p, "0.0")
@@ -32,7 +33,7 @@ def flash_attn_forward(q, k, v, dropout_p=0.0, softmax_scale=None, causal=False,
         refuse("yunchang", "softcap", softcap, "None or 0")
     if alibi_slopes is not None:
         refuse("yunchang", "alibi_slopes", "a tensor", "None")
-    return ops.attention(q, k, v, scale=softmax_scale, layout="bshd", rounding=rounding,
+    return ops.attention(q, k, v, scale=softmax_scale, layout=_names.SEQ_MAJOR, rounding=rounding,
                          return_lse=True)
 
 
