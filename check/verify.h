@@ -38,10 +38,15 @@ typedef struct attngen__elem_index {
 typedef struct attngen__compare_report {
   int64_t elements;
   int64_t ulp0, ulp1, ulp_over;    /* finite pairs; ulp_over excludes near-zero cases */
-  int64_t near_zero;               /* > 1 ULP but |ref| < 2^-10 * max|v| */
+  int64_t near_zero;               /* > 1 ULP but |ref| < 2^-10 * max|v| and |out - ref| <=
+                                      2^-10 * max|v| (near-zero cancellation; beyond that
+                                      bound the element counts in ulp_over) */
   int64_t p_flip;                  /* > 1 ULP but within the reference's P-rounding-boundary
                                       tolerance (attngen__ref_args.tol) plus 1 ULP */
   int64_t nonfinite_mismatch;      /* NaN/Inf in one but not the same in the other */
+  int64_t exact_mismatch;          /* finite in one of out and the fp64 exact result, not
+                                      in the other (a NaN output where exact attention is
+                                      finite fails even when the reference is NaN too) */
   int64_t bad_nan_encoding;        /* NaN output other than 0x7FFF (poison not included) */
   int64_t unwritten;               /* 0xFFFF left in the output */
   int64_t out_nan, out_inf, ref_nan, ref_inf;

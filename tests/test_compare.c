@@ -142,6 +142,62 @@ static void test_compare_near_zero_counted_separately(void **state) {
   assert_int_equal(r.worst_ulp, 5);
 }
 
+/* The near-zero excuse is bounded: |out - ref| beyond 2^-10 max|v| fails even where |ref| is
+ * below that threshold (it excused any error there: out = 1000 * threshold passed). */
+static void test_compare_near_zero_is_bounded(void **state) {
+  fixture *f = *state;
+  const double thr = ldexp(f->args.max_abs_v, -10);
+  const size_t i = 7;
+  f->ref[i] = attngen_bf16_round((float)(thr / 8), ATTNGEN_ROUND_RTNE);
+  f->out.data[i] = attngen_bf16_round((float)(thr * 3), ATTNGEN_ROUND_RTNE);
+  attngen__compare_report r = compare(f);
+  assert_false(r.pass);
+  assert_int_equal(r.near_zero, 0);
+  assert_int_equal(r.ulp_over, 1);
+  assert_int_equal(r.first_bad, (int64_t)i);
+  f->out.data[i] = attngen_bf16_round((float)(thr / 2), ATTNGEN_ROUND_RTNE); /* within it */
+  r = compare(f);
+  assert_true(r.pass);
+  assert_int_equal(r.near_zero, 1);
+}
+
+/* A non-finite output where the fp64 exact attention is finite fails, even where the
+ * reference is NaN too (issue 29: `check --scale 3e38` printed rel L2 0, PASS for an
+ * all-NaN output, because both the reference and the L2 term skipped non-finite elements);
+ * and the reverse, a finite output where the exact result is not. */
+static void test_compare_nonfinite_output_fails_against_exact(void **state) {
+  fixture *f = *state;
+  for (size_t i = 0; i < N; ++i) f->out.data[i] = f->ref[i] = ATTNGEN__BF16_NAN;
+  attngen__compare_report r = compare(f);
+  assert_false(r.pass);
+  assert_int_equal(r.nonfinite_mismatch, 0); /* out and reference agree */
+  assert_int_equal(r.exact_mismatch, (int64_t)N);
+  assert_int_equal(r.first_bad, 0);
+  char *text = NULL;
+  size_t len = 0;
+  FILE *mf = open_memstream(&text, &len);
+  assert_non_null(mf);
+  attngen__compare_print(mf, "t", &r);
+  fclose(mf);
+  assert_non_null(strstr(text, "vs fp64 " ));
+  assert_non_null(strstr(text, "FAIL"));
+  free(text);
+  /* the reverse: exact NaN at one element, out and reference finite there */
+  fixture_teardown(state);
+  fixture_setup(state);
+  f = *state;
+  f->exact[off(0, 1, 2, 3)] = NAN;
+  r = compare(f);
+  assert_false(r.pass);
+  assert_int_equal(r.exact_mismatch, 1);
+  assert_int_equal(r.first_bad, (int64_t)off(0, 1, 2, 3));
+  /* without an exact result nothing is compared against it */
+  f->args.exact.data = NULL;
+  r = compare(f);
+  assert_true(r.pass);
+  assert_int_equal(r.exact_mismatch, 0);
+}
+
 static void test_compare_catches_wrong_nan_position(void **state) {
   fixture *f = *state;
   f->ref[off(1, 2, 3, 4)] = ATTNGEN__BF16_NAN;      /* reference says NaN here */
@@ -158,6 +214,8 @@ static void test_compare_catches_wrong_nan_position(void **state) {
 
 static void test_compare_nan_encoding_and_inf_sign(void **state) {
   fixture *f = *state;
+  /* where inputs make the exact result NaN / +Inf too (else an output NaN fails against it) */
+  f->exact[off(0, 0, 0, 0)] = NAN;
   f->ref[off(0, 0, 0, 0)] = ATTNGEN__BF16_NAN;
   f->out.data[off(0, 0, 0, 0)] = 0x7FC0; /* a NaN, but not 0x7FFF */
   attngen__compare_report r = compare(f);
@@ -166,6 +224,7 @@ static void test_compare_nan_encoding_and_inf_sign(void **state) {
   assert_int_equal(r.nonfinite_mismatch, 0);
   f->out.data[off(0, 0, 0, 0)] = ATTNGEN__BF16_NAN;
   assert_true(compare(f).pass);
+  f->exact[off(0, 1, 0, 0)] = INFINITY;
   f->ref[off(0, 1, 0, 0)] = ATTNGEN__BF16_POS_INF;
   f->out.data[off(0, 1, 0, 0)] = ATTNGEN__BF16_NEG_INF;
   r = compare(f);
@@ -414,6 +473,8 @@ int main(void) {
       T(test_compare_passes_correct_output),
       T(test_compare_one_ulp_passes_two_ulp_fails),
       T(test_compare_near_zero_counted_separately),
+      T(test_compare_near_zero_is_bounded),
+      T(test_compare_nonfinite_output_fails_against_exact),
       T(test_compare_catches_wrong_nan_position),
       T(test_compare_nan_encoding_and_inf_sign),
       T(test_compare_catches_unwritten_element),
