@@ -41,7 +41,9 @@ const attngen__cli_command attngen__cli_cmd_compile = {
     "(" ATTNGEN__TARGET_GFX942_NAME ") or DIR/NAME.cubin (" ATTNGEN__TARGET_SM90_NAME ").\n"
     "One line per variant: how it was obtained (compiled, cache = read from the disk\n"
     "cache, memory), seconds spent compiling, bytes, cache key, name.\n"
-    "Environment: ATTNGEN_CACHE_DIR (the cache), ATTNGEN_JIT (0 refuses), ATTNGEN_LOG.\n",
+    "Environment: ATTNGEN_CACHE_DIR (the cache), ATTNGEN_JIT (0 refuses), ATTNGEN_LOG,\n"
+    "ATTNGEN_JIT_LOCK_TIMEOUT (seconds to wait for another process compiling the same\n"
+    "variant, default 300); a malformed value of any of them fails (exit status 1).\n",
     options, NULL, NULL, 0, 0,
     "0 every variant compiled or loaded, 1 a variant failed (the run-time\n"
     "compiler is missing, a compile error: the message says which)", compile};
@@ -59,6 +61,7 @@ typedef struct work {
   size_t count;
   size_t next; /* atomic */
   const char *out_dir;
+  const attngen__env *env; /* checked once; its lock timeout bounds every wait */
 } work;
 
 static const char *origin_name(int origin) {
@@ -68,7 +71,7 @@ static const char *origin_name(int origin) {
 }
 
 static void run_job(const work *w, job *j) {
-  attngen__jit_request req = {j->name, j->target, NULL, 0, NULL};
+  attngen__jit_request req = {j->name, j->target, NULL, w->env->jit_lock_timeout_s, w->env};
   j->status = attngen__jit_get(&req, &j->result);
   if (j->status != ATTNGEN_STATUS_OK) {
     snprintf(j->error, sizeof j->error, "%s", attngen_last_error());
@@ -107,6 +110,13 @@ static int compile(const attngen__cli_args *args) {
     return attngen__cli_usage_error(args->cmd, "say what to compile: --target "
                                     ATTNGEN__TARGET_CHOICES " or --variant NAME");
 
+  /* The environment, checked as attngen_create checks it (ATTNGEN_JIT, the lock timeout):
+   * a malformed value stops before anything is compiled. */
+  attngen__env env;
+  if (attngen__env_read(&env) != ATTNGEN_STATUS_OK) {
+    fprintf(stderr, "attngen compile: %s\n", attngen_last_error());
+    return 1;
+  }
   job *jobs = calloc(nvariants + attngen__manifest_count + 1, sizeof *jobs);
   if (!jobs) {
     fprintf(stderr, "attngen compile: out of memory\n");
@@ -163,7 +173,7 @@ static int compile(const attngen__cli_args *args) {
     rc = 1;
     goto out;
   }
-  work w = {jobs, njobs, 0, out_dir};
+  work w = {jobs, njobs, 0, out_dir, &env};
   if ((size_t)threads > njobs) threads = (long)njobs;
   pthread_t tid[64];
   long started = 0;

@@ -386,7 +386,17 @@ attngen_status attngen__jit_get(const attngen__jit_request *req, attngen__jit_re
   memset(out, 0, sizeof *out);
   if (!req || !req->name)
     return attngen__fail(ATTNGEN_STATUS_INVALID_ARGUMENT, "jit: request without a variant name");
-  if (req->env ? !req->env->jit : !attngen__jit_enabled())
+  /* Without a context's environment (attngen compile, tests) the environment is read and
+   * checked now, with the same rule as attngen_create: ATTNGEN_JIT=yes or
+   * ATTNGEN_JIT_LOCK_TIMEOUT=nan fail instead of being ignored. */
+  attngen__env now;
+  const attngen__env *env = req->env;
+  if (!env) {
+    attngen_status est = attngen__env_read(&now);
+    if (est != ATTNGEN_STATUS_OK) return est;
+    env = &now;
+  }
+  if (!env->jit)
     return attngen__fail(ATTNGEN_STATUS_JIT_DISABLED,
                          "variant %s is not embedded in the library and ATTNGEN_JIT=0 allows "
                          "embedded (AOT) variants only (unset ATTNGEN_JIT or pick an embedded "
@@ -433,8 +443,7 @@ attngen_status attngen__jit_get(const attngen__jit_request *req, attngen__jit_re
       goto done;
     }
   }
-  const double timeout = req->lock_timeout_s > 0 ? req->lock_timeout_s
-                                                 : ATTNGEN__JIT_LOCK_TIMEOUT_DEFAULT_S;
+  const double timeout = req->lock_timeout_s > 0 ? req->lock_timeout_s : env->jit_lock_timeout_s;
   char lock_why[4400];
   int lock = dir ? attngen__cache_lock(dir, key, timeout, lock_why, sizeof lock_why) : -1;
   if (dir && lock < 0 && errno == ETIMEDOUT) {

@@ -17,9 +17,11 @@ typedef struct attngen__jit_request {
   int target;         /* attngen__target */
   const char *source; /* NULL: generate it from name with the embedded generator */
   double lock_timeout_s; /* wait for another process's compile of the same key at most
-                            this long, then JIT_FAILED (<= 0: the default) */
-  const struct attngen__env *env; /* the context's environment (ATTNGEN_JIT); NULL: read
-                                     ATTNGEN_JIT now */
+                            this long, then JIT_FAILED (<= 0: the environment's
+                            ATTNGEN_JIT_LOCK_TIMEOUT, default 300 s) */
+  const struct attngen__env *env; /* the context's environment (ATTNGEN_JIT, the lock
+                                     timeout); NULL: read and check the environment now
+                                     (a malformed ATTNGEN_* value fails the request) */
 } attngen__jit_request;
 
 typedef enum attngen__jit_origin {

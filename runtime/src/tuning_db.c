@@ -6,7 +6,9 @@
 
 #include "axes.h"
 #include "cache.h"
+#include "env.h"
 #include "fsutil.h"
+#include "log.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -149,22 +151,42 @@ attngen_status attngen__tuning_db_save(const attngen__tuning_file *db, const cha
   return ATTNGEN_STATUS_OK;
 }
 
-/* Advisory lock on the directory holding `path` (released by close or process exit), waited
- * for at most MERGE_LOCK_TIMEOUT_S; returns the descriptor or -1 (then the merge runs
- * unlocked, as on a file system without locks). */
-#define MERGE_LOCK_TIMEOUT_S 60.0
-static int lock_parent_dir(const char *path) {
-  char dir[4096];
-  if (snprintf(dir, sizeof dir, "%s", path) >= (int)sizeof dir) return -1;
-  char *slash = strrchr(dir, '/');
-  if (!slash)
-    snprintf(dir, sizeof dir, ".");
-  else if (slash == dir)
-    dir[1] = 0;
-  else
-    *slash = 0;
-  attngen__fs_lock_opts o = {MERGE_LOCK_TIMEOUT_S, 0, NULL, NULL, 1};
-  return attngen__fs_lock(dir, &o, NULL, 0);
+static void merge_lock_notice(void *user, const char *message) {
+  (void)user;
+  attngen__log(ATTNGEN__LOG_NOTICE, "tuning database: %s", message);
+}
+
+/* Exclusive lock on PATH.lock (the holder's pid inside, so a waiter names it; released by
+ * unlock or process exit), waited for at most timeout_s with a notice after 2 s. Returns the
+ * descriptor; -1 with a message in diag when the lock cannot be had: the merge then writes
+ * nothing (a read-merge-write without it could drop another process's records). Only a
+ * file system without locks (ENOLCK, EOPNOTSUPP) merges unlocked, and says so. */
+static int lock_db(const char *path, double timeout_s, int *unlocked,
+                   attngen__tuning_diag *diag) {
+  char lock[4200], why[4400];
+  *unlocked = 0;
+  if (snprintf(lock, sizeof lock, "%s.lock", path) >= (int)sizeof lock) {
+    attngen__tdb_diag_set(diag, ATTNGEN__TUNING_UNREADABLE, 0, NULL, "%s: path too long", path);
+    return -1;
+  }
+  attngen__fs_lock_opts o = {timeout_s, 0, merge_lock_notice, NULL, 0};
+  const int fd = attngen__fs_lock(lock, &o, why, sizeof why);
+  if (fd >= 0) return fd;
+  const int e = errno;
+  if (e == ETIMEDOUT) {
+    attngen__tdb_diag_set(diag, ATTNGEN__TUNING_UNREADABLE, 0, NULL,
+                          "%s: not written: %s (is that process stopped? end it, or remove the "
+                          "lock file; ATTNGEN_JIT_LOCK_TIMEOUT sets the wait in seconds)",
+                          path, why);
+  } else if (e == ENOLCK || e == EOPNOTSUPP) {
+    attngen__log(ATTNGEN__LOG_NOTICE, "tuning database: %s: no file locks here (%s); merging "
+                 "without the lock", lock, strerror(e));
+    *unlocked = 1;
+  } else {
+    attngen__tdb_diag_set(diag, ATTNGEN__TUNING_UNREADABLE, 0, NULL,
+                          "%s: cannot take the lock file %s: %s", path, lock, strerror(e));
+  }
+  return -1;
 }
 
 attngen_status attngen__tuning_db_merge_file(const char *path, const attngen__tuning_meta *meta,
@@ -189,7 +211,15 @@ attngen_status attngen__tuning_db_merge_file(const char *path, const attngen__tu
              path, strerror(e));
     return ATTNGEN_STATUS_IO_ERROR;
   }
-  int lock = lock_parent_dir(path);
+  attngen__env env;
+  st = attngen__env_read(&env);
+  if (st != ATTNGEN_STATUS_OK) {
+    attngen__tdb_diag_set(diag, ATTNGEN__TUNING_BAD_INPUT, 0, NULL, "%s", attngen_last_error());
+    return st;
+  }
+  int unlocked;
+  int lock = lock_db(path, env.jit_lock_timeout_s, &unlocked, diag);
+  if (lock < 0 && !unlocked) return ATTNGEN_STATUS_IO_ERROR;
   attngen__tuning_file *db = NULL;
   attngen__tuning_diag ld;
   st = attngen__tuning_db_load(path, meta, &db, &ld);
