@@ -63,6 +63,20 @@ def merge_partials(outs, lses, *, layout=None, out_dtype=None):
         raise AttngenError("INVALID_ARGUMENT",
                            f"merge_partials: {len(outs)} outs and {len(lses)} lses "
                            "(need the same number, at least one)")
+    layout = _names.check_layout(layout)
+    o0, l0 = outs[0], lses[0]
+    if not isinstance(o0, torch.Tensor) or not isinstance(l0, torch.Tensor):
+        raise AttngenError("INVALID_ARGUMENT", "merge_partials: outs and lses hold tensors")
+    if o0.dim() != 4 or l0.dim() != 3:
+        raise AttngenError("BAD_SHAPE", f"merge_partials: out {tuple(o0.shape)} and lse "
+                                        f"{tuple(l0.shape)} (need out 4-d [{layout.upper()}]"
+                                        " and lse [B, H, S])")
+    B, x, y, _ = o0.shape
+    want = (B, y, x) if layout == _names.SEQ_MAJOR else (B, x, y)
+    if tuple(l0.shape) != want:
+        raise AttngenError("BAD_SHAPE", f"merge_partials: out {tuple(o0.shape)} read as "
+                                        f"[{layout.upper()}] needs lse [B, H, S] = {want}; got "
+                                        f"{tuple(l0.shape)} (is layout={layout!r} right?)")
     for i, (o, l) in enumerate(zip(outs, lses)):
         if o.shape != outs[0].shape or l.shape != lses[0].shape:
             raise AttngenError("BAD_SHAPE", f"merge_partials: part {i} has out {tuple(o.shape)}"

@@ -182,7 +182,7 @@ def _check_tensors(q, k, v, layout):
 
 class _Plan:
     __slots__ = ("ctx", "template", "mem", "B", "H", "Sq", "Skv", "D", "ws_bytes",
-                 "copy_q", "copy_kv", "stream", "variant")
+                 "copy_q", "copy_kv", "stream", "variant", "empty")
 
 
 def _make_plan(q, k, v, scale, layout, rounding, variant=None):
@@ -212,10 +212,14 @@ def _make_plan(q, k, v, scale, layout, rounding, variant=None):
     p.variant = variant.encode() if variant else None
     a.variant = p.variant
     p.stream = q.device.type == "cuda"
-    if p.B * p.H * p.Sq == 0:
-        raise AttngenError("BAD_SHAPE", f"q [{layout.upper()}] = {tuple(q.shape)} is empty")
+    # B, H or Sq = 0: an empty output and nothing launched (torch's own ops return empty
+    # results for empty inputs); the library, which refuses such shapes, still validates the
+    # head_dim, options and variant on a one-row stand-in
+    p.empty = p.B * p.H * p.Sq == 0
+    if p.empty:
+        a.batch, a.heads, a.seqlen_q = max(p.B, 1), max(p.H, 1), max(p.Sq, 1)
     ch = ctx.explain(a)  # validates the shape, options and variant without pointers
-    p.ws_bytes = ch["workspace_bytes"]
+    p.ws_bytes = 0 if p.empty else ch["workspace_bytes"]
     a.workspace_bytes = p.ws_bytes
     p.template = bytes(a)
     return p
@@ -223,12 +227,12 @@ def _make_plan(q, k, v, scale, layout, rounding, variant=None):
 
 def _plan_for(q, k, v, scale, layout, rounding, variant=None):
     # the key: sizes and strides (a tuple of torch.Size/tuples: concatenating is slower),
-    # dtypes, devices (get_device(): an int, -1 = CPU), options, the CPU backend's name for
-    # CPU tensors, the forced variant.
-    dev = q.get_device()
+    # dtypes, devices (torch.device: get_device() is -1 for both cpu and meta), options, the
+    # CPU backend's name for CPU tensors, the forced variant.
+    dev = q.device
     key = (q.shape, q.stride(), k.shape, k.stride(), v.shape, v.stride(), q.dtype, k.dtype,
-           v.dtype, dev, k.get_device(), v.get_device(), scale, layout, rounding,
-           _cpu_backend if dev < 0 else None, variant)
+           v.dtype, dev, k.device, v.device, scale, layout, rounding,
+           _cpu_backend if dev.type == "cpu" else None, variant)
     p = _plans.get(key)
     if p is None:
         p = _make_plan(q, k, v, scale, layout, rounding, variant)
@@ -280,8 +284,22 @@ def _launch(p, q, k, v, out, lse, first):
 _prepared = set()
 
 
+def _check_no_grad(q, k, v):
+    """attngen is forward only: an input that requires grad while grad mode is on would get a
+    detached output, so it is refused (torch.no_grad(), inference_mode() or detach())."""
+    if torch.is_grad_enabled():
+        for name, t in (("q", q), ("k", k), ("v", v)):
+            if getattr(t, "requires_grad", False):
+                raise AttngenError(
+                    "INVALID_ARGUMENT",
+                    f"{name}.requires_grad is True with grad mode on: attngen is forward only "
+                    "(no backward); call it under torch.no_grad() or torch.inference_mode(), "
+                    "or pass detached tensors")
+
+
 def _fwd_impl(q, k, v, scale, layout, rounding, want_lse, out=None, lse=None, variant=None):
     """Eager implementation: (out, lse or None)."""
+    _check_no_grad(q, k, v)
     p, key = _plan_for(q, k, v, scale, layout, rounding, variant)
     if p.copy_q:
         q = _to_memory(q, layout, p.mem)
@@ -299,6 +317,8 @@ def _fwd_impl(q, k, v, scale, layout, rounding, want_lse, out=None, lse=None, va
         lse = torch.empty((p.B, p.H, p.Sq), dtype=torch.float32, device=q.device)
     elif lse is not None:
         _check_lse(lse, q, p)
+    if p.empty:
+        return out, lse
     if key in _prepared:
         _launch(p, q, k, v, out, lse, False)
     else:
@@ -412,8 +432,9 @@ def prepare(q, k, v, *, scale=None, layout=None, rounding=None, variant=None):
     a = _lib.FwdArgs.from_buffer_copy(p.template)
     a.stream = _stream_of(p, q)
     a.workspace_bytes = 0
-    p.ctx.prepare(a)
-    _prepared.add(key)
+    if not p.empty:
+        p.ctx.prepare(a)
+        _prepared.add(key)
     return p.ctx.explain(a)
 
 

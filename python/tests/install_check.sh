@@ -9,8 +9,13 @@ dest=$2
 here="$(cd "$(dirname "$0")" && pwd)"
 py=${PYTHON:-/usr/bin/python3}
 rm -rf "$dest"
-ATTNGEN_LIB="$lib" "$py" -m pip install -q --no-build-isolation --no-index --no-cache-dir \
-  --target "$dest" "$here/.." 2>&1 | grep -v "Running pip as the 'root' user" || true
+# pip's own exit status decides (it was hidden behind `| grep ... || true`); its output is
+# shown without the root-user warning
+status=0
+out=$(ATTNGEN_LIB="$lib" "$py" -m pip install -q --no-build-isolation --no-index \
+  --no-cache-dir --target "$dest" "$here/.." 2>&1) || status=$?
+printf '%s\n' "$out" | grep -v "Running pip as the 'root' user" || true
+[ "$status" = 0 ] || { echo "pip install failed (exit status $status)"; exit 1; }
 test -f "$dest/attngen/_lib/libattngen.so" || { echo "libattngen.so was not bundled"; exit 1; }
 cd "$dest"
 env -u ATTNGEN_LIB PYTHONPATH="$dest" "$py" -c "import attngen, json; d = attngen.info(); print(json.dumps(d)); assert d['library'].startswith('$dest')"
