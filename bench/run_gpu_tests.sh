@@ -4,7 +4,9 @@
 # BUILD_DIR defaults to $ATTNGEN_BUILD_DIR, else ./build. When it holds no build yet, it is
 # configured and built first (RelWithDebInfo). Output goes to the terminal and, when $OUT is
 # set, also to $OUT/gpu_tests.log (plus each test's own log under $OUT/gpu_tests/).
-# Exit status: ctest's (0 = every GPU test passed or skipped).
+# Exit status: ctest's, and 1 when a GPU test did not run (skipped, "Not Run": on the GPU
+# machine a skip means the GPU was not usable, e.g. libcuda failed to load; it was counted
+# as a pass).
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -34,6 +36,12 @@ status=0
   CMOCKA_MESSAGE_OUTPUT=STDOUT ctest -L gpu --output-on-failure --verbose "$@"
 ) 2>&1 | tee -a "$log" || status=$?  # pipefail: ctest's status
 
+if [[ "$status" == 0 && -f "$build/Testing/Temporary/LastTest.log" ]] &&
+   grep -q "^SKIPPED: " "$build/Testing/Temporary/LastTest.log"; then
+  echo "== a GPU test was skipped on the GPU machine:" | tee -a "$log"
+  grep -h "^SKIPPED: " "$build/Testing/Temporary/LastTest.log" | sort -u | tee -a "$log"
+  status=1
+fi
 if [[ -n "${OUT:-}" && -d "$build/Testing/Temporary" ]]; then
   cp "$build"/Testing/Temporary/LastTest*.log "$OUT/gpu_tests/" 2>/dev/null || true
 fi

@@ -12,8 +12,11 @@
 #include <string.h>
 
 #include <cmocka.h>
+#define ATTNGEN_TEST_REQUIRE "ATTNGEN_REQUIRE_CLANG19" /* what a skip here lacks (test_skip.h) */
+#include "test_skip.h"
 #include <sys/wait.h>
 
+#include "attngen_internal.h"
 #include "test_util.h"
 
 static char tmp[256];
@@ -82,6 +85,156 @@ static int err_has(const char *needle) {
   return strstr(text, needle) != NULL;
 }
 
+static int out_has(const char *needle) {
+  char path[300], text[16384] = "";
+  snprintf(path, sizeof path, "%s/out", tmp);
+  FILE *f = fopen(path, "r");
+  if (!f) return 0;
+  size_t n = fread(text, 1, sizeof text - 1, f);
+  text[n] = 0;
+  fclose(f);
+  if (!strstr(text, needle)) print_message("stdout lacks '%s':\n%s\n", needle, text);
+  return strstr(text, needle) != NULL;
+}
+
+/* `check` holds a backend to the contract. The cpu backend is the reference itself, so the
+ * CLI's check is run on the emulator (the gfx942 kernels: independent code). Issue 29:
+ * `check` passed an all-NaN output (scale 3e38: the reference is NaN too and the L2 term
+ * skipped non-finite elements; the fp64 exact result is finite), and the gfx942 kernels
+ * gave NaN rows for a zero scale (keys past Skv were set to -inf before the scale multiplied
+ * them) and for scale 1e10 (the fma form's x at a row's max reached +4096). */
+static void test_cli_check_emu_and_nan_output(void **state) {
+  (void)state;
+  assert_int_equal(cli("check --backend cpu --shape 1,2,33,47 --scale 3e38"), 1);
+  assert_true(out_has("result: FAIL"));
+  assert_true(out_has("vs fp64 8448"));
+  int rc = cli("check --backend emu --shape 1,2,33,47");
+  if (rc != 0 && err_has("emu")) {
+    print_message("SKIPPED: no emu backend in this build\n");
+    skip();
+    return;
+  }
+  assert_int_equal(rc, 0);
+  assert_true(out_has("result: PASS"));
+  assert_int_equal(cli("check --backend emu --shape 1,2,33,47 --scale 1e10"), 0);
+  assert_true(out_has("result: PASS"));
+  assert_int_equal(cli("run --backend emu --shape 1,1,16,47 --scale 0"), 0);
+  assert_true(out_has("2048 of 2048 elements finite"));
+  assert_int_equal(cli("run --backend emu --shape 1,1,16,47 --scale -0"), 0);
+  assert_true(out_has("2048 of 2048 elements finite"));
+}
+
+/* Reads tmp/NAME into buf (empty when missing). */
+static void slurp_tmp(const char *name, char *buf, size_t size) {
+  char path[300];
+  snprintf(path, sizeof path, "%s/%s", tmp, name);
+  buf[0] = 0;
+  FILE *f = fopen(path, "r");
+  if (!f) return;
+  size_t n = fread(buf, 1, size - 1, f);
+  buf[n] = 0;
+  fclose(f);
+}
+
+static size_t count_lines(const char *text) {
+  size_t n = 0;
+  for (; *text; text++) n += *text == '\n';
+  return n;
+}
+
+/* README features that had no test (issue 29): `cache ls` / `cache clear`, `list
+ * --search-space`, `run`'s printed variant and reason (the dispatcher's and a forced one
+ * through a valid ATTNGEN_VARIANT), ATTNGEN_LOG and ATTNGEN_LOG_FILE, ATTNGEN_EMU_CUS. */
+static void test_cli_cache_ls_and_clear(void **state) {
+  (void)state;
+  char cache[300];
+  snprintf(cache, sizeof cache, "%s", tmp);
+  assert_int_equal(cli("cache ls"), 0);
+  assert_true(out_has(": 0 entries"));
+  attngen__cache_meta m;
+  memset(&m, 0, sizeof m);
+  snprintf(m.variant, sizeof m.variant, "attn_fwd_test_entry");
+  snprintf(m.target, sizeof m.target, "sm90");
+  snprintf(m.arch, sizeof m.arch, "sm_90a");
+  snprintf(m.compiler, sizeof m.compiler, "test");
+  static const char image[] = "\x7f" "ELF code object of the test";
+  assert_int_equal(attngen__cache_write(cache, 0x123456789abcdef0ull, image, sizeof image, &m),
+                   ATTNGEN_STATUS_OK);
+  assert_int_equal(cli("cache ls"), 0);
+  assert_true(out_has(": 1 entry"));
+  assert_true(out_has("123456789abcdef0"));
+  assert_true(out_has("attn_fwd_test_entry"));
+  assert_int_equal(cli("cache clear"), 0);
+  assert_true(out_has("removed 1 entry"));
+  assert_int_equal(cli("cache ls"), 0);
+  assert_true(out_has(": 0 entries"));
+  assert_int_equal(cli("cache frobnicate"), 2);
+}
+
+static void test_cli_list_search_space(void **state) {
+  (void)state;
+  char text[65536];
+  assert_int_equal(cli("list --target gfx942"), 0);
+  slurp_tmp("out", text, sizeof text);
+  const size_t n_default = count_lines(text);
+  assert_null(strstr(text, "_kv32_"));
+  assert_int_equal(cli("list --target gfx942 --search-space"), 0);
+  slurp_tmp("out", text, sizeof text);
+  const size_t n_space = count_lines(text);
+  print_message("gfx942: %zu default variants, %zu in the search space\n", n_default, n_space);
+  assert_true(n_default >= 1 && n_space > n_default);
+  assert_non_null(strstr(text, "attn_fwd_d128_bshd_rtne_q2_kv32_w8_nosplit_mfma_gfx942"));
+  assert_non_null(strstr(text, "kv_tile=32"));
+}
+
+static void test_cli_run_prints_variant_and_reason(void **state) {
+  (void)state;
+  assert_int_equal(cli("run --backend emu --shape 1,1,16,16"), 0);
+  assert_true(out_has("variant:  attn_fwd_d128_bshd_rtne_q2_kv96_w8_nosplit_vt_mfma_gfx942 "
+                      "(embedded)"));
+  assert_true(out_has("rule:     heuristic: "));
+  assert_true(out_has("Skv 16 < 4 x kv_tile"));
+  /* a valid ATTNGEN_VARIANT forces that variant */
+  char cmd[1024];
+  snprintf(cmd, sizeof cmd,
+           "ATTNGEN_VARIANT=attn_fwd_d128_bshd_rtz_q2_kv96_w8_tail_vt_mfma_gfx942 "
+           "ATTNGEN_CACHE_DIR='%s' '%s' run --backend emu --shape 1,1,16,16 --round rtz >'%s/out' 2>'%s/err'",
+           tmp, ATTNGEN_CLI, tmp, tmp);
+  assert_int_equal(system(cmd), 0);
+  assert_true(out_has("variant:  attn_fwd_d128_bshd_rtz_q2_kv96_w8_tail_vt_mfma_gfx942"));
+  assert_true(out_has("rule:     forced: "));
+  assert_true(out_has("ATTNGEN_VARIANT"));
+  /* ATTNGEN_EMU_CUS: the compute units the emulator reports */
+  snprintf(cmd, sizeof cmd, "ATTNGEN_EMU_CUS=3 '%s' run --backend emu --shape 1,1,16,16 "
+           ">'%s/out' 2>'%s/err'", ATTNGEN_CLI, tmp, tmp);
+  assert_int_equal(system(cmd), 0);
+  assert_true(out_has("(gfx942, 3 compute units)"));
+}
+
+static void test_cli_log_and_log_file(void **state) {
+  (void)state;
+  char cmd[1024], text[16384];
+  snprintf(cmd, sizeof cmd, "ATTNGEN_LOG=3 ATTNGEN_LOG_FILE='%s/log' '%s' run --backend emu "
+           "--shape 1,1,16,16 >'%s/out' 2>'%s/err'", tmp, ATTNGEN_CLI, tmp, tmp);
+  assert_int_equal(system(cmd), 0);
+  slurp_tmp("log", text, sizeof text);
+  assert_non_null(strstr(text, "attngen: "));
+  assert_non_null(strstr(text, "attn_fwd_d128_bshd_rtne_q2_kv96_w8_nosplit_vt_mfma_gfx942"));
+  slurp_tmp("err", text, sizeof text);
+  assert_null(strstr(text, "attngen: ")); /* to the file, not to stderr */
+  /* ATTNGEN_LOG=0: nothing; a level out of range is refused, naming the variable */
+  snprintf(cmd, sizeof cmd, "rm -f '%s/log'; ATTNGEN_LOG=0 ATTNGEN_LOG_FILE='%s/log' '%s' run "
+           "--backend emu --shape 1,1,16,16 >'%s/out' 2>'%s/err'", tmp, tmp, ATTNGEN_CLI, tmp,
+           tmp);
+  assert_int_equal(system(cmd), 0);
+  slurp_tmp("log", text, sizeof text);
+  assert_null(strstr(text, "attngen: "));
+  snprintf(cmd, sizeof cmd, "ATTNGEN_LOG=7 '%s' run --backend emu --shape 1,1,16,16 >'%s/out' "
+           "2>'%s/err'", ATTNGEN_CLI, tmp, tmp);
+  assert_int_not_equal(system(cmd), 0);
+  assert_true(err_has("ATTNGEN_LOG"));
+}
+
 /* 4294967297 = 2^32 + 1 wrapped to B = 1 under sscanf("%d") and `run` succeeded. */
 static void test_cli_shape_overflow_is_a_usage_error_everywhere(void **state) {
   static const char *const bad[] = {
@@ -111,7 +264,7 @@ static void test_cli_shape_syntax_is_shared(void **state) {
   fclose(f);
   assert_non_null(strstr(text, "B=1 H=2 Sq=3 Skv=3"));
   assert_int_equal(cli("run --backend cpu --shape '1x2x3x0'"), 0);
-  assert_int_equal(cli("check --backend cpu --shape 1,2,3"), 0);
+  assert_int_equal(cli("check --backend cpu --shape 1,2,3"), 0); /* parses as B,H,S */
   assert_int_equal(cli("bench --backend cpu --shape 1,2,3 --iters 1"), 0);
 }
 
@@ -266,6 +419,11 @@ int main(void) {
     cmocka_unit_test_setup_teardown(test_cli_long_cache_dir_is_refused, setup, teardown),
     cmocka_unit_test_setup_teardown(test_cli_tune_over_another_backends_database, setup,
                                     teardown),
+    cmocka_unit_test_setup_teardown(test_cli_check_emu_and_nan_output, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_cli_cache_ls_and_clear, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_cli_list_search_space, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_cli_run_prints_variant_and_reason, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_cli_log_and_log_file, setup, teardown),
   };
-  return cmocka_run_group_tests(tests, NULL, NULL);
+  return attngen_test_exit(cmocka_run_group_tests(tests, NULL, NULL));
 }

@@ -224,6 +224,26 @@ static int32_t max_steps_vs_exact(const uint16_t *out, const double *ex, size_t 
   return worst;
 }
 
+/* Relative L2 error of a bf16 output against exact fp64 attention, over finite pairs, and
+ * the number of non-finite outputs where the exact result is finite (computed here: passing
+ * the output as both "out" and "ref" of the comparator tested nothing against the
+ * reference, issue 29). */
+static double rel_l2_vs_exact(const uint16_t *out, const double *ex, size_t n, size_t *bad) {
+  double err2 = 0.0, ref2 = 0.0;
+  *bad = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const double o = (double)attngen_bf16_to_float(out[i]);
+    if (!isfinite(ex[i])) continue;
+    if (!isfinite(o)) {
+      ++*bad;
+      continue;
+    }
+    err2 += (o - ex[i]) * (o - ex[i]);
+    ref2 += ex[i] * ex[i];
+  }
+  return ref2 > 0.0 ? sqrt(err2 / ref2) : sqrt(err2);
+}
+
 /* Sizes that are not multiples of 16 (or of the 64-key tile), all modes, both layouts:
  * - with P kept in fp32 (the one rounding the contract adds), every element not near zero is
  *   within 1 bf16 step of the exact fp64 result rounded in the same mode;
@@ -256,18 +276,15 @@ static void test_reference_vs_exact_ragged_sizes(void **state) {
         assert_true(worst <= 1);
 
         run_ref(&in, (attngen_rounding)mode, DEFAULT_SCALE, 0, 0, out, NULL);
-        attngen__compare_args c = {attngen__view_in(out, in.layout, H, Sq),
-                                   attngen__view_in(out, in.layout, H, Sq),
-                                   attngen__view_f64(ex, in.layout, H, Sq), B, H, Sq, vmax};
-        attngen__compare_report r;
-        assert_int_equal(attngen__compare(&c, &r), ATTNGEN_STATUS_OK);
-        assert_true(r.rel_l2 >= 0.0 && r.rel_l2 <= ATTNGEN__REL_L2_LIMIT);
-        assert_true(r.pass);
+        size_t nonfinite;
+        const double l2 = rel_l2_vs_exact(out, ex, n, &nonfinite);
+        assert_int_equal(nonfinite, 0);
+        assert_true(l2 >= 0.0 && l2 <= ATTNGEN__REL_L2_LIMIT);
         max_steps_vs_exact(out, ex, n, (attngen_rounding)mode, ldexp(vmax, -10), &over);
         if (lay == 0 && si == 3) {
           print_message("%d,%d,%d,%d %s: rounded P: rel L2 %.2e, %zu of %zu elements > 1 step "
                         "from exact; P in fp32: 0\n", B, H, Sq, Skv,
-                        attngen__rounding_name((attngen_rounding)mode), r.rel_l2, over, n);
+                        attngen__rounding_name((attngen_rounding)mode), l2, over, n);
         }
       }
       free(ex);
@@ -612,13 +629,9 @@ static void test_reference_scale(void **state) {
     for (size_t i = 0; i < n; ++i) differ += out[i] != base[i];
     assert_true(differ > n / 2);
     run_exact(&in, scales[si], ex, NULL);
-    attngen__compare_args c = {attngen__view_in(out, in.layout, H, Sq),
-                               attngen__view_in(out, in.layout, H, Sq),
-                               attngen__view_f64(ex, in.layout, H, Sq), B, H, Sq,
-                               attngen__max_abs_finite(attngen__inputs_v(&in), B, H, Skv)};
-    attngen__compare_report r;
-    assert_int_equal(attngen__compare(&c, &r), ATTNGEN_STATUS_OK);
-    assert_true(r.pass);
+    size_t nonfinite;
+    assert_true(rel_l2_vs_exact(out, ex, n, &nonfinite) <= ATTNGEN__REL_L2_LIMIT);
+    assert_int_equal(nonfinite, 0);
     lse_double(&in, scales[si], lse_want);
     for (int i = 0; i < B * H * Sq; ++i) {
       assert_true(fabs(lse[i] - lse_want[i]) <= 1e-4 + 1e-5 * fabs(lse_want[i]));

@@ -35,10 +35,11 @@ static void call_of(attngen_fwd_args *a, int b, int h, int sq, int skv, attngen_
   a->rounding = r;
 }
 
-/* verify_run runs the call itself (out == NULL) and the backends pass. */
+/* verify_run runs the call itself (out == NULL) and the emulated gfx942 kernel passes. Only
+ * emu: the cpu backend is the reference itself, so its pass could not fail (issue 29). */
 static void test_verify_runs_and_passes(void **state) {
-  static const char *const backends[] = {"cpu", "emu"};
-  for (int bi = 0; bi < 2; ++bi) {
+  static const char *const backends[] = {"emu"};
+  for (int bi = 0; bi < 1; ++bi) {
     attngen_context *ctx = context(backends[bi]);
     assert_non_null(ctx);
     attngen_fwd_args a;
