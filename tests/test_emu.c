@@ -351,9 +351,19 @@ static void test_emu_seed_changes_wave_order(void **state) {
   (void)state;
   NEED("bug_missing_barrier");
   const attngen__emu_kernel *k = attngen__emu_find_selftest("bug_missing_barrier");
+  /* ATTNGEN_EMU_RACECHECK=0 turns the LDS race check off, ATTNGEN_EMU_STACK sets the fiber
+   * stack (README, Environment; neither had a test) */
   attngen__emu_options o;
   attngen__emu_default_options(&o);
-  o.race_check = 0;
+  assert_int_equal(o.race_check, 1);
+  assert_int_equal(o.stack_bytes, 65536);
+  setenv("ATTNGEN_EMU_RACECHECK", "0", 1);
+  setenv("ATTNGEN_EMU_STACK", "131072", 1);
+  attngen__emu_default_options(&o);
+  unsetenv("ATTNGEN_EMU_RACECHECK");
+  unsetenv("ATTNGEN_EMU_STACK");
+  assert_int_equal(o.race_check, 0);
+  assert_int_equal(o.stack_bytes, 131072);
   unsigned out[8][256];
   int distinct = 0;
   for (int sd = 0; sd < 8; sd++) {

@@ -253,6 +253,31 @@ static void test_default_variants(void **state) {
   assert_int_equal(failures, 0);
 }
 
+/* --mca (README, Static analysis): llvm-mca-19's cycles of the path, in the TSV's mca_cycles
+ * column; -1 without the option. It had no test (issue 29). */
+static void test_report_mca(void **state) {
+  (void)state;
+  if (!file_exists(ATTNGEN_REPORT_LOOP_CO)) {
+    print_message("SKIPPED: %s not built (clang-19 or ld.lld-19 missing)\n",
+                  ATTNGEN_REPORT_LOOP_CO[0] ? ATTNGEN_REPORT_LOOP_CO : "report_loop.co");
+    skip();
+  }
+  static table t;
+  static char err[65536];
+  char cmd[4096];
+  snprintf(cmd, sizeof cmd, "'%s' report --analyze --tsv '%s'", ATTNGEN_CLI,
+           ATTNGEN_REPORT_LOOP_CO);
+  assert_int_equal(run(cmd, &t, err, sizeof err), 0);
+  assert_true(t.nrows >= 1);
+  assert_true(num(&t, 0, "mca_cycles") == -1.0);
+  snprintf(cmd, sizeof cmd, "'%s' report --analyze --tsv --mca '%s'", ATTNGEN_CLI,
+           ATTNGEN_REPORT_LOOP_CO);
+  assert_int_equal(run(cmd, &t, err, sizeof err), 0);
+  print_message("llvm-mca-19: %.1f cycles per unit of the hand-written loop\n",
+                num(&t, 0, "mca_cycles"));
+  assert_true(num(&t, 0, "mca_cycles") > 0.0);
+}
+
 static void test_errors(void **state) {
   (void)state;
   static char err[8192];
@@ -289,6 +314,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_handwritten_kernel_exact_counts),
       cmocka_unit_test(test_default_variants),
+      cmocka_unit_test(test_report_mca),
       cmocka_unit_test(test_errors),
   };
   return attngen_test_exit(cmocka_run_group_tests(tests, NULL, NULL));

@@ -284,3 +284,20 @@ def test_empty_batch_heads_or_queries_give_empty_output(backend, shape):
     q64 = torch.zeros(B, Sq, H, 64, dtype=torch.bfloat16)
     _raises("UNSUPPORTED_HEAD_DIM", lambda: attngen.attention(q64, q64.clone(), q64.clone()))
     _raises("BAD_ROUNDING", lambda: attngen.attention(q, k, v, rounding="up"))
+
+
+def test_cpu_backend_from_environment():
+    # ATTNGEN_CPU_BACKEND (README: CPU tensors on the emulator) is read at import; it had no
+    # test. A fresh interpreter, so the variable is read as a user's would be.
+    import os
+    import subprocess
+    import sys
+    code = ("import torch, attngen; q = torch.zeros(1, 8, 1, 128, dtype=torch.bfloat16); "
+            "print(attngen.explain(q, q, q)['variant'])")
+    pkg_root = os.path.dirname(os.path.dirname(os.path.abspath(attngen.__file__)))
+    env = dict(os.environ, PYTHONPATH=pkg_root)  # the package this test imported
+    for name, want in (("emu", "_gfx942"), ("cpu", "reference")):
+        env["ATTNGEN_CPU_BACKEND"] = name
+        out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                             text=True, check=True).stdout.strip()
+        assert out.endswith(want), (name, out)
