@@ -1,7 +1,7 @@
 # check_graph.cmake (ctest layers_graph): cmake/check_layers.cmake passes on the source tree
 # and fails on each fault planted in a copy of it, with the message that names the fault:
 # an upward include, a private runtime header included from the CLI, two internal headers in
-# one test, a parent path, a circle of modules. Run: cmake -DSOURCE_DIR=.. -DWORK=DIR -P ...
+# one test, a parent path, a header name used twice, a circle of modules, a circle of folders. Run: cmake -DSOURCE_DIR=.. -DWORK=DIR -P ...
 set(checker ${SOURCE_DIR}/cmake/check_layers.cmake)
 execute_process(COMMAND ${CMAKE_COMMAND} -DSOURCE_DIR=${SOURCE_DIR} -DGRAPH=1 -P ${checker}
   RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
@@ -28,7 +28,8 @@ set(faults
   "tests/test_verify.c|#include \"attngen_internal.h\"|tests/test_verify.c: includes 2 internal headers"
   "runtime/backends/backend_emu.c|#include \"../emu/emu.h\"|runtime/backends/backend_emu.c: #include \"../emu/emu.h\": a parent path"
   "runtime/src/cache.c|#include \"x_dup.h\"|the name x_dup.h is also"
-  "runtime/src/hash_user.c|#include \"jit.h\"|a circle of modules")
+  "runtime/src/hash_user.c|#include \"jit.h\"|a circle of modules"
+  "runtime/src/api.c|#include \"cuda_extra.h\"|a circle of folders: runtime/src -> runtime/backends -> runtime/src")
 foreach(fault IN LISTS faults)
   string(REPLACE "|" ";" parts "${fault}")
   list(GET parts 0 file)
@@ -47,6 +48,10 @@ foreach(fault IN LISTS faults)
     file(READ ${WORK}/fault/runtime/src/jit.c text)
     file(WRITE ${WORK}/fault/runtime/src/jit.c "#include \"hash_user.h\"\n${text}")
     file(WRITE ${WORK}/fault/${file} "\n")
+  endif()
+  if(line MATCHES "cuda_extra")
+    # runtime/src -> runtime/backends beside runtime/backends -> runtime/src (backend.h)
+    file(WRITE ${WORK}/fault/runtime/backends/cuda_extra.h "/* cuda_extra.h */\n")
   endif()
   file(READ ${WORK}/fault/${file} text)
   file(WRITE ${WORK}/fault/${file} "${line}\n${text}")
