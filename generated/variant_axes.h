@@ -81,7 +81,7 @@ typedef struct attngen__variant_desc {
   int softmax_step; /* keys per running-max update (P is rounded against that max): the CPU reference uses the same step */
   int ws_row_bytes; /* tail KV split: workspace bytes per Q row of a part (0 without a split) */
   int score_fma; /* softmax form: 1 = p = exp2(fma(s, scale_log2, -m)) rounded once, 0 = exp2(fl(s * scale_log2) - m); the CPU reference follows it */
-  int v_path; /* attngen__v_path: VT = V pre-transposed into the workspace by a pre-pass launch of the kernel (kargs.reserved = 1) */
+  int v_path; /* attngen__v_path: VT = V pre-transposed into the workspace by a pre-pass launch of the kernel (kargs.vt_prepass = 1) */
   int load; /* attngen__load: TMA = the kernel's parameter is attngen_kargs_tma (tensor maps of q, k, v encoded by the runtime at launch) */
 } attngen__variant_desc;
 

@@ -436,16 +436,16 @@ static double run_variant(const attngen__emu_kernel *k, const attngen__variant_d
   int rc = 0;
   void *vt_ws = NULL;
   if (d->v_path == ATTNGEN__V_PATH_VT) {
-    /* v_path=vt: the pre-pass launch (kargs.reserved = 1, split_plan.h) writes V in operand
+    /* v_path=vt: the pre-pass launch (kargs.vt_prepass = 1, split_plan.h) writes V in operand
      * order to the workspace start */
     unsigned vg[3];
     vt_ws = calloc(attngen__vt_plan(B, H, Skv, vg), 1);
     assert_non_null(vt_ws);
     a.ws = vt_ws;
-    a.reserved = 1;
+    a.vt_prepass = 1;
     rc = attngen__emu_launch(k->fn, vg[0], vg[1], vg[2], (unsigned)d->threads, a, 41, err,
                              sizeof err);
-    a.reserved = 0;
+    a.vt_prepass = 0;
   }
   if (rc == 0)
     rc = attngen__emu_launch(k->fn, gx, gy, gz, (unsigned)d->threads, a, 42, err, sizeof err);

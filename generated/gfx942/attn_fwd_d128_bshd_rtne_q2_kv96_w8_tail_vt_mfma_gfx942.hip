@@ -22,7 +22,7 @@ typedef struct attngen_kargs {
   int split_first;   // first q-job index that is split; == total q-jobs when no split
   int num_splits;    // KV parts per split q-job (1 = no split)
   int kv_per_split;  // KV rows per part, a multiple of the variant's kv_tile
-  int reserved;
+  int vt_prepass;     // v_path=vt: 1 in the V pre-pass launch, 0 in the attention launch
 } attngen_kargs;
 
 #endif // ATTNGEN_KARGS_H
@@ -434,14 +434,14 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
   const unsigned H = (unsigned)a.H;
 #line 60 "templates/gfx942/attn_fwd.hip.in"
 
-  // ---- pre-pass (kargs.reserved = 1; grid (ceil(chunks / 8), H, B), before the attention
+  // ---- pre-pass (kargs.vt_prepass = 1; grid (ceil(chunks / 8), H, B), before the attention
   // launch): wave w converts 16-key chunk x = 8 blockIdx.x + w of V[b, h] into the operand
   // order of the P V MFMA, at a.ws + 4096 ((b H + h) chunks + x): lane (g, c) writes 16 bytes
   // per column pair w at 1024 w + 16 lane: {V[4g][d], V[4g+1][d]}, {V[4g+2][d], V[4g+3][d]}
   // for d = 8c + 2w, then the same for d = 8c + 2w + 1 (bf16 pairs, low half first), i.e.
   // the B operands of MFMA columns dd = 2w and 2w + 1. Keys >= Skv read 0 (descriptor
   // bounds), so the last chunk is zero-padded. Reads and writes 4096 bytes per chunk.
-  if (a.reserved) {  // kargs.reserved = 1: the pre-pass launch (runtime/src/api.c)
+  if (a.vt_prepass) {  // the pre-pass launch (runtime/src/api.c)
     const unsigned b = ag_block_id_z(), h = ag_block_id_y();
     const unsigned chunks = ((unsigned)a.Skv + 15u) / 16u;
     const unsigned x = ag_block_id_x() * 8u + wave;

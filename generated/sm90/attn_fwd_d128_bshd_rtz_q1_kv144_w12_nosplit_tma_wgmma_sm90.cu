@@ -22,7 +22,7 @@ typedef struct attngen_kargs {
   int split_first;   // first q-job index that is split; == total q-jobs when no split
   int num_splits;    // KV parts per split q-job (1 = no split)
   int kv_per_split;  // KV rows per part, a multiple of the variant's kv_tile
-  int reserved;
+  int vt_prepass;     // v_path=vt: 1 in the V pre-pass launch, 0 in the attention launch
 } attngen_kargs;
 
 #endif // ATTNGEN_KARGS_H

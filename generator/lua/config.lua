@@ -24,7 +24,7 @@ M.axes = {
                c_enum = "SPLIT" },
   -- How the P V MFMA gets its V operand (gfx942): "perm" reads V rows as stored and builds
   -- the operand in the loop with v_perm_b32 (2 per 16-key x 16-column block); "vt" reads a
-  -- copy of V that a pre-pass of the same kernel (kargs.reserved = 1) wrote into the
+  -- copy of V that a pre-pass of the same kernel (kargs.vt_prepass = 1) wrote into the
   -- workspace already in operand order (no permutes in the loop; the pre-pass reads and
   -- writes |V| bytes per call). `default` values add no token to the name.
   v_path = { values = { "perm", "vt" }, tokens = { perm = "", vt = "vt" }, default = "perm",

@@ -83,7 +83,7 @@ M.desc_fields = {
   { "score_fma", "softmax form: 1 = p = exp2(fma(s, scale_log2, -m)) rounded once, 0 = "
     .. "exp2(fl(s * scale_log2) - m); the CPU reference follows it" },
   { "v_path", "attngen__v_path: VT = V pre-transposed into the workspace by a pre-pass "
-    .. "launch of the kernel (kargs.reserved = 1)" },
+    .. "launch of the kernel (kargs.vt_prepass = 1)" },
   { "load", "attngen__load: TMA = the kernel's parameter is attngen_kargs_tma (tensor maps "
     .. "of q, k, v encoded by the runtime at launch)" },
 }

@@ -594,10 +594,10 @@ attngen_status attngen_fwd(attngen_context *c, const attngen_fwd_args *a) {
     attngen__log(ATTNGEN__LOG_DEBUG, "launch %s (V pre-pass) grid (%u,%u,%u) x %d threads, "
                  "%zu bytes of V in operand order", k->name, p.vt_grid[0], p.vt_grid[1],
                  p.vt_grid[2], k->desc.threads, p.vt_bytes);
-    kargs.reserved = 1; /* kargs.h: reserved = the pre-pass flag of v_path=vt */
+    kargs.vt_prepass = 1; /* kargs.h: the pre-pass launch of v_path=vt */
     st = c->be->launch(c->bs, k->fn, p.vt_grid, (unsigned)k->desc.threads,
                        (unsigned)k->desc.smem_bytes, a->stream, &kargs);
-    kargs.reserved = 0;
+    kargs.vt_prepass = 0;
     if (st != ATTNGEN_STATUS_OK) return st;
   }
   attngen__log(ATTNGEN__LOG_DEBUG, "launch %s grid (%u,%u,%u) x %d threads, %d bytes smem",

@@ -65,7 +65,7 @@ long long attngen__split_plan_row_flags(const attngen__split_plan *plan, int bat
                                         int seqlen_q, int block_m, unsigned char *flags);
 
 /* The V pre-pass of v_path=vt gfx942 variants (templates/gfx942/attn_fwd.hip.in, kargs
- * reserved = 1; generator/lua/target_gfx942.lua vt_chunk_bytes): before the attention launch,
+ * vt_prepass = 1; generator/lua/target_gfx942.lua vt_chunk_bytes): before the attention launch,
  * the same kernel writes V of every (b, h) into the workspace start in MFMA operand order,
  * 16-key chunks of 4096 bytes (the last one zero-padded), one chunk per wave, 8 per block.
  * Fills the pre-pass grid (ceil(chunks / 8), H, B) and returns the bytes it writes, B * H *
