@@ -1,16 +1,31 @@
 #!/usr/bin/env python3
-"""bench.py: attngen vs PyTorch SDPA (cuDNN, FlashAttention, memory-efficient backends) on the
-shapes of docs/SHAPES.md, side by side in one process on one NVIDIA GPU, plus a bf16 GEMM 8192^3
-as the same-run ceiling. Prints TFLOP/s per shape and kernel and the ratios attngen/peer;
---md writes a markdown block ready for bench/RESULTS.md.
+"""bench.py: attngen vs PyTorch SDPA (cuDNN, FlashAttention, memory-efficient backends) and,
+when given its library, FlashAttention-3 on the shapes of docs/SHAPES.md, side by side in one
+process on one NVIDIA GPU, plus a bf16 GEMM 8192^3 as the same-run ceiling. Prints TFLOP/s per
+shape and kernel and the ratios attngen/peer; --md writes a markdown block ready for
+bench/RESULTS.md.
 
 Timing (docs/SHAPES.md): warm-up calls first, then the median of many timed calls, each between
-two CUDA events; calls rotate over several input sets so that repeated calls do not run
-from L2; inputs are random normal bf16 (never zeros). FLOPs of a call = 4*B*H*Sq*Skv*128.
+two CUDA events and each after a GPU sleep (--gpu-sleep-us), so the host's launch overhead
+of the next call is hidden behind the sleep for every kernel alike; calls rotate over several
+input sets so that repeated calls do not run from L2; inputs are random normal bf16 (never
+zeros). FLOPs of a call = 4*B*H*Sq*Skv*128.
+
+Peer fa3 (FlashAttention-3, not part of this repository): a shared library built by the user
+from a FlashAttention checkout (hopper/) that exports the C function
+    int fa3_fwd_bf16_hd128(void *q, void *k, void *v, void *o, void *lse, int b, int h,
+        int sq, int skv, long long q_batch_stride, long long q_row_stride,
+        long long q_head_stride, (the same three for k, v and o), float scale, int num_sm,
+        void *stream)
+(strides in elements; lse: fp32 [b, h, sq]; returns 0 or a cudaError_t) filling
+Flash_fwd_params as FlashAttention-3's mha_fwd does with num_splits = 1, and optionally
+`const char *fa3_error_string(int)`. Its path: --fa3-lib or $ATTNGEN_FA3_LIB.
 
   python3 bench/bench.py --lib build/libattngen.so --shapes all --md results.md
+  python3 bench/bench.py --peers cudnn,fa3 --fa3-lib /path/libfa3.so --shape 1,4,4608,4608
 """
 import argparse
+import ctypes
 import datetime
 import math
 import os
@@ -36,10 +51,12 @@ SHAPES = {
     "video": [(1, 12, 32760, 32760), (1, 40, 75600, 75600), (2, 40, 32760, 32760),
               (1, 12, 32760, 512), (1, 40, 75600, 512), (2, 40, 32760, 257)],
     "short": [(32, 16, 512, 512), (16, 16, 1024, 1024), (8, 16, 2048, 2048)],
+    "fewhead": [(1, 3, 32760, 32760), (1, 4, 4608, 4608), (2, 5, 75600, 75600)],
 }
 
 PEERS = [("cudnn", SDPBackend.CUDNN_ATTENTION), ("flash", SDPBackend.FLASH_ATTENTION),
-         ("efficient", SDPBackend.EFFICIENT_ATTENTION)]
+         ("efficient", SDPBackend.EFFICIENT_ATTENTION), ("fa3", None)]
+PEER_NAMES = [p for p, _ in PEERS]
 
 L2_ROTATE_BYTES = 512 << 20  # input sets per shape cover at least this much memory
 
@@ -48,9 +65,14 @@ def flops(b, h, sq, skv):
     return 4.0 * b * h * sq * skv * HEAD_DIM
 
 
+SLEEP_CYCLES = [0]  # GPU clock cycles of torch.cuda._sleep before each timed call
+
+
 def time_calls(fn, nsets, budget_s, min_iters, max_iters, warmup):
     """Median milliseconds of fn(i) over timed calls, rotating i over nsets input sets.
-    Warm-up: `warmup` calls, fewer when they take more than a second (huge shapes)."""
+    Warm-up: `warmup` calls, fewer when they take more than a second (huge shapes). Each
+    timed call follows a GPU sleep of SLEEP_CYCLES[0] cycles: while the GPU sleeps the host
+    queues the call, so its events time the kernel(s) without the host's launch overhead."""
     t0 = time.time()
     for i in range(warmup):
         fn(i % nsets)
@@ -67,6 +89,8 @@ def time_calls(fn, nsets, budget_s, min_iters, max_iters, warmup):
     events = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True))
               for _ in range(iters)]
     for i, (s, e) in enumerate(events):
+        if SLEEP_CYCLES[0] > 0:
+            torch.cuda._sleep(SLEEP_CYCLES[0])
         s.record()
         fn((i + 1) % nsets)
         e.record()
@@ -90,6 +114,48 @@ def make_sets(b, h, sq, skv, layout, nsets, gen):
 def sdpa_view(x, layout):
     """SDPA takes [B, H, S, D]: BSHD tensors go in as transposed views (no copy)."""
     return x.transpose(1, 2) if layout == "bshd" else x
+
+
+class FA3:
+    """FlashAttention-3 through the C entry point of a user-built library (see the module
+    docstring); called on the current stream with strides taken from the torch tensors."""
+
+    def __init__(self, path):
+        if not path:
+            sys.exit("bench.py: peer fa3 needs --fa3-lib PATH or $ATTNGEN_FA3_LIB")
+        self.lib = ctypes.CDLL(path)
+        self.fn = self.lib.fa3_fwd_bf16_hd128
+        self.fn.restype = ctypes.c_int
+        self.fn.argtypes = [ctypes.c_void_p] * 5 + [ctypes.c_int] * 4 + \
+            [ctypes.c_longlong] * 12 + [ctypes.c_float, ctypes.c_int, ctypes.c_void_p]
+        self.err = getattr(self.lib, "fa3_error_string", None)
+        if self.err is not None:
+            self.err.restype = ctypes.c_char_p
+            self.err.argtypes = [ctypes.c_int]
+        self.num_sm = torch.cuda.get_device_properties(0).multi_processor_count
+        self.path = path
+
+    def prepare(self, q, k, v, o, layout):
+        """The argument tuple of one call (BSHD or BHSD tensors; an fp32 LSE buffer)."""
+        if layout == "bshd":
+            b, sq, h, d = q.shape
+            skv = k.shape[1]
+            dims = (0, 1, 2)                  # batch, row, head strides
+        else:
+            b, h, sq, d = q.shape
+            skv = k.shape[2]
+            dims = (0, 2, 1)
+        lse = torch.empty((b, h, sq), device=q.device, dtype=torch.float32)
+        strides = [t.stride(i) for t in (q, k, v, o) for i in dims]
+        stream = torch.cuda.current_stream().cuda_stream
+        return (lse, (q.data_ptr(), k.data_ptr(), v.data_ptr(), o.data_ptr(), lse.data_ptr(),
+                      b, h, sq, skv, *strides, 1.0 / math.sqrt(d), self.num_sm, stream))
+
+    def __call__(self, prepared):
+        rc = self.fn(*prepared[1])
+        if rc != 0:
+            msg = self.err(rc).decode() if self.err is not None else ""
+            raise RuntimeError(f"fa3_fwd_bf16_hd128 returned {rc} {msg}")
 
 
 def gemm_ceiling(args):
@@ -126,15 +192,36 @@ def bench_shape(ag, shape, layout, args, gen):
     except attngen_ctypes.AttngenError as e:
         print(f"  attngen: {e}", file=sys.stderr)
 
+    for name, alt in args.alts:
+        # Another libattngen build, same calls and inputs (an A/B in one step).
+        alt_args = [alt.args(q, k, v, o, layout=layout, rounding=args.round, stream=stream,
+                             variant=args.variant) for q, k, v, o in sets]
+        try:
+            ms, it = time_calls(lambda i: alt.fwd_args(alt_args[i]), nsets, args.budget,
+                                args.min_iters, args.max_iters, args.warmup + 1)
+            row["tflops"][name], row["iters"][name] = fl / (ms * 1e-3) / 1e12, it
+        except attngen_ctypes.AttngenError as e:
+            print(f"  {name}: {e}", file=sys.stderr)
+        del alt_args
+
     for peer, backend in PEERS:
         if peer not in args.peers:
             continue
-        views = [(sdpa_view(q, layout), sdpa_view(k, layout), sdpa_view(v, layout))
-                 for q, k, v, _ in sets]
+        if peer == "fa3":
+            outs = [torch.empty_like(q) for q, _, _, _ in sets]
+            prepared = [args.fa3.prepare(q, k, v, o, layout)
+                        for (q, k, v, _), o in zip(sets, outs)]
 
-        def call(i, views=views, backend=backend):
-            with sdpa_kernel(backend):
-                return F.scaled_dot_product_attention(*views[i])
+            def call(i, prepared=prepared, outs=outs):
+                args.fa3(prepared[i])
+                return sdpa_view(outs[i], layout)
+        else:
+            views = [(sdpa_view(q, layout), sdpa_view(k, layout), sdpa_view(v, layout))
+                     for q, k, v, _ in sets]
+
+            def call(i, views=views, backend=backend):
+                with sdpa_kernel(backend):
+                    return F.scaled_dot_product_attention(*views[i])
         try:
             ms, it = time_calls(call, nsets, args.budget, args.min_iters, args.max_iters,
                                 args.warmup)
@@ -195,14 +282,24 @@ def git_commit(args):
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--lib", help="path of libattngen.so (default: $ATTNGEN_LIB, build/)")
-    p.add_argument("--shapes", choices=["sweep", "video", "short", "all"], default="all")
+    p.add_argument("--shapes", choices=["sweep", "video", "short", "fewhead", "all"],
+                   default="all", help="a group of docs/SHAPES.md (all: every group)")
+    p.add_argument("--shape", action="append", default=[], metavar="B,H,SQ,SKV",
+                   help="time this shape instead of the groups (repeatable)")
     p.add_argument("--layout", choices=["bshd", "bhsd", "both"], default="both",
                    help="both (default): every shape in BSHD, the sweep also in BHSD")
     p.add_argument("--round", choices=["rtne", "rtna", "rtz"], default="rtne",
                    help="attngen rounding mode (the SDPA peers always round to nearest even)")
     p.add_argument("--variant", help="force one attngen variant (canonical name)")
     p.add_argument("--peers", default="cudnn,flash,efficient",
-                   help="comma-separated subset of cudnn,flash,efficient ('' for none)")
+                   help="comma-separated subset of cudnn,flash,efficient,fa3 ('' for none)")
+    p.add_argument("--alt-lib", action="append", default=[], metavar="NAME=PATH",
+                   help="another libattngen build timed as column NAME next to --lib's "
+                        "(same inputs, same step; repeatable): an A/B in one process")
+    p.add_argument("--fa3-lib", default=os.environ.get("ATTNGEN_FA3_LIB"),
+                   help="FlashAttention-3 library for peer fa3 (default: $ATTNGEN_FA3_LIB)")
+    p.add_argument("--gpu-sleep-us", type=float, default=200.0,
+                   help="GPU sleep before each timed call, microseconds (0: none; default 200)")
     p.add_argument("--quick", action="store_true",
                    help="short timing budget and the first shape of each group only")
     p.add_argument("--budget", type=float, default=None,
@@ -212,6 +309,27 @@ def main():
     p.add_argument("--seed", type=int, default=1234)
     args = p.parse_args()
     args.peers = [x for x in args.peers.split(",") if x]
+    bad = [x for x in args.peers if x not in PEER_NAMES]
+    if bad:
+        p.error(f"--peers: unknown {','.join(bad)} (allowed: {','.join(PEER_NAMES)})")
+    shapes = []
+    for text in args.shape:
+        try:
+            shape = tuple(int(x) for x in text.split(","))
+        except ValueError:
+            shape = ()
+        if len(shape) != 4 or min(shape) < 1:
+            p.error(f"--shape {text!r}: expected four positive integers B,H,SQ,SKV")
+        shapes.append(shape)
+    alts = []
+    for text in args.alt_lib:
+        name, _, path = text.partition("=")
+        if not name or not path or name in PEER_NAMES + ["attngen"] or not name.isidentifier():
+            p.error(f"--alt-lib {text!r}: expected NAME=PATH with a NAME other than attngen "
+                    f"and {','.join(PEER_NAMES)}")
+        alts.append((name, path))
+    if args.gpu_sleep_us < 0:
+        p.error("--gpu-sleep-us: must be >= 0")
     args.budget = args.budget if args.budget is not None else (0.2 if args.quick else 1.0)
     args.warmup = 2 if args.quick else 3
     args.min_iters = 3 if args.quick else 5
@@ -221,9 +339,15 @@ def main():
         sys.exit("bench.py: no CUDA device visible to torch")
     torch.backends.cuda.matmul.allow_tf32 = False
     ag = attngen_ctypes.Attngen(args.lib, backend="cuda")
+    args.alts = [(name, attngen_ctypes.Attngen(path, backend="cuda")) for name, path in alts]
+    args.fa3 = FA3(args.fa3_lib) if "fa3" in args.peers else None
+    SLEEP_CYCLES[0] = int(args.gpu_sleep_us * 1980)  # cycles at 1.98 GHz (H100/H200 boost)
     gpu = torch.cuda.get_device_name()
-    groups = ["sweep", "video", "short"] if args.shapes == "all" else [args.shapes]
+    groups = ["sweep", "video", "short", "fewhead"] if args.shapes == "all" else [args.shapes]
     work = []
+    if shapes:
+        groups = []
+        work = [(shape, "bshd" if args.layout == "both" else args.layout) for shape in shapes]
     for grp in groups:
         shapes = SHAPES[grp][:1] if args.quick else SHAPES[grp]
         for shape in shapes:
@@ -236,7 +360,9 @@ def main():
 
     t0 = time.time()
     print(f"attngen {ag.version} | {gpu} | torch {torch.__version__} | cuDNN "
-          f"{torch.backends.cudnn.version()} | round {args.round} | {len(work)} runs")
+          f"{torch.backends.cudnn.version()} | round {args.round} | {len(work)} runs | "
+          f"GPU sleep {args.gpu_sleep_us:g} us before each timed call"
+          + (f" | fa3 {args.fa3.path}" if args.fa3 else ""))
     ceiling = gemm_ceiling(args)
     print(f"bf16 GEMM 8192^3 ceiling: {ceiling:.1f} TFLOP/s")
     gen = torch.Generator(device="cuda").manual_seed(args.seed)
@@ -245,24 +371,30 @@ def main():
         r = bench_shape(ag, shape, layout, args, gen)
         rows.append(r)
         t = r["tflops"]
+        cols = [name for name, _ in args.alts] + args.peers
         parts = [f"attngen {fmt(t.get('attngen'))}"]
-        parts += [f"{p} {fmt(t.get(p))}" for p in args.peers]
-        parts += [f"ag/{p} {ratio(t.get('attngen'), t.get(p))}" for p in args.peers]
+        parts += [f"{p} {fmt(t.get(p))}" for p in cols]
+        parts += [f"ag/{p} {ratio(t.get('attngen'), t.get(p))}" for p in cols]
         check = f" | max|ag-{r['check'][0]}| {r['check'][1]:.3g}" if r["check"] else ""
         print(f"{shape_str(shape):>26} {layout}: " + "  ".join(parts) +
               f" TFLOP/s | {r['variant']}{check}", flush=True)
     ag.close()
+    for _, alt in args.alts:
+        alt.close()
     print(f"total {time.time() - t0:.0f} s")
 
     md = [f"### {datetime.date.today().isoformat()} | {gpu} | attngen {ag.version} "
           f"@ {git_commit(args)}",
           "",
           f"torch {torch.__version__}, cuDNN {torch.backends.cudnn.version()}; attngen rounding "
-          f"{args.round} (SDPA peers: RTNE); TFLOP/s = 4*B*H*Sq*Skv*128 / median time; "
+          f"{args.round} (SDPA peers and fa3: RTNE)"
+          + "".join(f"; column {name} = attngen built from {path}" for name, path in alts)
+          + "; TFLOP/s = 4*B*H*Sq*Skv*128 / median time; "
+          f"GPU sleep {args.gpu_sleep_us:g} us before each timed call; "
           f"`bench/bench.py --shapes {args.shapes} --layout {args.layout}"
           f"{' --quick' if args.quick else ''}`",
           "",
-          table(rows, args.peers),
+          table(rows, [name for name, _ in args.alts] + args.peers),
           "",
           f"Same-run ceiling: bf16 GEMM 8192^3 (torch.matmul) {ceiling:.1f} TFLOP/s.",
           ""]

@@ -12,7 +12,8 @@ cp -P "$build"/libattngen.so* "$dest/"
 cp "$(readlink -f /usr/lib/x86_64-linux-gnu/liblua5.4.so.0)" "$dest/liblua5.4.so.0"
 cp "$(readlink -f /usr/lib/x86_64-linux-gnu/libcmocka.so.0)" "$dest/libcmocka.so.0"
 cp "$root/bench/bench.py" "$root/bench/attngen_ctypes.py" "$root/bench/sm90_dev_run.sh" \
-  "$root/bench/ncu_src_top.py" "$root/bench/ab_compare.py" "$dest/bench/"
+  "$root/bench/ncu_src_top.py" "$root/bench/ncu_opcodes.py" "$root/bench/ab_compare.py" \
+  "$dest/bench/"
 # bench/attngen_ctypes.py imports the Python package from ../python
 mkdir -p "$dest/python" && cp -r "$root/python/attngen" "$dest/python/"
 find "$dest/python" -name __pycache__ -prune -exec rm -rf {} +
@@ -23,5 +24,8 @@ if [ -n "${BASE:-}" ]; then mkdir -p "$dest/base" && cp -P "$BASE"/libattngen.so
 for alt in ${ALTS:-}; do
   mkdir -p "$dest/${alt%%=*}" && cp -P "${alt#*=}"/libattngen.so* "$dest/${alt%%=*}/"
 done
+# FA3_LIB=path: a FlashAttention-3 library built by the user outside the repository (the
+# entry point of bench/bench.py's peer fa3) into DEST/fa3 (an ignored folder: never committed).
+if [ -n "${FA3_LIB:-}" ]; then mkdir -p "$dest/fa3" && cp "$FA3_LIB" "$dest/fa3/"; fi
 if [ -n "${CUBINS:-}" ]; then mkdir -p "$dest/cubins" && cp $CUBINS "$dest/cubins/"; fi
 du -sh "$dest"

@@ -2,8 +2,10 @@
 # sm90_dev_run.sh: one device call of the sm90 perf work (issue 12), run from a folder that
 # holds attngen, libattngen.so*, liblua5.4.so.0, libcmocka.so.0, test_gpu_sm90 and bench/
 # (bench.py, attngen_ctypes.py), optionally base/ (another build's libattngen.so) and cubins/
-# (for the sass step). Steps (arguments, in order): tests check bench modes base ab tune ncu
-# ncudetail ncusrc sass.
+# (for the sass step), optionally fa3/ (a FlashAttention-3 library built by the user outside
+# the repository, see bench/bench.py: when present, fa3 joins the peers of bench, modes and ab).
+# Steps (arguments, in order): tests check bench modes base ab tune ncu ncudetail ncusrc
+# ncupair sass.
 # Every step has its own time limit; a failing GPU suite stops the timing steps.
 set -u
 D="$(cd "$(dirname "$0")/.." && pwd)"
@@ -14,6 +16,10 @@ export ATTNGEN_CACHE_DIR=/tmp/attngen-cache
 export PYTHONUNBUFFERED=1
 A="$D/attngen"
 steps="${*:-tests check bench modes tune}"
+FA3P=""
+for f in "$D"/fa3/*.so; do
+  [ -f "$f" ] && export ATTNGEN_FA3_LIB="$f" && FA3P=",fa3"
+done
 echo "== $(date -u +%FT%TZ) $(nvidia-smi --query-gpu=name,driver_version,clocks.sm --format=csv,noheader)"
 for step in $steps; do
   echo "== step $step ($(date -u +%T))"
@@ -31,13 +37,15 @@ for step in $steps; do
       done; done 2>&1 | tee "$OUT/check.log" ;;
     bench)
       timeout 330 python3 "$D/bench/bench.py" --lib "$D/libattngen.so" --shapes all --layout both \
-        --peers cudnn,flash --round rtne --md "$OUT/bench_rtne.md" > "$OUT/bench_rtne.log" 2>&1
+        --peers "${BENCH_PEERS:-cudnn,flash}$FA3P" --budget "${BENCH_BUDGET:-1.0}" --round rtne \
+        --md "$OUT/bench_rtne.md" > "$OUT/bench_rtne.log" 2>&1
       grep -E "ceiling|TFLOP/s \||total" "$OUT/bench_rtne.log" | sed 's/ TFLOP\/s | attn_fwd_d128_/ | /' ;;
     modes)
       # rtna and rtz, each with cuDNN in the same step (MODES_PEERS='' times attngen alone).
       for r in rtna rtz; do
         timeout 150 python3 "$D/bench/bench.py" --lib "$D/libattngen.so" --shapes all --layout both \
-          --peers "${MODES_PEERS-cudnn}" --budget 0.5 --round $r --md "$OUT/bench_$r.md" > "$OUT/bench_$r.log" 2>&1
+          --peers "${MODES_PEERS-cudnn}$FA3P" --budget "${MODES_BUDGET:-0.5}" --layout "${MODES_LAYOUT:-both}" \
+          --round $r --md "$OUT/bench_$r.md" > "$OUT/bench_$r.log" 2>&1
         grep -E "ceiling|TFLOP/s \||total" "$OUT/bench_$r.log" | sed 's/ TFLOP\/s | attn_fwd_d128_/ | /'
       done ;;
     base)
@@ -48,21 +56,23 @@ for step in $steps; do
         > "$OUT/bench_base.log" 2>&1
       grep -E "ceiling|TFLOP/s \||total" "$OUT/bench_base.log" | sed 's/ TFLOP\/s | attn_fwd_d128_/ | /' ;;
     ab)
-      # This build ("new") against base/ (and any other build folder named in AB_LIBS, e.g.
-      # AB_LIBS="new base alt" with alt/libattngen.so), each with cuDNN in the same step, for
-      # each mode in AB_MODES (default rtna rtne rtz), the BSHD shapes: $OUT/{LIB}_MODE.md,
-      # compared by bench/ab_compare.py. Run after `tests` (which stops the call when the suite
-      # fails).
+      # This build ("new", the attngen column) against base/ (and any other build folder named
+      # in AB_LIBS, e.g. AB_LIBS="base alt" with alt/libattngen.so), all in one bench.py process
+      # per mode (--alt-lib columns) with cuDNN (and FlashAttention-3 when fa3/ holds its
+      # library) in the same step, for each mode in AB_MODES (default rtna rtne rtz), the BSHD
+      # shapes (AB_SHAPES, default all): $OUT/ab_MODE.md, compared by bench/ab_compare.py. Run
+      # after `tests` (which stops the call when the suite fails).
       for r in ${AB_MODES:-rtna rtne rtz}; do
-        for lib in ${AB_LIBS:-new base}; do
-          L="$D/libattngen.so"; [ $lib = new ] || L="$D/$lib/libattngen.so"
-          [ -f "$L" ] || continue
-          timeout 90 python3 "$D/bench/bench.py" --lib "$L" --shapes all --layout bshd \
-            --peers cudnn --budget "${AB_BUDGET:-0.3}" --round $r --md "$OUT/${lib}_$r.md" \
-            > "$OUT/${lib}_$r.log" 2>&1
-          echo "$r $lib rc $? $(grep -m1 ceiling "$OUT/${lib}_$r.log")"
+        alts=""
+        for lib in ${AB_LIBS:-base}; do
+          [ -f "$D/$lib/libattngen.so" ] && alts="$alts --alt-lib $lib=$D/$lib/libattngen.so"
         done
-      done ;;
+        timeout "${AB_TIMEOUT:-150}" python3 "$D/bench/bench.py" --lib "$D/libattngen.so" $alts \
+          --shapes "${AB_SHAPES:-all}" --layout bshd --peers "cudnn$FA3P" --budget "${AB_BUDGET:-0.3}" \
+          --round $r --md "$OUT/ab_$r.md" > "$OUT/ab_$r.log" 2>&1
+        echo "$r rc $? $(grep -m1 ceiling "$OUT/ab_$r.log")"
+      done
+      python3 "$D/bench/ab_compare.py" "$OUT" -v ;;
     tune)
       V=""
       # TUNE_LOAD: the load axis token of the candidates ("tma_", the default set's; "" = thread)
@@ -99,6 +109,31 @@ for step in $steps; do
         timeout 60 ncu -i "$f.ncu-rep" --page source --csv --print-source sass > "$f.csv" 2>"$f.err"
         echo "-- $sh: $(wc -l < "$f.csv") rows; $(head -c 300 "$f.err")"
         python3 "$D/bench/ncu_src_top.py" "$f.csv" 2>&1 | head -45
+      done ;;
+    ncupair)
+      # attngen and FlashAttention-3 side by side on one shape (NCU_SHAPE, default
+      # 2,24,8192,8192, BSHD rtne), each kernel's third launch inside bench.py (same inputs and
+      # timing harness): speed of light, pipes, scheduler, warp states, source counters; then
+      # executed instructions per score by opcode class (bench/ncu_opcodes.py) and the top
+      # stall sites (bench/ncu_src_top.py).
+      sh="${NCU_SHAPE:-2,24,8192,8192}"
+      scores=$(echo "$sh" | awk -F, '{print $1*$2*$3*$4}')
+      for k in attngen fa3; do
+        [ $k = fa3 ] && [ -z "$FA3P" ] && continue
+        rx=attn_fwd; pe=""; [ $k = fa3 ] && rx=FlashAttnFwdSm90 && pe=fa3
+        f="$OUT/pair_${k}_${sh//,/x}"
+        which ncu > /dev/null && timeout 200 ncu --clock-control none --section SpeedOfLight \
+          --section ComputeWorkloadAnalysis --section SchedulerStats --section WarpStateStats \
+          --section InstructionStats --section MemoryWorkloadAnalysis --section SourceCounters \
+          --section LaunchStats --section Occupancy --import-source no \
+          --kernel-name-base demangled -k regex:$rx -s 2 -c 1 -f -o "$f" python3 "$D/bench/bench.py" --lib "$D/libattngen.so" \
+          --shape "$sh" --layout bshd --peers "$pe" --budget 0.05 --gpu-sleep-us 0 > "$f.log" 2>&1
+        timeout 60 ncu -i "$f.ncu-rep" --print-details all > "$f.txt" 2>&1
+        timeout 60 ncu -i "$f.ncu-rep" --page source --csv --print-source sass > "$f.csv" 2>"$f.err"
+        echo "-- $k $sh: $(grep -m1 -E 'attn_fwd|FlashAttnFwdSm90' "$f.txt" | head -c 200)"
+        grep -E "Elapsed Cycles|Duration|Compute \(SM\) Throughput|Executed Ipc A|Issue Slots Busy|No Eligible|Issued Warp|Eligible Warps|Registers Per|Cluster Size|L2 Hit|Tensor|Warp Cycles Per Issued" "$f.txt" | head -24
+        python3 "$D/bench/ncu_opcodes.py" "$f.csv" --scores "$scores"
+        python3 "$D/bench/ncu_src_top.py" "$f.csv" 25
       done ;;
     sass)
       # Registers / spills as the driver sees them and the SASS instruction mix of the cubins

@@ -22,15 +22,17 @@ static const attngen__call_shape video_shapes[] = {{1, 12, 32760, 32760}, {1, 40
                                                    {1, 40, 75600, 512},   {2, 40, 32760, 257}};
 static const attngen__call_shape short_shapes[] = {
     {32, 16, 512, 512}, {16, 16, 1024, 1024}, {8, 16, 2048, 2048}};
+static const attngen__call_shape fewhead_shapes[] = {
+    {1, 3, 32760, 32760}, {1, 4, 4608, 4608}, {2, 5, 75600, 75600}};
 
 #define MAX_SHAPES 64
 
-static const char *const group_names[] = {"sweep", "video", "short"};
+static const char *const group_names[] = {"sweep", "video", "short", "fewhead"};
 
 static const attngen__cli_option options[] = {
     {"--shapes", ATTNGEN__CLI_CHOICE, "GROUP",
      "a group of docs/SHAPES.md (default: short; all = every group)", .choices = group_names,
-     .nchoices = 3, .extra = "all", .repeat = 1},
+     .nchoices = 4, .extra = "all", .repeat = 1},
     {"--shape", ATTNGEN__CLI_SHAPE, "B,H,Sq,Skv", "a shape (after the groups' shapes)",
      .repeat = 1},
     {"--layout", ATTNGEN__CLI_CHOICE, "L", "tensor layout (default " ATTNGEN__LAYOUT_BSHD_NAME ")",
@@ -60,9 +62,9 @@ const attngen__cli_command attngen__cli_cmd_bench = {
 
 /* Appends the shapes of group `name` (group_names[] or "all"). */
 static void add_group(const char *name, attngen__call_shape *out, int *n) {
-  const attngen__call_shape *g[3] = {sweep_shapes, video_shapes, short_shapes};
-  const int gn[3] = {9, 6, 3};
-  for (int i = 0; i < 3; i++) {
+  const attngen__call_shape *g[4] = {sweep_shapes, video_shapes, short_shapes, fewhead_shapes};
+  const int gn[4] = {9, 6, 3, 3};
+  for (int i = 0; i < 4; i++) {
     if (strcmp(name, "all") != 0 && strcmp(name, group_names[i]) != 0) continue;
     for (int j = 0; j < gn[i] && *n < MAX_SHAPES; j++) out[(*n)++] = g[i][j];
   }
