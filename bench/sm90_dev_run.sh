@@ -124,14 +124,15 @@ for step in $steps; do
         f="$OUT/pair_${k}_${sh//,/x}"
         which ncu > /dev/null && timeout 200 ncu --clock-control none --section SpeedOfLight \
           --section ComputeWorkloadAnalysis --section SchedulerStats --section WarpStateStats \
-          --section InstructionStats --section MemoryWorkloadAnalysis --section SourceCounters \
+          --section InstructionStats --section MemoryWorkloadAnalysis \
+          --section MemoryWorkloadAnalysis_Tables --section SourceCounters \
           --section LaunchStats --section Occupancy --import-source no \
           --kernel-name-base demangled -k regex:$rx -s 2 -c 1 -f -o "$f" python3 "$D/bench/bench.py" --lib "$D/libattngen.so" \
           --shape "$sh" --layout bshd --peers "$pe" --budget 0.05 --gpu-sleep-us 0 > "$f.log" 2>&1
         timeout 60 ncu -i "$f.ncu-rep" --print-details all > "$f.txt" 2>&1
         timeout 60 ncu -i "$f.ncu-rep" --page source --csv --print-source sass > "$f.csv" 2>"$f.err"
         echo "-- $k $sh: $(grep -m1 -E 'attn_fwd|FlashAttnFwdSm90' "$f.txt" | head -c 200)"
-        grep -E "Elapsed Cycles|Duration|Compute \(SM\) Throughput|Executed Ipc A|Issue Slots Busy|No Eligible|Issued Warp|Eligible Warps|Registers Per|Cluster Size|L2 Hit|Tensor|Warp Cycles Per Issued" "$f.txt" | head -24
+        grep -E "Elapsed Cycles|Duration|Compute \(SM\) Throughput|Executed Ipc A|Issue Slots Busy|No Eligible|Issued Warp|Eligible Warps|Registers Per|Cluster Size|L2 Hit|Tensor \(All\)|Warp Cycles Per Issued|Executed Instructions  " "$f.txt" | head -24
         python3 "$D/bench/ncu_opcodes.py" "$f.csv" --scores "$scores"
         python3 "$D/bench/ncu_src_top.py" "$f.csv" 25
       done ;;
