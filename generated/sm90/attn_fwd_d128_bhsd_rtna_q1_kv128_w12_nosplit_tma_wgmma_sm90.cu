@@ -339,12 +339,11 @@ WG_FN void wg_mbar_arrive(wg_u32 bar) {
 }
 
 // 1 when the phase of parity `parity` has completed (acquire, CTA scope), else 0 once the
-// suspend-time hint (10 ms, CUTLASS's ClusterBarrier::wait) has expired: until then the thread
-// sleeps in the barrier unit instead of returning at once, so a caller's retry loop runs about
-// once per wait. (Without the hint the retry loops executed 0.71 SYNCS, 0.73 BRA, 0.64 YIELD
-// and ~0.9 uniform instructions per attention score on (2,24,8192,8192), Nsight Compute,
-// taking issue slots on the waiting warps' schedulers; FlashAttention-3: 0.04 SYNCS. A retry
-// loop written inside the asm instead of in C made ptxas spill 8 bytes.)
+// suspend-time hint (10 ms, as CUTLASS's ClusterBarrier::wait) has expired: until then the
+// thread sleeps in the barrier unit (SASS: TRYWAIT, then NANOSLEEP.SYNCS and a second check)
+// instead of returning at once, so a caller's retry loop runs rarely (bench/RESULTS.md, runs
+// G1-G2: 0.08 SYNCS, 0.10 BRA, no YIELD per score on (2,24,8192,8192); speed unchanged). A
+// retry loop written inside the asm instead of in C made ptxas spill 8 bytes.
 WG_FN wg_u32 wg_mbar_try_wait(wg_u32 bar, wg_u32 parity) {
   wg_u32 ok;
   asm volatile(
