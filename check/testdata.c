@@ -182,3 +182,46 @@ attngen__tensor_view attngen__inputs_v(const attngen__inputs *in) {
 void attngen__plant(attngen__out_view t, int b, int h, int s, int d, uint16_t bits) {
   t.data[attngen__view_offset(t.sb, t.sh, t.ss, b, h, s) + d] = bits;
 }
+
+void attngen__plant_special(attngen__inputs *in) {
+  if (in->seqlen_kv == 0) return;
+  const attngen__out_view q = attngen__view_out(in->q, in->layout, in->heads, in->seqlen_q);
+  const attngen__out_view k = attngen__view_out(in->k, in->layout, in->heads, in->seqlen_kv);
+  const attngen__out_view v = attngen__view_out(in->v, in->layout, in->heads, in->seqlen_kv);
+  const int lb = in->batch - 1, lh = in->heads - 1;
+  attngen__plant(k, 0, 0, in->seqlen_kv * 2 / 3, 17, ATTNGEN__BF16_NAN);
+  attngen__plant(q, lb, lh, in->seqlen_q - 1, 3, ATTNGEN__BF16_POS_INF);
+  attngen__plant(v, lb, lh, 0, 40, ATTNGEN__BF16_POS_INF);
+  attngen__plant(v, lb, lh, in->seqlen_kv - 1, 41, ATTNGEN__BF16_NEG_INF);
+}
+
+size_t attngen__contract_cases(int kv_tile, attngen__contract_case *out) {
+  /* 10 KV tiles, the last one partial (15 keys short), whatever the variant's tile: the split
+   * planner wants at least 8 tiles and an idle half of the 8 CUs */
+  const int split_kv = 10 * kv_tile - 15;
+  const float def = ATTNGEN__DEFAULT_SCALE;
+  const attngen__contract_case c[] = {
+      {1, 1, 1, 0, ATTNGEN__INPUT_UNIFORM, 0, 0, "Skv = 0", def},
+      {1, 2, 1, 17, ATTNGEN__INPUT_UNIFORM, 0, 0, "Sq = 1, one partial tile", def},
+      {1, 2, 17, 130, ATTNGEN__INPUT_LARGE, 0, 0, "ragged, large scores", def},
+      {2, 1, 130, 385, ATTNGEN__INPUT_UNIFORM, 1, -1, "several tiles, NaN/Inf", def},
+      {2, 2, 64, 385, ATTNGEN__INPUT_LARGE, 0, -1, "several tiles, large scores", def},
+      {1, 2, 64, split_kv, ATTNGEN__INPUT_LARGE, 0, 1, "split tail, large scores", def},
+      {1, 2, 17, split_kv, ATTNGEN__INPUT_UNIFORM, 1, 1, "split tail, NaN/Inf", def},
+      /* 9 jobs on 8 slots: the first round runs whole, the last job is split */
+      {1, 9, 1, split_kv, ATTNGEN__INPUT_UNIFORM, 0, 1, "rounds + split last job", def},
+      /* the kernel negates Q to keep its max over raw scores */
+      {1, 2, 33, 200, ATTNGEN__INPUT_LARGE, 0, -1, "negative scale, large scores", -def},
+      /* Every finite scale gives the contract's result (issue 29): keys past Skv were set to
+       * -inf before the scale multiplied them (-inf * 0 = NaN: every row NaN, status OK), and
+       * with |t| >= 2^24 the fma form's x at a row's max reached +4096 (p = +Inf, NaN rows).
+       * A ragged tile (47 keys) so that keys past Skv exist. */
+      {1, 2, 33, 47, ATTNGEN__INPUT_UNIFORM, 0, -1, "zero scale", 0.0f},
+      {1, 1, 17, 47, ATTNGEN__INPUT_UNIFORM, 0, -1, "negative zero scale", -0.0f},
+      {1, 2, 33, 47, ATTNGEN__INPUT_UNIFORM, 0, -1, "scale 1e10", 1e10f},
+      {1, 1, 17, 200, ATTNGEN__INPUT_LARGE, 0, -1, "scale -3e7, large scores", -3e7f},
+  };
+  _Static_assert(sizeof c / sizeof c[0] <= ATTNGEN__CONTRACT_CASES_MAX, "case set too large");
+  memcpy(out, c, sizeof c);
+  return sizeof c / sizeof c[0];
+}

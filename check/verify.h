@@ -162,6 +162,38 @@ void attngen__plant(attngen__out_view t, int b, int h, int s, int d, uint16_t bi
 #define ATTNGEN__BF16_POS_INF 0x7F80u
 #define ATTNGEN__BF16_NEG_INF 0xFF80u
 
+/* NaN in one key of (0, 0) (two thirds into the keys: a later part when the row is split),
+ * +Inf in the last query row of the last (b, h) (its k values have both signs: Inf - Inf =
+ * NaN), +Inf and -Inf in two value columns of the last (b, h). Nothing when Skv = 0. */
+void attngen__plant_special(attngen__inputs *in);
+
+/* ---- the contract's case set (testdata.c) ----------------------------------------------- */
+
+/* One call of the case set that holds a kernel variant to docs/NUMERICS.md on a backend
+ * (`attngen check --all`, tests/test_emu_numerics.c). */
+typedef struct attngen__contract_case {
+  int batch, heads, seqlen_q, seqlen_kv;
+  attngen__input_kind inputs;
+  int special;   /* attngen__plant_special */
+  int split;     /* with 8 compute units: 1 = a kv_split=tail variant must split (nosplit ones
+                    never do), 0 = nobody may split, -1 = not checked */
+  const char *what;
+  float scale;   /* softmax_scale (0 and -0 included) */
+} attngen__contract_case;
+
+#define ATTNGEN__DEFAULT_SCALE 0.08838834764831845f /* 1/sqrt(128) */
+
+#define ATTNGEN__CONTRACT_CASES_MAX 16
+
+/* The cases for a variant with KV tile kv_tile: Skv = 0, Sq = 1, a ragged pair, several KV
+ * tiles, a call whose tail q-jobs are split (tail variants) and one where only the last job
+ * of several rounds is split, a negative scale, scales 0, -0, 1e10 and -3e7 (every finite
+ * scale gives the contract's result, issue 29); uniform and large scores (|t| ~ 100), NaN/Inf
+ * planted. Small enough for the emulator (the largest is 9 x 64 x ~10 tiles). Returns the
+ * count (<= ATTNGEN__CONTRACT_CASES_MAX). Inputs of a zero-scale case are made with the
+ * default scale (attngen__inputs_make sizes large scores by it). */
+size_t attngen__contract_cases(int kv_tile, attngen__contract_case *out);
+
 /* The reference of one problem, reusable across calls (zero-initialize; free with
  * attngen__verify_ref_free). */
 typedef struct attngen__verify_ref {

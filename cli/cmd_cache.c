@@ -36,7 +36,7 @@ static int list(const char *dir, int verify, int remove_bad) {
     return 1;
   }
   printf("cache %s: %zu entr%s\n", dir, n, n == 1 ? "y" : "ies");
-  if (n) printf("  %-16s  %-8s  %-7s  %-12s  %9s  %-16s  %s\n", "key", "arch", "target", "compiler",
+  if (n) printf("  %-16s  %-10s  %-7s  %-14s  %9s  %-16s  %s\n", "key", "arch", "target", "compiler",
                 "bytes", "created", "variant / state");
   size_t bad = 0, removed = 0;
   long long total = 0;
@@ -49,7 +49,7 @@ static int list(const char *dir, int verify, int remove_bad) {
       struct tm tm;
       if (localtime_r(&t, &tm)) strftime(when, sizeof when, "%Y-%m-%d %H:%M", &tm);
     }
-    printf("  %016llx  %-8s  %-7s  %-12s  %9lld  %-16s  ", (unsigned long long)it->key,
+    printf("  %016llx  %-10s  %-7s  %-14s  %9lld  %-16s  ", (unsigned long long)it->key,
            it->valid ? it->meta.arch : "?", it->valid ? it->meta.target : "?",
            it->valid ? it->meta.compiler : "?", (long long)it->file_bytes, when);
     if (it->valid) {

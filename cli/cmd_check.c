@@ -3,10 +3,16 @@
  * output with guard bands, twice (determinism); the CPU reference (numerics.h) gives the
  * expected bf16 result and LSE, the exact fp64 attention the sanity bound; the comparator
  * prints one report block. With --backend cpu the backend is the reference itself, so the
- * check exercises the whole path and the fp64 bound. */
-#define _POSIX_C_SOURCE 200809L
+ * check exercises the whole path and the fp64 bound. --all runs the contract's case set
+ * (attngen__contract_cases) on every variant of the backend's target search space, one
+ * progress line per variant and the report block of each failing case; on the emulator the
+ * variants that are not built in are JIT-compiled first, -j at a time, and the second run of
+ * each case uses another wave-order seed. */
+#define _GNU_SOURCE /* open_memstream */
 #include <errno.h>
+#include <fnmatch.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,13 +34,17 @@ typedef struct check_opts {
   attngen__input_kind inputs;
   const char *variant; /* NULL = the dispatcher's choice */
   int special;         /* plant NaN/Inf in the inputs */
+  const char *filter;  /* --all: only variants matching this glob */
+  int jobs;            /* --all: JIT compiles at a time */
+  int second_seed;     /* emu: run 2 on another wave-order seed */
 } check_opts;
 
 static const char *const input_names[] = {"uniform", "realistic", "large"};
 
 static const attngen__cli_option options[] = {
     {"--shape", ATTNGEN__CLI_SHAPE, "B,H,Sq,Skv",
-     "batch, heads, query and key/value lengths (head_dim 128; B,H,S: Skv = Sq)", .required = 1},
+     "batch, heads, query and key/value lengths (head_dim 128; B,H,S: Skv = Sq);\n"
+     "required unless --all"},
     {"--backend", ATTNGEN__CLI_BACKEND, "NAME", "the backend checked (default cpu)"},
     {"--device", ATTNGEN__CLI_INT, "N", "device ordinal (default 0)", 0, 1024},
     {"--layout", ATTNGEN__CLI_CHOICE, "L", "tensor layout (default " ATTNGEN__LAYOUT_BSHD_NAME ")",
@@ -52,12 +62,26 @@ static const attngen__cli_option options[] = {
      "same as --inputs large (|t| ~ 100: rescale path runs)"},
     {"--special", ATTNGEN__CLI_FLAG, NULL, "plant NaN and Inf in q, k and v"},
     {"--variant", ATTNGEN__CLI_TEXT, "NAME", "force a kernel variant", .max_len = 255},
+    {"--all", ATTNGEN__CLI_FLAG, NULL,
+     "every variant of the backend's target search space (attngen list --search-space;\n"
+     "emu and hip: gfx942, cuda: sm90) on the contract's case set (Skv = 0, Sq = 1, ragged,\n"
+     "several KV tiles, tail splits, NaN/Inf, large scores, negative, zero and huge scales);\n"
+     "one line per variant, the report of each failing case, a summary. On emu, variants\n"
+     "not built in are JIT-compiled first (cached) and each case's second run uses another\n"
+     "wave-order seed",
+     .excludes = "--shape --layout --round --scale --inputs --large-scores --special "
+                 "--variant"},
+    {"--filter", ATTNGEN__CLI_TEXT, "GLOB", "--all: only variants whose name matches GLOB",
+     .needs = "--all"},
+    {"-j", ATTNGEN__CLI_INT, "N", "--all on emu: JIT compiles at a time (default 2; -jN too)", 1,
+     64, .needs = "--all"},
     {NULL}};
 
 static int check(const attngen__cli_args *args);
 
 const attngen__cli_command attngen__cli_cmd_check = {
-    "check", "check a backend against the numerics contract", "--shape B,H,Sq,Skv [options]",
+    "check", "check a backend against the numerics contract",
+    "--shape B,H,Sq,Skv [options] | --all [--backend B] [--filter GLOB] [-j N] [--seed N]",
     "Runs one backend on fresh random inputs and checks it against the numerics\n"
     "contract: the CPU reference (<= 1 bf16 ULP, NaN/Inf exact, NaN = 0x7FFF), the\n"
     "exact fp64 attention (relative L2 <= 1e-2), LSE, coverage (poisoned output),\n"
@@ -77,7 +101,7 @@ static void options_of(const attngen__cli_args *args, check_opts *o) {
   memset(o, 0, sizeof *o);
   o->backend = attngen__cli_text(args, "--backend", "cpu");
   o->device = (int)attngen__cli_int(args, "--device", 0);
-  o->shape = attngen__cli_get(args, "--shape")->shape;
+  o->shape = attngen__cli_get(args, "--shape")->shape; /* zero when --all */
   o->shape.layout = attngen__cli_choice(args, "--layout", ATTNGEN_LAYOUT_BSHD);
   o->shape.rounding = attngen__cli_choice(args, "--round", ATTNGEN_ROUND_RTNE);
   o->seed = attngen__cli_given(args, "--seed") ? (uint64_t)attngen__cli_int(args, "--seed", 0)
@@ -87,25 +111,19 @@ static void options_of(const attngen__cli_args *args, check_opts *o) {
   if (attngen__cli_given(args, "--large-scores")) o->inputs = ATTNGEN__INPUT_LARGE;
   o->special = attngen__cli_given(args, "--special");
   o->variant = attngen__cli_text(args, "--variant", NULL);
+  o->filter = attngen__cli_text(args, "--filter", NULL);
+  o->jobs = (int)attngen__cli_int(args, "-j", 2);
 }
 
-/* Seeded inputs; with --special: NaN in one key of the first (b, h), +Inf in one query row
- * of the last (b, h) (its k values have both signs -> Inf - Inf = NaN), +Inf and -Inf in two
- * value columns of the last (b, h) when it has keys. */
+/* Seeded inputs (a zero scale, from --all's case set, makes them with the default one);
+ * with --special, NaN and Inf planted (attngen__plant_special). */
 static attngen_status make_inputs(const check_opts *o, attngen__inputs *in) {
   const attngen__call_shape *c = &o->shape;
   attngen_status st = attngen__inputs_make(in, o->inputs, o->seed, c->layout, c->batch, c->heads,
-                                           c->seqlen_q, c->seqlen_kv, o->scale);
-  if (st != ATTNGEN_STATUS_OK || !o->special || c->seqlen_kv == 0) return st;
-  const attngen__out_view q = attngen__view_out(in->q, c->layout, c->heads, c->seqlen_q);
-  const attngen__out_view k = attngen__view_out(in->k, c->layout, c->heads, c->seqlen_kv);
-  const attngen__out_view v = attngen__view_out(in->v, c->layout, c->heads, c->seqlen_kv);
-  const int lb = c->batch - 1, lh = c->heads - 1;
-  attngen__plant(k, 0, 0, c->seqlen_kv / 2, 17, ATTNGEN__BF16_NAN);
-  attngen__plant(q, lb, lh, c->seqlen_q - 1, 3, ATTNGEN__BF16_POS_INF);
-  attngen__plant(v, lb, lh, 0, 40, ATTNGEN__BF16_POS_INF);
-  attngen__plant(v, lb, lh, c->seqlen_kv - 1, 41, ATTNGEN__BF16_NEG_INF);
-  return ATTNGEN_STATUS_OK;
+                                           c->seqlen_q, c->seqlen_kv,
+                                           o->scale != 0.0f ? o->scale : ATTNGEN__DEFAULT_SCALE);
+  if (st == ATTNGEN_STATUS_OK && o->special) attngen__plant_special(in);
+  return st;
 }
 
 /* Device buffers of one backend run (the context lives on for the verification). */
@@ -167,7 +185,21 @@ static attngen_status run_backend(const check_opts *o, const attngen__inputs *in
   }
   attngen__guarded *outs[2] = {g, g2};
   float *lses[2] = {lse, lse2};
+  attngen_context *first = r->ctx;
   for (int run = 0; run < 2 && !st; ++run) {
+    if (run == 1 && o->second_seed) {
+      /* the emulator's waves interleave in another order: a context with another seed */
+      const char *old = getenv("ATTNGEN_EMU_SEED");
+      char *saved = old ? strdup(old) : NULL;
+      setenv("ATTNGEN_EMU_SEED", "987654321", 1);
+      attngen_context *c2 = NULL;
+      st = attngen_create(&c2, &opts);
+      if (saved) setenv("ATTNGEN_EMU_SEED", saved, 1);
+      else unsetenv("ATTNGEN_EMU_SEED");
+      free(saved);
+      if (st) break;
+      r->ctx = c2; /* host memory: the emulator's buffers are valid in any of its contexts */
+    }
     for (size_t i = 0; i < nl; ++i) lses[run][i] = NAN;
     st = attngen_memcpy_htod(r->ctx, r->out_base, outs[run]->base, out_bytes);
     if (!st) st = attngen_memcpy_htod(r->ctx, r->lse, lses[run], nl * sizeof(float));
@@ -175,6 +207,10 @@ static attngen_status run_backend(const check_opts *o, const attngen__inputs *in
     if (!st) st = attngen_synchronize(r->ctx, NULL);
     if (!st) st = attngen_memcpy_dtoh(r->ctx, outs[run]->base, r->out_base, out_bytes);
     if (!st) st = attngen_memcpy_dtoh(r->ctx, lses[run], r->lse, nl * sizeof(float));
+  }
+  if (r->ctx != first) {
+    attngen_destroy(r->ctx);
+    r->ctx = first;
   }
   if (st) {
     fprintf(stderr, "attngen check: backend %s: %s: %s\n", o->backend, attngen_status_name(st),
@@ -214,32 +250,28 @@ static int report(FILE *f, const check_opts *o, const char *variant,
   return pass;
 }
 
-static int check(const attngen__cli_args *args) {
-  check_opts o;
-  options_of(args, &o);
-  if (o.inputs == ATTNGEN__INPUT_LARGE && o.scale == 0.0f)
-    return attngen__cli_usage_error(args->cmd, "--inputs large sets the scores' size through "
-                                               "--scale: it needs a nonzero --scale");
-
-  const size_t nq = (size_t)o.shape.batch * o.shape.heads * o.shape.seqlen_q * D;
-  const size_t nl = (size_t)o.shape.batch * o.shape.heads * o.shape.seqlen_q;
+/* One check of o's call: 0 pass, 1 fail or backend error. The report goes to f (stdout, or
+ * a memory stream that --all prints only for a failure). */
+static int check_one(const check_opts *o, FILE *f) {
+  const size_t nq = (size_t)o->shape.batch * o->shape.heads * o->shape.seqlen_q * D;
+  const size_t nl = (size_t)o->shape.batch * o->shape.heads * o->shape.seqlen_q;
   attngen__inputs in;
   attngen__guarded g = {0}, g2 = {0};
-  float *lse = malloc(nl * sizeof(float)), *lse2 = malloc(nl * sizeof(float));
+  float *lse = malloc(nl * sizeof(float) + 4), *lse2 = malloc(nl * sizeof(float) + 4);
   char variant[256] = "?";
   device_run dev = {0};
   int rc = 1;
-  attngen_status st = make_inputs(&o, &in);
+  attngen_status st = make_inputs(o, &in);
   if (!st && !(lse && lse2)) st = ATTNGEN_STATUS_OUT_OF_MEMORY;
   if (!st) st = attngen__guarded_alloc(&g, (int64_t)nq, ATTNGEN__GUARD_ELEMS);
   if (!st) st = attngen__guarded_alloc(&g2, (int64_t)nq, ATTNGEN__GUARD_ELEMS);
   if (st) fprintf(stderr, "attngen check: inputs: %s\n", attngen_status_string(st));
-  if (!st) st = run_backend(&o, &in, &dev, &g, &g2, lse, lse2, variant, sizeof variant);
+  if (!st) st = run_backend(o, &in, &dev, &g, &g2, lse, lse2, variant, sizeof variant);
   if (!st) {
     /* The expected result: the CPU reference with the kernel's softmax step and tail split,
      * the exact fp64 attention as the sanity bound (verify.h). */
     attngen_fwd_args call;
-    call_args(&o, &call);
+    call_args(o, &call);
     attngen__verify_args va = {dev.ctx, &call, &in, g.data, lse, 1, 0, NULL};
     attngen__verify_result vr;
     st = attngen__verify_run(&va, &vr);
@@ -253,7 +285,7 @@ static int check(const attngen__cli_args *args) {
       int64_t differ = 0;
       for (size_t i = 0; i < nq; ++i) differ += g.data[i] != g2.data[i];
       for (size_t i = 0; i < nl; ++i) differ += memcmp(&lse[i], &lse2[i], sizeof(float)) != 0;
-      rc = report(stdout, &o, variant, &vr, guard_bad, guard_first, differ) ? 0 : 1;
+      rc = report(f, o, variant, &vr, guard_bad, guard_first, differ) ? 0 : 1;
     }
   }
   if (dev.ctx) attngen_destroy(dev.ctx);
@@ -263,4 +295,205 @@ static int check(const attngen__cli_args *args) {
   free(lse);
   free(lse2);
   return rc;
+}
+
+/* ---- --all -------------------------------------------------------------------------------- */
+
+typedef struct compile_work {
+  char **names;
+  int count;
+  int next; /* atomic */
+  int done; /* atomic */
+  int failed; /* atomic */
+  int tty;
+} compile_work;
+
+/* JIT-compiles (or finds in the cache) the emulator objects of the variants not built in. */
+static void *compile_worker(void *arg) {
+  compile_work *w = arg;
+  for (;;) {
+    const int i = __atomic_fetch_add(&w->next, 1, __ATOMIC_SEQ_CST);
+    if (i >= w->count) return NULL;
+    attngen__jit_request req = {w->names[i], ATTNGEN__TARGET_GFX942, NULL, 0, NULL, 1};
+    attngen__jit_result res;
+    const attngen_status st = attngen__jit_get(&req, &res);
+    const int done = __atomic_add_fetch(&w->done, 1, __ATOMIC_SEQ_CST);
+    if (st != ATTNGEN_STATUS_OK) {
+      __atomic_fetch_add(&w->failed, 1, __ATOMIC_SEQ_CST);
+      fprintf(stderr, "%sattngen check: %s: %s: %s\n", w->tty ? "\r\033[K" : "", w->names[i],
+              attngen_status_name(st), attngen_last_error());
+      continue;
+    }
+    if (w->tty)
+      fprintf(stderr, "\r\033[K  compiled %d/%d %s (%s, %.1f s)", done, w->count, w->names[i],
+              res.origin == ATTNGEN__JIT_COMPILED ? "compiled" : "cache", res.seconds);
+    free(res.image);
+  }
+}
+
+static int builtin_emu(const char *name) {
+#if defined(ATTNGEN_HAVE_EMU) && ATTNGEN_HAVE_EMU
+  return attngen__emu_find(name) != NULL;
+#else
+  (void)name;
+  return 0;
+#endif
+}
+
+static double now_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static int check_all(check_opts *o) {
+  attngen_context *ctx = NULL;
+  attngen_context_options copts = {o->backend, o->device};
+  attngen_device_props props;
+  attngen_status st = attngen_create(&ctx, &copts);
+  if (!st) st = attngen_device_info(ctx, &props);
+  if (st) {
+    fprintf(stderr, "attngen check: backend %s: %s: %s\n", o->backend, attngen_status_name(st),
+            attngen_last_error());
+    if (ctx) attngen_destroy(ctx);
+    return 1;
+  }
+  const char *target = props.target ? props.target : "";
+  const int emu = !strcmp(props.backend, "emu");
+  const int cus = props.compute_units;
+  attngen_destroy(ctx);
+  char **space = NULL, *err = NULL;
+  const int nspace = attngen__gen_search_space(target, &space, &err);
+  if (nspace < 0) {
+    fprintf(stderr, "attngen check: target %s has no search space: %s\n", target,
+            err ? err : "?");
+    free(err);
+    return 1;
+  }
+  int n = 0;
+  for (int i = 0; i < nspace; i++) {
+    if (o->filter && fnmatch(o->filter, space[i], 0) != 0) continue;
+    char *keep = space[i];
+    space[i] = space[n];
+    space[n++] = keep;
+  }
+  if (n == 0) {
+    fprintf(stderr, "attngen check: no variant of the %s search space matches '%s'\n", target,
+            o->filter ? o->filter : "*");
+    attngen__gen_free_names(space, nspace);
+    return 1;
+  }
+  const int tty = isatty(STDERR_FILENO);
+  printf("check --all: backend %s (%s), %d variant%s of the %s search space, input seed %llu\n",
+         props.backend, props.name, n, n == 1 ? "" : "s", target, (unsigned long long)o->seed);
+  fflush(stdout);
+  const double t0 = now_s();
+  int compile_failed = 0;
+  if (emu) {
+    /* the variants the emulator does not have built in, compiled -j at a time */
+    compile_work w = {calloc((size_t)n, sizeof(char *)), 0, 0, 0, 0, tty};
+    for (int i = 0; w.names && i < n; i++)
+      if (!builtin_emu(space[i])) w.names[w.count++] = space[i];
+    if (w.count) {
+      fprintf(stderr, "attngen check: %d variant%s to JIT-compile for the emulator (or load from "
+              "the cache), %d at a time\n", w.count, w.count == 1 ? "" : "s", o->jobs);
+      pthread_t tid[64];
+      int started = 0;
+      for (int t = 1; t < o->jobs && t < w.count; t++)
+        if (pthread_create(&tid[started], NULL, compile_worker, &w) == 0) started++;
+      compile_worker(&w);
+      for (int t = 0; t < started; t++) pthread_join(tid[t], NULL);
+      if (tty) fprintf(stderr, "\r\033[K");
+      fprintf(stderr, "attngen check: compiling done in %.1f s (%d failed)\n", now_s() - t0,
+              w.failed);
+    }
+    compile_failed = w.failed;
+    free(w.names);
+  }
+  int failed_variants = 0, failed_cases = 0, ncases_total = 0;
+  const int cus_ok = cus == 8; /* the case set's split expectations assume 8 CUs */
+  for (int i = 0; i < n; i++) {
+    char *verr = NULL;
+    attngen__variant_desc d;
+    if (attngen__gen_variant_desc(space[i], &d, &verr) != 0) {
+      printf("[%3d/%d] %-58s INVALID: %s\n", i + 1, n, space[i], verr ? verr : "?");
+      free(verr);
+      failed_variants++;
+      continue;
+    }
+    attngen__contract_case cases[ATTNGEN__CONTRACT_CASES_MAX];
+    const size_t nc = attngen__contract_cases(d.kv_tile, cases);
+    const double tv = now_s();
+    int bad = 0;
+    for (size_t c = 0; c < nc; c++) {
+      check_opts one = *o;
+      one.shape.batch = cases[c].batch;
+      one.shape.heads = cases[c].heads;
+      one.shape.seqlen_q = cases[c].seqlen_q;
+      one.shape.seqlen_kv = cases[c].seqlen_kv;
+      one.shape.layout = d.layout;
+      one.shape.rounding = d.rounding;
+      one.inputs = cases[c].inputs;
+      one.special = cases[c].special;
+      one.scale = cases[c].scale;
+      one.variant = space[i];
+      one.seed = o->seed + (uint64_t)(i * ATTNGEN__CONTRACT_CASES_MAX) + c;
+      one.second_seed = emu;
+      char *text = NULL;
+      size_t len = 0;
+      FILE *mem = open_memstream(&text, &len);
+      int rc = check_one(&one, mem ? mem : stdout);
+      if (mem) fclose(mem);
+      if (!rc && emu && cus_ok && cases[c].split >= 0) {
+        /* the plan: tail variants split the split cases, nothing else splits */
+        attngen_context *pc = NULL;
+        attngen_choice ch;
+        attngen_fwd_args a;
+        call_args(&one, &a);
+        if (attngen_create(&pc, &copts) == ATTNGEN_STATUS_OK &&
+            attngen_explain(pc, &a, &ch) == ATTNGEN_STATUS_OK) {
+          const int want = cases[c].split && d.kv_split == ATTNGEN__SPLIT_TAIL;
+          if ((ch.num_splits > 1) != want) {
+            printf("FAIL %s (%s): plan has %d KV parts, expected %s\n", space[i], cases[c].what,
+                   ch.num_splits, want ? "a split" : "none");
+            rc = 1;
+          }
+        }
+        if (pc) attngen_destroy(pc);
+      }
+      if (rc) {
+        bad++;
+        printf("--- %s: case '%s' failed:\n%s", space[i], cases[c].what, text ? text : "");
+      }
+      free(text);
+    }
+    ncases_total += (int)nc;
+    failed_cases += bad;
+    failed_variants += bad > 0;
+    printf("[%3d/%d] %-58s %zu cases %s  %.1f s\n", i + 1, n, space[i], nc,
+           bad ? "FAIL" : "pass", now_s() - tv);
+    fflush(stdout);
+  }
+  printf("check --all: %d variant%s, %d cases: %d variant%s failed (%d cases)%s, %.1f s\n", n,
+         n == 1 ? "" : "s", ncases_total, failed_variants, failed_variants == 1 ? "" : "s",
+         failed_cases, compile_failed ? ", some did not compile" : "", now_s() - t0);
+  attngen__gen_free_names(space, nspace);
+  return failed_variants || compile_failed ? 1 : 0;
+}
+
+static int check(const attngen__cli_args *args) {
+  check_opts o;
+  options_of(args, &o);
+  if (attngen__cli_given(args, "--all")) {
+    if (!strcmp(o.backend, "cpu"))
+      return attngen__cli_usage_error(args->cmd, "--all checks kernel variants; backend 'cpu' "
+                                                 "has none (choose --backend emu, hip or cuda)");
+    return check_all(&o);
+  }
+  if (!attngen__cli_given(args, "--shape"))
+    return attngen__cli_usage_error(args->cmd, "--shape B,H,Sq,Skv is required (or --all)");
+  if (o.inputs == ATTNGEN__INPUT_LARGE && o.scale == 0.0f)
+    return attngen__cli_usage_error(args->cmd, "--inputs large sets the scores' size through "
+                                               "--scale: it needs a nonzero --scale");
+  return check_one(&o, stdout);
 }

@@ -3,7 +3,9 @@
  * function a first call on a device uses (attngen__jit_get: the embedded generator's
  * source, the same options, the same cache key), so the code objects land in the JIT cache
  * and a later process, on a GPU machine or not, loads them without compiling. No backend
- * is opened and no device is needed or pretended. */
+ * is opened and no device is needed or pretended. With --emu, gfx942 variants are compiled
+ * for the emulator instead (the host's clang++ 19 into shared objects, jit_host.h), as the
+ * emu backend's first call would. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fnmatch.h>
@@ -19,8 +21,14 @@ static const attngen__cli_option options[] = {
     {"--target", ATTNGEN__CLI_CHOICE, "T",
      "the target's default set (the variants of the manifest), narrowed by --filter",
      .choices = attngen__target_names, .nchoices = ATTNGEN__TARGET_COUNT},
+    {"--search-space", ATTNGEN__CLI_FLAG, NULL,
+     "with --target: the target's tuning search space (attngen list --search-space)\n"
+     "instead of its default set", .excludes = "--variant"},
     {"--filter", ATTNGEN__CLI_TEXT, "GLOB", "only variants whose name matches GLOB (* and ?)",
      .needs = "--target"},
+    {"--emu", ATTNGEN__CLI_FLAG, NULL,
+     "compile " ATTNGEN__TARGET_GFX942_NAME " variants for the emulator (emu backend): the host's clang++ 19\n"
+     "with the built-in emulated kernels' flags into a shared object (-o: DIR/NAME.so)"},
     {"--variant", ATTNGEN__CLI_TEXT, "NAME", "this variant (any valid name, not only the default set)",
      .max_len = 255, .repeat = 1, .excludes = "--target --filter"},
     {"-o", ATTNGEN__CLI_TEXT, "DIR", "also write the code objects into DIR (created if needed)",
@@ -32,18 +40,19 @@ static int compile(const attngen__cli_args *args);
 
 const attngen__cli_command attngen__cli_cmd_compile = {
     "compile", "JIT-compile variants without a device (hiprtc / NVRTC) into the cache",
-    "(--target T [--filter GLOB] | --variant NAME ...) [-o DIR] [-j N]",
+    "(--target T [--search-space] [--filter GLOB] | --variant NAME ...) [--emu] [-o DIR] [-j N]",
     "Compiles variants with the run-time compiler of their target (hiprtc for " ATTNGEN__TARGET_GFX942_NAME ",\n"
     "NVRTC for " ATTNGEN__TARGET_SM90_NAME ") exactly as the first call on a device would: the embedded\n"
     "generator's source, the same compiler options and the same JIT cache key. No device is\n"
     "needed or opened. Each code object is stored in the JIT cache (a later run, in any\n"
     "process, loads it without compiling) and, with -o, also written to DIR/NAME.co\n"
-    "(" ATTNGEN__TARGET_GFX942_NAME ") or DIR/NAME.cubin (" ATTNGEN__TARGET_SM90_NAME ").\n"
+    "(" ATTNGEN__TARGET_GFX942_NAME ") or DIR/NAME.cubin (" ATTNGEN__TARGET_SM90_NAME "); with --emu, NAME.so.\n"
     "One line per variant: how it was obtained (compiled, cache = read from the disk\n"
     "cache, memory), seconds spent compiling, bytes, cache key, name.\n"
     "Environment: ATTNGEN_CACHE_DIR (the cache), ATTNGEN_JIT (0 refuses), ATTNGEN_LOG,\n"
     "ATTNGEN_JIT_LOCK_TIMEOUT (seconds to wait for another process compiling the same\n"
-    "variant, default 300); a malformed value of any of them fails (exit status 1).\n",
+    "variant, default 300); a malformed value of any of them fails (exit status 1);\n"
+    "ATTNGEN_EMU_CLANG (--emu: the compiler; else clang++-19 on PATH, the build's).\n",
     options, NULL, NULL, 0, 0,
     "0 every variant compiled or loaded, 1 a variant failed (the run-time\n"
     "compiler is missing, a compile error: the message says which)", compile};
@@ -51,6 +60,7 @@ const attngen__cli_command attngen__cli_cmd_compile = {
 typedef struct job {
   const char *name;
   int target;
+  int emu;
   attngen_status status;
   char error[2048];
   attngen__jit_result result;
@@ -71,7 +81,8 @@ static const char *origin_name(int origin) {
 }
 
 static void run_job(const work *w, job *j) {
-  attngen__jit_request req = {j->name, j->target, NULL, w->env->jit_lock_timeout_s, w->env};
+  attngen__jit_request req = {j->name, j->target, NULL, w->env->jit_lock_timeout_s, w->env,
+                              j->emu};
   j->status = attngen__jit_get(&req, &j->result);
   if (j->status != ATTNGEN_STATUS_OK) {
     snprintf(j->error, sizeof j->error, "%s", attngen_last_error());
@@ -80,7 +91,7 @@ static void run_job(const work *w, job *j) {
   if (w->out_dir) {
     char path[4400];
     snprintf(path, sizeof path, "%s/%s%s", w->out_dir, j->name,
-             j->target == ATTNGEN__TARGET_SM90 ? ".cubin" : ".co");
+             j->emu ? ".so" : j->target == ATTNGEN__TARGET_SM90 ? ".cubin" : ".co");
     if (attngen__fs_write_atomic(path, j->result.image, j->result.size, 0) != 0) {
       j->status = ATTNGEN_STATUS_IO_ERROR;
       snprintf(j->error, sizeof j->error, "cannot write %s: %s", path, strerror(errno));
@@ -105,10 +116,30 @@ static int compile(const attngen__cli_args *args) {
   const attngen__cli_value *named = attngen__cli_get(args, "--variant");
   const char *const *variants = named->all;
   const size_t nvariants = (size_t)named->given;
+  const int emu = attngen__cli_given(args, "--emu");
+  const int search_space = attngen__cli_given(args, "--search-space");
   int rc = 0;
   if (!nvariants && target < 0)
     return attngen__cli_usage_error(args->cmd, "say what to compile: --target "
                                     ATTNGEN__TARGET_CHOICES " or --variant NAME");
+  if (emu && target >= 0 && target != ATTNGEN__TARGET_GFX942)
+    return attngen__cli_usage_error(args->cmd, "--emu compiles " ATTNGEN__TARGET_GFX942_NAME
+                                    " variants only (the emulator runs " ATTNGEN__TARGET_GFX942_NAME
+                                    " kernels), not --target %s", attngen__target_name(target));
+  if (search_space && target < 0)
+    return attngen__cli_usage_error(args->cmd, "--search-space needs --target");
+  char **space = NULL;
+  int nspace = 0;
+  if (search_space) {
+    char *err = NULL;
+    nspace = attngen__gen_search_space(attngen__target_name(target), &space, &err);
+    if (nspace < 0) {
+      fprintf(stderr, "attngen compile: the %s search space: %s\n", attngen__target_name(target),
+              err ? err : "?");
+      free(err);
+      return 1;
+    }
+  }
 
   /* The environment, checked as attngen_create checks it (ATTNGEN_JIT, the lock timeout):
    * a malformed value stops before anything is compiled. */
@@ -117,7 +148,7 @@ static int compile(const attngen__cli_args *args) {
     fprintf(stderr, "attngen compile: %s\n", attngen_last_error());
     return 1;
   }
-  job *jobs = calloc(nvariants + attngen__manifest_count + 1, sizeof *jobs);
+  job *jobs = calloc(nvariants + attngen__manifest_count + (size_t)nspace + 1, sizeof *jobs);
   if (!jobs) {
     fprintf(stderr, "attngen compile: out of memory\n");
     rc = 1;
@@ -134,10 +165,27 @@ static int compile(const attngen__cli_args *args) {
       free(jobs);
       return rc;
     }
+    if (emu && d.target != ATTNGEN__TARGET_GFX942) {
+      free(jobs);
+      return attngen__cli_usage_error(args->cmd, "--variant %s: --emu compiles "
+                                      ATTNGEN__TARGET_GFX942_NAME " variants only", variants[i]);
+    }
     jobs[njobs].name = variants[i];
     jobs[njobs++].target = d.target;
   }
-  if (!nvariants) {
+  for (int i = 0; i < nspace; i++) {
+    if (filter && fnmatch(filter, space[i], 0) != 0) continue;
+    jobs[njobs].name = space[i];
+    jobs[njobs++].target = target;
+  }
+  if (search_space && !njobs) {
+    fprintf(stderr, "attngen compile: no variant of the %s search space matches '%s'\n",
+            attngen__target_name(target), filter ? filter : "*");
+    free(jobs);
+    rc = 1;
+    goto out;
+  }
+  if (!nvariants && !search_space) {
     for (size_t i = 0; i < attngen__manifest_count; i++) {
       const attngen__variant_desc *d = &attngen__manifest[i];
       if (!d->name || d->target != target) continue;
@@ -153,8 +201,21 @@ static int compile(const attngen__cli_args *args) {
       goto out;
     }
   }
+  for (size_t i = 0; i < njobs; i++) jobs[i].emu = emu;
   /* The compiler of every target involved, named before anything is compiled. */
-  for (int t = 0; t < ATTNGEN__TARGET_COUNT; t++) {
+  if (emu) {
+    attngen__host_cc cc;
+    if (attngen__host_cc_find(&cc) != ATTNGEN_STATUS_OK) {
+      fprintf(stderr, "attngen compile: %s\n", attngen_last_error());
+      free(jobs);
+      rc = 1;
+      goto out;
+    }
+    printf("%s (emulator): clang++ %s (%s), compiles for %s\n",
+           attngen__target_name(ATTNGEN__TARGET_GFX942), cc.short_ver, cc.path,
+           attngen__jit_emu_arch());
+  }
+  for (int t = 0; t < ATTNGEN__TARGET_COUNT && !emu; t++) {
     int used = 0;
     for (size_t i = 0; i < njobs; i++) used |= jobs[i].target == t;
     if (!used) continue;
@@ -207,5 +268,6 @@ static int compile(const attngen__cli_args *args) {
   free(jobs);
   rc = failed ? 1 : 0;
 out:
+  attngen__gen_free_names(space, nspace);
   return rc;
 }

@@ -23,7 +23,8 @@ const attngen__cli_command attngen__cli_cmd_info = {
     "count), the run-time compilers (NVRTC, hiprtc: version, the library they were found\n"
     "in, the architecture and options they compile with), the JIT cache directory and size,\n"
     "the tuning file, and the variants embedded in this build per target.\n"
-    "Environment: ATTNGEN_BACKEND, ATTNGEN_CACHE_DIR, ATTNGEN_JIT, ATTNGEN_LOG.\n",
+    "Environment: ATTNGEN_BACKEND, ATTNGEN_CACHE_DIR, ATTNGEN_JIT, ATTNGEN_LOG,\n"
+    "ATTNGEN_EMU_CLANG.\n",
     options, NULL, NULL, 0, 0, "0 ok", info};
 
 static void show_backend(const char *name) {
@@ -72,6 +73,22 @@ static void show_compiler(int target) {
   } else
     printf("  %-7s not available: %s\n", attngen__target_name(target),
            attngen_last_error());
+}
+
+/* The emulator's JIT: the host clang++ it found (or why none) and its flags. */
+static void show_emu_compiler(void) {
+  attngen__host_cc cc;
+  if (attngen__host_cc_find(&cc) != ATTNGEN_STATUS_OK) {
+    printf("  %-7s not available: %s\n", "emu", attngen_last_error());
+    return;
+  }
+  printf("  %-7s clang++ %s, compiles %s for %s (%s)\n", "emu", cc.short_ver,
+         attngen__target_name(ATTNGEN__TARGET_GFX942), attngen__jit_emu_arch(), cc.path);
+  const char *flags[32];
+  size_t n = attngen__host_cc_flags(flags, 32);
+  printf("          options:");
+  for (size_t i = 0; i < n && i < 32; i++) printf(" %s", flags[i]);
+  printf(" -include wrappers_emu.h\n");
 }
 
 static void show_cache(void) {
@@ -157,6 +174,7 @@ static int info(const attngen__cli_args *args) {
   printf("run-time compilers:\n");
   show_compiler(ATTNGEN__TARGET_SM90);
   show_compiler(ATTNGEN__TARGET_GFX942);
+  show_emu_compiler();
   show_cache();
   char tuning[4096];
   if (attngen__tuning_default_path(tuning, sizeof tuning) == 0) {

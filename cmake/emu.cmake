@@ -14,17 +14,27 @@ file(GLOB ATTNGEN_EMU_CORE_SOURCES CONFIGURE_DEPENDS ${ATTNGEN_EMU_DIR}/*.c)
 file(GLOB ATTNGEN_EMU_SELFTEST_SOURCES CONFIGURE_DEPENDS
   ${CMAKE_SOURCE_DIR}/tests/emu_kernels/*.cpp)
 
-# Host flags of emulated kernels: -O2 (a whole variant must run in seconds), no C++
-# runtime (no exceptions/RTTI, so the objects need no libstdc++), position-independent
-# for the shared library.
-set(ATTNGEN_EMU_KERNEL_FLAGS -x c++ -std=c++17 -O2 -fPIC -fno-exceptions -fno-rtti -ffp-contract=off
-    -DATTNGEN_EMU -include ${ATTNGEN_EMU_TWIN}
+# Host flags of emulated kernels: runtime/emu/kernel_flags.txt (why each is there is said
+# there), which the emulator's JIT (runtime/src/jit_host.c) embeds and uses too, so built-in
+# and JIT-compiled variants come from the same command.
+set(ATTNGEN_EMU_FLAGS_FILE ${ATTNGEN_EMU_DIR}/kernel_flags.txt)
+set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${ATTNGEN_EMU_FLAGS_FILE})
+file(STRINGS ${ATTNGEN_EMU_FLAGS_FILE} ATTNGEN_EMU_FILE_FLAGS REGEX "^[ ]*[^# ]")
+list(TRANSFORM ATTNGEN_EMU_FILE_FLAGS STRIP)
+set(ATTNGEN_EMU_KERNEL_FLAGS ${ATTNGEN_EMU_FILE_FLAGS} -include ${ATTNGEN_EMU_TWIN}
     -I${CMAKE_SOURCE_DIR}/templates -I${CMAKE_SOURCE_DIR}/templates/common -I${ATTNGEN_EMU_DIR})
 if(ATTNGEN_ASAN)
   list(APPEND ATTNGEN_EMU_KERNEL_FLAGS -fsanitize=address -fno-omit-frame-pointer)
 endif()
 set(ATTNGEN_EMU_KERNEL_DEPENDS ${ATTNGEN_EMU_TWIN} ${ATTNGEN_EMU_DIR}/emu_core.h
-    ${ATTNGEN_EMU_DIR}/emu.h ${CMAKE_SOURCE_DIR}/templates/common/kargs.h)
+    ${ATTNGEN_EMU_DIR}/emu.h ${CMAKE_SOURCE_DIR}/templates/common/kargs.h
+    ${ATTNGEN_EMU_FLAGS_FILE})
+# What the emulator's JIT embeds (CMakeLists.txt adds them to the embedded sources): the
+# flags, the wrapper twin and the engine interface it includes, and the shim through which a
+# dlopen'ed object reaches the engine (emu_jit_api.h).
+set(ATTNGEN_EMU_JIT_FILES ${ATTNGEN_EMU_FLAGS_FILE} ${ATTNGEN_EMU_TWIN}
+    ${ATTNGEN_EMU_DIR}/emu_core.h ${ATTNGEN_EMU_DIR}/emu_jit_api.h
+    ${ATTNGEN_EMU_DIR}/emu_jit_shim.cpp)
 
 set(ATTNGEN_EMU_KERNEL_OBJECTS "")
 set(ATTNGEN_EMU_TABLE_DECLS "")
@@ -91,6 +101,11 @@ set_source_files_properties(${ATTNGEN_EMU_KERNEL_OBJECTS} PROPERTIES
   EXTERNAL_OBJECT TRUE GENERATED TRUE)
 set(ATTNGEN_EMU_OBJECTS $<TARGET_OBJECTS:attngen_emu_core> ${ATTNGEN_EMU_KERNEL_OBJECTS})
 add_compile_definitions(ATTNGEN_HAVE_EMU=1)
+if(ATTNGEN_ASAN)
+  set(ATTNGEN_EMU_JIT_DEFINITIONS ATTNGEN_EMU_BUILD_CLANGXX="${ATTNGEN_CLANGXX19}" ATTNGEN_EMU_ASAN=1)
+else()
+  set(ATTNGEN_EMU_JIT_DEFINITIONS ATTNGEN_EMU_BUILD_CLANGXX="${ATTNGEN_CLANGXX19}")
+endif()
 
 if(ATTNGEN_CLANGXX19)
   message(STATUS "attngen: emulator: ${ATTNGEN_EMU_TABLE_COUNT} generated gfx942 variant(s) "

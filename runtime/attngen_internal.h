@@ -39,6 +39,7 @@
 #include "emu_core.h"
 #include "env.h"
 #include "jit.h"
+#include "jit_host.h"
 #include "numerics.h"
 #include "split_plan.h"
 #include "status.h"

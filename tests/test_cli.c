@@ -402,8 +402,32 @@ static void test_cli_tune_over_another_backends_database(void **state) {
                        "-o %s/x.db --replace", v, tmp), 0);
 }
 
+/* `check --all` takes no call options (the case set decides them), no cpu backend (no
+ * variants), and its own options need it; `compile --emu` is for gfx942 only. Each exits 2
+ * naming the option, before any work. */
+static void test_cli_check_all_and_compile_emu_usage_errors_exit_2(void **state) {
+  assert_int_equal(cli("check --all --backend emu --shape 1,1,16,16"), 2);
+  assert_true(err_has("--all and --shape exclude each other"));
+  assert_int_equal(cli("check --all --backend emu --special"), 2);
+  assert_true(err_has("--all and --special exclude each other"));
+  assert_int_equal(cli("check --all --backend cpu"), 2);
+  assert_true(err_has("backend 'cpu' has none"));
+  assert_int_equal(cli("check --backend emu --shape 1,1,16,16 --filter '*'"), 2);
+  assert_true(err_has("--filter needs --all"));
+  assert_int_equal(cli("check --all --backend emu -j 0"), 2);
+  assert_true(err_has("-j"));
+  assert_int_equal(cli("check --backend emu"), 2);
+  assert_true(err_has("(or --all)"));
+  assert_int_equal(cli("compile --emu --target sm90"), 2);
+  assert_true(err_has("--emu compiles gfx942 variants only"));
+  assert_int_equal(cli("compile --search-space --variant x"), 2);
+  assert_true(err_has("--search-space and --variant exclude each other"));
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
+    cmocka_unit_test_setup_teardown(test_cli_check_all_and_compile_emu_usage_errors_exit_2, setup,
+                                    teardown),
     cmocka_unit_test_setup_teardown(test_cli_shape_overflow_is_a_usage_error_everywhere, setup,
                                     teardown),
     cmocka_unit_test_setup_teardown(test_cli_shape_syntax_is_shared, setup, teardown),

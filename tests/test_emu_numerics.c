@@ -1,14 +1,21 @@
-/* test_emu_numerics.c: every default gfx942 variant (attngen__manifest, target gfx942) run
- * through the public API on the emu backend (the wave64 emulator, CPU only) and held to
- * docs/NUMERICS.md: the CPU reference with the variant's softmax step and tail split plan
+/* test_emu_numerics.c: every default gfx942 variant (attngen__manifest, target gfx942), and
+ * every variant of the gfx942 search space (JIT-compiled for the emulator, runtime/src/
+ * jit_host.c), run through the public API on the emu backend (the wave64 emulator, CPU only)
+ * and held to docs/NUMERICS.md: the CPU reference with the variant's softmax step and tail split plan
  * (attngen__ref_follow_call) within 1 bf16 ULP, NaN/Inf positions and encoding exact, the
  * fp64 sanity bound, LSE, every element written (poisoned output), nothing written outside
  * (guard bands around out and LSE), and bitwise determinism across two emulator contexts
- * with different wave-interleaving seeds (ATTNGEN_EMU_SEED). Shapes per variant: Skv = 0,
- * Sq = 1, a ragged pair, several KV tiles, a call whose tail q-jobs are split (tail variants;
- * the plan is checked) and one where only the last job of several rounds is split. Inputs:
- * uniform, large scores (|t| ~ 100) and NaN/Inf planted. Input seeds are fresh per run
- * (printed; ATTNGEN_TEST_SEED=N repeats one). Prints its duration and the emulator's rate. */
+ * with different wave-interleaving seeds (ATTNGEN_EMU_SEED). Cases per variant: the
+ * contract's case set (attngen__contract_cases: Skv = 0, Sq = 1, a ragged pair, several KV
+ * tiles, a call whose tail q-jobs are split (tail variants; the plan is checked) and one where
+ * only the last job of several rounds is split, a negative scale, scales 0, -0, 1e10 and
+ * -3e7 (issue 29); uniform, large scores (|t| ~ 100) and NaN/Inf planted). The search
+ * space's JIT objects are compiled 2 at a time (ATTNGEN_TEST_JOBS=N) into
+ * build/emu-jit-cache, so a second run loads them; to keep CI short each of its variants runs
+ * every third case of the set (the k-th variant: cases k mod 3, +3, +6, ..., so every case
+ * runs on a third of the variants; ATTNGEN_TEST_ALL_CASES=1 runs all, as `attngen check
+ * --all` does). Input seeds are fresh per run (printed;
+ * ATTNGEN_TEST_SEED=N repeats one). Prints its duration and the emulator's rate. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -17,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -33,81 +41,10 @@
 #define LSE_POISON 12345.0f
 #define EMU_CUS "8" /* the split expectations below are for 8 compute units */
 
-typedef enum { PLANT_NONE = 0, PLANT_NAN_INF = 1 } plant_kind;
-
-/* One call of the matrix. split: 1 = tail variants must split (nosplit variants never do),
- * 0 = nobody may split, -1 = not checked. */
-typedef struct emu_case {
-  int batch, heads, seqlen_q, seqlen_kv;
-  attngen__input_kind inputs;
-  plant_kind plant;
-  int split;
-  const char *what;
-  float scale; /* softmax_scale; 0 in the table means the default 1/sqrt(128), so zero scales
-                  are written ZERO_SCALE / NEG_ZERO_SCALE */
-} emu_case;
-
-#define DEFAULT_SCALE 0.08838834764831845f
-#define NEG_SCALE (-0.08838834764831845f) /* the kernel negates Q to keep its max over raw s */
-#define ZERO_SCALE 1.0f                    /* marker values, mapped in scale_of() */
-#define NEG_ZERO_SCALE 2.0f
-
-static float scale_of(const emu_case *c) {
-  if (c->scale == 0.0f) return DEFAULT_SCALE;
-  if (c->scale == ZERO_SCALE) return 0.0f;
-  if (c->scale == NEG_ZERO_SCALE) return -0.0f;
-  return c->scale;
-}
-
 static double now_s(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-/* The cases of one variant; Skv of the split cases depends on its KV tile (the planner wants
- * at least 8 tiles and an idle half of the 8 CUs). */
-static size_t cases_for(const attngen__variant_desc *v, emu_case *out) {
-  /* 10 KV tiles, the last one partial (15 keys short), whatever the variant's tile */
-  const int split_kv = 10 * v->kv_tile - 15;
-  const emu_case c[] = {
-      {1, 1, 1, 0, ATTNGEN__INPUT_UNIFORM, PLANT_NONE, 0, "Skv = 0"},
-      {1, 2, 1, 17, ATTNGEN__INPUT_UNIFORM, PLANT_NONE, 0, "Sq = 1, one partial tile"},
-      {1, 2, 17, 130, ATTNGEN__INPUT_LARGE, PLANT_NONE, 0, "ragged, large scores"},
-      {2, 1, 130, 385, ATTNGEN__INPUT_UNIFORM, PLANT_NAN_INF, -1, "several tiles, NaN/Inf"},
-      {2, 2, 64, 385, ATTNGEN__INPUT_LARGE, PLANT_NONE, -1, "several tiles, large scores"},
-      {1, 2, 64, split_kv, ATTNGEN__INPUT_LARGE, PLANT_NONE, 1, "split tail, large scores"},
-      {1, 2, 17, split_kv, ATTNGEN__INPUT_UNIFORM, PLANT_NAN_INF, 1, "split tail, NaN/Inf"},
-      /* 9 jobs on 8 slots: the first round runs whole, the last job is split */
-      {1, 9, 1, split_kv, ATTNGEN__INPUT_UNIFORM, PLANT_NONE, 1, "rounds + split last job", 0},
-      {1, 2, 33, 200, ATTNGEN__INPUT_LARGE, PLANT_NONE, -1, "negative scale, large scores",
-       NEG_SCALE},
-      /* Every finite scale gives the contract's result (issue 29): keys past Skv were set to
-       * -inf before the scale multiplied them (-inf * 0 = NaN: every row NaN, status OK), and
-       * with |t| >= 2^24 the fma form's x at a row's max reached +4096 (p = +Inf, NaN rows).
-       * A ragged tile (47 keys) so that keys past Skv exist. */
-      {1, 2, 33, 47, ATTNGEN__INPUT_UNIFORM, PLANT_NONE, -1, "zero scale", ZERO_SCALE},
-      {1, 1, 17, 47, ATTNGEN__INPUT_UNIFORM, PLANT_NONE, -1, "negative zero scale",
-       NEG_ZERO_SCALE},
-      {1, 2, 33, 47, ATTNGEN__INPUT_UNIFORM, PLANT_NONE, -1, "scale 1e10", 1e10f},
-      {1, 1, 17, 200, ATTNGEN__INPUT_LARGE, PLANT_NONE, -1, "scale -3e7, large scores", -3e7f},
-  };
-  memcpy(out, c, sizeof c);
-  return sizeof c / sizeof c[0];
-}
-
-/* NaN in one key of (0, 0) (the key sits in a later part when the row is split), +Inf in the
- * last query row of the last (b, h) (its k values have both signs: Inf - Inf = NaN), +Inf and
- * -Inf in two value columns of the last (b, h). */
-static void plant_special(attngen__inputs *in) {
-  const attngen__out_view q = attngen__view_out(in->q, in->layout, in->heads, in->seqlen_q);
-  const attngen__out_view k = attngen__view_out(in->k, in->layout, in->heads, in->seqlen_kv);
-  const attngen__out_view v = attngen__view_out(in->v, in->layout, in->heads, in->seqlen_kv);
-  const int lb = in->batch - 1, lh = in->heads - 1;
-  attngen__plant(k, 0, 0, in->seqlen_kv * 2 / 3, 17, ATTNGEN__BF16_NAN);
-  attngen__plant(q, lb, lh, in->seqlen_q - 1, 3, ATTNGEN__BF16_POS_INF);
-  attngen__plant(v, lb, lh, 0, 40, ATTNGEN__BF16_POS_INF);
-  attngen__plant(v, lb, lh, in->seqlen_kv - 1, 41, ATTNGEN__BF16_NEG_INF);
 }
 
 /* Output of one emulator run: guarded bf16 output and guarded LSE. */
@@ -188,16 +125,18 @@ static int teardown(void **state) {
 
 /* Runs one case of one variant on both contexts and checks everything; returns 1 on pass
  * (prints a report block on failure). */
-static int run_case(const attngen__variant_desc *var, const emu_case *c, uint64_t seed) {
+static int run_case(const attngen__variant_desc *var, const attngen__contract_case *c,
+                    uint64_t seed) {
   const attngen_layout layout = (attngen_layout)var->layout;
   const attngen_rounding mode = (attngen_rounding)var->rounding;
-  const float scale = scale_of(c);
+  const float scale = c->scale;
+  const int builtin = attngen__emu_find(var->name) != NULL;
   attngen__inputs in;
   assert_int_equal(attngen__inputs_make(&in, c->inputs, seed, layout, c->batch, c->heads,
                                         c->seqlen_q, c->seqlen_kv,
-                                        scale != 0.0f ? scale : DEFAULT_SCALE),
+                                        scale != 0.0f ? scale : ATTNGEN__DEFAULT_SCALE),
                    ATTNGEN_STATUS_OK);
-  if (c->plant == PLANT_NAN_INF && c->seqlen_kv > 0) plant_special(&in);
+  if (c->special) attngen__plant_special(&in);
   const int64_t n = (int64_t)c->batch * c->heads * c->seqlen_q * D;
   const int64_t nl = (int64_t)c->batch * c->heads * c->seqlen_q;
 
@@ -223,7 +162,9 @@ static int run_case(const attngen__variant_desc *var, const emu_case *c, uint64_
 
   attngen_choice ch;
   assert_int_equal(attngen_explain(E.ctx[0], &a, &ch), ATTNGEN_STATUS_OK);
-  if (!ch.embedded) PROBLEM(" variant not compiled into the emulator;");
+  if (ch.embedded != builtin)
+    PROBLEM(" explain says %s, the emulator table %s;", ch.embedded ? "embedded" : "not embedded",
+            builtin ? "has it" : "has not");
   if (c->split >= 0) {
     const int want = c->split && var->kv_split == ATTNGEN__SPLIT_TAIL;
     if ((ch.num_splits > 1) != want)
@@ -269,8 +210,8 @@ static int run_case(const attngen__variant_desc *var, const emu_case *c, uint64_
   if (!pass) {
     char title[512];
     snprintf(title, sizeof title, "FAIL %s %dx%dx%dx%d (%s, scale %g) seed %llu: %s\n  plan: "
-             "%d part(s), "
-             "grid %u, workspace %zu bytes, reference step %d, kv_per_split %d\n  output",
+             "%d part(s), grid %u, workspace %zu bytes, reference step %d, kv_per_split %d\n"
+             "  output",
              var->name, c->batch, c->heads, c->seqlen_q, c->seqlen_kv, c->what, (double)scale,
              (unsigned long long)seed, problems, ch.num_splits, ch.grid[0], ch.workspace_bytes,
              vr.kv_step, vr.kv_per_split);
@@ -306,8 +247,8 @@ static void test_emu_numerics_all_gfx942_variants(void **state) {
   for (size_t i = 0; i < attngen__manifest_count; ++i) {
     const attngen__variant_desc *var = &attngen__manifest[i];
     if (!var->name || var->target != ATTNGEN__TARGET_GFX942) continue;
-    emu_case cases[24];
-    const size_t nc = cases_for(var, cases);
+    attngen__contract_case cases[ATTNGEN__CONTRACT_CASES_MAX];
+    const size_t nc = attngen__contract_cases(var->kv_tile, cases);
     const double tv = now_s();
     int bad = 0;
     for (size_t ci = 0; ci < nc; ++ci) {
@@ -330,9 +271,143 @@ static void test_emu_numerics_all_gfx942_variants(void **state) {
   assert_int_equal(E.failures, 0);
 }
 
-int main(void) {
-  const struct CMUnitTest tests[] = {
+/* ---- the search space ------------------------------------------------------------------ */
+
+typedef struct compile_work {
+  char **names;
+  int count;
+  int next;     /* atomic */
+  int failed;   /* atomic */
+  int compiled; /* atomic */
+  double seconds; /* compile seconds, summed (under mutex) */
+  pthread_mutex_t mutex;
+} compile_work;
+
+static void *compile_worker(void *arg) {
+  compile_work *w = arg;
+  for (;;) {
+    const int i = __atomic_fetch_add(&w->next, 1, __ATOMIC_SEQ_CST);
+    if (i >= w->count) return NULL;
+    attngen__jit_request req = {w->names[i], ATTNGEN__TARGET_GFX942, NULL, 0, NULL, 1};
+    attngen__jit_result r;
+    if (attngen__jit_get(&req, &r) != ATTNGEN_STATUS_OK) {
+      __atomic_fetch_add(&w->failed, 1, __ATOMIC_SEQ_CST);
+      print_message("  JIT of %s failed: %s\n", w->names[i], attngen_last_error());
+      continue;
+    }
+    if (r.origin == ATTNGEN__JIT_COMPILED) {
+      __atomic_fetch_add(&w->compiled, 1, __ATOMIC_SEQ_CST);
+      pthread_mutex_lock(&w->mutex);
+      w->seconds += r.seconds;
+      pthread_mutex_unlock(&w->mutex);
+    }
+    free(r.image);
+  }
+}
+
+/* Every variant of the gfx942 search space (attngen list --search-space --target gfx942):
+ * the ones not built into the emulator (the built-in ones ran above) are JIT-compiled first
+ * (2 at a time, cached), then each runs a third of the contract's case set (rotating, see
+ * the top; all with ATTNGEN_TEST_ALL_CASES=1) as the default set does. */
+static void test_emu_numerics_search_space(void **state) {
+  (void)state;
+  /* the emu backend is part of every build: not opening is a failure */
+  if (!E.ctx[0] || !E.ctx[1]) fail_msg("the emu backend does not open (%s)", attngen_last_error());
+  if (attngen__emu_kernel_count == 0) {
+    print_message("SKIPPED: no gfx942 variants compiled for the emulator (clang++-19 missing)\n");
+    skip();
+    return;
+  }
+  attngen__host_cc cc;
+  if (attngen__host_cc_find(&cc) != ATTNGEN_STATUS_OK) {
+    print_message("SKIPPED: the emulator's JIT has no compiler: %s\n", attngen_last_error());
+    skip();
+    return;
+  }
+  char **names = NULL, *err = NULL;
+  const int n = attngen__gen_search_space("gfx942", &names, &err);
+  if (n < 0) fail_msg("the gfx942 search space: %s", err ? err : "?");
+  assert_true(n > (int)attngen__emu_kernel_count);
+  const char *jobs_env = getenv("ATTNGEN_TEST_JOBS");
+  const int jobs = jobs_env && atoi(jobs_env) > 0 && atoi(jobs_env) <= 64 ? atoi(jobs_env) : 2;
+  compile_work w = {calloc((size_t)n, sizeof(char *)), 0, 0, 0, 0, 0, PTHREAD_MUTEX_INITIALIZER};
+  assert_non_null(w.names);
+  for (int i = 0; i < n; i++)
+    if (!attngen__emu_find(names[i])) w.names[w.count++] = names[i];
+  const double t0 = now_s();
+  pthread_t tid[64];
+  int started = 0;
+  for (int t = 1; t < jobs && t < w.count; t++)
+    if (pthread_create(&tid[started], NULL, compile_worker, &w) == 0) started++;
+  compile_worker(&w);
+  for (int t = 0; t < started; t++) pthread_join(tid[t], NULL);
+  const double compile_wall = now_s() - t0;
+  print_message("emu search space: %d gfx942 variants, %d built in, %d JIT: %d compiled (%.1f s "
+                "of compiling, %.1f s per variant, %d at a time), %d from the cache, %d failed, "
+                "%.1f s wall; input seed %llu\n",
+                n, n - w.count, w.count, w.compiled, w.seconds,
+                w.compiled ? w.seconds / w.compiled : 0.0, jobs, w.count - w.compiled - w.failed,
+                w.failed, compile_wall, (unsigned long long)E.seed);
+  assert_int_equal(w.failed, 0);
+  free(w.names);
+
+  const char *all_env = getenv("ATTNGEN_TEST_ALL_CASES");
+  const int stride = all_env && !strcmp(all_env, "1") ? 1 : 3;
+  const int runs0 = E.runs, failures0 = E.failures;
+  const double t1 = now_s();
+  uint64_t seed = E.seed + 7919;
+  int checked = 0;
+  size_t case_runs[ATTNGEN__CONTRACT_CASES_MAX] = {0};
+  for (int i = 0; i < n; i++) {
+    if (attngen__emu_find(names[i])) continue; /* built in: the test above ran it */
+    attngen__variant_desc var;
+    char *verr = NULL;
+    if (attngen__gen_variant_desc(names[i], &var, &verr) != 0)
+      fail_msg("search-space variant %s: %s", names[i], verr ? verr : "?");
+    attngen__contract_case cases[ATTNGEN__CONTRACT_CASES_MAX];
+    const size_t nc = attngen__contract_cases(var.kv_tile, cases);
+    const double tv = now_s();
+    int bad = 0, ran = 0;
+    for (size_t ci = (size_t)(checked % stride); ci < nc; ci += (size_t)stride) {
+      ++E.runs;
+      ++ran;
+      ++case_runs[ci];
+      if (!run_case(&var, &cases[ci], seed++)) ++bad;
+    }
+    ++checked;
+    E.failures += bad;
+    print_message("  [%3d/%d] %-58s %d of %zu cases %s  %.2f s\n", i + 1, n, names[i], ran, nc,
+                  bad ? "FAIL" : "pass", now_s() - tv);
+  }
+  attngen__contract_case cases[ATTNGEN__CONTRACT_CASES_MAX];
+  const size_t nc = attngen__contract_cases(64, cases);
+  for (size_t ci = 0; ci < nc; ci++) {
+    print_message("  case '%s': run on %zu variants\n", cases[ci].what, case_runs[ci]);
+    assert_true(case_runs[ci] > 0);
+  }
+  print_message("emu search space: %d variants checked, %d runs (x2 wave seeds), %d failed, "
+                "%.1f s running, %.1f s total\n", checked, E.runs - runs0,
+                E.failures - failures0, now_s() - t1, now_s() - t0);
+  attngen__gen_free_names(names, n);
+  assert_int_equal(E.failures - failures0, 0);
+}
+
+/* No argument: the default set; --search-space: the search space (its own ctest entry,
+ * test_emu_numerics_search_space, so that the two run side by side under ctest -j). */
+int main(int argc, char **argv) {
+  /* the search space's JIT objects: in the build tree, so a second run loads them */
+  setenv("ATTNGEN_CACHE_DIR", ATTNGEN_BINARY_DIR "/emu-jit-cache", 1);
+  const struct CMUnitTest default_set[] = {
       cmocka_unit_test(test_emu_numerics_all_gfx942_variants),
   };
-  return attngen_test_exit(cmocka_run_group_tests(tests, setup, teardown));
+  const struct CMUnitTest search_space[] = {
+      cmocka_unit_test(test_emu_numerics_search_space),
+  };
+  if (argc > 1 && !strcmp(argv[1], "--search-space"))
+    return attngen_test_exit(cmocka_run_group_tests(search_space, setup, teardown));
+  if (argc > 1) {
+    fprintf(stderr, "usage: test_emu_numerics [--search-space]\n");
+    return 2;
+  }
+  return attngen_test_exit(cmocka_run_group_tests(default_set, setup, teardown));
 }

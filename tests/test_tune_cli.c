@@ -1,7 +1,8 @@
 /* test_tune_cli.c: `attngen tune` end to end on this machine (no GPU): usage errors, a tune
  * run with the cpu backend (host-clock timing) that writes and then merges the database,
- * a foreign database left alone unless --replace, and the emulator backend, whose failing
- * candidates must be reported and skipped, never fatal. Runs the built CLI (ATTNGEN_CLI). */
+ * a foreign database left alone unless --replace, and the emulator backend, which runs
+ * candidates outside its built-in set through its JIT and whose failing candidates must be
+ * reported and skipped, never fatal. Runs the built CLI (ATTNGEN_CLI). */
 #define _GNU_SOURCE
 #include <setjmp.h>
 #include <stdarg.h>
@@ -214,28 +215,41 @@ static void test_tune_cli_foreign_database_needs_replace(void **state) {
   attngen__tuning_db_free(db);
 }
 
-/* The emulator runs gfx942 candidates: every candidate ends with a result line or a
- * "FAILED, scored infinite" line (failing candidates are skipped, never fatal), and a winner
- * is recorded. */
-static void test_tune_cli_emu_candidates_fail_softly(void **state) {
+static int count(const char *hay, const char *needle) {
+  int n = 0;
+  for (const char *p = hay; (p = strstr(p, needle)) != NULL; p++) n++;
+  return n;
+}
+
+/* The emulator runs every gfx942 candidate: a built-in one directly, any other JIT-compiled
+ * (so tune considers the whole search space). A candidate that cannot run (here: the JIT's
+ * compiler is missing) is reported and scored infinite, never fatal. */
+static void test_tune_cli_emu_runs_jit_candidates_and_fails_softly(void **state) {
   fixture *f = *state;
-  int rc = run_tune(f, "--backend emu --shape 1,1,40,70 --warmup 0 --iters 1 --timeout 5 -o %s",
-                    f->db);
-  /* The default set is compiled into the emulator, so candidates run and one wins; those
-   * outside it fail softly (reported, skipped). Exit 1 with every candidate failing was
-   * accepted here (issue 29); it is a failure. */
+  const char *builtin = "attn_fwd_d128_bshd_rtne_q2_kv96_w8_nosplit_vt_mfma_gfx942";
+  const char *jit = "attn_fwd_d128_bshd_rtne_q3_kv32_w8_nosplit_mfma_gfx942";
+  setenv("ATTNGEN_EMU_CLANG", "/nonexistent/clang++-19", 1);
+  int rc = run_tune(f, "--backend emu --shape 1,1,40,70 --warmup 0 --iters 1 --variants %s,%s "
+                    "-o %s", builtin, jit, f->db);
+  unsetenv("ATTNGEN_EMU_CLANG");
   if (rc != 0) fail_msg("tune --backend emu exited %d; stderr:\n%s", rc, f->err);
   assert_non_null(strstr(f->err, "gfx942 search space"));
-  int failed = 0, timed = 0;
-  for (const char *p = f->err; (p = strstr(p, "scored infinite")) != NULL; p++) failed++;
-  for (const char *p = f->err; (p = strstr(p, " calls)")) != NULL; p++) timed++;
-  print_message("emu tune: %d candidates timed, %d failed softly\n", timed, failed);
-  assert_true(timed >= 1);
+  assert_int_equal(count(f->err, "scored infinite"), 1);
+  assert_non_null(strstr(f->err, "ATTNGEN_EMU_CLANG=/nonexistent/clang++-19"));
+  assert_int_equal(count(f->err, " calls)"), 1);
   attngen__tuning_file *db;
   attngen__tuning_diag d;
   assert_int_equal(attngen__tuning_db_load(f->db, NULL, &db, &d), ATTNGEN_STATUS_OK);
-  assert_non_null(strstr(attngen__tuning_db_record(db, 0)->variant, "gfx942"));
+  assert_string_equal(attngen__tuning_db_record(db, 0)->variant, builtin);
   attngen__tuning_db_free(db);
+
+  /* with the compiler (found the library's way) both candidates run */
+  rc = run_tune(f, "--backend emu --shape 1,1,40,70 --warmup 0 --iters 1 --variants %s,%s "
+                "-o %s.2", builtin, jit, f->db);
+  if (rc != 0) fail_msg("tune --backend emu exited %d; stderr:\n%s", rc, f->err);
+  assert_int_equal(count(f->err, "scored infinite"), 0);
+  assert_int_equal(count(f->err, " calls)"), 2);
+  assert_non_null(strstr(f->err, jit));
 }
 
 /* A stopped process holding the database's lock: tune says it is waiting (after 2 s, naming
@@ -292,8 +306,8 @@ int main(void) {
                                       setup, teardown),
       cmocka_unit_test_setup_teardown(test_tune_cli_foreign_database_needs_replace, setup,
                                       teardown),
-      cmocka_unit_test_setup_teardown(test_tune_cli_emu_candidates_fail_softly, setup,
-                                      teardown),
+      cmocka_unit_test_setup_teardown(test_tune_cli_emu_runs_jit_candidates_and_fails_softly,
+                                      setup, teardown),
       cmocka_unit_test_setup_teardown(test_tune_cli_stopped_lock_holder_fails_without_writing,
                                       setup, teardown),
   };

@@ -432,7 +432,11 @@ static attngen_status load_kernel(attngen_context *c, const plan *p, void *strea
   k->desc.name = name;
   const attngen__backend_ops *be = c->be;
   attngen_status st = ATTNGEN_STATUS_OK;
-  if (be->kind == ATTNGEN__BACKEND_GPU) {
+  /* GPU: the embedded code object, else the JIT's; emu: the built-in kernel (no module),
+   * else the JIT's host object */
+  const int jit = be->kind == ATTNGEN__BACKEND_GPU ? !p->code
+                                                   : be->kind == ATTNGEN__BACKEND_EMU && !p->embedded;
+  if (be->kind == ATTNGEN__BACKEND_GPU || jit) {
     if (p->code) {
       st = be->module_load(c->bs, p->code->data, p->code->size, &k->module);
       if (st == ATTNGEN_STATUS_OK)
@@ -447,7 +451,8 @@ static attngen_status load_kernel(attngen_context *c, const plan *p, void *strea
                            "capturing)", name);
       if (st == ATTNGEN_STATUS_OK) {
         attngen__jit_request req = {name, be->target, described_source(name),
-                                    c->env.jit_lock_timeout_s, &c->env};
+                                    c->env.jit_lock_timeout_s, &c->env,
+                                    be->kind == ATTNGEN__BACKEND_EMU};
         attngen__jit_result res;
         st = attngen__jit_get(&req, &res);
         if (st == ATTNGEN_STATUS_OK) {
@@ -655,7 +660,7 @@ attngen_status attngen_explain(attngen_context *c, const attngen_fwd_args *a, at
   out->rule_name = rule_names[p.sel.rule];
   snprintf(out->reason, sizeof out->reason, "%s", p.sel.reason);
   out->embedded = p.embedded;
-  out->needs_jit = !p.embedded && c->be->kind == ATTNGEN__BACKEND_GPU;
+  out->needs_jit = !p.embedded && c->be->kind != ATTNGEN__BACKEND_CPU;
   pthread_mutex_lock(&c->mutex);
   out->loaded = find_loaded(c, p.sel.name) != NULL;
   pthread_mutex_unlock(&c->mutex);

@@ -1,4 +1,5 @@
-/* jit.c: generate -> compile (NVRTC / hiprtc, loaded with dlopen) -> cache. */
+/* jit.c: generate -> compile (NVRTC / hiprtc, loaded with dlopen; the emulator's host
+ * clang++, jit_host.c) -> cache. */
 #define _GNU_SOURCE /* dladdr */
 #include "jit.h"
 
@@ -16,6 +17,7 @@
 #include "env.h"
 #include "gen.h"
 #include "hash.h"
+#include "jit_host.h"
 #include "status.h"
 #include "variant.h"
 
@@ -146,7 +148,15 @@ const char *attngen__jit_arch(int target) {
   return target >= 0 && target < ATTNGEN__TARGET_COUNT ? attngen__target_arch[target] : "?";
 }
 
-
+const char *attngen__jit_emu_arch(void) {
+#if defined(__x86_64__)
+  return "emu-x86_64";
+#elif defined(__aarch64__)
+  return "emu-aarch64";
+#else
+  return "emu-host";
+#endif
+}
 
 attngen_status attngen__jit_compiler(int target, char *buf, size_t len) {
   rtc_api *a = rtc_for(target);
@@ -324,6 +334,37 @@ static void readonly_notice(const char *dir, const char *why) {
 
 /* ---- the request ------------------------------------------------------------------------ */
 
+/* The compiler of one request: a run-time compiler library, or the emulator's host clang++. */
+typedef struct jit_compiler {
+  rtc_api *rtc;          /* NULL: the host compiler */
+  attngen__host_cc host; /* rtc == NULL */
+  char label[64];        /* "hiprtc 9.0", "clang++ 19.1.7": logs and cache metadata */
+  const char *arch;      /* "sm_90a", "gfx942", "emu-x86_64" */
+} jit_compiler;
+
+static void hash_input(void *user, const char *name, const char *data) {
+  uint64_t *h = user;
+  *h = attngen__fnv1a64_str(attngen__fnv1a64_str(*h, name), data);
+}
+
+/* The emulator's key: the compiler's identity (its --version line and the file it resolves
+ * to), the flags, the embedded headers and shim the object is compiled from, the source. */
+static uint64_t emu_cache_key(const attngen__host_cc *cc, int target, const char *name,
+                              const char *source) {
+  uint64_t h = attngen__fnv1a64_str(ATTNGEN__FNV64_INIT, "attngen-emu-jit/1");
+  h = attngen__fnv1a64_str(h, ATTNGEN_GENERATOR_VERSION);
+  h = attngen__fnv1a64_str(h, attngen__target_name(target));
+  h = attngen__fnv1a64_str(h, attngen__jit_emu_arch());
+  h = attngen__fnv1a64_str(h, cc->version);
+  h = attngen__fnv1a64_str(h, cc->real);
+  const char *flags[32];
+  size_t n = attngen__host_cc_flags(flags, 32);
+  for (size_t i = 0; i < n && i < 32; i++) h = attngen__fnv1a64_str(h, flags[i]);
+  attngen__host_cc_inputs(hash_input, &h);
+  h = attngen__fnv1a64_str(h, name);
+  return attngen__fnv1a64_str(h, source);
+}
+
 static uint64_t cache_key(const rtc_api *a, int target, const char *name, const char *source,
                           const char **opts, size_t nopts) {
   char version[32];
@@ -340,14 +381,16 @@ static uint64_t cache_key(const rtc_api *a, int target, const char *name, const 
   return attngen__fnv1a64_str(h, source);
 }
 
-static attngen_status compile_and_store(rtc_api *a, const attngen__jit_request *req,
+static attngen_status compile_and_store(const jit_compiler *jc, const attngen__jit_request *req,
                                         const char *source, const char **opts, size_t nopts,
                                         uint64_t key, const char *dir, attngen__jit_result *out) {
-  const char *arch = attngen__jit_arch(req->target);
-  attngen__log(ATTNGEN__LOG_NOTICE, "jit: compiling %s for %s with %s %d.%d ...", req->name, arch,
-               a->name, a->major, a->minor);
+  const char *arch = jc->arch;
+  attngen__log(ATTNGEN__LOG_NOTICE, "jit: compiling %s for %s with %s ...", req->name, arch,
+               jc->label);
   double t0 = attngen__now();
-  attngen_status st = rtc_compile(a, req->name, source, opts, nopts, &out->image, &out->size);
+  attngen_status st =
+      jc->rtc ? rtc_compile(jc->rtc, req->name, source, opts, nopts, &out->image, &out->size)
+              : attngen__host_cc_compile(&jc->host, req->name, source, &out->image, &out->size);
   double secs = attngen__now() - t0;
   if (st != ATTNGEN_STATUS_OK) {
     attngen__log(ATTNGEN__LOG_NOTICE, "jit: compiling %s for %s failed after %.2f s", req->name,
@@ -365,7 +408,7 @@ static attngen_status compile_and_store(rtc_api *a, const attngen__jit_request *
     snprintf(meta.variant, sizeof meta.variant, "%s", req->name);
     snprintf(meta.target, sizeof meta.target, "%s", attngen__target_name(req->target));
     snprintf(meta.arch, sizeof meta.arch, "%s", arch);
-    snprintf(meta.compiler, sizeof meta.compiler, "%s %d.%d", a->name, a->major, a->minor);
+    snprintf(meta.compiler, sizeof meta.compiler, "%s", jc->label);
     meta.created = (int64_t)time(NULL);
     if (attngen__cache_write(dir, key, out->image, out->size, &meta) == ATTNGEN_STATUS_OK) {
       snprintf(stored, sizeof stored, "%s/%016llx%s", dir, (unsigned long long)key,
@@ -401,27 +444,56 @@ attngen_status attngen__jit_get(const attngen__jit_request *req, attngen__jit_re
                          "variant %s is not embedded in the library and ATTNGEN_JIT=0 allows "
                          "embedded (AOT) variants only (unset ATTNGEN_JIT or pick an embedded "
                          "variant)", req->name);
-  rtc_api *a = rtc_for(req->target);
-  if (!a) return attngen__fail(ATTNGEN_STATUS_INVALID_ARGUMENT, "jit: unknown target %d", req->target);
-  if (a->status != ATTNGEN_STATUS_OK) return attngen__fail(a->status, "%s", a->error);
+  jit_compiler *jc = malloc(sizeof *jc);
+  if (!jc) return attngen__fail(ATTNGEN_STATUS_OUT_OF_MEMORY, "jit: out of memory");
+  memset(jc, 0, sizeof *jc);
+  attngen_status st = ATTNGEN_STATUS_OK;
+  if (req->emu) {
+    if (req->target != ATTNGEN__TARGET_GFX942)
+      st = attngen__fail(ATTNGEN_STATUS_INVALID_ARGUMENT, "jit: the emulator runs %s kernels only",
+                         attngen__target_name(ATTNGEN__TARGET_GFX942));
+    else if ((st = attngen__host_cc_find(&jc->host)) != ATTNGEN_STATUS_OK) {
+      char why[1200];
+      snprintf(why, sizeof why, "%s", attngen_last_error());
+      attngen__fail(st, "variant %s is not built into the emulator and cannot be JIT-compiled: %s",
+                    req->name, why);
+    }
+    snprintf(jc->label, sizeof jc->label, "clang++ %s", jc->host.short_ver);
+    jc->arch = attngen__jit_emu_arch();
+  } else {
+    jc->rtc = rtc_for(req->target);
+    if (!jc->rtc)
+      st = attngen__fail(ATTNGEN_STATUS_INVALID_ARGUMENT, "jit: unknown target %d", req->target);
+    else if (jc->rtc->status != ATTNGEN_STATUS_OK)
+      st = attngen__fail(jc->rtc->status, "%s", jc->rtc->error);
+    else
+      snprintf(jc->label, sizeof jc->label, "%s %d.%d", jc->rtc->name, jc->rtc->major,
+               jc->rtc->minor);
+    jc->arch = attngen__jit_arch(req->target);
+  }
+  if (st != ATTNGEN_STATUS_OK) {
+    free(jc);
+    return st;
+  }
 
   char *generated = NULL, *gen_error = NULL;
   const char *source = req->source;
   if (!source) {
     if (attngen__gen_source(req->name, &generated, &gen_error) != 0) {
-      attngen_status st = attngen__fail(ATTNGEN_STATUS_JIT_FAILED, "jit: cannot generate %s: %s",
-                                        req->name, gen_error ? gen_error : "unknown error");
+      st = attngen__fail(ATTNGEN_STATUS_JIT_FAILED, "jit: cannot generate %s: %s", req->name,
+                         gen_error ? gen_error : "unknown error");
       free(gen_error);
+      free(jc);
       return st;
     }
     source = generated;
   }
   const char *opts[8];
   char arch_opt[64];
-  size_t nopts = options_for(req->target, opts, arch_opt, sizeof arch_opt);
-  uint64_t key = cache_key(a, req->target, req->name, source, opts, nopts);
+  size_t nopts = jc->rtc ? options_for(req->target, opts, arch_opt, sizeof arch_opt) : 0;
+  uint64_t key = jc->rtc ? cache_key(jc->rtc, req->target, req->name, source, opts, nopts)
+                         : emu_cache_key(&jc->host, req->target, req->name, source);
   out->key = key;
-  attngen_status st = ATTNGEN_STATUS_OK;
 
   if (mem_get(key, &out->image, &out->size)) {
     out->origin = ATTNGEN__JIT_MEMORY;
@@ -438,7 +510,7 @@ attngen_status attngen__jit_get(const attngen__jit_request *req, attngen__jit_re
     if (cr == ATTNGEN__CACHE_HIT) {
       out->origin = ATTNGEN__JIT_DISK;
       attngen__log(ATTNGEN__LOG_INFO, "jit: %s for %s loaded from the cache (%016llx)", req->name,
-                   attngen__jit_arch(req->target), (unsigned long long)key);
+                   jc->arch, (unsigned long long)key);
       mem_put(key, out->image, out->size);
       goto done;
     }
@@ -452,7 +524,7 @@ attngen_status attngen__jit_get(const attngen__jit_request *req, attngen__jit_re
     st = attngen__fail(ATTNGEN_STATUS_JIT_FAILED,
                        "jit: %s for %s: %s (is that process stopped? end it, or remove the "
                        "lock file; ATTNGEN_JIT_LOCK_TIMEOUT sets the wait in seconds)",
-                       req->name, attngen__jit_arch(req->target), lock_why);
+                       req->name, jc->arch, lock_why);
     goto done;
   }
   if (dir && lock < 0) {
@@ -473,9 +545,10 @@ attngen_status attngen__jit_get(const attngen__jit_request *req, attngen__jit_re
       attngen__log(ATTNGEN__LOG_NOTICE, "jit: cache entry %s/%016llx%s is corrupt (%s); rebuilding",
                    dir, (unsigned long long)key, ATTNGEN__CACHE_EXT, why);
   }
-  st = compile_and_store(a, req, source, opts, nopts, key, dir, out);
+  st = compile_and_store(jc, req, source, opts, nopts, key, dir, out);
   attngen__cache_unlock(lock);
 done:
   free(generated);
+  free(jc);
   return st;
 }

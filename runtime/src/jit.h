@@ -1,7 +1,8 @@
 /* jit.h: run-time compilation of variants that are not embedded in the library. The source
  * comes from the embedded generator (or is given, for tests), is compiled with NVRTC (sm90)
- * or hiprtc (gfx942), and the code object goes through the on-disk cache (cache.h) plus a
- * process-wide memory cache. No device is needed: the target architecture is fixed per
+ * or hiprtc (gfx942), or, for the emulator (request.emu), with the host's clang++ 19 into a
+ * shared object (jit_host.h), and the result goes through the on-disk cache (cache.h) plus
+ * a process-wide memory cache. No device is needed: the target architecture is fixed per
  * target (sm_90a, gfx942). ATTNGEN_JIT=0 means AOT only: every request fails with
  * JIT_DISABLED, cached or not. */
 #ifndef ATTNGEN_JIT_H
@@ -22,6 +23,8 @@ typedef struct attngen__jit_request {
   const struct attngen__env *env; /* the context's environment (ATTNGEN_JIT, the lock
                                      timeout); NULL: read and check the environment now
                                      (a malformed ATTNGEN_* value fails the request) */
+  int emu; /* 1: a gfx942 variant for the emulator, compiled for the host (jit_host.h): the
+              image is a shared object for dlopen, not a code object */
 } attngen__jit_request;
 
 typedef enum attngen__jit_origin {
@@ -40,7 +43,8 @@ typedef struct attngen__jit_result {
 
 /* Returns the code object for the request: memory cache, disk cache, else compile (under
  * the per-key lock, waited for at most lock_timeout_s) and store. JIT_DISABLED when ATTNGEN_JIT=0; JIT_FAILED with the
- * compiler log on errors; NO_BACKEND when the run-time compiler library is missing. */
+ * compiler log on errors; NO_BACKEND when the run-time compiler library is missing (emu:
+ * NO_VARIANT when the host compiler is, naming what was tried). */
 attngen_status attngen__jit_get(const attngen__jit_request *req, attngen__jit_result *out);
 
 /* 1 unless ATTNGEN_JIT=0 (read now; a context uses the value read at its creation). */
@@ -48,6 +52,9 @@ int attngen__jit_enabled(void);
 
 /* The architecture string a target is compiled for ("sm_90a", "gfx942"). */
 const char *attngen__jit_arch(int target);
+
+/* The architecture string of the emulator's JIT objects ("emu-x86_64"). */
+const char *attngen__jit_emu_arch(void);
 
 /* "nvrtc 13.0" / "hiprtc 6.2" into buf; NO_BACKEND (and a message) when not loadable. */
 attngen_status attngen__jit_compiler(int target, char *buf, size_t len);
