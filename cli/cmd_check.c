@@ -43,8 +43,8 @@ static const char *const input_names[] = {"uniform", "realistic", "large"};
 
 static const attngen__cli_option options[] = {
     {"--shape", ATTNGEN__CLI_SHAPE, "B,H,Sq,Skv",
-     "batch, heads, query and key/value lengths (head_dim 128; B,H,S: Skv = Sq);\n"
-     "required unless --all"},
+     "batch, heads, query and key/value lengths (head_dim 128; B,H,S:\n"
+     "Skv = Sq); required unless --all"},
     {"--backend", ATTNGEN__CLI_BACKEND, "NAME", "the backend checked (default cpu)"},
     {"--device", ATTNGEN__CLI_INT, "N", "device ordinal (default 0)", 0, 1024},
     {"--layout", ATTNGEN__CLI_CHOICE, "L", "tensor layout (default " ATTNGEN__LAYOUT_BSHD_NAME ")",
@@ -63,12 +63,13 @@ static const attngen__cli_option options[] = {
     {"--special", ATTNGEN__CLI_FLAG, NULL, "plant NaN and Inf in q, k and v"},
     {"--variant", ATTNGEN__CLI_TEXT, "NAME", "force a kernel variant", .max_len = 255},
     {"--all", ATTNGEN__CLI_FLAG, NULL,
-     "every variant of the backend's target search space (attngen list --search-space;\n"
-     "emu and hip: gfx942, cuda: sm90) on the contract's case set (Skv = 0, Sq = 1, ragged,\n"
-     "several KV tiles, tail splits, NaN/Inf, large scores, negative, zero and huge scales);\n"
-     "one line per variant, the report of each failing case, a summary. On emu, variants\n"
-     "not built in are JIT-compiled first (cached) and each case's second run uses another\n"
-     "wave-order seed",
+     "every variant of the backend's target search space (attngen list\n"
+     "--search-space; emu and hip: gfx942, cuda: sm90) on the contract's case\n"
+     "set (Skv = 0, Sq = 1, ragged, several KV tiles, tail splits, NaN/Inf,\n"
+     "large scores, negative, zero and huge scales); one line per variant,\n"
+     "the report of each failing case, a summary. On emu, variants not built\n"
+     "in are JIT-compiled first (cached) and each case's second run uses\n"
+     "another wave-order seed",
      .excludes = "--shape --layout --round --scale --inputs --large-scores --special "
                  "--variant"},
     {"--filter", ATTNGEN__CLI_TEXT, "GLOB", "--all: only variants whose name matches GLOB",

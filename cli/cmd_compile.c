@@ -22,13 +22,14 @@ static const attngen__cli_option options[] = {
      "the target's default set (the variants of the manifest), narrowed by --filter",
      .choices = attngen__target_names, .nchoices = ATTNGEN__TARGET_COUNT},
     {"--search-space", ATTNGEN__CLI_FLAG, NULL,
-     "with --target: the target's tuning search space (attngen list --search-space)\n"
-     "instead of its default set", .excludes = "--variant"},
+     "with --target: the target's tuning search space (attngen list\n"
+     "--search-space) instead of its default set", .excludes = "--variant"},
     {"--filter", ATTNGEN__CLI_TEXT, "GLOB", "only variants whose name matches GLOB (* and ?)",
      .needs = "--target"},
     {"--emu", ATTNGEN__CLI_FLAG, NULL,
-     "compile " ATTNGEN__TARGET_GFX942_NAME " variants for the emulator (emu backend): the host's clang++ 19\n"
-     "with the built-in emulated kernels' flags into a shared object (-o: DIR/NAME.so)"},
+     "compile " ATTNGEN__TARGET_GFX942_NAME " variants for the emulator (emu backend): the\n"
+     "host's clang++ 19 with the built-in emulated kernels' flags into a\n"
+     "shared object (-o: DIR/NAME.so)"},
     {"--variant", ATTNGEN__CLI_TEXT, "NAME", "this variant (any valid name, not only the default set)",
      .max_len = 255, .repeat = 1, .excludes = "--target --filter"},
     {"-o", ATTNGEN__CLI_TEXT, "DIR", "also write the code objects into DIR (created if needed)",
@@ -46,7 +47,8 @@ const attngen__cli_command attngen__cli_cmd_compile = {
     "generator's source, the same compiler options and the same JIT cache key. No device is\n"
     "needed or opened. Each code object is stored in the JIT cache (a later run, in any\n"
     "process, loads it without compiling) and, with -o, also written to DIR/NAME.co\n"
-    "(" ATTNGEN__TARGET_GFX942_NAME ") or DIR/NAME.cubin (" ATTNGEN__TARGET_SM90_NAME "); with --emu, NAME.so.\n"
+    "(" ATTNGEN__TARGET_GFX942_NAME ") or DIR/NAME.cubin (" ATTNGEN__TARGET_SM90_NAME "); with --emu,\n"
+    "DIR/NAME.so.\n"
     "One line per variant: how it was obtained (compiled, cache = read from the disk\n"
     "cache, memory), seconds spent compiling, bytes, cache key, name.\n"
     "Environment: ATTNGEN_CACHE_DIR (the cache), ATTNGEN_JIT (0 refuses), ATTNGEN_LOG,\n"

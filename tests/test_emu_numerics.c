@@ -1,8 +1,8 @@
 /* test_emu_numerics.c: every default gfx942 variant (attngen__manifest, target gfx942), and
  * every variant of the gfx942 search space (JIT-compiled for the emulator, runtime/src/
  * jit_host.c), run through the public API on the emu backend (the wave64 emulator, CPU only)
- * and held to docs/NUMERICS.md: the CPU reference with the variant's softmax step and tail split plan
- * (attngen__ref_follow_call) within 1 bf16 ULP, NaN/Inf positions and encoding exact, the
+ * and held to docs/NUMERICS.md: the CPU reference with the variant's softmax step and tail
+ * split plan (attngen__ref_follow_call) within 1 bf16 ULP, NaN/Inf positions and encoding exact, the
  * fp64 sanity bound, LSE, every element written (poisoned output), nothing written outside
  * (guard bands around out and LSE), and bitwise determinism across two emulator contexts
  * with different wave-interleaving seeds (ATTNGEN_EMU_SEED). Cases per variant: the
