@@ -147,6 +147,12 @@ static double now_s(void) {
   return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/* Takes the fsutil lock at path ctx (for attngen_test_hold_lock_stopped). */
+static int take_fs_lock(const void *ctx) {
+  attngen__fs_lock_opts o = {1.0, 0, NULL, NULL, 0};
+  return attngen__fs_lock((const char *)ctx, &o, NULL, 0);
+}
+
 /* A child takes the lock and stops itself (as a suspended compile would). The parent's wait
  * is bounded: it gets ETIMEDOUT after about the timeout, a notice while waiting, and both
  * name the lock file and the stopped holder's pid. Once the holder dies, the lock is free. */
@@ -154,23 +160,9 @@ static void test_lock_times_out_naming_file_and_holder(void **state) {
   fixture *f = *state;
   char p[512];
   snprintf(p, sizeof p, "%s/key.lock", f->dir);
-  int ready[2];
-  assert_int_equal(pipe(ready), 0);
-  pid_t kid = fork();
-  if (kid == 0) {
-    attngen__fs_lock_opts o = {1.0, 0, NULL, NULL, 0};
-    int fd = attngen__fs_lock(p, &o, NULL, 0);
-    char c = fd >= 0 ? 'y' : 'n';
-    if (write(ready[1], &c, 1) != 1) _exit(2);
-    raise(SIGSTOP);
-    _exit(0);
-  }
-  char c = 0;
-  assert_int_equal(read(ready[0], &c, 1), 1);
-  assert_int_equal(c, 'y');
+  pid_t kid = attngen_test_hold_lock_stopped(take_fs_lock, p);
+  assert_true(kid > 0);
   int status;
-  assert_int_equal(waitpid(kid, &status, WUNTRACED), kid);
-  assert_true(WIFSTOPPED(status));
 
   notice n = {0, ""};
   attngen__fs_lock_opts o = {0.6, 0.2, on_notice, &n, 0};
@@ -196,8 +188,6 @@ static void test_lock_times_out_naming_file_and_holder(void **state) {
   fd = attngen__fs_lock(p, &o, why, sizeof why);
   assert_true(fd >= 0);
   attngen__fs_unlock(fd);
-  close(ready[0]);
-  close(ready[1]);
 }
 
 int main(void) {

@@ -23,6 +23,7 @@
 
 #include "attngen_internal.h"
 #include "elf_sections.h"
+#include "test_util.h"
 
 static char log_path[256];
 
@@ -420,6 +421,26 @@ static void test_jit_nvrtc_equals_nvcc_per_default_variant(void **state) {
   assert_int_equal(same, n);
 }
 
+/* Takes the cache lock of a (dir, key) pair (for attngen_test_hold_lock_stopped). */
+typedef struct {
+  const char *dir;
+  uint64_t key;
+} cache_lock_ctx;
+
+static int take_cache_lock(const void *ctx) {
+  const cache_lock_ctx *c = ctx;
+  char why[256];
+  return attngen__cache_lock(c->dir, c->key, 1.0, why, sizeof why);
+}
+
+/* Holds the lock of `key` in a child that then stops itself; returns the child's pid. */
+static pid_t hold_lock_stopped(const char *dir, uint64_t key) {
+  cache_lock_ctx c = {dir, key};
+  pid_t kid = attngen_test_hold_lock_stopped(take_cache_lock, &c);
+  assert_true(kid > 0);
+  return kid;
+}
+
 /* A process that holds a key's lock and is stopped (a suspended compile) must not block the
  * next process for ever: after the bounded wait the request fails with JIT_FAILED and a
  * message naming the lock file and the stopped holder. */
@@ -434,22 +455,8 @@ static void test_jit_stopped_lock_holder_times_out(void **state) {
   entry_path(path, sizeof path, f->dir, key);
   assert_int_equal(unlink(path), 0);
   attngen__jit_forget_memory();
-  int ready[2];
-  assert_int_equal(pipe(ready), 0);
-  pid_t kid = fork();
-  if (kid == 0) {
-    char why[256];
-    int fd = attngen__cache_lock(f->dir, key, 1.0, why, sizeof why);
-    char c = fd >= 0 ? 'y' : 'n';
-    if (write(ready[1], &c, 1) != 1) _exit(2);
-    raise(SIGSTOP);
-    _exit(0);
-  }
-  char c = 0;
-  assert_int_equal(read(ready[0], &c, 1), 1);
-  assert_int_equal(c, 'y');
+  pid_t kid = hold_lock_stopped(f->dir, key);
   int status;
-  assert_int_equal(waitpid(kid, &status, WUNTRACED), kid);
   attngen__jit_request req = {"attngen_test_tiny", ATTNGEN__TARGET_SM90, tiny_source, 0.5};
   unsigned long c0 = attngen__jit_compile_count();
   attngen_status st = attngen__jit_get(&req, &r);
@@ -459,8 +466,6 @@ static void test_jit_stopped_lock_holder_times_out(void **state) {
   snprintf(holder, sizeof holder, "process %ld (stopped)", (long)kid);
   kill(kid, SIGKILL);
   waitpid(kid, &status, 0);
-  close(ready[0]);
-  close(ready[1]);
   assert_int_equal(st, ATTNGEN_STATUS_JIT_FAILED);
   assert_non_null(strstr(msg, lock));
   assert_non_null(strstr(msg, holder));
@@ -468,29 +473,6 @@ static void test_jit_stopped_lock_holder_times_out(void **state) {
   /* With the holder gone the same request compiles. */
   assert_int_equal(attngen__jit_get(&req, &r), ATTNGEN_STATUS_OK);
   free(r.image);
-}
-
-/* Holds the lock of `key` in a child that then stops itself; returns the child's pid. */
-static pid_t hold_lock_stopped(const char *dir, uint64_t key) {
-  int ready[2];
-  assert_int_equal(pipe(ready), 0);
-  pid_t kid = fork();
-  if (kid == 0) {
-    char why[256];
-    int fd = attngen__cache_lock(dir, key, 1.0, why, sizeof why);
-    char c = fd >= 0 ? 'y' : 'n';
-    if (write(ready[1], &c, 1) != 1) _exit(2);
-    raise(SIGSTOP);
-    _exit(0);
-  }
-  char c = 0;
-  assert_int_equal(read(ready[0], &c, 1), 1);
-  assert_int_equal(c, 'y');
-  int status;
-  assert_int_equal(waitpid(kid, &status, WUNTRACED), kid);
-  close(ready[0]);
-  close(ready[1]);
-  return kid;
 }
 
 static double seconds_now(void) {

@@ -21,7 +21,7 @@ static int attngen_test_skipped_;
  * including this header gets cmocka's skip() replaced: the reason is printed first by the
  * caller ("SKIPPED: ..."), then the skip is recorded, or is a failure where the variable is
  * 1. */
-static void attngen_test_skip_(const char *require, const char *file, int line) {
+static inline void attngen_test_skip_(const char *require, const char *file, int line) {
   const char *r = require ? getenv(require) : NULL;
   if (r && strcmp(r, "1") == 0) {
     print_message("FAILED instead of SKIPPED: %s=1 (what this test needs must be present)\n",

@@ -252,6 +252,12 @@ static void test_tune_cli_emu_runs_jit_candidates_and_fails_softly(void **state)
   assert_non_null(strstr(f->err, jit));
 }
 
+/* Takes the fsutil lock at path ctx (for attngen_test_hold_lock_stopped). */
+static int take_fs_lock(const void *ctx) {
+  attngen__fs_lock_opts o = {1.0, 0, NULL, NULL, 0};
+  return attngen__fs_lock((const char *)ctx, &o, NULL, 0);
+}
+
 /* A stopped process holding the database's lock: tune says it is waiting (after 2 s, naming
  * the lock file and the holder), gives up after ATTNGEN_JIT_LOCK_TIMEOUT seconds with exit 1
  * and writes nothing (issue 29: it waited 60 s without a word, then merged without the lock
@@ -260,24 +266,9 @@ static void test_tune_cli_stopped_lock_holder_fails_without_writing(void **state
   fixture *f = *state;
   char lock[400];
   snprintf(lock, sizeof lock, "%s.lock", f->db);
-  int ready[2];
-  assert_int_equal(pipe(ready), 0);
-  pid_t kid = fork();
-  if (kid == 0) {
-    attngen__fs_lock_opts o = {1.0, 0, NULL, NULL, 0};
-    int fd = attngen__fs_lock(lock, &o, NULL, 0);
-    char c = fd >= 0 ? 'y' : 'n';
-    if (write(ready[1], &c, 1) != 1) _exit(2);
-    raise(SIGSTOP);
-    _exit(0);
-  }
-  char c = 0;
-  assert_int_equal(read(ready[0], &c, 1), 1);
-  assert_int_equal(c, 'y');
+  pid_t kid = attngen_test_hold_lock_stopped(take_fs_lock, lock);
+  assert_true(kid > 0);
   int status;
-  assert_int_equal(waitpid(kid, &status, WUNTRACED), kid);
-  close(ready[0]);
-  close(ready[1]);
   setenv("ATTNGEN_JIT_LOCK_TIMEOUT", "2.5", 1);
   int rc = run_tune(f, "--backend cpu --shape 1,1,16,16 --warmup 0 --iters 1 -o %s", f->db);
   unsetenv("ATTNGEN_JIT_LOCK_TIMEOUT");
