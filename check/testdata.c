@@ -195,6 +195,18 @@ void attngen__plant_special(attngen__inputs *in) {
   attngen__plant(v, lb, lh, in->seqlen_kv - 1, 41, ATTNGEN__BF16_NEG_INF);
 }
 
+void attngen__plant_masked(attngen__inputs *in, const int32_t *kv_lengths) {
+  const attngen__out_view k = attngen__view_out(in->k, in->layout, in->heads, in->seqlen_kv);
+  const attngen__out_view v = attngen__view_out(in->v, in->layout, in->heads, in->seqlen_kv);
+  for (int b = 0; b < in->batch; ++b)
+    for (int h = 0; h < in->heads; ++h)
+      for (int j = attngen__kv_len_of(kv_lengths, b, in->seqlen_kv); j < in->seqlen_kv; ++j) {
+        attngen__plant(k, b, h, j, j % D, ATTNGEN__BF16_NAN);
+        attngen__plant(v, b, h, j, (5 * j) % D,
+                       j % 2 ? ATTNGEN__BF16_POS_INF : ATTNGEN__BF16_NEG_INF);
+      }
+}
+
 size_t attngen__contract_cases(int kv_tile, attngen__contract_case *out) {
   /* 10 KV tiles, the last one partial (15 keys short), whatever the variant's tile: the split
    * planner wants at least 8 tiles and an idle half of the 8 CUs */
@@ -220,6 +232,19 @@ size_t attngen__contract_cases(int kv_tile, attngen__contract_case *out) {
       {1, 1, 17, 47, ATTNGEN__INPUT_UNIFORM, 0, -1, "negative zero scale", -0.0f},
       {1, 2, 33, 47, ATTNGEN__INPUT_UNIFORM, 0, -1, "scale 1e10", 1e10f},
       {1, 1, 17, 200, ATTNGEN__INPUT_LARGE, 0, -1, "scale -3e7, large scores", -3e7f},
+      /* Per-batch key lengths: 0, 1, all, a ragged tile; negative and > Skv (clamped); a
+       * split call whose later parts are past the length (empty parts); the keys past each
+       * length hold NaN and Inf (attngen__plant_masked), which must contribute nothing. */
+      {4, 2, 17, 130, ATTNGEN__INPUT_UNIFORM, 0, -1, "key lengths 0, 1, Skv, 61", def, 4,
+       {0, 1, 130, 61}},
+      {2, 1, 33, 200, ATTNGEN__INPUT_LARGE, 0, -1, "key lengths -7, 1000 (clamped)", def, 2,
+       {-7, 1000}},
+      {1, 2, 64, split_kv, ATTNGEN__INPUT_LARGE, 0, 1, "split, key length 2 tiles + 5", def, 1,
+       {2 * kv_tile + 5}},
+      {2, 1, 17, split_kv, ATTNGEN__INPUT_UNIFORM, 0, -1, "key lengths 0, Skv - 1, long", def, 2,
+       {0, split_kv - 1}},
+      {2, 2, 40, 47, ATTNGEN__INPUT_UNIFORM, 0, -1, "zero scale, key lengths 20, 1", 0.0f, 2,
+       {20, 1}},
   };
   _Static_assert(sizeof c / sizeof c[0] <= ATTNGEN__CONTRACT_CASES_MAX, "case set too large");
   memcpy(out, c, sizeof c);

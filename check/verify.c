@@ -14,6 +14,7 @@ void attngen__verify_ref_free(attngen__verify_ref *ref) {
   free(ref->tol);
   free(ref->exact);
   free(ref->rows);
+  free(ref->kv_lengths);
   memset(ref, 0, sizeof *ref);
 }
 
@@ -24,8 +25,11 @@ static attngen_status run_call(const attngen__verify_args *a, uint16_t *out, flo
   const size_t nkv = (size_t)c->batch * c->heads * c->seqlen_kv * D;
   const size_t nl = (size_t)c->batch * c->heads * c->seqlen_q;
   attngen_context *ctx = a->ctx;
-  void *q = NULL, *k = NULL, *v = NULL, *o = NULL, *l = NULL;
+  void *q = NULL, *k = NULL, *v = NULL, *o = NULL, *l = NULL, *kl = NULL;
+  const size_t nkl = a->kv_lengths ? (size_t)c->batch * sizeof(int32_t) : 0;
   attngen_status st = attngen_malloc(ctx, nq * 2, &q);
+  if (!st && nkl) st = attngen_malloc(ctx, nkl, &kl);
+  if (!st && nkl) st = attngen_memcpy_htod(ctx, kl, a->kv_lengths, nkl);
   if (!st && nkv) st = attngen_malloc(ctx, nkv * 2, &k);
   if (!st && nkv) st = attngen_malloc(ctx, nkv * 2, &v);
   if (!st) st = attngen_malloc(ctx, nq * 2, &o);
@@ -41,6 +45,7 @@ static attngen_status run_call(const attngen__verify_args *a, uint16_t *out, flo
     run.v = v;
     run.out = o;
     run.lse = l;
+    run.kv_lengths = kl;
     st = attngen_fwd(ctx, &run);
   }
   if (!st) st = attngen_synchronize(ctx, c->stream);
@@ -51,6 +56,7 @@ static attngen_status run_call(const attngen__verify_args *a, uint16_t *out, flo
   attngen_free(ctx, v);
   attngen_free(ctx, o);
   attngen_free(ctx, l);
+  attngen_free(ctx, kl);
   return st;
 }
 
@@ -76,7 +82,11 @@ static attngen_status reference(const attngen__verify_args *a, attngen__verify_r
                    follow.kv_step == ref->kv_step && follow.score_fma == ref->score_fma &&
                    follow.kv_per_split == ref->kv_per_split &&
                    (!rows) == (!ref->rows) &&
-                   (!rows || memcmp(rows, ref->rows, nl) == 0);
+                   (!rows || memcmp(rows, ref->rows, nl) == 0) &&
+                   (!a->kv_lengths) == (!ref->kv_lengths) &&
+                   (!a->kv_lengths || (ref->kv_lengths_n == c->batch &&
+                                       memcmp(a->kv_lengths, ref->kv_lengths,
+                                              (size_t)c->batch * sizeof(int32_t)) == 0));
   if (same && (!a->exact || ref->has_exact)) {
     free(rows);
     return ATTNGEN_STATUS_OK;
@@ -92,13 +102,23 @@ static attngen_status reference(const attngen__verify_args *a, attngen__verify_r
   free(ref->rows);
   ref->rows = rows;
   ref->valid = 0;
+  free(ref->kv_lengths);
+  ref->kv_lengths = NULL;
+  ref->kv_lengths_n = 0;
   if (!ref->out || !ref->tol || !ref->lse) return ATTNGEN_STATUS_OUT_OF_MEMORY;
+  if (a->kv_lengths) {
+    ref->kv_lengths = malloc((size_t)c->batch * sizeof(int32_t));
+    if (!ref->kv_lengths) return ATTNGEN_STATUS_OUT_OF_MEMORY;
+    memcpy(ref->kv_lengths, a->kv_lengths, (size_t)c->batch * sizeof(int32_t));
+    ref->kv_lengths_n = c->batch;
+  }
   attngen_fwd_args host = *c; /* the call on the host inputs, into the reference's buffers */
   host.q = a->in->q;
   host.k = a->in->k;
   host.v = a->in->v;
   host.out = ref->out;
   host.lse = ref->lse;
+  host.kv_lengths = a->kv_lengths;
   attngen__ref_args ra = attngen__ref_args_of_call(&host);
   ra.kv_step = follow.kv_step;
   ra.score_fma = follow.score_fma;
@@ -113,7 +133,7 @@ static attngen_status reference(const attngen__verify_args *a, attngen__verify_r
     attngen__exact_args e = {ra.q, ra.k, ra.v,
                              attngen__view_f64(ref->exact, c->layout, c->heads, c->seqlen_q),
                              c->batch, c->heads, c->seqlen_q, c->seqlen_kv, c->softmax_scale,
-                             NULL, 0};
+                             NULL, 0, a->kv_lengths};
     if ((st = attngen__exact_fwd(&e)) != ATTNGEN_STATUS_OK) return st;
     ref->has_exact = 1;
   }

@@ -167,6 +167,10 @@ void attngen__plant(attngen__out_view t, int b, int h, int s, int d, uint16_t bi
  * NaN), +Inf and -Inf in two value columns of the last (b, h). Nothing when Skv = 0. */
 void attngen__plant_special(attngen__inputs *in);
 
+/* NaN in the k and +Inf / -Inf in the v of every key at or past its batch entry's length
+ * kv_lengths[b] (clamped into [0, Skv] as the kernels do); they must contribute nothing. */
+void attngen__plant_masked(attngen__inputs *in, const int32_t *kv_lengths);
+
 /* ---- the contract's case set (testdata.c) ----------------------------------------------- */
 
 /* One call of the case set that holds a kernel variant to docs/NUMERICS.md on a backend
@@ -179,17 +183,20 @@ typedef struct attngen__contract_case {
                     never do), 0 = nobody may split, -1 = not checked */
   const char *what;
   float scale;   /* softmax_scale (0 and -0 included) */
+  int nkvl;      /* per-batch key lengths (args.kv_lengths): `batch` values in kvl, 0 = none */
+  int32_t kvl[4];
 } attngen__contract_case;
 
 #define ATTNGEN__DEFAULT_SCALE 0.08838834764831845f /* 1/sqrt(128) */
 
-#define ATTNGEN__CONTRACT_CASES_MAX 16
+#define ATTNGEN__CONTRACT_CASES_MAX 24
 
 /* The cases for a variant with KV tile kv_tile: Skv = 0, Sq = 1, a ragged pair, several KV
  * tiles, a call whose tail q-jobs are split (tail variants) and one where only the last job
  * of several rounds is split, a negative scale, scales 0, -0, 1e10 and -3e7 (every finite
  * scale gives the contract's result, issue 29); uniform and large scores (|t| ~ 100), NaN/Inf
- * planted. Small enough for the emulator (the largest is 9 x 64 x ~10 tiles). Returns the
+ * planted; per-batch key lengths (0, 1, Skv, ragged, negative and > Skv (clamped), a split
+ * whose later parts are empty, zero scale; the masked keys hold NaN/Inf: attngen__plant_masked). Small enough for the emulator (the largest is 9 x 64 x ~10 tiles). Returns the
  * count (<= ATTNGEN__CONTRACT_CASES_MAX). Inputs of a zero-scale case are made with the
  * default scale (attngen__inputs_make sizes large scores by it). */
 size_t attngen__contract_cases(int kv_tile, attngen__contract_case *out);
@@ -204,6 +211,8 @@ typedef struct attngen__verify_ref {
   size_t nq, nl;
   int valid, kv_step, score_fma, kv_per_split, has_exact;
   int rounding, layout; /* of the valid reference: its rounding, the layout of out/exact */
+  int32_t *kv_lengths;  /* the key lengths it used (a copy), NULL when none */
+  int kv_lengths_n;
 } attngen__verify_ref;
 
 void attngen__verify_ref_free(attngen__verify_ref *ref);
@@ -219,6 +228,9 @@ typedef struct attngen__verify_args {
   int strict;                   /* no P-rounding-boundary tolerance (an exactly rounded exp2,
                                    as the emulator's) */
   attngen__verify_ref *ref;     /* optional cache of the reference (NULL: computed and freed) */
+  const int32_t *kv_lengths;    /* host copy of the call's per-batch key lengths [batch], or
+                                   NULL (none); with out == NULL verify_run uploads them and
+                                   passes the device copy as args.kv_lengths */
 } attngen__verify_args;
 
 typedef struct attngen__verify_result {

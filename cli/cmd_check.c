@@ -37,6 +37,7 @@ typedef struct check_opts {
   const char *filter;  /* --all: only variants matching this glob */
   int jobs;            /* --all: JIT compiles at a time */
   int second_seed;     /* emu: run 2 on another wave-order seed */
+  const int32_t *kvl;  /* --all's key-length cases: per-batch key lengths (host), or NULL */
 } check_opts;
 
 static const char *const input_names[] = {"uniform", "realistic", "large"};
@@ -124,13 +125,14 @@ static attngen_status make_inputs(const check_opts *o, attngen__inputs *in) {
                                            c->seqlen_q, c->seqlen_kv,
                                            o->scale != 0.0f ? o->scale : ATTNGEN__DEFAULT_SCALE);
   if (st == ATTNGEN_STATUS_OK && o->special) attngen__plant_special(in);
+  if (st == ATTNGEN_STATUS_OK && o->kvl) attngen__plant_masked(in, o->kvl);
   return st;
 }
 
 /* Device buffers of one backend run (the context lives on for the verification). */
 typedef struct device_run {
   attngen_context *ctx;
-  void *q, *k, *v, *out_base, *lse;
+  void *q, *k, *v, *out_base, *lse, *kvl;
 } device_run;
 
 static void device_run_free(device_run *r) {
@@ -140,7 +142,8 @@ static void device_run_free(device_run *r) {
   attngen_free(r->ctx, r->v);
   attngen_free(r->ctx, r->out_base);
   attngen_free(r->ctx, r->lse);
-  r->q = r->k = r->v = r->out_base = r->lse = NULL;
+  attngen_free(r->ctx, r->kvl);
+  r->q = r->k = r->v = r->out_base = r->lse = r->kvl = NULL;
 }
 
 static void call_args(const check_opts *o, attngen_fwd_args *a) {
@@ -172,6 +175,9 @@ static attngen_status run_backend(const check_opts *o, const attngen__inputs *in
   if (!st) st = attngen_memcpy_htod(r->ctx, r->q, in->q, nq * 2);
   if (!st && nkv) st = attngen_memcpy_htod(r->ctx, r->k, in->k, nkv * 2);
   if (!st && nkv) st = attngen_memcpy_htod(r->ctx, r->v, in->v, nkv * 2);
+  const size_t nkvl = o->kvl ? (size_t)o->shape.batch * sizeof(int32_t) : 0;
+  if (!st && nkvl) st = attngen_malloc(r->ctx, nkvl, &r->kvl);
+  if (!st && nkvl) st = attngen_memcpy_htod(r->ctx, r->kvl, o->kvl, nkvl);
   attngen_fwd_args a;
   call_args(o, &a);
   a.q = r->q;
@@ -179,6 +185,7 @@ static attngen_status run_backend(const check_opts *o, const attngen__inputs *in
   a.v = r->v;
   a.out = (char *)r->out_base + (size_t)g->guard * sizeof(uint16_t);
   a.lse = r->lse;
+  a.kv_lengths = r->kvl;
   if (!st) {
     attngen_choice ch;
     st = attngen_explain(r->ctx, &a, &ch);
@@ -226,12 +233,12 @@ static int report(FILE *f, const check_opts *o, const char *variant,
                   const attngen__verify_result *v, int64_t guard_bad, int64_t guard_first,
                   int64_t nondeterministic) {
   char title[512];
-  snprintf(title, sizeof title, "check %s %dx%dx%dx%d %s %s seed %llu inputs %s%s scale %g\n"
+  snprintf(title, sizeof title, "check %s %dx%dx%dx%d %s %s seed %llu inputs %s%s%s scale %g\n"
            "  variant: %s\n  output",
            o->backend, o->shape.batch, o->shape.heads, o->shape.seqlen_q, o->shape.seqlen_kv,
            attngen__layout_name(o->shape.layout), attngen__rounding_name(o->shape.rounding),
            (unsigned long long)o->seed, input_names[o->inputs], o->special ? " +nan/inf" : "",
-           (double)o->scale, variant);
+           o->kvl ? " +key lengths (masked keys NaN/Inf)" : "", (double)o->scale, variant);
   attngen__compare_print(f, title, &v->out);
   const size_t nl = (size_t)o->shape.batch * o->shape.heads * o->shape.seqlen_q;
   fprintf(f, "  reference: softmax step %d keys%s", v->kv_step,
@@ -273,7 +280,7 @@ static int check_one(const check_opts *o, FILE *f) {
      * the exact fp64 attention as the sanity bound (verify.h). */
     attngen_fwd_args call;
     call_args(o, &call);
-    attngen__verify_args va = {dev.ctx, &call, &in, g.data, lse, 1, 0, NULL};
+    attngen__verify_args va = {dev.ctx, &call, &in, g.data, lse, 1, 0, NULL, o->kvl};
     attngen__verify_result vr;
     st = attngen__verify_run(&va, &vr);
     if (st) {
@@ -440,6 +447,7 @@ static int check_all(check_opts *o) {
       one.variant = space[i];
       one.seed = o->seed + (uint64_t)(i * ATTNGEN__CONTRACT_CASES_MAX) + c;
       one.second_seed = emu;
+      one.kvl = cases[c].nkvl ? cases[c].kvl : NULL;
       char *text = NULL;
       size_t len = 0;
       FILE *mem = open_memstream(&text, &len);

@@ -136,6 +136,31 @@ static void test_dispatch_aliasing(void **state) {
   expect(&a, ATTNGEN_STATUS_OK, NULL);
 }
 
+/* args.kv_lengths (int32 [batch], read on the device): the host checks its alignment and
+ * that no output overlaps it; its values are the kernels' to clamp. */
+static void test_dispatch_kv_lengths(void **state) {
+  const size_t t = (size_t)2 * 2 * 8 * 128 * 2;
+  attngen_fwd_args a = valid_args();
+  a.kv_lengths = (const int32_t *)(arena + 5 * t);
+  expect(&a, ATTNGEN_STATUS_OK, NULL);
+  a.kv_lengths = (const int32_t *)(arena + 5 * t + 2);
+  expect(&a, ATTNGEN_STATUS_MISALIGNED, "args.kv_lengths");
+  assert_non_null(strstr(attngen_last_error(), "4-byte"));
+  a = valid_args();
+  a.kv_lengths = (const int32_t *)a.out + 4;
+  expect(&a, ATTNGEN_STATUS_ALIASING, "args.kv_lengths");
+  a = valid_args();
+  a.kv_lengths = (const int32_t *)a.lse + 31; /* its last int32 and one past the lse */
+  expect(&a, ATTNGEN_STATUS_ALIASING, "args.kv_lengths");
+  a = valid_args();
+  a.kv_lengths = (const int32_t *)a.lse + 32; /* directly after lse: touching */
+  expect(&a, ATTNGEN_STATUS_OK, NULL);
+  a.kv_lengths = (const int32_t *)a.q; /* inputs may share memory */
+  expect(&a, ATTNGEN_STATUS_OK, NULL);
+  a.kv_lengths = (const int32_t *)(arena + 5 * t + 2);
+  assert_int_equal(attngen__check_args(&a, 0), ATTNGEN_STATUS_OK); /* no pointers: no check */
+}
+
 static void test_dispatch_bad_layout_rounding_scale(void **state) {
   attngen_fwd_args a = valid_args();
   a.layout = (attngen_layout)7;
@@ -466,6 +491,7 @@ int main(void) {
     cmocka_unit_test(test_dispatch_too_large),
     cmocka_unit_test(test_dispatch_misaligned),
     cmocka_unit_test(test_dispatch_aliasing),
+    cmocka_unit_test(test_dispatch_kv_lengths),
     cmocka_unit_test(test_dispatch_bad_layout_rounding_scale),
     cmocka_unit_test(test_dispatch_explain_skips_pointer_checks),
     cmocka_unit_test(test_dispatch_forced_in_set),

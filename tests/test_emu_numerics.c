@@ -9,7 +9,9 @@
  * contract's case set (attngen__contract_cases: Skv = 0, Sq = 1, a ragged pair, several KV
  * tiles, a call whose tail q-jobs are split (tail variants; the plan is checked) and one where
  * only the last job of several rounds is split, a negative scale, scales 0, -0, 1e10 and
- * -3e7 (issue 29); uniform, large scores (|t| ~ 100) and NaN/Inf planted). The search
+ * -3e7 (issue 29); uniform, large scores (|t| ~ 100) and NaN/Inf planted; per-batch key
+ * lengths (args.kv_lengths) 0, 1, Skv, ragged, negative, > Skv, a split whose later parts are
+ * empty, with NaN/Inf in every masked key). The search
  * space's JIT objects are compiled 2 at a time (ATTNGEN_TEST_JOBS=N) into
  * build/emu-jit-cache, so a second run loads them; to keep CI short each of its variants runs
  * every third case of the set (the k-th variant: cases k mod 3, +3, +6, ..., so every case
@@ -137,6 +139,9 @@ static int run_case(const attngen__variant_desc *var, const attngen__contract_ca
                                         scale != 0.0f ? scale : ATTNGEN__DEFAULT_SCALE),
                    ATTNGEN_STATUS_OK);
   if (c->special) attngen__plant_special(&in);
+  const int32_t *kvl = c->nkvl ? c->kvl : NULL;
+  assert_true(c->nkvl == 0 || c->nkvl == c->batch);
+  if (kvl) attngen__plant_masked(&in, kvl);
   const int64_t n = (int64_t)c->batch * c->heads * c->seqlen_q * D;
   const int64_t nl = (int64_t)c->batch * c->heads * c->seqlen_q;
 
@@ -153,6 +158,7 @@ static int run_case(const attngen__variant_desc *var, const attngen__contract_ca
   a.rounding = mode;
   a.softmax_scale = scale;
   a.variant = var->name;
+  a.kv_lengths = kvl; /* host memory on the emu backend */
 
   char problems[1024] = "";
   size_t pl = 0;
@@ -186,7 +192,7 @@ static int run_case(const attngen__variant_desc *var, const attngen__contract_ca
    * comparator and the LSE check (verify.h); strict: the emulated exp2 is exact, so no
    * P-rounding-boundary tolerance. */
   const double t0 = now_s();
-  attngen__verify_args va = {E.ctx[0], &a, &in, r[0].out.data, r[0].lse, 1, 1, NULL};
+  attngen__verify_args va = {E.ctx[0], &a, &in, r[0].out.data, r[0].lse, 1, 1, NULL, kvl};
   attngen__verify_result vr;
   assert_int_equal(attngen__verify_run(&va, &vr), ATTNGEN_STATUS_OK);
   E.ref_s += now_s() - t0;

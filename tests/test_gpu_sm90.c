@@ -370,6 +370,54 @@ static void test_gpu_sm90_empty_kv(void **state) {
   run_cases(cases, NCASES(cases));
 }
 
+/* Per-batch key lengths (args.kv_lengths) are not implemented by the sm90 kernels yet: every
+ * call that passes them (dispatcher's choice and every forced sm90 variant) is refused with
+ * NO_VARIANT naming args.kv_lengths, before anything runs (out keeps its poison), also
+ * after a call of the same shape without them (the plan memo must not hide the refusal). */
+static void test_gpu_sm90_kv_lengths_refused(void **state) {
+  (void)state;
+  SKIP_WITHOUT_GPU();
+  const int B = 2, H = 2, S = 64;
+  const size_t n = (size_t)B * S * H * 128;
+  uint16_t *host = malloc(n * 2);
+  assert_non_null(host);
+  memset(host, 0, n * 2);
+  const int32_t lens[2] = {10, 64};
+  void *q = device_copy(host, n * 2), *kv = device_copy(host, n * 2);
+  void *out = device_copy(host, n * 2), *kl = device_copy(lens, sizeof lens);
+  CHECK_OK(attngen_memset(env.ctx, out, 0xFF, n * 2));
+  attngen_fwd_args a;
+  attngen_fwd_args_init(&a);
+  a.q = q;
+  a.k = kv;
+  a.v = kv;
+  a.out = out;
+  a.batch = B;
+  a.heads = H;
+  a.seqlen_q = S;
+  a.seqlen_kv = S;
+  CHECK_OK(attngen_fwd(env.ctx, &a)); /* memoizes the plan of the shape */
+  CHECK_OK(attngen_synchronize(env.ctx, NULL));
+  CHECK_OK(attngen_memset(env.ctx, out, 0xFF, n * 2));
+  a.kv_lengths = kl;
+  for (int i = -1; i < env.nvariants; ++i) {
+    a.variant = i < 0 ? NULL : env.variants[i]->name;
+    attngen_status st = attngen_fwd(env.ctx, &a);
+    assert_int_equal(st, ATTNGEN_STATUS_NO_VARIANT);
+    assert_non_null(strstr(attngen_last_error(), "args.kv_lengths"));
+    attngen_choice ch;
+    assert_int_equal(attngen_explain(env.ctx, &a, &ch), ATTNGEN_STATUS_NO_VARIANT);
+  }
+  CHECK_OK(attngen_synchronize(env.ctx, NULL));
+  CHECK_OK(attngen_memcpy_dtoh(env.ctx, host, out, n * 2));
+  for (size_t i = 0; i < n; ++i) assert_int_equal(host[i], 0xFFFF);
+  attngen_free(env.ctx, q);
+  attngen_free(env.ctx, kv);
+  attngen_free(env.ctx, out);
+  attngen_free(env.ctx, kl);
+  free(host);
+}
+
 /* More (batch, head) pairs than the H200 has SMs (132), so blocks run in several waves (the
  * persistent wgmma kernels: several jobs per block, the K/V ring and Q buffer reused across
  * jobs); the second case has one KV tile per job (Q released after the job's only S). */
@@ -443,6 +491,7 @@ int main(void) {
       cmocka_unit_test(test_gpu_sm90_empty_kv),    cmocka_unit_test(test_gpu_sm90_many_heads),
       cmocka_unit_test(test_gpu_sm90_large_scores), cmocka_unit_test(test_gpu_sm90_nonfinite),
       cmocka_unit_test(test_gpu_sm90_determinism),
+      cmocka_unit_test(test_gpu_sm90_kv_lengths_refused),
   };
   const int failed = cmocka_run_group_tests(tests, group_setup, group_teardown);
   /* Every test skipped (no CUDA device): exit 77, which ctest reports as "Not Run"

@@ -854,6 +854,90 @@ static void test_reference_step_and_split_match_transcription(void **state) {
   attngen__inputs_free(&in);
 }
 
+/* Per-batch key lengths: entry b of a call with kv_lengths equals, bit for bit (output and
+ * LSE), the call of entry b alone with its first clamp(kv_lengths[b], 0, Skv) keys, with
+ * and without a tail split; the masked keys hold NaN and Inf (they must contribute
+ * nothing); length 0 gives out = 0, LSE = -inf; negative and > Skv values are clamped. The
+ * exact fp64 attention follows the same lengths. */
+static void test_reference_kv_lengths(void **state) {
+  (void)state;
+  const int B = 4, H = 2, Sq = 9, Skv = 70;
+  static const int32_t lens[3][4] = {{0, 1, 37, 70}, {-5, 1000, 64, 69}, {70, 33, 0, 16}};
+  for (int lay = 0; lay < 2; ++lay) {
+    for (int li = 0; li < 3; ++li) {
+      const attngen_layout layout = (attngen_layout)lay;
+      const attngen_rounding mode = (attngen_rounding)li;
+      attngen__inputs in;
+      make(&in, ATTNGEN__INPUT_UNIFORM, 40 + (uint64_t)li, layout, B, H, Sq, Skv, DEFAULT_SCALE);
+      for (int b = 0; b < B; ++b) {
+        const int n = lens[li][b] < 0 ? 0 : lens[li][b] > Skv ? Skv : lens[li][b];
+        assert_int_equal(attngen__kv_len_of(lens[li], b, Skv), n);
+        for (int h = 0; h < H; ++h)
+          for (int j = n; j < Skv; ++j) {
+            attngen__plant(mut(&in, in.k, Skv), b, h, j, j % D, ATTNGEN__BF16_NAN);
+            attngen__plant(mut(&in, in.v, Skv), b, h, j, (3 * j) % D, ATTNGEN__BF16_POS_INF);
+          }
+      }
+      const size_t nq = elems(B, H, Sq);
+      uint16_t *out = xcalloc(nq, 2), *want = xcalloc(nq, 2);
+      float lse[4 * 2 * 9], lse_want[4 * 2 * 9];
+      double *ex = xcalloc(nq, sizeof(double)), *ex_want = xcalloc(nq, sizeof(double));
+      for (int split = 0; split < 2; ++split) {
+        attngen__ref_args a = {attngen__inputs_q(&in), attngen__inputs_k(&in),
+                               attngen__inputs_v(&in), attngen__view_out(out, layout, H, Sq),
+                               {B, H, Sq, Skv, layout, mode}, DEFAULT_SCALE, lse, 0, 0, 0, 0,
+                               NULL};
+        a.kv_step = 16;
+        a.kv_per_split = split ? 32 : 0;
+        a.kv_lengths = lens[li];
+        memset(out, 0xFF, nq * 2);
+        assert_int_equal(attngen__reference_fwd(&a), ATTNGEN_STATUS_OK);
+        memset(want, 0xEE, nq * 2);
+        for (int b = 0; b < B; ++b) {
+          attngen__ref_args e = a;
+          e.kv_lengths = NULL;
+          e.shape.batch = 1;
+          e.shape.seqlen_kv = attngen__kv_len_of(lens[li], b, Skv);
+          e.q.data += b * a.q.sb;
+          e.k.data += b * a.k.sb;
+          e.v.data += b * a.v.sb;
+          e.out = attngen__view_out(want, layout, H, Sq);
+          e.out.data += b * e.out.sb;
+          e.lse = lse_want + b * H * Sq;
+          assert_int_equal(attngen__reference_fwd(&e), ATTNGEN_STATUS_OK);
+          if (e.shape.seqlen_kv == 0)
+            for (int i = b * H * Sq; i < (b + 1) * H * Sq; ++i)
+              assert_true(isinf(lse[i]) && lse[i] < 0);
+        }
+        assert_memory_equal(out, want, nq * 2);
+        assert_memory_equal(lse, lse_want, sizeof lse);
+      }
+      attngen__exact_args e = {attngen__inputs_q(&in), attngen__inputs_k(&in),
+                               attngen__inputs_v(&in), attngen__view_f64(ex, layout, H, Sq), B,
+                               H, Sq, Skv, DEFAULT_SCALE, NULL, 0, lens[li]};
+      assert_int_equal(attngen__exact_fwd(&e), ATTNGEN_STATUS_OK);
+      for (int b = 0; b < B; ++b) {
+        attngen__exact_args eb = e;
+        eb.kv_lengths = NULL;
+        eb.batch = 1;
+        eb.seqlen_kv = attngen__kv_len_of(lens[li], b, Skv);
+        eb.q.data += b * e.q.sb;
+        eb.k.data += b * e.k.sb;
+        eb.v.data += b * e.v.sb;
+        eb.out = attngen__view_f64(ex_want, layout, H, Sq);
+        eb.out.data += b * eb.out.sb;
+        assert_int_equal(attngen__exact_fwd(&eb), ATTNGEN_STATUS_OK);
+      }
+      for (size_t i = 0; i < nq; ++i) assert_true(ex[i] == ex_want[i]);
+      free(out);
+      free(want);
+      free(ex);
+      free(ex_want);
+      attngen__inputs_free(&in);
+    }
+  }
+}
+
 /* The flags of a split plan mark the rows of the split q-jobs. */
 static void test_reference_split_plan_row_flags(void **state) {
   (void)state;
@@ -934,6 +1018,7 @@ int main(void) {
       cmocka_unit_test(test_reference_matches_transcription),
       cmocka_unit_test(test_reference_step_and_split_match_transcription),
       cmocka_unit_test(test_reference_split_plan_row_flags),
+      cmocka_unit_test(test_reference_kv_lengths),
       cmocka_unit_test(test_reference_bad_args),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -23,6 +23,9 @@ typedef struct attngen_kargs {
   int num_splits;    // KV parts per split q-job (1 = no split)
   int kv_per_split;  // KV rows per part, a multiple of the variant's kv_tile
   int vt_prepass;     // v_path=vt: 1 in the V pre-pass launch, 0 in the attention launch
+  // Per-batch key lengths, int32 [B], or 0 = all Skv (attngen_fwd_args.kv_lengths). The
+  // kernels clamp each value into [0, Skv]: keys >= the clamped length contribute nothing.
+  const int *kv_len;
 } attngen_kargs;
 
 #endif // ATTNGEN_KARGS_H
@@ -424,6 +427,8 @@ AG_DEVICE float ag_max_f32(float a, float b) { return __builtin_fmaxf(a, b); }
 // Tail KV split (kv_split = tail): see runtime/src/split_plan.h for the grid; split parts
 // write unnormalized fp32 O and (m, l) per row into a.ws and attn_fwd_d128_bshd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942_merge combines them.
 
+#line 66 "templates/gfx942/attn_fwd.hip.in"
+
 AG_KERNEL(512) void attn_fwd_d128_bshd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attngen_kargs a) {
   AG_LDS_DECLARE(52224);
   const unsigned lds = AG_LDS_BASE();
@@ -432,39 +437,52 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
   const unsigned grp = wave >> 2;  // 0: group A (leads), 1: group B (half an iteration behind)
   const unsigned g = lane >> 4, c = lane & 15u;
   const unsigned H = (unsigned)a.H;
-#line 60 "templates/gfx942/attn_fwd.hip.in"
+#line 76 "templates/gfx942/attn_fwd.hip.in"
 
   // ---- pre-pass (kargs.vt_prepass = 1; grid (ceil(chunks / 8), H, B), before the attention
   // launch): wave w converts 16-key chunk x = 8 blockIdx.x + w of V[b, h] into the operand
   // order of the P V MFMA, at a.ws + 4096 ((b H + h) chunks + x): lane (g, c) writes 16 bytes
   // per column pair w at 1024 w + 16 lane: {V[4g][d], V[4g+1][d]}, {V[4g+2][d], V[4g+3][d]}
   // for d = 8c + 2w, then the same for d = 8c + 2w + 1 (bf16 pairs, low half first), i.e.
-  // the B operands of MFMA columns dd = 2w and 2w + 1. Keys >= Skv read 0 (descriptor
-  // bounds), so the last chunk is zero-padded. Reads and writes 4096 bytes per chunk.
+  // the B operands of MFMA columns dd = 2w and 2w + 1. Keys >= the batch entry's key length
+  // (kv_len[b], else Skv) read 0 (descriptor bounds), so the chunk of its last key is
+  // zero-padded and a masked key's V is 0 even if its memory holds Inf or NaN. Reads and
+  // writes 4096 bytes per chunk.
   if (a.vt_prepass) {  // the pre-pass launch (runtime/src/api.c)
     const unsigned b = ag_block_id_z(), h = ag_block_id_y();
     const unsigned chunks = ((unsigned)a.Skv + 15u) / 16u;
     const unsigned x = ag_block_id_x() * 8u + wave;
+#line 56 "templates/gfx942/attn_fwd.hip.in"
+  unsigned kv_n = (unsigned)a.Skv;
+  if (a.kv_len) {
+    const ag_rsrc kl_rsrc = ag_make_rsrc(a.kv_len, (unsigned)a.B * 4u);
+    unsigned kl_raw;
+    ag_buffer_load_dword<0>(kl_raw, kl_rsrc, (b) * 4u);
+    ag_s_waitcnt_vmcnt<0>(kl_raw);
+    const int kl = (int)kl_raw;
+    kv_n = ag_uniform(kl <= 0 ? 0u : ((unsigned)kl < kv_n ? (unsigned)kl : kv_n));
+  }
+#line 91 "templates/gfx942/attn_fwd.hip.in"
     if (x < chunks) {  // wave-uniform
-#line 74 "templates/gfx942/attn_fwd.hip.in"
+#line 93 "templates/gfx942/attn_fwd.hip.in"
       const unsigned rs = H * 256u;
       const unsigned long long kv_base = ((unsigned long long)b * (unsigned)a.Skv * H + h) * 256ull;
-#line 80 "templates/gfx942/attn_fwd.hip.in"
-      const ag_rsrc src = ag_make_rsrc((const char *)a.v + kv_base, ((unsigned)a.Skv - 1u) * rs + 256u);
+#line 99 "templates/gfx942/attn_fwd.hip.in"
+      const ag_rsrc src = ag_make_rsrc((const char *)a.v + kv_base, kv_n > 0u ? (kv_n - 1u) * rs + 256u : 0u);
       const ag_rsrc dst = ag_make_rsrc((char *)a.ws + ((unsigned long long)b * H + h) * chunks * 4096ull,
                                        chunks * 4096u);
       ag_u32x4 r[4];
-#line 85 "templates/gfx942/attn_fwd.hip.in"
+#line 104 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<0>(r[0], src, (16u * x + 4u * g + 0u) * rs + 16u * c);
-#line 85 "templates/gfx942/attn_fwd.hip.in"
+#line 104 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<0>(r[1], src, (16u * x + 4u * g + 1u) * rs + 16u * c);
-#line 85 "templates/gfx942/attn_fwd.hip.in"
+#line 104 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<0>(r[2], src, (16u * x + 4u * g + 2u) * rs + 16u * c);
-#line 85 "templates/gfx942/attn_fwd.hip.in"
+#line 104 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<0>(r[3], src, (16u * x + 4u * g + 3u) * rs + 16u * c);
-#line 87 "templates/gfx942/attn_fwd.hip.in"
+#line 106 "templates/gfx942/attn_fwd.hip.in"
       ag_s_waitcnt_vmcnt<0>(r[0], r[1], r[2], r[3]);
-#line 89 "templates/gfx942/attn_fwd.hip.in"
+#line 108 "templates/gfx942/attn_fwd.hip.in"
       {
         const ag_u32x4 t = {ag_v_perm_b32(r[1][0], r[0][0], 0x05040100u),
                             ag_v_perm_b32(r[3][0], r[2][0], 0x05040100u),
@@ -472,7 +490,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
                             ag_v_perm_b32(r[3][0], r[2][0], 0x07060302u)};
         ag_buffer_store_dwordx4<0>(dst, x * 4096u + lane * 16u, t);
       }
-#line 89 "templates/gfx942/attn_fwd.hip.in"
+#line 108 "templates/gfx942/attn_fwd.hip.in"
       {
         const ag_u32x4 t = {ag_v_perm_b32(r[1][1], r[0][1], 0x05040100u),
                             ag_v_perm_b32(r[3][1], r[2][1], 0x05040100u),
@@ -480,7 +498,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
                             ag_v_perm_b32(r[3][1], r[2][1], 0x07060302u)};
         ag_buffer_store_dwordx4<1024>(dst, x * 4096u + lane * 16u, t);
       }
-#line 89 "templates/gfx942/attn_fwd.hip.in"
+#line 108 "templates/gfx942/attn_fwd.hip.in"
       {
         const ag_u32x4 t = {ag_v_perm_b32(r[1][2], r[0][2], 0x05040100u),
                             ag_v_perm_b32(r[3][2], r[2][2], 0x05040100u),
@@ -488,7 +506,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
                             ag_v_perm_b32(r[3][2], r[2][2], 0x07060302u)};
         ag_buffer_store_dwordx4<2048>(dst, x * 4096u + lane * 16u, t);
       }
-#line 89 "templates/gfx942/attn_fwd.hip.in"
+#line 108 "templates/gfx942/attn_fwd.hip.in"
       {
         const ag_u32x4 t = {ag_v_perm_b32(r[1][3], r[0][3], 0x05040100u),
                             ag_v_perm_b32(r[3][3], r[2][3], 0x05040100u),
@@ -496,14 +514,14 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
                             ag_v_perm_b32(r[3][3], r[2][3], 0x07060302u)};
         ag_buffer_store_dwordx4<3072>(dst, x * 4096u + lane * 16u, t);
       }
-#line 97 "templates/gfx942/attn_fwd.hip.in"
+#line 116 "templates/gfx942/attn_fwd.hip.in"
     }
     return;
   }
-#line 101 "templates/gfx942/attn_fwd.hip.in"
+#line 120 "templates/gfx942/attn_fwd.hip.in"
 
   // ---- the block's job: (b, h, q-block) and KV range [kv_begin, kv_end)
-#line 104 "templates/gfx942/attn_fwd.hip.in"
+#line 123 "templates/gfx942/attn_fwd.hip.in"
   const unsigned work = ag_block_id_x();
   unsigned job, kv_begin, kv_end;
   int part;
@@ -529,27 +547,46 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
   const unsigned qb = job % (unsigned)a.num_q_blocks;
   const unsigned bh = job / (unsigned)a.num_q_blocks;
   const unsigned h = bh % H, b = bh / H;
-#line 133 "templates/gfx942/attn_fwd.hip.in"
+#line 153 "templates/gfx942/attn_fwd.hip.in"
+  // ---- per-batch key length: keys >= kv_len[b] (clamped into [0, Skv]) do not exist for
+  // this block; a split part past it is empty (no tile: m = -inf, l = 0, O = 0)
+  {
+#line 56 "templates/gfx942/attn_fwd.hip.in"
+  unsigned kv_n = (unsigned)a.Skv;
+  if (a.kv_len) {
+    const ag_rsrc kl_rsrc = ag_make_rsrc(a.kv_len, (unsigned)a.B * 4u);
+    unsigned kl_raw;
+    ag_buffer_load_dword<0>(kl_raw, kl_rsrc, (b) * 4u);
+    ag_s_waitcnt_vmcnt<0>(kl_raw);
+    const int kl = (int)kl_raw;
+    kv_n = ag_uniform(kl <= 0 ? 0u : ((unsigned)kl < kv_n ? (unsigned)kl : kv_n));
+  }
+#line 157 "templates/gfx942/attn_fwd.hip.in"
+    kv_end = kv_end < kv_n ? kv_end : kv_n;
+#line 159 "templates/gfx942/attn_fwd.hip.in"
+    kv_begin = kv_begin < kv_end ? kv_begin : kv_end;
+#line 161 "templates/gfx942/attn_fwd.hip.in"
+  }
 
   // ---- per-(b, h) slices: row stride rs (bytes) and buffer descriptors bounded to the rows
-#line 136 "templates/gfx942/attn_fwd.hip.in"
+#line 165 "templates/gfx942/attn_fwd.hip.in"
   const unsigned rs = H * 256u;
   const unsigned long long q_base = ((unsigned long long)b * (unsigned)a.Sq * H + h) * 256ull;
   const unsigned long long kv_base = ((unsigned long long)b * (unsigned)a.Skv * H + h) * 256ull;
-#line 144 "templates/gfx942/attn_fwd.hip.in"
+#line 173 "templates/gfx942/attn_fwd.hip.in"
   const unsigned q_bytes = a.Sq > 0 ? ((unsigned)a.Sq - 1u) * rs + 256u : 0u;
   const unsigned kv_bytes = kv_end > 0 ? (kv_end - 1u) * rs + 256u : 0u;
   const ag_rsrc q_rsrc = ag_make_rsrc((const char *)a.q + q_base, q_bytes);
   const ag_rsrc o_rsrc = ag_make_rsrc((const char *)a.o + q_base, q_bytes);
   const ag_rsrc k_rsrc = ag_make_rsrc((const char *)a.k + kv_base, kv_bytes);
-#line 150 "templates/gfx942/attn_fwd.hip.in"
+#line 179 "templates/gfx942/attn_fwd.hip.in"
   // V in operand order (written by the pre-pass): chunk x (keys 16x .. 16x+15) of this
   // (b, h) at byte 4096 x, bounded to the chunks below kv_end (a split part ends on a tile
   // boundary, the last chunk of Skv is zero-padded by the pre-pass)
   const unsigned vt_chunks = ((unsigned)a.Skv + 15u) / 16u;
   const ag_rsrc v_rsrc = ag_make_rsrc((const char *)a.ws + ((unsigned long long)b * H + h) * vt_chunks * 4096ull,
                                       (kv_end + 15u) / 16u * 4096u);
-#line 159 "templates/gfx942/attn_fwd.hip.in"
+#line 188 "templates/gfx942/attn_fwd.hip.in"
 
   const unsigned q_row0 = qb * 256u + wave * 32u;  // first row of q-tile 0
   const unsigned kv_len = kv_end - kv_begin;
@@ -562,95 +599,95 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
   const unsigned k_dma_off = lane << 2;
   // K fragment reads: key row 16kb + c, columns 32hh + 8g .. +7 (hh, kb: immediate offsets).
   const unsigned k_rd = lds + c * 272u + g * 16u;
-#line 172 "templates/gfx942/attn_fwd.hip.in"
+#line 201 "templates/gfx942/attn_fwd.hip.in"
   // V operand chunk: 16 bytes per lane and column pair (dd = 2w, 2w + 1) at 1024 w.
   const unsigned v_lane = lane * 16u;
-#line 181 "templates/gfx942/attn_fwd.hip.in"
+#line 210 "templates/gfx942/attn_fwd.hip.in"
 
   // ---- Q fragments (B operand of S^T = K Q^T) and K tile 0
   ag_u32x4 qv[2][4];
-#line 186 "templates/gfx942/attn_fwd.hip.in"
+#line 215 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dwordx4<0>(qv[0][0], q_rsrc, (q_row0 + 0u + c) * rs + 16u * g);
-#line 186 "templates/gfx942/attn_fwd.hip.in"
+#line 215 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dwordx4<64>(qv[0][1], q_rsrc, (q_row0 + 0u + c) * rs + 16u * g);
-#line 186 "templates/gfx942/attn_fwd.hip.in"
+#line 215 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dwordx4<128>(qv[0][2], q_rsrc, (q_row0 + 0u + c) * rs + 16u * g);
-#line 186 "templates/gfx942/attn_fwd.hip.in"
+#line 215 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dwordx4<192>(qv[0][3], q_rsrc, (q_row0 + 0u + c) * rs + 16u * g);
-#line 186 "templates/gfx942/attn_fwd.hip.in"
+#line 215 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dwordx4<0>(qv[1][0], q_rsrc, (q_row0 + 16u + c) * rs + 16u * g);
-#line 186 "templates/gfx942/attn_fwd.hip.in"
+#line 215 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dwordx4<64>(qv[1][1], q_rsrc, (q_row0 + 16u + c) * rs + 16u * g);
-#line 186 "templates/gfx942/attn_fwd.hip.in"
+#line 215 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dwordx4<128>(qv[1][2], q_rsrc, (q_row0 + 16u + c) * rs + 16u * g);
-#line 186 "templates/gfx942/attn_fwd.hip.in"
+#line 215 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dwordx4<192>(qv[1][3], q_rsrc, (q_row0 + 16u + c) * rs + 16u * g);
-#line 191 "templates/gfx942/attn_fwd.hip.in"
+#line 220 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + wave + 0u) * rs,
                            lds + 0u + (wave + 0u) * 272u);
-#line 191 "templates/gfx942/attn_fwd.hip.in"
+#line 220 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + wave + 8u) * rs,
                            lds + 0u + (wave + 8u) * 272u);
-#line 191 "templates/gfx942/attn_fwd.hip.in"
+#line 220 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + wave + 16u) * rs,
                            lds + 0u + (wave + 16u) * 272u);
-#line 191 "templates/gfx942/attn_fwd.hip.in"
+#line 220 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + wave + 24u) * rs,
                            lds + 0u + (wave + 24u) * 272u);
-#line 191 "templates/gfx942/attn_fwd.hip.in"
+#line 220 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + wave + 32u) * rs,
                            lds + 0u + (wave + 32u) * 272u);
-#line 191 "templates/gfx942/attn_fwd.hip.in"
+#line 220 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + wave + 40u) * rs,
                            lds + 0u + (wave + 40u) * 272u);
-#line 191 "templates/gfx942/attn_fwd.hip.in"
+#line 220 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + wave + 48u) * rs,
                            lds + 0u + (wave + 48u) * 272u);
-#line 191 "templates/gfx942/attn_fwd.hip.in"
+#line 220 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + wave + 56u) * rs,
                            lds + 0u + (wave + 56u) * 272u);
-#line 191 "templates/gfx942/attn_fwd.hip.in"
+#line 220 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + wave + 64u) * rs,
                            lds + 0u + (wave + 64u) * 272u);
-#line 191 "templates/gfx942/attn_fwd.hip.in"
+#line 220 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + wave + 72u) * rs,
                            lds + 0u + (wave + 72u) * 272u);
-#line 191 "templates/gfx942/attn_fwd.hip.in"
+#line 220 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + wave + 80u) * rs,
                            lds + 0u + (wave + 80u) * 272u);
-#line 191 "templates/gfx942/attn_fwd.hip.in"
+#line 220 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + wave + 88u) * rs,
                            lds + 0u + (wave + 88u) * 272u);
-#line 196 "templates/gfx942/attn_fwd.hip.in"
+#line 225 "templates/gfx942/attn_fwd.hip.in"
   ag_s_waitcnt_vmcnt<0>(
-#line 198 "templates/gfx942/attn_fwd.hip.in"
+#line 227 "templates/gfx942/attn_fwd.hip.in"
       qv[0][0], qv[0][1], qv[0][2], qv[0][3],
-#line 198 "templates/gfx942/attn_fwd.hip.in"
+#line 227 "templates/gfx942/attn_fwd.hip.in"
       qv[1][0], qv[1][1], qv[1][2], qv[1][3]);
-#line 200 "templates/gfx942/attn_fwd.hip.in"
+#line 229 "templates/gfx942/attn_fwd.hip.in"
   ag_s_barrier();
   // The softmax takes its running max over raw scores, which needs c = scale_log2 > 0: for
   // a negative scale, negate Q (exact) and sc, so that s * sc and fma(s, sc, -m) stay the same.
   float sc = a.scale_log2;
   if (sc < 0.0f) {
     sc = -sc;
-#line 208 "templates/gfx942/attn_fwd.hip.in"
+#line 237 "templates/gfx942/attn_fwd.hip.in"
     qv[0][0] ^= 0x80008000u;
-#line 208 "templates/gfx942/attn_fwd.hip.in"
+#line 237 "templates/gfx942/attn_fwd.hip.in"
     qv[0][1] ^= 0x80008000u;
-#line 208 "templates/gfx942/attn_fwd.hip.in"
+#line 237 "templates/gfx942/attn_fwd.hip.in"
     qv[0][2] ^= 0x80008000u;
-#line 208 "templates/gfx942/attn_fwd.hip.in"
+#line 237 "templates/gfx942/attn_fwd.hip.in"
     qv[0][3] ^= 0x80008000u;
-#line 208 "templates/gfx942/attn_fwd.hip.in"
+#line 237 "templates/gfx942/attn_fwd.hip.in"
     qv[1][0] ^= 0x80008000u;
-#line 208 "templates/gfx942/attn_fwd.hip.in"
+#line 237 "templates/gfx942/attn_fwd.hip.in"
     qv[1][1] ^= 0x80008000u;
-#line 208 "templates/gfx942/attn_fwd.hip.in"
+#line 237 "templates/gfx942/attn_fwd.hip.in"
     qv[1][2] ^= 0x80008000u;
-#line 208 "templates/gfx942/attn_fwd.hip.in"
+#line 237 "templates/gfx942/attn_fwd.hip.in"
     qv[1][3] ^= 0x80008000u;
-#line 211 "templates/gfx942/attn_fwd.hip.in"
+#line 240 "templates/gfx942/attn_fwd.hip.in"
   }
 
   float m[2], l[2];
@@ -664,916 +701,916 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
   {  // O = 0 through zero-C MFMAs: 8*Q distinct accumulators (a shared constant zero would
      // make the compiler copy it into each tied accumulator inside the loop)
     const ag_u32x2 zero2 = {0u, 0u};
-#line 225 "templates/gfx942/attn_fwd.hip.in"
+#line 254 "templates/gfx942/attn_fwd.hip.in"
     m[0] = -__builtin_inff();
     l[0] = 0.0f;
-#line 228 "templates/gfx942/attn_fwd.hip.in"
+#line 257 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16_zero(o[0][0], zero2, zero2);
-#line 228 "templates/gfx942/attn_fwd.hip.in"
+#line 257 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16_zero(o[0][1], zero2, zero2);
-#line 228 "templates/gfx942/attn_fwd.hip.in"
+#line 257 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16_zero(o[0][2], zero2, zero2);
-#line 228 "templates/gfx942/attn_fwd.hip.in"
+#line 257 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16_zero(o[0][3], zero2, zero2);
-#line 228 "templates/gfx942/attn_fwd.hip.in"
+#line 257 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16_zero(o[0][4], zero2, zero2);
-#line 228 "templates/gfx942/attn_fwd.hip.in"
+#line 257 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16_zero(o[0][5], zero2, zero2);
-#line 228 "templates/gfx942/attn_fwd.hip.in"
+#line 257 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16_zero(o[0][6], zero2, zero2);
-#line 228 "templates/gfx942/attn_fwd.hip.in"
+#line 257 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16_zero(o[0][7], zero2, zero2);
-#line 225 "templates/gfx942/attn_fwd.hip.in"
+#line 254 "templates/gfx942/attn_fwd.hip.in"
     m[1] = -__builtin_inff();
     l[1] = 0.0f;
-#line 228 "templates/gfx942/attn_fwd.hip.in"
+#line 257 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16_zero(o[1][0], zero2, zero2);
-#line 228 "templates/gfx942/attn_fwd.hip.in"
+#line 257 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16_zero(o[1][1], zero2, zero2);
-#line 228 "templates/gfx942/attn_fwd.hip.in"
+#line 257 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16_zero(o[1][2], zero2, zero2);
-#line 228 "templates/gfx942/attn_fwd.hip.in"
+#line 257 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16_zero(o[1][3], zero2, zero2);
-#line 228 "templates/gfx942/attn_fwd.hip.in"
+#line 257 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16_zero(o[1][4], zero2, zero2);
-#line 228 "templates/gfx942/attn_fwd.hip.in"
+#line 257 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16_zero(o[1][5], zero2, zero2);
-#line 228 "templates/gfx942/attn_fwd.hip.in"
+#line 257 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16_zero(o[1][6], zero2, zero2);
-#line 228 "templates/gfx942/attn_fwd.hip.in"
+#line 257 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16_zero(o[1][7], zero2, zero2);
-#line 231 "templates/gfx942/attn_fwd.hip.in"
+#line 260 "templates/gfx942/attn_fwd.hip.in"
   }
 
-#line 281 "templates/gfx942/attn_fwd.hip.in"
+#line 310 "templates/gfx942/attn_fwd.hip.in"
 
-#line 315 "templates/gfx942/attn_fwd.hip.in"
+#line 344 "templates/gfx942/attn_fwd.hip.in"
 
-#line 326 "templates/gfx942/attn_fwd.hip.in"
+#line 355 "templates/gfx942/attn_fwd.hip.in"
 
-#line 475 "templates/gfx942/attn_fwd.hip.in"
+#line 504 "templates/gfx942/attn_fwd.hip.in"
 
-#line 506 "templates/gfx942/attn_fwd.hip.in"
+#line 535 "templates/gfx942/attn_fwd.hip.in"
 
   if (grp == 1u && nt > 0u) {  // group B: K_1 DMA in slot 0, then start half a phase late
-#line 191 "templates/gfx942/attn_fwd.hip.in"
+#line 220 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + 96u + wave + 0u) * rs,
                            lds + 26112u + (wave + 0u) * 272u);
-#line 191 "templates/gfx942/attn_fwd.hip.in"
+#line 220 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + 96u + wave + 8u) * rs,
                            lds + 26112u + (wave + 8u) * 272u);
-#line 191 "templates/gfx942/attn_fwd.hip.in"
+#line 220 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + 96u + wave + 16u) * rs,
                            lds + 26112u + (wave + 16u) * 272u);
-#line 191 "templates/gfx942/attn_fwd.hip.in"
+#line 220 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + 96u + wave + 24u) * rs,
                            lds + 26112u + (wave + 24u) * 272u);
-#line 191 "templates/gfx942/attn_fwd.hip.in"
+#line 220 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + 96u + wave + 32u) * rs,
                            lds + 26112u + (wave + 32u) * 272u);
-#line 191 "templates/gfx942/attn_fwd.hip.in"
+#line 220 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + 96u + wave + 40u) * rs,
                            lds + 26112u + (wave + 40u) * 272u);
-#line 191 "templates/gfx942/attn_fwd.hip.in"
+#line 220 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + 96u + wave + 48u) * rs,
                            lds + 26112u + (wave + 48u) * 272u);
-#line 191 "templates/gfx942/attn_fwd.hip.in"
+#line 220 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + 96u + wave + 56u) * rs,
                            lds + 26112u + (wave + 56u) * 272u);
-#line 191 "templates/gfx942/attn_fwd.hip.in"
+#line 220 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + 96u + wave + 64u) * rs,
                            lds + 26112u + (wave + 64u) * 272u);
-#line 191 "templates/gfx942/attn_fwd.hip.in"
+#line 220 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + 96u + wave + 72u) * rs,
                            lds + 26112u + (wave + 72u) * 272u);
-#line 191 "templates/gfx942/attn_fwd.hip.in"
+#line 220 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + 96u + wave + 80u) * rs,
                            lds + 26112u + (wave + 80u) * 272u);
-#line 191 "templates/gfx942/attn_fwd.hip.in"
+#line 220 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + 96u + wave + 88u) * rs,
                            lds + 26112u + (wave + 88u) * 272u);
-#line 509 "templates/gfx942/attn_fwd.hip.in"
+#line 538 "templates/gfx942/attn_fwd.hip.in"
     ag_s_barrier();
   }
   if (nt > 0u) {
     {
       const unsigned jj = 0;
-#line 479 "templates/gfx942/attn_fwd.hip.in"
+#line 508 "templates/gfx942/attn_fwd.hip.in"
     const unsigned buf = (jj & 1u) * 26112u;
     // ---- X_j: MFMA phase
     ag_s_setprio<1>();
-#line 485 "templates/gfx942/attn_fwd.hip.in"
+#line 514 "templates/gfx942/attn_fwd.hip.in"
     if (grp == 0u) {  // K_{j+1} into the other buffer (B issued its share in Y_{j-1})
-#line 191 "templates/gfx942/attn_fwd.hip.in"
+#line 220 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 1u) * 96u + wave + 0u) * rs,
                            lds + (26112u - buf) + (wave + 0u) * 272u);
-#line 191 "templates/gfx942/attn_fwd.hip.in"
+#line 220 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 1u) * 96u + wave + 8u) * rs,
                            lds + (26112u - buf) + (wave + 8u) * 272u);
-#line 191 "templates/gfx942/attn_fwd.hip.in"
+#line 220 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 1u) * 96u + wave + 16u) * rs,
                            lds + (26112u - buf) + (wave + 16u) * 272u);
-#line 191 "templates/gfx942/attn_fwd.hip.in"
+#line 220 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 1u) * 96u + wave + 24u) * rs,
                            lds + (26112u - buf) + (wave + 24u) * 272u);
-#line 191 "templates/gfx942/attn_fwd.hip.in"
+#line 220 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 1u) * 96u + wave + 32u) * rs,
                            lds + (26112u - buf) + (wave + 32u) * 272u);
-#line 191 "templates/gfx942/attn_fwd.hip.in"
+#line 220 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 1u) * 96u + wave + 40u) * rs,
                            lds + (26112u - buf) + (wave + 40u) * 272u);
-#line 191 "templates/gfx942/attn_fwd.hip.in"
+#line 220 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 1u) * 96u + wave + 48u) * rs,
                            lds + (26112u - buf) + (wave + 48u) * 272u);
-#line 191 "templates/gfx942/attn_fwd.hip.in"
+#line 220 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 1u) * 96u + wave + 56u) * rs,
                            lds + (26112u - buf) + (wave + 56u) * 272u);
-#line 191 "templates/gfx942/attn_fwd.hip.in"
+#line 220 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 1u) * 96u + wave + 64u) * rs,
                            lds + (26112u - buf) + (wave + 64u) * 272u);
-#line 191 "templates/gfx942/attn_fwd.hip.in"
+#line 220 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 1u) * 96u + wave + 72u) * rs,
                            lds + (26112u - buf) + (wave + 72u) * 272u);
-#line 191 "templates/gfx942/attn_fwd.hip.in"
+#line 220 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 1u) * 96u + wave + 80u) * rs,
                            lds + (26112u - buf) + (wave + 80u) * 272u);
-#line 191 "templates/gfx942/attn_fwd.hip.in"
+#line 220 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 1u) * 96u + wave + 88u) * rs,
                            lds + (26112u - buf) + (wave + 88u) * 272u);
-#line 487 "templates/gfx942/attn_fwd.hip.in"
+#line 516 "templates/gfx942/attn_fwd.hip.in"
     } else {
       ag_s_waitcnt_vmcnt<0>();  // K_{j+1} (DMA issued in Y_{j-1}) lands before the barrier
     }
-#line 292 "templates/gfx942/attn_fwd.hip.in"
+#line 321 "templates/gfx942/attn_fwd.hip.in"
   {
     ag_u32x4 kf[3];
-#line 290 "templates/gfx942/attn_fwd.hip.in"
+#line 319 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<0>(kf[1], k_rd + buf);
-#line 290 "templates/gfx942/attn_fwd.hip.in"
+#line 319 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<4352>(kf[2], k_rd + buf);
-#line 297 "templates/gfx942/attn_fwd.hip.in"
+#line 326 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[1]);
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 328 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][0], kf[1][1]};
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][0][0], qv[0][0][1]};
-#line 304 "templates/gfx942/attn_fwd.hip.in"
+#line 333 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16_zero(s[0][0], ka, qf0);
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][0][0], qv[1][0][1]};
-#line 304 "templates/gfx942/attn_fwd.hip.in"
+#line 333 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16_zero(s[1][0], ka, qf1);
-#line 309 "templates/gfx942/attn_fwd.hip.in"
+#line 338 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 328 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][2], kf[1][3]};
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][0][2], qv[0][0][3]};
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 335 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][0], ka, qf0);
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][0][2], qv[1][0][3]};
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 335 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][0], ka, qf1);
-#line 309 "templates/gfx942/attn_fwd.hip.in"
+#line 338 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 290 "templates/gfx942/attn_fwd.hip.in"
+#line 319 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<8704>(kf[0], k_rd + buf);
-#line 297 "templates/gfx942/attn_fwd.hip.in"
+#line 326 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[2]);
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 328 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][0], kf[2][1]};
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][0][0], qv[0][0][1]};
-#line 304 "templates/gfx942/attn_fwd.hip.in"
+#line 333 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16_zero(s[0][1], ka, qf0);
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][0][0], qv[1][0][1]};
-#line 304 "templates/gfx942/attn_fwd.hip.in"
+#line 333 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16_zero(s[1][1], ka, qf1);
-#line 309 "templates/gfx942/attn_fwd.hip.in"
+#line 338 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 328 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][2], kf[2][3]};
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][0][2], qv[0][0][3]};
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 335 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][1], ka, qf0);
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][0][2], qv[1][0][3]};
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 335 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][1], ka, qf1);
-#line 309 "templates/gfx942/attn_fwd.hip.in"
+#line 338 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 290 "templates/gfx942/attn_fwd.hip.in"
+#line 319 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<13056>(kf[1], k_rd + buf);
-#line 297 "templates/gfx942/attn_fwd.hip.in"
+#line 326 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[0]);
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 328 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][0], kf[0][1]};
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][0][0], qv[0][0][1]};
-#line 304 "templates/gfx942/attn_fwd.hip.in"
+#line 333 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16_zero(s[0][2], ka, qf0);
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][0][0], qv[1][0][1]};
-#line 304 "templates/gfx942/attn_fwd.hip.in"
+#line 333 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16_zero(s[1][2], ka, qf1);
-#line 309 "templates/gfx942/attn_fwd.hip.in"
+#line 338 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 328 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][2], kf[0][3]};
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][0][2], qv[0][0][3]};
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 335 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][2], ka, qf0);
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][0][2], qv[1][0][3]};
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 335 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][2], ka, qf1);
-#line 309 "templates/gfx942/attn_fwd.hip.in"
+#line 338 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 290 "templates/gfx942/attn_fwd.hip.in"
+#line 319 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<17408>(kf[2], k_rd + buf);
-#line 297 "templates/gfx942/attn_fwd.hip.in"
+#line 326 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[1]);
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 328 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][0], kf[1][1]};
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][0][0], qv[0][0][1]};
-#line 304 "templates/gfx942/attn_fwd.hip.in"
+#line 333 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16_zero(s[0][3], ka, qf0);
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][0][0], qv[1][0][1]};
-#line 304 "templates/gfx942/attn_fwd.hip.in"
+#line 333 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16_zero(s[1][3], ka, qf1);
-#line 309 "templates/gfx942/attn_fwd.hip.in"
+#line 338 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 328 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][2], kf[1][3]};
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][0][2], qv[0][0][3]};
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 335 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][3], ka, qf0);
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][0][2], qv[1][0][3]};
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 335 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][3], ka, qf1);
-#line 309 "templates/gfx942/attn_fwd.hip.in"
+#line 338 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 290 "templates/gfx942/attn_fwd.hip.in"
+#line 319 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<21760>(kf[0], k_rd + buf);
-#line 297 "templates/gfx942/attn_fwd.hip.in"
+#line 326 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[2]);
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 328 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][0], kf[2][1]};
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][0][0], qv[0][0][1]};
-#line 304 "templates/gfx942/attn_fwd.hip.in"
+#line 333 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16_zero(s[0][4], ka, qf0);
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][0][0], qv[1][0][1]};
-#line 304 "templates/gfx942/attn_fwd.hip.in"
+#line 333 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16_zero(s[1][4], ka, qf1);
-#line 309 "templates/gfx942/attn_fwd.hip.in"
+#line 338 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 328 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][2], kf[2][3]};
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][0][2], qv[0][0][3]};
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 335 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][4], ka, qf0);
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][0][2], qv[1][0][3]};
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 335 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][4], ka, qf1);
-#line 309 "templates/gfx942/attn_fwd.hip.in"
+#line 338 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 290 "templates/gfx942/attn_fwd.hip.in"
+#line 319 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<64>(kf[1], k_rd + buf);
-#line 297 "templates/gfx942/attn_fwd.hip.in"
+#line 326 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[0]);
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 328 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][0], kf[0][1]};
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][0][0], qv[0][0][1]};
-#line 304 "templates/gfx942/attn_fwd.hip.in"
+#line 333 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16_zero(s[0][5], ka, qf0);
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][0][0], qv[1][0][1]};
-#line 304 "templates/gfx942/attn_fwd.hip.in"
+#line 333 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16_zero(s[1][5], ka, qf1);
-#line 309 "templates/gfx942/attn_fwd.hip.in"
+#line 338 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 328 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][2], kf[0][3]};
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][0][2], qv[0][0][3]};
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 335 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][5], ka, qf0);
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][0][2], qv[1][0][3]};
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 335 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][5], ka, qf1);
-#line 309 "templates/gfx942/attn_fwd.hip.in"
+#line 338 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 290 "templates/gfx942/attn_fwd.hip.in"
+#line 319 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<4416>(kf[2], k_rd + buf);
-#line 297 "templates/gfx942/attn_fwd.hip.in"
+#line 326 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[1]);
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 328 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][0], kf[1][1]};
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][1][0], qv[0][1][1]};
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 335 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][0], ka, qf0);
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][1][0], qv[1][1][1]};
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 335 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][0], ka, qf1);
-#line 309 "templates/gfx942/attn_fwd.hip.in"
+#line 338 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 328 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][2], kf[1][3]};
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][1][2], qv[0][1][3]};
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 335 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][0], ka, qf0);
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][1][2], qv[1][1][3]};
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 335 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][0], ka, qf1);
-#line 309 "templates/gfx942/attn_fwd.hip.in"
+#line 338 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 290 "templates/gfx942/attn_fwd.hip.in"
+#line 319 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<8768>(kf[0], k_rd + buf);
-#line 297 "templates/gfx942/attn_fwd.hip.in"
+#line 326 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[2]);
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 328 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][0], kf[2][1]};
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][1][0], qv[0][1][1]};
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 335 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][1], ka, qf0);
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][1][0], qv[1][1][1]};
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 335 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][1], ka, qf1);
-#line 309 "templates/gfx942/attn_fwd.hip.in"
+#line 338 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 328 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][2], kf[2][3]};
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][1][2], qv[0][1][3]};
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 335 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][1], ka, qf0);
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][1][2], qv[1][1][3]};
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 335 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][1], ka, qf1);
-#line 309 "templates/gfx942/attn_fwd.hip.in"
+#line 338 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 290 "templates/gfx942/attn_fwd.hip.in"
+#line 319 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<13120>(kf[1], k_rd + buf);
-#line 297 "templates/gfx942/attn_fwd.hip.in"
+#line 326 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[0]);
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 328 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][0], kf[0][1]};
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][1][0], qv[0][1][1]};
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 335 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][2], ka, qf0);
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][1][0], qv[1][1][1]};
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 335 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][2], ka, qf1);
-#line 309 "templates/gfx942/attn_fwd.hip.in"
+#line 338 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 328 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][2], kf[0][3]};
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][1][2], qv[0][1][3]};
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 335 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][2], ka, qf0);
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][1][2], qv[1][1][3]};
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 335 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][2], ka, qf1);
-#line 309 "templates/gfx942/attn_fwd.hip.in"
+#line 338 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 290 "templates/gfx942/attn_fwd.hip.in"
+#line 319 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<17472>(kf[2], k_rd + buf);
-#line 297 "templates/gfx942/attn_fwd.hip.in"
+#line 326 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[1]);
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 328 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][0], kf[1][1]};
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][1][0], qv[0][1][1]};
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 335 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][3], ka, qf0);
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][1][0], qv[1][1][1]};
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 335 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][3], ka, qf1);
-#line 309 "templates/gfx942/attn_fwd.hip.in"
+#line 338 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 328 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][2], kf[1][3]};
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][1][2], qv[0][1][3]};
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 335 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][3], ka, qf0);
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][1][2], qv[1][1][3]};
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 335 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][3], ka, qf1);
-#line 309 "templates/gfx942/attn_fwd.hip.in"
+#line 338 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 290 "templates/gfx942/attn_fwd.hip.in"
+#line 319 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<21824>(kf[0], k_rd + buf);
-#line 297 "templates/gfx942/attn_fwd.hip.in"
+#line 326 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[2]);
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 328 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][0], kf[2][1]};
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][1][0], qv[0][1][1]};
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 335 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][4], ka, qf0);
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][1][0], qv[1][1][1]};
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 335 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][4], ka, qf1);
-#line 309 "templates/gfx942/attn_fwd.hip.in"
+#line 338 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 328 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][2], kf[2][3]};
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][1][2], qv[0][1][3]};
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 335 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][4], ka, qf0);
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][1][2], qv[1][1][3]};
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 335 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][4], ka, qf1);
-#line 309 "templates/gfx942/attn_fwd.hip.in"
+#line 338 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 290 "templates/gfx942/attn_fwd.hip.in"
+#line 319 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<128>(kf[1], k_rd + buf);
-#line 297 "templates/gfx942/attn_fwd.hip.in"
+#line 326 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[0]);
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 328 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][0], kf[0][1]};
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][1][0], qv[0][1][1]};
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 335 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][5], ka, qf0);
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][1][0], qv[1][1][1]};
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 335 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][5], ka, qf1);
-#line 309 "templates/gfx942/attn_fwd.hip.in"
+#line 338 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 328 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][2], kf[0][3]};
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][1][2], qv[0][1][3]};
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 335 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][5], ka, qf0);
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][1][2], qv[1][1][3]};
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 335 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][5], ka, qf1);
-#line 309 "templates/gfx942/attn_fwd.hip.in"
+#line 338 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 290 "templates/gfx942/attn_fwd.hip.in"
+#line 319 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<4480>(kf[2], k_rd + buf);
-#line 297 "templates/gfx942/attn_fwd.hip.in"
+#line 326 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[1]);
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 328 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][0], kf[1][1]};
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][2][0], qv[0][2][1]};
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 335 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][0], ka, qf0);
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][2][0], qv[1][2][1]};
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 335 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][0], ka, qf1);
-#line 309 "templates/gfx942/attn_fwd.hip.in"
+#line 338 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 328 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][2], kf[1][3]};
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][2][2], qv[0][2][3]};
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 335 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][0], ka, qf0);
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][2][2], qv[1][2][3]};
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 335 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][0], ka, qf1);
-#line 309 "templates/gfx942/attn_fwd.hip.in"
+#line 338 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 290 "templates/gfx942/attn_fwd.hip.in"
+#line 319 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<8832>(kf[0], k_rd + buf);
-#line 297 "templates/gfx942/attn_fwd.hip.in"
+#line 326 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[2]);
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 328 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][0], kf[2][1]};
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][2][0], qv[0][2][1]};
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 335 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][1], ka, qf0);
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][2][0], qv[1][2][1]};
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 335 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][1], ka, qf1);
-#line 309 "templates/gfx942/attn_fwd.hip.in"
+#line 338 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 328 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][2], kf[2][3]};
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][2][2], qv[0][2][3]};
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 335 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][1], ka, qf0);
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][2][2], qv[1][2][3]};
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 335 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][1], ka, qf1);
-#line 309 "templates/gfx942/attn_fwd.hip.in"
+#line 338 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 290 "templates/gfx942/attn_fwd.hip.in"
+#line 319 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<13184>(kf[1], k_rd + buf);
-#line 297 "templates/gfx942/attn_fwd.hip.in"
+#line 326 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[0]);
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 328 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][0], kf[0][1]};
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][2][0], qv[0][2][1]};
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 335 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][2], ka, qf0);
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][2][0], qv[1][2][1]};
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 335 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][2], ka, qf1);
-#line 309 "templates/gfx942/attn_fwd.hip.in"
+#line 338 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 328 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][2], kf[0][3]};
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][2][2], qv[0][2][3]};
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 335 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][2], ka, qf0);
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][2][2], qv[1][2][3]};
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 335 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][2], ka, qf1);
-#line 309 "templates/gfx942/attn_fwd.hip.in"
+#line 338 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 290 "templates/gfx942/attn_fwd.hip.in"
+#line 319 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<17536>(kf[2], k_rd + buf);
-#line 297 "templates/gfx942/attn_fwd.hip.in"
+#line 326 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[1]);
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 328 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][0], kf[1][1]};
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][2][0], qv[0][2][1]};
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 335 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][3], ka, qf0);
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][2][0], qv[1][2][1]};
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 335 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][3], ka, qf1);
-#line 309 "templates/gfx942/attn_fwd.hip.in"
+#line 338 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 328 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][2], kf[1][3]};
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][2][2], qv[0][2][3]};
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 335 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][3], ka, qf0);
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][2][2], qv[1][2][3]};
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 335 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][3], ka, qf1);
-#line 309 "templates/gfx942/attn_fwd.hip.in"
+#line 338 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 290 "templates/gfx942/attn_fwd.hip.in"
+#line 319 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<21888>(kf[0], k_rd + buf);
-#line 297 "templates/gfx942/attn_fwd.hip.in"
+#line 326 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[2]);
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 328 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][0], kf[2][1]};
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][2][0], qv[0][2][1]};
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 335 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][4], ka, qf0);
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][2][0], qv[1][2][1]};
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 335 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][4], ka, qf1);
-#line 309 "templates/gfx942/attn_fwd.hip.in"
+#line 338 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 328 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][2], kf[2][3]};
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][2][2], qv[0][2][3]};
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 335 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][4], ka, qf0);
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][2][2], qv[1][2][3]};
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 335 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][4], ka, qf1);
-#line 309 "templates/gfx942/attn_fwd.hip.in"
+#line 338 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 290 "templates/gfx942/attn_fwd.hip.in"
+#line 319 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<192>(kf[1], k_rd + buf);
-#line 297 "templates/gfx942/attn_fwd.hip.in"
+#line 326 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[0]);
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 328 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][0], kf[0][1]};
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][2][0], qv[0][2][1]};
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 335 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][5], ka, qf0);
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][2][0], qv[1][2][1]};
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 335 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][5], ka, qf1);
-#line 309 "templates/gfx942/attn_fwd.hip.in"
+#line 338 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 328 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][2], kf[0][3]};
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][2][2], qv[0][2][3]};
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 335 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][5], ka, qf0);
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][2][2], qv[1][2][3]};
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 335 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][5], ka, qf1);
-#line 309 "templates/gfx942/attn_fwd.hip.in"
+#line 338 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 290 "templates/gfx942/attn_fwd.hip.in"
+#line 319 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<4544>(kf[2], k_rd + buf);
-#line 297 "templates/gfx942/attn_fwd.hip.in"
+#line 326 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[1]);
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 328 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][0], kf[1][1]};
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][3][0], qv[0][3][1]};
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 335 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][0], ka, qf0);
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][3][0], qv[1][3][1]};
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 335 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][0], ka, qf1);
-#line 309 "templates/gfx942/attn_fwd.hip.in"
+#line 338 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 328 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][2], kf[1][3]};
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][3][2], qv[0][3][3]};
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 335 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][0], ka, qf0);
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][3][2], qv[1][3][3]};
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 335 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][0], ka, qf1);
-#line 309 "templates/gfx942/attn_fwd.hip.in"
+#line 338 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 290 "templates/gfx942/attn_fwd.hip.in"
+#line 319 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<8896>(kf[0], k_rd + buf);
-#line 297 "templates/gfx942/attn_fwd.hip.in"
+#line 326 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[2]);
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 328 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][0], kf[2][1]};
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][3][0], qv[0][3][1]};
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 335 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][1], ka, qf0);
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][3][0], qv[1][3][1]};
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 335 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][1], ka, qf1);
-#line 309 "templates/gfx942/attn_fwd.hip.in"
+#line 338 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 328 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][2], kf[2][3]};
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][3][2], qv[0][3][3]};
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 335 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][1], ka, qf0);
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][3][2], qv[1][3][3]};
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 335 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][1], ka, qf1);
-#line 309 "templates/gfx942/attn_fwd.hip.in"
+#line 338 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 290 "templates/gfx942/attn_fwd.hip.in"
+#line 319 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<13248>(kf[1], k_rd + buf);
-#line 297 "templates/gfx942/attn_fwd.hip.in"
+#line 326 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[0]);
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 328 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][0], kf[0][1]};
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][3][0], qv[0][3][1]};
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 335 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][2], ka, qf0);
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][3][0], qv[1][3][1]};
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 335 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][2], ka, qf1);
-#line 309 "templates/gfx942/attn_fwd.hip.in"
+#line 338 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 328 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][2], kf[0][3]};
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][3][2], qv[0][3][3]};
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 335 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][2], ka, qf0);
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][3][2], qv[1][3][3]};
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 335 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][2], ka, qf1);
-#line 309 "templates/gfx942/attn_fwd.hip.in"
+#line 338 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 290 "templates/gfx942/attn_fwd.hip.in"
+#line 319 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<17600>(kf[2], k_rd + buf);
-#line 297 "templates/gfx942/attn_fwd.hip.in"
+#line 326 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[1]);
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 328 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][0], kf[1][1]};
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][3][0], qv[0][3][1]};
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 335 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][3], ka, qf0);
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][3][0], qv[1][3][1]};
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 335 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][3], ka, qf1);
-#line 309 "templates/gfx942/attn_fwd.hip.in"
+#line 338 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 328 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][2], kf[1][3]};
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][3][2], qv[0][3][3]};
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 335 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][3], ka, qf0);
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][3][2], qv[1][3][3]};
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 335 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][3], ka, qf1);
-#line 309 "templates/gfx942/attn_fwd.hip.in"
+#line 338 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 290 "templates/gfx942/attn_fwd.hip.in"
+#line 319 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<21952>(kf[0], k_rd + buf);
-#line 297 "templates/gfx942/attn_fwd.hip.in"
+#line 326 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[2]);
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 328 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][0], kf[2][1]};
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][3][0], qv[0][3][1]};
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 335 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][4], ka, qf0);
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][3][0], qv[1][3][1]};
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 335 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][4], ka, qf1);
-#line 309 "templates/gfx942/attn_fwd.hip.in"
+#line 338 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 328 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][2], kf[2][3]};
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][3][2], qv[0][3][3]};
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 335 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][4], ka, qf0);
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][3][2], qv[1][3][3]};
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 335 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][4], ka, qf1);
-#line 309 "templates/gfx942/attn_fwd.hip.in"
+#line 338 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 297 "templates/gfx942/attn_fwd.hip.in"
+#line 326 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<0>(kf[0]);
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 328 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][0], kf[0][1]};
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][3][0], qv[0][3][1]};
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 335 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][5], ka, qf0);
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][3][0], qv[1][3][1]};
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 335 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][5], ka, qf1);
-#line 309 "templates/gfx942/attn_fwd.hip.in"
+#line 338 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 328 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][2], kf[0][3]};
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][3][2], qv[0][3][3]};
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 335 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][5], ka, qf0);
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][3][2], qv[1][3][3]};
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 335 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][5], ka, qf1);
-#line 309 "templates/gfx942/attn_fwd.hip.in"
+#line 338 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 313 "templates/gfx942/attn_fwd.hip.in"
+#line 342 "templates/gfx942/attn_fwd.hip.in"
   }
-#line 491 "templates/gfx942/attn_fwd.hip.in"
+#line 520 "templates/gfx942/attn_fwd.hip.in"
     ag_s_setprio<0>();
     ag_mfma_drain(s[0][0], s[0][1], s[0][2], s[0][3], s[0][4], s[0][5], s[1][0], s[1][1], s[1][2], s[1][3], s[1][4], s[1][5]);
     ag_s_barrier();
     // ---- Y_j: softmax phase
     if (grp == 1u) {  // K_{j+2} into this buffer (everyone is done with K_j)
-#line 191 "templates/gfx942/attn_fwd.hip.in"
+#line 220 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 2u) * 96u + wave + 0u) * rs,
                            lds + buf + (wave + 0u) * 272u);
-#line 191 "templates/gfx942/attn_fwd.hip.in"
+#line 220 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 2u) * 96u + wave + 8u) * rs,
                            lds + buf + (wave + 8u) * 272u);
-#line 191 "templates/gfx942/attn_fwd.hip.in"
+#line 220 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 2u) * 96u + wave + 16u) * rs,
                            lds + buf + (wave + 16u) * 272u);
-#line 191 "templates/gfx942/attn_fwd.hip.in"
+#line 220 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 2u) * 96u + wave + 24u) * rs,
                            lds + buf + (wave + 24u) * 272u);
-#line 191 "templates/gfx942/attn_fwd.hip.in"
+#line 220 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 2u) * 96u + wave + 32u) * rs,
                            lds + buf + (wave + 32u) * 272u);
-#line 191 "templates/gfx942/attn_fwd.hip.in"
+#line 220 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 2u) * 96u + wave + 40u) * rs,
                            lds + buf + (wave + 40u) * 272u);
-#line 191 "templates/gfx942/attn_fwd.hip.in"
+#line 220 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 2u) * 96u + wave + 48u) * rs,
                            lds + buf + (wave + 48u) * 272u);
-#line 191 "templates/gfx942/attn_fwd.hip.in"
+#line 220 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 2u) * 96u + wave + 56u) * rs,
                            lds + buf + (wave + 56u) * 272u);
-#line 191 "templates/gfx942/attn_fwd.hip.in"
+#line 220 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 2u) * 96u + wave + 64u) * rs,
                            lds + buf + (wave + 64u) * 272u);
-#line 191 "templates/gfx942/attn_fwd.hip.in"
+#line 220 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 2u) * 96u + wave + 72u) * rs,
                            lds + buf + (wave + 72u) * 272u);
-#line 191 "templates/gfx942/attn_fwd.hip.in"
+#line 220 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 2u) * 96u + wave + 80u) * rs,
                            lds + buf + (wave + 80u) * 272u);
-#line 191 "templates/gfx942/attn_fwd.hip.in"
+#line 220 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 2u) * 96u + wave + 88u) * rs,
                            lds + buf + (wave + 88u) * 272u);
-#line 497 "templates/gfx942/attn_fwd.hip.in"
+#line 526 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 336 "templates/gfx942/attn_fwd.hip.in"
+#line 365 "templates/gfx942/attn_fwd.hip.in"
   {
     const unsigned kv0 = kv_begin + jj * 96u;
     const bool tail = kv0 + 96u > kv_end;
@@ -1582,305 +1619,305 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
       // the keys past kv_end are set to -inf (fma(-inf, 0, -m) = NaN made every row NaN); the
       // slow path below then takes x = fma(t, 1, -m) = -m = fma(s, 0, -m) for the others.
       if (sc == 0.0f) {
-#line 347 "templates/gfx942/attn_fwd.hip.in"
+#line 376 "templates/gfx942/attn_fwd.hip.in"
         s[0][0][0] *= sc;
-#line 347 "templates/gfx942/attn_fwd.hip.in"
+#line 376 "templates/gfx942/attn_fwd.hip.in"
         s[0][0][1] *= sc;
-#line 347 "templates/gfx942/attn_fwd.hip.in"
+#line 376 "templates/gfx942/attn_fwd.hip.in"
         s[0][0][2] *= sc;
-#line 347 "templates/gfx942/attn_fwd.hip.in"
+#line 376 "templates/gfx942/attn_fwd.hip.in"
         s[0][0][3] *= sc;
-#line 347 "templates/gfx942/attn_fwd.hip.in"
+#line 376 "templates/gfx942/attn_fwd.hip.in"
         s[0][1][0] *= sc;
-#line 347 "templates/gfx942/attn_fwd.hip.in"
+#line 376 "templates/gfx942/attn_fwd.hip.in"
         s[0][1][1] *= sc;
-#line 347 "templates/gfx942/attn_fwd.hip.in"
+#line 376 "templates/gfx942/attn_fwd.hip.in"
         s[0][1][2] *= sc;
-#line 347 "templates/gfx942/attn_fwd.hip.in"
+#line 376 "templates/gfx942/attn_fwd.hip.in"
         s[0][1][3] *= sc;
-#line 347 "templates/gfx942/attn_fwd.hip.in"
+#line 376 "templates/gfx942/attn_fwd.hip.in"
         s[0][2][0] *= sc;
-#line 347 "templates/gfx942/attn_fwd.hip.in"
+#line 376 "templates/gfx942/attn_fwd.hip.in"
         s[0][2][1] *= sc;
-#line 347 "templates/gfx942/attn_fwd.hip.in"
+#line 376 "templates/gfx942/attn_fwd.hip.in"
         s[0][2][2] *= sc;
-#line 347 "templates/gfx942/attn_fwd.hip.in"
+#line 376 "templates/gfx942/attn_fwd.hip.in"
         s[0][2][3] *= sc;
-#line 347 "templates/gfx942/attn_fwd.hip.in"
+#line 376 "templates/gfx942/attn_fwd.hip.in"
         s[0][3][0] *= sc;
-#line 347 "templates/gfx942/attn_fwd.hip.in"
+#line 376 "templates/gfx942/attn_fwd.hip.in"
         s[0][3][1] *= sc;
-#line 347 "templates/gfx942/attn_fwd.hip.in"
+#line 376 "templates/gfx942/attn_fwd.hip.in"
         s[0][3][2] *= sc;
-#line 347 "templates/gfx942/attn_fwd.hip.in"
+#line 376 "templates/gfx942/attn_fwd.hip.in"
         s[0][3][3] *= sc;
-#line 347 "templates/gfx942/attn_fwd.hip.in"
+#line 376 "templates/gfx942/attn_fwd.hip.in"
         s[0][4][0] *= sc;
-#line 347 "templates/gfx942/attn_fwd.hip.in"
+#line 376 "templates/gfx942/attn_fwd.hip.in"
         s[0][4][1] *= sc;
-#line 347 "templates/gfx942/attn_fwd.hip.in"
+#line 376 "templates/gfx942/attn_fwd.hip.in"
         s[0][4][2] *= sc;
-#line 347 "templates/gfx942/attn_fwd.hip.in"
+#line 376 "templates/gfx942/attn_fwd.hip.in"
         s[0][4][3] *= sc;
-#line 347 "templates/gfx942/attn_fwd.hip.in"
+#line 376 "templates/gfx942/attn_fwd.hip.in"
         s[0][5][0] *= sc;
-#line 347 "templates/gfx942/attn_fwd.hip.in"
+#line 376 "templates/gfx942/attn_fwd.hip.in"
         s[0][5][1] *= sc;
-#line 347 "templates/gfx942/attn_fwd.hip.in"
+#line 376 "templates/gfx942/attn_fwd.hip.in"
         s[0][5][2] *= sc;
-#line 347 "templates/gfx942/attn_fwd.hip.in"
+#line 376 "templates/gfx942/attn_fwd.hip.in"
         s[0][5][3] *= sc;
-#line 347 "templates/gfx942/attn_fwd.hip.in"
+#line 376 "templates/gfx942/attn_fwd.hip.in"
         s[1][0][0] *= sc;
-#line 347 "templates/gfx942/attn_fwd.hip.in"
+#line 376 "templates/gfx942/attn_fwd.hip.in"
         s[1][0][1] *= sc;
-#line 347 "templates/gfx942/attn_fwd.hip.in"
+#line 376 "templates/gfx942/attn_fwd.hip.in"
         s[1][0][2] *= sc;
-#line 347 "templates/gfx942/attn_fwd.hip.in"
+#line 376 "templates/gfx942/attn_fwd.hip.in"
         s[1][0][3] *= sc;
-#line 347 "templates/gfx942/attn_fwd.hip.in"
+#line 376 "templates/gfx942/attn_fwd.hip.in"
         s[1][1][0] *= sc;
-#line 347 "templates/gfx942/attn_fwd.hip.in"
+#line 376 "templates/gfx942/attn_fwd.hip.in"
         s[1][1][1] *= sc;
-#line 347 "templates/gfx942/attn_fwd.hip.in"
+#line 376 "templates/gfx942/attn_fwd.hip.in"
         s[1][1][2] *= sc;
-#line 347 "templates/gfx942/attn_fwd.hip.in"
+#line 376 "templates/gfx942/attn_fwd.hip.in"
         s[1][1][3] *= sc;
-#line 347 "templates/gfx942/attn_fwd.hip.in"
+#line 376 "templates/gfx942/attn_fwd.hip.in"
         s[1][2][0] *= sc;
-#line 347 "templates/gfx942/attn_fwd.hip.in"
+#line 376 "templates/gfx942/attn_fwd.hip.in"
         s[1][2][1] *= sc;
-#line 347 "templates/gfx942/attn_fwd.hip.in"
+#line 376 "templates/gfx942/attn_fwd.hip.in"
         s[1][2][2] *= sc;
-#line 347 "templates/gfx942/attn_fwd.hip.in"
+#line 376 "templates/gfx942/attn_fwd.hip.in"
         s[1][2][3] *= sc;
-#line 347 "templates/gfx942/attn_fwd.hip.in"
+#line 376 "templates/gfx942/attn_fwd.hip.in"
         s[1][3][0] *= sc;
-#line 347 "templates/gfx942/attn_fwd.hip.in"
+#line 376 "templates/gfx942/attn_fwd.hip.in"
         s[1][3][1] *= sc;
-#line 347 "templates/gfx942/attn_fwd.hip.in"
+#line 376 "templates/gfx942/attn_fwd.hip.in"
         s[1][3][2] *= sc;
-#line 347 "templates/gfx942/attn_fwd.hip.in"
+#line 376 "templates/gfx942/attn_fwd.hip.in"
         s[1][3][3] *= sc;
-#line 347 "templates/gfx942/attn_fwd.hip.in"
+#line 376 "templates/gfx942/attn_fwd.hip.in"
         s[1][4][0] *= sc;
-#line 347 "templates/gfx942/attn_fwd.hip.in"
+#line 376 "templates/gfx942/attn_fwd.hip.in"
         s[1][4][1] *= sc;
-#line 347 "templates/gfx942/attn_fwd.hip.in"
+#line 376 "templates/gfx942/attn_fwd.hip.in"
         s[1][4][2] *= sc;
-#line 347 "templates/gfx942/attn_fwd.hip.in"
+#line 376 "templates/gfx942/attn_fwd.hip.in"
         s[1][4][3] *= sc;
-#line 347 "templates/gfx942/attn_fwd.hip.in"
+#line 376 "templates/gfx942/attn_fwd.hip.in"
         s[1][5][0] *= sc;
-#line 347 "templates/gfx942/attn_fwd.hip.in"
+#line 376 "templates/gfx942/attn_fwd.hip.in"
         s[1][5][1] *= sc;
-#line 347 "templates/gfx942/attn_fwd.hip.in"
+#line 376 "templates/gfx942/attn_fwd.hip.in"
         s[1][5][2] *= sc;
-#line 347 "templates/gfx942/attn_fwd.hip.in"
+#line 376 "templates/gfx942/attn_fwd.hip.in"
         s[1][5][3] *= sc;
-#line 351 "templates/gfx942/attn_fwd.hip.in"
+#line 380 "templates/gfx942/attn_fwd.hip.in"
       }
       // g recomputed here: the kernel's g, kept live across the loop for this rare block,
       // made clang-17 (hipcc/hiprtc 5.7) spill a VGPR in rtna tail (tests/test_rocm.c)
       const unsigned g_tail = ag_lane_id_here() >> 4;
-#line 357 "templates/gfx942/attn_fwd.hip.in"
+#line 386 "templates/gfx942/attn_fwd.hip.in"
       const bool valid0_0 = kv0 + 0u + 4u * g_tail < kv_end;
-#line 359 "templates/gfx942/attn_fwd.hip.in"
+#line 388 "templates/gfx942/attn_fwd.hip.in"
       s[0][0][0] = valid0_0 ? s[0][0][0] : -__builtin_inff();
-#line 359 "templates/gfx942/attn_fwd.hip.in"
+#line 388 "templates/gfx942/attn_fwd.hip.in"
       s[1][0][0] = valid0_0 ? s[1][0][0] : -__builtin_inff();
-#line 357 "templates/gfx942/attn_fwd.hip.in"
+#line 386 "templates/gfx942/attn_fwd.hip.in"
       const bool valid0_1 = kv0 + 1u + 4u * g_tail < kv_end;
-#line 359 "templates/gfx942/attn_fwd.hip.in"
+#line 388 "templates/gfx942/attn_fwd.hip.in"
       s[0][0][1] = valid0_1 ? s[0][0][1] : -__builtin_inff();
-#line 359 "templates/gfx942/attn_fwd.hip.in"
+#line 388 "templates/gfx942/attn_fwd.hip.in"
       s[1][0][1] = valid0_1 ? s[1][0][1] : -__builtin_inff();
-#line 357 "templates/gfx942/attn_fwd.hip.in"
+#line 386 "templates/gfx942/attn_fwd.hip.in"
       const bool valid0_2 = kv0 + 2u + 4u * g_tail < kv_end;
-#line 359 "templates/gfx942/attn_fwd.hip.in"
+#line 388 "templates/gfx942/attn_fwd.hip.in"
       s[0][0][2] = valid0_2 ? s[0][0][2] : -__builtin_inff();
-#line 359 "templates/gfx942/attn_fwd.hip.in"
+#line 388 "templates/gfx942/attn_fwd.hip.in"
       s[1][0][2] = valid0_2 ? s[1][0][2] : -__builtin_inff();
-#line 357 "templates/gfx942/attn_fwd.hip.in"
+#line 386 "templates/gfx942/attn_fwd.hip.in"
       const bool valid0_3 = kv0 + 3u + 4u * g_tail < kv_end;
-#line 359 "templates/gfx942/attn_fwd.hip.in"
+#line 388 "templates/gfx942/attn_fwd.hip.in"
       s[0][0][3] = valid0_3 ? s[0][0][3] : -__builtin_inff();
-#line 359 "templates/gfx942/attn_fwd.hip.in"
+#line 388 "templates/gfx942/attn_fwd.hip.in"
       s[1][0][3] = valid0_3 ? s[1][0][3] : -__builtin_inff();
-#line 357 "templates/gfx942/attn_fwd.hip.in"
+#line 386 "templates/gfx942/attn_fwd.hip.in"
       const bool valid1_0 = kv0 + 16u + 4u * g_tail < kv_end;
-#line 359 "templates/gfx942/attn_fwd.hip.in"
+#line 388 "templates/gfx942/attn_fwd.hip.in"
       s[0][1][0] = valid1_0 ? s[0][1][0] : -__builtin_inff();
-#line 359 "templates/gfx942/attn_fwd.hip.in"
+#line 388 "templates/gfx942/attn_fwd.hip.in"
       s[1][1][0] = valid1_0 ? s[1][1][0] : -__builtin_inff();
-#line 357 "templates/gfx942/attn_fwd.hip.in"
+#line 386 "templates/gfx942/attn_fwd.hip.in"
       const bool valid1_1 = kv0 + 17u + 4u * g_tail < kv_end;
-#line 359 "templates/gfx942/attn_fwd.hip.in"
+#line 388 "templates/gfx942/attn_fwd.hip.in"
       s[0][1][1] = valid1_1 ? s[0][1][1] : -__builtin_inff();
-#line 359 "templates/gfx942/attn_fwd.hip.in"
+#line 388 "templates/gfx942/attn_fwd.hip.in"
       s[1][1][1] = valid1_1 ? s[1][1][1] : -__builtin_inff();
-#line 357 "templates/gfx942/attn_fwd.hip.in"
+#line 386 "templates/gfx942/attn_fwd.hip.in"
       const bool valid1_2 = kv0 + 18u + 4u * g_tail < kv_end;
-#line 359 "templates/gfx942/attn_fwd.hip.in"
+#line 388 "templates/gfx942/attn_fwd.hip.in"
       s[0][1][2] = valid1_2 ? s[0][1][2] : -__builtin_inff();
-#line 359 "templates/gfx942/attn_fwd.hip.in"
+#line 388 "templates/gfx942/attn_fwd.hip.in"
       s[1][1][2] = valid1_2 ? s[1][1][2] : -__builtin_inff();
-#line 357 "templates/gfx942/attn_fwd.hip.in"
+#line 386 "templates/gfx942/attn_fwd.hip.in"
       const bool valid1_3 = kv0 + 19u + 4u * g_tail < kv_end;
-#line 359 "templates/gfx942/attn_fwd.hip.in"
+#line 388 "templates/gfx942/attn_fwd.hip.in"
       s[0][1][3] = valid1_3 ? s[0][1][3] : -__builtin_inff();
-#line 359 "templates/gfx942/attn_fwd.hip.in"
+#line 388 "templates/gfx942/attn_fwd.hip.in"
       s[1][1][3] = valid1_3 ? s[1][1][3] : -__builtin_inff();
-#line 357 "templates/gfx942/attn_fwd.hip.in"
+#line 386 "templates/gfx942/attn_fwd.hip.in"
       const bool valid2_0 = kv0 + 32u + 4u * g_tail < kv_end;
-#line 359 "templates/gfx942/attn_fwd.hip.in"
+#line 388 "templates/gfx942/attn_fwd.hip.in"
       s[0][2][0] = valid2_0 ? s[0][2][0] : -__builtin_inff();
-#line 359 "templates/gfx942/attn_fwd.hip.in"
+#line 388 "templates/gfx942/attn_fwd.hip.in"
       s[1][2][0] = valid2_0 ? s[1][2][0] : -__builtin_inff();
-#line 357 "templates/gfx942/attn_fwd.hip.in"
+#line 386 "templates/gfx942/attn_fwd.hip.in"
       const bool valid2_1 = kv0 + 33u + 4u * g_tail < kv_end;
-#line 359 "templates/gfx942/attn_fwd.hip.in"
+#line 388 "templates/gfx942/attn_fwd.hip.in"
       s[0][2][1] = valid2_1 ? s[0][2][1] : -__builtin_inff();
-#line 359 "templates/gfx942/attn_fwd.hip.in"
+#line 388 "templates/gfx942/attn_fwd.hip.in"
       s[1][2][1] = valid2_1 ? s[1][2][1] : -__builtin_inff();
-#line 357 "templates/gfx942/attn_fwd.hip.in"
+#line 386 "templates/gfx942/attn_fwd.hip.in"
       const bool valid2_2 = kv0 + 34u + 4u * g_tail < kv_end;
-#line 359 "templates/gfx942/attn_fwd.hip.in"
+#line 388 "templates/gfx942/attn_fwd.hip.in"
       s[0][2][2] = valid2_2 ? s[0][2][2] : -__builtin_inff();
-#line 359 "templates/gfx942/attn_fwd.hip.in"
+#line 388 "templates/gfx942/attn_fwd.hip.in"
       s[1][2][2] = valid2_2 ? s[1][2][2] : -__builtin_inff();
-#line 357 "templates/gfx942/attn_fwd.hip.in"
+#line 386 "templates/gfx942/attn_fwd.hip.in"
       const bool valid2_3 = kv0 + 35u + 4u * g_tail < kv_end;
-#line 359 "templates/gfx942/attn_fwd.hip.in"
+#line 388 "templates/gfx942/attn_fwd.hip.in"
       s[0][2][3] = valid2_3 ? s[0][2][3] : -__builtin_inff();
-#line 359 "templates/gfx942/attn_fwd.hip.in"
+#line 388 "templates/gfx942/attn_fwd.hip.in"
       s[1][2][3] = valid2_3 ? s[1][2][3] : -__builtin_inff();
-#line 357 "templates/gfx942/attn_fwd.hip.in"
+#line 386 "templates/gfx942/attn_fwd.hip.in"
       const bool valid3_0 = kv0 + 48u + 4u * g_tail < kv_end;
-#line 359 "templates/gfx942/attn_fwd.hip.in"
+#line 388 "templates/gfx942/attn_fwd.hip.in"
       s[0][3][0] = valid3_0 ? s[0][3][0] : -__builtin_inff();
-#line 359 "templates/gfx942/attn_fwd.hip.in"
+#line 388 "templates/gfx942/attn_fwd.hip.in"
       s[1][3][0] = valid3_0 ? s[1][3][0] : -__builtin_inff();
-#line 357 "templates/gfx942/attn_fwd.hip.in"
+#line 386 "templates/gfx942/attn_fwd.hip.in"
       const bool valid3_1 = kv0 + 49u + 4u * g_tail < kv_end;
-#line 359 "templates/gfx942/attn_fwd.hip.in"
+#line 388 "templates/gfx942/attn_fwd.hip.in"
       s[0][3][1] = valid3_1 ? s[0][3][1] : -__builtin_inff();
-#line 359 "templates/gfx942/attn_fwd.hip.in"
+#line 388 "templates/gfx942/attn_fwd.hip.in"
       s[1][3][1] = valid3_1 ? s[1][3][1] : -__builtin_inff();
-#line 357 "templates/gfx942/attn_fwd.hip.in"
+#line 386 "templates/gfx942/attn_fwd.hip.in"
       const bool valid3_2 = kv0 + 50u + 4u * g_tail < kv_end;
-#line 359 "templates/gfx942/attn_fwd.hip.in"
+#line 388 "templates/gfx942/attn_fwd.hip.in"
       s[0][3][2] = valid3_2 ? s[0][3][2] : -__builtin_inff();
-#line 359 "templates/gfx942/attn_fwd.hip.in"
+#line 388 "templates/gfx942/attn_fwd.hip.in"
       s[1][3][2] = valid3_2 ? s[1][3][2] : -__builtin_inff();
-#line 357 "templates/gfx942/attn_fwd.hip.in"
+#line 386 "templates/gfx942/attn_fwd.hip.in"
       const bool valid3_3 = kv0 + 51u + 4u * g_tail < kv_end;
-#line 359 "templates/gfx942/attn_fwd.hip.in"
+#line 388 "templates/gfx942/attn_fwd.hip.in"
       s[0][3][3] = valid3_3 ? s[0][3][3] : -__builtin_inff();
-#line 359 "templates/gfx942/attn_fwd.hip.in"
+#line 388 "templates/gfx942/attn_fwd.hip.in"
       s[1][3][3] = valid3_3 ? s[1][3][3] : -__builtin_inff();
-#line 357 "templates/gfx942/attn_fwd.hip.in"
+#line 386 "templates/gfx942/attn_fwd.hip.in"
       const bool valid4_0 = kv0 + 64u + 4u * g_tail < kv_end;
-#line 359 "templates/gfx942/attn_fwd.hip.in"
+#line 388 "templates/gfx942/attn_fwd.hip.in"
       s[0][4][0] = valid4_0 ? s[0][4][0] : -__builtin_inff();
-#line 359 "templates/gfx942/attn_fwd.hip.in"
+#line 388 "templates/gfx942/attn_fwd.hip.in"
       s[1][4][0] = valid4_0 ? s[1][4][0] : -__builtin_inff();
-#line 357 "templates/gfx942/attn_fwd.hip.in"
+#line 386 "templates/gfx942/attn_fwd.hip.in"
       const bool valid4_1 = kv0 + 65u + 4u * g_tail < kv_end;
-#line 359 "templates/gfx942/attn_fwd.hip.in"
+#line 388 "templates/gfx942/attn_fwd.hip.in"
       s[0][4][1] = valid4_1 ? s[0][4][1] : -__builtin_inff();
-#line 359 "templates/gfx942/attn_fwd.hip.in"
+#line 388 "templates/gfx942/attn_fwd.hip.in"
       s[1][4][1] = valid4_1 ? s[1][4][1] : -__builtin_inff();
-#line 357 "templates/gfx942/attn_fwd.hip.in"
+#line 386 "templates/gfx942/attn_fwd.hip.in"
       const bool valid4_2 = kv0 + 66u + 4u * g_tail < kv_end;
-#line 359 "templates/gfx942/attn_fwd.hip.in"
+#line 388 "templates/gfx942/attn_fwd.hip.in"
       s[0][4][2] = valid4_2 ? s[0][4][2] : -__builtin_inff();
-#line 359 "templates/gfx942/attn_fwd.hip.in"
+#line 388 "templates/gfx942/attn_fwd.hip.in"
       s[1][4][2] = valid4_2 ? s[1][4][2] : -__builtin_inff();
-#line 357 "templates/gfx942/attn_fwd.hip.in"
+#line 386 "templates/gfx942/attn_fwd.hip.in"
       const bool valid4_3 = kv0 + 67u + 4u * g_tail < kv_end;
-#line 359 "templates/gfx942/attn_fwd.hip.in"
+#line 388 "templates/gfx942/attn_fwd.hip.in"
       s[0][4][3] = valid4_3 ? s[0][4][3] : -__builtin_inff();
-#line 359 "templates/gfx942/attn_fwd.hip.in"
+#line 388 "templates/gfx942/attn_fwd.hip.in"
       s[1][4][3] = valid4_3 ? s[1][4][3] : -__builtin_inff();
-#line 357 "templates/gfx942/attn_fwd.hip.in"
+#line 386 "templates/gfx942/attn_fwd.hip.in"
       const bool valid5_0 = kv0 + 80u + 4u * g_tail < kv_end;
-#line 359 "templates/gfx942/attn_fwd.hip.in"
+#line 388 "templates/gfx942/attn_fwd.hip.in"
       s[0][5][0] = valid5_0 ? s[0][5][0] : -__builtin_inff();
-#line 359 "templates/gfx942/attn_fwd.hip.in"
+#line 388 "templates/gfx942/attn_fwd.hip.in"
       s[1][5][0] = valid5_0 ? s[1][5][0] : -__builtin_inff();
-#line 357 "templates/gfx942/attn_fwd.hip.in"
+#line 386 "templates/gfx942/attn_fwd.hip.in"
       const bool valid5_1 = kv0 + 81u + 4u * g_tail < kv_end;
-#line 359 "templates/gfx942/attn_fwd.hip.in"
+#line 388 "templates/gfx942/attn_fwd.hip.in"
       s[0][5][1] = valid5_1 ? s[0][5][1] : -__builtin_inff();
-#line 359 "templates/gfx942/attn_fwd.hip.in"
+#line 388 "templates/gfx942/attn_fwd.hip.in"
       s[1][5][1] = valid5_1 ? s[1][5][1] : -__builtin_inff();
-#line 357 "templates/gfx942/attn_fwd.hip.in"
+#line 386 "templates/gfx942/attn_fwd.hip.in"
       const bool valid5_2 = kv0 + 82u + 4u * g_tail < kv_end;
-#line 359 "templates/gfx942/attn_fwd.hip.in"
+#line 388 "templates/gfx942/attn_fwd.hip.in"
       s[0][5][2] = valid5_2 ? s[0][5][2] : -__builtin_inff();
-#line 359 "templates/gfx942/attn_fwd.hip.in"
+#line 388 "templates/gfx942/attn_fwd.hip.in"
       s[1][5][2] = valid5_2 ? s[1][5][2] : -__builtin_inff();
-#line 357 "templates/gfx942/attn_fwd.hip.in"
+#line 386 "templates/gfx942/attn_fwd.hip.in"
       const bool valid5_3 = kv0 + 83u + 4u * g_tail < kv_end;
-#line 359 "templates/gfx942/attn_fwd.hip.in"
+#line 388 "templates/gfx942/attn_fwd.hip.in"
       s[0][5][3] = valid5_3 ? s[0][5][3] : -__builtin_inff();
-#line 359 "templates/gfx942/attn_fwd.hip.in"
+#line 388 "templates/gfx942/attn_fwd.hip.in"
       s[1][5][3] = valid5_3 ? s[1][5][3] : -__builtin_inff();
-#line 363 "templates/gfx942/attn_fwd.hip.in"
+#line 392 "templates/gfx942/attn_fwd.hip.in"
     }
     bool changed[2];
     float alpha[2];
-#line 369 "templates/gfx942/attn_fwd.hip.in"
+#line 398 "templates/gfx942/attn_fwd.hip.in"
     {
       float mx = s[0][0][0];
-#line 374 "templates/gfx942/attn_fwd.hip.in"
+#line 403 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][0][1]);
-#line 374 "templates/gfx942/attn_fwd.hip.in"
+#line 403 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][0][2]);
-#line 374 "templates/gfx942/attn_fwd.hip.in"
+#line 403 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][0][3]);
-#line 374 "templates/gfx942/attn_fwd.hip.in"
+#line 403 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][1][0]);
-#line 374 "templates/gfx942/attn_fwd.hip.in"
+#line 403 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][1][1]);
-#line 374 "templates/gfx942/attn_fwd.hip.in"
+#line 403 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][1][2]);
-#line 374 "templates/gfx942/attn_fwd.hip.in"
+#line 403 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][1][3]);
-#line 374 "templates/gfx942/attn_fwd.hip.in"
+#line 403 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][2][0]);
-#line 374 "templates/gfx942/attn_fwd.hip.in"
+#line 403 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][2][1]);
-#line 374 "templates/gfx942/attn_fwd.hip.in"
+#line 403 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][2][2]);
-#line 374 "templates/gfx942/attn_fwd.hip.in"
+#line 403 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][2][3]);
-#line 374 "templates/gfx942/attn_fwd.hip.in"
+#line 403 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][3][0]);
-#line 374 "templates/gfx942/attn_fwd.hip.in"
+#line 403 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][3][1]);
-#line 374 "templates/gfx942/attn_fwd.hip.in"
+#line 403 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][3][2]);
-#line 374 "templates/gfx942/attn_fwd.hip.in"
+#line 403 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][3][3]);
-#line 374 "templates/gfx942/attn_fwd.hip.in"
+#line 403 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][4][0]);
-#line 374 "templates/gfx942/attn_fwd.hip.in"
+#line 403 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][4][1]);
-#line 374 "templates/gfx942/attn_fwd.hip.in"
+#line 403 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][4][2]);
-#line 374 "templates/gfx942/attn_fwd.hip.in"
+#line 403 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][4][3]);
-#line 374 "templates/gfx942/attn_fwd.hip.in"
+#line 403 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][5][0]);
-#line 374 "templates/gfx942/attn_fwd.hip.in"
+#line 403 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][5][1]);
-#line 374 "templates/gfx942/attn_fwd.hip.in"
+#line 403 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][5][2]);
-#line 374 "templates/gfx942/attn_fwd.hip.in"
+#line 403 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][5][3]);
-#line 378 "templates/gfx942/attn_fwd.hip.in"
+#line 407 "templates/gfx942/attn_fwd.hip.in"
       const float mt = mx * sc;  // this lane's max of t = s * sc (exact: see above)
       changed[0] = ag_any(mt > m[0]);
       alpha[0] = 1.0f;
@@ -1900,56 +1937,56 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         big_m = ag_any(!(__builtin_fabsf(m[0]) < 0x1p24f) || !(__builtin_fabsf(m[1]) < 0x1p24f));
       }
     }
-#line 369 "templates/gfx942/attn_fwd.hip.in"
+#line 398 "templates/gfx942/attn_fwd.hip.in"
     {
       float mx = s[1][0][0];
-#line 374 "templates/gfx942/attn_fwd.hip.in"
+#line 403 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][0][1]);
-#line 374 "templates/gfx942/attn_fwd.hip.in"
+#line 403 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][0][2]);
-#line 374 "templates/gfx942/attn_fwd.hip.in"
+#line 403 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][0][3]);
-#line 374 "templates/gfx942/attn_fwd.hip.in"
+#line 403 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][1][0]);
-#line 374 "templates/gfx942/attn_fwd.hip.in"
+#line 403 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][1][1]);
-#line 374 "templates/gfx942/attn_fwd.hip.in"
+#line 403 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][1][2]);
-#line 374 "templates/gfx942/attn_fwd.hip.in"
+#line 403 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][1][3]);
-#line 374 "templates/gfx942/attn_fwd.hip.in"
+#line 403 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][2][0]);
-#line 374 "templates/gfx942/attn_fwd.hip.in"
+#line 403 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][2][1]);
-#line 374 "templates/gfx942/attn_fwd.hip.in"
+#line 403 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][2][2]);
-#line 374 "templates/gfx942/attn_fwd.hip.in"
+#line 403 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][2][3]);
-#line 374 "templates/gfx942/attn_fwd.hip.in"
+#line 403 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][3][0]);
-#line 374 "templates/gfx942/attn_fwd.hip.in"
+#line 403 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][3][1]);
-#line 374 "templates/gfx942/attn_fwd.hip.in"
+#line 403 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][3][2]);
-#line 374 "templates/gfx942/attn_fwd.hip.in"
+#line 403 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][3][3]);
-#line 374 "templates/gfx942/attn_fwd.hip.in"
+#line 403 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][4][0]);
-#line 374 "templates/gfx942/attn_fwd.hip.in"
+#line 403 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][4][1]);
-#line 374 "templates/gfx942/attn_fwd.hip.in"
+#line 403 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][4][2]);
-#line 374 "templates/gfx942/attn_fwd.hip.in"
+#line 403 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][4][3]);
-#line 374 "templates/gfx942/attn_fwd.hip.in"
+#line 403 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][5][0]);
-#line 374 "templates/gfx942/attn_fwd.hip.in"
+#line 403 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][5][1]);
-#line 374 "templates/gfx942/attn_fwd.hip.in"
+#line 403 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][5][2]);
-#line 374 "templates/gfx942/attn_fwd.hip.in"
+#line 403 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][5][3]);
-#line 378 "templates/gfx942/attn_fwd.hip.in"
+#line 407 "templates/gfx942/attn_fwd.hip.in"
       const float mt = mx * sc;  // this lane's max of t = s * sc (exact: see above)
       changed[1] = ag_any(mt > m[1]);
       alpha[1] = 1.0f;
@@ -1969,70 +2006,70 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         big_m = ag_any(!(__builtin_fabsf(m[0]) < 0x1p24f) || !(__builtin_fabsf(m[1]) < 0x1p24f));
       }
     }
-#line 398 "templates/gfx942/attn_fwd.hip.in"
+#line 427 "templates/gfx942/attn_fwd.hip.in"
     // Slow path (wave-uniform, never the steady state): rows with |m| >= 2^24 take
     // x = fl(s * sc) - m (there fl(max s * sc) = m may be more than 1/2 off the exact product,
     // and the fma form's x at the row's max, that error, made p = +Inf: scale 1e10 gave NaN
     // rows), and a zero scale in the last tile takes x = fma(t, 1, -m) (see above).
     const bool zero_tail = tail && sc == 0.0f;
     if (big_m || zero_tail) {
-#line 405 "templates/gfx942/attn_fwd.hip.in"
+#line 434 "templates/gfx942/attn_fwd.hip.in"
     {
       const float nm = -m[0];
       const bool big = !(__builtin_fabsf(m[0]) < 0x1p24f) && !zero_tail;
       if (big) {  // s -> t = fl(s * sc): x = fma(t, 1, -m) = t - m
-#line 411 "templates/gfx942/attn_fwd.hip.in"
+#line 440 "templates/gfx942/attn_fwd.hip.in"
         s[0][0][0] *= sc;
-#line 411 "templates/gfx942/attn_fwd.hip.in"
+#line 440 "templates/gfx942/attn_fwd.hip.in"
         s[0][0][1] *= sc;
-#line 411 "templates/gfx942/attn_fwd.hip.in"
+#line 440 "templates/gfx942/attn_fwd.hip.in"
         s[0][0][2] *= sc;
-#line 411 "templates/gfx942/attn_fwd.hip.in"
+#line 440 "templates/gfx942/attn_fwd.hip.in"
         s[0][0][3] *= sc;
-#line 411 "templates/gfx942/attn_fwd.hip.in"
+#line 440 "templates/gfx942/attn_fwd.hip.in"
         s[0][1][0] *= sc;
-#line 411 "templates/gfx942/attn_fwd.hip.in"
+#line 440 "templates/gfx942/attn_fwd.hip.in"
         s[0][1][1] *= sc;
-#line 411 "templates/gfx942/attn_fwd.hip.in"
+#line 440 "templates/gfx942/attn_fwd.hip.in"
         s[0][1][2] *= sc;
-#line 411 "templates/gfx942/attn_fwd.hip.in"
+#line 440 "templates/gfx942/attn_fwd.hip.in"
         s[0][1][3] *= sc;
-#line 411 "templates/gfx942/attn_fwd.hip.in"
+#line 440 "templates/gfx942/attn_fwd.hip.in"
         s[0][2][0] *= sc;
-#line 411 "templates/gfx942/attn_fwd.hip.in"
+#line 440 "templates/gfx942/attn_fwd.hip.in"
         s[0][2][1] *= sc;
-#line 411 "templates/gfx942/attn_fwd.hip.in"
+#line 440 "templates/gfx942/attn_fwd.hip.in"
         s[0][2][2] *= sc;
-#line 411 "templates/gfx942/attn_fwd.hip.in"
+#line 440 "templates/gfx942/attn_fwd.hip.in"
         s[0][2][3] *= sc;
-#line 411 "templates/gfx942/attn_fwd.hip.in"
+#line 440 "templates/gfx942/attn_fwd.hip.in"
         s[0][3][0] *= sc;
-#line 411 "templates/gfx942/attn_fwd.hip.in"
+#line 440 "templates/gfx942/attn_fwd.hip.in"
         s[0][3][1] *= sc;
-#line 411 "templates/gfx942/attn_fwd.hip.in"
+#line 440 "templates/gfx942/attn_fwd.hip.in"
         s[0][3][2] *= sc;
-#line 411 "templates/gfx942/attn_fwd.hip.in"
+#line 440 "templates/gfx942/attn_fwd.hip.in"
         s[0][3][3] *= sc;
-#line 411 "templates/gfx942/attn_fwd.hip.in"
+#line 440 "templates/gfx942/attn_fwd.hip.in"
         s[0][4][0] *= sc;
-#line 411 "templates/gfx942/attn_fwd.hip.in"
+#line 440 "templates/gfx942/attn_fwd.hip.in"
         s[0][4][1] *= sc;
-#line 411 "templates/gfx942/attn_fwd.hip.in"
+#line 440 "templates/gfx942/attn_fwd.hip.in"
         s[0][4][2] *= sc;
-#line 411 "templates/gfx942/attn_fwd.hip.in"
+#line 440 "templates/gfx942/attn_fwd.hip.in"
         s[0][4][3] *= sc;
-#line 411 "templates/gfx942/attn_fwd.hip.in"
+#line 440 "templates/gfx942/attn_fwd.hip.in"
         s[0][5][0] *= sc;
-#line 411 "templates/gfx942/attn_fwd.hip.in"
+#line 440 "templates/gfx942/attn_fwd.hip.in"
         s[0][5][1] *= sc;
-#line 411 "templates/gfx942/attn_fwd.hip.in"
+#line 440 "templates/gfx942/attn_fwd.hip.in"
         s[0][5][2] *= sc;
-#line 411 "templates/gfx942/attn_fwd.hip.in"
+#line 440 "templates/gfx942/attn_fwd.hip.in"
         s[0][5][3] *= sc;
-#line 414 "templates/gfx942/attn_fwd.hip.in"
+#line 443 "templates/gfx942/attn_fwd.hip.in"
       }
       const float scr = big || zero_tail ? 1.0f : sc;
-#line 417 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[0][0][0], scr, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[0][0][1], scr, nm));
@@ -2045,7 +2082,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         p[0][0].x = ag_pack_p_rtne(p0, p1);
         p[0][0].y = ag_pack_p_rtne(p2, p3);
       }
-#line 417 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[0][1][0], scr, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[0][1][1], scr, nm));
@@ -2058,7 +2095,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         p[0][1].x = ag_pack_p_rtne(p0, p1);
         p[0][1].y = ag_pack_p_rtne(p2, p3);
       }
-#line 417 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[0][2][0], scr, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[0][2][1], scr, nm));
@@ -2071,7 +2108,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         p[0][2].x = ag_pack_p_rtne(p0, p1);
         p[0][2].y = ag_pack_p_rtne(p2, p3);
       }
-#line 417 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[0][3][0], scr, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[0][3][1], scr, nm));
@@ -2084,7 +2121,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         p[0][3].x = ag_pack_p_rtne(p0, p1);
         p[0][3].y = ag_pack_p_rtne(p2, p3);
       }
-#line 417 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[0][4][0], scr, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[0][4][1], scr, nm));
@@ -2097,7 +2134,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         p[0][4].x = ag_pack_p_rtne(p0, p1);
         p[0][4].y = ag_pack_p_rtne(p2, p3);
       }
-#line 417 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[0][5][0], scr, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[0][5][1], scr, nm));
@@ -2110,65 +2147,65 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         p[0][5].x = ag_pack_p_rtne(p0, p1);
         p[0][5].y = ag_pack_p_rtne(p2, p3);
       }
-#line 430 "templates/gfx942/attn_fwd.hip.in"
+#line 459 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 405 "templates/gfx942/attn_fwd.hip.in"
+#line 434 "templates/gfx942/attn_fwd.hip.in"
     {
       const float nm = -m[1];
       const bool big = !(__builtin_fabsf(m[1]) < 0x1p24f) && !zero_tail;
       if (big) {  // s -> t = fl(s * sc): x = fma(t, 1, -m) = t - m
-#line 411 "templates/gfx942/attn_fwd.hip.in"
+#line 440 "templates/gfx942/attn_fwd.hip.in"
         s[1][0][0] *= sc;
-#line 411 "templates/gfx942/attn_fwd.hip.in"
+#line 440 "templates/gfx942/attn_fwd.hip.in"
         s[1][0][1] *= sc;
-#line 411 "templates/gfx942/attn_fwd.hip.in"
+#line 440 "templates/gfx942/attn_fwd.hip.in"
         s[1][0][2] *= sc;
-#line 411 "templates/gfx942/attn_fwd.hip.in"
+#line 440 "templates/gfx942/attn_fwd.hip.in"
         s[1][0][3] *= sc;
-#line 411 "templates/gfx942/attn_fwd.hip.in"
+#line 440 "templates/gfx942/attn_fwd.hip.in"
         s[1][1][0] *= sc;
-#line 411 "templates/gfx942/attn_fwd.hip.in"
+#line 440 "templates/gfx942/attn_fwd.hip.in"
         s[1][1][1] *= sc;
-#line 411 "templates/gfx942/attn_fwd.hip.in"
+#line 440 "templates/gfx942/attn_fwd.hip.in"
         s[1][1][2] *= sc;
-#line 411 "templates/gfx942/attn_fwd.hip.in"
+#line 440 "templates/gfx942/attn_fwd.hip.in"
         s[1][1][3] *= sc;
-#line 411 "templates/gfx942/attn_fwd.hip.in"
+#line 440 "templates/gfx942/attn_fwd.hip.in"
         s[1][2][0] *= sc;
-#line 411 "templates/gfx942/attn_fwd.hip.in"
+#line 440 "templates/gfx942/attn_fwd.hip.in"
         s[1][2][1] *= sc;
-#line 411 "templates/gfx942/attn_fwd.hip.in"
+#line 440 "templates/gfx942/attn_fwd.hip.in"
         s[1][2][2] *= sc;
-#line 411 "templates/gfx942/attn_fwd.hip.in"
+#line 440 "templates/gfx942/attn_fwd.hip.in"
         s[1][2][3] *= sc;
-#line 411 "templates/gfx942/attn_fwd.hip.in"
+#line 440 "templates/gfx942/attn_fwd.hip.in"
         s[1][3][0] *= sc;
-#line 411 "templates/gfx942/attn_fwd.hip.in"
+#line 440 "templates/gfx942/attn_fwd.hip.in"
         s[1][3][1] *= sc;
-#line 411 "templates/gfx942/attn_fwd.hip.in"
+#line 440 "templates/gfx942/attn_fwd.hip.in"
         s[1][3][2] *= sc;
-#line 411 "templates/gfx942/attn_fwd.hip.in"
+#line 440 "templates/gfx942/attn_fwd.hip.in"
         s[1][3][3] *= sc;
-#line 411 "templates/gfx942/attn_fwd.hip.in"
+#line 440 "templates/gfx942/attn_fwd.hip.in"
         s[1][4][0] *= sc;
-#line 411 "templates/gfx942/attn_fwd.hip.in"
+#line 440 "templates/gfx942/attn_fwd.hip.in"
         s[1][4][1] *= sc;
-#line 411 "templates/gfx942/attn_fwd.hip.in"
+#line 440 "templates/gfx942/attn_fwd.hip.in"
         s[1][4][2] *= sc;
-#line 411 "templates/gfx942/attn_fwd.hip.in"
+#line 440 "templates/gfx942/attn_fwd.hip.in"
         s[1][4][3] *= sc;
-#line 411 "templates/gfx942/attn_fwd.hip.in"
+#line 440 "templates/gfx942/attn_fwd.hip.in"
         s[1][5][0] *= sc;
-#line 411 "templates/gfx942/attn_fwd.hip.in"
+#line 440 "templates/gfx942/attn_fwd.hip.in"
         s[1][5][1] *= sc;
-#line 411 "templates/gfx942/attn_fwd.hip.in"
+#line 440 "templates/gfx942/attn_fwd.hip.in"
         s[1][5][2] *= sc;
-#line 411 "templates/gfx942/attn_fwd.hip.in"
+#line 440 "templates/gfx942/attn_fwd.hip.in"
         s[1][5][3] *= sc;
-#line 414 "templates/gfx942/attn_fwd.hip.in"
+#line 443 "templates/gfx942/attn_fwd.hip.in"
       }
       const float scr = big || zero_tail ? 1.0f : sc;
-#line 417 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[1][0][0], scr, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[1][0][1], scr, nm));
@@ -2181,7 +2218,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         p[1][0].x = ag_pack_p_rtne(p0, p1);
         p[1][0].y = ag_pack_p_rtne(p2, p3);
       }
-#line 417 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[1][1][0], scr, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[1][1][1], scr, nm));
@@ -2194,7 +2231,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         p[1][1].x = ag_pack_p_rtne(p0, p1);
         p[1][1].y = ag_pack_p_rtne(p2, p3);
       }
-#line 417 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[1][2][0], scr, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[1][2][1], scr, nm));
@@ -2207,7 +2244,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         p[1][2].x = ag_pack_p_rtne(p0, p1);
         p[1][2].y = ag_pack_p_rtne(p2, p3);
       }
-#line 417 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[1][3][0], scr, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[1][3][1], scr, nm));
@@ -2220,7 +2257,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         p[1][3].x = ag_pack_p_rtne(p0, p1);
         p[1][3].y = ag_pack_p_rtne(p2, p3);
       }
-#line 417 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[1][4][0], scr, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[1][4][1], scr, nm));
@@ -2233,7 +2270,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         p[1][4].x = ag_pack_p_rtne(p0, p1);
         p[1][4].y = ag_pack_p_rtne(p2, p3);
       }
-#line 417 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[1][5][0], scr, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[1][5][1], scr, nm));
@@ -2246,14 +2283,14 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         p[1][5].x = ag_pack_p_rtne(p0, p1);
         p[1][5].y = ag_pack_p_rtne(p2, p3);
       }
-#line 430 "templates/gfx942/attn_fwd.hip.in"
+#line 459 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 432 "templates/gfx942/attn_fwd.hip.in"
+#line 461 "templates/gfx942/attn_fwd.hip.in"
     } else {
-#line 434 "templates/gfx942/attn_fwd.hip.in"
+#line 463 "templates/gfx942/attn_fwd.hip.in"
     {
       const float nm = -m[0];
-#line 437 "templates/gfx942/attn_fwd.hip.in"
+#line 466 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[0][0][0], sc, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[0][0][1], sc, nm));
@@ -2266,7 +2303,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         p[0][0].x = ag_pack_p_rtne(p0, p1);
         p[0][0].y = ag_pack_p_rtne(p2, p3);
       }
-#line 437 "templates/gfx942/attn_fwd.hip.in"
+#line 466 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[0][1][0], sc, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[0][1][1], sc, nm));
@@ -2279,7 +2316,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         p[0][1].x = ag_pack_p_rtne(p0, p1);
         p[0][1].y = ag_pack_p_rtne(p2, p3);
       }
-#line 437 "templates/gfx942/attn_fwd.hip.in"
+#line 466 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[0][2][0], sc, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[0][2][1], sc, nm));
@@ -2292,7 +2329,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         p[0][2].x = ag_pack_p_rtne(p0, p1);
         p[0][2].y = ag_pack_p_rtne(p2, p3);
       }
-#line 437 "templates/gfx942/attn_fwd.hip.in"
+#line 466 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[0][3][0], sc, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[0][3][1], sc, nm));
@@ -2305,7 +2342,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         p[0][3].x = ag_pack_p_rtne(p0, p1);
         p[0][3].y = ag_pack_p_rtne(p2, p3);
       }
-#line 437 "templates/gfx942/attn_fwd.hip.in"
+#line 466 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[0][4][0], sc, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[0][4][1], sc, nm));
@@ -2318,7 +2355,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         p[0][4].x = ag_pack_p_rtne(p0, p1);
         p[0][4].y = ag_pack_p_rtne(p2, p3);
       }
-#line 437 "templates/gfx942/attn_fwd.hip.in"
+#line 466 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[0][5][0], sc, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[0][5][1], sc, nm));
@@ -2331,12 +2368,12 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         p[0][5].x = ag_pack_p_rtne(p0, p1);
         p[0][5].y = ag_pack_p_rtne(p2, p3);
       }
-#line 450 "templates/gfx942/attn_fwd.hip.in"
+#line 479 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 434 "templates/gfx942/attn_fwd.hip.in"
+#line 463 "templates/gfx942/attn_fwd.hip.in"
     {
       const float nm = -m[1];
-#line 437 "templates/gfx942/attn_fwd.hip.in"
+#line 466 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[1][0][0], sc, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[1][0][1], sc, nm));
@@ -2349,7 +2386,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         p[1][0].x = ag_pack_p_rtne(p0, p1);
         p[1][0].y = ag_pack_p_rtne(p2, p3);
       }
-#line 437 "templates/gfx942/attn_fwd.hip.in"
+#line 466 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[1][1][0], sc, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[1][1][1], sc, nm));
@@ -2362,7 +2399,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         p[1][1].x = ag_pack_p_rtne(p0, p1);
         p[1][1].y = ag_pack_p_rtne(p2, p3);
       }
-#line 437 "templates/gfx942/attn_fwd.hip.in"
+#line 466 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[1][2][0], sc, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[1][2][1], sc, nm));
@@ -2375,7 +2412,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         p[1][2].x = ag_pack_p_rtne(p0, p1);
         p[1][2].y = ag_pack_p_rtne(p2, p3);
       }
-#line 437 "templates/gfx942/attn_fwd.hip.in"
+#line 466 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[1][3][0], sc, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[1][3][1], sc, nm));
@@ -2388,7 +2425,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         p[1][3].x = ag_pack_p_rtne(p0, p1);
         p[1][3].y = ag_pack_p_rtne(p2, p3);
       }
-#line 437 "templates/gfx942/attn_fwd.hip.in"
+#line 466 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[1][4][0], sc, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[1][4][1], sc, nm));
@@ -2401,7 +2438,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         p[1][4].x = ag_pack_p_rtne(p0, p1);
         p[1][4].y = ag_pack_p_rtne(p2, p3);
       }
-#line 437 "templates/gfx942/attn_fwd.hip.in"
+#line 466 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[1][5][0], sc, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[1][5][1], sc, nm));
@@ -2414,1272 +2451,1272 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         p[1][5].x = ag_pack_p_rtne(p0, p1);
         p[1][5].y = ag_pack_p_rtne(p2, p3);
       }
-#line 450 "templates/gfx942/attn_fwd.hip.in"
+#line 479 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 452 "templates/gfx942/attn_fwd.hip.in"
+#line 481 "templates/gfx942/attn_fwd.hip.in"
     }
     // V_j for the P_j V_j product of the next X phase (S is dead now: registers are free)
-#line 239 "templates/gfx942/attn_fwd.hip.in"
+#line 268 "templates/gfx942/attn_fwd.hip.in"
     {
       const unsigned vo = v_lane + (kv0 + 0u) * 256u;
-#line 242 "templates/gfx942/attn_fwd.hip.in"
+#line 271 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<0>(vv[0][0], v_rsrc, vo);
-#line 242 "templates/gfx942/attn_fwd.hip.in"
+#line 271 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<1024>(vv[0][1], v_rsrc, vo);
-#line 242 "templates/gfx942/attn_fwd.hip.in"
+#line 271 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<2048>(vv[0][2], v_rsrc, vo);
-#line 242 "templates/gfx942/attn_fwd.hip.in"
+#line 271 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<3072>(vv[0][3], v_rsrc, vo);
-#line 244 "templates/gfx942/attn_fwd.hip.in"
+#line 273 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 239 "templates/gfx942/attn_fwd.hip.in"
+#line 268 "templates/gfx942/attn_fwd.hip.in"
     {
       const unsigned vo = v_lane + (kv0 + 16u) * 256u;
-#line 242 "templates/gfx942/attn_fwd.hip.in"
+#line 271 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<0>(vv[1][0], v_rsrc, vo);
-#line 242 "templates/gfx942/attn_fwd.hip.in"
+#line 271 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<1024>(vv[1][1], v_rsrc, vo);
-#line 242 "templates/gfx942/attn_fwd.hip.in"
+#line 271 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<2048>(vv[1][2], v_rsrc, vo);
-#line 242 "templates/gfx942/attn_fwd.hip.in"
+#line 271 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<3072>(vv[1][3], v_rsrc, vo);
-#line 244 "templates/gfx942/attn_fwd.hip.in"
+#line 273 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 239 "templates/gfx942/attn_fwd.hip.in"
+#line 268 "templates/gfx942/attn_fwd.hip.in"
     {
       const unsigned vo = v_lane + (kv0 + 32u) * 256u;
-#line 242 "templates/gfx942/attn_fwd.hip.in"
+#line 271 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<0>(vv[2][0], v_rsrc, vo);
-#line 242 "templates/gfx942/attn_fwd.hip.in"
+#line 271 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<1024>(vv[2][1], v_rsrc, vo);
-#line 242 "templates/gfx942/attn_fwd.hip.in"
+#line 271 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<2048>(vv[2][2], v_rsrc, vo);
-#line 242 "templates/gfx942/attn_fwd.hip.in"
+#line 271 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<3072>(vv[2][3], v_rsrc, vo);
-#line 244 "templates/gfx942/attn_fwd.hip.in"
+#line 273 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 457 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
     // O rows are 4g + i in the accumulator layout: fetch their alpha from lane 4g + i.
-#line 473 "templates/gfx942/attn_fwd.hip.in"
+#line 502 "templates/gfx942/attn_fwd.hip.in"
   }
-#line 499 "templates/gfx942/attn_fwd.hip.in"
+#line 528 "templates/gfx942/attn_fwd.hip.in"
     if (grp == 0u) {
       ag_s_waitcnt_vmcnt<12>();  // K_{j+1} (DMA issued in X_j, before V_j) has landed
       ag_s_barrier();
     } else if (jj + 1u < nt) {
       ag_s_barrier();
     }
-#line 515 "templates/gfx942/attn_fwd.hip.in"
+#line 544 "templates/gfx942/attn_fwd.hip.in"
     }
     for (unsigned jj = 1; jj < nt; ++jj) {
-#line 479 "templates/gfx942/attn_fwd.hip.in"
+#line 508 "templates/gfx942/attn_fwd.hip.in"
     const unsigned buf = (jj & 1u) * 26112u;
     // ---- X_j: MFMA phase
     ag_s_setprio<1>();
-#line 270 "templates/gfx942/attn_fwd.hip.in"
+#line 299 "templates/gfx942/attn_fwd.hip.in"
   {
     ag_u32x2 bv[2];
-#line 259 "templates/gfx942/attn_fwd.hip.in"
+#line 288 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_vmcnt<8>(vv[0][0], vv[0][1], vv[0][2], vv[0][3]);
-#line 262 "templates/gfx942/attn_fwd.hip.in"
+#line 291 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[0][0][0];
     bv[1].y = vv[0][0][1];
-#line 262 "templates/gfx942/attn_fwd.hip.in"
+#line 291 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[0][0][2];
     bv[0].y = vv[0][0][3];
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][0], p[0][0], bv[1]);
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][0], p[1][0], bv[1]);
-#line 262 "templates/gfx942/attn_fwd.hip.in"
+#line 291 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[0][1][0];
     bv[1].y = vv[0][1][1];
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][1], p[0][0], bv[0]);
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][1], p[1][0], bv[0]);
-#line 262 "templates/gfx942/attn_fwd.hip.in"
+#line 291 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[0][1][2];
     bv[0].y = vv[0][1][3];
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][2], p[0][0], bv[1]);
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][2], p[1][0], bv[1]);
-#line 262 "templates/gfx942/attn_fwd.hip.in"
+#line 291 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[0][2][0];
     bv[1].y = vv[0][2][1];
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][3], p[0][0], bv[0]);
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][3], p[1][0], bv[0]);
-#line 262 "templates/gfx942/attn_fwd.hip.in"
+#line 291 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[0][2][2];
     bv[0].y = vv[0][2][3];
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][4], p[0][0], bv[1]);
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][4], p[1][0], bv[1]);
-#line 262 "templates/gfx942/attn_fwd.hip.in"
+#line 291 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[0][3][0];
     bv[1].y = vv[0][3][1];
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][5], p[0][0], bv[0]);
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][5], p[1][0], bv[0]);
-#line 262 "templates/gfx942/attn_fwd.hip.in"
+#line 291 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[0][3][2];
     bv[0].y = vv[0][3][3];
-#line 239 "templates/gfx942/attn_fwd.hip.in"
+#line 268 "templates/gfx942/attn_fwd.hip.in"
     {
       const unsigned vo = v_lane + ((kv_begin + (jj - 1u) * 96u) + 48u) * 256u;
-#line 242 "templates/gfx942/attn_fwd.hip.in"
+#line 271 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<0>(vv[0][0], v_rsrc, vo);
-#line 242 "templates/gfx942/attn_fwd.hip.in"
+#line 271 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<1024>(vv[0][1], v_rsrc, vo);
-#line 242 "templates/gfx942/attn_fwd.hip.in"
+#line 271 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<2048>(vv[0][2], v_rsrc, vo);
-#line 242 "templates/gfx942/attn_fwd.hip.in"
+#line 271 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<3072>(vv[0][3], v_rsrc, vo);
-#line 244 "templates/gfx942/attn_fwd.hip.in"
+#line 273 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][6], p[0][0], bv[1]);
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][6], p[1][0], bv[1]);
-#line 259 "templates/gfx942/attn_fwd.hip.in"
+#line 288 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_vmcnt<8>(vv[1][0], vv[1][1], vv[1][2], vv[1][3]);
-#line 262 "templates/gfx942/attn_fwd.hip.in"
+#line 291 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[1][0][0];
     bv[1].y = vv[1][0][1];
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][7], p[0][0], bv[0]);
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][7], p[1][0], bv[0]);
-#line 262 "templates/gfx942/attn_fwd.hip.in"
+#line 291 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[1][0][2];
     bv[0].y = vv[1][0][3];
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][0], p[0][1], bv[1]);
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][0], p[1][1], bv[1]);
-#line 262 "templates/gfx942/attn_fwd.hip.in"
+#line 291 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[1][1][0];
     bv[1].y = vv[1][1][1];
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][1], p[0][1], bv[0]);
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][1], p[1][1], bv[0]);
-#line 262 "templates/gfx942/attn_fwd.hip.in"
+#line 291 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[1][1][2];
     bv[0].y = vv[1][1][3];
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][2], p[0][1], bv[1]);
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][2], p[1][1], bv[1]);
-#line 262 "templates/gfx942/attn_fwd.hip.in"
+#line 291 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[1][2][0];
     bv[1].y = vv[1][2][1];
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][3], p[0][1], bv[0]);
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][3], p[1][1], bv[0]);
-#line 262 "templates/gfx942/attn_fwd.hip.in"
+#line 291 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[1][2][2];
     bv[0].y = vv[1][2][3];
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][4], p[0][1], bv[1]);
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][4], p[1][1], bv[1]);
-#line 262 "templates/gfx942/attn_fwd.hip.in"
+#line 291 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[1][3][0];
     bv[1].y = vv[1][3][1];
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][5], p[0][1], bv[0]);
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][5], p[1][1], bv[0]);
-#line 262 "templates/gfx942/attn_fwd.hip.in"
+#line 291 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[1][3][2];
     bv[0].y = vv[1][3][3];
-#line 239 "templates/gfx942/attn_fwd.hip.in"
+#line 268 "templates/gfx942/attn_fwd.hip.in"
     {
       const unsigned vo = v_lane + ((kv_begin + (jj - 1u) * 96u) + 64u) * 256u;
-#line 242 "templates/gfx942/attn_fwd.hip.in"
+#line 271 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<0>(vv[1][0], v_rsrc, vo);
-#line 242 "templates/gfx942/attn_fwd.hip.in"
+#line 271 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<1024>(vv[1][1], v_rsrc, vo);
-#line 242 "templates/gfx942/attn_fwd.hip.in"
+#line 271 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<2048>(vv[1][2], v_rsrc, vo);
-#line 242 "templates/gfx942/attn_fwd.hip.in"
+#line 271 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<3072>(vv[1][3], v_rsrc, vo);
-#line 244 "templates/gfx942/attn_fwd.hip.in"
+#line 273 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][6], p[0][1], bv[1]);
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][6], p[1][1], bv[1]);
-#line 259 "templates/gfx942/attn_fwd.hip.in"
+#line 288 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_vmcnt<8>(vv[2][0], vv[2][1], vv[2][2], vv[2][3]);
-#line 262 "templates/gfx942/attn_fwd.hip.in"
+#line 291 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[2][0][0];
     bv[1].y = vv[2][0][1];
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][7], p[0][1], bv[0]);
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][7], p[1][1], bv[0]);
-#line 262 "templates/gfx942/attn_fwd.hip.in"
+#line 291 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[2][0][2];
     bv[0].y = vv[2][0][3];
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][0], p[0][2], bv[1]);
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][0], p[1][2], bv[1]);
-#line 262 "templates/gfx942/attn_fwd.hip.in"
+#line 291 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[2][1][0];
     bv[1].y = vv[2][1][1];
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][1], p[0][2], bv[0]);
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][1], p[1][2], bv[0]);
-#line 262 "templates/gfx942/attn_fwd.hip.in"
+#line 291 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[2][1][2];
     bv[0].y = vv[2][1][3];
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][2], p[0][2], bv[1]);
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][2], p[1][2], bv[1]);
-#line 262 "templates/gfx942/attn_fwd.hip.in"
+#line 291 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[2][2][0];
     bv[1].y = vv[2][2][1];
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][3], p[0][2], bv[0]);
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][3], p[1][2], bv[0]);
-#line 262 "templates/gfx942/attn_fwd.hip.in"
+#line 291 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[2][2][2];
     bv[0].y = vv[2][2][3];
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][4], p[0][2], bv[1]);
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][4], p[1][2], bv[1]);
-#line 262 "templates/gfx942/attn_fwd.hip.in"
+#line 291 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[2][3][0];
     bv[1].y = vv[2][3][1];
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][5], p[0][2], bv[0]);
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][5], p[1][2], bv[0]);
-#line 262 "templates/gfx942/attn_fwd.hip.in"
+#line 291 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[2][3][2];
     bv[0].y = vv[2][3][3];
-#line 239 "templates/gfx942/attn_fwd.hip.in"
+#line 268 "templates/gfx942/attn_fwd.hip.in"
     {
       const unsigned vo = v_lane + ((kv_begin + (jj - 1u) * 96u) + 80u) * 256u;
-#line 242 "templates/gfx942/attn_fwd.hip.in"
+#line 271 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<0>(vv[2][0], v_rsrc, vo);
-#line 242 "templates/gfx942/attn_fwd.hip.in"
+#line 271 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<1024>(vv[2][1], v_rsrc, vo);
-#line 242 "templates/gfx942/attn_fwd.hip.in"
+#line 271 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<2048>(vv[2][2], v_rsrc, vo);
-#line 242 "templates/gfx942/attn_fwd.hip.in"
+#line 271 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<3072>(vv[2][3], v_rsrc, vo);
-#line 244 "templates/gfx942/attn_fwd.hip.in"
+#line 273 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][6], p[0][2], bv[1]);
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][6], p[1][2], bv[1]);
-#line 259 "templates/gfx942/attn_fwd.hip.in"
+#line 288 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_vmcnt<8>(vv[0][0], vv[0][1], vv[0][2], vv[0][3]);
-#line 262 "templates/gfx942/attn_fwd.hip.in"
+#line 291 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[0][0][0];
     bv[1].y = vv[0][0][1];
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][7], p[0][2], bv[0]);
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][7], p[1][2], bv[0]);
-#line 262 "templates/gfx942/attn_fwd.hip.in"
+#line 291 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[0][0][2];
     bv[0].y = vv[0][0][3];
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][0], p[0][3], bv[1]);
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][0], p[1][3], bv[1]);
-#line 262 "templates/gfx942/attn_fwd.hip.in"
+#line 291 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[0][1][0];
     bv[1].y = vv[0][1][1];
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][1], p[0][3], bv[0]);
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][1], p[1][3], bv[0]);
-#line 262 "templates/gfx942/attn_fwd.hip.in"
+#line 291 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[0][1][2];
     bv[0].y = vv[0][1][3];
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][2], p[0][3], bv[1]);
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][2], p[1][3], bv[1]);
-#line 262 "templates/gfx942/attn_fwd.hip.in"
+#line 291 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[0][2][0];
     bv[1].y = vv[0][2][1];
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][3], p[0][3], bv[0]);
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][3], p[1][3], bv[0]);
-#line 262 "templates/gfx942/attn_fwd.hip.in"
+#line 291 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[0][2][2];
     bv[0].y = vv[0][2][3];
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][4], p[0][3], bv[1]);
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][4], p[1][3], bv[1]);
-#line 262 "templates/gfx942/attn_fwd.hip.in"
+#line 291 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[0][3][0];
     bv[1].y = vv[0][3][1];
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][5], p[0][3], bv[0]);
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][5], p[1][3], bv[0]);
-#line 262 "templates/gfx942/attn_fwd.hip.in"
+#line 291 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[0][3][2];
     bv[0].y = vv[0][3][3];
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][6], p[0][3], bv[1]);
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][6], p[1][3], bv[1]);
-#line 259 "templates/gfx942/attn_fwd.hip.in"
+#line 288 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_vmcnt<4>(vv[1][0], vv[1][1], vv[1][2], vv[1][3]);
-#line 262 "templates/gfx942/attn_fwd.hip.in"
+#line 291 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[1][0][0];
     bv[1].y = vv[1][0][1];
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][7], p[0][3], bv[0]);
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][7], p[1][3], bv[0]);
-#line 262 "templates/gfx942/attn_fwd.hip.in"
+#line 291 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[1][0][2];
     bv[0].y = vv[1][0][3];
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][0], p[0][4], bv[1]);
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][0], p[1][4], bv[1]);
-#line 262 "templates/gfx942/attn_fwd.hip.in"
+#line 291 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[1][1][0];
     bv[1].y = vv[1][1][1];
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][1], p[0][4], bv[0]);
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][1], p[1][4], bv[0]);
-#line 262 "templates/gfx942/attn_fwd.hip.in"
+#line 291 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[1][1][2];
     bv[0].y = vv[1][1][3];
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][2], p[0][4], bv[1]);
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][2], p[1][4], bv[1]);
-#line 262 "templates/gfx942/attn_fwd.hip.in"
+#line 291 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[1][2][0];
     bv[1].y = vv[1][2][1];
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][3], p[0][4], bv[0]);
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][3], p[1][4], bv[0]);
-#line 262 "templates/gfx942/attn_fwd.hip.in"
+#line 291 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[1][2][2];
     bv[0].y = vv[1][2][3];
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][4], p[0][4], bv[1]);
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][4], p[1][4], bv[1]);
-#line 262 "templates/gfx942/attn_fwd.hip.in"
+#line 291 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[1][3][0];
     bv[1].y = vv[1][3][1];
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][5], p[0][4], bv[0]);
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][5], p[1][4], bv[0]);
-#line 262 "templates/gfx942/attn_fwd.hip.in"
+#line 291 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[1][3][2];
     bv[0].y = vv[1][3][3];
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][6], p[0][4], bv[1]);
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][6], p[1][4], bv[1]);
-#line 259 "templates/gfx942/attn_fwd.hip.in"
+#line 288 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_vmcnt<0>(vv[2][0], vv[2][1], vv[2][2], vv[2][3]);
-#line 262 "templates/gfx942/attn_fwd.hip.in"
+#line 291 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[2][0][0];
     bv[1].y = vv[2][0][1];
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][7], p[0][4], bv[0]);
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][7], p[1][4], bv[0]);
-#line 262 "templates/gfx942/attn_fwd.hip.in"
+#line 291 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[2][0][2];
     bv[0].y = vv[2][0][3];
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][0], p[0][5], bv[1]);
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][0], p[1][5], bv[1]);
-#line 262 "templates/gfx942/attn_fwd.hip.in"
+#line 291 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[2][1][0];
     bv[1].y = vv[2][1][1];
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][1], p[0][5], bv[0]);
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][1], p[1][5], bv[0]);
-#line 262 "templates/gfx942/attn_fwd.hip.in"
+#line 291 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[2][1][2];
     bv[0].y = vv[2][1][3];
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][2], p[0][5], bv[1]);
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][2], p[1][5], bv[1]);
-#line 262 "templates/gfx942/attn_fwd.hip.in"
+#line 291 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[2][2][0];
     bv[1].y = vv[2][2][1];
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][3], p[0][5], bv[0]);
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][3], p[1][5], bv[0]);
-#line 262 "templates/gfx942/attn_fwd.hip.in"
+#line 291 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[2][2][2];
     bv[0].y = vv[2][2][3];
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][4], p[0][5], bv[1]);
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][4], p[1][5], bv[1]);
-#line 262 "templates/gfx942/attn_fwd.hip.in"
+#line 291 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[2][3][0];
     bv[1].y = vv[2][3][1];
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][5], p[0][5], bv[0]);
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][5], p[1][5], bv[0]);
-#line 262 "templates/gfx942/attn_fwd.hip.in"
+#line 291 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[2][3][2];
     bv[0].y = vv[2][3][3];
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][6], p[0][5], bv[1]);
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][6], p[1][5], bv[1]);
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][7], p[0][5], bv[0]);
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][7], p[1][5], bv[0]);
-#line 279 "templates/gfx942/attn_fwd.hip.in"
+#line 308 "templates/gfx942/attn_fwd.hip.in"
   }
-#line 485 "templates/gfx942/attn_fwd.hip.in"
+#line 514 "templates/gfx942/attn_fwd.hip.in"
     if (grp == 0u) {  // K_{j+1} into the other buffer (B issued its share in Y_{j-1})
-#line 191 "templates/gfx942/attn_fwd.hip.in"
+#line 220 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 1u) * 96u + wave + 0u) * rs,
                            lds + (26112u - buf) + (wave + 0u) * 272u);
-#line 191 "templates/gfx942/attn_fwd.hip.in"
+#line 220 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 1u) * 96u + wave + 8u) * rs,
                            lds + (26112u - buf) + (wave + 8u) * 272u);
-#line 191 "templates/gfx942/attn_fwd.hip.in"
+#line 220 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 1u) * 96u + wave + 16u) * rs,
                            lds + (26112u - buf) + (wave + 16u) * 272u);
-#line 191 "templates/gfx942/attn_fwd.hip.in"
+#line 220 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 1u) * 96u + wave + 24u) * rs,
                            lds + (26112u - buf) + (wave + 24u) * 272u);
-#line 191 "templates/gfx942/attn_fwd.hip.in"
+#line 220 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 1u) * 96u + wave + 32u) * rs,
                            lds + (26112u - buf) + (wave + 32u) * 272u);
-#line 191 "templates/gfx942/attn_fwd.hip.in"
+#line 220 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 1u) * 96u + wave + 40u) * rs,
                            lds + (26112u - buf) + (wave + 40u) * 272u);
-#line 191 "templates/gfx942/attn_fwd.hip.in"
+#line 220 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 1u) * 96u + wave + 48u) * rs,
                            lds + (26112u - buf) + (wave + 48u) * 272u);
-#line 191 "templates/gfx942/attn_fwd.hip.in"
+#line 220 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 1u) * 96u + wave + 56u) * rs,
                            lds + (26112u - buf) + (wave + 56u) * 272u);
-#line 191 "templates/gfx942/attn_fwd.hip.in"
+#line 220 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 1u) * 96u + wave + 64u) * rs,
                            lds + (26112u - buf) + (wave + 64u) * 272u);
-#line 191 "templates/gfx942/attn_fwd.hip.in"
+#line 220 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 1u) * 96u + wave + 72u) * rs,
                            lds + (26112u - buf) + (wave + 72u) * 272u);
-#line 191 "templates/gfx942/attn_fwd.hip.in"
+#line 220 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 1u) * 96u + wave + 80u) * rs,
                            lds + (26112u - buf) + (wave + 80u) * 272u);
-#line 191 "templates/gfx942/attn_fwd.hip.in"
+#line 220 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 1u) * 96u + wave + 88u) * rs,
                            lds + (26112u - buf) + (wave + 88u) * 272u);
-#line 487 "templates/gfx942/attn_fwd.hip.in"
+#line 516 "templates/gfx942/attn_fwd.hip.in"
     } else {
       ag_s_waitcnt_vmcnt<0>();  // K_{j+1} (DMA issued in Y_{j-1}) lands before the barrier
     }
-#line 292 "templates/gfx942/attn_fwd.hip.in"
+#line 321 "templates/gfx942/attn_fwd.hip.in"
   {
     ag_u32x4 kf[3];
-#line 290 "templates/gfx942/attn_fwd.hip.in"
+#line 319 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<0>(kf[1], k_rd + buf);
-#line 290 "templates/gfx942/attn_fwd.hip.in"
+#line 319 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<4352>(kf[2], k_rd + buf);
-#line 297 "templates/gfx942/attn_fwd.hip.in"
+#line 326 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[1]);
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 328 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][0], kf[1][1]};
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][0][0], qv[0][0][1]};
-#line 304 "templates/gfx942/attn_fwd.hip.in"
+#line 333 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16_zero(s[0][0], ka, qf0);
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][0][0], qv[1][0][1]};
-#line 304 "templates/gfx942/attn_fwd.hip.in"
+#line 333 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16_zero(s[1][0], ka, qf1);
-#line 309 "templates/gfx942/attn_fwd.hip.in"
+#line 338 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 328 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][2], kf[1][3]};
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][0][2], qv[0][0][3]};
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 335 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][0], ka, qf0);
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][0][2], qv[1][0][3]};
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 335 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][0], ka, qf1);
-#line 309 "templates/gfx942/attn_fwd.hip.in"
+#line 338 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 290 "templates/gfx942/attn_fwd.hip.in"
+#line 319 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<8704>(kf[0], k_rd + buf);
-#line 297 "templates/gfx942/attn_fwd.hip.in"
+#line 326 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[2]);
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 328 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][0], kf[2][1]};
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][0][0], qv[0][0][1]};
-#line 304 "templates/gfx942/attn_fwd.hip.in"
+#line 333 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16_zero(s[0][1], ka, qf0);
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][0][0], qv[1][0][1]};
-#line 304 "templates/gfx942/attn_fwd.hip.in"
+#line 333 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16_zero(s[1][1], ka, qf1);
-#line 309 "templates/gfx942/attn_fwd.hip.in"
+#line 338 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 328 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][2], kf[2][3]};
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][0][2], qv[0][0][3]};
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 335 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][1], ka, qf0);
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][0][2], qv[1][0][3]};
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 335 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][1], ka, qf1);
-#line 309 "templates/gfx942/attn_fwd.hip.in"
+#line 338 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 290 "templates/gfx942/attn_fwd.hip.in"
+#line 319 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<13056>(kf[1], k_rd + buf);
-#line 297 "templates/gfx942/attn_fwd.hip.in"
+#line 326 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[0]);
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 328 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][0], kf[0][1]};
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][0][0], qv[0][0][1]};
-#line 304 "templates/gfx942/attn_fwd.hip.in"
+#line 333 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16_zero(s[0][2], ka, qf0);
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][0][0], qv[1][0][1]};
-#line 304 "templates/gfx942/attn_fwd.hip.in"
+#line 333 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16_zero(s[1][2], ka, qf1);
-#line 309 "templates/gfx942/attn_fwd.hip.in"
+#line 338 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 328 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][2], kf[0][3]};
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][0][2], qv[0][0][3]};
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 335 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][2], ka, qf0);
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][0][2], qv[1][0][3]};
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 335 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][2], ka, qf1);
-#line 309 "templates/gfx942/attn_fwd.hip.in"
+#line 338 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 290 "templates/gfx942/attn_fwd.hip.in"
+#line 319 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<17408>(kf[2], k_rd + buf);
-#line 297 "templates/gfx942/attn_fwd.hip.in"
+#line 326 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[1]);
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 328 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][0], kf[1][1]};
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][0][0], qv[0][0][1]};
-#line 304 "templates/gfx942/attn_fwd.hip.in"
+#line 333 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16_zero(s[0][3], ka, qf0);
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][0][0], qv[1][0][1]};
-#line 304 "templates/gfx942/attn_fwd.hip.in"
+#line 333 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16_zero(s[1][3], ka, qf1);
-#line 309 "templates/gfx942/attn_fwd.hip.in"
+#line 338 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 328 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][2], kf[1][3]};
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][0][2], qv[0][0][3]};
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 335 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][3], ka, qf0);
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][0][2], qv[1][0][3]};
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 335 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][3], ka, qf1);
-#line 309 "templates/gfx942/attn_fwd.hip.in"
+#line 338 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 290 "templates/gfx942/attn_fwd.hip.in"
+#line 319 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<21760>(kf[0], k_rd + buf);
-#line 297 "templates/gfx942/attn_fwd.hip.in"
+#line 326 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[2]);
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 328 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][0], kf[2][1]};
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][0][0], qv[0][0][1]};
-#line 304 "templates/gfx942/attn_fwd.hip.in"
+#line 333 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16_zero(s[0][4], ka, qf0);
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][0][0], qv[1][0][1]};
-#line 304 "templates/gfx942/attn_fwd.hip.in"
+#line 333 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16_zero(s[1][4], ka, qf1);
-#line 309 "templates/gfx942/attn_fwd.hip.in"
+#line 338 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 328 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][2], kf[2][3]};
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][0][2], qv[0][0][3]};
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 335 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][4], ka, qf0);
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][0][2], qv[1][0][3]};
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 335 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][4], ka, qf1);
-#line 309 "templates/gfx942/attn_fwd.hip.in"
+#line 338 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 290 "templates/gfx942/attn_fwd.hip.in"
+#line 319 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<64>(kf[1], k_rd + buf);
-#line 297 "templates/gfx942/attn_fwd.hip.in"
+#line 326 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[0]);
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 328 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][0], kf[0][1]};
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][0][0], qv[0][0][1]};
-#line 304 "templates/gfx942/attn_fwd.hip.in"
+#line 333 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16_zero(s[0][5], ka, qf0);
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][0][0], qv[1][0][1]};
-#line 304 "templates/gfx942/attn_fwd.hip.in"
+#line 333 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16_zero(s[1][5], ka, qf1);
-#line 309 "templates/gfx942/attn_fwd.hip.in"
+#line 338 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 328 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][2], kf[0][3]};
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][0][2], qv[0][0][3]};
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 335 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][5], ka, qf0);
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][0][2], qv[1][0][3]};
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 335 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][5], ka, qf1);
-#line 309 "templates/gfx942/attn_fwd.hip.in"
+#line 338 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 290 "templates/gfx942/attn_fwd.hip.in"
+#line 319 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<4416>(kf[2], k_rd + buf);
-#line 297 "templates/gfx942/attn_fwd.hip.in"
+#line 326 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[1]);
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 328 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][0], kf[1][1]};
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][1][0], qv[0][1][1]};
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 335 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][0], ka, qf0);
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][1][0], qv[1][1][1]};
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 335 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][0], ka, qf1);
-#line 309 "templates/gfx942/attn_fwd.hip.in"
+#line 338 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 328 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][2], kf[1][3]};
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][1][2], qv[0][1][3]};
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 335 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][0], ka, qf0);
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][1][2], qv[1][1][3]};
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 335 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][0], ka, qf1);
-#line 309 "templates/gfx942/attn_fwd.hip.in"
+#line 338 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 290 "templates/gfx942/attn_fwd.hip.in"
+#line 319 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<8768>(kf[0], k_rd + buf);
-#line 297 "templates/gfx942/attn_fwd.hip.in"
+#line 326 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[2]);
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 328 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][0], kf[2][1]};
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][1][0], qv[0][1][1]};
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 335 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][1], ka, qf0);
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][1][0], qv[1][1][1]};
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 335 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][1], ka, qf1);
-#line 309 "templates/gfx942/attn_fwd.hip.in"
+#line 338 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 328 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][2], kf[2][3]};
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][1][2], qv[0][1][3]};
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 335 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][1], ka, qf0);
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][1][2], qv[1][1][3]};
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 335 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][1], ka, qf1);
-#line 309 "templates/gfx942/attn_fwd.hip.in"
+#line 338 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 290 "templates/gfx942/attn_fwd.hip.in"
+#line 319 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<13120>(kf[1], k_rd + buf);
-#line 297 "templates/gfx942/attn_fwd.hip.in"
+#line 326 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[0]);
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 328 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][0], kf[0][1]};
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][1][0], qv[0][1][1]};
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 335 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][2], ka, qf0);
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][1][0], qv[1][1][1]};
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 335 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][2], ka, qf1);
-#line 309 "templates/gfx942/attn_fwd.hip.in"
+#line 338 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 328 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][2], kf[0][3]};
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][1][2], qv[0][1][3]};
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 335 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][2], ka, qf0);
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][1][2], qv[1][1][3]};
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 335 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][2], ka, qf1);
-#line 309 "templates/gfx942/attn_fwd.hip.in"
+#line 338 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 290 "templates/gfx942/attn_fwd.hip.in"
+#line 319 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<17472>(kf[2], k_rd + buf);
-#line 297 "templates/gfx942/attn_fwd.hip.in"
+#line 326 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[1]);
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 328 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][0], kf[1][1]};
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][1][0], qv[0][1][1]};
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 335 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][3], ka, qf0);
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][1][0], qv[1][1][1]};
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 335 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][3], ka, qf1);
-#line 309 "templates/gfx942/attn_fwd.hip.in"
+#line 338 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 328 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][2], kf[1][3]};
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][1][2], qv[0][1][3]};
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 335 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][3], ka, qf0);
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][1][2], qv[1][1][3]};
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 335 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][3], ka, qf1);
-#line 309 "templates/gfx942/attn_fwd.hip.in"
+#line 338 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 290 "templates/gfx942/attn_fwd.hip.in"
+#line 319 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<21824>(kf[0], k_rd + buf);
-#line 297 "templates/gfx942/attn_fwd.hip.in"
+#line 326 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[2]);
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 328 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][0], kf[2][1]};
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][1][0], qv[0][1][1]};
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 335 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][4], ka, qf0);
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][1][0], qv[1][1][1]};
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 335 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][4], ka, qf1);
-#line 309 "templates/gfx942/attn_fwd.hip.in"
+#line 338 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 328 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][2], kf[2][3]};
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][1][2], qv[0][1][3]};
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 335 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][4], ka, qf0);
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][1][2], qv[1][1][3]};
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 335 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][4], ka, qf1);
-#line 309 "templates/gfx942/attn_fwd.hip.in"
+#line 338 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 290 "templates/gfx942/attn_fwd.hip.in"
+#line 319 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<128>(kf[1], k_rd + buf);
-#line 297 "templates/gfx942/attn_fwd.hip.in"
+#line 326 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[0]);
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 328 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][0], kf[0][1]};
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][1][0], qv[0][1][1]};
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 335 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][5], ka, qf0);
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][1][0], qv[1][1][1]};
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 335 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][5], ka, qf1);
-#line 309 "templates/gfx942/attn_fwd.hip.in"
+#line 338 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 328 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][2], kf[0][3]};
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][1][2], qv[0][1][3]};
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 335 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][5], ka, qf0);
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][1][2], qv[1][1][3]};
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 335 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][5], ka, qf1);
-#line 309 "templates/gfx942/attn_fwd.hip.in"
+#line 338 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 290 "templates/gfx942/attn_fwd.hip.in"
+#line 319 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<4480>(kf[2], k_rd + buf);
-#line 297 "templates/gfx942/attn_fwd.hip.in"
+#line 326 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[1]);
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 328 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][0], kf[1][1]};
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][2][0], qv[0][2][1]};
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 335 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][0], ka, qf0);
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][2][0], qv[1][2][1]};
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 335 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][0], ka, qf1);
-#line 309 "templates/gfx942/attn_fwd.hip.in"
+#line 338 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 328 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][2], kf[1][3]};
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][2][2], qv[0][2][3]};
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 335 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][0], ka, qf0);
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][2][2], qv[1][2][3]};
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 335 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][0], ka, qf1);
-#line 309 "templates/gfx942/attn_fwd.hip.in"
+#line 338 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 290 "templates/gfx942/attn_fwd.hip.in"
+#line 319 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<8832>(kf[0], k_rd + buf);
-#line 297 "templates/gfx942/attn_fwd.hip.in"
+#line 326 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[2]);
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 328 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][0], kf[2][1]};
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][2][0], qv[0][2][1]};
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 335 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][1], ka, qf0);
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][2][0], qv[1][2][1]};
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 335 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][1], ka, qf1);
-#line 309 "templates/gfx942/attn_fwd.hip.in"
+#line 338 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 328 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][2], kf[2][3]};
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][2][2], qv[0][2][3]};
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 335 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][1], ka, qf0);
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][2][2], qv[1][2][3]};
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 335 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][1], ka, qf1);
-#line 309 "templates/gfx942/attn_fwd.hip.in"
+#line 338 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 290 "templates/gfx942/attn_fwd.hip.in"
+#line 319 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<13184>(kf[1], k_rd + buf);
-#line 297 "templates/gfx942/attn_fwd.hip.in"
+#line 326 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[0]);
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 328 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][0], kf[0][1]};
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][2][0], qv[0][2][1]};
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 335 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][2], ka, qf0);
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][2][0], qv[1][2][1]};
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 335 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][2], ka, qf1);
-#line 309 "templates/gfx942/attn_fwd.hip.in"
+#line 338 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 328 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][2], kf[0][3]};
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][2][2], qv[0][2][3]};
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 335 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][2], ka, qf0);
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][2][2], qv[1][2][3]};
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 335 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][2], ka, qf1);
-#line 309 "templates/gfx942/attn_fwd.hip.in"
+#line 338 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 290 "templates/gfx942/attn_fwd.hip.in"
+#line 319 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<17536>(kf[2], k_rd + buf);
-#line 297 "templates/gfx942/attn_fwd.hip.in"
+#line 326 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[1]);
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 328 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][0], kf[1][1]};
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][2][0], qv[0][2][1]};
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 335 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][3], ka, qf0);
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][2][0], qv[1][2][1]};
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 335 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][3], ka, qf1);
-#line 309 "templates/gfx942/attn_fwd.hip.in"
+#line 338 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 328 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][2], kf[1][3]};
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][2][2], qv[0][2][3]};
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 335 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][3], ka, qf0);
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][2][2], qv[1][2][3]};
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 335 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][3], ka, qf1);
-#line 309 "templates/gfx942/attn_fwd.hip.in"
+#line 338 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 290 "templates/gfx942/attn_fwd.hip.in"
+#line 319 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<21888>(kf[0], k_rd + buf);
-#line 297 "templates/gfx942/attn_fwd.hip.in"
+#line 326 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[2]);
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 328 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][0], kf[2][1]};
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][2][0], qv[0][2][1]};
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 335 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][4], ka, qf0);
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][2][0], qv[1][2][1]};
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 335 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][4], ka, qf1);
-#line 309 "templates/gfx942/attn_fwd.hip.in"
+#line 338 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 328 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][2], kf[2][3]};
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][2][2], qv[0][2][3]};
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 335 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][4], ka, qf0);
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][2][2], qv[1][2][3]};
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 335 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][4], ka, qf1);
-#line 309 "templates/gfx942/attn_fwd.hip.in"
+#line 338 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 290 "templates/gfx942/attn_fwd.hip.in"
+#line 319 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<192>(kf[1], k_rd + buf);
-#line 297 "templates/gfx942/attn_fwd.hip.in"
+#line 326 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[0]);
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 328 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][0], kf[0][1]};
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][2][0], qv[0][2][1]};
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 335 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][5], ka, qf0);
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][2][0], qv[1][2][1]};
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 335 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][5], ka, qf1);
-#line 309 "templates/gfx942/attn_fwd.hip.in"
+#line 338 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 328 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][2], kf[0][3]};
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][2][2], qv[0][2][3]};
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 335 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][5], ka, qf0);
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][2][2], qv[1][2][3]};
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 335 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][5], ka, qf1);
-#line 309 "templates/gfx942/attn_fwd.hip.in"
+#line 338 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 290 "templates/gfx942/attn_fwd.hip.in"
+#line 319 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<4544>(kf[2], k_rd + buf);
-#line 297 "templates/gfx942/attn_fwd.hip.in"
+#line 326 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[1]);
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 328 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][0], kf[1][1]};
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][3][0], qv[0][3][1]};
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 335 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][0], ka, qf0);
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][3][0], qv[1][3][1]};
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 335 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][0], ka, qf1);
-#line 309 "templates/gfx942/attn_fwd.hip.in"
+#line 338 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 328 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][2], kf[1][3]};
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][3][2], qv[0][3][3]};
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 335 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][0], ka, qf0);
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][3][2], qv[1][3][3]};
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 335 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][0], ka, qf1);
-#line 309 "templates/gfx942/attn_fwd.hip.in"
+#line 338 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 290 "templates/gfx942/attn_fwd.hip.in"
+#line 319 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<8896>(kf[0], k_rd + buf);
-#line 297 "templates/gfx942/attn_fwd.hip.in"
+#line 326 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[2]);
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 328 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][0], kf[2][1]};
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][3][0], qv[0][3][1]};
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 335 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][1], ka, qf0);
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][3][0], qv[1][3][1]};
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 335 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][1], ka, qf1);
-#line 309 "templates/gfx942/attn_fwd.hip.in"
+#line 338 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 328 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][2], kf[2][3]};
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][3][2], qv[0][3][3]};
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 335 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][1], ka, qf0);
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][3][2], qv[1][3][3]};
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 335 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][1], ka, qf1);
-#line 309 "templates/gfx942/attn_fwd.hip.in"
+#line 338 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 290 "templates/gfx942/attn_fwd.hip.in"
+#line 319 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<13248>(kf[1], k_rd + buf);
-#line 297 "templates/gfx942/attn_fwd.hip.in"
+#line 326 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[0]);
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 328 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][0], kf[0][1]};
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][3][0], qv[0][3][1]};
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 335 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][2], ka, qf0);
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][3][0], qv[1][3][1]};
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 335 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][2], ka, qf1);
-#line 309 "templates/gfx942/attn_fwd.hip.in"
+#line 338 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 328 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][2], kf[0][3]};
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][3][2], qv[0][3][3]};
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 335 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][2], ka, qf0);
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][3][2], qv[1][3][3]};
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 335 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][2], ka, qf1);
-#line 309 "templates/gfx942/attn_fwd.hip.in"
+#line 338 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 290 "templates/gfx942/attn_fwd.hip.in"
+#line 319 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<17600>(kf[2], k_rd + buf);
-#line 297 "templates/gfx942/attn_fwd.hip.in"
+#line 326 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[1]);
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 328 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][0], kf[1][1]};
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][3][0], qv[0][3][1]};
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 335 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][3], ka, qf0);
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][3][0], qv[1][3][1]};
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 335 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][3], ka, qf1);
-#line 309 "templates/gfx942/attn_fwd.hip.in"
+#line 338 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 328 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][2], kf[1][3]};
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][3][2], qv[0][3][3]};
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 335 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][3], ka, qf0);
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][3][2], qv[1][3][3]};
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 335 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][3], ka, qf1);
-#line 309 "templates/gfx942/attn_fwd.hip.in"
+#line 338 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 290 "templates/gfx942/attn_fwd.hip.in"
+#line 319 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<21952>(kf[0], k_rd + buf);
-#line 297 "templates/gfx942/attn_fwd.hip.in"
+#line 326 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[2]);
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 328 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][0], kf[2][1]};
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][3][0], qv[0][3][1]};
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 335 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][4], ka, qf0);
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][3][0], qv[1][3][1]};
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 335 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][4], ka, qf1);
-#line 309 "templates/gfx942/attn_fwd.hip.in"
+#line 338 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 328 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][2], kf[2][3]};
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][3][2], qv[0][3][3]};
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 335 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][4], ka, qf0);
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][3][2], qv[1][3][3]};
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 335 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][4], ka, qf1);
-#line 309 "templates/gfx942/attn_fwd.hip.in"
+#line 338 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 297 "templates/gfx942/attn_fwd.hip.in"
+#line 326 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<0>(kf[0]);
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 328 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][0], kf[0][1]};
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][3][0], qv[0][3][1]};
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 335 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][5], ka, qf0);
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][3][0], qv[1][3][1]};
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 335 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][5], ka, qf1);
-#line 309 "templates/gfx942/attn_fwd.hip.in"
+#line 338 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 328 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][2], kf[0][3]};
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][3][2], qv[0][3][3]};
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 335 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][5], ka, qf0);
-#line 302 "templates/gfx942/attn_fwd.hip.in"
+#line 331 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][3][2], qv[1][3][3]};
-#line 306 "templates/gfx942/attn_fwd.hip.in"
+#line 335 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][5], ka, qf1);
-#line 309 "templates/gfx942/attn_fwd.hip.in"
+#line 338 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 313 "templates/gfx942/attn_fwd.hip.in"
+#line 342 "templates/gfx942/attn_fwd.hip.in"
   }
-#line 491 "templates/gfx942/attn_fwd.hip.in"
+#line 520 "templates/gfx942/attn_fwd.hip.in"
     ag_s_setprio<0>();
     ag_mfma_drain(s[0][0], s[0][1], s[0][2], s[0][3], s[0][4], s[0][5], s[1][0], s[1][1], s[1][2], s[1][3], s[1][4], s[1][5], o[0][0], o[0][1], o[0][2], o[0][3], o[0][4], o[0][5], o[0][6], o[0][7], o[1][0], o[1][1], o[1][2], o[1][3], o[1][4], o[1][5], o[1][6], o[1][7]);
     ag_s_barrier();
     // ---- Y_j: softmax phase
     if (grp == 1u) {  // K_{j+2} into this buffer (everyone is done with K_j)
-#line 191 "templates/gfx942/attn_fwd.hip.in"
+#line 220 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 2u) * 96u + wave + 0u) * rs,
                            lds + buf + (wave + 0u) * 272u);
-#line 191 "templates/gfx942/attn_fwd.hip.in"
+#line 220 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 2u) * 96u + wave + 8u) * rs,
                            lds + buf + (wave + 8u) * 272u);
-#line 191 "templates/gfx942/attn_fwd.hip.in"
+#line 220 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 2u) * 96u + wave + 16u) * rs,
                            lds + buf + (wave + 16u) * 272u);
-#line 191 "templates/gfx942/attn_fwd.hip.in"
+#line 220 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 2u) * 96u + wave + 24u) * rs,
                            lds + buf + (wave + 24u) * 272u);
-#line 191 "templates/gfx942/attn_fwd.hip.in"
+#line 220 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 2u) * 96u + wave + 32u) * rs,
                            lds + buf + (wave + 32u) * 272u);
-#line 191 "templates/gfx942/attn_fwd.hip.in"
+#line 220 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 2u) * 96u + wave + 40u) * rs,
                            lds + buf + (wave + 40u) * 272u);
-#line 191 "templates/gfx942/attn_fwd.hip.in"
+#line 220 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 2u) * 96u + wave + 48u) * rs,
                            lds + buf + (wave + 48u) * 272u);
-#line 191 "templates/gfx942/attn_fwd.hip.in"
+#line 220 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 2u) * 96u + wave + 56u) * rs,
                            lds + buf + (wave + 56u) * 272u);
-#line 191 "templates/gfx942/attn_fwd.hip.in"
+#line 220 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 2u) * 96u + wave + 64u) * rs,
                            lds + buf + (wave + 64u) * 272u);
-#line 191 "templates/gfx942/attn_fwd.hip.in"
+#line 220 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 2u) * 96u + wave + 72u) * rs,
                            lds + buf + (wave + 72u) * 272u);
-#line 191 "templates/gfx942/attn_fwd.hip.in"
+#line 220 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 2u) * 96u + wave + 80u) * rs,
                            lds + buf + (wave + 80u) * 272u);
-#line 191 "templates/gfx942/attn_fwd.hip.in"
+#line 220 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 2u) * 96u + wave + 88u) * rs,
                            lds + buf + (wave + 88u) * 272u);
-#line 497 "templates/gfx942/attn_fwd.hip.in"
+#line 526 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 336 "templates/gfx942/attn_fwd.hip.in"
+#line 365 "templates/gfx942/attn_fwd.hip.in"
   {
     const unsigned kv0 = kv_begin + jj * 96u;
     const bool tail = kv0 + 96u > kv_end;
@@ -3688,305 +3725,305 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
       // the keys past kv_end are set to -inf (fma(-inf, 0, -m) = NaN made every row NaN); the
       // slow path below then takes x = fma(t, 1, -m) = -m = fma(s, 0, -m) for the others.
       if (sc == 0.0f) {
-#line 347 "templates/gfx942/attn_fwd.hip.in"
+#line 376 "templates/gfx942/attn_fwd.hip.in"
         s[0][0][0] *= sc;
-#line 347 "templates/gfx942/attn_fwd.hip.in"
+#line 376 "templates/gfx942/attn_fwd.hip.in"
         s[0][0][1] *= sc;
-#line 347 "templates/gfx942/attn_fwd.hip.in"
+#line 376 "templates/gfx942/attn_fwd.hip.in"
         s[0][0][2] *= sc;
-#line 347 "templates/gfx942/attn_fwd.hip.in"
+#line 376 "templates/gfx942/attn_fwd.hip.in"
         s[0][0][3] *= sc;
-#line 347 "templates/gfx942/attn_fwd.hip.in"
+#line 376 "templates/gfx942/attn_fwd.hip.in"
         s[0][1][0] *= sc;
-#line 347 "templates/gfx942/attn_fwd.hip.in"
+#line 376 "templates/gfx942/attn_fwd.hip.in"
         s[0][1][1] *= sc;
-#line 347 "templates/gfx942/attn_fwd.hip.in"
+#line 376 "templates/gfx942/attn_fwd.hip.in"
         s[0][1][2] *= sc;
-#line 347 "templates/gfx942/attn_fwd.hip.in"
+#line 376 "templates/gfx942/attn_fwd.hip.in"
         s[0][1][3] *= sc;
-#line 347 "templates/gfx942/attn_fwd.hip.in"
+#line 376 "templates/gfx942/attn_fwd.hip.in"
         s[0][2][0] *= sc;
-#line 347 "templates/gfx942/attn_fwd.hip.in"
+#line 376 "templates/gfx942/attn_fwd.hip.in"
         s[0][2][1] *= sc;
-#line 347 "templates/gfx942/attn_fwd.hip.in"
+#line 376 "templates/gfx942/attn_fwd.hip.in"
         s[0][2][2] *= sc;
-#line 347 "templates/gfx942/attn_fwd.hip.in"
+#line 376 "templates/gfx942/attn_fwd.hip.in"
         s[0][2][3] *= sc;
-#line 347 "templates/gfx942/attn_fwd.hip.in"
+#line 376 "templates/gfx942/attn_fwd.hip.in"
         s[0][3][0] *= sc;
-#line 347 "templates/gfx942/attn_fwd.hip.in"
+#line 376 "templates/gfx942/attn_fwd.hip.in"
         s[0][3][1] *= sc;
-#line 347 "templates/gfx942/attn_fwd.hip.in"
+#line 376 "templates/gfx942/attn_fwd.hip.in"
         s[0][3][2] *= sc;
-#line 347 "templates/gfx942/attn_fwd.hip.in"
+#line 376 "templates/gfx942/attn_fwd.hip.in"
         s[0][3][3] *= sc;
-#line 347 "templates/gfx942/attn_fwd.hip.in"
+#line 376 "templates/gfx942/attn_fwd.hip.in"
         s[0][4][0] *= sc;
-#line 347 "templates/gfx942/attn_fwd.hip.in"
+#line 376 "templates/gfx942/attn_fwd.hip.in"
         s[0][4][1] *= sc;
-#line 347 "templates/gfx942/attn_fwd.hip.in"
+#line 376 "templates/gfx942/attn_fwd.hip.in"
         s[0][4][2] *= sc;
-#line 347 "templates/gfx942/attn_fwd.hip.in"
+#line 376 "templates/gfx942/attn_fwd.hip.in"
         s[0][4][3] *= sc;
-#line 347 "templates/gfx942/attn_fwd.hip.in"
+#line 376 "templates/gfx942/attn_fwd.hip.in"
         s[0][5][0] *= sc;
-#line 347 "templates/gfx942/attn_fwd.hip.in"
+#line 376 "templates/gfx942/attn_fwd.hip.in"
         s[0][5][1] *= sc;
-#line 347 "templates/gfx942/attn_fwd.hip.in"
+#line 376 "templates/gfx942/attn_fwd.hip.in"
         s[0][5][2] *= sc;
-#line 347 "templates/gfx942/attn_fwd.hip.in"
+#line 376 "templates/gfx942/attn_fwd.hip.in"
         s[0][5][3] *= sc;
-#line 347 "templates/gfx942/attn_fwd.hip.in"
+#line 376 "templates/gfx942/attn_fwd.hip.in"
         s[1][0][0] *= sc;
-#line 347 "templates/gfx942/attn_fwd.hip.in"
+#line 376 "templates/gfx942/attn_fwd.hip.in"
         s[1][0][1] *= sc;
-#line 347 "templates/gfx942/attn_fwd.hip.in"
+#line 376 "templates/gfx942/attn_fwd.hip.in"
         s[1][0][2] *= sc;
-#line 347 "templates/gfx942/attn_fwd.hip.in"
+#line 376 "templates/gfx942/attn_fwd.hip.in"
         s[1][0][3] *= sc;
-#line 347 "templates/gfx942/attn_fwd.hip.in"
+#line 376 "templates/gfx942/attn_fwd.hip.in"
         s[1][1][0] *= sc;
-#line 347 "templates/gfx942/attn_fwd.hip.in"
+#line 376 "templates/gfx942/attn_fwd.hip.in"
         s[1][1][1] *= sc;
-#line 347 "templates/gfx942/attn_fwd.hip.in"
+#line 376 "templates/gfx942/attn_fwd.hip.in"
         s[1][1][2] *= sc;
-#line 347 "templates/gfx942/attn_fwd.hip.in"
+#line 376 "templates/gfx942/attn_fwd.hip.in"
         s[1][1][3] *= sc;
-#line 347 "templates/gfx942/attn_fwd.hip.in"
+#line 376 "templates/gfx942/attn_fwd.hip.in"
         s[1][2][0] *= sc;
-#line 347 "templates/gfx942/attn_fwd.hip.in"
+#line 376 "templates/gfx942/attn_fwd.hip.in"
         s[1][2][1] *= sc;
-#line 347 "templates/gfx942/attn_fwd.hip.in"
+#line 376 "templates/gfx942/attn_fwd.hip.in"
         s[1][2][2] *= sc;
-#line 347 "templates/gfx942/attn_fwd.hip.in"
+#line 376 "templates/gfx942/attn_fwd.hip.in"
         s[1][2][3] *= sc;
-#line 347 "templates/gfx942/attn_fwd.hip.in"
+#line 376 "templates/gfx942/attn_fwd.hip.in"
         s[1][3][0] *= sc;
-#line 347 "templates/gfx942/attn_fwd.hip.in"
+#line 376 "templates/gfx942/attn_fwd.hip.in"
         s[1][3][1] *= sc;
-#line 347 "templates/gfx942/attn_fwd.hip.in"
+#line 376 "templates/gfx942/attn_fwd.hip.in"
         s[1][3][2] *= sc;
-#line 347 "templates/gfx942/attn_fwd.hip.in"
+#line 376 "templates/gfx942/attn_fwd.hip.in"
         s[1][3][3] *= sc;
-#line 347 "templates/gfx942/attn_fwd.hip.in"
+#line 376 "templates/gfx942/attn_fwd.hip.in"
         s[1][4][0] *= sc;
-#line 347 "templates/gfx942/attn_fwd.hip.in"
+#line 376 "templates/gfx942/attn_fwd.hip.in"
         s[1][4][1] *= sc;
-#line 347 "templates/gfx942/attn_fwd.hip.in"
+#line 376 "templates/gfx942/attn_fwd.hip.in"
         s[1][4][2] *= sc;
-#line 347 "templates/gfx942/attn_fwd.hip.in"
+#line 376 "templates/gfx942/attn_fwd.hip.in"
         s[1][4][3] *= sc;
-#line 347 "templates/gfx942/attn_fwd.hip.in"
+#line 376 "templates/gfx942/attn_fwd.hip.in"
         s[1][5][0] *= sc;
-#line 347 "templates/gfx942/attn_fwd.hip.in"
+#line 376 "templates/gfx942/attn_fwd.hip.in"
         s[1][5][1] *= sc;
-#line 347 "templates/gfx942/attn_fwd.hip.in"
+#line 376 "templates/gfx942/attn_fwd.hip.in"
         s[1][5][2] *= sc;
-#line 347 "templates/gfx942/attn_fwd.hip.in"
+#line 376 "templates/gfx942/attn_fwd.hip.in"
         s[1][5][3] *= sc;
-#line 351 "templates/gfx942/attn_fwd.hip.in"
+#line 380 "templates/gfx942/attn_fwd.hip.in"
       }
       // g recomputed here: the kernel's g, kept live across the loop for this rare block,
       // made clang-17 (hipcc/hiprtc 5.7) spill a VGPR in rtna tail (tests/test_rocm.c)
       const unsigned g_tail = ag_lane_id_here() >> 4;
-#line 357 "templates/gfx942/attn_fwd.hip.in"
+#line 386 "templates/gfx942/attn_fwd.hip.in"
       const bool valid0_0 = kv0 + 0u + 4u * g_tail < kv_end;
-#line 359 "templates/gfx942/attn_fwd.hip.in"
+#line 388 "templates/gfx942/attn_fwd.hip.in"
       s[0][0][0] = valid0_0 ? s[0][0][0] : -__builtin_inff();
-#line 359 "templates/gfx942/attn_fwd.hip.in"
+#line 388 "templates/gfx942/attn_fwd.hip.in"
       s[1][0][0] = valid0_0 ? s[1][0][0] : -__builtin_inff();
-#line 357 "templates/gfx942/attn_fwd.hip.in"
+#line 386 "templates/gfx942/attn_fwd.hip.in"
       const bool valid0_1 = kv0 + 1u + 4u * g_tail < kv_end;
-#line 359 "templates/gfx942/attn_fwd.hip.in"
+#line 388 "templates/gfx942/attn_fwd.hip.in"
       s[0][0][1] = valid0_1 ? s[0][0][1] : -__builtin_inff();
-#line 359 "templates/gfx942/attn_fwd.hip.in"
+#line 388 "templates/gfx942/attn_fwd.hip.in"
       s[1][0][1] = valid0_1 ? s[1][0][1] : -__builtin_inff();
-#line 357 "templates/gfx942/attn_fwd.hip.in"
+#line 386 "templates/gfx942/attn_fwd.hip.in"
       const bool valid0_2 = kv0 + 2u + 4u * g_tail < kv_end;
-#line 359 "templates/gfx942/attn_fwd.hip.in"
+#line 388 "templates/gfx942/attn_fwd.hip.in"
       s[0][0][2] = valid0_2 ? s[0][0][2] : -__builtin_inff();
-#line 359 "templates/gfx942/attn_fwd.hip.in"
+#line 388 "templates/gfx942/attn_fwd.hip.in"
       s[1][0][2] = valid0_2 ? s[1][0][2] : -__builtin_inff();
-#line 357 "templates/gfx942/attn_fwd.hip.in"
+#line 386 "templates/gfx942/attn_fwd.hip.in"
       const bool valid0_3 = kv0 + 3u + 4u * g_tail < kv_end;
-#line 359 "templates/gfx942/attn_fwd.hip.in"
+#line 388 "templates/gfx942/attn_fwd.hip.in"
       s[0][0][3] = valid0_3 ? s[0][0][3] : -__builtin_inff();
-#line 359 "templates/gfx942/attn_fwd.hip.in"
+#line 388 "templates/gfx942/attn_fwd.hip.in"
       s[1][0][3] = valid0_3 ? s[1][0][3] : -__builtin_inff();
-#line 357 "templates/gfx942/attn_fwd.hip.in"
+#line 386 "templates/gfx942/attn_fwd.hip.in"
       const bool valid1_0 = kv0 + 16u + 4u * g_tail < kv_end;
-#line 359 "templates/gfx942/attn_fwd.hip.in"
+#line 388 "templates/gfx942/attn_fwd.hip.in"
       s[0][1][0] = valid1_0 ? s[0][1][0] : -__builtin_inff();
-#line 359 "templates/gfx942/attn_fwd.hip.in"
+#line 388 "templates/gfx942/attn_fwd.hip.in"
       s[1][1][0] = valid1_0 ? s[1][1][0] : -__builtin_inff();
-#line 357 "templates/gfx942/attn_fwd.hip.in"
+#line 386 "templates/gfx942/attn_fwd.hip.in"
       const bool valid1_1 = kv0 + 17u + 4u * g_tail < kv_end;
-#line 359 "templates/gfx942/attn_fwd.hip.in"
+#line 388 "templates/gfx942/attn_fwd.hip.in"
       s[0][1][1] = valid1_1 ? s[0][1][1] : -__builtin_inff();
-#line 359 "templates/gfx942/attn_fwd.hip.in"
+#line 388 "templates/gfx942/attn_fwd.hip.in"
       s[1][1][1] = valid1_1 ? s[1][1][1] : -__builtin_inff();
-#line 357 "templates/gfx942/attn_fwd.hip.in"
+#line 386 "templates/gfx942/attn_fwd.hip.in"
       const bool valid1_2 = kv0 + 18u + 4u * g_tail < kv_end;
-#line 359 "templates/gfx942/attn_fwd.hip.in"
+#line 388 "templates/gfx942/attn_fwd.hip.in"
       s[0][1][2] = valid1_2 ? s[0][1][2] : -__builtin_inff();
-#line 359 "templates/gfx942/attn_fwd.hip.in"
+#line 388 "templates/gfx942/attn_fwd.hip.in"
       s[1][1][2] = valid1_2 ? s[1][1][2] : -__builtin_inff();
-#line 357 "templates/gfx942/attn_fwd.hip.in"
+#line 386 "templates/gfx942/attn_fwd.hip.in"
       const bool valid1_3 = kv0 + 19u + 4u * g_tail < kv_end;
-#line 359 "templates/gfx942/attn_fwd.hip.in"
+#line 388 "templates/gfx942/attn_fwd.hip.in"
       s[0][1][3] = valid1_3 ? s[0][1][3] : -__builtin_inff();
-#line 359 "templates/gfx942/attn_fwd.hip.in"
+#line 388 "templates/gfx942/attn_fwd.hip.in"
       s[1][1][3] = valid1_3 ? s[1][1][3] : -__builtin_inff();
-#line 357 "templates/gfx942/attn_fwd.hip.in"
+#line 386 "templates/gfx942/attn_fwd.hip.in"
       const bool valid2_0 = kv0 + 32u + 4u * g_tail < kv_end;
-#line 359 "templates/gfx942/attn_fwd.hip.in"
+#line 388 "templates/gfx942/attn_fwd.hip.in"
       s[0][2][0] = valid2_0 ? s[0][2][0] : -__builtin_inff();
-#line 359 "templates/gfx942/attn_fwd.hip.in"
+#line 388 "templates/gfx942/attn_fwd.hip.in"
       s[1][2][0] = valid2_0 ? s[1][2][0] : -__builtin_inff();
-#line 357 "templates/gfx942/attn_fwd.hip.in"
+#line 386 "templates/gfx942/attn_fwd.hip.in"
       const bool valid2_1 = kv0 + 33u + 4u * g_tail < kv_end;
-#line 359 "templates/gfx942/attn_fwd.hip.in"
+#line 388 "templates/gfx942/attn_fwd.hip.in"
       s[0][2][1] = valid2_1 ? s[0][2][1] : -__builtin_inff();
-#line 359 "templates/gfx942/attn_fwd.hip.in"
+#line 388 "templates/gfx942/attn_fwd.hip.in"
       s[1][2][1] = valid2_1 ? s[1][2][1] : -__builtin_inff();
-#line 357 "templates/gfx942/attn_fwd.hip.in"
+#line 386 "templates/gfx942/attn_fwd.hip.in"
       const bool valid2_2 = kv0 + 34u + 4u * g_tail < kv_end;
-#line 359 "templates/gfx942/attn_fwd.hip.in"
+#line 388 "templates/gfx942/attn_fwd.hip.in"
       s[0][2][2] = valid2_2 ? s[0][2][2] : -__builtin_inff();
-#line 359 "templates/gfx942/attn_fwd.hip.in"
+#line 388 "templates/gfx942/attn_fwd.hip.in"
       s[1][2][2] = valid2_2 ? s[1][2][2] : -__builtin_inff();
-#line 357 "templates/gfx942/attn_fwd.hip.in"
+#line 386 "templates/gfx942/attn_fwd.hip.in"
       const bool valid2_3 = kv0 + 35u + 4u * g_tail < kv_end;
-#line 359 "templates/gfx942/attn_fwd.hip.in"
+#line 388 "templates/gfx942/attn_fwd.hip.in"
       s[0][2][3] = valid2_3 ? s[0][2][3] : -__builtin_inff();
-#line 359 "templates/gfx942/attn_fwd.hip.in"
+#line 388 "templates/gfx942/attn_fwd.hip.in"
       s[1][2][3] = valid2_3 ? s[1][2][3] : -__builtin_inff();
-#line 357 "templates/gfx942/attn_fwd.hip.in"
+#line 386 "templates/gfx942/attn_fwd.hip.in"
       const bool valid3_0 = kv0 + 48u + 4u * g_tail < kv_end;
-#line 359 "templates/gfx942/attn_fwd.hip.in"
+#line 388 "templates/gfx942/attn_fwd.hip.in"
       s[0][3][0] = valid3_0 ? s[0][3][0] : -__builtin_inff();
-#line 359 "templates/gfx942/attn_fwd.hip.in"
+#line 388 "templates/gfx942/attn_fwd.hip.in"
       s[1][3][0] = valid3_0 ? s[1][3][0] : -__builtin_inff();
-#line 357 "templates/gfx942/attn_fwd.hip.in"
+#line 386 "templates/gfx942/attn_fwd.hip.in"
       const bool valid3_1 = kv0 + 49u + 4u * g_tail < kv_end;
-#line 359 "templates/gfx942/attn_fwd.hip.in"
+#line 388 "templates/gfx942/attn_fwd.hip.in"
       s[0][3][1] = valid3_1 ? s[0][3][1] : -__builtin_inff();
-#line 359 "templates/gfx942/attn_fwd.hip.in"
+#line 388 "templates/gfx942/attn_fwd.hip.in"
       s[1][3][1] = valid3_1 ? s[1][3][1] : -__builtin_inff();
-#line 357 "templates/gfx942/attn_fwd.hip.in"
+#line 386 "templates/gfx942/attn_fwd.hip.in"
       const bool valid3_2 = kv0 + 50u + 4u * g_tail < kv_end;
-#line 359 "templates/gfx942/attn_fwd.hip.in"
+#line 388 "templates/gfx942/attn_fwd.hip.in"
       s[0][3][2] = valid3_2 ? s[0][3][2] : -__builtin_inff();
-#line 359 "templates/gfx942/attn_fwd.hip.in"
+#line 388 "templates/gfx942/attn_fwd.hip.in"
       s[1][3][2] = valid3_2 ? s[1][3][2] : -__builtin_inff();
-#line 357 "templates/gfx942/attn_fwd.hip.in"
+#line 386 "templates/gfx942/attn_fwd.hip.in"
       const bool valid3_3 = kv0 + 51u + 4u * g_tail < kv_end;
-#line 359 "templates/gfx942/attn_fwd.hip.in"
+#line 388 "templates/gfx942/attn_fwd.hip.in"
       s[0][3][3] = valid3_3 ? s[0][3][3] : -__builtin_inff();
-#line 359 "templates/gfx942/attn_fwd.hip.in"
+#line 388 "templates/gfx942/attn_fwd.hip.in"
       s[1][3][3] = valid3_3 ? s[1][3][3] : -__builtin_inff();
-#line 357 "templates/gfx942/attn_fwd.hip.in"
+#line 386 "templates/gfx942/attn_fwd.hip.in"
       const bool valid4_0 = kv0 + 64u + 4u * g_tail < kv_end;
-#line 359 "templates/gfx942/attn_fwd.hip.in"
+#line 388 "templates/gfx942/attn_fwd.hip.in"
       s[0][4][0] = valid4_0 ? s[0][4][0] : -__builtin_inff();
-#line 359 "templates/gfx942/attn_fwd.hip.in"
+#line 388 "templates/gfx942/attn_fwd.hip.in"
       s[1][4][0] = valid4_0 ? s[1][4][0] : -__builtin_inff();
-#line 357 "templates/gfx942/attn_fwd.hip.in"
+#line 386 "templates/gfx942/attn_fwd.hip.in"
       const bool valid4_1 = kv0 + 65u + 4u * g_tail < kv_end;
-#line 359 "templates/gfx942/attn_fwd.hip.in"
+#line 388 "templates/gfx942/attn_fwd.hip.in"
       s[0][4][1] = valid4_1 ? s[0][4][1] : -__builtin_inff();
-#line 359 "templates/gfx942/attn_fwd.hip.in"
+#line 388 "templates/gfx942/attn_fwd.hip.in"
       s[1][4][1] = valid4_1 ? s[1][4][1] : -__builtin_inff();
-#line 357 "templates/gfx942/attn_fwd.hip.in"
+#line 386 "templates/gfx942/attn_fwd.hip.in"
       const bool valid4_2 = kv0 + 66u + 4u * g_tail < kv_end;
-#line 359 "templates/gfx942/attn_fwd.hip.in"
+#line 388 "templates/gfx942/attn_fwd.hip.in"
       s[0][4][2] = valid4_2 ? s[0][4][2] : -__builtin_inff();
-#line 359 "templates/gfx942/attn_fwd.hip.in"
+#line 388 "templates/gfx942/attn_fwd.hip.in"
       s[1][4][2] = valid4_2 ? s[1][4][2] : -__builtin_inff();
-#line 357 "templates/gfx942/attn_fwd.hip.in"
+#line 386 "templates/gfx942/attn_fwd.hip.in"
       const bool valid4_3 = kv0 + 67u + 4u * g_tail < kv_end;
-#line 359 "templates/gfx942/attn_fwd.hip.in"
+#line 388 "templates/gfx942/attn_fwd.hip.in"
       s[0][4][3] = valid4_3 ? s[0][4][3] : -__builtin_inff();
-#line 359 "templates/gfx942/attn_fwd.hip.in"
+#line 388 "templates/gfx942/attn_fwd.hip.in"
       s[1][4][3] = valid4_3 ? s[1][4][3] : -__builtin_inff();
-#line 357 "templates/gfx942/attn_fwd.hip.in"
+#line 386 "templates/gfx942/attn_fwd.hip.in"
       const bool valid5_0 = kv0 + 80u + 4u * g_tail < kv_end;
-#line 359 "templates/gfx942/attn_fwd.hip.in"
+#line 388 "templates/gfx942/attn_fwd.hip.in"
       s[0][5][0] = valid5_0 ? s[0][5][0] : -__builtin_inff();
-#line 359 "templates/gfx942/attn_fwd.hip.in"
+#line 388 "templates/gfx942/attn_fwd.hip.in"
       s[1][5][0] = valid5_0 ? s[1][5][0] : -__builtin_inff();
-#line 357 "templates/gfx942/attn_fwd.hip.in"
+#line 386 "templates/gfx942/attn_fwd.hip.in"
       const bool valid5_1 = kv0 + 81u + 4u * g_tail < kv_end;
-#line 359 "templates/gfx942/attn_fwd.hip.in"
+#line 388 "templates/gfx942/attn_fwd.hip.in"
       s[0][5][1] = valid5_1 ? s[0][5][1] : -__builtin_inff();
-#line 359 "templates/gfx942/attn_fwd.hip.in"
+#line 388 "templates/gfx942/attn_fwd.hip.in"
       s[1][5][1] = valid5_1 ? s[1][5][1] : -__builtin_inff();
-#line 357 "templates/gfx942/attn_fwd.hip.in"
+#line 386 "templates/gfx942/attn_fwd.hip.in"
       const bool valid5_2 = kv0 + 82u + 4u * g_tail < kv_end;
-#line 359 "templates/gfx942/attn_fwd.hip.in"
+#line 388 "templates/gfx942/attn_fwd.hip.in"
       s[0][5][2] = valid5_2 ? s[0][5][2] : -__builtin_inff();
-#line 359 "templates/gfx942/attn_fwd.hip.in"
+#line 388 "templates/gfx942/attn_fwd.hip.in"
       s[1][5][2] = valid5_2 ? s[1][5][2] : -__builtin_inff();
-#line 357 "templates/gfx942/attn_fwd.hip.in"
+#line 386 "templates/gfx942/attn_fwd.hip.in"
       const bool valid5_3 = kv0 + 83u + 4u * g_tail < kv_end;
-#line 359 "templates/gfx942/attn_fwd.hip.in"
+#line 388 "templates/gfx942/attn_fwd.hip.in"
       s[0][5][3] = valid5_3 ? s[0][5][3] : -__builtin_inff();
-#line 359 "templates/gfx942/attn_fwd.hip.in"
+#line 388 "templates/gfx942/attn_fwd.hip.in"
       s[1][5][3] = valid5_3 ? s[1][5][3] : -__builtin_inff();
-#line 363 "templates/gfx942/attn_fwd.hip.in"
+#line 392 "templates/gfx942/attn_fwd.hip.in"
     }
     bool changed[2];
     float alpha[2];
-#line 369 "templates/gfx942/attn_fwd.hip.in"
+#line 398 "templates/gfx942/attn_fwd.hip.in"
     {
       float mx = s[0][0][0];
-#line 374 "templates/gfx942/attn_fwd.hip.in"
+#line 403 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][0][1]);
-#line 374 "templates/gfx942/attn_fwd.hip.in"
+#line 403 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][0][2]);
-#line 374 "templates/gfx942/attn_fwd.hip.in"
+#line 403 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][0][3]);
-#line 374 "templates/gfx942/attn_fwd.hip.in"
+#line 403 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][1][0]);
-#line 374 "templates/gfx942/attn_fwd.hip.in"
+#line 403 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][1][1]);
-#line 374 "templates/gfx942/attn_fwd.hip.in"
+#line 403 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][1][2]);
-#line 374 "templates/gfx942/attn_fwd.hip.in"
+#line 403 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][1][3]);
-#line 374 "templates/gfx942/attn_fwd.hip.in"
+#line 403 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][2][0]);
-#line 374 "templates/gfx942/attn_fwd.hip.in"
+#line 403 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][2][1]);
-#line 374 "templates/gfx942/attn_fwd.hip.in"
+#line 403 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][2][2]);
-#line 374 "templates/gfx942/attn_fwd.hip.in"
+#line 403 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][2][3]);
-#line 374 "templates/gfx942/attn_fwd.hip.in"
+#line 403 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][3][0]);
-#line 374 "templates/gfx942/attn_fwd.hip.in"
+#line 403 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][3][1]);
-#line 374 "templates/gfx942/attn_fwd.hip.in"
+#line 403 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][3][2]);
-#line 374 "templates/gfx942/attn_fwd.hip.in"
+#line 403 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][3][3]);
-#line 374 "templates/gfx942/attn_fwd.hip.in"
+#line 403 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][4][0]);
-#line 374 "templates/gfx942/attn_fwd.hip.in"
+#line 403 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][4][1]);
-#line 374 "templates/gfx942/attn_fwd.hip.in"
+#line 403 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][4][2]);
-#line 374 "templates/gfx942/attn_fwd.hip.in"
+#line 403 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][4][3]);
-#line 374 "templates/gfx942/attn_fwd.hip.in"
+#line 403 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][5][0]);
-#line 374 "templates/gfx942/attn_fwd.hip.in"
+#line 403 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][5][1]);
-#line 374 "templates/gfx942/attn_fwd.hip.in"
+#line 403 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][5][2]);
-#line 374 "templates/gfx942/attn_fwd.hip.in"
+#line 403 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][5][3]);
-#line 378 "templates/gfx942/attn_fwd.hip.in"
+#line 407 "templates/gfx942/attn_fwd.hip.in"
       const float mt = mx * sc;  // this lane's max of t = s * sc (exact: see above)
       changed[0] = ag_any(mt > m[0]);
       alpha[0] = 1.0f;
@@ -4006,56 +4043,56 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         big_m = ag_any(!(__builtin_fabsf(m[0]) < 0x1p24f) || !(__builtin_fabsf(m[1]) < 0x1p24f));
       }
     }
-#line 369 "templates/gfx942/attn_fwd.hip.in"
+#line 398 "templates/gfx942/attn_fwd.hip.in"
     {
       float mx = s[1][0][0];
-#line 374 "templates/gfx942/attn_fwd.hip.in"
+#line 403 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][0][1]);
-#line 374 "templates/gfx942/attn_fwd.hip.in"
+#line 403 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][0][2]);
-#line 374 "templates/gfx942/attn_fwd.hip.in"
+#line 403 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][0][3]);
-#line 374 "templates/gfx942/attn_fwd.hip.in"
+#line 403 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][1][0]);
-#line 374 "templates/gfx942/attn_fwd.hip.in"
+#line 403 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][1][1]);
-#line 374 "templates/gfx942/attn_fwd.hip.in"
+#line 403 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][1][2]);
-#line 374 "templates/gfx942/attn_fwd.hip.in"
+#line 403 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][1][3]);
-#line 374 "templates/gfx942/attn_fwd.hip.in"
+#line 403 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][2][0]);
-#line 374 "templates/gfx942/attn_fwd.hip.in"
+#line 403 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][2][1]);
-#line 374 "templates/gfx942/attn_fwd.hip.in"
+#line 403 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][2][2]);
-#line 374 "templates/gfx942/attn_fwd.hip.in"
+#line 403 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][2][3]);
-#line 374 "templates/gfx942/attn_fwd.hip.in"
+#line 403 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][3][0]);
-#line 374 "templates/gfx942/attn_fwd.hip.in"
+#line 403 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][3][1]);
-#line 374 "templates/gfx942/attn_fwd.hip.in"
+#line 403 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][3][2]);
-#line 374 "templates/gfx942/attn_fwd.hip.in"
+#line 403 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][3][3]);
-#line 374 "templates/gfx942/attn_fwd.hip.in"
+#line 403 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][4][0]);
-#line 374 "templates/gfx942/attn_fwd.hip.in"
+#line 403 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][4][1]);
-#line 374 "templates/gfx942/attn_fwd.hip.in"
+#line 403 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][4][2]);
-#line 374 "templates/gfx942/attn_fwd.hip.in"
+#line 403 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][4][3]);
-#line 374 "templates/gfx942/attn_fwd.hip.in"
+#line 403 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][5][0]);
-#line 374 "templates/gfx942/attn_fwd.hip.in"
+#line 403 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][5][1]);
-#line 374 "templates/gfx942/attn_fwd.hip.in"
+#line 403 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][5][2]);
-#line 374 "templates/gfx942/attn_fwd.hip.in"
+#line 403 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][5][3]);
-#line 378 "templates/gfx942/attn_fwd.hip.in"
+#line 407 "templates/gfx942/attn_fwd.hip.in"
       const float mt = mx * sc;  // this lane's max of t = s * sc (exact: see above)
       changed[1] = ag_any(mt > m[1]);
       alpha[1] = 1.0f;
@@ -4075,70 +4112,70 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         big_m = ag_any(!(__builtin_fabsf(m[0]) < 0x1p24f) || !(__builtin_fabsf(m[1]) < 0x1p24f));
       }
     }
-#line 398 "templates/gfx942/attn_fwd.hip.in"
+#line 427 "templates/gfx942/attn_fwd.hip.in"
     // Slow path (wave-uniform, never the steady state): rows with |m| >= 2^24 take
     // x = fl(s * sc) - m (there fl(max s * sc) = m may be more than 1/2 off the exact product,
     // and the fma form's x at the row's max, that error, made p = +Inf: scale 1e10 gave NaN
     // rows), and a zero scale in the last tile takes x = fma(t, 1, -m) (see above).
     const bool zero_tail = tail && sc == 0.0f;
     if (big_m || zero_tail) {
-#line 405 "templates/gfx942/attn_fwd.hip.in"
+#line 434 "templates/gfx942/attn_fwd.hip.in"
     {
       const float nm = -m[0];
       const bool big = !(__builtin_fabsf(m[0]) < 0x1p24f) && !zero_tail;
       if (big) {  // s -> t = fl(s * sc): x = fma(t, 1, -m) = t - m
-#line 411 "templates/gfx942/attn_fwd.hip.in"
+#line 440 "templates/gfx942/attn_fwd.hip.in"
         s[0][0][0] *= sc;
-#line 411 "templates/gfx942/attn_fwd.hip.in"
+#line 440 "templates/gfx942/attn_fwd.hip.in"
         s[0][0][1] *= sc;
-#line 411 "templates/gfx942/attn_fwd.hip.in"
+#line 440 "templates/gfx942/attn_fwd.hip.in"
         s[0][0][2] *= sc;
-#line 411 "templates/gfx942/attn_fwd.hip.in"
+#line 440 "templates/gfx942/attn_fwd.hip.in"
         s[0][0][3] *= sc;
-#line 411 "templates/gfx942/attn_fwd.hip.in"
+#line 440 "templates/gfx942/attn_fwd.hip.in"
         s[0][1][0] *= sc;
-#line 411 "templates/gfx942/attn_fwd.hip.in"
+#line 440 "templates/gfx942/attn_fwd.hip.in"
         s[0][1][1] *= sc;
-#line 411 "templates/gfx942/attn_fwd.hip.in"
+#line 440 "templates/gfx942/attn_fwd.hip.in"
         s[0][1][2] *= sc;
-#line 411 "templates/gfx942/attn_fwd.hip.in"
+#line 440 "templates/gfx942/attn_fwd.hip.in"
         s[0][1][3] *= sc;
-#line 411 "templates/gfx942/attn_fwd.hip.in"
+#line 440 "templates/gfx942/attn_fwd.hip.in"
         s[0][2][0] *= sc;
-#line 411 "templates/gfx942/attn_fwd.hip.in"
+#line 440 "templates/gfx942/attn_fwd.hip.in"
         s[0][2][1] *= sc;
-#line 411 "templates/gfx942/attn_fwd.hip.in"
+#line 440 "templates/gfx942/attn_fwd.hip.in"
         s[0][2][2] *= sc;
-#line 411 "templates/gfx942/attn_fwd.hip.in"
+#line 440 "templates/gfx942/attn_fwd.hip.in"
         s[0][2][3] *= sc;
-#line 411 "templates/gfx942/attn_fwd.hip.in"
+#line 440 "templates/gfx942/attn_fwd.hip.in"
         s[0][3][0] *= sc;
-#line 411 "templates/gfx942/attn_fwd.hip.in"
+#line 440 "templates/gfx942/attn_fwd.hip.in"
         s[0][3][1] *= sc;
-#line 411 "templates/gfx942/attn_fwd.hip.in"
+#line 440 "templates/gfx942/attn_fwd.hip.in"
         s[0][3][2] *= sc;
-#line 411 "templates/gfx942/attn_fwd.hip.in"
+#line 440 "templates/gfx942/attn_fwd.hip.in"
         s[0][3][3] *= sc;
-#line 411 "templates/gfx942/attn_fwd.hip.in"
+#line 440 "templates/gfx942/attn_fwd.hip.in"
         s[0][4][0] *= sc;
-#line 411 "templates/gfx942/attn_fwd.hip.in"
+#line 440 "templates/gfx942/attn_fwd.hip.in"
         s[0][4][1] *= sc;
-#line 411 "templates/gfx942/attn_fwd.hip.in"
+#line 440 "templates/gfx942/attn_fwd.hip.in"
         s[0][4][2] *= sc;
-#line 411 "templates/gfx942/attn_fwd.hip.in"
+#line 440 "templates/gfx942/attn_fwd.hip.in"
         s[0][4][3] *= sc;
-#line 411 "templates/gfx942/attn_fwd.hip.in"
+#line 440 "templates/gfx942/attn_fwd.hip.in"
         s[0][5][0] *= sc;
-#line 411 "templates/gfx942/attn_fwd.hip.in"
+#line 440 "templates/gfx942/attn_fwd.hip.in"
         s[0][5][1] *= sc;
-#line 411 "templates/gfx942/attn_fwd.hip.in"
+#line 440 "templates/gfx942/attn_fwd.hip.in"
         s[0][5][2] *= sc;
-#line 411 "templates/gfx942/attn_fwd.hip.in"
+#line 440 "templates/gfx942/attn_fwd.hip.in"
         s[0][5][3] *= sc;
-#line 414 "templates/gfx942/attn_fwd.hip.in"
+#line 443 "templates/gfx942/attn_fwd.hip.in"
       }
       const float scr = big || zero_tail ? 1.0f : sc;
-#line 417 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[0][0][0], scr, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[0][0][1], scr, nm));
@@ -4151,7 +4188,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         p[0][0].x = ag_pack_p_rtne(p0, p1);
         p[0][0].y = ag_pack_p_rtne(p2, p3);
       }
-#line 417 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[0][1][0], scr, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[0][1][1], scr, nm));
@@ -4164,7 +4201,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         p[0][1].x = ag_pack_p_rtne(p0, p1);
         p[0][1].y = ag_pack_p_rtne(p2, p3);
       }
-#line 417 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[0][2][0], scr, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[0][2][1], scr, nm));
@@ -4177,7 +4214,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         p[0][2].x = ag_pack_p_rtne(p0, p1);
         p[0][2].y = ag_pack_p_rtne(p2, p3);
       }
-#line 417 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[0][3][0], scr, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[0][3][1], scr, nm));
@@ -4190,7 +4227,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         p[0][3].x = ag_pack_p_rtne(p0, p1);
         p[0][3].y = ag_pack_p_rtne(p2, p3);
       }
-#line 417 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[0][4][0], scr, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[0][4][1], scr, nm));
@@ -4203,7 +4240,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         p[0][4].x = ag_pack_p_rtne(p0, p1);
         p[0][4].y = ag_pack_p_rtne(p2, p3);
       }
-#line 417 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[0][5][0], scr, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[0][5][1], scr, nm));
@@ -4216,65 +4253,65 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         p[0][5].x = ag_pack_p_rtne(p0, p1);
         p[0][5].y = ag_pack_p_rtne(p2, p3);
       }
-#line 430 "templates/gfx942/attn_fwd.hip.in"
+#line 459 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 405 "templates/gfx942/attn_fwd.hip.in"
+#line 434 "templates/gfx942/attn_fwd.hip.in"
     {
       const float nm = -m[1];
       const bool big = !(__builtin_fabsf(m[1]) < 0x1p24f) && !zero_tail;
       if (big) {  // s -> t = fl(s * sc): x = fma(t, 1, -m) = t - m
-#line 411 "templates/gfx942/attn_fwd.hip.in"
+#line 440 "templates/gfx942/attn_fwd.hip.in"
         s[1][0][0] *= sc;
-#line 411 "templates/gfx942/attn_fwd.hip.in"
+#line 440 "templates/gfx942/attn_fwd.hip.in"
         s[1][0][1] *= sc;
-#line 411 "templates/gfx942/attn_fwd.hip.in"
+#line 440 "templates/gfx942/attn_fwd.hip.in"
         s[1][0][2] *= sc;
-#line 411 "templates/gfx942/attn_fwd.hip.in"
+#line 440 "templates/gfx942/attn_fwd.hip.in"
         s[1][0][3] *= sc;
-#line 411 "templates/gfx942/attn_fwd.hip.in"
+#line 440 "templates/gfx942/attn_fwd.hip.in"
         s[1][1][0] *= sc;
-#line 411 "templates/gfx942/attn_fwd.hip.in"
+#line 440 "templates/gfx942/attn_fwd.hip.in"
         s[1][1][1] *= sc;
-#line 411 "templates/gfx942/attn_fwd.hip.in"
+#line 440 "templates/gfx942/attn_fwd.hip.in"
         s[1][1][2] *= sc;
-#line 411 "templates/gfx942/attn_fwd.hip.in"
+#line 440 "templates/gfx942/attn_fwd.hip.in"
         s[1][1][3] *= sc;
-#line 411 "templates/gfx942/attn_fwd.hip.in"
+#line 440 "templates/gfx942/attn_fwd.hip.in"
         s[1][2][0] *= sc;
-#line 411 "templates/gfx942/attn_fwd.hip.in"
+#line 440 "templates/gfx942/attn_fwd.hip.in"
         s[1][2][1] *= sc;
-#line 411 "templates/gfx942/attn_fwd.hip.in"
+#line 440 "templates/gfx942/attn_fwd.hip.in"
         s[1][2][2] *= sc;
-#line 411 "templates/gfx942/attn_fwd.hip.in"
+#line 440 "templates/gfx942/attn_fwd.hip.in"
         s[1][2][3] *= sc;
-#line 411 "templates/gfx942/attn_fwd.hip.in"
+#line 440 "templates/gfx942/attn_fwd.hip.in"
         s[1][3][0] *= sc;
-#line 411 "templates/gfx942/attn_fwd.hip.in"
+#line 440 "templates/gfx942/attn_fwd.hip.in"
         s[1][3][1] *= sc;
-#line 411 "templates/gfx942/attn_fwd.hip.in"
+#line 440 "templates/gfx942/attn_fwd.hip.in"
         s[1][3][2] *= sc;
-#line 411 "templates/gfx942/attn_fwd.hip.in"
+#line 440 "templates/gfx942/attn_fwd.hip.in"
         s[1][3][3] *= sc;
-#line 411 "templates/gfx942/attn_fwd.hip.in"
+#line 440 "templates/gfx942/attn_fwd.hip.in"
         s[1][4][0] *= sc;
-#line 411 "templates/gfx942/attn_fwd.hip.in"
+#line 440 "templates/gfx942/attn_fwd.hip.in"
         s[1][4][1] *= sc;
-#line 411 "templates/gfx942/attn_fwd.hip.in"
+#line 440 "templates/gfx942/attn_fwd.hip.in"
         s[1][4][2] *= sc;
-#line 411 "templates/gfx942/attn_fwd.hip.in"
+#line 440 "templates/gfx942/attn_fwd.hip.in"
         s[1][4][3] *= sc;
-#line 411 "templates/gfx942/attn_fwd.hip.in"
+#line 440 "templates/gfx942/attn_fwd.hip.in"
         s[1][5][0] *= sc;
-#line 411 "templates/gfx942/attn_fwd.hip.in"
+#line 440 "templates/gfx942/attn_fwd.hip.in"
         s[1][5][1] *= sc;
-#line 411 "templates/gfx942/attn_fwd.hip.in"
+#line 440 "templates/gfx942/attn_fwd.hip.in"
         s[1][5][2] *= sc;
-#line 411 "templates/gfx942/attn_fwd.hip.in"
+#line 440 "templates/gfx942/attn_fwd.hip.in"
         s[1][5][3] *= sc;
-#line 414 "templates/gfx942/attn_fwd.hip.in"
+#line 443 "templates/gfx942/attn_fwd.hip.in"
       }
       const float scr = big || zero_tail ? 1.0f : sc;
-#line 417 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[1][0][0], scr, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[1][0][1], scr, nm));
@@ -4287,7 +4324,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         p[1][0].x = ag_pack_p_rtne(p0, p1);
         p[1][0].y = ag_pack_p_rtne(p2, p3);
       }
-#line 417 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[1][1][0], scr, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[1][1][1], scr, nm));
@@ -4300,7 +4337,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         p[1][1].x = ag_pack_p_rtne(p0, p1);
         p[1][1].y = ag_pack_p_rtne(p2, p3);
       }
-#line 417 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[1][2][0], scr, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[1][2][1], scr, nm));
@@ -4313,7 +4350,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         p[1][2].x = ag_pack_p_rtne(p0, p1);
         p[1][2].y = ag_pack_p_rtne(p2, p3);
       }
-#line 417 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[1][3][0], scr, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[1][3][1], scr, nm));
@@ -4326,7 +4363,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         p[1][3].x = ag_pack_p_rtne(p0, p1);
         p[1][3].y = ag_pack_p_rtne(p2, p3);
       }
-#line 417 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[1][4][0], scr, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[1][4][1], scr, nm));
@@ -4339,7 +4376,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         p[1][4].x = ag_pack_p_rtne(p0, p1);
         p[1][4].y = ag_pack_p_rtne(p2, p3);
       }
-#line 417 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[1][5][0], scr, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[1][5][1], scr, nm));
@@ -4352,14 +4389,14 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         p[1][5].x = ag_pack_p_rtne(p0, p1);
         p[1][5].y = ag_pack_p_rtne(p2, p3);
       }
-#line 430 "templates/gfx942/attn_fwd.hip.in"
+#line 459 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 432 "templates/gfx942/attn_fwd.hip.in"
+#line 461 "templates/gfx942/attn_fwd.hip.in"
     } else {
-#line 434 "templates/gfx942/attn_fwd.hip.in"
+#line 463 "templates/gfx942/attn_fwd.hip.in"
     {
       const float nm = -m[0];
-#line 437 "templates/gfx942/attn_fwd.hip.in"
+#line 466 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[0][0][0], sc, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[0][0][1], sc, nm));
@@ -4372,7 +4409,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         p[0][0].x = ag_pack_p_rtne(p0, p1);
         p[0][0].y = ag_pack_p_rtne(p2, p3);
       }
-#line 437 "templates/gfx942/attn_fwd.hip.in"
+#line 466 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[0][1][0], sc, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[0][1][1], sc, nm));
@@ -4385,7 +4422,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         p[0][1].x = ag_pack_p_rtne(p0, p1);
         p[0][1].y = ag_pack_p_rtne(p2, p3);
       }
-#line 437 "templates/gfx942/attn_fwd.hip.in"
+#line 466 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[0][2][0], sc, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[0][2][1], sc, nm));
@@ -4398,7 +4435,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         p[0][2].x = ag_pack_p_rtne(p0, p1);
         p[0][2].y = ag_pack_p_rtne(p2, p3);
       }
-#line 437 "templates/gfx942/attn_fwd.hip.in"
+#line 466 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[0][3][0], sc, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[0][3][1], sc, nm));
@@ -4411,7 +4448,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         p[0][3].x = ag_pack_p_rtne(p0, p1);
         p[0][3].y = ag_pack_p_rtne(p2, p3);
       }
-#line 437 "templates/gfx942/attn_fwd.hip.in"
+#line 466 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[0][4][0], sc, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[0][4][1], sc, nm));
@@ -4424,7 +4461,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         p[0][4].x = ag_pack_p_rtne(p0, p1);
         p[0][4].y = ag_pack_p_rtne(p2, p3);
       }
-#line 437 "templates/gfx942/attn_fwd.hip.in"
+#line 466 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[0][5][0], sc, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[0][5][1], sc, nm));
@@ -4437,12 +4474,12 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         p[0][5].x = ag_pack_p_rtne(p0, p1);
         p[0][5].y = ag_pack_p_rtne(p2, p3);
       }
-#line 450 "templates/gfx942/attn_fwd.hip.in"
+#line 479 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 434 "templates/gfx942/attn_fwd.hip.in"
+#line 463 "templates/gfx942/attn_fwd.hip.in"
     {
       const float nm = -m[1];
-#line 437 "templates/gfx942/attn_fwd.hip.in"
+#line 466 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[1][0][0], sc, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[1][0][1], sc, nm));
@@ -4455,7 +4492,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         p[1][0].x = ag_pack_p_rtne(p0, p1);
         p[1][0].y = ag_pack_p_rtne(p2, p3);
       }
-#line 437 "templates/gfx942/attn_fwd.hip.in"
+#line 466 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[1][1][0], sc, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[1][1][1], sc, nm));
@@ -4468,7 +4505,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         p[1][1].x = ag_pack_p_rtne(p0, p1);
         p[1][1].y = ag_pack_p_rtne(p2, p3);
       }
-#line 437 "templates/gfx942/attn_fwd.hip.in"
+#line 466 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[1][2][0], sc, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[1][2][1], sc, nm));
@@ -4481,7 +4518,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         p[1][2].x = ag_pack_p_rtne(p0, p1);
         p[1][2].y = ag_pack_p_rtne(p2, p3);
       }
-#line 437 "templates/gfx942/attn_fwd.hip.in"
+#line 466 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[1][3][0], sc, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[1][3][1], sc, nm));
@@ -4494,7 +4531,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         p[1][3].x = ag_pack_p_rtne(p0, p1);
         p[1][3].y = ag_pack_p_rtne(p2, p3);
       }
-#line 437 "templates/gfx942/attn_fwd.hip.in"
+#line 466 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[1][4][0], sc, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[1][4][1], sc, nm));
@@ -4507,7 +4544,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         p[1][4].x = ag_pack_p_rtne(p0, p1);
         p[1][4].y = ag_pack_p_rtne(p2, p3);
       }
-#line 437 "templates/gfx942/attn_fwd.hip.in"
+#line 466 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[1][5][0], sc, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[1][5][1], sc, nm));
@@ -4520,618 +4557,618 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         p[1][5].x = ag_pack_p_rtne(p0, p1);
         p[1][5].y = ag_pack_p_rtne(p2, p3);
       }
-#line 450 "templates/gfx942/attn_fwd.hip.in"
+#line 479 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 452 "templates/gfx942/attn_fwd.hip.in"
+#line 481 "templates/gfx942/attn_fwd.hip.in"
     }
     // V_j for the P_j V_j product of the next X phase (S is dead now: registers are free)
-#line 239 "templates/gfx942/attn_fwd.hip.in"
+#line 268 "templates/gfx942/attn_fwd.hip.in"
     {
       const unsigned vo = v_lane + (kv0 + 0u) * 256u;
-#line 242 "templates/gfx942/attn_fwd.hip.in"
+#line 271 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<0>(vv[0][0], v_rsrc, vo);
-#line 242 "templates/gfx942/attn_fwd.hip.in"
+#line 271 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<1024>(vv[0][1], v_rsrc, vo);
-#line 242 "templates/gfx942/attn_fwd.hip.in"
+#line 271 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<2048>(vv[0][2], v_rsrc, vo);
-#line 242 "templates/gfx942/attn_fwd.hip.in"
+#line 271 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<3072>(vv[0][3], v_rsrc, vo);
-#line 244 "templates/gfx942/attn_fwd.hip.in"
+#line 273 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 239 "templates/gfx942/attn_fwd.hip.in"
+#line 268 "templates/gfx942/attn_fwd.hip.in"
     {
       const unsigned vo = v_lane + (kv0 + 16u) * 256u;
-#line 242 "templates/gfx942/attn_fwd.hip.in"
+#line 271 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<0>(vv[1][0], v_rsrc, vo);
-#line 242 "templates/gfx942/attn_fwd.hip.in"
+#line 271 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<1024>(vv[1][1], v_rsrc, vo);
-#line 242 "templates/gfx942/attn_fwd.hip.in"
+#line 271 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<2048>(vv[1][2], v_rsrc, vo);
-#line 242 "templates/gfx942/attn_fwd.hip.in"
+#line 271 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<3072>(vv[1][3], v_rsrc, vo);
-#line 244 "templates/gfx942/attn_fwd.hip.in"
+#line 273 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 239 "templates/gfx942/attn_fwd.hip.in"
+#line 268 "templates/gfx942/attn_fwd.hip.in"
     {
       const unsigned vo = v_lane + (kv0 + 32u) * 256u;
-#line 242 "templates/gfx942/attn_fwd.hip.in"
+#line 271 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<0>(vv[2][0], v_rsrc, vo);
-#line 242 "templates/gfx942/attn_fwd.hip.in"
+#line 271 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<1024>(vv[2][1], v_rsrc, vo);
-#line 242 "templates/gfx942/attn_fwd.hip.in"
+#line 271 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<2048>(vv[2][2], v_rsrc, vo);
-#line 242 "templates/gfx942/attn_fwd.hip.in"
+#line 271 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<3072>(vv[2][3], v_rsrc, vo);
-#line 244 "templates/gfx942/attn_fwd.hip.in"
+#line 273 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 457 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
     // O rows are 4g + i in the accumulator layout: fetch their alpha from lane 4g + i.
-#line 459 "templates/gfx942/attn_fwd.hip.in"
+#line 488 "templates/gfx942/attn_fwd.hip.in"
     if (changed[0]) {
       unsigned ar[4];
       const unsigned g4 = (ag_lane_id_here() >> 4) << 4;  // (4g) << 2
-#line 463 "templates/gfx942/attn_fwd.hip.in"
+#line 492 "templates/gfx942/attn_fwd.hip.in"
       ag_ds_bpermute_b32(ar[0], g4 + 0u, ag_f32_bits(alpha[0]));
-#line 463 "templates/gfx942/attn_fwd.hip.in"
+#line 492 "templates/gfx942/attn_fwd.hip.in"
       ag_ds_bpermute_b32(ar[1], g4 + 4u, ag_f32_bits(alpha[0]));
-#line 463 "templates/gfx942/attn_fwd.hip.in"
+#line 492 "templates/gfx942/attn_fwd.hip.in"
       ag_ds_bpermute_b32(ar[2], g4 + 8u, ag_f32_bits(alpha[0]));
-#line 463 "templates/gfx942/attn_fwd.hip.in"
+#line 492 "templates/gfx942/attn_fwd.hip.in"
       ag_ds_bpermute_b32(ar[3], g4 + 12u, ag_f32_bits(alpha[0]));
-#line 465 "templates/gfx942/attn_fwd.hip.in"
+#line 494 "templates/gfx942/attn_fwd.hip.in"
       ag_s_waitcnt_lgkmcnt<0>(ar[0], ar[1], ar[2], ar[3]);
-#line 468 "templates/gfx942/attn_fwd.hip.in"
+#line 497 "templates/gfx942/attn_fwd.hip.in"
       o[0][0][0] *= ag_bits_f32(ar[0]);
-#line 468 "templates/gfx942/attn_fwd.hip.in"
+#line 497 "templates/gfx942/attn_fwd.hip.in"
       o[0][0][1] *= ag_bits_f32(ar[1]);
-#line 468 "templates/gfx942/attn_fwd.hip.in"
+#line 497 "templates/gfx942/attn_fwd.hip.in"
       o[0][0][2] *= ag_bits_f32(ar[2]);
-#line 468 "templates/gfx942/attn_fwd.hip.in"
+#line 497 "templates/gfx942/attn_fwd.hip.in"
       o[0][0][3] *= ag_bits_f32(ar[3]);
-#line 468 "templates/gfx942/attn_fwd.hip.in"
+#line 497 "templates/gfx942/attn_fwd.hip.in"
       o[0][1][0] *= ag_bits_f32(ar[0]);
-#line 468 "templates/gfx942/attn_fwd.hip.in"
+#line 497 "templates/gfx942/attn_fwd.hip.in"
       o[0][1][1] *= ag_bits_f32(ar[1]);
-#line 468 "templates/gfx942/attn_fwd.hip.in"
+#line 497 "templates/gfx942/attn_fwd.hip.in"
       o[0][1][2] *= ag_bits_f32(ar[2]);
-#line 468 "templates/gfx942/attn_fwd.hip.in"
+#line 497 "templates/gfx942/attn_fwd.hip.in"
       o[0][1][3] *= ag_bits_f32(ar[3]);
-#line 468 "templates/gfx942/attn_fwd.hip.in"
+#line 497 "templates/gfx942/attn_fwd.hip.in"
       o[0][2][0] *= ag_bits_f32(ar[0]);
-#line 468 "templates/gfx942/attn_fwd.hip.in"
+#line 497 "templates/gfx942/attn_fwd.hip.in"
       o[0][2][1] *= ag_bits_f32(ar[1]);
-#line 468 "templates/gfx942/attn_fwd.hip.in"
+#line 497 "templates/gfx942/attn_fwd.hip.in"
       o[0][2][2] *= ag_bits_f32(ar[2]);
-#line 468 "templates/gfx942/attn_fwd.hip.in"
+#line 497 "templates/gfx942/attn_fwd.hip.in"
       o[0][2][3] *= ag_bits_f32(ar[3]);
-#line 468 "templates/gfx942/attn_fwd.hip.in"
+#line 497 "templates/gfx942/attn_fwd.hip.in"
       o[0][3][0] *= ag_bits_f32(ar[0]);
-#line 468 "templates/gfx942/attn_fwd.hip.in"
+#line 497 "templates/gfx942/attn_fwd.hip.in"
       o[0][3][1] *= ag_bits_f32(ar[1]);
-#line 468 "templates/gfx942/attn_fwd.hip.in"
+#line 497 "templates/gfx942/attn_fwd.hip.in"
       o[0][3][2] *= ag_bits_f32(ar[2]);
-#line 468 "templates/gfx942/attn_fwd.hip.in"
+#line 497 "templates/gfx942/attn_fwd.hip.in"
       o[0][3][3] *= ag_bits_f32(ar[3]);
-#line 468 "templates/gfx942/attn_fwd.hip.in"
+#line 497 "templates/gfx942/attn_fwd.hip.in"
       o[0][4][0] *= ag_bits_f32(ar[0]);
-#line 468 "templates/gfx942/attn_fwd.hip.in"
+#line 497 "templates/gfx942/attn_fwd.hip.in"
       o[0][4][1] *= ag_bits_f32(ar[1]);
-#line 468 "templates/gfx942/attn_fwd.hip.in"
+#line 497 "templates/gfx942/attn_fwd.hip.in"
       o[0][4][2] *= ag_bits_f32(ar[2]);
-#line 468 "templates/gfx942/attn_fwd.hip.in"
+#line 497 "templates/gfx942/attn_fwd.hip.in"
       o[0][4][3] *= ag_bits_f32(ar[3]);
-#line 468 "templates/gfx942/attn_fwd.hip.in"
+#line 497 "templates/gfx942/attn_fwd.hip.in"
       o[0][5][0] *= ag_bits_f32(ar[0]);
-#line 468 "templates/gfx942/attn_fwd.hip.in"
+#line 497 "templates/gfx942/attn_fwd.hip.in"
       o[0][5][1] *= ag_bits_f32(ar[1]);
-#line 468 "templates/gfx942/attn_fwd.hip.in"
+#line 497 "templates/gfx942/attn_fwd.hip.in"
       o[0][5][2] *= ag_bits_f32(ar[2]);
-#line 468 "templates/gfx942/attn_fwd.hip.in"
+#line 497 "templates/gfx942/attn_fwd.hip.in"
       o[0][5][3] *= ag_bits_f32(ar[3]);
-#line 468 "templates/gfx942/attn_fwd.hip.in"
+#line 497 "templates/gfx942/attn_fwd.hip.in"
       o[0][6][0] *= ag_bits_f32(ar[0]);
-#line 468 "templates/gfx942/attn_fwd.hip.in"
+#line 497 "templates/gfx942/attn_fwd.hip.in"
       o[0][6][1] *= ag_bits_f32(ar[1]);
-#line 468 "templates/gfx942/attn_fwd.hip.in"
+#line 497 "templates/gfx942/attn_fwd.hip.in"
       o[0][6][2] *= ag_bits_f32(ar[2]);
-#line 468 "templates/gfx942/attn_fwd.hip.in"
+#line 497 "templates/gfx942/attn_fwd.hip.in"
       o[0][6][3] *= ag_bits_f32(ar[3]);
-#line 468 "templates/gfx942/attn_fwd.hip.in"
+#line 497 "templates/gfx942/attn_fwd.hip.in"
       o[0][7][0] *= ag_bits_f32(ar[0]);
-#line 468 "templates/gfx942/attn_fwd.hip.in"
+#line 497 "templates/gfx942/attn_fwd.hip.in"
       o[0][7][1] *= ag_bits_f32(ar[1]);
-#line 468 "templates/gfx942/attn_fwd.hip.in"
+#line 497 "templates/gfx942/attn_fwd.hip.in"
       o[0][7][2] *= ag_bits_f32(ar[2]);
-#line 468 "templates/gfx942/attn_fwd.hip.in"
+#line 497 "templates/gfx942/attn_fwd.hip.in"
       o[0][7][3] *= ag_bits_f32(ar[3]);
-#line 471 "templates/gfx942/attn_fwd.hip.in"
+#line 500 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 459 "templates/gfx942/attn_fwd.hip.in"
+#line 488 "templates/gfx942/attn_fwd.hip.in"
     if (changed[1]) {
       unsigned ar[4];
       const unsigned g4 = (ag_lane_id_here() >> 4) << 4;  // (4g) << 2
-#line 463 "templates/gfx942/attn_fwd.hip.in"
+#line 492 "templates/gfx942/attn_fwd.hip.in"
       ag_ds_bpermute_b32(ar[0], g4 + 0u, ag_f32_bits(alpha[1]));
-#line 463 "templates/gfx942/attn_fwd.hip.in"
+#line 492 "templates/gfx942/attn_fwd.hip.in"
       ag_ds_bpermute_b32(ar[1], g4 + 4u, ag_f32_bits(alpha[1]));
-#line 463 "templates/gfx942/attn_fwd.hip.in"
+#line 492 "templates/gfx942/attn_fwd.hip.in"
       ag_ds_bpermute_b32(ar[2], g4 + 8u, ag_f32_bits(alpha[1]));
-#line 463 "templates/gfx942/attn_fwd.hip.in"
+#line 492 "templates/gfx942/attn_fwd.hip.in"
       ag_ds_bpermute_b32(ar[3], g4 + 12u, ag_f32_bits(alpha[1]));
-#line 465 "templates/gfx942/attn_fwd.hip.in"
+#line 494 "templates/gfx942/attn_fwd.hip.in"
       ag_s_waitcnt_lgkmcnt<0>(ar[0], ar[1], ar[2], ar[3]);
-#line 468 "templates/gfx942/attn_fwd.hip.in"
+#line 497 "templates/gfx942/attn_fwd.hip.in"
       o[1][0][0] *= ag_bits_f32(ar[0]);
-#line 468 "templates/gfx942/attn_fwd.hip.in"
+#line 497 "templates/gfx942/attn_fwd.hip.in"
       o[1][0][1] *= ag_bits_f32(ar[1]);
-#line 468 "templates/gfx942/attn_fwd.hip.in"
+#line 497 "templates/gfx942/attn_fwd.hip.in"
       o[1][0][2] *= ag_bits_f32(ar[2]);
-#line 468 "templates/gfx942/attn_fwd.hip.in"
+#line 497 "templates/gfx942/attn_fwd.hip.in"
       o[1][0][3] *= ag_bits_f32(ar[3]);
-#line 468 "templates/gfx942/attn_fwd.hip.in"
+#line 497 "templates/gfx942/attn_fwd.hip.in"
       o[1][1][0] *= ag_bits_f32(ar[0]);
-#line 468 "templates/gfx942/attn_fwd.hip.in"
+#line 497 "templates/gfx942/attn_fwd.hip.in"
       o[1][1][1] *= ag_bits_f32(ar[1]);
-#line 468 "templates/gfx942/attn_fwd.hip.in"
+#line 497 "templates/gfx942/attn_fwd.hip.in"
       o[1][1][2] *= ag_bits_f32(ar[2]);
-#line 468 "templates/gfx942/attn_fwd.hip.in"
+#line 497 "templates/gfx942/attn_fwd.hip.in"
       o[1][1][3] *= ag_bits_f32(ar[3]);
-#line 468 "templates/gfx942/attn_fwd.hip.in"
+#line 497 "templates/gfx942/attn_fwd.hip.in"
       o[1][2][0] *= ag_bits_f32(ar[0]);
-#line 468 "templates/gfx942/attn_fwd.hip.in"
+#line 497 "templates/gfx942/attn_fwd.hip.in"
       o[1][2][1] *= ag_bits_f32(ar[1]);
-#line 468 "templates/gfx942/attn_fwd.hip.in"
+#line 497 "templates/gfx942/attn_fwd.hip.in"
       o[1][2][2] *= ag_bits_f32(ar[2]);
-#line 468 "templates/gfx942/attn_fwd.hip.in"
+#line 497 "templates/gfx942/attn_fwd.hip.in"
       o[1][2][3] *= ag_bits_f32(ar[3]);
-#line 468 "templates/gfx942/attn_fwd.hip.in"
+#line 497 "templates/gfx942/attn_fwd.hip.in"
       o[1][3][0] *= ag_bits_f32(ar[0]);
-#line 468 "templates/gfx942/attn_fwd.hip.in"
+#line 497 "templates/gfx942/attn_fwd.hip.in"
       o[1][3][1] *= ag_bits_f32(ar[1]);
-#line 468 "templates/gfx942/attn_fwd.hip.in"
+#line 497 "templates/gfx942/attn_fwd.hip.in"
       o[1][3][2] *= ag_bits_f32(ar[2]);
-#line 468 "templates/gfx942/attn_fwd.hip.in"
+#line 497 "templates/gfx942/attn_fwd.hip.in"
       o[1][3][3] *= ag_bits_f32(ar[3]);
-#line 468 "templates/gfx942/attn_fwd.hip.in"
+#line 497 "templates/gfx942/attn_fwd.hip.in"
       o[1][4][0] *= ag_bits_f32(ar[0]);
-#line 468 "templates/gfx942/attn_fwd.hip.in"
+#line 497 "templates/gfx942/attn_fwd.hip.in"
       o[1][4][1] *= ag_bits_f32(ar[1]);
-#line 468 "templates/gfx942/attn_fwd.hip.in"
+#line 497 "templates/gfx942/attn_fwd.hip.in"
       o[1][4][2] *= ag_bits_f32(ar[2]);
-#line 468 "templates/gfx942/attn_fwd.hip.in"
+#line 497 "templates/gfx942/attn_fwd.hip.in"
       o[1][4][3] *= ag_bits_f32(ar[3]);
-#line 468 "templates/gfx942/attn_fwd.hip.in"
+#line 497 "templates/gfx942/attn_fwd.hip.in"
       o[1][5][0] *= ag_bits_f32(ar[0]);
-#line 468 "templates/gfx942/attn_fwd.hip.in"
+#line 497 "templates/gfx942/attn_fwd.hip.in"
       o[1][5][1] *= ag_bits_f32(ar[1]);
-#line 468 "templates/gfx942/attn_fwd.hip.in"
+#line 497 "templates/gfx942/attn_fwd.hip.in"
       o[1][5][2] *= ag_bits_f32(ar[2]);
-#line 468 "templates/gfx942/attn_fwd.hip.in"
+#line 497 "templates/gfx942/attn_fwd.hip.in"
       o[1][5][3] *= ag_bits_f32(ar[3]);
-#line 468 "templates/gfx942/attn_fwd.hip.in"
+#line 497 "templates/gfx942/attn_fwd.hip.in"
       o[1][6][0] *= ag_bits_f32(ar[0]);
-#line 468 "templates/gfx942/attn_fwd.hip.in"
+#line 497 "templates/gfx942/attn_fwd.hip.in"
       o[1][6][1] *= ag_bits_f32(ar[1]);
-#line 468 "templates/gfx942/attn_fwd.hip.in"
+#line 497 "templates/gfx942/attn_fwd.hip.in"
       o[1][6][2] *= ag_bits_f32(ar[2]);
-#line 468 "templates/gfx942/attn_fwd.hip.in"
+#line 497 "templates/gfx942/attn_fwd.hip.in"
       o[1][6][3] *= ag_bits_f32(ar[3]);
-#line 468 "templates/gfx942/attn_fwd.hip.in"
+#line 497 "templates/gfx942/attn_fwd.hip.in"
       o[1][7][0] *= ag_bits_f32(ar[0]);
-#line 468 "templates/gfx942/attn_fwd.hip.in"
+#line 497 "templates/gfx942/attn_fwd.hip.in"
       o[1][7][1] *= ag_bits_f32(ar[1]);
-#line 468 "templates/gfx942/attn_fwd.hip.in"
+#line 497 "templates/gfx942/attn_fwd.hip.in"
       o[1][7][2] *= ag_bits_f32(ar[2]);
-#line 468 "templates/gfx942/attn_fwd.hip.in"
+#line 497 "templates/gfx942/attn_fwd.hip.in"
       o[1][7][3] *= ag_bits_f32(ar[3]);
-#line 471 "templates/gfx942/attn_fwd.hip.in"
+#line 500 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 473 "templates/gfx942/attn_fwd.hip.in"
+#line 502 "templates/gfx942/attn_fwd.hip.in"
   }
-#line 499 "templates/gfx942/attn_fwd.hip.in"
+#line 528 "templates/gfx942/attn_fwd.hip.in"
     if (grp == 0u) {
       ag_s_waitcnt_vmcnt<12>();  // K_{j+1} (DMA issued in X_j, before V_j) has landed
       ag_s_barrier();
     } else if (jj + 1u < nt) {
       ag_s_barrier();
     }
-#line 518 "templates/gfx942/attn_fwd.hip.in"
+#line 547 "templates/gfx942/attn_fwd.hip.in"
     }
     // O += P_{nt-1} V_{nt-1}
     ag_s_setprio<1>();
-#line 270 "templates/gfx942/attn_fwd.hip.in"
+#line 299 "templates/gfx942/attn_fwd.hip.in"
   {
     ag_u32x2 bv[2];
-#line 259 "templates/gfx942/attn_fwd.hip.in"
+#line 288 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_vmcnt<8>(vv[0][0], vv[0][1], vv[0][2], vv[0][3]);
-#line 262 "templates/gfx942/attn_fwd.hip.in"
+#line 291 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[0][0][0];
     bv[1].y = vv[0][0][1];
-#line 262 "templates/gfx942/attn_fwd.hip.in"
+#line 291 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[0][0][2];
     bv[0].y = vv[0][0][3];
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][0], p[0][0], bv[1]);
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][0], p[1][0], bv[1]);
-#line 262 "templates/gfx942/attn_fwd.hip.in"
+#line 291 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[0][1][0];
     bv[1].y = vv[0][1][1];
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][1], p[0][0], bv[0]);
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][1], p[1][0], bv[0]);
-#line 262 "templates/gfx942/attn_fwd.hip.in"
+#line 291 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[0][1][2];
     bv[0].y = vv[0][1][3];
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][2], p[0][0], bv[1]);
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][2], p[1][0], bv[1]);
-#line 262 "templates/gfx942/attn_fwd.hip.in"
+#line 291 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[0][2][0];
     bv[1].y = vv[0][2][1];
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][3], p[0][0], bv[0]);
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][3], p[1][0], bv[0]);
-#line 262 "templates/gfx942/attn_fwd.hip.in"
+#line 291 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[0][2][2];
     bv[0].y = vv[0][2][3];
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][4], p[0][0], bv[1]);
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][4], p[1][0], bv[1]);
-#line 262 "templates/gfx942/attn_fwd.hip.in"
+#line 291 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[0][3][0];
     bv[1].y = vv[0][3][1];
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][5], p[0][0], bv[0]);
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][5], p[1][0], bv[0]);
-#line 262 "templates/gfx942/attn_fwd.hip.in"
+#line 291 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[0][3][2];
     bv[0].y = vv[0][3][3];
-#line 239 "templates/gfx942/attn_fwd.hip.in"
+#line 268 "templates/gfx942/attn_fwd.hip.in"
     {
       const unsigned vo = v_lane + ((kv_begin + (nt - 1u) * 96u) + 48u) * 256u;
-#line 242 "templates/gfx942/attn_fwd.hip.in"
+#line 271 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<0>(vv[0][0], v_rsrc, vo);
-#line 242 "templates/gfx942/attn_fwd.hip.in"
+#line 271 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<1024>(vv[0][1], v_rsrc, vo);
-#line 242 "templates/gfx942/attn_fwd.hip.in"
+#line 271 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<2048>(vv[0][2], v_rsrc, vo);
-#line 242 "templates/gfx942/attn_fwd.hip.in"
+#line 271 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<3072>(vv[0][3], v_rsrc, vo);
-#line 244 "templates/gfx942/attn_fwd.hip.in"
+#line 273 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][6], p[0][0], bv[1]);
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][6], p[1][0], bv[1]);
-#line 259 "templates/gfx942/attn_fwd.hip.in"
+#line 288 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_vmcnt<8>(vv[1][0], vv[1][1], vv[1][2], vv[1][3]);
-#line 262 "templates/gfx942/attn_fwd.hip.in"
+#line 291 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[1][0][0];
     bv[1].y = vv[1][0][1];
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][7], p[0][0], bv[0]);
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][7], p[1][0], bv[0]);
-#line 262 "templates/gfx942/attn_fwd.hip.in"
+#line 291 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[1][0][2];
     bv[0].y = vv[1][0][3];
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][0], p[0][1], bv[1]);
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][0], p[1][1], bv[1]);
-#line 262 "templates/gfx942/attn_fwd.hip.in"
+#line 291 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[1][1][0];
     bv[1].y = vv[1][1][1];
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][1], p[0][1], bv[0]);
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][1], p[1][1], bv[0]);
-#line 262 "templates/gfx942/attn_fwd.hip.in"
+#line 291 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[1][1][2];
     bv[0].y = vv[1][1][3];
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][2], p[0][1], bv[1]);
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][2], p[1][1], bv[1]);
-#line 262 "templates/gfx942/attn_fwd.hip.in"
+#line 291 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[1][2][0];
     bv[1].y = vv[1][2][1];
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][3], p[0][1], bv[0]);
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][3], p[1][1], bv[0]);
-#line 262 "templates/gfx942/attn_fwd.hip.in"
+#line 291 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[1][2][2];
     bv[0].y = vv[1][2][3];
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][4], p[0][1], bv[1]);
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][4], p[1][1], bv[1]);
-#line 262 "templates/gfx942/attn_fwd.hip.in"
+#line 291 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[1][3][0];
     bv[1].y = vv[1][3][1];
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][5], p[0][1], bv[0]);
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][5], p[1][1], bv[0]);
-#line 262 "templates/gfx942/attn_fwd.hip.in"
+#line 291 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[1][3][2];
     bv[0].y = vv[1][3][3];
-#line 239 "templates/gfx942/attn_fwd.hip.in"
+#line 268 "templates/gfx942/attn_fwd.hip.in"
     {
       const unsigned vo = v_lane + ((kv_begin + (nt - 1u) * 96u) + 64u) * 256u;
-#line 242 "templates/gfx942/attn_fwd.hip.in"
+#line 271 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<0>(vv[1][0], v_rsrc, vo);
-#line 242 "templates/gfx942/attn_fwd.hip.in"
+#line 271 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<1024>(vv[1][1], v_rsrc, vo);
-#line 242 "templates/gfx942/attn_fwd.hip.in"
+#line 271 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<2048>(vv[1][2], v_rsrc, vo);
-#line 242 "templates/gfx942/attn_fwd.hip.in"
+#line 271 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<3072>(vv[1][3], v_rsrc, vo);
-#line 244 "templates/gfx942/attn_fwd.hip.in"
+#line 273 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][6], p[0][1], bv[1]);
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][6], p[1][1], bv[1]);
-#line 259 "templates/gfx942/attn_fwd.hip.in"
+#line 288 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_vmcnt<8>(vv[2][0], vv[2][1], vv[2][2], vv[2][3]);
-#line 262 "templates/gfx942/attn_fwd.hip.in"
+#line 291 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[2][0][0];
     bv[1].y = vv[2][0][1];
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][7], p[0][1], bv[0]);
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][7], p[1][1], bv[0]);
-#line 262 "templates/gfx942/attn_fwd.hip.in"
+#line 291 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[2][0][2];
     bv[0].y = vv[2][0][3];
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][0], p[0][2], bv[1]);
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][0], p[1][2], bv[1]);
-#line 262 "templates/gfx942/attn_fwd.hip.in"
+#line 291 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[2][1][0];
     bv[1].y = vv[2][1][1];
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][1], p[0][2], bv[0]);
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][1], p[1][2], bv[0]);
-#line 262 "templates/gfx942/attn_fwd.hip.in"
+#line 291 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[2][1][2];
     bv[0].y = vv[2][1][3];
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][2], p[0][2], bv[1]);
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][2], p[1][2], bv[1]);
-#line 262 "templates/gfx942/attn_fwd.hip.in"
+#line 291 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[2][2][0];
     bv[1].y = vv[2][2][1];
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][3], p[0][2], bv[0]);
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][3], p[1][2], bv[0]);
-#line 262 "templates/gfx942/attn_fwd.hip.in"
+#line 291 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[2][2][2];
     bv[0].y = vv[2][2][3];
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][4], p[0][2], bv[1]);
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][4], p[1][2], bv[1]);
-#line 262 "templates/gfx942/attn_fwd.hip.in"
+#line 291 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[2][3][0];
     bv[1].y = vv[2][3][1];
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][5], p[0][2], bv[0]);
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][5], p[1][2], bv[0]);
-#line 262 "templates/gfx942/attn_fwd.hip.in"
+#line 291 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[2][3][2];
     bv[0].y = vv[2][3][3];
-#line 239 "templates/gfx942/attn_fwd.hip.in"
+#line 268 "templates/gfx942/attn_fwd.hip.in"
     {
       const unsigned vo = v_lane + ((kv_begin + (nt - 1u) * 96u) + 80u) * 256u;
-#line 242 "templates/gfx942/attn_fwd.hip.in"
+#line 271 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<0>(vv[2][0], v_rsrc, vo);
-#line 242 "templates/gfx942/attn_fwd.hip.in"
+#line 271 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<1024>(vv[2][1], v_rsrc, vo);
-#line 242 "templates/gfx942/attn_fwd.hip.in"
+#line 271 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<2048>(vv[2][2], v_rsrc, vo);
-#line 242 "templates/gfx942/attn_fwd.hip.in"
+#line 271 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<3072>(vv[2][3], v_rsrc, vo);
-#line 244 "templates/gfx942/attn_fwd.hip.in"
+#line 273 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][6], p[0][2], bv[1]);
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][6], p[1][2], bv[1]);
-#line 259 "templates/gfx942/attn_fwd.hip.in"
+#line 288 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_vmcnt<8>(vv[0][0], vv[0][1], vv[0][2], vv[0][3]);
-#line 262 "templates/gfx942/attn_fwd.hip.in"
+#line 291 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[0][0][0];
     bv[1].y = vv[0][0][1];
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][7], p[0][2], bv[0]);
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][7], p[1][2], bv[0]);
-#line 262 "templates/gfx942/attn_fwd.hip.in"
+#line 291 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[0][0][2];
     bv[0].y = vv[0][0][3];
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][0], p[0][3], bv[1]);
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][0], p[1][3], bv[1]);
-#line 262 "templates/gfx942/attn_fwd.hip.in"
+#line 291 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[0][1][0];
     bv[1].y = vv[0][1][1];
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][1], p[0][3], bv[0]);
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][1], p[1][3], bv[0]);
-#line 262 "templates/gfx942/attn_fwd.hip.in"
+#line 291 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[0][1][2];
     bv[0].y = vv[0][1][3];
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][2], p[0][3], bv[1]);
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][2], p[1][3], bv[1]);
-#line 262 "templates/gfx942/attn_fwd.hip.in"
+#line 291 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[0][2][0];
     bv[1].y = vv[0][2][1];
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][3], p[0][3], bv[0]);
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][3], p[1][3], bv[0]);
-#line 262 "templates/gfx942/attn_fwd.hip.in"
+#line 291 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[0][2][2];
     bv[0].y = vv[0][2][3];
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][4], p[0][3], bv[1]);
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][4], p[1][3], bv[1]);
-#line 262 "templates/gfx942/attn_fwd.hip.in"
+#line 291 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[0][3][0];
     bv[1].y = vv[0][3][1];
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][5], p[0][3], bv[0]);
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][5], p[1][3], bv[0]);
-#line 262 "templates/gfx942/attn_fwd.hip.in"
+#line 291 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[0][3][2];
     bv[0].y = vv[0][3][3];
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][6], p[0][3], bv[1]);
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][6], p[1][3], bv[1]);
-#line 259 "templates/gfx942/attn_fwd.hip.in"
+#line 288 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_vmcnt<4>(vv[1][0], vv[1][1], vv[1][2], vv[1][3]);
-#line 262 "templates/gfx942/attn_fwd.hip.in"
+#line 291 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[1][0][0];
     bv[1].y = vv[1][0][1];
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][7], p[0][3], bv[0]);
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][7], p[1][3], bv[0]);
-#line 262 "templates/gfx942/attn_fwd.hip.in"
+#line 291 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[1][0][2];
     bv[0].y = vv[1][0][3];
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][0], p[0][4], bv[1]);
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][0], p[1][4], bv[1]);
-#line 262 "templates/gfx942/attn_fwd.hip.in"
+#line 291 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[1][1][0];
     bv[1].y = vv[1][1][1];
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][1], p[0][4], bv[0]);
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][1], p[1][4], bv[0]);
-#line 262 "templates/gfx942/attn_fwd.hip.in"
+#line 291 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[1][1][2];
     bv[0].y = vv[1][1][3];
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][2], p[0][4], bv[1]);
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][2], p[1][4], bv[1]);
-#line 262 "templates/gfx942/attn_fwd.hip.in"
+#line 291 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[1][2][0];
     bv[1].y = vv[1][2][1];
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][3], p[0][4], bv[0]);
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][3], p[1][4], bv[0]);
-#line 262 "templates/gfx942/attn_fwd.hip.in"
+#line 291 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[1][2][2];
     bv[0].y = vv[1][2][3];
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][4], p[0][4], bv[1]);
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][4], p[1][4], bv[1]);
-#line 262 "templates/gfx942/attn_fwd.hip.in"
+#line 291 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[1][3][0];
     bv[1].y = vv[1][3][1];
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][5], p[0][4], bv[0]);
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][5], p[1][4], bv[0]);
-#line 262 "templates/gfx942/attn_fwd.hip.in"
+#line 291 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[1][3][2];
     bv[0].y = vv[1][3][3];
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][6], p[0][4], bv[1]);
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][6], p[1][4], bv[1]);
-#line 259 "templates/gfx942/attn_fwd.hip.in"
+#line 288 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_vmcnt<0>(vv[2][0], vv[2][1], vv[2][2], vv[2][3]);
-#line 262 "templates/gfx942/attn_fwd.hip.in"
+#line 291 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[2][0][0];
     bv[1].y = vv[2][0][1];
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][7], p[0][4], bv[0]);
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][7], p[1][4], bv[0]);
-#line 262 "templates/gfx942/attn_fwd.hip.in"
+#line 291 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[2][0][2];
     bv[0].y = vv[2][0][3];
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][0], p[0][5], bv[1]);
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][0], p[1][5], bv[1]);
-#line 262 "templates/gfx942/attn_fwd.hip.in"
+#line 291 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[2][1][0];
     bv[1].y = vv[2][1][1];
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][1], p[0][5], bv[0]);
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][1], p[1][5], bv[0]);
-#line 262 "templates/gfx942/attn_fwd.hip.in"
+#line 291 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[2][1][2];
     bv[0].y = vv[2][1][3];
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][2], p[0][5], bv[1]);
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][2], p[1][5], bv[1]);
-#line 262 "templates/gfx942/attn_fwd.hip.in"
+#line 291 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[2][2][0];
     bv[1].y = vv[2][2][1];
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][3], p[0][5], bv[0]);
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][3], p[1][5], bv[0]);
-#line 262 "templates/gfx942/attn_fwd.hip.in"
+#line 291 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[2][2][2];
     bv[0].y = vv[2][2][3];
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][4], p[0][5], bv[1]);
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][4], p[1][5], bv[1]);
-#line 262 "templates/gfx942/attn_fwd.hip.in"
+#line 291 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[2][3][0];
     bv[1].y = vv[2][3][1];
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][5], p[0][5], bv[0]);
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][5], p[1][5], bv[0]);
-#line 262 "templates/gfx942/attn_fwd.hip.in"
+#line 291 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[2][3][2];
     bv[0].y = vv[2][3][3];
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][6], p[0][5], bv[1]);
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][6], p[1][5], bv[1]);
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][7], p[0][5], bv[0]);
-#line 276 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][7], p[1][5], bv[0]);
-#line 279 "templates/gfx942/attn_fwd.hip.in"
+#line 308 "templates/gfx942/attn_fwd.hip.in"
   }
-#line 522 "templates/gfx942/attn_fwd.hip.in"
+#line 551 "templates/gfx942/attn_fwd.hip.in"
     ag_s_setprio<0>();
   }
   ag_s_waitcnt_vmcnt<0>();  // K DMAs past the end (zero-filled) are complete
@@ -5144,37 +5181,37 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
   float lsum[2];
   {
     unsigned xr[2];
-#line 535 "templates/gfx942/attn_fwd.hip.in"
+#line 564 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_swizzle_b32<0x401F>(xr[0], ag_f32_bits(l[0]));
-#line 535 "templates/gfx942/attn_fwd.hip.in"
+#line 564 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_swizzle_b32<0x401F>(xr[1], ag_f32_bits(l[1]));
-#line 537 "templates/gfx942/attn_fwd.hip.in"
+#line 566 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<0>(xr[0], xr[1]);
-#line 539 "templates/gfx942/attn_fwd.hip.in"
+#line 568 "templates/gfx942/attn_fwd.hip.in"
     lsum[0] = l[0] + ag_bits_f32(xr[0]);
     ag_ds_bpermute_b32(xr[0], (lane ^ 32u) << 2, ag_f32_bits(lsum[0]));
-#line 539 "templates/gfx942/attn_fwd.hip.in"
+#line 568 "templates/gfx942/attn_fwd.hip.in"
     lsum[1] = l[1] + ag_bits_f32(xr[1]);
     ag_ds_bpermute_b32(xr[1], (lane ^ 32u) << 2, ag_f32_bits(lsum[1]));
-#line 542 "templates/gfx942/attn_fwd.hip.in"
+#line 571 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<0>(xr[0], xr[1]);
-#line 544 "templates/gfx942/attn_fwd.hip.in"
+#line 573 "templates/gfx942/attn_fwd.hip.in"
     lsum[0] = lsum[0] + ag_bits_f32(xr[0]);
-#line 544 "templates/gfx942/attn_fwd.hip.in"
+#line 573 "templates/gfx942/attn_fwd.hip.in"
     lsum[1] = lsum[1] + ag_bits_f32(xr[1]);
-#line 546 "templates/gfx942/attn_fwd.hip.in"
+#line 575 "templates/gfx942/attn_fwd.hip.in"
   }
-#line 548 "templates/gfx942/attn_fwd.hip.in"
+#line 577 "templates/gfx942/attn_fwd.hip.in"
   if (part >= 0) {  // split part: unnormalized O, m and l of each row into the workspace
-#line 550 "templates/gfx942/attn_fwd.hip.in"
+#line 579 "templates/gfx942/attn_fwd.hip.in"
     // the split partials follow the pre-transposed V in the workspace
     const unsigned long long vt_floats = (unsigned long long)a.B * H * vt_chunks * 1024ull;
-#line 553 "templates/gfx942/attn_fwd.hip.in"
+#line 582 "templates/gfx942/attn_fwd.hip.in"
     const unsigned long long ws_off = ((unsigned long long)(job - (unsigned)a.split_first) *
                                            (unsigned)a.num_splits + (unsigned)part) *
                                       33280ull;
     const ag_rsrc ws_rsrc = ag_make_rsrc(a.ws + vt_floats + ws_off, 133120u);
-#line 559 "templates/gfx942/attn_fwd.hip.in"
+#line 588 "templates/gfx942/attn_fwd.hip.in"
     {
       const unsigned row = wave * 32u + 0u + 4u * g;
       const ag_u32x4 lo = {ag_f32_bits(o[0][0][0]), ag_f32_bits(o[0][1][0]),
@@ -5184,7 +5221,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
       ag_buffer_store_dwordx4<0>(ws_rsrc, (row * 128u + 8u * c) * 4u, lo);
       ag_buffer_store_dwordx4<16>(ws_rsrc, (row * 128u + 8u * c) * 4u, hi);
     }
-#line 559 "templates/gfx942/attn_fwd.hip.in"
+#line 588 "templates/gfx942/attn_fwd.hip.in"
     {
       const unsigned row = wave * 32u + 1u + 4u * g;
       const ag_u32x4 lo = {ag_f32_bits(o[0][0][1]), ag_f32_bits(o[0][1][1]),
@@ -5194,7 +5231,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
       ag_buffer_store_dwordx4<0>(ws_rsrc, (row * 128u + 8u * c) * 4u, lo);
       ag_buffer_store_dwordx4<16>(ws_rsrc, (row * 128u + 8u * c) * 4u, hi);
     }
-#line 559 "templates/gfx942/attn_fwd.hip.in"
+#line 588 "templates/gfx942/attn_fwd.hip.in"
     {
       const unsigned row = wave * 32u + 2u + 4u * g;
       const ag_u32x4 lo = {ag_f32_bits(o[0][0][2]), ag_f32_bits(o[0][1][2]),
@@ -5204,7 +5241,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
       ag_buffer_store_dwordx4<0>(ws_rsrc, (row * 128u + 8u * c) * 4u, lo);
       ag_buffer_store_dwordx4<16>(ws_rsrc, (row * 128u + 8u * c) * 4u, hi);
     }
-#line 559 "templates/gfx942/attn_fwd.hip.in"
+#line 588 "templates/gfx942/attn_fwd.hip.in"
     {
       const unsigned row = wave * 32u + 3u + 4u * g;
       const ag_u32x4 lo = {ag_f32_bits(o[0][0][3]), ag_f32_bits(o[0][1][3]),
@@ -5214,13 +5251,13 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
       ag_buffer_store_dwordx4<0>(ws_rsrc, (row * 128u + 8u * c) * 4u, lo);
       ag_buffer_store_dwordx4<16>(ws_rsrc, (row * 128u + 8u * c) * 4u, hi);
     }
-#line 569 "templates/gfx942/attn_fwd.hip.in"
+#line 598 "templates/gfx942/attn_fwd.hip.in"
     {
       const unsigned row = wave * 32u + 0u + c;
       const ag_u32x2 ml = {ag_f32_bits(m[0]), ag_f32_bits(lsum[0])};
       ag_buffer_store_dwordx2<0>(ws_rsrc, g == 0u ? (32768u + 2u * row) * 4u : 0x80000000u, ml);
     }
-#line 559 "templates/gfx942/attn_fwd.hip.in"
+#line 588 "templates/gfx942/attn_fwd.hip.in"
     {
       const unsigned row = wave * 32u + 16u + 4u * g;
       const ag_u32x4 lo = {ag_f32_bits(o[1][0][0]), ag_f32_bits(o[1][1][0]),
@@ -5230,7 +5267,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
       ag_buffer_store_dwordx4<0>(ws_rsrc, (row * 128u + 8u * c) * 4u, lo);
       ag_buffer_store_dwordx4<16>(ws_rsrc, (row * 128u + 8u * c) * 4u, hi);
     }
-#line 559 "templates/gfx942/attn_fwd.hip.in"
+#line 588 "templates/gfx942/attn_fwd.hip.in"
     {
       const unsigned row = wave * 32u + 17u + 4u * g;
       const ag_u32x4 lo = {ag_f32_bits(o[1][0][1]), ag_f32_bits(o[1][1][1]),
@@ -5240,7 +5277,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
       ag_buffer_store_dwordx4<0>(ws_rsrc, (row * 128u + 8u * c) * 4u, lo);
       ag_buffer_store_dwordx4<16>(ws_rsrc, (row * 128u + 8u * c) * 4u, hi);
     }
-#line 559 "templates/gfx942/attn_fwd.hip.in"
+#line 588 "templates/gfx942/attn_fwd.hip.in"
     {
       const unsigned row = wave * 32u + 18u + 4u * g;
       const ag_u32x4 lo = {ag_f32_bits(o[1][0][2]), ag_f32_bits(o[1][1][2]),
@@ -5250,7 +5287,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
       ag_buffer_store_dwordx4<0>(ws_rsrc, (row * 128u + 8u * c) * 4u, lo);
       ag_buffer_store_dwordx4<16>(ws_rsrc, (row * 128u + 8u * c) * 4u, hi);
     }
-#line 559 "templates/gfx942/attn_fwd.hip.in"
+#line 588 "templates/gfx942/attn_fwd.hip.in"
     {
       const unsigned row = wave * 32u + 19u + 4u * g;
       const ag_u32x4 lo = {ag_f32_bits(o[1][0][3]), ag_f32_bits(o[1][1][3]),
@@ -5260,44 +5297,44 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
       ag_buffer_store_dwordx4<0>(ws_rsrc, (row * 128u + 8u * c) * 4u, lo);
       ag_buffer_store_dwordx4<16>(ws_rsrc, (row * 128u + 8u * c) * 4u, hi);
     }
-#line 569 "templates/gfx942/attn_fwd.hip.in"
+#line 598 "templates/gfx942/attn_fwd.hip.in"
     {
       const unsigned row = wave * 32u + 16u + c;
       const ag_u32x2 ml = {ag_f32_bits(m[1]), ag_f32_bits(lsum[1])};
       ag_buffer_store_dwordx2<0>(ws_rsrc, g == 0u ? (32768u + 2u * row) * 4u : 0x80000000u, ml);
     }
-#line 575 "templates/gfx942/attn_fwd.hip.in"
+#line 604 "templates/gfx942/attn_fwd.hip.in"
     return;
   }
-#line 578 "templates/gfx942/attn_fwd.hip.in"
+#line 607 "templates/gfx942/attn_fwd.hip.in"
   {
-#line 580 "templates/gfx942/attn_fwd.hip.in"
+#line 609 "templates/gfx942/attn_fwd.hip.in"
     float inv0;
     unsigned ir0[4];
     inv0 = lsum[0] == 0.0f ? 0.0f : 1.0f / lsum[0];
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 613 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_bpermute_b32(ir0[0], (4u * g + 0u) << 2, ag_f32_bits(inv0));
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 613 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_bpermute_b32(ir0[1], (4u * g + 1u) << 2, ag_f32_bits(inv0));
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 613 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_bpermute_b32(ir0[2], (4u * g + 2u) << 2, ag_f32_bits(inv0));
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 613 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_bpermute_b32(ir0[3], (4u * g + 3u) << 2, ag_f32_bits(inv0));
-#line 580 "templates/gfx942/attn_fwd.hip.in"
+#line 609 "templates/gfx942/attn_fwd.hip.in"
     float inv1;
     unsigned ir1[4];
     inv1 = lsum[1] == 0.0f ? 0.0f : 1.0f / lsum[1];
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 613 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_bpermute_b32(ir1[0], (4u * g + 0u) << 2, ag_f32_bits(inv1));
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 613 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_bpermute_b32(ir1[1], (4u * g + 1u) << 2, ag_f32_bits(inv1));
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 613 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_bpermute_b32(ir1[2], (4u * g + 2u) << 2, ag_f32_bits(inv1));
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 613 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_bpermute_b32(ir1[3], (4u * g + 3u) << 2, ag_f32_bits(inv1));
-#line 587 "templates/gfx942/attn_fwd.hip.in"
+#line 616 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<0>(ir0[0], ir0[1], ir0[2], ir0[3], ir1[0], ir1[1], ir1[2], ir1[3]);
-#line 590 "templates/gfx942/attn_fwd.hip.in"
+#line 619 "templates/gfx942/attn_fwd.hip.in"
     {
       const float r = ag_bits_f32(ir0[0]);
       const ag_u32x4 out = {ag_pack_bf16_rtne(o[0][0][0] * r, o[0][1][0] * r),
@@ -5306,7 +5343,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
                             ag_pack_bf16_rtne(o[0][6][0] * r, o[0][7][0] * r)};
       ag_buffer_store_dwordx4<0>(o_rsrc, (q_row0 + 0u + 4u * g) * rs + 16u * c, out);
     }
-#line 590 "templates/gfx942/attn_fwd.hip.in"
+#line 619 "templates/gfx942/attn_fwd.hip.in"
     {
       const float r = ag_bits_f32(ir0[1]);
       const ag_u32x4 out = {ag_pack_bf16_rtne(o[0][0][1] * r, o[0][1][1] * r),
@@ -5315,7 +5352,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
                             ag_pack_bf16_rtne(o[0][6][1] * r, o[0][7][1] * r)};
       ag_buffer_store_dwordx4<0>(o_rsrc, (q_row0 + 1u + 4u * g) * rs + 16u * c, out);
     }
-#line 590 "templates/gfx942/attn_fwd.hip.in"
+#line 619 "templates/gfx942/attn_fwd.hip.in"
     {
       const float r = ag_bits_f32(ir0[2]);
       const ag_u32x4 out = {ag_pack_bf16_rtne(o[0][0][2] * r, o[0][1][2] * r),
@@ -5324,7 +5361,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
                             ag_pack_bf16_rtne(o[0][6][2] * r, o[0][7][2] * r)};
       ag_buffer_store_dwordx4<0>(o_rsrc, (q_row0 + 2u + 4u * g) * rs + 16u * c, out);
     }
-#line 590 "templates/gfx942/attn_fwd.hip.in"
+#line 619 "templates/gfx942/attn_fwd.hip.in"
     {
       const float r = ag_bits_f32(ir0[3]);
       const ag_u32x4 out = {ag_pack_bf16_rtne(o[0][0][3] * r, o[0][1][3] * r),
@@ -5333,7 +5370,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
                             ag_pack_bf16_rtne(o[0][6][3] * r, o[0][7][3] * r)};
       ag_buffer_store_dwordx4<0>(o_rsrc, (q_row0 + 3u + 4u * g) * rs + 16u * c, out);
     }
-#line 590 "templates/gfx942/attn_fwd.hip.in"
+#line 619 "templates/gfx942/attn_fwd.hip.in"
     {
       const float r = ag_bits_f32(ir1[0]);
       const ag_u32x4 out = {ag_pack_bf16_rtne(o[1][0][0] * r, o[1][1][0] * r),
@@ -5342,7 +5379,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
                             ag_pack_bf16_rtne(o[1][6][0] * r, o[1][7][0] * r)};
       ag_buffer_store_dwordx4<0>(o_rsrc, (q_row0 + 16u + 4u * g) * rs + 16u * c, out);
     }
-#line 590 "templates/gfx942/attn_fwd.hip.in"
+#line 619 "templates/gfx942/attn_fwd.hip.in"
     {
       const float r = ag_bits_f32(ir1[1]);
       const ag_u32x4 out = {ag_pack_bf16_rtne(o[1][0][1] * r, o[1][1][1] * r),
@@ -5351,7 +5388,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
                             ag_pack_bf16_rtne(o[1][6][1] * r, o[1][7][1] * r)};
       ag_buffer_store_dwordx4<0>(o_rsrc, (q_row0 + 17u + 4u * g) * rs + 16u * c, out);
     }
-#line 590 "templates/gfx942/attn_fwd.hip.in"
+#line 619 "templates/gfx942/attn_fwd.hip.in"
     {
       const float r = ag_bits_f32(ir1[2]);
       const ag_u32x4 out = {ag_pack_bf16_rtne(o[1][0][2] * r, o[1][1][2] * r),
@@ -5360,7 +5397,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
                             ag_pack_bf16_rtne(o[1][6][2] * r, o[1][7][2] * r)};
       ag_buffer_store_dwordx4<0>(o_rsrc, (q_row0 + 18u + 4u * g) * rs + 16u * c, out);
     }
-#line 590 "templates/gfx942/attn_fwd.hip.in"
+#line 619 "templates/gfx942/attn_fwd.hip.in"
     {
       const float r = ag_bits_f32(ir1[3]);
       const ag_u32x4 out = {ag_pack_bf16_rtne(o[1][0][3] * r, o[1][1][3] * r),
@@ -5369,28 +5406,28 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
                             ag_pack_bf16_rtne(o[1][6][3] * r, o[1][7][3] * r)};
       ag_buffer_store_dwordx4<0>(o_rsrc, (q_row0 + 19u + 4u * g) * rs + 16u * c, out);
     }
-#line 600 "templates/gfx942/attn_fwd.hip.in"
+#line 629 "templates/gfx942/attn_fwd.hip.in"
   }
   if (a.lse) {  // natural-log LSE = m ln2 + ln l; row c, written by the lanes with g == 0
     const ag_rsrc lse_rsrc = ag_make_rsrc(a.lse + ((unsigned long long)b * H + h) * (unsigned)a.Sq,
                                           (unsigned)a.Sq * 4u);
-#line 605 "templates/gfx942/attn_fwd.hip.in"
+#line 634 "templates/gfx942/attn_fwd.hip.in"
     {
       const float lse = m[0] * 0.693147180559945309f + ag_v_log_f32(lsum[0]) * 0.693147180559945309f;
       ag_buffer_store_dword<0>(lse_rsrc, g == 0u ? (q_row0 + 0u + c) * 4u : 0x80000000u,
                                ag_f32_bits(lse));
     }
-#line 605 "templates/gfx942/attn_fwd.hip.in"
+#line 634 "templates/gfx942/attn_fwd.hip.in"
     {
       const float lse = m[1] * 0.693147180559945309f + ag_v_log_f32(lsum[1]) * 0.693147180559945309f;
       ag_buffer_store_dword<0>(lse_rsrc, g == 0u ? (q_row0 + 16u + c) * 4u : 0x80000000u,
                                ag_f32_bits(lse));
     }
-#line 611 "templates/gfx942/attn_fwd.hip.in"
+#line 640 "templates/gfx942/attn_fwd.hip.in"
   }
   }  // epilogue
 }
-#line 615 "templates/gfx942/attn_fwd.hip.in"
+#line 644 "templates/gfx942/attn_fwd.hip.in"
 
 // Merge of the tail KV split (grid: one block per split q-job, see runtime/src/split_plan.h).
 // For each row and each 8-column chunk, in the fixed part order 0..num_splits-1:
@@ -5409,22 +5446,22 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942_merge
   const unsigned bh = job / (unsigned)a.num_q_blocks;
   const unsigned h = bh % H, b = bh / H;
   const unsigned ns = (unsigned)a.num_splits;
-#line 634 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
   const unsigned rs = H * 256u;
   const unsigned long long q_base = ((unsigned long long)b * (unsigned)a.Sq * H + h) * 256ull;
-#line 640 "templates/gfx942/attn_fwd.hip.in"
+#line 669 "templates/gfx942/attn_fwd.hip.in"
   const unsigned q_bytes = a.Sq > 0 ? ((unsigned)a.Sq - 1u) * rs + 256u : 0u;
   const ag_rsrc o_rsrc = ag_make_rsrc((const char *)a.o + q_base, q_bytes);
-#line 643 "templates/gfx942/attn_fwd.hip.in"
+#line 672 "templates/gfx942/attn_fwd.hip.in"
   // the split partials follow the pre-transposed V in the workspace
   const unsigned long long vt_floats = (unsigned long long)a.B * H * (((unsigned)a.Skv + 15u) / 16u) * 1024ull;
-#line 646 "templates/gfx942/attn_fwd.hip.in"
+#line 675 "templates/gfx942/attn_fwd.hip.in"
   const ag_rsrc ws_rsrc = ag_make_rsrc(a.ws + vt_floats + (unsigned long long)sj * ns * 33280ull,
                                        ns * 133120u);
   const bool want_lse = a.lse != 0;
   const ag_rsrc lse_rsrc = ag_make_rsrc(want_lse ? a.lse + ((unsigned long long)b * H + h) * (unsigned)a.Sq : a.lse,
                                         want_lse ? (unsigned)a.Sq * 4u : 0u);
-#line 652 "templates/gfx942/attn_fwd.hip.in"
+#line 681 "templates/gfx942/attn_fwd.hip.in"
   {
     const unsigned item = ag_thread_id() + 0u;
     const unsigned row = item >> 4, ch = item & 15u;
@@ -5468,7 +5505,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942_merge
     const float lse = mmax * 0.693147180559945309f + ag_v_log_f32(lt) * 0.693147180559945309f;
     ag_buffer_store_dword<0>(lse_rsrc, ch == 0u ? q_row * 4u : 0x80000000u, ag_f32_bits(lse));
   }
-#line 652 "templates/gfx942/attn_fwd.hip.in"
+#line 681 "templates/gfx942/attn_fwd.hip.in"
   {
     const unsigned item = ag_thread_id() + 512u;
     const unsigned row = item >> 4, ch = item & 15u;
@@ -5512,7 +5549,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942_merge
     const float lse = mmax * 0.693147180559945309f + ag_v_log_f32(lt) * 0.693147180559945309f;
     ag_buffer_store_dword<0>(lse_rsrc, ch == 0u ? q_row * 4u : 0x80000000u, ag_f32_bits(lse));
   }
-#line 652 "templates/gfx942/attn_fwd.hip.in"
+#line 681 "templates/gfx942/attn_fwd.hip.in"
   {
     const unsigned item = ag_thread_id() + 1024u;
     const unsigned row = item >> 4, ch = item & 15u;
@@ -5556,7 +5593,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942_merge
     const float lse = mmax * 0.693147180559945309f + ag_v_log_f32(lt) * 0.693147180559945309f;
     ag_buffer_store_dword<0>(lse_rsrc, ch == 0u ? q_row * 4u : 0x80000000u, ag_f32_bits(lse));
   }
-#line 652 "templates/gfx942/attn_fwd.hip.in"
+#line 681 "templates/gfx942/attn_fwd.hip.in"
   {
     const unsigned item = ag_thread_id() + 1536u;
     const unsigned row = item >> 4, ch = item & 15u;
@@ -5600,7 +5637,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942_merge
     const float lse = mmax * 0.693147180559945309f + ag_v_log_f32(lt) * 0.693147180559945309f;
     ag_buffer_store_dword<0>(lse_rsrc, ch == 0u ? q_row * 4u : 0x80000000u, ag_f32_bits(lse));
   }
-#line 652 "templates/gfx942/attn_fwd.hip.in"
+#line 681 "templates/gfx942/attn_fwd.hip.in"
   {
     const unsigned item = ag_thread_id() + 2048u;
     const unsigned row = item >> 4, ch = item & 15u;
@@ -5644,7 +5681,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942_merge
     const float lse = mmax * 0.693147180559945309f + ag_v_log_f32(lt) * 0.693147180559945309f;
     ag_buffer_store_dword<0>(lse_rsrc, ch == 0u ? q_row * 4u : 0x80000000u, ag_f32_bits(lse));
   }
-#line 652 "templates/gfx942/attn_fwd.hip.in"
+#line 681 "templates/gfx942/attn_fwd.hip.in"
   {
     const unsigned item = ag_thread_id() + 2560u;
     const unsigned row = item >> 4, ch = item & 15u;
@@ -5688,7 +5725,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942_merge
     const float lse = mmax * 0.693147180559945309f + ag_v_log_f32(lt) * 0.693147180559945309f;
     ag_buffer_store_dword<0>(lse_rsrc, ch == 0u ? q_row * 4u : 0x80000000u, ag_f32_bits(lse));
   }
-#line 652 "templates/gfx942/attn_fwd.hip.in"
+#line 681 "templates/gfx942/attn_fwd.hip.in"
   {
     const unsigned item = ag_thread_id() + 3072u;
     const unsigned row = item >> 4, ch = item & 15u;
@@ -5732,7 +5769,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942_merge
     const float lse = mmax * 0.693147180559945309f + ag_v_log_f32(lt) * 0.693147180559945309f;
     ag_buffer_store_dword<0>(lse_rsrc, ch == 0u ? q_row * 4u : 0x80000000u, ag_f32_bits(lse));
   }
-#line 652 "templates/gfx942/attn_fwd.hip.in"
+#line 681 "templates/gfx942/attn_fwd.hip.in"
   {
     const unsigned item = ag_thread_id() + 3584u;
     const unsigned row = item >> 4, ch = item & 15u;
@@ -5776,5 +5813,5 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942_merge
     const float lse = mmax * 0.693147180559945309f + ag_v_log_f32(lt) * 0.693147180559945309f;
     ag_buffer_store_dword<0>(lse_rsrc, ch == 0u ? q_row * 4u : 0x80000000u, ag_f32_bits(lse));
   }
-#line 696 "templates/gfx942/attn_fwd.hip.in"
+#line 725 "templates/gfx942/attn_fwd.hip.in"
 }

@@ -23,6 +23,9 @@ typedef struct attngen_kargs {
   int num_splits;    // KV parts per split q-job (1 = no split)
   int kv_per_split;  // KV rows per part, a multiple of the variant's kv_tile
   int vt_prepass;     // v_path=vt: 1 in the V pre-pass launch, 0 in the attention launch
+  // Per-batch key lengths, int32 [B], or 0 = all Skv (attngen_fwd_args.kv_lengths). The
+  // kernels clamp each value into [0, Skv]: keys >= the clamped length contribute nothing.
+  const int *kv_len;
 } attngen_kargs;
 
 #endif // ATTNGEN_KARGS_H

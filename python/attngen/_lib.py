@@ -42,6 +42,7 @@ class FwdArgs(ctypes.Structure):
         ("variant", ctypes.c_char_p),
         ("workspace", ctypes.c_void_p),
         ("workspace_bytes", ctypes.c_size_t),
+        ("kv_lengths", ctypes.c_void_p),
     ]
 
 

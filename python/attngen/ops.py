@@ -15,6 +15,12 @@ of another dtype than bfloat16, raise AttngenError. CUDA tensors run on the "cud
 ("hip" under ROCm torch); CPU tensors on the backend set by set_cpu_backend() or
 $ATTNGEN_CPU_BACKEND ("cpu" = the fp32 reference, "emu" = the AMD kernels emulated).
 
+Key lengths. kv_lengths (int32 [B] on q's device) gives each batch entry's number of keys:
+keys at or past kv_lengths[b] contribute nothing (a key-padding mask whose True part is a
+prefix; FlashAttention-3's seqused_k). The values stay on the device (no host sync); the
+kernels clamp each into [0, Skv]. A row whose entry has 0 keys gets out = 0, LSE = -inf.
+Calls with kv_lengths run the eager implementation (not the torch.library ops).
+
 torch.library. With torch >= 2.4 the op is registered as torch.ops.attngen.fwd (functional)
 and torch.ops.attngen.fwd_out (writes out/lse), with fake implementations, so it traces
 under torch.compile(fullgraph=True). Eager calls with plain tensors skip the dispatcher
@@ -180,12 +186,30 @@ def _check_tensors(q, k, v, layout):
             "equal batch, heads (no GQA: repeat k/v heads first) and head_dim)")
 
 
+def _check_kv_lengths(kv_lengths, q, B):
+    """kv_lengths as the contiguous int32 [B] tensor the library reads."""
+    if not isinstance(kv_lengths, torch.Tensor):
+        raise AttngenError("INVALID_ARGUMENT", f"kv_lengths is a {type(kv_lengths).__name__} "
+                                               "(allowed: None or an int32 tensor [B])")
+    if kv_lengths.dtype != torch.int32:
+        raise AttngenError("INVALID_ARGUMENT",
+                           f"kv_lengths.dtype = {kv_lengths.dtype} (allowed: torch.int32)")
+    if kv_lengths.device != q.device:
+        raise AttngenError("INVALID_ARGUMENT",
+                           f"kv_lengths is on {kv_lengths.device} (allowed: q's device "
+                           f"{q.device}; attngen never copies between devices)")
+    if tuple(kv_lengths.shape) != (B,):
+        raise AttngenError("BAD_SHAPE", f"kv_lengths.shape = {tuple(kv_lengths.shape)} "
+                                        f"(allowed: ({B},), one length per batch entry)")
+    return kv_lengths.contiguous()
+
+
 class _Plan:
     __slots__ = ("ctx", "template", "mem", "B", "H", "Sq", "Skv", "D", "ws_bytes",
                  "copy_q", "copy_kv", "stream", "variant", "empty")
 
 
-def _make_plan(q, k, v, scale, layout, rounding, variant=None):
+def _make_plan(q, k, v, scale, layout, rounding, variant=None, has_kvl=False):
     _check_names(layout, rounding)
     _check_tensors(q, k, v, layout)
     if not math.isfinite(scale):
@@ -218,24 +242,27 @@ def _make_plan(q, k, v, scale, layout, rounding, variant=None):
     p.empty = p.B * p.H * p.Sq == 0
     if p.empty:
         a.batch, a.heads, a.seqlen_q = max(p.B, 1), max(p.H, 1), max(p.Sq, 1)
+    # explain() refuses kv_lengths on targets without them: any aligned address will do here
+    a.kv_lengths = 16 if has_kvl else None
     ch = ctx.explain(a)  # validates the shape, options and variant without pointers
     p.ws_bytes = 0 if p.empty else ch["workspace_bytes"]
     a.workspace_bytes = p.ws_bytes
+    a.kv_lengths = None
     p.template = bytes(a)
     return p
 
 
-def _plan_for(q, k, v, scale, layout, rounding, variant=None):
+def _plan_for(q, k, v, scale, layout, rounding, variant=None, has_kvl=False):
     # the key: sizes and strides (a tuple of torch.Size/tuples: concatenating is slower),
     # dtypes, devices (torch.device: get_device() is -1 for both cpu and meta), options, the
     # CPU backend's name for CPU tensors, the forced variant.
     dev = q.device
     key = (q.shape, q.stride(), k.shape, k.stride(), v.shape, v.stride(), q.dtype, k.dtype,
            v.dtype, dev, k.device, v.device, scale, layout, rounding,
-           _cpu_backend if dev.type == "cpu" else None, variant)
+           _cpu_backend if dev.type == "cpu" else None, variant, has_kvl)
     p = _plans.get(key)
     if p is None:
-        p = _make_plan(q, k, v, scale, layout, rounding, variant)
+        p = _make_plan(q, k, v, scale, layout, rounding, variant, has_kvl)
         _plans[key] = p
     return p, key
 
@@ -260,8 +287,10 @@ def _stream_of(p, q):
     return torch.cuda.current_stream(q.device).cuda_stream
 
 
-def _launch(p, q, k, v, out, lse, first):
+def _launch(p, q, k, v, out, lse, first, kv_lengths=None):
     a = _lib.FwdArgs.from_buffer_copy(p.template)
+    if kv_lengths is not None:
+        a.kv_lengths = kv_lengths.data_ptr()
     a.q = q.data_ptr()
     a.k = k.data_ptr()
     a.v = v.data_ptr()
@@ -297,10 +326,14 @@ def _check_no_grad(q, k, v):
                     "or pass detached tensors")
 
 
-def _fwd_impl(q, k, v, scale, layout, rounding, want_lse, out=None, lse=None, variant=None):
+def _fwd_impl(q, k, v, scale, layout, rounding, want_lse, out=None, lse=None, variant=None,
+              kv_lengths=None):
     """Eager implementation: (out, lse or None)."""
     _check_no_grad(q, k, v)
-    p, key = _plan_for(q, k, v, scale, layout, rounding, variant)
+    if kv_lengths is not None:
+        _check_tensors(q, k, v, layout)
+        kv_lengths = _check_kv_lengths(kv_lengths, q, _dims(q, layout)[0])
+    p, key = _plan_for(q, k, v, scale, layout, rounding, variant, kv_lengths is not None)
     if p.copy_q:
         q = _to_memory(q, layout, p.mem)
     if p.copy_kv:
@@ -320,9 +353,9 @@ def _fwd_impl(q, k, v, scale, layout, rounding, want_lse, out=None, lse=None, va
     if p.empty:
         return out, lse
     if key in _prepared:
-        _launch(p, q, k, v, out, lse, False)
+        _launch(p, q, k, v, out, lse, False, kv_lengths)
     else:
-        _launch(p, q, k, v, out, lse, True)
+        _launch(p, q, k, v, out, lse, True, kv_lengths)
         _prepared.add(key)
     return out, lse
 
@@ -385,7 +418,7 @@ if HAS_CUSTOM_OP:
 
 
 def attention(q, k, v, *, scale=None, layout=None, rounding=None, return_lse=False,
-              out=None, lse=None, variant=None):
+              out=None, lse=None, variant=None, kv_lengths=None):
     """softmax(q k^T * scale) v with attngen's kernels (bf16 in/out, head_dim 128).
 
     q: [B, Sq, H, D] (layout: the first of attngen._names.LAYOUTS, the default) or
@@ -393,18 +426,21 @@ def attention(q, k, v, *, scale=None, layout=None, rounding=None, return_lse=Fal
     rounding: one of ROUNDINGS (NUMERICS.md; default the first). Returns
     out (q's shape, bf16), or (out, lse) with return_lse=True, lse fp32 [B, H, Sq] natural
     log. out= / lse= write into given tensors (out dense in q's memory order). variant=
-    forces a kernel variant by its canonical name (eager calls; JIT-compiled if needed)."""
+    forces a kernel variant by its canonical name (eager calls; JIT-compiled if needed).
+    kv_lengths: None, or int32 [B] on q's device: batch entry b uses keys [0, kv_lengths[b])
+    only (clamped into [0, Skv]; 0 keys: out = 0, LSE = -inf; eager calls). Not yet on the
+    NVIDIA kernels: AttngenError NO_VARIANT naming kv_lengths."""
     layout, rounding = _defaults(layout, rounding)
     if scale is None:
         scale = 1.0 / math.sqrt(q.shape[-1])
     scale = float(scale)
     want = bool(return_lse) or lse is not None
-    fast = (not HAS_CUSTOM_OP) or variant is not None or (
+    fast = (not HAS_CUSTOM_OP) or variant is not None or kv_lengths is not None or (
         type(q) is torch.Tensor and type(k) is torch.Tensor and type(v) is torch.Tensor
         and not _is_compiling())
     if fast:
         o, l = _fwd_impl(q, k, v, scale, layout, rounding, want, out=out, lse=lse,
-                         variant=variant)
+                         variant=variant, kv_lengths=kv_lengths)
         return (o, l) if return_lse else o
     _check_names(layout, rounding)
     if out is not None:

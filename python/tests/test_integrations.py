@@ -148,6 +148,8 @@ def test_diffusers_backend(stubs):
     assert (lse.double() - ref_lse.transpose(1, 2)).abs().max() < 1e-4
     # refusals
     for kw, word in ((dict(attn_mask=torch.ones(24, 40, dtype=torch.bool)), "attn_mask"),
+                     (dict(attn_mask=torch.zeros(1, 1, 1, 40)), "attn_mask"),
+                     (dict(attn_mask=torch.ones(1, 1, 24, 40, dtype=torch.bool)), "attn_mask"),
                      (dict(dropout_p=0.1), "dropout_p"), (dict(is_causal=True), "is_causal"),
                      (dict(enable_gqa=True), "enable_gqa")):
         with pytest.raises(AttngenError) as e:
@@ -155,6 +157,41 @@ def test_diffusers_backend(stubs):
         assert word in str(e.value) and e.value.status == "INVALID_ARGUMENT"
     with pytest.raises(NotImplementedError):
         agd.backward_op(None, out)
+
+
+def test_diffusers_key_padding_mask(stubs):
+    """HunyuanVideo's boolean mask [B, 1, 1, N] (True on a prefix) runs as kv_lengths: the
+    same bits as the call of each entry on its unmasked keys; [B, N] too; a mask that is not
+    a prefix is refused, not run as another mask; masks with context parallelism refused."""
+    ad, calls = _diffusers_stub()
+    from attngen.integrations import diffusers as agd
+    agd.register()
+    B, S, N, H = 3, 24, 40, 2
+    q, k, v = _bshd(B, S, N, H, seed=5)
+    lens = [40, 17, 0]
+    mask = torch.arange(N)[None, :] < torch.tensor(lens)[:, None]
+    kvl = agd.mask_to_kv_lengths(mask[:, None, None, :], B, N)
+    assert kvl.dtype == torch.int32 and kvl.tolist() == lens
+    out = ad.dispatch_attention_fn(q, k, v, attn_mask=mask[:, None, None, :], backend="attngen")
+    out2 = ad.dispatch_attention_fn(q, k, v, attn_mask=mask, backend="attngen")
+    assert torch.equal(out, out2)
+    for b, n in enumerate(lens):
+        assert torch.equal(out[b:b + 1], attngen.attention(q[b:b + 1], k[b:b + 1, :n],
+                                                           v[b:b + 1, :n]))
+    # batch-1 mask broadcasts
+    one = ad.dispatch_attention_fn(q, k, v, attn_mask=mask[1:2, None, None, :],
+                                   backend="attngen")
+    assert torch.equal(one, attngen.attention(q, k[:, :17], v[:, :17]))
+    # not a prefix: refused, nothing run as a different mask
+    holes = mask.clone()
+    holes[0, 5] = False
+    with pytest.raises(AttngenError) as e:
+        ad.dispatch_attention_fn(q, k, v, attn_mask=holes[:, None, None, :], backend="attngen")
+    assert "prefix" in str(e.value) and e.value.status == "INVALID_ARGUMENT"
+    with pytest.raises(AttngenError) as e:
+        ad.dispatch_attention_fn(q, k, v, attn_mask=mask, backend="attngen",
+                                 parallel_config=object())
+    assert "context parallelism" in str(e.value)
 
 
 def test_diffusers_missing_is_clear(stubs):

@@ -301,3 +301,53 @@ def test_cpu_backend_from_environment():
         out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
                              text=True, check=True).stdout.strip()
         assert out.endswith(want), (name, out)
+
+
+# ---- per-batch key lengths ----------------------------------------------------------------
+
+def test_kv_lengths_match_sliced_calls(backend):
+    """Entry b with kv_lengths[b] = n is, bit for bit, the call of entry b alone on its first
+    clamp(n, 0, Skv) keys; masked keys hold NaN/Inf (they contribute nothing); 0 keys give
+    out = 0 and LSE = -inf; negative and > Skv values are clamped."""
+    B, Sq, Skv, H = 5, 9, 70, 2
+    for layout in ("bshd", "bhsd"):
+        q, k, v = _qkv(B, Sq, Skv, H, layout, seed=11)
+        lens = torch.tensor([0, 1, 33, -4, 999], dtype=torch.int32)
+        clamped = [0, 1, 33, 0, Skv]
+        k, v = k.clone(), v.clone()
+        sd = 1 if layout == "bshd" else 2  # the sequence dimension
+        for b, n in enumerate(clamped):
+            k.select(0, b).narrow(sd - 1, n, Skv - n).fill_(float("nan"))
+            v.select(0, b).narrow(sd - 1, n, Skv - n).fill_(float("inf"))
+        out, lse = attngen.attention(q, k, v, layout=layout, return_lse=True, kv_lengths=lens)
+        for b, n in enumerate(clamped):
+            qb = q[b:b + 1]
+            kb, vb = k[b:b + 1].narrow(sd, 0, n), v[b:b + 1].narrow(sd, 0, n)
+            ob, lb = attngen.attention(qb, kb, vb, layout=layout, return_lse=True)
+            assert torch.equal(out[b:b + 1], ob), (layout, b)
+            assert torch.equal(lse[b:b + 1], lb), (layout, b)
+            if n == 0:
+                assert torch.equal(ob, torch.zeros_like(ob)) and torch.isneginf(lb).all()
+            else:
+                ref, ref_lse = reference(qb, kb, vb, layout=layout)
+                assert_close(ob, ref, tolerance(qb, kb, vb, layout=layout), f"{layout} b={b}")
+
+
+def test_kv_lengths_errors():
+    q, k, v = _qkv(2, 8, 8, 1, "bshd")
+    ok = torch.tensor([3, 8], dtype=torch.int32)
+    _raises("INVALID_ARGUMENT", lambda: attngen.attention(q, k, v, kv_lengths=ok.long()),
+            "kv_lengths.dtype", "torch.int32")
+    _raises("INVALID_ARGUMENT", lambda: attngen.attention(q, k, v, kv_lengths=[3, 8]),
+            "kv_lengths")
+    _raises("BAD_SHAPE", lambda: attngen.attention(q, k, v, kv_lengths=ok[:1]),
+            "kv_lengths.shape", "(2,)")
+    _raises("BAD_SHAPE", lambda: attngen.attention(q, k, v, kv_lengths=ok.view(2, 1)),
+            "kv_lengths.shape")
+    meta = torch.empty(2, dtype=torch.int32, device="meta")
+    _raises("INVALID_ARGUMENT", lambda: attngen.attention(q, k, v, kv_lengths=meta),
+            "kv_lengths is on meta")
+    # a strided view is made contiguous (the library reads int32 [B] densely)
+    wide = torch.tensor([3, -1, 8, -1], dtype=torch.int32)[::2]
+    assert torch.equal(attngen.attention(q, k, v, kv_lengths=wide),
+                       attngen.attention(q, k, v, kv_lengths=ok))

@@ -132,6 +132,15 @@ typedef struct attngen_fwd_args {
    * allocated during the call. */
   void *workspace;
   size_t workspace_bytes;
+  /* Per-batch key lengths (FlashAttention-3's seqused_k; a key-padding mask whose True part
+   * is a prefix): int32 [batch], device memory (host memory on cpu/emu), 4-byte aligned,
+   * not overlapping out or lse; NULL = every batch entry uses all seqlen_kv keys. Keys
+   * j >= kv_lengths[b] contribute nothing (docs/NUMERICS.md); a row with no key left gets
+   * out = 0 and LSE = -inf. The host checks the pointer's alignment and overlap only (the
+   * values live on the device and are not read before the launch); the kernels clamp each
+   * value into [0, seqlen_kv], so no value can make them read or write out of bounds.
+   * The sm90 kernels do not take it yet: NO_VARIANT naming args.kv_lengths. */
+  const int32_t *kv_lengths;
 } attngen_fwd_args;
 
 /* Defaults: everything 0/NULL, head_dim 128, bshd, rtne, softmax_scale 1/sqrt(128). */

@@ -108,6 +108,11 @@ typedef struct attngen__ref_args {
    * t = fl(s * scale_log2); 1 = p = exp2(fma(s, scale_log2, -m)), rounded once. The running
    * max is max t in both (== fl(max s * scale_log2) for a positive scale). */
   int score_fma;
+  /* Per-batch key lengths, int32 [B] host memory, or NULL = seqlen_kv for every entry: keys
+   * j >= clamp(kv_lengths[b], 0, seqlen_kv) contribute nothing (they are not visited: a row
+   * of entry b is the row of a call with that many keys, Skv = 0 included; split parts past
+   * the length are empty). */
+  const int32_t *kv_lengths;
 } attngen__ref_args;
 
 /* Relative uncertainty of a kernel's p = exp2(t - m) allowed by the comparator: 2^-20, four
@@ -119,8 +124,17 @@ typedef struct attngen__ref_args {
  * kv_step < 0, kv_per_split < 0 or kv_per_split is not a multiple of the step. */
 attngen_status attngen__reference_fwd(const attngen__ref_args *a);
 
+/* The keys batch entry b uses: kv_lengths[b] clamped into [0, seqlen_kv] (what the kernels
+ * do with any value), seqlen_kv when kv_lengths is NULL. */
+static inline int attngen__kv_len_of(const int32_t *kv_lengths, int b, int seqlen_kv) {
+  if (!kv_lengths) return seqlen_kv;
+  const int32_t n = kv_lengths[b];
+  return n <= 0 ? 0 : n < seqlen_kv ? (int)n : seqlen_kv;
+}
+
 /* The reference arguments of a call: views of a->q, k, v, out (dense in a->layout), its
- * lse, shape, scale and rounding; everything else 0 (defaults). */
+ * lse, shape, scale, rounding and kv_lengths (read on the host: cpu/emu memory, or a host
+ * copy the caller put there); everything else 0 (defaults). */
 attngen__ref_args attngen__ref_args_of_call(const attngen_fwd_args *a);
 
 typedef struct attngen__exact_args {
@@ -130,6 +144,7 @@ typedef struct attngen__exact_args {
   double softmax_scale;
   double *lse; /* fp64 [B,H,Sq] contiguous natural-log LSE, or NULL */
   int threads;
+  const int32_t *kv_lengths; /* as attngen__ref_args.kv_lengths */
 } attngen__exact_args;
 
 /* Plain softmax attention in fp64 without intermediate rounding (sanity bound). */

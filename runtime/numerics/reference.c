@@ -184,8 +184,9 @@ static void ref_job(void *p, int64_t job) {
   memset(acc, 0, sizeof(float) * (size_t)rows * D);
   if (tacc) memset(tacc, 0, sizeof(float) * (size_t)rows * D);
 
-  for (int kv0 = 0; kv0 < sh->seqlen_kv; kv0 += step) {
-    const int n = sh->seqlen_kv - kv0 < step ? sh->seqlen_kv - kv0 : step;
+  const int kvn = attngen__kv_len_of(a->kv_lengths, b, sh->seqlen_kv); /* keys of entry b */
+  for (int kv0 = 0; kv0 < kvn; kv0 += step) {
+    const int n = kvn - kv0 < step ? kvn - kv0 : step;
     /* a new part starts here: split rows save the finished one and restart */
     const int part_start = nparts > 0 && kv0 > 0 && kv0 % a->kv_per_split == 0;
     const int done_part = part_start ? kv0 / a->kv_per_split - 1 : 0;
@@ -258,7 +259,8 @@ static void ref_job(void *p, int64_t job) {
   for (int r = 0; r < rows && nparts > 0; ++r) {
     if (!split[r]) continue;
     float *o = acc + r * D;
-    const int used = (sh->seqlen_kv + a->kv_per_split - 1) / a->kv_per_split;
+    /* parts past the key length are empty (m = -inf: weight 0 in the merge) */
+    const int used = (kvn + a->kv_per_split - 1) / a->kv_per_split;
     if (used > 0) {
       const size_t pi = (size_t)r * nparts + used - 1;
       part_m[pi] = m[r];
@@ -276,7 +278,7 @@ static void ref_job(void *p, int64_t job) {
   for (int r = 0; r < rows; ++r) {
     uint16_t *dst = a->out.data + attngen__view_offset(a->out.sb, a->out.sh, a->out.ss, b, h,
                                                        q0 + r);
-    const float inv_l = l[r] == 0.0f ? 0.0f : 1.0f / l[r]; /* l == 0 only when Skv == 0 */
+    const float inv_l = l[r] == 0.0f ? 0.0f : 1.0f / l[r]; /* l == 0 only without keys */
     for (int d = 0; d < D; ++d) {
       dst[d] = (uint16_t)ag_bf16_round(attngen__f32_bits(acc[r * D + d] * inv_l), rmode);
     }
@@ -286,7 +288,7 @@ static void ref_job(void *p, int64_t job) {
     }
     if (a->lse) {
       float *lse = a->lse + ((int64_t)b * sh->heads + h) * sh->seqlen_q + q0 + r;
-      *lse = sh->seqlen_kv == 0 ? -INFINITY : m[r] * 0.693147182f + logf(l[r]);
+      *lse = kvn == 0 ? -INFINITY : m[r] * 0.693147182f + logf(l[r]);
     }
   }
   free(scratch);
@@ -333,11 +335,12 @@ static void exact_job(void *p, int64_t job) {
   double o[D];
   for (int d = 0; d < D; ++d) o[d] = 0.0;
   double mx = -INFINITY, sum = 0.0;
-  for (int j = 0; j < a->seqlen_kv; ++j) {
+  const int kvn = attngen__kv_len_of(a->kv_lengths, b, a->seqlen_kv);
+  for (int j = 0; j < kvn; ++j) {
     const uint16_t *k = a->k.data + attngen__view_offset(a->k.sb, a->k.sh, a->k.ss, b, h, j);
     mx = fmax(mx, dot_f64(q, k) * a->softmax_scale);
   }
-  for (int j = 0; j < a->seqlen_kv; ++j) {
+  for (int j = 0; j < kvn; ++j) {
     const uint16_t *k = a->k.data + attngen__view_offset(a->k.sb, a->k.sh, a->k.ss, b, h, j);
     const uint16_t *v = a->v.data + attngen__view_offset(a->v.sb, a->v.sh, a->v.ss, b, h, j);
     const double pj = exp(dot_f64(q, k) * a->softmax_scale - mx);
@@ -346,7 +349,7 @@ static void exact_job(void *p, int64_t job) {
   }
   for (int d = 0; d < D; ++d) out[d] = sum == 0.0 ? 0.0 : o[d] / sum;
   if (a->lse) {
-    a->lse[job] = a->seqlen_kv == 0 ? -INFINITY : mx + log(sum);
+    a->lse[job] = kvn == 0 ? -INFINITY : mx + log(sum);
   }
 }
 
@@ -372,5 +375,6 @@ attngen__ref_args attngen__ref_args_of_call(const attngen_fwd_args *a) {
   r.shape = attngen__call_shape_of(a);
   r.softmax_scale = a->softmax_scale;
   r.lse = a->lse;
+  r.kv_lengths = a->kv_lengths;
   return r;
 }

@@ -317,6 +317,11 @@ static attngen_status make_plan(attngen_context *c, const attngen_fwd_args *a, p
   memset(p, 0, sizeof *p);
   if (!c->runs_target)
     return attngen__fail(ATTNGEN_STATUS_NO_VARIANT, "%s: %s", c->props.backend, c->target_problem);
+  if (a->kv_lengths && c->be->target != ATTNGEN__TARGET_GFX942)
+    return attngen__fail(ATTNGEN_STATUS_NO_VARIANT,
+                         "args.kv_lengths: per-batch key lengths are not supported by the %s "
+                         "kernels yet (allowed on this backend: NULL; supported by the gfx942 "
+                         "kernels (hip, emu) and the cpu reference)", target_name(c->be->target));
   attngen__dispatch_input in;
   memset(&in, 0, sizeof in);
   in.target = c->be->target;
@@ -361,6 +366,7 @@ static attngen_status make_plan(attngen_context *c, const attngen_fwd_args *a, p
 typedef struct plan_key {
   attngen__call_shape shape;
   int tuning_on;
+  int has_kv_lengths; /* not every target takes them (make_plan) */
   uint32_t scale_bits;
   char forced[128]; /* args.variant, else ATTNGEN_VARIANT, else "" */
 } plan_key;
@@ -377,6 +383,7 @@ static int plan_key_of(const attngen_context *c, const attngen_fwd_args *a, plan
   if (strlen(forced) >= sizeof key->forced) return 0;
   strcpy(key->forced, forced);
   key->tuning_on = c->env.tuning;
+  key->has_kv_lengths = a->kv_lengths != NULL;
   key->shape = attngen__call_shape_of(a);
   memcpy(&key->scale_bits, &a->softmax_scale, sizeof key->scale_bits);
   return 1;
@@ -595,6 +602,7 @@ attngen_status attngen_fwd(attngen_context *c, const attngen_fwd_args *a) {
   kargs.o = a->out;
   kargs.lse = a->lse;
   kargs.ws = ws;
+  kargs.kv_len = a->kv_lengths;
   if (p.vt_grid[0] > 0) {
     attngen__log(ATTNGEN__LOG_DEBUG, "launch %s (V pre-pass) grid (%u,%u,%u) x %d threads, "
                  "%zu bytes of V in operand order", k->name, p.vt_grid[0], p.vt_grid[1],

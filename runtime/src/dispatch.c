@@ -100,7 +100,8 @@ attngen_status attngen__check_args(const attngen_fwd_args *a, int need_pointers)
   if (!need_pointers) return ATTNGEN_STATUS_OK;
   if ((st = check_align(a->q, "q", 16)) || (st = check_align(a->k, "k", 16)) ||
       (st = check_align(a->v, "v", 16)) || (st = check_align(a->out, "out", 16)) ||
-      (st = check_align(a->lse, "lse", 4)))
+      (st = check_align(a->lse, "lse", 4)) ||
+      (st = check_align(a->kv_lengths, "kv_lengths", 4)))
     return st;
   uintptr_t qb = (uintptr_t)q_slice * (uintptr_t)a->batch;
   uintptr_t kvb = (uintptr_t)kv_slice * (uintptr_t)a->batch;
@@ -110,10 +111,12 @@ attngen_status attngen__check_args(const attngen_fwd_args *a, int need_pointers)
   byte_range v = {"v", (uintptr_t)a->v, (uintptr_t)a->v + kvb};
   byte_range o = {"out", (uintptr_t)a->out, (uintptr_t)a->out + qb};
   byte_range l = {"lse", (uintptr_t)a->lse, a->lse ? (uintptr_t)a->lse + lseb : (uintptr_t)a->lse};
+  const uintptr_t kl0 = (uintptr_t)a->kv_lengths;
+  byte_range kl = {"kv_lengths", kl0, kl0 ? kl0 + (uintptr_t)a->batch * sizeof(int32_t) : kl0};
   const byte_range *writes[] = {&o, &l};
-  const byte_range *others[] = {&q, &k, &v, &o};
+  const byte_range *others[] = {&q, &k, &v, &o, &kl};
   for (size_t w = 0; w < 2; w++) {
-    for (size_t i = 0; i < 4; i++) {
+    for (size_t i = 0; i < 5; i++) {
       if (writes[w] == others[i] || !overlaps(writes[w], others[i])) continue;
       return attngen__fail(ATTNGEN_STATUS_ALIASING,
                            "args.%s [%p, +%zu bytes) overlaps args.%s [%p, +%zu bytes) (allowed: "

@@ -6,10 +6,21 @@
 
 or `with attention_backend("attngen"):` around a call. The backend takes diffusers' BSHD
 tensors, honours scale and return_lse (LSE returned as [B, S, H], diffusers' convention),
-refuses attn_mask, dropout_p > 0, is_causal and enable_gqa with an AttngenError that says
-so, and runs context parallelism (ring / Ulysses through diffusers' ParallelConfig) with
-its forward op returning (out, lse). Forward only: the backward op raises.
+refuses dropout_p > 0, is_causal and enable_gqa with an AttngenError that says so, and runs
+context parallelism (ring / Ulysses through diffusers' ParallelConfig) with its forward op
+returning (out, lse). Forward only: the backward op raises.
+
+attn_mask: a boolean key-padding mask [B, 1, 1, N] or [B, N] (batch 1 broadcasts; True =
+attend) whose True part is a prefix of each row, as HunyuanVideo's, becomes per-batch key
+lengths (attngen.attention's kv_lengths) on the mask's device, without a host sync: the
+lengths are the row sums, and the prefix rule is checked on the device (on CUDA through
+torch._assert_async: a mask that is not a prefix stops the stream with a device-side assert
+instead of running as a different mask; on CPU an AttngenError). Any other mask (float /
+additive, per-query [B, 1, Sq, N], other shapes) is refused with an AttngenError, as are
+masks with context parallelism.
 """
+import torch
+
 from .. import ops
 from .. import _names
 from .._lib import AttngenError
@@ -19,9 +30,12 @@ NAME = "attngen"
 _registered = None
 
 
-def _check(attn_mask, dropout_p, is_causal, enable_gqa):
-    if attn_mask is not None:
-        refuse("diffusers", "attn_mask", "a tensor", "None")
+_MASK_ALLOWED = "None or a boolean key-padding mask [B, 1, 1, N] or [B, N] (True = attend)"
+
+
+def _check(attn_mask, dropout_p, is_causal, enable_gqa, mask_ok=True):
+    if attn_mask is not None and not mask_ok:
+        refuse("diffusers", "attn_mask", "a tensor (with context parallelism)", "None")
     if dropout_p:
         refuse("diffusers", "dropout_p", dropout_p, "0.0")
     if is_causal:
@@ -30,19 +44,53 @@ def _check(attn_mask, dropout_p, is_causal, enable_gqa):
         refuse("diffusers", "enable_gqa", enable_gqa, "False (repeat k/v heads first)")
 
 
-def _run(query, key, value, scale, return_lse, rounding):
+def mask_to_kv_lengths(attn_mask, batch, seqlen_kv):
+    """int32 [batch] key lengths of a boolean key-padding mask [B, 1, 1, N] or [B, N]
+    (N = seqlen_kv, B = batch or 1), computed on the mask's device without a host sync;
+    the mask must be True exactly on a prefix of each row (checked on the device, see the
+    module's docstring). Other masks: AttngenError."""
+    m = attn_mask
+    if not isinstance(m, torch.Tensor):
+        refuse("diffusers", "attn_mask", type(m).__name__, _MASK_ALLOWED)
+    if m.dtype != torch.bool:
+        refuse("diffusers", "attn_mask", f"a {m.dtype} mask (additive masks are not key "
+               "padding)", _MASK_ALLOWED)
+    if m.dim() == 4 and m.shape[1] == 1 and m.shape[2] == 1:
+        m = m[:, 0, 0]
+    if m.dim() != 2 or m.shape[1] != seqlen_kv or m.shape[0] not in (1, batch):
+        refuse("diffusers", "attn_mask", f"a mask of shape {tuple(attn_mask.shape)}",
+               _MASK_ALLOWED.replace("N]", f"N] with B = {batch}, N = {seqlen_kv}"))
+    lens = m.sum(dim=-1, dtype=torch.int32)
+    prefix = torch.arange(seqlen_kv, device=m.device)[None, :] < lens[:, None]
+    is_prefix = torch.eq(prefix, m).all()
+    if m.device.type == "cpu":
+        if not bool(is_prefix):
+            refuse("diffusers", "attn_mask", "a boolean mask whose True part is not a prefix "
+                   "of every row", _MASK_ALLOWED + " with True exactly on keys 0 .. n_b - 1")
+    else:
+        torch._assert_async(is_prefix)
+    if lens.shape[0] != batch:
+        lens = lens.expand(batch)
+    return lens.contiguous()
+
+
+def _run(query, key, value, scale, return_lse, rounding, attn_mask=None):
+    kvl = None
+    if attn_mask is not None:
+        kvl = mask_to_kv_lengths(attn_mask, query.shape[0], key.shape[1])
     if return_lse:
         out, lse = ops.attention(query, key, value, scale=scale, layout=_names.SEQ_MAJOR,
-                                 rounding=rounding, return_lse=True)
+                                 rounding=rounding, return_lse=True, kv_lengths=kvl)
         return out, lse.transpose(1, 2)  # [B, H, S] -> diffusers' [B, S, H]
-    return ops.attention(query, key, value, scale=scale, layout=_names.SEQ_MAJOR, rounding=rounding)
+    return ops.attention(query, key, value, scale=scale, layout=_names.SEQ_MAJOR,
+                         rounding=rounding, kv_lengths=kvl)
 
 
 def forward_op(ctx, query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False,
                scale=None, enable_gqa=False, return_lse=False, _save_ctx=True,
                _parallel_config=None):
     """diffusers' templated context-parallel forward op: (out, lse [B, S, H])."""
-    _check(attn_mask, dropout_p, is_causal, enable_gqa)
+    _check(attn_mask, dropout_p, is_causal, enable_gqa, mask_ok=False)
     return _run(query, key, value, scale, return_lse, None)
 
 
@@ -57,9 +105,10 @@ def make_backend(rounding=None):
     def attngen_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False,
                           scale=None, enable_gqa=False, return_lse=False,
                           _parallel_config=None):
-        _check(attn_mask, dropout_p, is_causal, enable_gqa)
+        _check(attn_mask, dropout_p, is_causal, enable_gqa,
+               mask_ok=_parallel_config is None)
         if _parallel_config is None:
-            return _run(query, key, value, scale, return_lse, rounding)
+            return _run(query, key, value, scale, return_lse, rounding, attn_mask)
         from diffusers.models import attention_dispatch as ad
         return ad._templated_context_parallel_attention(
             query, key, value, None, dropout_p, is_causal, scale, False, return_lse,
