@@ -49,6 +49,9 @@ typedef struct gpu_case {
   int nplants;
   int repeat; /* 1: a second run must be bitwise identical */
   int zero_scale; /* 1: softmax_scale = 0 exactly (every valid key weighs the same) */
+  int nkvl;       /* per-batch key lengths (args.kv_lengths): `batch` values in kvl, 0 = none;
+                     every key past its length holds NaN / Inf (attngen__plant_masked) */
+  int32_t kvl[8];
 } gpu_case;
 
 /* ---- setup ------------------------------------------------------------------------------ */
@@ -234,6 +237,7 @@ static int run_case(const gpu_case *c) {
                                   c->heads, c->seqlen_q, c->seqlen_kv,
                                   scale != 0.f ? scale : 1.0f));
     plant_all(&li[L].in, c);
+    if (c->nkvl) attngen__plant_masked(&li[L].in, c->kvl);
     li[L].dq = device_copy(li[L].in.q, nq * sizeof(uint16_t));
     li[L].dk = device_copy(li[L].in.k, nkv * sizeof(uint16_t));
     li[L].dv = device_copy(li[L].in.v, nkv * sizeof(uint16_t));
@@ -250,6 +254,9 @@ static int run_case(const gpu_case *c) {
   memset(refs, 0, sizeof refs);
   int nrefs = 0;
   int failures = 0;
+  assert_true(c->nkvl == 0 || c->nkvl == c->batch);
+  const int32_t *kvl = c->nkvl ? c->kvl : NULL;
+  void *d_kvl = kvl ? device_copy(kvl, (size_t)c->batch * sizeof(int32_t)) : NULL;
   for (int vi = 0; vi < env.nvariants; ++vi) {
     const attngen__variant_desc *var = env.variants[vi];
     const int mode = var->rounding;
@@ -265,14 +272,15 @@ static int run_case(const gpu_case *c) {
       nrefs++;
     }
     const layout_inputs *in = &li[var->layout];
-    const attngen_fwd_args call = call_of(var, c, scale);
+    attngen_fwd_args call = call_of(var, c, scale);
+    call.kv_lengths = d_kvl;
     gpu_result r;
     run_variant(&call, c, in, &r);
 
     /* reference (following the kernel: its softmax step; P rounded against the max at the
      * kernel's steps), fp64 bound, comparator and LSE check of the output and LSE read back */
     attngen__verify_args va = {env.ctx, &call, &in->in, r.out.data, r.lse, 1, 0,
-                               &refs[ri].ref};
+                               &refs[ri].ref, kvl};
     attngen__verify_result vr;
     CHECK_OK(attngen__verify_run(&va, &vr));
     assert_string_equal(vr.variant, var->name); /* the forced variant ran and was followed */
@@ -313,6 +321,7 @@ static int run_case(const gpu_case *c) {
   fflush(stdout);
 
   for (int i = 0; i < nrefs; ++i) attngen__verify_ref_free(&refs[i].ref);
+  if (d_kvl) CHECK_OK(attngen_free(env.ctx, d_kvl));
   for (int L = 0; L < 2; ++L) {
     CHECK_OK(attngen_free(env.ctx, li[L].dq));
     CHECK_OK(attngen_free(env.ctx, li[L].dk));
@@ -370,52 +379,24 @@ static void test_gpu_sm90_empty_kv(void **state) {
   run_cases(cases, NCASES(cases));
 }
 
-/* Per-batch key lengths (args.kv_lengths) are not implemented by the sm90 kernels yet: every
- * call that passes them (dispatcher's choice and every forced sm90 variant) is refused with
- * NO_VARIANT naming args.kv_lengths, before anything runs (out keeps its poison), also
- * after a call of the same shape without them (the plan memo must not hide the refusal). */
-static void test_gpu_sm90_kv_lengths_refused(void **state) {
+/* Per-batch key lengths (args.kv_lengths, device memory): every key past its entry's length
+ * holds NaN / Inf and must contribute nothing; lengths 0 (out = 0, LSE = -inf), 1, Skv, off
+ * and on the tile multiples, negative and > Skv (clamped); more jobs than SMs, so that jobs of
+ * different tile counts (a job with no key among them) follow each other in one persistent
+ * block; a zero scale and large scores. */
+static void test_gpu_sm90_kv_lengths(void **state) {
   (void)state;
-  SKIP_WITHOUT_GPU();
-  const int B = 2, H = 2, S = 64;
-  const size_t n = (size_t)B * S * H * 128;
-  uint16_t *host = malloc(n * 2);
-  assert_non_null(host);
-  memset(host, 0, n * 2);
-  const int32_t lens[2] = {10, 64};
-  void *q = device_copy(host, n * 2), *kv = device_copy(host, n * 2);
-  void *out = device_copy(host, n * 2), *kl = device_copy(lens, sizeof lens);
-  CHECK_OK(attngen_memset(env.ctx, out, 0xFF, n * 2));
-  attngen_fwd_args a;
-  attngen_fwd_args_init(&a);
-  a.q = q;
-  a.k = kv;
-  a.v = kv;
-  a.out = out;
-  a.batch = B;
-  a.heads = H;
-  a.seqlen_q = S;
-  a.seqlen_kv = S;
-  CHECK_OK(attngen_fwd(env.ctx, &a)); /* memoizes the plan of the shape */
-  CHECK_OK(attngen_synchronize(env.ctx, NULL));
-  CHECK_OK(attngen_memset(env.ctx, out, 0xFF, n * 2));
-  a.kv_lengths = kl;
-  for (int i = -1; i < env.nvariants; ++i) {
-    a.variant = i < 0 ? NULL : env.variants[i]->name;
-    attngen_status st = attngen_fwd(env.ctx, &a);
-    assert_int_equal(st, ATTNGEN_STATUS_NO_VARIANT);
-    assert_non_null(strstr(attngen_last_error(), "args.kv_lengths"));
-    attngen_choice ch;
-    assert_int_equal(attngen_explain(env.ctx, &a, &ch), ATTNGEN_STATUS_NO_VARIANT);
-  }
-  CHECK_OK(attngen_synchronize(env.ctx, NULL));
-  CHECK_OK(attngen_memcpy_dtoh(env.ctx, host, out, n * 2));
-  for (size_t i = 0; i < n; ++i) assert_int_equal(host[i], 0xFFFF);
-  attngen_free(env.ctx, q);
-  attngen_free(env.ctx, kv);
-  attngen_free(env.ctx, out);
-  attngen_free(env.ctx, kl);
-  free(host);
+  static const gpu_case cases[] = {
+      {"kvlen-mix", ATTNGEN__INPUT_REALISTIC, 4, 3, 200, 300, 0.f, NULL, 0, 0, 0, 4,
+       {0, 1, 300, 137}},
+      {"kvlen-clamp", ATTNGEN__INPUT_UNIFORM, 2, 2, 64, 257, 0.f, NULL, 0, 0, 0, 2, {-5, 1000}},
+      {"kvlen-many-jobs", ATTNGEN__INPUT_REALISTIC, 5, 40, 130, 700, 0.f, NULL, 0, 1, 0, 5,
+       {700, 0, 129, 128, 513}},
+      {"kvlen-zero-scale", ATTNGEN__INPUT_REALISTIC, 2, 2, 100, 300, 0.f, NULL, 0, 0, 1, 2,
+       {77, 300}},
+      {"kvlen-large", ATTNGEN__INPUT_LARGE, 2, 2, 300, 1000, 0.f, NULL, 0, 0, 0, 2, {999, 333}},
+  };
+  run_cases(cases, NCASES(cases));
 }
 
 /* More (batch, head) pairs than the H200 has SMs (132), so blocks run in several waves (the
@@ -491,7 +472,7 @@ int main(void) {
       cmocka_unit_test(test_gpu_sm90_empty_kv),    cmocka_unit_test(test_gpu_sm90_many_heads),
       cmocka_unit_test(test_gpu_sm90_large_scores), cmocka_unit_test(test_gpu_sm90_nonfinite),
       cmocka_unit_test(test_gpu_sm90_determinism),
-      cmocka_unit_test(test_gpu_sm90_kv_lengths_refused),
+      cmocka_unit_test(test_gpu_sm90_kv_lengths),
   };
   const int failed = cmocka_run_group_tests(tests, group_setup, group_teardown);
   /* Every test skipped (no CUDA device): exit 77, which ctest reports as "Not Run"

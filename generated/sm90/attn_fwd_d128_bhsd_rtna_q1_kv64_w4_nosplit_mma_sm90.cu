@@ -334,7 +334,14 @@ extern "C" __global__ void __launch_bounds__(128, 1) attn_fwd_d128_bhsd_rtna_q1_
   const unsigned short *vg = (const unsigned short *)a.v + kv_base;
   unsigned short *og = (unsigned short *)a.o + q_base;
 
-  const int n_tiles = (Skv + kKvTile - 1) / kKvTile;
+  // This batch entry's keys: its length (attngen_kargs.kv_len) clamped into [0, Skv], or Skv.
+  // Keys past it are never loaded (zero-filled like keys past Skv) and masked like them.
+  int kv_n = Skv;
+  if (a.kv_len != 0) {
+    kv_n = a.kv_len[b];
+    kv_n = kv_n < 0 ? 0 : (kv_n > Skv ? Skv : kv_n);
+  }
+  const int n_tiles = (kv_n + kKvTile - 1) / kKvTile;
 
   // Rows past the end of Q / K / V are zero-filled (src-size 0), never read from memory.
 #pragma unroll
@@ -349,7 +356,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) attn_fwd_d128_bhsd_rtna_q1_
 #pragma unroll
     for (int i = 0; i < kKvChunks; ++i) {
       const int c = tid + i * kThreads, row = c >> 4, chunk = c & 15;
-      const bool ok = key0 + row < Skv;
+      const bool ok = key0 + row < kv_n;
       sm90_cp_async_16(dst + swz(row, chunk),
                        src + (ok ? (key0 + row) * kv_stride : 0) + chunk * 8, ok ? 16u : 0u);
     }
@@ -368,13 +375,13 @@ extern "C" __global__ void __launch_bounds__(128, 1) attn_fwd_d128_bhsd_rtna_q1_
                      sQ + swz(warp_row0 + qt * 16 + (lm_mat & 1) * 8 + lm_row,
                               2 * kk + (lm_mat >> 1)));
   };
-#line 114 "templates/sm90/attn_fwd.cu.in"
+#line 121 "templates/sm90/attn_fwd.cu.in"
   sm90_u32 qf[kQTiles][8][4];
 #pragma unroll
   for (int qt = 0; qt < kQTiles; ++qt)
 #pragma unroll
     for (int kk = 0; kk < 8; ++kk) load_q_frag(qf[qt][kk], qt, kk);
-#line 120 "templates/sm90/attn_fwd.cu.in"
+#line 127 "templates/sm90/attn_fwd.cu.in"
 
   const float neg_inf = __int_as_float(0xff800000);  // -inf
   float o[kQTiles][16][4];   // O accumulators: 16 n-tiles of 8 head dims
@@ -408,7 +415,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) attn_fwd_d128_bhsd_rtna_q1_
         for (int e = 0; e < 4; ++e) s[qt][n][e] = 0.f;
 #pragma unroll
     for (int kk = 0; kk < 8; ++kk) {
-#line 158 "templates/sm90/attn_fwd.cu.in"
+#line 165 "templates/sm90/attn_fwd.cu.in"
 #pragma unroll
       for (int np = 0; np < kSNTiles / 2; ++np) {
         sm90_u32 b0, b1, b2, b3;
@@ -417,9 +424,9 @@ extern "C" __global__ void __launch_bounds__(128, 1) attn_fwd_d128_bhsd_rtna_q1_
                                           2 * kk + (lm_mat & 1)));
 #pragma unroll
         for (int qt = 0; qt < kQTiles; ++qt) {
-#line 167 "templates/sm90/attn_fwd.cu.in"
+#line 174 "templates/sm90/attn_fwd.cu.in"
           const sm90_u32 *qa = qf[qt][kk];
-#line 171 "templates/sm90/attn_fwd.cu.in"
+#line 178 "templates/sm90/attn_fwd.cu.in"
           sm90_mma_bf16_16816(s[qt][2 * np], qa[0], qa[1], qa[2], qa[3], b0, b1);
           sm90_mma_bf16_16816(s[qt][2 * np + 1], qa[0], qa[1], qa[2], qa[3], b2, b3);
         }
@@ -434,7 +441,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) attn_fwd_d128_bhsd_rtna_q1_
     // (ATTNGEN__REF_KV_TILE): the running max advances exactly where the reference's does, so
     // P is rounded against the same m. Element e of n-tile n: row g + 8 * (e >> 1),
     // key kt * kKvTile + 8 * n + 2 * t4 + (e & 1).
-    const bool ragged = (kt + 1) * kKvTile > Skv;
+    const bool ragged = (kt + 1) * kKvTile > kv_n;
 #pragma unroll
     for (int step = 0; step < kSteps; ++step) {
       sm90_u32 pa[kQTiles][4][4];  // P of this step as mma A fragments, rounded per mode
@@ -447,8 +454,8 @@ extern "C" __global__ void __launch_bounds__(128, 1) attn_fwd_d128_bhsd_rtna_q1_
           for (int e = 0; e < 4; ++e) {
             // Step 2: t = s * (scale * log2 e), one fp32 multiply.
             float t = sm90_mul_rn(s[qt][n][e], a.scale_log2);
-            // Keys past Skv do not exist: -inf leaves the max alone (p is set to 0 below).
-            if (ragged && kt * kKvTile + 8 * n + 2 * t4 + (e & 1) >= Skv) t = neg_inf;
+            // Keys past kv_n do not exist: -inf leaves the max alone (p is set to 0 below).
+            if (ragged && kt * kKvTile + 8 * n + 2 * t4 + (e & 1) >= kv_n) t = neg_inf;
             s[qt][n][e] = t;
             mx[e >> 1] = sm90_fmax(mx[e >> 1], t);
           }
@@ -464,14 +471,14 @@ extern "C" __global__ void __launch_bounds__(128, 1) attn_fwd_d128_bhsd_rtna_q1_
           m[qt][r] = m_new;
         }
         // Step 4: p = exp2(t - m) in fp32 (a row whose max is -inf gets NaN, as in the
-        // reference); keys past Skv get p = 0; l accumulates the unrounded p.
+        // reference); keys past kv_n get p = 0; l accumulates the unrounded p.
         float rowsum[2] = {0.f, 0.f};
 #pragma unroll
         for (int n = 8 * step; n < 8 * step + 8; ++n)
 #pragma unroll
           for (int e = 0; e < 4; ++e) {
             float p = sm90_ex2(s[qt][n][e] - m[qt][e >> 1]);
-            if (ragged && kt * kKvTile + 8 * n + 2 * t4 + (e & 1) >= Skv) p = 0.f;
+            if (ragged && kt * kKvTile + 8 * n + 2 * t4 + (e & 1) >= kv_n) p = 0.f;
             s[qt][n][e] = p;
             rowsum[e >> 1] += p;
           }
@@ -527,7 +534,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) attn_fwd_d128_bhsd_rtna_q1_
   }
 
   // Steps 6-7: o = O_acc * (1 / l), rounded per mode (NaN -> 0x7FFF); 1 / l is taken as 0
-  // when l == 0 (Skv == 0: out = 0, LSE = -inf * ln 2 + ln 0 = -inf); LSE = m * ln 2 + ln l.
+  // when l == 0 (no key: out = 0, LSE = -inf * ln 2 + ln 0 = -inf); LSE = m * ln 2 + ln l.
   // The warp's O rows go to its own Q rows in shared memory (only this warp read them), then
   // out with 16-byte stores.
 #pragma unroll

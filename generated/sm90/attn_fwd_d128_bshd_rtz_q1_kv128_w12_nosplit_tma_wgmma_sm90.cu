@@ -798,7 +798,17 @@ extern "C" __global__ void __launch_bounds__(384, 1)
   const int n_mb = a.num_q_blocks;
   const int n_jobs = n_mb * H * a.B;
   const int n_tiles = (Skv + kKv - 1) / kKv;
-#line 199 "templates/sm90/attn_fwd_wgmma.cu.in"
+  // Keys of the jobs of batch entry b: its length (attngen_kargs.kv_len) clamped into
+  // [0, Skv], or Skv; and a job's KV tiles: at least one (a job with no key runs one fully
+  // masked tile, so that every job keeps its place in the pipeline; n_tiles == 0, Skv = 0,
+  // is handled apart).
+  auto keys_of = [&](int b) -> int {
+    if (a.kv_len == 0) return Skv;
+    const int n = a.kv_len[b];
+    return n < 0 ? 0 : (n > Skv ? Skv : n);
+  };
+  auto tiles_of = [&](int keys) -> int { return keys > kKv ? (keys + kKv - 1) / kKv : 1; };
+#line 209 "templates/sm90/attn_fwd_wgmma.cu.in"
   // Element offsets of job `job`'s Q/O rows and K/V rows: 64-bit per-(batch, head) base,
   // 32-bit row offsets within a batch. Also returns the job's first query row.
   auto job_bases = [&](int job, long long &q_base, long long &kv_base, int &q0, int &h, int &b) {
@@ -807,15 +817,15 @@ extern "C" __global__ void __launch_bounds__(384, 1)
     h = hb % H;
     b = hb / H;
     q0 = mb * kBlockM;
-#line 208 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 218 "templates/sm90/attn_fwd_wgmma.cu.in"
     q_base = ((long long)b * Sq * H + h) * 128;
     kv_base = ((long long)b * Skv * H + h) * 128;
-#line 214 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 224 "templates/sm90/attn_fwd_wgmma.cu.in"
   };
 
-#line 217 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 227 "templates/sm90/attn_fwd_wgmma.cu.in"
   constexpr wg_u32 kFullArrivals = 1;        // the producer thread's arrive.expect_tx
-#line 221 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 231 "templates/sm90/attn_fwd_wgmma.cu.in"
   if (tid == 0) {
     for (int i = 0; i < kQBufs; ++i) {
       wg_mbar_init(bar_q + 8 * i, kFullArrivals);
@@ -827,9 +837,9 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       wg_mbar_init(bar_empty_k + 8 * s, 8);
       wg_mbar_init(bar_empty_v + 8 * s, 8);
     }
-#line 233 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 243 "templates/sm90/attn_fwd_wgmma.cu.in"
     for (int i = 0; i < kOBufs; ++i) wg_mbar_init(bar_o_full + 8 * i, 128);  // its consumer
-#line 235 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 245 "templates/sm90/attn_fwd_wgmma.cu.in"
     wg_fence_mbar_init();
   }
   __syncthreads();
@@ -837,7 +847,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
   if (wgroup == 0) {
     // ================================ producer ================================
     wg_setmaxnreg_dec<24>();
-#line 243 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 253 "templates/sm90/attn_fwd_wgmma.cu.in"
     if (tid == 0 && n_tiles > 0) {
       const void *map_q = &prm.q;
       const void *map_k = &prm.k;
@@ -856,11 +866,13 @@ extern "C" __global__ void __launch_bounds__(384, 1)
         const int hb = job / n_mb;
         const int h = hb % H;
         const int b = hb / H;
-        for (int j = 0; j < n_tiles; ++j, ++it) {
+        const int nt = tiles_of(keys_of(b));
+        for (int j = 0; j < nt; ++j, ++it) {
           const int s = it % kStages;
           const wg_u32 round_parity = (wg_u32)((it / kStages - 1) & 1);
           // K tile j, then V tile j (keys past Skv are zero-filled: their scores are masked,
-          // and P is 0 there, so 0 * 0 cannot inject a NaN).
+          // and P is 0 there, so 0 * 0 cannot inject a NaN; keys past a shorter length are
+          // loaded, masked, and their V rows zeroed by the consumers: zero_v_tail).
           if (it >= kStages) mbar_wait(bar_empty_k + 8 * s, round_parity);
           const wg_u32 fk = bar_full_k + 8 * s;
           const wg_u32 dk = sK + s * kKvStage;
@@ -937,7 +949,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
         }
       }
     }
-#line 403 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 417 "templates/sm90/attn_fwd_wgmma.cu.in"
   } else {
     // ================================ consumers ===============================
     wg_setmaxnreg_inc<240>();
@@ -961,6 +973,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
     for (int i = 0; i < kPRegs; ++i) p[i] = 0u;
     float m0, m1;                            // running max of t (rows g, g + 8), step 3
     float l0, l1;                            // this thread's part of l, step 4
+    int kv_n = Skv, nt = n_tiles;            // keys and KV tiles of the job whose S is next
 
     // This consumer's 64 rows of the Q buffer of the job whose S is issued next, and that
     // buffer's q_empty mbarrier (switched at each job boundary).
@@ -991,12 +1004,12 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       }
       wg_commit();
     };
-#line 457 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 472 "templates/sm90/attn_fwd_wgmma.cu.in"
     // Waits for my turn on the tensor cores, then orders my register writes before the
     // wgmmas (the tiles arrived through the async proxy: no proxy fence).
     auto begin_issue = [&]() {
       wg_bar_sync(bar_me, 256);
-#line 468 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 483 "templates/sm90/attn_fwd_wgmma.cu.in"
 #pragma unroll
       for (int i = 0; i < 64; ++i) wg_fence_operand(o[i]);
 #pragma unroll
@@ -1005,7 +1018,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       for (int i = 0; i < kPRegs; ++i) wg_fence_operand(p[i]);
       wg_fence();
     };
-    // Steps 2-4 on S of tile j (already complete): t = s * scale_log2, keys past Skv -> -inf,
+    // Steps 2-4 on S of tile j (already complete): t = s * scale_log2, keys past kv_n -> -inf,
     // new running max, p = exp2(t - m) in place, l = l * alpha + sum(p). Returns the rescale
     // factors exp2(m_old - m_new) of rows g and g + 8 (unused for the first tile, where O and
     // l are still 0 and nothing is rescaled).
@@ -1018,7 +1031,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
     auto softmax = [&](int j, bool first, float &alpha0, float &alpha1) {
 #pragma unroll
       for (int i = 0; i < kSRegs; ++i) s[i] = wg_mul_rn(s[i], scale_log2);
-      const int lim = Skv - j * kKv;
+      const int lim = kv_n - j * kKv;
       if (lim < kKv) {
 #pragma unroll
         for (int i = 0; i < kSRegs; ++i) {
@@ -1036,6 +1049,10 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       mx0 = wg_max(mx0, wg_shfl_xor(mx0, 2));
       mx1 = wg_max(mx1, wg_shfl_xor(mx1, 1));
       mx1 = wg_max(mx1, wg_shfl_xor(mx1, 2));
+      if (lim <= 0) {                        // a job with no key: p = exp2(-inf - 0) = 0
+        mx0 = 0.f;
+        mx1 = 0.f;
+      }
       alpha0 = first ? 0.f : wg_ex2(wg_sub_rn(m0, mx0));
       alpha1 = first ? 0.f : wg_ex2(wg_sub_rn(m1, mx1));
       m0 = mx0;
@@ -1087,20 +1104,36 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       wg_fence();                            // my writes of O before the wgmmas that read it
       issue_pv(sp);
     };
+    // A job's keys past a length shorter than Skv (attngen_kargs.kv_len) are real memory in
+    // its last V tile (the loads zero-fill only rows past Skv): zeroed in shared memory before
+    // the P.V that reads them, so that their p = 0 meets 0, never an Inf or NaN (0 * Inf is
+    // NaN). `vrows` = the tile's keys within the length. Both consumers write the same zeros;
+    // the stage is not refilled before both release it. Each thread's stores, its proxy fence,
+    // then begin_issue's barrier: the wgmmas of the warpgroup see all of them.
+    auto zero_v_tail = [&](int sp, int vrows) {
+      if (a.kv_len == 0 || vrows >= kKv) return;
+      const wg_u32 vt = sV + sp * kKvStage;
+      for (int i = ct; i < (kKv - vrows) * 64; i += 128) {   // 64 words of 4 bytes per row
+        const int w = i & 63;
+        wg_st_shared_b32(vt + (wg_u32)(w >> 5) * kKvHalf + (wg_u32)(vrows + (i >> 6)) * 128u +
+                             (wg_u32)(w & 31) * 4u, 0u);
+      }
+      wg_fence_proxy_async();                // st.shared (generic) -> wgmma (async proxy)
+    };
     // Makes (alpha0, alpha1) of the tile just softmaxed the pending ones.
     auto set_pending = [&](float alpha0, float alpha1) {
       pa0 = alpha0;
       pa1 = alpha1;
-#line 567 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 602 "templates/sm90/attn_fwd_wgmma.cu.in"
       prs = wg_any(alpha0 != 1.f || alpha1 != 1.f);
-#line 569 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 604 "templates/sm90/attn_fwd_wgmma.cu.in"
     };
 
-#line 572 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 607 "templates/sm90/attn_fwd_wgmma.cu.in"
     // Step 6: o = O * (1 / l) (l = 0 -> 0), rounded, into this consumer's O buffer (the
     // storer writes it out). Step 7: LSE = m ln2 + ln l. For job `job` with the final running
     // max (em0, em1) and this thread's parts of l (el0, el1).
-#line 580 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 615 "templates/sm90/attn_fwd_wgmma.cu.in"
     auto epilogue = [&](int job, float em0, float em1, float el0, float el1) {
       long long q_base, kv_base;
       int q0, h, b;
@@ -1114,7 +1147,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       const float inv1 = ls1 == 0.f ? 0.f : wg_rcp_rn(ls1);
       const int qa = q0 + 64 * cw + 16 * wq + g;  // rows qa and qa + 8
       const bool ok0 = qa < Sq, ok1 = qa + 8 < Sq;
-#line 594 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 629 "templates/sm90/attn_fwd_wgmma.cu.in"
       (void)q_base;
       // Wait until the buffer's previous contents have been read by their stores (a named
       // barrier: an mbarrier wait loop here, with O and S live, made ptxas spill).
@@ -1124,21 +1157,21 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       // the chunk bits (4..6) of the address XOR c, with g's bits set in `orow`.
       const wg_u32 orow = (sO + (wg_u32)ob * kOBufBytes + (wg_u32)(16 * wq) * 128u +
                            (wg_u32)g * 128u + 4u * t4) | ((wg_u32)g << 4);
-#line 608 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 643 "templates/sm90/attn_fwd_wgmma.cu.in"
 #pragma unroll
       for (int i = 0; i < 16; ++i) {
         const wg_u32 r0 = round_out2(wg_mul_rn(o[4 * i], inv0), wg_mul_rn(o[4 * i + 1], inv0));
         const wg_u32 r1 = round_out2(wg_mul_rn(o[4 * i + 2], inv1), wg_mul_rn(o[4 * i + 3], inv1));
-#line 613 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 648 "templates/sm90/attn_fwd_wgmma.cu.in"
         const wg_u32 at = (orow ^ ((wg_u32)(i & 7) << 4)) + (wg_u32)(i >> 3) * (kOBufBytes / 2);
         wg_st_shared_b32(at, r0);
         wg_st_shared_b32(at + 8u * 128u, r1);
-#line 620 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 655 "templates/sm90/attn_fwd_wgmma.cu.in"
       }
-#line 622 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 657 "templates/sm90/attn_fwd_wgmma.cu.in"
       wg_fence_proxy_async();                // st.shared (generic) -> the stores (async proxy)
       wg_mbar_arrive(bar_o_full + 8 * ob);
-#line 625 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 660 "templates/sm90/attn_fwd_wgmma.cu.in"
       if (a.lse != 0 && t4 == 0) {
         float *lse = a.lse + ((long long)b * H + h) * (long long)Sq;
         if (ok0) wg_st_global_f32(lse + qa, wg_add_rn(wg_mul_rn(em0, kLn2), logf(ls0)));
@@ -1168,6 +1201,8 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       for (; job < n_jobs; job += (int)gridDim.x) epilogue(job, neg_inf, neg_inf, 0.f, 0.f);
       return;
     }
+    kv_n = keys_of(job / (n_mb * H));
+    nt = tiles_of(kv_n);
     if (cw == 1) wg_bar_arrive(1, 256);      // consumer 0 issues first
     {
       // The block's first round: S_0 of its first job only.
@@ -1181,13 +1216,13 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       for (int i = 0; i < kSRegs; ++i) wg_fence_operand(s[i]);
       if (lane == 0) {
         wg_mbar_arrive(bar_empty_k);
-        if (n_tiles == 1) wg_mbar_arrive(q_empty);
+        if (nt == 1) wg_mbar_arrive(q_empty);
       }
       float alpha0, alpha1;
       softmax(0, true, alpha0, alpha1);
       pack();
     }
-    // A round that issues S_j and P_{j-1} V_{j-1} of the same job (1 <= j < n_tiles).
+    // A round that issues S_j and P_{j-1} V_{j-1} of the same job (1 <= j < nt).
     auto steady_round = [&](int j) {
       const int sj = it % kStages;
       const int sp = (it + kStages - 1) % kStages;
@@ -1202,7 +1237,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       for (int i = 0; i < kSRegs; ++i) wg_fence_operand(s[i]);
       if (lane == 0) {
         wg_mbar_arrive(bar_empty_k + 8 * sj);
-        if (j == n_tiles - 1) wg_mbar_arrive(q_empty);  // the job's last read of Q
+        if (j == nt - 1) wg_mbar_arrive(q_empty);  // the job's last read of Q
       }
       // In the SASS, ptxas schedules the wgmma.wait_group 0 below to the top of the softmax's
       // basic block (right after the score scaling and masking), so the softmax runs once
@@ -1224,7 +1259,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       ++it;
     };
     it = 1;
-    for (int j = 1; j < n_tiles; ++j) steady_round(j);
+    for (int j = 1; j < nt; ++j) steady_round(j);
     for (job += (int)gridDim.x; job < n_jobs; job += (int)gridDim.x) {
       ++nj;
       {
@@ -1239,6 +1274,9 @@ extern "C" __global__ void __launch_bounds__(384, 1)
         }
         mbar_wait(bar_full_k + 8 * sj, (wg_u32)((it / kStages) & 1));
         mbar_wait(bar_full_v + 8 * sp, (wg_u32)(((it - 1) / kStages) & 1));
+        zero_v_tail(sp, kv_n - (nt - 1) * kKv);  // o_job's last V tile
+        kv_n = keys_of(job / (n_mb * H));    // from here on: the new job's
+        nt = tiles_of(kv_n);
         begin_issue();
         issue_qk(sj);
         rescale_then_pv(sp);
@@ -1248,7 +1286,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
         for (int i = 0; i < kSRegs; ++i) wg_fence_operand(s[i]);
         if (lane == 0) {
           wg_mbar_arrive(bar_empty_k + 8 * sj);
-          if (n_tiles == 1) wg_mbar_arrive(q_empty);
+          if (nt == 1) wg_mbar_arrive(q_empty);
         }
         const float pm0 = m0, pm1 = m1, pl0 = l0, pl1 = l1;  // o_job's, for its epilogue
         m0 = neg_inf;
@@ -1269,12 +1307,13 @@ extern "C" __global__ void __launch_bounds__(384, 1)
         pack();
         ++it;
       }
-      for (int j = 1; j < n_tiles; ++j) steady_round(j);
+      for (int j = 1; j < nt; ++j) steady_round(j);
     }
     {
       // The last job's P_{n-1} V_{n-1}, then its epilogue.
       const int sp = (it + kStages - 1) % kStages;
       mbar_wait(bar_full_v + 8 * sp, (wg_u32)(((it - 1) / kStages) & 1));
+      zero_v_tail(sp, kv_n - (nt - 1) * kKv);
       begin_issue();
       rescale_then_pv(sp);
       wg_bar_arrive(bar_other, 256);
@@ -1286,6 +1325,6 @@ extern "C" __global__ void __launch_bounds__(384, 1)
     }
   }
 }
-#line 773 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 814 "templates/sm90/attn_fwd_wgmma.cu.in"
 #undef sO
 #undef bar_o_full

@@ -317,11 +317,6 @@ static attngen_status make_plan(attngen_context *c, const attngen_fwd_args *a, p
   memset(p, 0, sizeof *p);
   if (!c->runs_target)
     return attngen__fail(ATTNGEN_STATUS_NO_VARIANT, "%s: %s", c->props.backend, c->target_problem);
-  if (a->kv_lengths && c->be->target != ATTNGEN__TARGET_GFX942)
-    return attngen__fail(ATTNGEN_STATUS_NO_VARIANT,
-                         "args.kv_lengths: per-batch key lengths are not supported by the %s "
-                         "kernels yet (allowed on this backend: NULL; supported by the gfx942 "
-                         "kernels (hip, emu) and the cpu reference)", target_name(c->be->target));
   attngen__dispatch_input in;
   memset(&in, 0, sizeof in);
   in.target = c->be->target;
@@ -366,7 +361,7 @@ static attngen_status make_plan(attngen_context *c, const attngen_fwd_args *a, p
 typedef struct plan_key {
   attngen__call_shape shape;
   int tuning_on;
-  int has_kv_lengths; /* not every target takes them (make_plan) */
+  int has_kv_lengths; /* whether args.kv_lengths is set */
   uint32_t scale_bits;
   char forced[128]; /* args.variant, else ATTNGEN_VARIANT, else "" */
 } plan_key;
