@@ -6,6 +6,11 @@
 #   check   attngen check through cuda for an AOT variant (large scores, NaN/Inf)
 #   bench   bench/bench.py: attngen vs SDPA backends on docs/SHAPES.md + GEMM ceiling
 #   tune    attngen tune on 3 shapes, then a second process runs them with the database
+#   python  python/tests/gpu/gpu_check.py (ATTNGEN_PYCHECKS: its --only list; default all but
+#           cpu_suite)
+#   diffusers  python/tests/gpu/real_diffusers.py on the real diffusers source: a tarball of a
+#           diffusers checkout's src/diffusers at $ATTNGEN_DIFFUSERS_TGZ (default
+#           .gpu-ext/diffusers-src.tar.gz, carried), unpacked into /tmp
 # Logs go to $OUT (the device tool's output folder) or /tmp/attngen-out.
 set -u
 cd "$(dirname "$0")/.."
@@ -50,6 +55,18 @@ for step in $steps; do
       for s in 2,24,8192,8192 1,12,32760,512 16,16,1024,1024; do
         ATTNGEN_TUNING_FILE="$db" run "$A" run --backend cuda --shape $s --iters 20
       done 2>&1 | tee -a "$OUT/tune.log" ;;
+    python)
+      run env ATTNGEN_LIB="$G/libattngen.so" PYTHONPATH="$PWD/python" python3 \
+        python/tests/gpu/gpu_check.py --out "$OUT" \
+        ${ATTNGEN_PYCHECKS:+--only "$ATTNGEN_PYCHECKS"} \
+        ${ATTNGEN_PYCHECKS:---skip cpu_suite} 2>&1 | tee "$OUT/gpu_check.log" ;;
+    diffusers)
+      tgz="${ATTNGEN_DIFFUSERS_TGZ:-$PWD/.gpu-ext/diffusers-src.tar.gz}"
+      rm -rf /tmp/diffusers-src && mkdir -p /tmp/diffusers-src
+      tar -xzf "$tgz" -C /tmp/diffusers-src
+      run env ATTNGEN_LIB="$G/libattngen.so" PYTHONPATH="$PWD/python" python3 \
+        python/tests/gpu/real_diffusers.py --diffusers-src /tmp/diffusers-src/src \
+        --out "$OUT" 2>&1 | tee "$OUT/real_diffusers.log" ;;
     *) echo "unknown step $step"; status=2 ;;
   esac
 done

@@ -139,7 +139,7 @@ typedef struct attngen_fwd_args {
    * out = 0 and LSE = -inf. The host checks the pointer's alignment and overlap only (the
    * values live on the device and are not read before the launch); the kernels clamp each
    * value into [0, seqlen_kv], so no value can make them read or write out of bounds.
-   * The sm90 kernels do not take it yet: NO_VARIANT naming args.kv_lengths. */
+   * Every backend takes it (cpu, emu, hip: gfx942 kernels, cuda: sm90 kernels). */
   const int32_t *kv_lengths;
 } attngen_fwd_args;
 

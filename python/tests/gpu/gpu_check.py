@@ -3,6 +3,7 @@
 Runs, each as a named check with PASS/FAIL and numbers, a table last:
   numerics     attngen vs an fp64 reference and vs SDPA-cuDNN on the same inputs (bshd,
                bhsd views, LSE)
+  kvlen        per-batch key lengths (kv_lengths) vs fp64 per entry, NaN/Inf in masked keys
   opcheck      torch.library.opcheck on torch.ops.attngen.fwd
   compile      torch.compile(fullgraph=True) of a function around attngen.attention
   stream       a non-default stream gives the default stream's bits
@@ -98,6 +99,44 @@ def c_numerics(args):
     for mode in ("rtna", "rtz"):
         o = attngen.attention(q, k, v, rounding=mode)
         assert (o.double() - attngen.attention(q, k, v).double()).abs().max() < 2 ** -6
+    return json.dumps(rows)
+
+
+@check("kvlen")
+def c_kvlen(args):
+    """attention(..., kv_lengths=) vs the fp64 attention of each entry's key prefix, with NaN
+    and Inf in every masked key (they must contribute nothing); a length of 0 gives out = 0
+    and LSE = -inf. Reports (does not assert) whether each entry equals the dense call on
+    its sliced keys bitwise: the dispatcher may pick another KV tile for the shorter Skv."""
+    torch.manual_seed(1)
+    B, H, Sq, Skv = 4, 6, 300, 1000
+    q, k, v = (torch.randn(B, S, H, 128, device="cuda", dtype=torch.bfloat16)
+               for S in (Sq, Skv, Skv))
+    lens = torch.tensor([1000, 0, 613, 1], device="cuda", dtype=torch.int32)
+    for b, n in enumerate(lens.tolist()):
+        k[b, n:, :, ::7] = float("nan")
+        v[b, n:, :, ::5] = float("inf")
+    scale = 128 ** -0.5
+    rows = []
+    for mode in ("rtne", "rtna", "rtz"):
+        out, lse = attngen.attention(q, k, v, kv_lengths=lens, rounding=mode, return_lse=True)
+        for b, n in enumerate(lens.tolist()):
+            if n == 0:
+                assert torch.all(out[b] == 0), "a zero-length entry's out is not 0"
+                assert torch.all(lse[b] == float("-inf")), "a zero-length entry's LSE"
+                continue
+            qb, kb, vb = (t[b:b + 1].transpose(1, 2) for t in (q, k[:, :n], v[:, :n]))
+            ref, ref_lse = ref64(qb, kb, vb, scale)
+            e = (out[b:b + 1].transpose(1, 2).double() - ref).abs()
+            assert torch.isfinite(out[b]).all(), f"non-finite output in entry {b} ({mode})"
+            dense = attngen.attention(q[b:b + 1], k[b:b + 1, :n].contiguous(),
+                                      v[b:b + 1, :n].contiguous(), rounding=mode)
+            same = torch.equal(dense, out[b:b + 1])
+            rows.append(dict(mode=mode, b=b, n=n, max_err=e.max().item(),
+                             lse_err=(lse[b:b + 1].double() - ref_lse).abs().max().item(),
+                             bitwise_equal_sliced=same))
+            assert e.max().item() <= 2 ** -6, rows[-1]
+            assert rows[-1]["lse_err"] < 1e-3, rows[-1]
     return json.dumps(rows)
 
 
