@@ -206,11 +206,13 @@ static const attngen__variant_desc sm90_set[] = {
 static int describe_calls;
 
 /* Stands in for the generator: knows one extra name. */
-static int fake_describe(const char *name, attngen__variant_desc *out, char **error) {
+static int fake_describe(void *user, const char *name, attngen__variant_desc *out,
+                         const char **source, char **error) {
   describe_calls++;
   if (strcmp(name, "g_extra_kv32") == 0) {
     attngen__variant_desc d = {name, ATTNGEN__TARGET_GFX942, 0, 0, 2, 32, 8, 0, 0, 512, 128, 16384, 32};
     *out = d;
+    *source = user; /* the fake generator's source: the input's describe_user */
     return 0;
   }
   *error = strdup("unknown variant (fake generator)");
@@ -256,6 +258,8 @@ static void test_dispatch_forced_outside_set_uses_generator(void **state) {
   attngen__dispatch_input in = gfx_input(1, 1, 64, 64, 304);
   in.forced = "g_extra_kv32";
   in.forced_by = "ATTNGEN_VARIANT";
+  static char source[] = "// g_extra_kv32's source";
+  in.describe_user = source;
   describe_calls = 0;
   attngen__dispatch_result r;
   pick(&in, &r);
@@ -264,6 +268,19 @@ static void test_dispatch_forced_outside_set_uses_generator(void **state) {
   assert_int_equal(r.desc.kv_tile, 32);
   assert_false(r.in_default_set);
   assert_int_equal(r.rule, ATTNGEN_RULE_FORCED);
+  /* the describer's source rides in the result (the plan carries it to the JIT) */
+  assert_ptr_equal(r.source, source);
+  /* a variant of the candidates has none: the JIT generates it from the name */
+  in.forced = "g_q3_tail";
+  pick(&in, &r);
+  assert_true(r.in_default_set);
+  assert_null(r.source);
+  /* a tuning entry outside the set is described too and carries its source */
+  in.forced = NULL;
+  in.tuned = "g_extra_kv32";
+  pick(&in, &r);
+  assert_int_equal(r.rule, ATTNGEN_RULE_TUNING);
+  assert_ptr_equal(r.source, source);
 }
 
 static void test_dispatch_forced_mismatch_is_an_error(void **state) {

@@ -361,6 +361,43 @@ static void test_emu_jit_issue_command_runs_and_checks(void **state) {
   assert_int_equal(n, 1);
   assert_string_equal(items[0].meta.variant, ISSUE_VARIANT);
   free(items);
+
+  /* In this process, through the API: the plan carries the source generated when the
+   * variant was described, so a context generates it once and the JIT compiles nothing (the
+   * key hashed from the plan's source is the entry the CLI stored); a second context
+   * describes it again; the JIT asked by name alone (the source generated from the name)
+   * finds the same entry. */
+  attngen__inputs in;
+  assert_int_equal(attngen__inputs_make(&in, ATTNGEN__INPUT_UNIFORM, 5, ATTNGEN_LAYOUT_BSHD, 1,
+                                        1, 20, 30, 0.088388347648f),
+                   ATTNGEN_STATUS_OK);
+  uint16_t *o = calloc((size_t)20 * 128, 2);
+  assert_non_null(o);
+  attngen_choice ch;
+  const unsigned long g0 = attngen__gen_source_count(), c0 = attngen__jit_compile_count();
+  attngen_context_options opts = {"emu", 0};
+  attngen_context *ctx[2] = {NULL, NULL};
+  for (int i = 0; i < 2; i++) {
+    assert_int_equal(attngen_create(&ctx[i], &opts), ATTNGEN_STATUS_OK);
+    assert_int_equal(run_call(ctx[i], &in, ISSUE_VARIANT, o, NULL, &ch), ATTNGEN_STATUS_OK);
+    assert_int_equal(run_call(ctx[i], &in, ISSUE_VARIANT, o, NULL, &ch), ATTNGEN_STATUS_OK);
+    assert_string_equal(ch.variant, ISSUE_VARIANT);
+    assert_int_equal(attngen__gen_source_count(), g0 + 1 + (unsigned long)i);
+  }
+  assert_int_equal(attngen__jit_compile_count(), c0);
+  attngen__jit_request req = {ISSUE_VARIANT, ATTNGEN__TARGET_GFX942, NULL, 0, NULL, 1};
+  attngen__jit_result r;
+  assert_int_equal(attngen__jit_get(&req, &r), ATTNGEN_STATUS_OK);
+  assert_int_not_equal(r.origin, ATTNGEN__JIT_COMPILED);
+  free(r.image);
+  assert_int_equal(attngen__gen_source_count(), g0 + 3);
+  assert_int_equal(attngen__jit_compile_count(), c0);
+  assert_int_equal(attngen__cache_list(dir, &items, &n), ATTNGEN_STATUS_OK);
+  assert_int_equal(n, 1);
+  free(items);
+  for (int i = 0; i < 2; i++) attngen_destroy(ctx[i]);
+  free(o);
+  attngen__inputs_free(&in);
 }
 
 int main(void) {

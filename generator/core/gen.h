@@ -35,6 +35,11 @@ int attngen__gen_variant_desc(const char *variant_name, attngen__variant_desc *d
 int attngen__gen_variant(const char *variant_name, attngen__variant_desc *desc,
                          char **source_out, char **error_out, char **source_error_out);
 
+/* How many times this process has generated a variant's source (attngen__gen_source, or
+ * attngen__gen_variant asked for one), for tests: a context's plan carries the source made
+ * when its variant was described, so the JIT does not generate it again. */
+unsigned long attngen__gen_source_count(void);
+
 /* Lists the canonical names of the tuning search space for a target ("gfx942"|"sm90"):
  * a malloc'd array of malloc'd strings; returns the count, or -1 with *error_out set. */
 int attngen__gen_search_space(const char *target, char ***names_out, char **error_out);

@@ -32,6 +32,19 @@ typedef struct kernel {
   struct kernel *next;
 } kernel;
 
+/* A variant described by name (outside the built-in set) for a context's plans: the
+ * descriptor and, from the same generator state, the source the JIT compiles (NULL when
+ * its generation failed: the JIT then generates it again and reports why). A generator
+ * state costs about 1.5 ms (measured as the whole per-call time of small shapes in
+ * `attngen tune` on an H200), so each name is described once per context; the entries live
+ * until attngen_destroy, so the plans (and the plan memo) may point at their sources. */
+struct described {
+  char *name;
+  attngen__variant_desc desc; /* desc.name == name */
+  char *source;
+  struct described *next;
+};
+
 /* Split-partials workspace of one stream; grown by replacement, old buffers retired (freed
  * at destroy) so a growing call never waits for earlier calls that may still use them. */
 typedef struct workspace {
@@ -154,6 +167,12 @@ void attngen_destroy(attngen_context *c) {
   }
   attngen__tuning_db_free(c->tuning);
   free(c->memo);
+  for (struct described *d = c->described, *next; d; d = next) {
+    next = d->next;
+    free(d->source);
+    free(d->name);
+    free(d);
+  }
   c->be->close(c->bs);
   pthread_mutex_destroy(&c->mutex);
   free(c);
@@ -170,7 +189,7 @@ attngen_status attngen_device_info(attngen_context *c, attngen_device_props *out
 /* ---- planning --------------------------------------------------------------------------- */
 
 typedef struct plan {
-  attngen__dispatch_result sel;
+  attngen__dispatch_result sel;     /* sel.source: a described variant's source, for the JIT */
   const attngen__code_object *code; /* embedded code object (GPU), or NULL */
   int embedded;                     /* code object (GPU) / emulator kernel (emu) exists */
   unsigned grid[3];
@@ -192,58 +211,54 @@ static const attngen__code_object *find_code_object(const char *name, int target
   return NULL;
 }
 
-/* Descriptors of variants outside the manifest come from the generator (a Lua state per
- * call, about 1.5 ms: measured as the whole per-call time of small shapes in `attngen tune`
- * on an H200), so they are remembered for the process. Bounded; entries are never freed. */
-/* Variants described by name (outside the built-in set): the descriptor and, from the same
- * generator state, the source the JIT compiles (NULL when its generation failed: the JIT
- * then generates it again and reports why). Kept for the process. */
-#define DESCRIBED_MAX 256
-static struct {
-  char *name;
-  attngen__variant_desc desc;
-  char *source;
-} described[DESCRIBED_MAX];
-static int described_count;
-static pthread_mutex_t described_mutex = PTHREAD_MUTEX_INITIALIZER;
-
-static int describe_variant(const char *name, attngen__variant_desc *out, char **error) {
-  pthread_mutex_lock(&described_mutex);
-  for (int i = 0; i < described_count; i++) {
-    if (strcmp(described[i].name, name) == 0) {
-      *out = described[i].desc;
-      pthread_mutex_unlock(&described_mutex);
-      return 0;
-    }
-  }
-  pthread_mutex_unlock(&described_mutex);
-  char *source = NULL;
-  int rc = attngen__gen_variant(name, out, &source, error, NULL);
-  if (rc != 0) return rc;
-  pthread_mutex_lock(&described_mutex);
-  char *copy = described_count < DESCRIBED_MAX ? strdup(name) : NULL;
-  if (copy) {
-    described[described_count].name = copy;
-    described[described_count].desc = *out;
-    described[described_count].desc.name = copy;
-    described[described_count].source = source;
-    source = NULL;
-    described_count++;
-  }
-  pthread_mutex_unlock(&described_mutex);
-  free(source);
-  return 0;
+static const struct described *find_described(const attngen_context *c, const char *name) {
+  for (const struct described *d = c->described; d; d = d->next)
+    if (strcmp(d->name, name) == 0) return d;
+  return NULL;
 }
 
-/* The source generated with a described variant's descriptor, or NULL (entries are never
- * removed, so the pointer stays valid). */
-static const char *described_source(const char *name) {
-  const char *source = NULL;
-  pthread_mutex_lock(&described_mutex);
-  for (int i = 0; i < described_count && !source; i++)
-    if (strcmp(described[i].name, name) == 0) source = described[i].source;
-  pthread_mutex_unlock(&described_mutex);
-  return source;
+/* The dispatcher's describe function (dispatch.h) for a context (user). */
+static int describe_variant(void *user, const char *name, attngen__variant_desc *out,
+                            const char **source, char **error) {
+  attngen_context *c = user;
+  pthread_mutex_lock(&c->mutex);
+  const struct described *known = find_described(c, name);
+  pthread_mutex_unlock(&c->mutex);
+  if (known) {
+    *out = known->desc;
+    *source = known->source;
+    return 0;
+  }
+  struct described *d = calloc(1, sizeof *d);
+  if (!d || !(d->name = strdup(name))) {
+    free(d);
+    *error = strdup("out of memory describing the variant");
+    return 1;
+  }
+  int rc = attngen__gen_variant(name, &d->desc, &d->source, error, NULL);
+  if (rc != 0) {
+    free(d->name);
+    free(d);
+    return rc;
+  }
+  d->desc.name = d->name;
+  pthread_mutex_lock(&c->mutex);
+  known = find_described(c, name); /* another thread may have described it meanwhile */
+  if (!known) {
+    d->next = c->described;
+    c->described = d;
+    known = d;
+    d = NULL;
+  }
+  *out = known->desc;
+  *source = known->source;
+  pthread_mutex_unlock(&c->mutex);
+  if (d) {
+    free(d->source);
+    free(d->name);
+    free(d);
+  }
+  return 0;
 }
 
 /* Launch geometry and the kernel arguments that do not depend on pointers. Non-split
@@ -341,6 +356,7 @@ static attngen_status make_plan(attngen_context *c, const attngen_fwd_args *a, p
   in.count = attngen__manifest_count;
   in.split_supported = 1; /* tail variants are planned by split_plan.h (plan_launch) */
   in.describe = describe_variant;
+  in.describe_user = c;
   attngen_status st = attngen__dispatch_select(&in, &p->sel);
   if (st != ATTNGEN_STATUS_OK) return st;
   if (c->be->kind == ATTNGEN__BACKEND_GPU) {
@@ -452,7 +468,7 @@ static attngen_status load_kernel(attngen_context *c, const plan *p, void *strea
                            "happen while the stream captures a graph (run it once before "
                            "capturing)", name);
       if (st == ATTNGEN_STATUS_OK) {
-        attngen__jit_request req = {name, be->target, described_source(name),
+        attngen__jit_request req = {name, be->target, p->sel.source,
                                     c->env.jit_lock_timeout_s, &c->env,
                                     be->kind == ATTNGEN__BACKEND_EMU};
         attngen__jit_result res;

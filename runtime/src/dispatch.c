@@ -389,11 +389,12 @@ static attngen_status resolve_named(const attngen__dispatch_input *in, const cha
                                     attngen__dispatch_result *out, char *problem, size_t len) {
   const attngen__variant_desc *c = find_candidate(in, name);
   attngen__variant_desc d;
+  const char *source = NULL;
   if (c) {
     d = *c;
   } else {
     char *err = NULL;
-    if (!in->describe || in->describe(name, &d, &err) != 0) {
+    if (!in->describe || in->describe(in->describe_user, name, &d, &source, &err) != 0) {
       snprintf(problem, len, "%s", err ? err : "unknown variant name");
       free(err);
       return ATTNGEN_STATUS_NO_VARIANT;
@@ -408,6 +409,7 @@ static attngen_status resolve_named(const attngen__dispatch_input *in, const cha
   out->desc = d;
   out->desc.name = out->name;
   out->in_default_set = c != NULL;
+  out->source = source;
   return ATTNGEN_STATUS_OK;
 }
 

@@ -27,9 +27,13 @@ attngen_status attngen__check_args(const attngen_fwd_args *a, int need_pointers)
 /* The shape of a call (call_shape.h). */
 typedef attngen__call_shape attngen__shape;
 
-/* Describes a variant by name (in the library the generator's attngen__gen_variant, which
- * keeps the source made in the same generator state for the JIT; tests substitute their own). Returns 0, or nonzero with a malloc'd *error. */
-typedef int (*attngen__describe_fn)(const char *name, attngen__variant_desc *out, char **error);
+/* Describes a variant by name (in the library the generator's attngen__gen_variant through
+ * the context, which keeps the source made in the same generator state; tests substitute
+ * their own). user is the dispatch input's describe_user. Returns 0 with the descriptor in
+ * *out and in *source the variant's generated source or NULL (owned by the describer, alive
+ * as long as its user: the plan carries it to the JIT), or nonzero with a malloc'd *error. */
+typedef int (*attngen__describe_fn)(void *user, const char *name, attngen__variant_desc *out,
+                                    const char **source, char **error);
 
 typedef struct attngen__dispatch_input {
   int target;                 /* attngen__target of the context */
@@ -43,6 +47,7 @@ typedef struct attngen__dispatch_input {
   size_t count;
   int split_supported;        /* kv_split=tail variants can be planned and launched */
   attngen__describe_fn describe; /* for names outside the candidates */
+  void *describe_user;           /* describe's first argument */
 } attngen__dispatch_input;
 
 typedef struct attngen__dispatch_result {
@@ -50,6 +55,8 @@ typedef struct attngen__dispatch_result {
   char name[128];
   int rule;                   /* attngen_rule */
   int in_default_set;         /* found among the candidates */
+  const char *source;         /* a described variant's generated source (describe's), for
+                                 the JIT; NULL for the candidates or when describe has none */
   char reason[512];
 } attngen__dispatch_result;
 

@@ -16,7 +16,9 @@
 typedef struct attngen__jit_request {
   const char *name;   /* variant name (kernel symbol), for logs and cache metadata */
   int target;         /* attngen__target */
-  const char *source; /* NULL: generate it from name with the embedded generator */
+  const char *source; /* the source to compile (a context's plan carries the one generated
+                         when its variant was described; tests give their own); NULL:
+                         generate it from name with the embedded generator */
   double lock_timeout_s; /* wait for another process's compile of the same key at most
                             this long, then JIT_FAILED (<= 0: the environment's
                             ATTNGEN_JIT_LOCK_TIMEOUT, default 300 s) */
