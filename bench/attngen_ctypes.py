@@ -6,8 +6,9 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
                                 "python"))
-from attngen._lib import (AttngenError, Context, LAYOUTS, ROUNDINGS,  # noqa: E402,F401
+from attngen._lib import (AttngenError, Context,  # noqa: E402,F401
                           library_candidates)
+from attngen import _names  # noqa: E402
 
 
 def find_library(path=None):
@@ -39,8 +40,12 @@ class Attngen(Context):
             a.seqlen_kv = k.shape[2]
         a.q, a.k, a.v, a.out = q.data_ptr(), k.data_ptr(), v.data_ptr(), out.data_ptr()
         a.lse = lse.data_ptr() if lse is not None else None
-        a.layout = LAYOUTS[layout]
-        a.rounding = ROUNDINGS[rounding]
+        lc, rc = _names.layout_code(layout), _names.rounding_code(rounding)
+        if lc is None or rc is None:
+            raise AttngenError("INVALID_ARGUMENT", f"layout {layout!r} / rounding {rounding!r} "
+                               f"(allowed: {', '.join(_names.names('layout'))} / "
+                               f"{', '.join(_names.names('rounding'))})")
+        a.layout, a.rounding = lc, rc
         if softmax_scale is not None:
             a.softmax_scale = softmax_scale
         a.stream = stream

@@ -23,7 +23,9 @@ export PYTHONUNBUFFERED=1
 A="$G/attngen"
 steps="${*:-tests jit check bench tune}"
 status=0
-run() { echo "+ $*"; "$@" || { echo "!! exit $? from: $*"; status=1; }; }
+# (each step's output goes through tee: its exit status is read from PIPESTATUS)
+run() { echo "+ $*"; "$@" || { local rc=$?; echo "!! exit $rc from: $*"; return $rc; }; }
+piped() { [ "${PIPESTATUS[0]}" = 0 ] || status=1; }
 
 echo "== $(date -u +%FT%TZ) $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader)"
 run "$A" info
@@ -31,42 +33,43 @@ JITV=attn_fwd_d128_bshd_rtne_q1_kv128_w8_nosplit_mma_sm90
 for step in $steps; do
   echo "== step $step"
   case $step in
-    tests) run "$G/test_gpu_sm90" 2>&1 | tee "$OUT/gpu_tests.log" ;;
+    tests) run "$G/test_gpu_sm90" 2>&1 | tee "$OUT/gpu_tests.log"; piped ;;
     jit)
       rm -rf "$ATTNGEN_CACHE_DIR"
       for i in 1 2; do
         /usr/bin/time -f "process wall %e s (run $i)" env ATTNGEN_LOG=2 "$A" run --backend cuda \
           --shape 2,16,4096,4096 --variant $JITV --iters 5 2>&1 | tee -a "$OUT/jit.log"
       done
-      run "$A" check --backend cuda --variant $JITV --shape 2,3,1000,777 --large-scores 2>&1 | tee -a "$OUT/jit.log"
-      run "$A" cache ls | tee -a "$OUT/jit.log" ;;
+      run "$A" check --backend cuda --variant $JITV --shape 2,3,1000,777 --large-scores 2>&1 | tee -a "$OUT/jit.log"; piped
+      run "$A" cache ls | tee -a "$OUT/jit.log"; piped ;;
     check)
       for r in rtne rtna rtz; do for l in bshd bhsd; do
         run "$A" check --backend cuda --shape 2,3,257,1000 --layout $l --round $r --large-scores
         run "$A" check --backend cuda --shape 1,2,129,4099 --layout $l --round $r --special
-      done; done 2>&1 | tee "$OUT/check.log" ;;
+      done; done 2>&1 | tee "$OUT/check.log"; piped ;;
     bench)
       run python3 bench/bench.py --lib "$G/libattngen.so" --shapes all --layout both \
-        --md "$OUT/bench.md" 2>&1 | tee "$OUT/bench.log" ;;
+        --md "$OUT/bench.md" 2>&1 | tee "$OUT/bench.log"; piped ;;
     tune)
       db="$OUT/tuning.db"
       run "$A" tune --backend cuda --shape 2,24,8192,8192 --shape 1,12,32760,512 \
-        --shape 16,16,1024,1024 --iters 20 --timeout 5 -o "$db" 2>&1 | tee "$OUT/tune.log"
+        --shape 16,16,1024,1024 --iters 20 --timeout 5 -o "$db" 2>&1 | tee "$OUT/tune.log"; piped
       for s in 2,24,8192,8192 1,12,32760,512 16,16,1024,1024; do
         ATTNGEN_TUNING_FILE="$db" run "$A" run --backend cuda --shape $s --iters 20
-      done 2>&1 | tee -a "$OUT/tune.log" ;;
+      done 2>&1 | tee -a "$OUT/tune.log"; piped ;;
     python)
+      if [ -n "${ATTNGEN_PYCHECKS:-}" ]; then pick=(--only "$ATTNGEN_PYCHECKS");
+      else pick=(--skip cpu_suite); fi
       run env ATTNGEN_LIB="$G/libattngen.so" PYTHONPATH="$PWD/python" python3 \
-        python/tests/gpu/gpu_check.py --out "$OUT" \
-        ${ATTNGEN_PYCHECKS:+--only "$ATTNGEN_PYCHECKS"} \
-        ${ATTNGEN_PYCHECKS:---skip cpu_suite} 2>&1 | tee "$OUT/gpu_check.log" ;;
+        python/tests/gpu/gpu_check.py --out "$OUT" "${pick[@]}" 2>&1 | tee "$OUT/gpu_check.log"
+      piped ;;
     diffusers)
       tgz="${ATTNGEN_DIFFUSERS_TGZ:-$PWD/.gpu-ext/diffusers-src.tar.gz}"
       rm -rf /tmp/diffusers-src && mkdir -p /tmp/diffusers-src
       tar -xzf "$tgz" -C /tmp/diffusers-src
       run env ATTNGEN_LIB="$G/libattngen.so" PYTHONPATH="$PWD/python" python3 \
         python/tests/gpu/real_diffusers.py --diffusers-src /tmp/diffusers-src/src \
-        --out "$OUT" 2>&1 | tee "$OUT/real_diffusers.log" ;;
+        --out "$OUT" 2>&1 | tee "$OUT/real_diffusers.log"; piped ;;
     *) echo "unknown step $step"; status=2 ;;
   esac
 done
