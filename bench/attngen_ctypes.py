@@ -29,7 +29,7 @@ class Attngen(Context):
         super().__init__(backend, device, find_library(lib_path))
 
     def args(self, q, k, v, out, layout="bshd", rounding="rtne", softmax_scale=None,
-             lse=None, stream=None, variant=None):
+             lse=None, stream=None, variant=None, causal=False):
         """FwdArgs for torch tensors q, k, v, out (bf16, dense in `layout`)."""
         a = self.new_args()
         if layout == "bshd":
@@ -46,6 +46,7 @@ class Attngen(Context):
                                f"(allowed: {', '.join(_names.names('layout'))} / "
                                f"{', '.join(_names.names('rounding'))})")
         a.layout, a.rounding = lc, rc
+        a.causal = 1 if causal else 0
         if softmax_scale is not None:
             a.softmax_scale = softmax_scale
         a.stream = stream

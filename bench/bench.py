@@ -61,8 +61,13 @@ PEER_NAMES = [p for p, _ in PEERS]
 L2_ROTATE_BYTES = 512 << 20  # input sets per shape cover at least this much memory
 
 
-def flops(b, h, sq, skv):
-    return 4.0 * b * h * sq * skv * HEAD_DIM
+def flops(b, h, sq, skv, causal=False):
+    """2 x multiply-adds of QK^T and PV over the (query, key) pairs the mask keeps (causal:
+    bottom-right aligned, row i sees min(max(i + skv - sq + 1, 0), skv) keys)."""
+    if not causal:
+        return 4.0 * b * h * sq * skv * HEAD_DIM
+    pairs = sum(min(max(i + skv - sq + 1, 0), skv) for i in range(sq))
+    return 4.0 * b * h * pairs * HEAD_DIM
 
 
 SLEEP_CYCLES = [0]  # GPU clock cycles of torch.cuda._sleep before each timed call
@@ -180,10 +185,10 @@ def bench_shape(ag, shape, layout, args, gen):
     stream = torch.cuda.current_stream().cuda_stream
     row = {"shape": shape, "layout": layout, "tflops": {}, "iters": {}, "variant": "",
            "check": None}
-    fl = flops(*shape)
+    fl = flops(*shape, causal=args.causal)
 
     ag_args = [ag.args(q, k, v, o, layout=layout, rounding=args.round, stream=stream,
-                       variant=args.variant) for q, k, v, o in sets]
+                       variant=args.variant, causal=args.causal) for q, k, v, o in sets]
     try:
         row["variant"] = ag.explain(ag_args[0])[0]
         ms, it = time_calls(lambda i: ag.fwd_args(ag_args[i]), nsets, args.budget,
@@ -195,7 +200,7 @@ def bench_shape(ag, shape, layout, args, gen):
     for name, alt in args.alts:
         # Another libattngen build, same calls and inputs (an A/B in one step).
         alt_args = [alt.args(q, k, v, o, layout=layout, rounding=args.round, stream=stream,
-                             variant=args.variant) for q, k, v, o in sets]
+                             variant=args.variant, causal=args.causal) for q, k, v, o in sets]
         try:
             ms, it = time_calls(lambda i: alt.fwd_args(alt_args[i]), nsets, args.budget,
                                 args.min_iters, args.max_iters, args.warmup + 1)
@@ -221,7 +226,7 @@ def bench_shape(ag, shape, layout, args, gen):
 
             def call(i, views=views, backend=backend):
                 with sdpa_kernel(backend):
-                    return F.scaled_dot_product_attention(*views[i])
+                    return F.scaled_dot_product_attention(*views[i], is_causal=args.causal)
         try:
             ms, it = time_calls(call, nsets, args.budget, args.min_iters, args.max_iters,
                                 args.warmup)
@@ -307,6 +312,10 @@ def main():
     p.add_argument("--md", help="write a markdown block for bench/RESULTS.md to this file")
     p.add_argument("--commit", help="commit id for the report (default: git rev-parse)")
     p.add_argument("--seed", type=int, default=1234)
+    p.add_argument("--causal", action="store_true",
+                   help="the causal mask (attngen: bottom-right aligned; SDPA peers: "
+                        "is_causal, top-left: shapes need Sq == Skv); TFLOP/s count only the "
+                        "(query, key) pairs the mask keeps")
     args = p.parse_args()
     args.peers = [x for x in args.peers.split(",") if x]
     bad = [x for x in args.peers if x not in PEER_NAMES]
@@ -330,6 +339,12 @@ def main():
         alts.append((name, path))
     if args.gpu_sleep_us < 0:
         p.error("--gpu-sleep-us: must be >= 0")
+    if args.causal and "fa3" in args.peers:
+        p.error("--causal: the fa3 peer's entry point is built non-causal (allowed peers with "
+                "--causal: cudnn, flash, efficient)")
+    if args.causal and any(sq != skv for _, _, sq, skv in shapes):
+        p.error("--causal: SDPA's is_causal is top-left aligned, attngen's bottom-right: "
+                "they are the same mask only for shapes with Sq == Skv")
     tls = "glibc.rtld.optional_static_tls"
     if alts and tls not in os.environ.get("GLIBC_TUNABLES", ""):
         # libattngen keeps its thread-locals in the static TLS block (initial-exec), which has
@@ -365,6 +380,8 @@ def main():
                     work.append((shape, "bhsd"))
             else:
                 work.append((shape, args.layout))
+    if args.causal:  # (explicit shapes were checked above)
+        work = [(shape, lay) for shape, lay in work if shape[2] == shape[3]]
 
     t0 = time.time()
     print(f"attngen {ag.version} | {gpu} | torch {torch.__version__} | cuDNN "

@@ -83,7 +83,7 @@ static attngen_status reference(const attngen__verify_args *a, attngen__verify_r
                    follow.kv_per_split == ref->kv_per_split &&
                    (!rows) == (!ref->rows) &&
                    (!rows || memcmp(rows, ref->rows, nl) == 0) &&
-                   (!a->kv_lengths) == (!ref->kv_lengths) &&
+                   (!a->kv_lengths) == (!ref->kv_lengths) && ref->causal == (c->causal != 0) &&
                    (!a->kv_lengths || (ref->kv_lengths_n == c->batch &&
                                        memcmp(a->kv_lengths, ref->kv_lengths,
                                               (size_t)c->batch * sizeof(int32_t)) == 0));
@@ -105,6 +105,7 @@ static attngen_status reference(const attngen__verify_args *a, attngen__verify_r
   free(ref->kv_lengths);
   ref->kv_lengths = NULL;
   ref->kv_lengths_n = 0;
+  ref->causal = c->causal != 0;
   if (!ref->out || !ref->tol || !ref->lse) return ATTNGEN_STATUS_OUT_OF_MEMORY;
   if (a->kv_lengths) {
     ref->kv_lengths = malloc((size_t)c->batch * sizeof(int32_t));
@@ -133,7 +134,7 @@ static attngen_status reference(const attngen__verify_args *a, attngen__verify_r
     attngen__exact_args e = {ra.q, ra.k, ra.v,
                              attngen__view_f64(ref->exact, c->layout, c->heads, c->seqlen_q),
                              c->batch, c->heads, c->seqlen_q, c->seqlen_kv, c->softmax_scale,
-                             NULL, 0, a->kv_lengths};
+                             NULL, 0, a->kv_lengths, c->causal != 0};
     if ((st = attngen__exact_fwd(&e)) != ATTNGEN_STATUS_OK) return st;
     ref->has_exact = 1;
   }

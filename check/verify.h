@@ -212,6 +212,7 @@ typedef struct attngen__verify_ref {
   int valid, kv_step, score_fma, kv_per_split, has_exact;
   int rounding, layout; /* of the valid reference: its rounding, the layout of out/exact */
   int32_t *kv_lengths;  /* the key lengths it used (a copy), NULL when none */
+  int causal;           /* the causal mask it used */
   int kv_lengths_n;
 } attngen__verify_ref;
 

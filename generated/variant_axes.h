@@ -83,9 +83,10 @@ typedef struct attngen__variant_desc {
   int score_fma; /* softmax form: 1 = p = exp2(fma(s, scale_log2, -m)) rounded once, 0 = exp2(fl(s * scale_log2) - m); the CPU reference follows it */
   int v_path; /* attngen__v_path: VT = V pre-transposed into the workspace by a pre-pass launch of the kernel (kargs.vt_prepass = 1) */
   int load; /* attngen__load: TMA = the kernel's parameter is attngen_kargs_tma (tensor maps of q, k, v encoded by the runtime at launch) */
+  int causal; /* 1 = the kernel takes the causal mask (kargs.causal); 0 = it has no causal code and the dispatcher gives it no causal call */
 } attngen__variant_desc;
 
 /* X(field) for every int field of attngen__variant_desc, in order. */
-#define ATTNGEN__VARIANT_DESC_FIELDS(X) X(target) X(layout) X(rounding) X(q_tiles) X(kv_tile) X(waves) X(kv_split) X(impl) X(threads) X(block_m) X(smem_bytes) X(softmax_step) X(ws_row_bytes) X(score_fma) X(v_path) X(load)
+#define ATTNGEN__VARIANT_DESC_FIELDS(X) X(target) X(layout) X(rounding) X(q_tiles) X(kv_tile) X(waves) X(kv_split) X(impl) X(threads) X(block_m) X(smem_bytes) X(softmax_step) X(ws_row_bytes) X(score_fma) X(v_path) X(load) X(causal)
 
 #endif /* ATTNGEN_VARIANT_AXES_H */

@@ -161,6 +161,75 @@ static void test_dispatch_kv_lengths(void **state) {
   assert_int_equal(attngen__check_args(&a, 0), ATTNGEN_STATUS_OK); /* no pointers: no check */
 }
 
+/* args.causal: 0 or 1, anything else INVALID_ARGUMENT naming it. The gfx942 kernels (emu)
+ * refuse the mask with NO_VARIANT naming args.causal (explain and fwd, nothing written);
+ * the cpu reference runs it: row i of a causal call with Sq = Skv = 8 equals the row of a
+ * dense call with Skv = i + 1 (its first keys), bitwise. */
+static void test_dispatch_causal(void **state) {
+  (void)state;
+  attngen_fwd_args a = valid_args();
+  a.causal = 1;
+  expect(&a, ATTNGEN_STATUS_OK, NULL);
+  a.causal = 2;
+  expect(&a, ATTNGEN_STATUS_INVALID_ARGUMENT, "args.causal");
+  assert_non_null(strstr(attngen_last_error(), "allowed: 0"));
+  a.causal = -1;
+  expect(&a, ATTNGEN_STATUS_INVALID_ARGUMENT, "args.causal");
+
+  attngen_context *emu = NULL, *cpu = NULL;
+  attngen_context_options eo = {"emu", 0}, co = {"cpu", 0};
+  assert_int_equal(attngen_create(&emu, &eo), ATTNGEN_STATUS_OK);
+  assert_int_equal(attngen_create(&cpu, &co), ATTNGEN_STATUS_OK);
+  enum { S = 8, N = S * 128 };
+  static uint16_t q[N], kv[N], out[N], row[128];
+  for (int i = 0; i < N; ++i) {
+    q[i] = (uint16_t)(0x3C00u + (uint16_t)((i * 37) % 251)); /* bf16 around 0.0078 .. 0.03 */
+    kv[i] = (uint16_t)(0x3F00u + (uint16_t)((i * 11) % 127) - 60);
+  }
+  attngen_fwd_args c;
+  attngen_fwd_args_init(&c);
+  c.q = q;
+  c.k = kv;
+  c.v = kv;
+  c.out = out;
+  c.batch = 1;
+  c.heads = 1;
+  c.seqlen_q = S;
+  c.seqlen_kv = S;
+  c.causal = 1;
+  attngen_choice ch;
+  memset(out, 0x7B, sizeof out);
+  assert_int_equal(attngen_explain(emu, &c, &ch), ATTNGEN_STATUS_NO_VARIANT);
+  assert_non_null(strstr(attngen_last_error(), "args.causal"));
+  assert_int_equal(attngen_fwd(emu, &c), ATTNGEN_STATUS_NO_VARIANT);
+  for (int i = 0; i < N; ++i) assert_int_equal(out[i], 0x7B7B);
+  assert_int_equal(attngen_fwd(cpu, &c), ATTNGEN_STATUS_OK);
+  assert_int_equal(attngen_synchronize(cpu, NULL), ATTNGEN_STATUS_OK);
+  for (int i = 0; i < S; ++i) {
+    attngen_fwd_args d = c;
+    d.causal = 0;
+    d.q = q + i * 128;
+    d.out = row;
+    d.seqlen_q = 1;
+    d.seqlen_kv = i + 1;
+    assert_int_equal(attngen_fwd(cpu, &d), ATTNGEN_STATUS_OK);
+    assert_int_equal(attngen_synchronize(cpu, NULL), ATTNGEN_STATUS_OK);
+    assert_memory_equal(row, out + i * 128, sizeof row);
+  }
+  /* not the dense call: its first row sees every key, the causal one only key 0 (so it
+   * is v_0, p = 1); their last rows agree */
+  static uint16_t first[128];
+  memcpy(first, out, sizeof first);
+  assert_memory_equal(first, kv, sizeof first);
+  c.causal = 0;
+  assert_int_equal(attngen_fwd(cpu, &c), ATTNGEN_STATUS_OK);
+  assert_int_equal(attngen_synchronize(cpu, NULL), ATTNGEN_STATUS_OK);
+  assert_memory_equal(out + (S - 1) * 128, row, sizeof row);
+  assert_memory_not_equal(out, first, sizeof first);
+  attngen_destroy(emu);
+  attngen_destroy(cpu);
+}
+
 static void test_dispatch_bad_layout_rounding_scale(void **state) {
   attngen_fwd_args a = valid_args();
   a.layout = (attngen_layout)7;
@@ -509,6 +578,7 @@ int main(void) {
     cmocka_unit_test(test_dispatch_misaligned),
     cmocka_unit_test(test_dispatch_aliasing),
     cmocka_unit_test(test_dispatch_kv_lengths),
+    cmocka_unit_test(test_dispatch_causal),
     cmocka_unit_test(test_dispatch_bad_layout_rounding_scale),
     cmocka_unit_test(test_dispatch_explain_skips_pointer_checks),
     cmocka_unit_test(test_dispatch_forced_in_set),

@@ -52,6 +52,7 @@ typedef struct gpu_case {
   int nkvl;       /* per-batch key lengths (args.kv_lengths): `batch` values in kvl, 0 = none;
                      every key past its length holds NaN / Inf (attngen__plant_masked) */
   int32_t kvl[8];
+  int causal;     /* args.causal */
 } gpu_case;
 
 /* ---- setup ------------------------------------------------------------------------------ */
@@ -274,6 +275,7 @@ static int run_case(const gpu_case *c) {
     const layout_inputs *in = &li[var->layout];
     attngen_fwd_args call = call_of(var, c, scale);
     call.kv_lengths = d_kvl;
+    call.causal = c->causal;
     gpu_result r;
     run_variant(&call, c, in, &r);
 
@@ -399,6 +401,27 @@ static void test_gpu_sm90_kv_lengths(void **state) {
   run_cases(cases, NCASES(cases));
 }
 
+/* The causal mask (bottom-right aligned) on every sm90 variant: square, Sq < Skv, Sq > Skv
+ * (rows that see no key: out 0, LSE -inf), with key lengths (NaN/Inf past them), more jobs
+ * than SMs (the longest-first snake order over several rounds), large scores. */
+static void test_gpu_sm90_causal(void **state) {
+  (void)state;
+  static const gpu_case cases[] = {
+      {"causal-square", ATTNGEN__INPUT_REALISTIC, 2, 3, 1000, 1000, 0.f, NULL, 0, 1, 0, 0, {0},
+       1},
+      {"causal-q-shorter", ATTNGEN__INPUT_REALISTIC, 1, 3, 300, 1000, 0.f, NULL, 0, 0, 0, 0,
+       {0}, 1},
+      {"causal-q-longer", ATTNGEN__INPUT_UNIFORM, 1, 3, 1000, 300, 0.f, NULL, 0, 0, 0, 0, {0},
+       1},
+      {"causal-kvlen", ATTNGEN__INPUT_REALISTIC, 4, 2, 257, 700, 0.f, NULL, 0, 0, 0, 4,
+       {700, 0, 100, 400}, 1},
+      {"causal-many-jobs", ATTNGEN__INPUT_REALISTIC, 2, 40, 777, 777, 0.f, NULL, 0, 0, 0, 0,
+       {0}, 1},
+      {"causal-large", ATTNGEN__INPUT_LARGE, 1, 2, 500, 500, 0.f, NULL, 0, 0, 0, 0, {0}, 1},
+  };
+  run_cases(cases, NCASES(cases));
+}
+
 /* More (batch, head) pairs than the H200 has SMs (132), so blocks run in several waves (the
  * persistent wgmma kernels: several jobs per block, the K/V ring and Q buffer reused across
  * jobs); the second case has one KV tile per job (Q released after the job's only S). */
@@ -473,6 +496,7 @@ int main(void) {
       cmocka_unit_test(test_gpu_sm90_large_scores), cmocka_unit_test(test_gpu_sm90_nonfinite),
       cmocka_unit_test(test_gpu_sm90_determinism),
       cmocka_unit_test(test_gpu_sm90_kv_lengths),
+      cmocka_unit_test(test_gpu_sm90_causal),
   };
   const int failed = cmocka_run_group_tests(tests, group_setup, group_teardown);
   /* Every test skipped (no CUDA device): exit 77, which ctest reports as "Not Run"

@@ -938,6 +938,106 @@ static void test_reference_kv_lengths(void **state) {
   }
 }
 
+/* The causal mask (bottom-right aligned): row i of entry b equals, bit for bit (output and
+ * LSE, and the fp64 attention), the one-row call of that row with the first
+ * attngen__causal_keys(1, i, n_b, Sq) keys (n_b: the entry's length); a row that sees no key
+ * (Sq > Skv) gives out = 0 and LSE = -inf. Square, Sq < Skv, Sq > Skv, with and without key
+ * lengths; NaN in k and +Inf in v of the last key of (0, 0), which only the rows that see it
+ * may notice. */
+static void test_reference_causal(void **state) {
+  (void)state;
+  static const int shapes[3][2] = {{20, 20}, {9, 40}, {40, 9}};
+  static const int32_t lens[2] = {5, 33};
+  const int B = 2, H = 2;
+  for (int si = 0; si < 3; ++si)
+    for (int kl = 0; kl < 2; ++kl) {
+      const int Sq = shapes[si][0], Skv = shapes[si][1];
+      const attngen_layout layout = (attngen_layout)(si & 1);
+      const attngen_rounding mode = (attngen_rounding)((si + kl) % 3);
+      const int32_t *kvl = kl ? lens : NULL;
+      attngen__inputs in;
+      make(&in, ATTNGEN__INPUT_UNIFORM, 70 + (uint64_t)(si * 2 + kl), layout, B, H, Sq, Skv,
+           DEFAULT_SCALE);
+      attngen__plant(mut(&in, in.k, Skv), 0, 0, Skv - 1, 3, ATTNGEN__BF16_NAN);
+      attngen__plant(mut(&in, in.v, Skv), 0, 0, Skv - 1, 5, ATTNGEN__BF16_POS_INF);
+      const size_t nq = elems(B, H, Sq);
+      uint16_t *out = xcalloc(nq, 2), *want = xcalloc(nq, 2);
+      float *lse = xcalloc((size_t)B * H * Sq, 4), *lse_want = xcalloc((size_t)B * H * Sq, 4);
+      double *ex = xcalloc(nq, sizeof(double)), *ex_want = xcalloc(nq, sizeof(double));
+      attngen__ref_args a = {attngen__inputs_q(&in), attngen__inputs_k(&in),
+                             attngen__inputs_v(&in), attngen__view_out(out, layout, H, Sq),
+                             {B, H, Sq, Skv, layout, mode}, DEFAULT_SCALE, lse, 0, 0, 0, 0,
+                             NULL};
+      a.kv_step = 16;
+      a.kv_lengths = kvl;
+      a.causal = 1;
+      memset(out, 0xFF, nq * 2);
+      assert_int_equal(attngen__reference_fwd(&a), ATTNGEN_STATUS_OK);
+      attngen__exact_args e = {attngen__inputs_q(&in), attngen__inputs_k(&in),
+                               attngen__inputs_v(&in), attngen__view_f64(ex, layout, H, Sq), B,
+                               H, Sq, Skv, DEFAULT_SCALE, NULL, 0, kvl, 1};
+      assert_int_equal(attngen__exact_fwd(&e), ATTNGEN_STATUS_OK);
+      memset(want, 0xEE, nq * 2);
+      int empty_rows = 0, partial_rows = 0;
+      for (int b = 0; b < B; ++b) {
+        const int n = attngen__kv_len_of(kvl, b, Skv);
+        for (int h = 0; h < H; ++h)
+          for (int i = 0; i < Sq; ++i) {
+            const int keys = attngen__causal_keys(1, i, n, Sq);
+            const long long expect = (long long)i + n - Sq + 1;
+            assert_int_equal(keys, expect < 0 ? 0 : expect > n ? n : expect);
+            empty_rows += keys == 0;
+            partial_rows += keys > 0 && keys < n;
+            attngen__ref_args r = a;
+            r.kv_lengths = NULL;
+            r.causal = 0;
+            r.shape.batch = 1;
+            r.shape.heads = 1;
+            r.shape.seqlen_q = 1;
+            r.shape.seqlen_kv = keys;
+            r.q.data += attngen__view_offset(a.q.sb, a.q.sh, a.q.ss, b, h, i);
+            r.k.data += attngen__view_offset(a.k.sb, a.k.sh, a.k.ss, b, h, 0);
+            r.v.data += attngen__view_offset(a.v.sb, a.v.sh, a.v.ss, b, h, 0);
+            r.out = attngen__view_out(want, layout, H, Sq);
+            r.out.data += attngen__view_offset(r.out.sb, r.out.sh, r.out.ss, b, h, i);
+            r.lse = lse_want + ((size_t)b * H + h) * Sq + i;
+            assert_int_equal(attngen__reference_fwd(&r), ATTNGEN_STATUS_OK);
+            attngen__exact_args x = e;
+            x.kv_lengths = NULL;
+            x.causal = 0;
+            x.batch = 1;
+            x.heads = 1;
+            x.seqlen_q = 1;
+            x.seqlen_kv = keys;
+            x.q = r.q;
+            x.k = r.k;
+            x.v = r.v;
+            x.out = attngen__view_f64(ex_want, layout, H, Sq);
+            x.out.data += attngen__view_offset(x.out.sb, x.out.sh, x.out.ss, b, h, i);
+            assert_int_equal(attngen__exact_fwd(&x), ATTNGEN_STATUS_OK);
+            if (keys == 0) {
+              const float l = lse[((size_t)b * H + h) * Sq + i];
+              assert_true(isinf(l) && l < 0);
+            }
+          }
+      }
+      /* the cases cover what they claim: Sq > Skv has rows without keys, all have partial */
+      assert_true(partial_rows > 0);
+      assert_true((Sq > Skv) == (empty_rows > 0) || kvl);
+      assert_memory_equal(out, want, nq * 2);
+      assert_memory_equal(lse, lse_want, (size_t)B * H * Sq * 4);
+      for (size_t i = 0; i < nq; ++i)
+        assert_true(ex[i] == ex_want[i] || (isnan(ex[i]) && isnan(ex_want[i])));
+      free(out);
+      free(want);
+      free(lse);
+      free(lse_want);
+      free(ex);
+      free(ex_want);
+      attngen__inputs_free(&in);
+    }
+}
+
 /* The flags of a split plan mark the rows of the split q-jobs. */
 static void test_reference_split_plan_row_flags(void **state) {
   (void)state;
@@ -1019,6 +1119,7 @@ int main(void) {
       cmocka_unit_test(test_reference_step_and_split_match_transcription),
       cmocka_unit_test(test_reference_split_plan_row_flags),
       cmocka_unit_test(test_reference_kv_lengths),
+      cmocka_unit_test(test_reference_causal),
       cmocka_unit_test(test_reference_bad_args),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -26,6 +26,9 @@ typedef struct attngen_kargs {
   // Per-batch key lengths, int32 [B], or 0 = all Skv (attngen_fwd_args.kv_lengths). The
   // kernels clamp each value into [0, Skv]: keys >= the clamped length contribute nothing.
   const int *kv_len;
+  // Causal mask (attngen_fwd_args.causal, 0 or 1): query i of an entry with n keys sees the
+  // keys j <= i + n - Sq (bottom-right aligned).
+  int causal;
 } attngen_kargs;
 
 #endif // ATTNGEN_KARGS_H

@@ -26,6 +26,9 @@ typedef struct attngen_kargs {
   // Per-batch key lengths, int32 [B], or 0 = all Skv (attngen_fwd_args.kv_lengths). The
   // kernels clamp each value into [0, Skv]: keys >= the clamped length contribute nothing.
   const int *kv_len;
+  // Causal mask (attngen_fwd_args.causal, 0 or 1): query i of an entry with n keys sees the
+  // keys j <= i + n - Sq (bottom-right aligned).
+  int causal;
 } attngen_kargs;
 
 #endif // ATTNGEN_KARGS_H
@@ -648,7 +651,8 @@ AG_BF16_FN unsigned int ag_bf16_to_f32_bits(unsigned int b) { return (b & 0xFFFF
 // Persistent grid (384 threads = 3 warpgroups per block; grid (min(jobs, SMs), 1, 1)):
 // a job is one (m-block of 128 query rows, head, batch); block x runs jobs x, x + gridDim.x,
 // ... with m-blocks fastest, then heads, then batch (the blocks running at one time share a
-// few heads' K/V in L2). The K/V ring and the named-barrier ping-pong continue across jobs, so
+// few heads' K/V in L2). Under the causal mask (kernel argument) the jobs go longest first:
+// m-block-major from the last m-block, the block order reversed in odd rounds (job_at). The K/V ring and the named-barrier ping-pong continue across jobs, so
 // the producer loads the next job's Q and first K/V tiles while the consumers finish the
 // current job (last P.V, epilogue).
 //   warpgroup 0 (producer, 24 registers after setmaxnreg.dec): per job loads Q
@@ -665,7 +669,7 @@ AG_BF16_FN unsigned int ag_bf16_to_f32_bits(unsigned int b) { return (b & 0xFFFF
 //     from one consumer to the other (ping-pong): consumer c waits on barrier 1 + c before
 //     issuing and arrives on the other's barrier after issuing.
 //
-#line 33 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 34 "templates/sm90/attn_fwd_wgmma.cu.in"
 // Loads (load = tma): thread 0 of the producer issues every copy as a bulk tensor copy
 // (cp.async.bulk.tensor.4d) through the tensor maps of the kernel's one parameter
 // (attngen_kargs_tma, `const __grid_constant__`: the maps stay in parameter space, encoded by
@@ -678,26 +682,26 @@ AG_BF16_FN unsigned int ag_bf16_to_f32_bits(unsigned int b) { return (b & 0xFFFF
 // K and V carry an L2 evict_last hint (every m-block of the head reads them), Q evict_first.
 // Thread 32 of the producer warpgroup stores O (below); the other 126 producer threads only
 // give their registers back (setmaxnreg.dec).
-#line 55 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 56 "templates/sm90/attn_fwd_wgmma.cu.in"
 //
 // Shared memory (128-byte swizzle: in every 1024-byte atom of 8 rows x 128 bytes, 16-byte
 // chunk c of row r sits at chunk c ^ (r & 7)); rows of 256 bytes are split into two halves
 // (d 0..63 and 64..127), each half a K-major (Q, K) or N-major (V) canonical layout:
-#line 60 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 61 "templates/sm90/attn_fwd_wgmma.cu.in"
 //   Q [2][2][128][128 B] | K [2][2][128][128 B] | V (same)
 //   | O staging [2][2][64][128 B] | mbarriers
-#line 63 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 64 "templates/sm90/attn_fwd_wgmma.cu.in"
 // Two Q buffers: job n of the block reads buffer n % 2, so the producer loads the next job's
 // Q while the current job runs (it only waits until job n - 2 released the buffer) and the
 // job boundary does not wait for a Q load.
-#line 67 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 68 "templates/sm90/attn_fwd_wgmma.cu.in"
 // O leaves through shared memory: a consumer rounds its 64 rows into an O buffer (the
 // layout of a Q half, 128-byte swizzled; each thread's 4-byte words hit 32 different banks),
 // fences them for the async proxy and arrives on the buffer's o_full mbarrier; thread 32 of
 // the producer warpgroup (the storer) then writes the buffer to global memory with two bulk
 // tensor stores through the o map (rows past Sq are dropped), waits until they have read
 // the buffer and frees it (named barriers 3 and 4, kBarOFree below). With 2 buffer(s): one per consumer.
-#line 78 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 79 "templates/sm90/attn_fwd_wgmma.cu.in"
 // Numerics follow docs/NUMERICS.md step by step (comments numbered like its steps).
 // attngen-launch: threads=384 block_m=128 smem_bytes=230512
 
@@ -716,12 +720,12 @@ constexpr int kQBufs = 2;            // Q buffers: job n uses buffer n % kQBufs
 constexpr wg_u32 kQBytes = 32768;
 constexpr wg_u32 kOffK = kQBufs * kQBytes;
 constexpr wg_u32 kOffV = kOffK + kStages * kKvStage;
-#line 97 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 98 "templates/sm90/attn_fwd_wgmma.cu.in"
 constexpr int kOBufs = 2;
 constexpr wg_u32 kOBufBytes = 16384;  // 2 halves x 64 rows x 128 bytes
 constexpr wg_u32 kOffO = kOffV + kStages * kKvStage;
 constexpr wg_u32 kOffBar = kOffO + kOBufs * kOBufBytes;
-#line 104 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 105 "templates/sm90/attn_fwd_wgmma.cu.in"
 constexpr float kLn2 = 0.693147180559945309f;
 
 // 128-byte swizzled, 1024-byte atoms: wgmma shared-memory descriptor for a start address,
@@ -740,11 +744,11 @@ __device__ __forceinline__ wg_u32 swz(int r, int c) {
 // P (step 5): two fp32 probabilities -> bf16x2 with the variant's rounding, lower column low.
 // For P only finite values in [0, 1] and NaN occur; NaN stays a NaN (it only feeds P.V).
 __device__ __forceinline__ wg_u32 pack_p(float lo, float hi) {
-#line 127 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 128 "templates/sm90/attn_fwd_wgmma.cu.in"
   // RTNA = (u + 0x8000) >> 16 for finite p: one cvt.rn after setting each mantissa's lowest
   // bit (ties become above-half; p is never +-Inf).
   return wg_pack_bf16x2_rn(wg_rna_tiebreak(lo), wg_rna_tiebreak(hi));
-#line 131 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 132 "templates/sm90/attn_fwd_wgmma.cu.in"
 }
 
 // Output rounding (step 6) of two values, lower column low: exactly the docs/NUMERICS.md formula
@@ -752,9 +756,9 @@ __device__ __forceinline__ wg_u32 pack_p(float lo, float hi) {
 // (cvt.rn / cvt.rz to bf16x2 round finite values as the formulas and give 0x7FFF for every
 // NaN); RTNA has no cvt and uses the integer formula.
 __device__ __forceinline__ wg_u32 round_out2(float lo, float hi) {
-#line 143 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 144 "templates/sm90/attn_fwd_wgmma.cu.in"
   return ag_bf16_rtna(wg_f32_bits(lo)) | (ag_bf16_rtna(wg_f32_bits(hi)) << 16);
-#line 145 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 146 "templates/sm90/attn_fwd_wgmma.cu.in"
 }
 
 __device__ __forceinline__ void mbar_wait(wg_u32 bar, wg_u32 parity) {
@@ -764,11 +768,11 @@ __device__ __forceinline__ void mbar_wait(wg_u32 bar, wg_u32 parity) {
 
 } // namespace
 
-#line 155 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 156 "templates/sm90/attn_fwd_wgmma.cu.in"
 extern "C" __global__ void __launch_bounds__(384, 1)
     attn_fwd_d128_bhsd_rtna_q1_kv128_w12_nosplit_tma_wgmma_sm90(const __grid_constant__ attngen_kargs_tma prm) {
   const attngen_kargs a = prm.a;            // (a reference kept the param address live: a spill)
-#line 161 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 162 "templates/sm90/attn_fwd_wgmma.cu.in"
   extern __shared__ __align__(1024) unsigned char smem_raw[];
   const wg_u32 sbase = (wg_smem_addr(smem_raw) + 1023u) & ~1023u;
   const wg_u32 sQ = sbase;
@@ -780,7 +784,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
   const wg_u32 bar_full_v = bar_full_k + 8 * kStages;
   const wg_u32 bar_empty_k = bar_full_v + 8 * kStages;  // [stage]: K tile released
   const wg_u32 bar_empty_v = bar_empty_k + 8 * kStages;
-#line 173 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 174 "templates/sm90/attn_fwd_wgmma.cu.in"
   // (macros, not variables: computed where used, so that no register holds them in the
   // producer's 24-register code)
 #define sO (sbase + kOffO)
@@ -792,7 +796,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
   // first use (of barrier 3 only with one buffer, where consumer 1 waits for consumer 0's
   // tile) and leaves out the arrivals that no later use waits for.
   constexpr wg_u32 kBarOFree = 3;
-#line 185 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 186 "templates/sm90/attn_fwd_wgmma.cu.in"
 
   const int tid = (int)threadIdx.x;
   const int wgroup = tid >> 7;
@@ -800,6 +804,9 @@ extern "C" __global__ void __launch_bounds__(384, 1)
   const int n_mb = a.num_q_blocks;
   const int n_jobs = n_mb * H * a.B;
   const int n_tiles = (Skv + kKv - 1) / kKv;
+#line 194 "templates/sm90/attn_fwd_wgmma.cu.in"
+  const bool kCausal = a.causal != 0;      // the causal mask (kernel argument a.causal)
+#line 200 "templates/sm90/attn_fwd_wgmma.cu.in"
   // Keys of the jobs of batch entry b: its length (attngen_kargs.kv_len) clamped into
   // [0, Skv], or Skv; and a job's KV tiles: at least one (a job with no key runs one fully
   // masked tile, so that every job keeps its place in the pipeline; n_tiles == 0, Skv = 0,
@@ -810,24 +817,52 @@ extern "C" __global__ void __launch_bounds__(384, 1)
     return n < 0 ? 0 : (n > Skv ? Skv : n);
   };
   auto tiles_of = [&](int keys) -> int { return keys > kKv ? (keys + kKv - 1) / kKv : 1; };
-#line 209 "templates/sm90/attn_fwd_wgmma.cu.in"
+  // The causal mask (a.causal): query row i of an entry with n keys sees the keys
+  // j <= i + n - Sq. The keys the job of m-block row q0 needs: below
+  // min(n, min(q0 + block_m, Sq) + n - Sq) (<= 0: none of its rows sees a key); its tiles
+  // past them are neither loaded nor computed.
+  auto job_keys = [&](int n, int q0) -> int {
+    if (!kCausal) return n;
+    const int last = (q0 + kBlockM < Sq ? q0 + kBlockM : Sq) + n - Sq;
+    return last < n ? last : n;
+  };
+  // The job of this block's round i: x + i * gridDim.x; causal: in odd rounds the blocks take
+  // that round's jobs in reverse (snake), so that with the jobs longest first no block gets
+  // the shorter job of every round.
+  auto job_at = [&](int i) -> int {
+    const int k = (int)blockIdx.x, g = (int)gridDim.x;
+    return i * g + (kCausal && (i & 1) ? g - 1 - k : k);
+  };
+  // Job -> (m-block, head, batch): m-blocks fastest; causal: m-block-major, the last first.
+  auto decode = [&](int job, int &mb, int &h, int &b) {
+    int hb;
+    if (kCausal) {
+      const int nhb = H * a.B;
+      mb = n_mb - 1 - job / nhb;
+      hb = job - (job / nhb) * nhb;
+    } else {
+      mb = job % n_mb;
+      hb = job / n_mb;
+    }
+    h = hb % H;
+    b = hb / H;
+  };
+#line 247 "templates/sm90/attn_fwd_wgmma.cu.in"
   // Element offsets of job `job`'s Q/O rows and K/V rows: 64-bit per-(batch, head) base,
   // 32-bit row offsets within a batch. Also returns the job's first query row.
   auto job_bases = [&](int job, long long &q_base, long long &kv_base, int &q0, int &h, int &b) {
-    const int mb = job % n_mb;
-    const int hb = job / n_mb;
-    h = hb % H;
-    b = hb / H;
+    int mb;
+    decode(job, mb, h, b);
     q0 = mb * kBlockM;
-#line 221 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 257 "templates/sm90/attn_fwd_wgmma.cu.in"
     q_base = ((long long)b * H + h) * (long long)Sq * 128;
     kv_base = ((long long)b * H + h) * (long long)Skv * 128;
-#line 224 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 260 "templates/sm90/attn_fwd_wgmma.cu.in"
   };
 
-#line 227 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 263 "templates/sm90/attn_fwd_wgmma.cu.in"
   constexpr wg_u32 kFullArrivals = 1;        // the producer thread's arrive.expect_tx
-#line 231 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 267 "templates/sm90/attn_fwd_wgmma.cu.in"
   if (tid == 0) {
     for (int i = 0; i < kQBufs; ++i) {
       wg_mbar_init(bar_q + 8 * i, kFullArrivals);
@@ -839,9 +874,9 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       wg_mbar_init(bar_empty_k + 8 * s, 8);
       wg_mbar_init(bar_empty_v + 8 * s, 8);
     }
-#line 243 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 279 "templates/sm90/attn_fwd_wgmma.cu.in"
     for (int i = 0; i < kOBufs; ++i) wg_mbar_init(bar_o_full + 8 * i, 128);  // its consumer
-#line 245 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 281 "templates/sm90/attn_fwd_wgmma.cu.in"
     wg_fence_mbar_init();
   }
   __syncthreads();
@@ -849,7 +884,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
   if (wgroup == 0) {
     // ================================ producer ================================
     wg_setmaxnreg_dec<24>();
-#line 253 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 289 "templates/sm90/attn_fwd_wgmma.cu.in"
     if (tid == 0 && n_tiles > 0) {
       const void *map_q = &prm.q;
       const void *map_k = &prm.k;
@@ -863,12 +898,10 @@ extern "C" __global__ void __launch_bounds__(384, 1)
 #define once wg_policy_evict_first()
       int it = 0;                            // K/V tiles issued so far (ring position)
       int nj = 0;                            // jobs of this block so far
-      for (int job = (int)blockIdx.x; job < n_jobs; job += (int)gridDim.x, ++nj) {
-        const int mb = job % n_mb;
-        const int hb = job / n_mb;
-        const int h = hb % H;
-        const int b = hb / H;
-        const int nt = tiles_of(keys_of(b));
+      for (int job = job_at(0); job < n_jobs; job = job_at(++nj)) {
+        int mb, h, b;
+        decode(job, mb, h, b);
+        const int nt = tiles_of(job_keys(keys_of(b), mb * kBlockM));
         for (int j = 0; j < nt; ++j, ++it) {
           const int s = it % kStages;
           const wg_u32 round_parity = (wg_u32)((it / kStages - 1) & 1);
@@ -917,12 +950,13 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       if (kOBufs == 2) wg_bar_arrive(kBarOFree + 1, 160);
       // The k-th use of a buffer completes phase k of its o_full: with one buffer the uses
       // are 2n + c (parity c), with two buffers n (the job count's parity).
-      // The job's coordinates are stepped, not divided (this thread has 24 registers).
+      // (The job's coordinates are decoded per job: ptxas keeps this 24-register thread
+      // spill-free, -Xptxas -v.)
       wg_u32 jpar = 0;
-      int mb = (int)blockIdx.x % n_mb;
-      int h = ((int)blockIdx.x / n_mb) % H;
-      int b = ((int)blockIdx.x / n_mb) / H;
-      for (int job = (int)blockIdx.x; job < n_jobs; job += (int)gridDim.x, jpar ^= 1u) {
+      int ni = 0;
+      for (int job = job_at(0); job < n_jobs; job = job_at(++ni), jpar ^= 1u) {
+        int mb, h, b;
+        decode(job, mb, h, b);
         for (int c = 0; c < 2; ++c) {
           const int ob = kOBufs == 2 ? c : 0;
           const int row = mb * kBlockM + 64 * c;
@@ -939,19 +973,13 @@ extern "C" __global__ void __launch_bounds__(384, 1)
           __syncwarp();
           // One buffer: consumer c's tile is stored, so the buffer is free for the other
           // consumer; two buffers: buffer c is free (for consumer c).
-          const bool more = job + (int)gridDim.x < n_jobs;
+          const bool more = job_at(ni + 1) < n_jobs;
           if (more || (kOBufs == 1 && c == 0))
             wg_bar_arrive(kOBufs == 2 ? kBarOFree + c : kBarOFree + (c ^ 1), 160);
         }
-        for (mb += (int)gridDim.x; mb >= n_mb; mb -= n_mb) {
-          if (++h == H) {
-            h = 0;
-            ++b;
-          }
-        }
       }
     }
-#line 417 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 446 "templates/sm90/attn_fwd_wgmma.cu.in"
   } else {
     // ================================ consumers ===============================
     wg_setmaxnreg_inc<240>();
@@ -976,6 +1004,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
     float m0, m1;                            // running max of t (rows g, g + 8), step 3
     float l0, l1;                            // this thread's part of l, step 4
     int kv_n = Skv, nt = n_tiles;            // keys and KV tiles of the job whose S is next
+    int cq0 = 0;                             // that job's first query row (causal mask)
 
     // This consumer's 64 rows of the Q buffer of the job whose S is issued next, and that
     // buffer's q_empty mbarrier (switched at each job boundary).
@@ -1006,12 +1035,12 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       }
       wg_commit();
     };
-#line 472 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 502 "templates/sm90/attn_fwd_wgmma.cu.in"
     // Waits for my turn on the tensor cores, then orders my register writes before the
     // wgmmas (the tiles arrived through the async proxy: no proxy fence).
     auto begin_issue = [&]() {
       wg_bar_sync(bar_me, 256);
-#line 483 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 513 "templates/sm90/attn_fwd_wgmma.cu.in"
 #pragma unroll
       for (int i = 0; i < 64; ++i) wg_fence_operand(o[i]);
 #pragma unroll
@@ -1033,12 +1062,23 @@ extern "C" __global__ void __launch_bounds__(384, 1)
     auto softmax = [&](int j, bool first, float &alpha0, float &alpha1) {
 #pragma unroll
       for (int i = 0; i < kSRegs; ++i) s[i] = wg_mul_rn(s[i], scale_log2);
-      const int lim = kv_n - j * kKv;
-      if (lim < kKv) {
+      // The keys rows g and g + 8 see (rk0, rk1): kv_n, or under the causal mask the first
+      // row + kv_n - Sq + 1 of them (<= 0: the row sees none). The warp's first row sees the
+      // fewest (wk), so the masking branch is uniform per warp; one loop masks both the keys
+      // past kv_n and the causal ones.
+      int rk0 = kv_n, rk1 = kv_n, wk = kv_n;
+      if (kCausal) {
+        const int r = cq0 + 64 * cw + 16 * wq + kv_n - Sq + 1;
+        wk = r < kv_n ? r : kv_n;
+        rk0 = r + g < kv_n ? r + g : kv_n;
+        rk1 = r + g + 8 < kv_n ? r + g + 8 : kv_n;
+      }
+      if (wk - j * kKv < kKv) {
+        const int lim0 = rk0 - j * kKv, lim1 = rk1 - j * kKv;
 #pragma unroll
         for (int i = 0; i < kSRegs; ++i) {
           const int col = 8 * (i >> 2) + 2 * t4 + (i & 1);
-          if (col >= lim) s[i] = neg_inf;
+          if (col >= ((i & 2) ? lim1 : lim0)) s[i] = neg_inf;
         }
       }
       float mx0 = m0, mx1 = m1;              // row max, 4 threads share a row
@@ -1051,10 +1091,10 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       mx0 = wg_max(mx0, wg_shfl_xor(mx0, 2));
       mx1 = wg_max(mx1, wg_shfl_xor(mx1, 1));
       mx1 = wg_max(mx1, wg_shfl_xor(mx1, 2));
-      if (lim <= 0) {                        // a job with no key: p = exp2(-inf - 0) = 0
-        mx0 = 0.f;
-        mx1 = 0.f;
-      }
+      // A row that sees no key (a job with no key, a causal row above the diagonal): max 0,
+      // so p = exp2(-inf - 0) = 0 and l = 0 (the epilogue writes out = 0, LSE = -inf).
+      if (rk0 <= 0) mx0 = 0.f;
+      if (rk1 <= 0) mx1 = 0.f;
       alpha0 = first ? 0.f : wg_ex2(wg_sub_rn(m0, mx0));
       alpha1 = first ? 0.f : wg_ex2(wg_sub_rn(m1, mx1));
       m0 = mx0;
@@ -1126,18 +1166,18 @@ extern "C" __global__ void __launch_bounds__(384, 1)
     auto set_pending = [&](float alpha0, float alpha1) {
       pa0 = alpha0;
       pa1 = alpha1;
-#line 598 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 639 "templates/sm90/attn_fwd_wgmma.cu.in"
       // (RTNA rescales always: with the skip its long shapes ran 3% slower in runs AB4 and
       // AB5, where RTNE and RTZ gained 0.4-2.6%.)
       prs = true;
-#line 604 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 645 "templates/sm90/attn_fwd_wgmma.cu.in"
     };
 
-#line 607 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 648 "templates/sm90/attn_fwd_wgmma.cu.in"
     // Step 6: o = O * (1 / l) (l = 0 -> 0), rounded, into this consumer's O buffer (the
     // storer writes it out). Step 7: LSE = m ln2 + ln l. For job `job` with the final running
     // max (em0, em1) and this thread's parts of l (el0, el1).
-#line 615 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 656 "templates/sm90/attn_fwd_wgmma.cu.in"
     auto epilogue = [&](int job, float em0, float em1, float el0, float el1) {
       long long q_base, kv_base;
       int q0, h, b;
@@ -1149,9 +1189,19 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       ls1 = wg_add_rn(ls1, wg_shfl_xor(ls1, 2));
       const float inv0 = ls0 == 0.f ? 0.f : wg_rcp_rn(ls0);
       const float inv1 = ls1 == 0.f ? 0.f : wg_rcp_rn(ls1);
+      // l = 0 only in a row that saw no key (with one, p = 1 at its max): out = 0 even where
+      // P = 0 met a non-finite v of a key the row does not see (0 * Inf = NaN in O).
+      if (ls0 == 0.f) {
+#pragma unroll
+        for (int i = 0; i < 64; i += 4) o[i] = o[i + 1] = 0.f;
+      }
+      if (ls1 == 0.f) {
+#pragma unroll
+        for (int i = 0; i < 64; i += 4) o[i + 2] = o[i + 3] = 0.f;
+      }
       const int qa = q0 + 64 * cw + 16 * wq + g;  // rows qa and qa + 8
       const bool ok0 = qa < Sq, ok1 = qa + 8 < Sq;
-#line 629 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 680 "templates/sm90/attn_fwd_wgmma.cu.in"
       (void)q_base;
       // Wait until the buffer's previous contents have been read by their stores (a named
       // barrier: an mbarrier wait loop here, with O and S live, made ptxas spill).
@@ -1161,21 +1211,21 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       // the chunk bits (4..6) of the address XOR c, with g's bits set in `orow`.
       const wg_u32 orow = (sO + (wg_u32)ob * kOBufBytes + (wg_u32)(16 * wq) * 128u +
                            (wg_u32)g * 128u + 4u * t4) | ((wg_u32)g << 4);
-#line 643 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 694 "templates/sm90/attn_fwd_wgmma.cu.in"
 #pragma unroll
       for (int i = 0; i < 16; ++i) {
         const wg_u32 r0 = round_out2(wg_mul_rn(o[4 * i], inv0), wg_mul_rn(o[4 * i + 1], inv0));
         const wg_u32 r1 = round_out2(wg_mul_rn(o[4 * i + 2], inv1), wg_mul_rn(o[4 * i + 3], inv1));
-#line 648 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 699 "templates/sm90/attn_fwd_wgmma.cu.in"
         const wg_u32 at = (orow ^ ((wg_u32)(i & 7) << 4)) + (wg_u32)(i >> 3) * (kOBufBytes / 2);
         wg_st_shared_b32(at, r0);
         wg_st_shared_b32(at + 8u * 128u, r1);
-#line 655 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 706 "templates/sm90/attn_fwd_wgmma.cu.in"
       }
-#line 657 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 708 "templates/sm90/attn_fwd_wgmma.cu.in"
       wg_fence_proxy_async();                // st.shared (generic) -> the stores (async proxy)
       wg_mbar_arrive(bar_o_full + 8 * ob);
-#line 660 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 711 "templates/sm90/attn_fwd_wgmma.cu.in"
       if (a.lse != 0 && t4 == 0) {
         float *lse = a.lse + ((long long)b * H + h) * (long long)Sq;
         if (ok0) wg_st_global_f32(lse + qa, wg_add_rn(wg_mul_rn(em0, kLn2), logf(ls0)));
@@ -1199,14 +1249,21 @@ extern "C" __global__ void __launch_bounds__(384, 1)
     // waited on.
     int it = 0;                              // K/V tiles consumed so far (ring position)
     int nj = 0;                              // jobs of this block so far
-    int job = (int)blockIdx.x;               // the job of the current round
+    int job = job_at(0);                     // the job of the current round
     int o_job = job;                         // the job whose O is in o[]
     if (n_tiles == 0) {                      // Skv = 0: out = 0, LSE = -inf
-      for (; job < n_jobs; job += (int)gridDim.x) epilogue(job, neg_inf, neg_inf, 0.f, 0.f);
+      for (; job < n_jobs; job = job_at(++nj)) epilogue(job, neg_inf, neg_inf, 0.f, 0.f);
       return;
     }
-    kv_n = keys_of(job / (n_mb * H));
-    nt = tiles_of(kv_n);
+    // The keys, first query row and KV tiles of job jb, for its rounds.
+    auto start_job = [&](int jb) {
+      int mb, h, b;
+      decode(jb, mb, h, b);
+      cq0 = mb * kBlockM;
+      kv_n = keys_of(b);
+      nt = tiles_of(job_keys(kv_n, cq0));
+    };
+    start_job(job);
     if (cw == 1) wg_bar_arrive(1, 256);      // consumer 0 issues first
     {
       // The block's first round: S_0 of its first job only.
@@ -1264,7 +1321,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
     };
     it = 1;
     for (int j = 1; j < nt; ++j) steady_round(j);
-    for (job += (int)gridDim.x; job < n_jobs; job += (int)gridDim.x) {
+    for (job = job_at(nj + 1); job < n_jobs; job = job_at(nj + 1)) {
       ++nj;
       {
         // Job boundary: S_0 of `job` and the last P.V of o_job; then o_job's epilogue.
@@ -1279,8 +1336,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
         mbar_wait(bar_full_k + 8 * sj, (wg_u32)((it / kStages) & 1));
         mbar_wait(bar_full_v + 8 * sp, (wg_u32)(((it - 1) / kStages) & 1));
         zero_v_tail(sp, kv_n - (nt - 1) * kKv);  // o_job's last V tile
-        kv_n = keys_of(job / (n_mb * H));    // from here on: the new job's
-        nt = tiles_of(kv_n);
+        start_job(job);                      // from here on: the new job's
         begin_issue();
         issue_qk(sj);
         rescale_then_pv(sp);
@@ -1329,6 +1385,6 @@ extern "C" __global__ void __launch_bounds__(384, 1)
     }
   }
 }
-#line 814 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 871 "templates/sm90/attn_fwd_wgmma.cu.in"
 #undef sO
 #undef bar_o_full

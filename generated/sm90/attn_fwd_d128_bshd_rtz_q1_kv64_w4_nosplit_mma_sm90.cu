@@ -40,6 +40,9 @@ typedef struct attngen_kargs {
   // Per-batch key lengths, int32 [B], or 0 = all Skv (attngen_fwd_args.kv_lengths). The
   // kernels clamp each value into [0, Skv]: keys >= the clamped length contribute nothing.
   const int *kv_len;
+  // Causal mask (attngen_fwd_args.causal, 0 or 1): query i of an entry with n keys sees the
+  // keys j <= i + n - Sq (bottom-right aligned).
+  int causal;
 } attngen_kargs;
 
 #endif // ATTNGEN_KARGS_H
@@ -341,7 +344,16 @@ extern "C" __global__ void __launch_bounds__(128, 1) attn_fwd_d128_bshd_rtz_q1_k
     kv_n = a.kv_len[b];
     kv_n = kv_n < 0 ? 0 : (kv_n > Skv ? Skv : kv_n);
   }
-  const int n_tiles = (kv_n + kKvTile - 1) / kKvTile;
+  // The causal mask (a.causal): query row i sees the keys j <= i + kv_n - Sq; this block's
+  // rows need the keys below min(kv_n, min(q0 + block_m, Sq) + kv_n - Sq), its later tiles are
+  // not loaded or computed. Its first row sees the fewest (kv_first).
+  int kv_end = kv_n, kv_first = kv_n;
+  if (a.causal) {
+    const int last = (q0 + kBlockM < Sq ? q0 + kBlockM : Sq) + kv_n - Sq;
+    kv_end = last < kv_n ? (last > 0 ? last : 0) : kv_n;
+    kv_first = q0 + kv_n - Sq + 1 < kv_n ? q0 + kv_n - Sq + 1 : kv_n;
+  }
+  const int n_tiles = (kv_end + kKvTile - 1) / kKvTile;
 
   // Rows past the end of Q / K / V are zero-filled (src-size 0), never read from memory.
 #pragma unroll
@@ -375,20 +387,26 @@ extern "C" __global__ void __launch_bounds__(128, 1) attn_fwd_d128_bshd_rtz_q1_k
                      sQ + swz(warp_row0 + qt * 16 + (lm_mat & 1) * 8 + lm_row,
                               2 * kk + (lm_mat >> 1)));
   };
-#line 121 "templates/sm90/attn_fwd.cu.in"
+#line 130 "templates/sm90/attn_fwd.cu.in"
   sm90_u32 qf[kQTiles][8][4];
 #pragma unroll
   for (int qt = 0; qt < kQTiles; ++qt)
 #pragma unroll
     for (int kk = 0; kk < 8; ++kk) load_q_frag(qf[qt][kk], qt, kk);
-#line 127 "templates/sm90/attn_fwd.cu.in"
+#line 136 "templates/sm90/attn_fwd.cu.in"
 
   const float neg_inf = __int_as_float(0xff800000);  // -inf
   float o[kQTiles][16][4];   // O accumulators: 16 n-tiles of 8 head dims
   float m[kQTiles][2];       // running max of t for rows g and g + 8
   float l[kQTiles][2];       // this lane's part of the row sums of unrounded p
+  int lim[kQTiles][2];       // the keys rows g and g + 8 see (kv_n, or fewer: causal)
 #pragma unroll
   for (int qt = 0; qt < kQTiles; ++qt) {
+#pragma unroll
+    for (int r = 0; r < 2; ++r) {
+      const int row = q0 + warp_row0 + qt * 16 + g + 8 * r;
+      lim[qt][r] = a.causal && row + kv_n - Sq + 1 < kv_n ? row + kv_n - Sq + 1 : kv_n;
+    }
 #pragma unroll
     for (int n = 0; n < 16; ++n)
 #pragma unroll
@@ -415,7 +433,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) attn_fwd_d128_bshd_rtz_q1_k
         for (int e = 0; e < 4; ++e) s[qt][n][e] = 0.f;
 #pragma unroll
     for (int kk = 0; kk < 8; ++kk) {
-#line 165 "templates/sm90/attn_fwd.cu.in"
+#line 180 "templates/sm90/attn_fwd.cu.in"
 #pragma unroll
       for (int np = 0; np < kSNTiles / 2; ++np) {
         sm90_u32 b0, b1, b2, b3;
@@ -424,9 +442,9 @@ extern "C" __global__ void __launch_bounds__(128, 1) attn_fwd_d128_bshd_rtz_q1_k
                                           2 * kk + (lm_mat & 1)));
 #pragma unroll
         for (int qt = 0; qt < kQTiles; ++qt) {
-#line 174 "templates/sm90/attn_fwd.cu.in"
+#line 189 "templates/sm90/attn_fwd.cu.in"
           const sm90_u32 *qa = qf[qt][kk];
-#line 178 "templates/sm90/attn_fwd.cu.in"
+#line 193 "templates/sm90/attn_fwd.cu.in"
           sm90_mma_bf16_16816(s[qt][2 * np], qa[0], qa[1], qa[2], qa[3], b0, b1);
           sm90_mma_bf16_16816(s[qt][2 * np + 1], qa[0], qa[1], qa[2], qa[3], b2, b3);
         }
@@ -441,7 +459,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) attn_fwd_d128_bshd_rtz_q1_k
     // (ATTNGEN__REF_KV_TILE): the running max advances exactly where the reference's does, so
     // P is rounded against the same m. Element e of n-tile n: row g + 8 * (e >> 1),
     // key kt * kKvTile + 8 * n + 2 * t4 + (e & 1).
-    const bool ragged = (kt + 1) * kKvTile > kv_n;
+    const bool ragged = (kt + 1) * kKvTile > kv_first;
 #pragma unroll
     for (int step = 0; step < kSteps; ++step) {
       sm90_u32 pa[kQTiles][4][4];  // P of this step as mma A fragments, rounded per mode
@@ -454,8 +472,9 @@ extern "C" __global__ void __launch_bounds__(128, 1) attn_fwd_d128_bshd_rtz_q1_k
           for (int e = 0; e < 4; ++e) {
             // Step 2: t = s * (scale * log2 e), one fp32 multiply.
             float t = sm90_mul_rn(s[qt][n][e], a.scale_log2);
-            // Keys past kv_n do not exist: -inf leaves the max alone (p is set to 0 below).
-            if (ragged && kt * kKvTile + 8 * n + 2 * t4 + (e & 1) >= kv_n) t = neg_inf;
+            // Keys past the row's limit do not exist for it: -inf leaves the max alone (p is
+            // set to 0 below).
+            if (ragged && kt * kKvTile + 8 * n + 2 * t4 + (e & 1) >= lim[qt][e >> 1]) t = neg_inf;
             s[qt][n][e] = t;
             mx[e >> 1] = sm90_fmax(mx[e >> 1], t);
           }
@@ -471,14 +490,14 @@ extern "C" __global__ void __launch_bounds__(128, 1) attn_fwd_d128_bshd_rtz_q1_k
           m[qt][r] = m_new;
         }
         // Step 4: p = exp2(t - m) in fp32 (a row whose max is -inf gets NaN, as in the
-        // reference); keys past kv_n get p = 0; l accumulates the unrounded p.
+        // reference); keys past the row's limit get p = 0; l accumulates the unrounded p.
         float rowsum[2] = {0.f, 0.f};
 #pragma unroll
         for (int n = 8 * step; n < 8 * step + 8; ++n)
 #pragma unroll
           for (int e = 0; e < 4; ++e) {
             float p = sm90_ex2(s[qt][n][e] - m[qt][e >> 1]);
-            if (ragged && kt * kKvTile + 8 * n + 2 * t4 + (e & 1) >= kv_n) p = 0.f;
+            if (ragged && kt * kKvTile + 8 * n + 2 * t4 + (e & 1) >= lim[qt][e >> 1]) p = 0.f;
             s[qt][n][e] = p;
             rowsum[e >> 1] += p;
           }
@@ -545,6 +564,12 @@ extern "C" __global__ void __launch_bounds__(128, 1) attn_fwd_d128_bshd_rtz_q1_k
       lr += sm90_shfl_xor(lr, 1);
       lr += sm90_shfl_xor(lr, 2);
       const float inv = lr == 0.f ? 0.f : sm90_rcp_rn(lr);
+      // l = 0 only in a row that saw no key: out = 0 even where P = 0 met a non-finite v of
+      // a key it does not see (0 * Inf = NaN in O).
+      if (lr == 0.f) {
+#pragma unroll
+        for (int n = 0; n < 16; ++n) o[qt][n][2 * r] = o[qt][n][2 * r + 1] = 0.f;
+      }
       const int row = warp_row0 + qt * 16 + g + 8 * r;
 #pragma unroll
       for (int n = 0; n < 16; ++n) {

@@ -43,6 +43,7 @@ class FwdArgs(ctypes.Structure):
         ("workspace", ctypes.c_void_p),
         ("workspace_bytes", ctypes.c_size_t),
         ("kv_lengths", ctypes.c_void_p),
+        ("causal", ctypes.c_int),
     ]
 
 

@@ -215,7 +215,7 @@ class _Plan:
                  "copy_q", "copy_kv", "stream", "variant", "empty")
 
 
-def _make_plan(q, k, v, scale, layout, rounding, variant=None, has_kvl=False):
+def _make_plan(q, k, v, scale, layout, rounding, variant=None, has_kvl=False, causal=False):
     _check_names(layout, rounding)
     _check_tensors(q, k, v, layout)
     if not math.isfinite(scale):
@@ -236,6 +236,7 @@ def _make_plan(q, k, v, scale, layout, rounding, variant=None, has_kvl=False):
     a.layout = _names.layout_code(mem)
     a.rounding = _names.rounding_code(rounding)
     a.softmax_scale = scale
+    a.causal = 1 if causal else 0
     # variant=None: the dispatcher's choice ($ATTNGEN_VARIANT, read by the library when the
     # context is created, forces one); the bytes live in the plan, the template keeps the
     # pointer
@@ -258,17 +259,17 @@ def _make_plan(q, k, v, scale, layout, rounding, variant=None, has_kvl=False):
     return p
 
 
-def _plan_for(q, k, v, scale, layout, rounding, variant=None, has_kvl=False):
+def _plan_for(q, k, v, scale, layout, rounding, variant=None, has_kvl=False, causal=False):
     # the key: sizes and strides (a tuple of torch.Size/tuples: concatenating is slower),
     # dtypes, devices (torch.device: get_device() is -1 for both cpu and meta), options, the
     # CPU backend's name for CPU tensors, the forced variant.
     dev = q.device
     key = (q.shape, q.stride(), k.shape, k.stride(), v.shape, v.stride(), q.dtype, k.dtype,
            v.dtype, dev, k.device, v.device, scale, layout, rounding,
-           _cpu_backend if dev.type == "cpu" else None, variant, has_kvl)
+           _cpu_backend if dev.type == "cpu" else None, variant, has_kvl, causal)
     p = _plans.get(key)
     if p is None:
-        p = _make_plan(q, k, v, scale, layout, rounding, variant, has_kvl)
+        p = _make_plan(q, k, v, scale, layout, rounding, variant, has_kvl, causal)
         _plans[key] = p
     return p, key
 
@@ -333,13 +334,14 @@ def _check_no_grad(q, k, v):
 
 
 def _fwd_impl(q, k, v, scale, layout, rounding, want_lse, out=None, lse=None, variant=None,
-              kv_lengths=None):
+              kv_lengths=None, causal=False):
     """Eager implementation: (out, lse or None)."""
     _check_no_grad(q, k, v)
     if kv_lengths is not None:
         _check_tensors(q, k, v, layout)
         kv_lengths = _check_kv_lengths(kv_lengths, q, _dims(q, layout)[0])
-    p, key = _plan_for(q, k, v, scale, layout, rounding, variant, kv_lengths is not None)
+    p, key = _plan_for(q, k, v, scale, layout, rounding, variant, kv_lengths is not None,
+                       bool(causal))
     if p.copy_q:
         q = _to_memory(q, layout, p.mem)
     if p.copy_kv:
@@ -402,29 +404,31 @@ if HAS_CUSTOM_OP:
 
     @torch.library.custom_op("attngen::fwd", mutates_args=())
     def _op_fwd(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, scale: float, layout: str,
-                rounding: str, want_lse: bool) -> Tuple[torch.Tensor, torch.Tensor]:
-        out, lse = _fwd_impl(q, k, v, scale, layout, rounding, want_lse)
+                rounding: str, want_lse: bool,
+                causal: bool = False) -> Tuple[torch.Tensor, torch.Tensor]:
+        out, lse = _fwd_impl(q, k, v, scale, layout, rounding, want_lse, causal=causal)
         if lse is None:
             lse = q.new_empty((0,), dtype=torch.float32)
         return out, lse
 
     @_op_fwd.register_fake
-    def _op_fwd_fake(q, k, v, scale, layout, rounding, want_lse):
+    def _op_fwd_fake(q, k, v, scale, layout, rounding, want_lse, causal=False):
         return _fake_outputs(q, k, v, layout, want_lse)
 
     @torch.library.custom_op("attngen::fwd_out", mutates_args=("out", "lse"))
     def _op_fwd_out(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, out: torch.Tensor,
                     lse: Optional[torch.Tensor], scale: float, layout: str,
-                    rounding: str) -> None:
-        _fwd_impl(q, k, v, scale, layout, rounding, lse is not None, out=out, lse=lse)
+                    rounding: str, causal: bool = False) -> None:
+        _fwd_impl(q, k, v, scale, layout, rounding, lse is not None, out=out, lse=lse,
+                  causal=causal)
 
     @_op_fwd_out.register_fake
-    def _op_fwd_out_fake(q, k, v, out, lse, scale, layout, rounding):
+    def _op_fwd_out_fake(q, k, v, out, lse, scale, layout, rounding, causal=False):
         return None
 
 
 def attention(q, k, v, *, scale=None, layout=None, rounding=None, return_lse=False,
-              out=None, lse=None, variant=None, kv_lengths=None):
+              out=None, lse=None, variant=None, kv_lengths=None, causal=False):
     """softmax(q k^T * scale) v with attngen's kernels (bf16 in/out, head_dim 128).
 
     q: [B, Sq, H, D] (layout: the first of attngen._names.LAYOUTS, the default) or
@@ -434,8 +438,11 @@ def attention(q, k, v, *, scale=None, layout=None, rounding=None, return_lse=Fal
     log. out= / lse= write into given tensors (out dense in q's memory order). variant=
     forces a kernel variant by its canonical name (eager calls; JIT-compiled if needed).
     kv_lengths: None, or int32 [B] on q's device: batch entry b uses keys [0, kv_lengths[b])
-    only (clamped into [0, Skv]; 0 keys: out = 0, LSE = -inf; eager calls). Not yet on the
-    NVIDIA kernels: AttngenError NO_VARIANT naming kv_lengths."""
+    only (clamped into [0, Skv]; 0 keys: out = 0, LSE = -inf; eager calls).
+    causal: the causal mask, bottom-right aligned (FlashAttention >= 2.1): query i of an
+    entry with n keys sees keys j <= i + n - Sq; a row that sees none gets out = 0 and
+    LSE = -inf. On the cpu backend and the NVIDIA kernels; the AMD kernels refuse it:
+    AttngenError NO_VARIANT naming args.causal."""
     layout, rounding = _defaults(layout, rounding)
     if scale is None:
         scale = 1.0 / math.sqrt(q.shape[-1])
@@ -446,7 +453,7 @@ def attention(q, k, v, *, scale=None, layout=None, rounding=None, return_lse=Fal
         and not _is_compiling())
     if fast:
         o, l = _fwd_impl(q, k, v, scale, layout, rounding, want, out=out, lse=lse,
-                         variant=variant, kv_lengths=kv_lengths)
+                         variant=variant, kv_lengths=kv_lengths, causal=causal)
         return (o, l) if return_lse else o
     _check_names(layout, rounding)
     if out is not None:
@@ -454,23 +461,24 @@ def attention(q, k, v, *, scale=None, layout=None, rounding=None, return_lse=Fal
             lse = q.new_empty((q.shape[0], q.shape[2] if layout == _names.SEQ_MAJOR else q.shape[1],
                                q.shape[1] if layout == _names.SEQ_MAJOR else q.shape[2]),
                               dtype=torch.float32)
-        torch.ops.attngen.fwd_out(q, k, v, out, lse if want else None, scale, layout, rounding)
+        torch.ops.attngen.fwd_out(q, k, v, out, lse if want else None, scale, layout, rounding,
+                                  bool(causal))
         return (out, lse) if return_lse else out
-    o, l = torch.ops.attngen.fwd(q, k, v, scale, layout, rounding, want)
+    o, l = torch.ops.attngen.fwd(q, k, v, scale, layout, rounding, want, bool(causal))
     if lse is not None:  # the caller's lse without an out: filled from the functional op
         lse.copy_(l)
         l = lse
     return (o, l) if return_lse else o
 
 
-def prepare(q, k, v, *, scale=None, layout=None, rounding=None, variant=None):
+def prepare(q, k, v, *, scale=None, layout=None, rounding=None, variant=None, causal=False):
     """Plans the call attention(q, k, v, ...) would make and loads (or JIT-compiles) its
     variant, without running it: call before capturing a CUDA graph. Returns attngen's
     explanation of the choice (variant, rule, reason, workspace_bytes, ...)."""
     layout, rounding = _defaults(layout, rounding)
     if scale is None:
         scale = 1.0 / math.sqrt(q.shape[-1])
-    p, key = _plan_for(q, k, v, float(scale), layout, rounding, variant)
+    p, key = _plan_for(q, k, v, float(scale), layout, rounding, variant, False, bool(causal))
     a = _lib.FwdArgs.from_buffer_copy(p.template)
     a.stream = _stream_of(p, q)
     a.workspace_bytes = 0

@@ -157,6 +157,12 @@ def test_diffusers_backend(stubs):
         assert word in str(e.value) and e.value.status == "INVALID_ARGUMENT"
     with pytest.raises(NotImplementedError):
         agd.backward_op(None, out)
+    # is_causal with Sq == Skv (SDPA's top-left mask is then attngen's bottom-right one)
+    qs = q[:, :, :, :].contiguous()
+    ks, vs = k[:, :24].contiguous(), v[:, :24].contiguous()
+    out = ad.dispatch_attention_fn(qs, ks, vs, is_causal=True, backend="attngen")
+    assert torch.equal(out, attngen.attention(qs, ks, vs, causal=True))
+    assert not torch.equal(out, attngen.attention(qs, ks, vs))
 
 
 def test_diffusers_key_padding_mask(stubs):

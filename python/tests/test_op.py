@@ -333,6 +333,40 @@ def test_kv_lengths_match_sliced_calls(backend):
                 assert_close(ob, ref, tolerance(qb, kb, vb, layout=layout), f"{layout} b={b}")
 
 
+def test_causal_rows_match_prefix_calls(backend):
+    """causal=True (bottom-right aligned): row i of an entry with n keys is, bit for bit, the
+    one-row call on its first i + n - Sq + 1 keys; rows that see none (Sq > Skv) give out = 0
+    and LSE = -inf; with kv_lengths the alignment follows each entry's length; the gfx942
+    kernels (emu) refuse it naming args.causal."""
+    if backend == "emu":
+        q, k, v = _qkv(1, 8, 8, 1, "bshd")
+        _raises("NO_VARIANT", lambda: attngen.attention(q, k, v, causal=True), "args.causal")
+        return
+    for (Sq, Skv) in ((12, 12), (5, 30), (30, 5)):
+        for layout in ("bshd", "bhsd"):
+            q, k, v = _qkv(2, Sq, Skv, 2, layout, seed=Sq + Skv)
+            lens = torch.tensor([Skv, max(Skv - 3, 0)], dtype=torch.int32)
+            for kvl in (None, lens):
+                out, lse = attngen.attention(q, k, v, layout=layout, return_lse=True,
+                                             causal=True, kv_lengths=kvl)
+                sd = 1 if layout == "bshd" else 2
+                empty = 0
+                for b in range(2):
+                    n = Skv if kvl is None else int(kvl[b])
+                    for i in range(Sq):
+                        keys = min(max(i + n - Sq + 1, 0), n)
+                        qi = q[b:b + 1].narrow(sd, i, 1)
+                        ki, vi = (t[b:b + 1].narrow(sd, 0, keys) for t in (k, v))
+                        oi, li = attngen.attention(qi, ki, vi, layout=layout, return_lse=True)
+                        assert torch.equal(out[b:b + 1].narrow(sd, i, 1), oi), (Sq, Skv, b, i)
+                        assert torch.equal(lse[b:b + 1, :, i:i + 1], li), (Sq, Skv, b, i)
+                        if keys == 0:
+                            empty += 1
+                            assert torch.equal(oi, torch.zeros_like(oi))
+                            assert torch.isneginf(li).all()
+                assert (empty > 0) == (Sq > Skv or kvl is not None and Sq > Skv - 3)
+
+
 def test_kv_lengths_errors():
     q, k, v = _qkv(2, 8, 8, 1, "bshd")
     ok = torch.tensor([3, 8], dtype=torch.int32)

@@ -141,6 +141,14 @@ typedef struct attngen_fwd_args {
    * value into [0, seqlen_kv], so no value can make them read or write out of bounds.
    * Every backend takes it (cpu, emu, hip: gfx942 kernels, cuda: sm90 kernels). */
   const int32_t *kv_lengths;
+  /* Causal mask, bottom-right aligned (the FlashAttention >= 2.1 convention): query i of a
+   * batch entry with n keys (seqlen_kv, or its kv_lengths value) sees the keys
+   * j <= i + n - seqlen_q; a row that sees no key (i < seqlen_q - n) gets out = 0 and
+   * LSE = -inf. KV tiles wholly past a q-block's diagonal are not loaded or computed.
+   * 0 = off (every key), 1 = on; other values: INVALID_ARGUMENT naming args.causal.
+   * Backends: cpu and cuda (sm90 kernels); the gfx942 kernels (hip, emu) do not take it
+   * yet: NO_VARIANT naming args.causal. */
+  int causal;
 } attngen_fwd_args;
 
 /* Defaults: everything 0/NULL, head_dim 128, bshd, rtne, softmax_scale 1/sqrt(128). */

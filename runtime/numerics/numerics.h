@@ -113,6 +113,11 @@ typedef struct attngen__ref_args {
    * of entry b is the row of a call with that many keys, Skv = 0 included; split parts past
    * the length are empty). */
   const int32_t *kv_lengths;
+  /* Causal mask, bottom-right aligned (FlashAttention >= 2.1): query row i of an entry with
+   * n keys (its length) sees the keys j <= i + n - seqlen_q (attngen__causal_keys); the
+   * other keys contribute nothing (not visited); a row that sees none gets out = 0 and
+   * LSE = -inf. */
+  int causal;
 } attngen__ref_args;
 
 /* Relative uncertainty of a kernel's p = exp2(t - m) allowed by the comparator: 2^-20, four
@@ -126,6 +131,14 @@ attngen_status attngen__reference_fwd(const attngen__ref_args *a);
 
 /* The keys batch entry b uses: kv_lengths[b] clamped into [0, seqlen_kv] (what the kernels
  * do with any value), seqlen_kv when kv_lengths is NULL. */
+/* The keys query row `row` of an entry with kvn keys sees under the causal mask: the first
+ * clamp(row + kvn - seqlen_q + 1, 0, kvn); kvn without it. */
+static inline int attngen__causal_keys(int causal, int row, int kvn, int seqlen_q) {
+  if (!causal) return kvn;
+  const long long n = (long long)row + kvn - seqlen_q + 1;
+  return n <= 0 ? 0 : n < kvn ? (int)n : kvn;
+}
+
 static inline int attngen__kv_len_of(const int32_t *kv_lengths, int b, int seqlen_kv) {
   if (!kv_lengths) return seqlen_kv;
   const int32_t n = kv_lengths[b];
@@ -145,6 +158,7 @@ typedef struct attngen__exact_args {
   double *lse; /* fp64 [B,H,Sq] contiguous natural-log LSE, or NULL */
   int threads;
   const int32_t *kv_lengths; /* as attngen__ref_args.kv_lengths */
+  int causal;                /* as attngen__ref_args.causal */
 } attngen__exact_args;
 
 /* Plain softmax attention in fp64 without intermediate rounding (sanity bound). */

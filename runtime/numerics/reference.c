@@ -185,6 +185,9 @@ static void ref_job(void *p, int64_t job) {
   if (tacc) memset(tacc, 0, sizeof(float) * (size_t)rows * D);
 
   const int kvn = attngen__kv_len_of(a->kv_lengths, b, sh->seqlen_kv); /* keys of entry b */
+  int row_keys[Q_BLOCK]; /* the keys each row sees (the causal mask) */
+  for (int r = 0; r < rows; ++r)
+    row_keys[r] = attngen__causal_keys(a->causal, q0 + r, kvn, sh->seqlen_q);
   for (int kv0 = 0; kv0 < kvn; kv0 += step) {
     const int n = kvn - kv0 < step ? kvn - kv0 : step;
     /* a new part starts here: split rows save the finished one and restart */
@@ -209,9 +212,13 @@ static void ref_job(void *p, int64_t job) {
           memset(tacc + r * D, 0, sizeof(float) * D);
         }
       }
+      /* keys past the row's causal limit are not visited (a step wholly past it changes
+       * nothing: its max would be m, its p 0) */
+      const int nr = row_keys[r] - kv0 < n ? row_keys[r] - kv0 : n;
+      if (nr <= 0) continue;
       /* steps 1-2: scores in fp32, scaled into base 2 */
       float step_max = m[r];
-      for (int j = 0; j < n; ++j) {
+      for (int j = 0; j < nr; ++j) {
         sc[j] = dot_f32(qf + r * D, kf + j * D);
         t[j] = sc[j] * c->scale_log2;
         step_max = fmaxf(step_max, t[j]); /* a NaN score does not become the max */
@@ -229,7 +236,7 @@ static void ref_job(void *p, int64_t job) {
        * the fma form s * c - m rounded once while |m| < 2^24 (beyond, fl(s * c) = m may be
        * more than 1/2 off the exact product: the fma form's x at the row's max, that error,
        * could make p = +Inf) */
-      for (int j = 0; j < n; ++j) {
+      for (int j = 0; j < nr; ++j) {
         const float x = a->score_fma && fabsf(m[r]) < 0x1p24f
                             ? fmaf(sc[j], c->scale_log2, -m[r])
                             : t[j] - m[r];
@@ -288,7 +295,7 @@ static void ref_job(void *p, int64_t job) {
     }
     if (a->lse) {
       float *lse = a->lse + ((int64_t)b * sh->heads + h) * sh->seqlen_q + q0 + r;
-      *lse = kvn == 0 ? -INFINITY : m[r] * 0.693147182f + logf(l[r]);
+      *lse = row_keys[r] == 0 ? -INFINITY : m[r] * 0.693147182f + logf(l[r]);
     }
   }
   free(scratch);
@@ -335,7 +342,8 @@ static void exact_job(void *p, int64_t job) {
   double o[D];
   for (int d = 0; d < D; ++d) o[d] = 0.0;
   double mx = -INFINITY, sum = 0.0;
-  const int kvn = attngen__kv_len_of(a->kv_lengths, b, a->seqlen_kv);
+  const int kvn = attngen__causal_keys(
+      a->causal, s, attngen__kv_len_of(a->kv_lengths, b, a->seqlen_kv), a->seqlen_q);
   for (int j = 0; j < kvn; ++j) {
     const uint16_t *k = a->k.data + attngen__view_offset(a->k.sb, a->k.sh, a->k.ss, b, h, j);
     mx = fmax(mx, dot_f64(q, k) * a->softmax_scale);
@@ -376,5 +384,6 @@ attngen__ref_args attngen__ref_args_of_call(const attngen_fwd_args *a) {
   r.softmax_scale = a->softmax_scale;
   r.lse = a->lse;
   r.kv_lengths = a->kv_lengths;
+  r.causal = a->causal != 0;
   return r;
 }

@@ -332,11 +332,17 @@ static attngen_status make_plan(attngen_context *c, const attngen_fwd_args *a, p
   memset(p, 0, sizeof *p);
   if (!c->runs_target)
     return attngen__fail(ATTNGEN_STATUS_NO_VARIANT, "%s: %s", c->props.backend, c->target_problem);
+  if (a->causal && c->be->target != ATTNGEN__TARGET_SM90)
+    return attngen__fail(ATTNGEN_STATUS_NO_VARIANT,
+                         "args.causal: the causal mask is not supported by the %s kernels yet "
+                         "(allowed on this backend: 0; supported by the sm90 kernels (cuda) and "
+                         "the cpu reference)", target_name(c->be->target));
   attngen__dispatch_input in;
   memset(&in, 0, sizeof in);
   in.target = c->be->target;
   in.compute_units = c->props.compute_units;
   in.shape = attngen__call_shape_of(a);
+  in.causal = a->causal != 0;
   if (a->variant && a->variant[0]) {
     in.forced = a->variant;
     in.forced_by = "args.variant";
@@ -378,6 +384,7 @@ typedef struct plan_key {
   attngen__call_shape shape;
   int tuning_on;
   int has_kv_lengths; /* whether args.kv_lengths is set */
+  int causal;         /* args.causal (not every target takes it: make_plan) */
   uint32_t scale_bits;
   char forced[128]; /* args.variant, else ATTNGEN_VARIANT, else "" */
 } plan_key;
@@ -395,6 +402,7 @@ static int plan_key_of(const attngen_context *c, const attngen_fwd_args *a, plan
   strcpy(key->forced, forced);
   key->tuning_on = c->env.tuning;
   key->has_kv_lengths = a->kv_lengths != NULL;
+  key->causal = a->causal;
   key->shape = attngen__call_shape_of(a);
   memcpy(&key->scale_bits, &a->softmax_scale, sizeof key->scale_bits);
   return 1;
@@ -614,6 +622,7 @@ attngen_status attngen_fwd(attngen_context *c, const attngen_fwd_args *a) {
   kargs.lse = a->lse;
   kargs.ws = ws;
   kargs.kv_len = a->kv_lengths;
+  kargs.causal = a->causal;
   if (p.vt_grid[0] > 0) {
     attngen__log(ATTNGEN__LOG_DEBUG, "launch %s (V pre-pass) grid (%u,%u,%u) x %d threads, "
                  "%zu bytes of V in operand order", k->name, p.vt_grid[0], p.vt_grid[1],

@@ -93,6 +93,10 @@ attngen_status attngen__check_args(const attngen_fwd_args *a, int need_pointers)
     return attngen__fail(ATTNGEN_STATUS_TOO_LARGE,
                          "args.batch * args.heads * args.seqlen_q = %lld rows (allowed: < 2^31)",
                          (long long)a->batch * a->heads * a->seqlen_q);
+  if (a->causal != 0 && a->causal != 1)
+    return attngen__fail(ATTNGEN_STATUS_INVALID_ARGUMENT,
+                         "args.causal = %d (allowed: 0 = no mask, 1 = causal, bottom-right "
+                         "aligned)", a->causal);
   if (!isfinite(a->softmax_scale))
     return attngen__fail(ATTNGEN_STATUS_BAD_SCALE,
                          "args.softmax_scale = %g is not finite (allowed: any finite float; "
@@ -369,6 +373,9 @@ static const char *unsupported(const attngen__dispatch_input *in, const attngen_
   else if (d->rounding != in->shape.rounding)
     snprintf(buf, len, "it rounds with %s and args.rounding is %s", rounding_str(d->rounding),
              rounding_str(in->shape.rounding));
+  else if (in->causal && !d->causal)
+    snprintf(buf, len, "it has no causal mask and args.causal is 1 (variants with causal = 1 in "
+             "the manifest take it: sm90 with kv_tile <= 128)");
   else if (d->kv_split == ATTNGEN__SPLIT_TAIL && !in->split_supported)
     snprintf(buf, len,
              ATTNGEN__SPLIT_TAIL_NAME " KV split is not supported by this build (no split planner)");

@@ -6,7 +6,9 @@
 
 or `with attention_backend("attngen"):` around a call. The backend takes diffusers' BSHD
 tensors, honours scale and return_lse (LSE returned as [B, S, H], diffusers' convention),
-refuses dropout_p > 0, is_causal and enable_gqa with an AttngenError that says so, and runs
+refuses dropout_p > 0 and enable_gqa with an AttngenError that says so, runs is_causal=True
+with Sq == Skv as attngen's causal mask (refused otherwise: SDPA's mask is top-left aligned,
+attngen's bottom-right), and runs
 context parallelism (ring / Ulysses through diffusers' ParallelConfig) with its forward op
 returning (out, lse). Forward only: the backward op raises.
 
@@ -33,13 +35,24 @@ _registered = None
 _MASK_ALLOWED = "None or a boolean key-padding mask [B, 1, 1, N] or [B, N] (True = attend)"
 
 
-def _check(attn_mask, dropout_p, is_causal, enable_gqa, mask_ok=True):
+def _check(attn_mask, dropout_p, is_causal, enable_gqa, mask_ok=True, query=None, key=None):
     if attn_mask is not None and not mask_ok:
         refuse("diffusers", "attn_mask", "a tensor (with context parallelism)", "None")
     if dropout_p:
         refuse("diffusers", "dropout_p", dropout_p, "0.0")
     if is_causal:
-        refuse("diffusers", "is_causal", is_causal, "False")
+        # SDPA's is_causal is top-left aligned, attngen's bottom-right: the same mask only
+        # when Sq == Skv (and attn_mask None, as SDPA requires)
+        if not mask_ok:
+            refuse("diffusers", "is_causal", is_causal, "False (with context parallelism)")
+        if attn_mask is not None:
+            refuse("diffusers", "is_causal", is_causal, "False when attn_mask is given")
+        if query is None or query.shape[1] != key.shape[1]:
+            refuse("diffusers", "is_causal", f"{is_causal} with Sq = "
+                   f"{None if query is None else query.shape[1]} != Skv = "
+                   f"{None if key is None else key.shape[1]}",
+                   "False, or True with Sq == Skv (SDPA's top-left causal mask equals "
+                   "attngen's bottom-right one only there)")
     if enable_gqa:
         refuse("diffusers", "enable_gqa", enable_gqa, "False (repeat k/v heads first)")
 
@@ -74,16 +87,17 @@ def mask_to_kv_lengths(attn_mask, batch, seqlen_kv):
     return lens.contiguous()
 
 
-def _run(query, key, value, scale, return_lse, rounding, attn_mask=None):
+def _run(query, key, value, scale, return_lse, rounding, attn_mask=None, causal=False):
     kvl = None
     if attn_mask is not None:
         kvl = mask_to_kv_lengths(attn_mask, query.shape[0], key.shape[1])
     if return_lse:
         out, lse = ops.attention(query, key, value, scale=scale, layout=_names.SEQ_MAJOR,
-                                 rounding=rounding, return_lse=True, kv_lengths=kvl)
+                                 rounding=rounding, return_lse=True, kv_lengths=kvl,
+                                 causal=causal)
         return out, lse.transpose(1, 2)  # [B, H, S] -> diffusers' [B, S, H]
     return ops.attention(query, key, value, scale=scale, layout=_names.SEQ_MAJOR,
-                         rounding=rounding, kv_lengths=kvl)
+                         rounding=rounding, kv_lengths=kvl, causal=causal)
 
 
 def forward_op(ctx, query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False,
@@ -106,9 +120,10 @@ def make_backend(rounding=None):
                           scale=None, enable_gqa=False, return_lse=False,
                           _parallel_config=None):
         _check(attn_mask, dropout_p, is_causal, enable_gqa,
-               mask_ok=_parallel_config is None)
+               mask_ok=_parallel_config is None, query=query, key=key)
         if _parallel_config is None:
-            return _run(query, key, value, scale, return_lse, rounding, attn_mask)
+            return _run(query, key, value, scale, return_lse, rounding, attn_mask,
+                        bool(is_causal))
         from diffusers.models import attention_dispatch as ad
         return ad._templated_context_parallel_attention(
             query, key, value, None, dropout_p, is_causal, scale, False, return_lse,

@@ -3,6 +3,7 @@
 Runs, each as a named check with PASS/FAIL and numbers, a table last:
   numerics     attngen vs an fp64 reference and vs SDPA-cuDNN on the same inputs (bshd,
                bhsd views, LSE)
+  causal       causal=True vs fp64 (bottom-right mask) and cuDNN is_causal, torch.compile
   kvlen        per-batch key lengths (kv_lengths) vs fp64 per entry, NaN/Inf in masked keys
   opcheck      torch.library.opcheck on torch.ops.attngen.fwd
   compile      torch.compile(fullgraph=True) of a function around attngen.attention
@@ -58,10 +59,11 @@ def ref64(q, k, v, scale):
     return torch.matmul(s.softmax(-1), v.double()), s.logsumexp(-1)
 
 
-def sdpa_cudnn(q, k, v, scale=None):
+def sdpa_cudnn(q, k, v, scale=None, is_causal=False):
     from torch.nn.attention import SDPBackend, sdpa_kernel
     with sdpa_kernel([SDPBackend.CUDNN_ATTENTION]):
-        return torch.nn.functional.scaled_dot_product_attention(q, k, v, scale=scale)
+        return torch.nn.functional.scaled_dot_product_attention(q, k, v, scale=scale,
+                                                                is_causal=is_causal)
 
 
 def bf16_ulp(x):
@@ -137,6 +139,47 @@ def c_kvlen(args):
                              bitwise_equal_sliced=same))
             assert e.max().item() <= 2 ** -6, rows[-1]
             assert rows[-1]["lse_err"] < 1e-3, rows[-1]
+    return json.dumps(rows)
+
+
+@check("causal")
+def c_causal(args):
+    """attention(..., causal=True) vs the fp64 attention with the bottom-right causal mask
+    and vs SDPA-cuDNN is_causal (square shapes, where the two conventions agree); Sq > Skv:
+    rows without keys give 0 / -inf; under torch.compile(fullgraph=True) the same bits."""
+    torch.manual_seed(2)
+    rows = []
+    for (B, H, Sq, Skv) in ((2, 8, 1024, 1024), (1, 4, 300, 2000), (1, 4, 2000, 300)):
+        q, k, v = (torch.randn(B, S, H, 128, device="cuda", dtype=torch.bfloat16)
+                   for S in (Sq, Skv, Skv))
+        out, lse = attngen.attention(q, k, v, causal=True, return_lse=True)
+        qh, kh, vh = (t.transpose(1, 2).double() for t in (q, k, v))
+        s = (qh @ kh.transpose(-1, -2)) * 128 ** -0.5
+        i = torch.arange(Sq, device="cuda")[:, None]
+        j = torch.arange(Skv, device="cuda")[None, :]
+        s = s.masked_fill(j > i + Skv - Sq, float("-inf"))
+        seen = (j <= i + Skv - Sq).any(-1)                   # rows with a key
+        p = torch.where(seen[:, None], s.softmax(-1), torch.zeros_like(s))
+        ref = (p @ vh).transpose(1, 2)
+        e = (out.double() - ref).abs()
+        row = dict(shape=(B, H, Sq, Skv), max_err=e.max().item())
+        if Sq == Skv:
+            oc = sdpa_cudnn(q.transpose(1, 2), k.transpose(1, 2), v.transpose(1, 2),
+                            is_causal=True).transpose(1, 2)
+            row["cudnn_max_err"] = (oc.double() - ref).abs().max().item()
+            assert row["max_err"] <= max(4 * row["cudnn_max_err"], 2 ** -7), row
+        else:
+            assert row["max_err"] <= 2 ** -6, row
+        ref_lse = torch.where(seen, s.logsumexp(-1), torch.full_like(s[..., 0], -math.inf))
+        assert torch.equal(torch.isneginf(lse), torch.isneginf(ref_lse)), row
+        fin = torch.isfinite(ref_lse)
+        row["lse_err"] = (lse.double()[fin] - ref_lse[fin]).abs().max().item()
+        assert row["lse_err"] < 1e-3, row
+        if Sq > Skv:
+            assert torch.all(out[:, : Sq - Skv] == 0), "rows without keys are not 0"
+        rows.append(row)
+    f = torch.compile(lambda a, b, c: attngen.attention(a, b, c, causal=True), fullgraph=True)
+    assert torch.equal(f(q, k, v), attngen.attention(q, k, v, causal=True))
     return json.dumps(rows)
 
 
