@@ -43,6 +43,14 @@ extern const char *const attngen__load_names[ATTNGEN__LOAD_COUNT];
 #define ATTNGEN__LOAD_THREAD_NAME "thread"
 #define ATTNGEN__LOAD_TMA_NAME "tma"
 
+/* axis mask */
+typedef enum { ATTNGEN__MASK_NONE = 0, ATTNGEN__MASK_CAUSAL = 1, ATTNGEN__MASK_COUNT = 2 } attngen__mask;
+extern const char *const attngen__mask_names[ATTNGEN__MASK_COUNT];
+#define ATTNGEN__MASK_LIST "none, causal" /* for messages */
+#define ATTNGEN__MASK_CHOICES "none|causal" /* for usage texts */
+#define ATTNGEN__MASK_NONE_NAME "none"
+#define ATTNGEN__MASK_CAUSAL_NAME "causal"
+
 /* axis impl */
 typedef enum { ATTNGEN__IMPL_MFMA = 0, ATTNGEN__IMPL_MMA = 1, ATTNGEN__IMPL_WGMMA = 2, ATTNGEN__IMPL_COUNT = 3 } attngen__impl;
 extern const char *const attngen__impl_names[ATTNGEN__IMPL_COUNT];
@@ -83,10 +91,10 @@ typedef struct attngen__variant_desc {
   int score_fma; /* softmax form: 1 = p = exp2(fma(s, scale_log2, -m)) rounded once, 0 = exp2(fl(s * scale_log2) - m); the CPU reference follows it */
   int v_path; /* attngen__v_path: VT = V pre-transposed into the workspace by a pre-pass launch of the kernel (kargs.vt_prepass = 1) */
   int load; /* attngen__load: TMA = the kernel's parameter is attngen_kargs_tma (tensor maps of q, k, v encoded by the runtime at launch) */
-  int causal; /* 1 = the kernel takes the causal mask (kargs.causal); 0 = it has no causal code and the dispatcher gives it no causal call */
+  int mask; /* attngen__mask: CAUSAL = the kernel applies the causal mask (kargs.causal = 1); a variant serves only calls with its mask */
 } attngen__variant_desc;
 
 /* X(field) for every int field of attngen__variant_desc, in order. */
-#define ATTNGEN__VARIANT_DESC_FIELDS(X) X(target) X(layout) X(rounding) X(q_tiles) X(kv_tile) X(waves) X(kv_split) X(impl) X(threads) X(block_m) X(smem_bytes) X(softmax_step) X(ws_row_bytes) X(score_fma) X(v_path) X(load) X(causal)
+#define ATTNGEN__VARIANT_DESC_FIELDS(X) X(target) X(layout) X(rounding) X(q_tiles) X(kv_tile) X(waves) X(kv_split) X(impl) X(threads) X(block_m) X(smem_bytes) X(softmax_step) X(ws_row_bytes) X(score_fma) X(v_path) X(load) X(mask)
 
 #endif /* ATTNGEN_VARIANT_AXES_H */

@@ -56,7 +56,7 @@ static void test_generator_name_derivation(void **state) {
   assert_eval_contains("local c = require('config'); local v, e = c.parse('attn_fwd_d128_bshd_rtxx_q3_kv64_w8_nosplit_mfma_gfx942'); return e",
                        "unknown rounding 'rtxx' (allowed: rtne, rtna, rtz)");
   assert_eval_contains("local c = require('config'); local v, e = c.parse('attn_fwd_d128_bshd'); return e",
-                       "has 1 axis tokens, expected 10");
+                       "has 1 axis tokens, expected 11");
   /* v_path: the default (perm) adds no token, vt does; sm90 has only perm */
   assert_eval("local c = require('config'); return c.name{layout='bshd', rounding='rtne', "
               "q_tiles=2, kv_tile=96, waves=8, kv_split='tail', v_path='vt', impl='mfma', "
@@ -71,8 +71,24 @@ static void test_generator_name_derivation(void **state) {
                        "local ok, e = c.validate(v); return e",
                        "rule 'sm90-v-path': v_path=vt is not supported on sm90 (allowed: perm)");
   assert_eval_contains("local c = require('config'); local v, e = c.parse("
-                       "'attn_fwd_d128_bshd_rtne_q2_kv96_w8_tail_vt_tma_vt_mfma_gfx942'); return e",
-                       "has 11 axis tokens, expected 10");
+                       "'attn_fwd_d128_bshd_rtne_q2_kv96_w8_tail_vt_tma_vt_causal_mfma_gfx942'); "
+                       "return e",
+                       "has 12 axis tokens, expected 11");
+  /* mask: the default (none) adds no token, causal does; sm90 only, wgmma tiles <= 128 */
+  assert_eval("local c = require('config'); return c.name{layout='bshd', rounding='rtz', "
+              "q_tiles=1, kv_tile=128, waves=12, kv_split='off', load='tma', mask='causal', "
+              "impl='wgmma', target='sm90'}",
+              "attn_fwd_d128_bshd_rtz_q1_kv128_w12_nosplit_tma_causal_wgmma_sm90");
+  assert_eval("local c = require('config'); return c.parse("
+              "'attn_fwd_d128_bshd_rtz_q1_kv128_w12_nosplit_tma_wgmma_sm90').mask", "none");
+  assert_eval_contains("local c = require('config'); local v = assert(c.parse("
+                       "'attn_fwd_d128_bshd_rtne_q1_kv176_w12_nosplit_tma_causal_wgmma_sm90')); "
+                       "local ok, e = c.validate(v); return e",
+                       "rule 'mask-causal': mask=causal with kv_tile=176 spills");
+  assert_eval_contains("local c = require('config'); local v = assert(c.parse("
+                       "'attn_fwd_d128_bshd_rtne_q2_kv96_w8_nosplit_causal_mfma_gfx942')); "
+                       "local ok, e = c.validate(v); return e",
+                       "rule 'mask-causal': mask=causal is built for target=sm90 only");
   /* load: the default (thread) adds no token, tma does; tma only for the sm90 wgmma family */
   assert_eval("local c = require('config'); return c.name{layout='bhsd', rounding='rtna', "
               "q_tiles=1, kv_tile=176, waves=12, kv_split='off', load='tma', impl='wgmma', "

@@ -258,8 +258,13 @@ static int run_case(const gpu_case *c) {
   assert_true(c->nkvl == 0 || c->nkvl == c->batch);
   const int32_t *kvl = c->nkvl ? c->kvl : NULL;
   void *d_kvl = kvl ? device_copy(kvl, (size_t)c->batch * sizeof(int32_t)) : NULL;
+  int ran = 0;
   for (int vi = 0; vi < env.nvariants; ++vi) {
     const attngen__variant_desc *var = env.variants[vi];
+    /* a variant serves the calls with its mask (axis mask): the others are refused, as
+     * test_gpu_sm90_mask_pairing checks */
+    if ((var->mask == ATTNGEN__MASK_CAUSAL) != (c->causal != 0)) continue;
+    ran++;
     const int mode = var->rounding;
     int ri = 0;
     while (ri < nrefs && !(refs[ri].mode == mode && refs[ri].step == var->softmax_step &&
@@ -322,6 +327,7 @@ static int run_case(const gpu_case *c) {
   }
   fflush(stdout);
 
+  assert_true(ran >= 6); /* every layout and mode has a variant for the case's mask */
   for (int i = 0; i < nrefs; ++i) attngen__verify_ref_free(&refs[i].ref);
   if (d_kvl) CHECK_OK(attngen_free(env.ctx, d_kvl));
   for (int L = 0; L < 2; ++L) {
@@ -422,6 +428,47 @@ static void test_gpu_sm90_causal(void **state) {
   run_cases(cases, NCASES(cases));
 }
 
+/* A variant serves only calls with its mask: a causal call forced onto a dense variant, and a
+ * dense call forced onto a causal one, are refused with NO_VARIANT naming args.causal before
+ * anything runs; the dispatcher's own choice for each call has the call's mask. */
+static void test_gpu_sm90_mask_pairing(void **state) {
+  (void)state;
+  SKIP_WITHOUT_GPU();
+  const int S = 64;
+  const size_t n = (size_t)S * 128;
+  void *q = NULL, *out = NULL;
+  CHECK_OK(attngen_malloc(env.ctx, n * 2, &q));
+  CHECK_OK(attngen_malloc(env.ctx, n * 2, &out));
+  CHECK_OK(attngen_memset(env.ctx, q, 0, n * 2));
+  int dense = 0, causal = 0;
+  for (int c = 0; c < 2; ++c) {
+    attngen_fwd_args a;
+    attngen_fwd_args_init(&a);
+    a.q = a.k = a.v = q;
+    a.out = out;
+    a.batch = a.heads = 1;
+    a.seqlen_q = a.seqlen_kv = S;
+    a.causal = c;
+    attngen_choice ch;
+    CHECK_OK(attngen_explain(env.ctx, &a, &ch));
+    assert_int_equal(strstr(ch.variant, "_causal_") != NULL, c);
+    for (int i = 0; i < env.nvariants; ++i) {
+      const int vc = env.variants[i]->mask == ATTNGEN__MASK_CAUSAL;
+      a.variant = env.variants[i]->name;
+      a.layout = (attngen_layout)env.variants[i]->layout;
+      a.rounding = (attngen_rounding)env.variants[i]->rounding;
+      if (vc == c) continue;
+      dense += !vc;
+      causal += vc;
+      assert_int_equal(attngen_explain(env.ctx, &a, &ch), ATTNGEN_STATUS_NO_VARIANT);
+      assert_non_null(strstr(attngen_last_error(), "args.causal"));
+    }
+  }
+  assert_true(dense > 0 && causal > 0);
+  CHECK_OK(attngen_free(env.ctx, q));
+  CHECK_OK(attngen_free(env.ctx, out));
+}
+
 /* More (batch, head) pairs than the H200 has SMs (132), so blocks run in several waves (the
  * persistent wgmma kernels: several jobs per block, the K/V ring and Q buffer reused across
  * jobs); the second case has one KV tile per job (Q released after the job's only S). */
@@ -497,6 +544,7 @@ int main(void) {
       cmocka_unit_test(test_gpu_sm90_determinism),
       cmocka_unit_test(test_gpu_sm90_kv_lengths),
       cmocka_unit_test(test_gpu_sm90_causal),
+      cmocka_unit_test(test_gpu_sm90_mask_pairing),
   };
   const int failed = cmocka_run_group_tests(tests, group_setup, group_teardown);
   /* Every test skipped (no CUDA device): exit 77, which ctest reports as "Not Run"

@@ -344,11 +344,14 @@ extern "C" __global__ void __launch_bounds__(128, 1) attn_fwd_d128_bhsd_rtna_q1_
     kv_n = a.kv_len[b];
     kv_n = kv_n < 0 ? 0 : (kv_n > Skv ? Skv : kv_n);
   }
-  // The causal mask (a.causal): query row i sees the keys j <= i + kv_n - Sq; this block's
-  // rows need the keys below min(kv_n, min(q0 + block_m, Sq) + kv_n - Sq), its later tiles are
-  // not loaded or computed. Its first row sees the fewest (kv_first).
+  // The causal mask (the variant's axis mask): query row i sees the keys j <= i + kv_n - Sq;
+  // this block's rows need the keys below min(kv_n, min(q0 + block_m, Sq) + kv_n - Sq), its
+  // later tiles are not loaded or computed. Its first row sees the fewest (kv_first).
   int kv_end = kv_n, kv_first = kv_n;
-  if (a.causal) {
+#line 93 "templates/sm90/attn_fwd.cu.in"
+  constexpr bool kCausal = false;
+#line 95 "templates/sm90/attn_fwd.cu.in"
+  if (kCausal) {
     const int last = (q0 + kBlockM < Sq ? q0 + kBlockM : Sq) + kv_n - Sq;
     kv_end = last < kv_n ? (last > 0 ? last : 0) : kv_n;
     kv_first = q0 + kv_n - Sq + 1 < kv_n ? q0 + kv_n - Sq + 1 : kv_n;
@@ -387,13 +390,13 @@ extern "C" __global__ void __launch_bounds__(128, 1) attn_fwd_d128_bhsd_rtna_q1_
                      sQ + swz(warp_row0 + qt * 16 + (lm_mat & 1) * 8 + lm_row,
                               2 * kk + (lm_mat >> 1)));
   };
-#line 130 "templates/sm90/attn_fwd.cu.in"
+#line 135 "templates/sm90/attn_fwd.cu.in"
   sm90_u32 qf[kQTiles][8][4];
 #pragma unroll
   for (int qt = 0; qt < kQTiles; ++qt)
 #pragma unroll
     for (int kk = 0; kk < 8; ++kk) load_q_frag(qf[qt][kk], qt, kk);
-#line 136 "templates/sm90/attn_fwd.cu.in"
+#line 141 "templates/sm90/attn_fwd.cu.in"
 
   const float neg_inf = __int_as_float(0xff800000);  // -inf
   float o[kQTiles][16][4];   // O accumulators: 16 n-tiles of 8 head dims
@@ -405,7 +408,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) attn_fwd_d128_bhsd_rtna_q1_
 #pragma unroll
     for (int r = 0; r < 2; ++r) {
       const int row = q0 + warp_row0 + qt * 16 + g + 8 * r;
-      lim[qt][r] = a.causal && row + kv_n - Sq + 1 < kv_n ? row + kv_n - Sq + 1 : kv_n;
+      lim[qt][r] = kCausal && row + kv_n - Sq + 1 < kv_n ? row + kv_n - Sq + 1 : kv_n;
     }
 #pragma unroll
     for (int n = 0; n < 16; ++n)
@@ -433,7 +436,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) attn_fwd_d128_bhsd_rtna_q1_
         for (int e = 0; e < 4; ++e) s[qt][n][e] = 0.f;
 #pragma unroll
     for (int kk = 0; kk < 8; ++kk) {
-#line 180 "templates/sm90/attn_fwd.cu.in"
+#line 185 "templates/sm90/attn_fwd.cu.in"
 #pragma unroll
       for (int np = 0; np < kSNTiles / 2; ++np) {
         sm90_u32 b0, b1, b2, b3;
@@ -442,9 +445,9 @@ extern "C" __global__ void __launch_bounds__(128, 1) attn_fwd_d128_bhsd_rtna_q1_
                                           2 * kk + (lm_mat & 1)));
 #pragma unroll
         for (int qt = 0; qt < kQTiles; ++qt) {
-#line 189 "templates/sm90/attn_fwd.cu.in"
+#line 194 "templates/sm90/attn_fwd.cu.in"
           const sm90_u32 *qa = qf[qt][kk];
-#line 193 "templates/sm90/attn_fwd.cu.in"
+#line 198 "templates/sm90/attn_fwd.cu.in"
           sm90_mma_bf16_16816(s[qt][2 * np], qa[0], qa[1], qa[2], qa[3], b0, b1);
           sm90_mma_bf16_16816(s[qt][2 * np + 1], qa[0], qa[1], qa[2], qa[3], b2, b3);
         }

@@ -832,9 +832,9 @@ extern "C" __global__ void __launch_bounds__(384, 1)
   const int n_mb = a.num_q_blocks;
   const int n_jobs = n_mb * H * a.B;
   const int n_tiles = (Skv + kKv - 1) / kKv;
-#line 196 "templates/sm90/attn_fwd_wgmma.cu.in"
-  // This variant takes no causal mask (its descriptor's causal = 0: the dispatcher never gives
-  // it a causal call): the code below compiles without it (its KV tile leaves no registers).
+  // The causal mask is the variant's (axis mask; the dispatcher gives it only calls with
+  // kargs.causal set accordingly): the dense kernels compile without any of its code.
+#line 198 "templates/sm90/attn_fwd_wgmma.cu.in"
   constexpr bool kCausal = false;
 #line 200 "templates/sm90/attn_fwd_wgmma.cu.in"
   // Keys of the jobs of batch entry b: its length (attngen_kargs.kv_len) clamped into

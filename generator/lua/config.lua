@@ -8,7 +8,7 @@ M.op_prefix = "attn_fwd_d128"
 
 -- Axes in canonical name order. `short` turns a value into its name token.
 M.axis_order = { "layout", "rounding", "q_tiles", "kv_tile", "waves", "kv_split", "v_path",
-  "load", "impl", "target" }
+  "load", "mask", "impl", "target" }
 
 -- Axes with named values have C enums (generated/variant_axes.h, by `attngen generate`):
 -- `c_enum` is the enum's prefix (ATTNGEN__<c_enum>_<VALUE>), a value's id its position
@@ -38,6 +38,12 @@ M.axes = {
            default = "thread", c_enum = "LOAD" },
   -- Matrix-instruction family of the kernel: gfx942 MFMA; sm90 mma.sync (warp-level)
   -- or wgmma (warpgroup-level, TMA + mbarriers).
+  -- The attention mask compiled into the kernel: "none", or "causal" (bottom-right aligned,
+  -- kargs.causal; docs/NUMERICS.md): a causal kernel runs only the KV tiles up to each
+  -- q-block's diagonal and masks per row there. A variant serves only calls with its mask
+  -- (the dispatcher pairs args.causal with it), so the dense kernels carry no causal code.
+  mask = { values = { "none", "causal" }, tokens = { none = "", causal = "causal" },
+           default = "none", c_enum = "MASK" },
   impl = { values = { "mfma", "mma", "wgmma" }, c_enum = "IMPL" },
   target = { values = { "gfx942", "sm90" }, c_enum = "TARGET" },
 }
@@ -199,6 +205,19 @@ M.rules = {
       v.target, v.impl)
   end },
   { name = "sm90-no-split", check = allow("kv_split", "sm90", { "off" }) },
+  -- The causal mask: sm90 only so far (gfx942: not built). Its per-row limits cost the
+  -- wgmma consumers registers: 144- and 176-key tiles spilled 12-112 bytes (-Xptxas -v).
+  { name = "mask-causal", check = function(v)
+    if v.mask ~= "causal" then return true end
+    if v.target ~= "sm90" then
+      return false, "mask=causal is built for target=sm90 only (gfx942: not yet)"
+    end
+    if v.impl == "wgmma" and v.kv_tile > 128 then
+      return false, string.format("mask=causal with kv_tile=%d spills (wgmma: kv_tile <= 128)",
+        v.kv_tile)
+    end
+    return true
+  end },
   -- Shared memory budget of the sm90 kernel: 227 KiB per block on Hopper.
   { name = "sm90-smem-budget", check = function(v)
     if v.target ~= "sm90" then return true end
@@ -265,6 +284,10 @@ M.default_set = {
   { target = "sm90", layout = all_layouts, rounding = all_modes, q_tiles = 1,
     kv_tile = { 64, 96, 128, 144, 176 }, waves = 12, kv_split = "off", load = "tma",
     impl = "wgmma" },
+  -- The causal mask (mask = causal): the 128-key TMA kernel, every layout and mode.
+  { target = "sm90", layout = all_layouts, rounding = all_modes, q_tiles = 1,
+    kv_tile = 128, waves = 12, kv_split = "off", load = "tma", mask = "causal",
+    impl = "wgmma" },
 }
 
 -- The tuning search space per target, a list of specs each (variants outside the default
@@ -280,7 +303,7 @@ M.search_space = {
       kv_tile = { 64, 128 }, waves = { 4, 8 }, kv_split = "off", impl = "mma" },
     { target = "sm90", layout = all_layouts, rounding = all_modes, q_tiles = 1,
       kv_tile = { 64, 96, 128, 144, 176 }, waves = 12, kv_split = "off",
-      load = { "thread", "tma" }, impl = "wgmma" },
+      load = { "thread", "tma" }, mask = { "none", "causal" }, impl = "wgmma" },
   },
 }
 

@@ -28,9 +28,7 @@ function M.values(v)
   values.name = config.name(v)
   if values.softmax_step == nil then values.softmax_step = v.kv_tile end
   if values.score_fma == nil then values.score_fma = 0 end
-  if values.causal == nil then values.causal = 0 end
-  for _, key in ipairs({ "threads", "block_m", "smem_bytes", "softmax_step", "score_fma",
-    "causal" }) do
+  for _, key in ipairs({ "threads", "block_m", "smem_bytes", "softmax_step", "score_fma" }) do
     if math.type(values[key]) ~= "integer" then
       error(string.format("attngen: %s.derive() must return integer '%s' (variant %s)", f.module,
         key, values.name), 0)
@@ -88,8 +86,8 @@ M.desc_fields = {
     .. "launch of the kernel (kargs.vt_prepass = 1)" },
   { "load", "attngen__load: TMA = the kernel's parameter is attngen_kargs_tma (tensor maps "
     .. "of q, k, v encoded by the runtime at launch)" },
-  { "causal", "1 = the kernel takes the causal mask (kargs.causal); 0 = it has no causal code "
-    .. "and the dispatcher gives it no causal call" },
+  { "mask", "attngen__mask: CAUSAL = the kernel applies the causal mask (kargs.causal = 1); "
+    .. "a variant serves only calls with its mask" },
 }
 
 -- Descriptor values of a variant: field -> integer (enum ids for named axes).

@@ -41,7 +41,6 @@ function M.derive(v)
     -- Q fragments stay in registers when Q + O + S fit next to each other (32 + 64 +
     -- kv_tile/2 registers per Q tile); otherwise they are re-read from shared memory per k-step.
     q_in_regs = v.q_tiles * (32 + 64 + v.kv_tile // 2) <= 192,
-    causal = 1, -- the causal mask (kargs.causal): per-row limits in the ragged-tile masking
   }
   assert(d.q_chunks_per_thread * threads == block_m * CHUNKS_PER_ROW)
   assert(d.kv_chunks_per_thread * threads == v.kv_tile * CHUNKS_PER_ROW)

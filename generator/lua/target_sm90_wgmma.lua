@@ -34,7 +34,6 @@ local CONSUMER_REGS = 232
 -- 24 registers and the consumers get the rest: 128*24 + 256*240 = 64512 <= 65536.
 local TMA_PRODUCER_REGS = 24
 local TMA_CONSUMER_REGS = 240
-local CAUSAL_MAX_KV_TILE = 128
 
 function M.derive(v)
   local block_m = 64 * v.q_tiles * CONSUMERS
@@ -59,10 +58,6 @@ function M.derive(v)
     threads = v.waves * 32,
     block_m = block_m,
     smem_bytes = total(stages, o_bufs, q_bufs),
-    -- The causal mask's per-row limits cost the consumers registers: with 144- and 176-key
-    -- tiles ptxas spilled 12-112 bytes (-Xptxas -v, nvcc 13.0), so only tiles up to 128 keys
-    -- carry it (the dispatcher gives causal calls to those).
-    causal = v.kv_tile <= CAUSAL_MAX_KV_TILE and 1 or 0,
     head_dim = HEAD_DIM,
     consumers = CONSUMERS,
     stages = stages,

@@ -153,7 +153,13 @@ def _empty_in(logical_shape, layout, mem, like, dtype):
 
 
 def _check_names(layout, rounding):
-    _names.check_layout(layout)  # names left as None were replaced by _defaults
+    # (names left as None were replaced by _defaults.) Plain attribute reads of the names
+    # module, not _names.check_layout: torch.compile traces this function, and the names()
+    # function behind check_layout calls the library through ctypes, which dynamo cannot
+    # trace ("Unsupported method call", gpu_check.py compile on torch 2.11).
+    if layout not in _names.LAYOUTS:
+        raise AttngenError("BAD_LAYOUT", f"layout = {layout!r} (allowed: "
+                                         f"{', '.join(map(repr, _names.LAYOUTS))})")
     if rounding not in _names.ROUNDINGS:
         raise AttngenError("BAD_ROUNDING", f"rounding = {rounding!r} (allowed: "
                                            f"{', '.join(map(repr, _names.ROUNDINGS))})")

@@ -373,9 +373,10 @@ static const char *unsupported(const attngen__dispatch_input *in, const attngen_
   else if (d->rounding != in->shape.rounding)
     snprintf(buf, len, "it rounds with %s and args.rounding is %s", rounding_str(d->rounding),
              rounding_str(in->shape.rounding));
-  else if (in->causal && !d->causal)
-    snprintf(buf, len, "it has no causal mask and args.causal is 1 (variants with causal = 1 in "
-             "the manifest take it: sm90 with kv_tile <= 128)");
+  else if (in->causal != (d->mask == ATTNGEN__MASK_CAUSAL))
+    snprintf(buf, len, in->causal ? "it has no causal mask and args.causal is 1 (variants with "
+                                    "mask causal take it: sm90 with kv_tile <= 128)"
+                                  : "it applies the causal mask and args.causal is 0");
   else if (d->kv_split == ATTNGEN__SPLIT_TAIL && !in->split_supported)
     snprintf(buf, len,
              ATTNGEN__SPLIT_TAIL_NAME " KV split is not supported by this build (no split planner)");

@@ -46,7 +46,7 @@ typedef struct attngen__dispatch_input {
   const attngen__variant_desc *candidates; /* the default set (manifest) */
   size_t count;
   int split_supported;        /* kv_split=tail variants can be planned and launched */
-  int causal;                 /* the call has the causal mask: only variants with causal = 1 */
+  int causal;                 /* args.causal: only variants with that mask (axis mask) */
   attngen__describe_fn describe; /* for names outside the candidates */
   void *describe_user;           /* describe's first argument */
 } attngen__dispatch_input;

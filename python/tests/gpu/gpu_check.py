@@ -431,8 +431,8 @@ def c_cpu_suite(args):
     return r.stdout.strip().splitlines()[-1]
 
 
-CHECKS = [c_numerics, c_errors, c_opcheck, c_compile, c_stream, c_graph, c_block, c_overhead,
-          c_dist, c_cpu_suite]
+CHECKS = [c_numerics, c_kvlen, c_causal, c_errors, c_opcheck, c_compile, c_stream, c_graph,
+          c_block, c_overhead, c_dist, c_cpu_suite]
 
 
 def main():
@@ -449,6 +449,10 @@ def main():
     print(json.dumps(attngen.info(), default=str), flush=True)
     skip = set(filter(None, args.skip.split(",")))
     only = set(filter(None, args.only.split(",")))
+    unknown = (skip | only) - {c.name for c in CHECKS}
+    if unknown:
+        ap.error(f"--skip/--only: unknown check(s) {', '.join(sorted(unknown))} (allowed: "
+                 f"{', '.join(c.name for c in CHECKS)})")
     for c in CHECKS:
         if c.name not in skip and (not only or c.name in only):
             c(args)
