@@ -414,10 +414,12 @@ def main():
           f"torch {torch.__version__}, cuDNN {torch.backends.cudnn.version()}; attngen rounding "
           f"{args.round} (SDPA peers and fa3: RTNE)"
           + "".join(f"; column {name} = attngen built from {path}" for name, path in alts)
-          + "; TFLOP/s = 4*B*H*Sq*Skv*128 / median time; "
-          f"GPU sleep {args.gpu_sleep_us:g} us before each timed call; "
+          + ("; causal mask (attngen bottom-right, SDPA is_causal; Sq == Skv); TFLOP/s = "
+             "4*B*H*128*(query, key pairs kept) / median time; " if args.causal else
+             "; TFLOP/s = 4*B*H*Sq*Skv*128 / median time; ")
+          + f"GPU sleep {args.gpu_sleep_us:g} us before each timed call; "
           f"`bench/bench.py --shapes {args.shapes} --layout {args.layout}"
-          f"{' --quick' if args.quick else ''}`",
+          f"{' --quick' if args.quick else ''}{' --causal' if args.causal else ''}`",
           "",
           table(rows, [name for name, _ in args.alts] + args.peers),
           "",

@@ -569,7 +569,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) attn_fwd_d128_bshd_rtne_q1_
       const float inv = lr == 0.f ? 0.f : sm90_rcp_rn(lr);
       // l = 0 only in a row that saw no key: out = 0 even where P = 0 met a non-finite v of
       // a key it does not see (0 * Inf = NaN in O).
-      if (lr == 0.f) {
+      if (kCausal && lr == 0.f) {
 #pragma unroll
         for (int n = 0; n < 16; ++n) o[qt][n][2 * r] = o[qt][n][2 * r + 1] = 0.f;
       }

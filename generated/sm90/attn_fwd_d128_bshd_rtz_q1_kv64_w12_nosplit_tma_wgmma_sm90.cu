@@ -935,7 +935,8 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       for (int job = job_at(0); job < n_jobs; job = job_at(++nj)) {
         int mb, h, b;
         decode(job, mb, h, b);
-        const int nt = tiles_of(job_keys(keys_of(b), mb * kBlockM));
+        const int nt = !kCausal && a.kv_len == 0 ? n_tiles
+                                                 : tiles_of(job_keys(keys_of(b), mb * kBlockM));
         for (int j = 0; j < nt; ++j, ++it) {
           const int s = it % kStages;
           const wg_u32 round_parity = (wg_u32)((it / kStages - 1) & 1);
@@ -984,13 +985,16 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       if (kOBufs == 2) wg_bar_arrive(kBarOFree + 1, 160);
       // The k-th use of a buffer completes phase k of its o_full: with one buffer the uses
       // are 2n + c (parity c), with two buffers n (the job count's parity).
-      // (The job's coordinates are decoded per job: ptxas keeps this 24-register thread
-      // spill-free, -Xptxas -v.)
+      // The job's coordinates are stepped, not divided (this thread has 24 registers and
+      // issues the stores that free the O buffer: no divisions in between); the causal
+      // order decodes them per job.
       wg_u32 jpar = 0;
       int ni = 0;
+      int mb = (int)blockIdx.x % n_mb;
+      int h = ((int)blockIdx.x / n_mb) % H;
+      int b = ((int)blockIdx.x / n_mb) / H;
       for (int job = job_at(0); job < n_jobs; job = job_at(++ni), jpar ^= 1u) {
-        int mb, h, b;
-        decode(job, mb, h, b);
+        if (kCausal) decode(job, mb, h, b);
         for (int c = 0; c < 2; ++c) {
           const int ob = kOBufs == 2 ? c : 0;
           const int row = mb * kBlockM + 64 * c;
@@ -1011,9 +1015,17 @@ extern "C" __global__ void __launch_bounds__(384, 1)
           if (more || (kOBufs == 1 && c == 0))
             wg_bar_arrive(kOBufs == 2 ? kBarOFree + c : kBarOFree + (c ^ 1), 160);
         }
+        if (!kCausal) {
+          for (mb += (int)gridDim.x; mb >= n_mb; mb -= n_mb) {
+            if (++h == H) {
+              h = 0;
+              ++b;
+            }
+          }
+        }
       }
     }
-#line 446 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 458 "templates/sm90/attn_fwd_wgmma.cu.in"
   } else {
     // ================================ consumers ===============================
     wg_setmaxnreg_inc<240>();
@@ -1069,12 +1081,12 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       }
       wg_commit();
     };
-#line 502 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 514 "templates/sm90/attn_fwd_wgmma.cu.in"
     // Waits for my turn on the tensor cores, then orders my register writes before the
     // wgmmas (the tiles arrived through the async proxy: no proxy fence).
     auto begin_issue = [&]() {
       wg_bar_sync(bar_me, 256);
-#line 513 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 525 "templates/sm90/attn_fwd_wgmma.cu.in"
 #pragma unroll
       for (int i = 0; i < 64; ++i) wg_fence_operand(o[i]);
 #pragma unroll
@@ -1200,16 +1212,16 @@ extern "C" __global__ void __launch_bounds__(384, 1)
     auto set_pending = [&](float alpha0, float alpha1) {
       pa0 = alpha0;
       pa1 = alpha1;
-#line 643 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 655 "templates/sm90/attn_fwd_wgmma.cu.in"
       prs = wg_any(alpha0 != 1.f || alpha1 != 1.f);
-#line 645 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 657 "templates/sm90/attn_fwd_wgmma.cu.in"
     };
 
-#line 648 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 660 "templates/sm90/attn_fwd_wgmma.cu.in"
     // Step 6: o = O * (1 / l) (l = 0 -> 0), rounded, into this consumer's O buffer (the
     // storer writes it out). Step 7: LSE = m ln2 + ln l. For job `job` with the final running
     // max (em0, em1) and this thread's parts of l (el0, el1).
-#line 656 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 668 "templates/sm90/attn_fwd_wgmma.cu.in"
     auto epilogue = [&](int job, float em0, float em1, float el0, float el1) {
       long long q_base, kv_base;
       int q0, h, b;
@@ -1221,19 +1233,21 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       ls1 = wg_add_rn(ls1, wg_shfl_xor(ls1, 2));
       const float inv0 = ls0 == 0.f ? 0.f : wg_rcp_rn(ls0);
       const float inv1 = ls1 == 0.f ? 0.f : wg_rcp_rn(ls1);
-      // l = 0 only in a row that saw no key (with one, p = 1 at its max): out = 0 even where
-      // P = 0 met a non-finite v of a key the row does not see (0 * Inf = NaN in O).
-      if (ls0 == 0.f) {
+      // Causal: l = 0 only in a row that saw no key (with one, p = 1 at its max): out = 0
+      // even where P = 0 met a non-finite v of a key the row does not see (0 * Inf = NaN in
+      // O). (Without the mask a row without keys is a job whose length is 0: its V rows were
+      // zeroed, so O is 0 already.)
+      if (kCausal && ls0 == 0.f) {
 #pragma unroll
         for (int i = 0; i < 64; i += 4) o[i] = o[i + 1] = 0.f;
       }
-      if (ls1 == 0.f) {
+      if (kCausal && ls1 == 0.f) {
 #pragma unroll
         for (int i = 0; i < 64; i += 4) o[i + 2] = o[i + 3] = 0.f;
       }
       const int qa = q0 + 64 * cw + 16 * wq + g;  // rows qa and qa + 8
       const bool ok0 = qa < Sq, ok1 = qa + 8 < Sq;
-#line 680 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 694 "templates/sm90/attn_fwd_wgmma.cu.in"
       (void)q_base;
       // Wait until the buffer's previous contents have been read by their stores (a named
       // barrier: an mbarrier wait loop here, with O and S live, made ptxas spill).
@@ -1243,21 +1257,21 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       // the chunk bits (4..6) of the address XOR c, with g's bits set in `orow`.
       const wg_u32 orow = (sO + (wg_u32)ob * kOBufBytes + (wg_u32)(16 * wq) * 128u +
                            (wg_u32)g * 128u + 4u * t4) | ((wg_u32)g << 4);
-#line 694 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 708 "templates/sm90/attn_fwd_wgmma.cu.in"
 #pragma unroll
       for (int i = 0; i < 16; ++i) {
         const wg_u32 r0 = round_out2(wg_mul_rn(o[4 * i], inv0), wg_mul_rn(o[4 * i + 1], inv0));
         const wg_u32 r1 = round_out2(wg_mul_rn(o[4 * i + 2], inv1), wg_mul_rn(o[4 * i + 3], inv1));
-#line 699 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 713 "templates/sm90/attn_fwd_wgmma.cu.in"
         const wg_u32 at = (orow ^ ((wg_u32)(i & 7) << 4)) + (wg_u32)(i >> 3) * (kOBufBytes / 2);
         wg_st_shared_b32(at, r0);
         wg_st_shared_b32(at + 8u * 128u, r1);
-#line 706 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 720 "templates/sm90/attn_fwd_wgmma.cu.in"
       }
-#line 708 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 722 "templates/sm90/attn_fwd_wgmma.cu.in"
       wg_fence_proxy_async();                // st.shared (generic) -> the stores (async proxy)
       wg_mbar_arrive(bar_o_full + 8 * ob);
-#line 711 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 725 "templates/sm90/attn_fwd_wgmma.cu.in"
       if (a.lse != 0 && t4 == 0) {
         float *lse = a.lse + ((long long)b * H + h) * (long long)Sq;
         if (ok0) wg_st_global_f32(lse + qa, wg_add_rn(wg_mul_rn(em0, kLn2), logf(ls0)));
@@ -1288,7 +1302,9 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       return;
     }
     // The keys, first query row and KV tiles of job jb, for its rounds.
+    // (A dense call without key lengths keeps Skv and n_tiles: nothing to decode.)
     auto start_job = [&](int jb) {
+      if (!kCausal && a.kv_len == 0) return;
       int mb, h, b;
       decode(jb, mb, h, b);
       cq0 = mb * kBlockM;
@@ -1417,6 +1433,6 @@ extern "C" __global__ void __launch_bounds__(384, 1)
     }
   }
 }
-#line 871 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 887 "templates/sm90/attn_fwd_wgmma.cu.in"
 #undef sO
 #undef bar_o_full
