@@ -29,7 +29,7 @@ class Attngen(Context):
         super().__init__(backend, device, find_library(lib_path))
 
     def args(self, q, k, v, out, layout="bshd", rounding="rtne", softmax_scale=None,
-             lse=None, stream=None, variant=None, causal=False):
+             lse=None, stream=None, variant=None, causal=False, heads_kv=None):
         """FwdArgs for torch tensors q, k, v, out (bf16, dense in `layout`)."""
         a = self.new_args()
         if layout == "bshd":
@@ -47,6 +47,11 @@ class Attngen(Context):
                                f"{', '.join(_names.names('rounding'))})")
         a.layout, a.rounding = lc, rc
         a.causal = 1 if causal else 0
+        if heads_kv is not None and heads_kv != a.heads:
+            if not hasattr(a, "heads_kv"):
+                raise AttngenError("INVALID_ARGUMENT", "heads_kv: this attngen has no "
+                                   "grouped-query attention (attngen_fwd_args.heads_kv)")
+            a.heads_kv = heads_kv
         if softmax_scale is not None:
             a.softmax_scale = softmax_scale
         a.stream = stream

@@ -52,6 +52,9 @@ SHAPES = {
               (1, 12, 32760, 512), (1, 40, 75600, 512), (2, 40, 32760, 257)],
     "short": [(32, 16, 512, 512), (16, 16, 1024, 1024), (8, 16, 2048, 2048)],
     "fewhead": [(1, 3, 32760, 32760), (1, 4, 4608, 4608), (2, 5, 75600, 75600)],
+    # LLM prefill (docs/SHAPES.md), run with the causal mask: MHA, Llama-style GQA (32 query
+    # heads over 8 KV heads: a 5th number is heads_kv) and MQA
+    "prefill": [(4, 32, 4096, 4096), (1, 32, 8192, 8192, 8), (1, 64, 16384, 16384, 1)],
 }
 
 PEERS = [("cudnn", SDPBackend.CUDNN_ATTENTION), ("flash", SDPBackend.FLASH_ATTENTION),
@@ -103,15 +106,23 @@ def time_calls(fn, nsets, budget_s, min_iters, max_iters, warmup):
     return statistics.median(s.elapsed_time(e) for s, e in events), iters
 
 
-def make_sets(b, h, sq, skv, layout, nsets, gen):
-    """nsets input sets (q, k, v, out) in `layout`, random normal bf16."""
-    def shape(s):
-        return (b, s, h, HEAD_DIM) if layout == "bshd" else (b, h, s, HEAD_DIM)
+def dims(shape):
+    """(b, h, sq, skv, heads_kv) of a shape (B, H, Sq, Skv[, H_kv])."""
+    b, h, sq, skv = shape[:4]
+    return b, h, sq, skv, shape[4] if len(shape) > 4 else h
+
+
+def make_sets(b, h, sq, skv, layout, nsets, gen, hkv=None):
+    """nsets input sets (q, k, v, out) in `layout`, random normal bf16; k, v with hkv heads."""
+    hkv = h if hkv is None else hkv
+
+    def shape(s, heads):
+        return (b, s, heads, HEAD_DIM) if layout == "bshd" else (b, heads, s, HEAD_DIM)
     sets = []
     for _ in range(nsets):
-        q = torch.randn(shape(sq), device="cuda", dtype=torch.bfloat16, generator=gen)
-        k = torch.randn(shape(skv), device="cuda", dtype=torch.bfloat16, generator=gen)
-        v = torch.randn(shape(skv), device="cuda", dtype=torch.bfloat16, generator=gen)
+        q = torch.randn(shape(sq, h), device="cuda", dtype=torch.bfloat16, generator=gen)
+        k = torch.randn(shape(skv, hkv), device="cuda", dtype=torch.bfloat16, generator=gen)
+        v = torch.randn(shape(skv, hkv), device="cuda", dtype=torch.bfloat16, generator=gen)
         sets.append((q, k, v, torch.empty_like(q)))
     return sets
 
@@ -177,18 +188,19 @@ def gemm_ceiling(args):
 
 
 def bench_shape(ag, shape, layout, args, gen):
-    b, h, sq, skv = shape
-    set_bytes = 2 * HEAD_DIM * b * h * (2 * sq + 2 * skv)
+    b, h, sq, skv, hkv = dims(shape)
+    set_bytes = 2 * HEAD_DIM * b * (2 * h * sq + 2 * hkv * skv)
     nsets = max(2, min(8, math.ceil(L2_ROTATE_BYTES / set_bytes)))
     # The biggest shapes (tens of GB of inputs per set) keep to two sets.
-    sets = make_sets(b, h, sq, skv, layout, nsets, gen)
+    sets = make_sets(b, h, sq, skv, layout, nsets, gen, hkv)
     stream = torch.cuda.current_stream().cuda_stream
     row = {"shape": shape, "layout": layout, "tflops": {}, "iters": {}, "variant": "",
            "check": None}
-    fl = flops(*shape, causal=args.causal)
+    fl = flops(b, h, sq, skv, causal=args.causal)
 
     ag_args = [ag.args(q, k, v, o, layout=layout, rounding=args.round, stream=stream,
-                       variant=args.variant, causal=args.causal) for q, k, v, o in sets]
+                       variant=args.variant, causal=args.causal, heads_kv=hkv)
+               for q, k, v, o in sets]
     try:
         row["variant"] = ag.explain(ag_args[0])[0]
         ms, it = time_calls(lambda i: ag.fwd_args(ag_args[i]), nsets, args.budget,
@@ -200,7 +212,8 @@ def bench_shape(ag, shape, layout, args, gen):
     for name, alt in args.alts:
         # Another libattngen build, same calls and inputs (an A/B in one step).
         alt_args = [alt.args(q, k, v, o, layout=layout, rounding=args.round, stream=stream,
-                             variant=args.variant, causal=args.causal) for q, k, v, o in sets]
+                             variant=args.variant, causal=args.causal, heads_kv=hkv)
+                    for q, k, v, o in sets]
         try:
             ms, it = time_calls(lambda i: alt.fwd_args(alt_args[i]), nsets, args.budget,
                                 args.min_iters, args.max_iters, args.warmup + 1)
@@ -211,6 +224,9 @@ def bench_shape(ag, shape, layout, args, gen):
 
     for peer, backend in PEERS:
         if peer not in args.peers:
+            continue
+        if peer == "fa3" and hkv != h:
+            print("  fa3: n/a (the peer's entry point is built without GQA)", file=sys.stderr)
             continue
         if peer == "fa3":
             outs = [torch.empty_like(q) for q, _, _, _ in sets]
@@ -224,9 +240,12 @@ def bench_shape(ag, shape, layout, args, gen):
             views = [(sdpa_view(q, layout), sdpa_view(k, layout), sdpa_view(v, layout))
                      for q, k, v, _ in sets]
 
-            def call(i, views=views, backend=backend):
+            gqa = {"enable_gqa": True} if hkv != h else {}
+
+            def call(i, views=views, backend=backend, gqa=gqa):
                 with sdpa_kernel(backend):
-                    return F.scaled_dot_product_attention(*views[i], is_causal=args.causal)
+                    return F.scaled_dot_product_attention(*views[i], is_causal=args.causal,
+                                                          **gqa)
         try:
             ms, it = time_calls(call, nsets, args.budget, args.min_iters, args.max_iters,
                                 args.warmup)
@@ -255,8 +274,8 @@ def ratio(a, b):
 
 
 def shape_str(shape):
-    b, h, sq, skv = shape
-    return f"({b},{h},{sq},{skv})"
+    b, h, sq, skv, hkv = dims(shape)
+    return f"({b},{h},{sq},{skv})" if hkv == h else f"({b},{h}/{hkv},{sq},{skv})"
 
 
 def table(rows, peers):
@@ -287,10 +306,12 @@ def git_commit(args):
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--lib", help="path of libattngen.so (default: $ATTNGEN_LIB, build/)")
-    p.add_argument("--shapes", choices=["sweep", "video", "short", "fewhead", "all"],
-                   default="all", help="a group of docs/SHAPES.md (all: every group)")
-    p.add_argument("--shape", action="append", default=[], metavar="B,H,SQ,SKV",
-                   help="time this shape instead of the groups (repeatable)")
+    p.add_argument("--shapes", choices=["sweep", "video", "short", "fewhead", "prefill", "all"],
+                   default="all", help="a group of docs/SHAPES.md (all: every group but "
+                   "prefill, which runs with the causal mask)")
+    p.add_argument("--shape", action="append", default=[], metavar="B,H,SQ,SKV[,HKV]",
+                   help="time this shape instead of the groups (repeatable); HKV: KV heads "
+                   "(grouped-query attention, HKV divides H)")
     p.add_argument("--layout", choices=["bshd", "bhsd", "both"], default="both",
                    help="both (default): every shape in BSHD, the sweep also in BHSD")
     p.add_argument("--round", choices=["rtne", "rtna", "rtz"], default="rtne",
@@ -327,8 +348,10 @@ def main():
             shape = tuple(int(x) for x in text.split(","))
         except ValueError:
             shape = ()
-        if len(shape) != 4 or min(shape) < 1:
-            p.error(f"--shape {text!r}: expected four positive integers B,H,SQ,SKV")
+        if len(shape) not in (4, 5) or min(shape) < 1 or (len(shape) == 5 and
+                                                          shape[1] % shape[4] != 0):
+            p.error(f"--shape {text!r}: expected positive integers B,H,SQ,SKV[,HKV] with HKV "
+                    "dividing H")
         shapes.append(shape)
     alts = []
     for text in args.alt_lib:
@@ -339,10 +362,12 @@ def main():
         alts.append((name, path))
     if args.gpu_sleep_us < 0:
         p.error("--gpu-sleep-us: must be >= 0")
+    if args.shapes == "prefill" and not args.shape:
+        args.causal = True  # the LLM-prefill set is causal by definition (docs/SHAPES.md)
     if args.causal and "fa3" in args.peers:
         p.error("--causal: the fa3 peer's entry point is built non-causal (allowed peers with "
                 "--causal: cudnn, flash, efficient)")
-    if args.causal and any(sq != skv for _, _, sq, skv in shapes):
+    if args.causal and any(s[2] != s[3] for s in shapes):
         p.error("--causal: SDPA's is_causal is top-left aligned, attngen's bottom-right: "
                 "they are the same mask only for shapes with Sq == Skv")
     tls = "glibc.rtld.optional_static_tls"
