@@ -1,0 +1,48 @@
+"""attngen.flash_attn_interface: FlashAttention's forward entry point on attngen's kernels, so
+that code written against FlashAttention can switch by import:
+
+    from attngen.flash_attn_interface import flash_attn_func   # was: from flash_attn import ...
+
+flash_attn_func(q, k, v, dropout_p=0.0, softmax_scale=None, causal=False, window_size=(-1, -1),
+softcap=0.0, alibi_slopes=None, deterministic=False, return_attn_probs=False) with
+FlashAttention's conventions: q [B, Sq, H, D], k and v [B, Skv, H_kv, D] (H_kv dividing H:
+grouped-query attention where the library has it), bf16, causal bottom-right aligned (the
+FlashAttention >= 2.1 convention, which attngen's causal mask is), softmax_scale defaulting to
+1/sqrt(D). Returns out [B, Sq, H, D]; with return_attn_probs=True (out, softmax_lse, None):
+the LSE [B, H, Sq] in fp32 as FlashAttention returns it, no attention probabilities.
+
+What attngen does not do is refused by name with AttngenError(INVALID_ARGUMENT): dropout_p > 0,
+a sliding window (window_size other than (-1, -1), beyond what causal implies), softcap != 0,
+alibi_slopes. deterministic is accepted (attngen's kernels are deterministic). Forward only.
+The packed variable-length entry point (flash_attn_varlen_func) is not provided: attngen has
+no packed varlen kernels yet (per-batch key lengths: attngen.attention(kv_lengths=...)).
+"""
+from . import ops
+from ._lib import AttngenError
+
+__all__ = ["flash_attn_func"]
+
+
+def _refuse(name, value, allowed):
+    raise AttngenError("INVALID_ARGUMENT", f"flash_attn_func: {name} = {value!r} is not "
+                                           f"supported by attngen (allowed: {allowed})")
+
+
+def flash_attn_func(q, k, v, dropout_p=0.0, softmax_scale=None, causal=False,
+                    window_size=(-1, -1), softcap=0.0, alibi_slopes=None, deterministic=False,
+                    return_attn_probs=False):
+    """FlashAttention's flash_attn_func on attngen (see the module docstring)."""
+    if dropout_p:
+        _refuse("dropout_p", dropout_p, "0.0 (inference)")
+    if tuple(window_size) != (-1, -1):
+        _refuse("window_size", tuple(window_size), "(-1, -1): no sliding window")
+    if softcap:
+        _refuse("softcap", softcap, "0.0")
+    if alibi_slopes is not None:
+        _refuse("alibi_slopes", type(alibi_slopes).__name__, "None")
+    del deterministic  # attngen is deterministic either way
+    if return_attn_probs:
+        out, lse = ops.attention(q, k, v, scale=softmax_scale, causal=bool(causal),
+                                 return_lse=True)
+        return out, lse, None
+    return ops.attention(q, k, v, scale=softmax_scale, causal=bool(causal))
