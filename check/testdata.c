@@ -88,9 +88,19 @@ static void fill_normal(attngen__out_view t, int batch, int heads, int seqlen, a
 attngen_status attngen__inputs_make(attngen__inputs *in, attngen__input_kind kind,
                                     uint64_t seed, attngen_layout layout, int batch, int heads,
                                     int seqlen_q, int seqlen_kv, float softmax_scale) {
+  return attngen__inputs_make_gqa(in, kind, seed, layout, batch, heads, 0, seqlen_q, seqlen_kv,
+                                  softmax_scale);
+}
+
+attngen_status attngen__inputs_make_gqa(attngen__inputs *in, attngen__input_kind kind,
+                                        uint64_t seed, attngen_layout layout, int batch,
+                                        int heads, int heads_kv, int seqlen_q, int seqlen_kv,
+                                        float softmax_scale) {
   if (!in) return ATTNGEN_STATUS_NULL_POINTER;
   memset(in, 0, sizeof *in);
   if (batch < 0 || heads < 0 || seqlen_q < 0 || seqlen_kv < 0) return ATTNGEN_STATUS_BAD_SHAPE;
+  if (heads_kv < 0 || (heads_kv > 0 && heads % heads_kv != 0)) return ATTNGEN_STATUS_BAD_SHAPE;
+  const int hkv = heads_kv > 0 ? heads_kv : heads;
   if ((unsigned)layout > (unsigned)ATTNGEN_LAYOUT_BHSD) return ATTNGEN_STATUS_BAD_LAYOUT;
   if ((unsigned)kind > (unsigned)ATTNGEN__INPUT_LARGE) return ATTNGEN_STATUS_INVALID_ARGUMENT;
   /* Only "large" inputs depend on the scale (their size is set through it): any finite
@@ -102,8 +112,9 @@ attngen_status attngen__inputs_make(attngen__inputs *in, attngen__input_kind kin
   in->heads = heads;
   in->seqlen_q = seqlen_q;
   in->seqlen_kv = seqlen_kv;
+  in->heads_kv = hkv;
   const size_t nq = (size_t)batch * heads * seqlen_q * D;
-  const size_t nkv = (size_t)batch * heads * seqlen_kv * D;
+  const size_t nkv = (size_t)batch * hkv * seqlen_kv * D;
   /* +1 keeps every allocation non-empty, so a NULL always means out of memory */
   in->q = malloc((nq + 1) * sizeof(uint16_t));
   in->k = malloc((nkv + 1) * sizeof(uint16_t));
@@ -113,8 +124,8 @@ attngen_status attngen__inputs_make(attngen__inputs *in, attngen__input_kind kin
     return ATTNGEN_STATUS_OUT_OF_MEMORY;
   }
   const attngen__out_view q = attngen__view_out(in->q, layout, heads, seqlen_q);
-  const attngen__out_view k = attngen__view_out(in->k, layout, heads, seqlen_kv);
-  const attngen__out_view v = attngen__view_out(in->v, layout, heads, seqlen_kv);
+  const attngen__out_view k = attngen__view_out(in->k, layout, hkv, seqlen_kv);
+  const attngen__out_view v = attngen__view_out(in->v, layout, hkv, seqlen_kv);
   /* one stream per tensor, so changing Skv leaves q unchanged */
   attngen__rng rq, rk, rv, rg;
   attngen__rng_seed(&rq, seed * 4 + 0);
@@ -126,8 +137,8 @@ attngen_status attngen__inputs_make(attngen__inputs *in, attngen__input_kind kin
   switch (kind) {
   case ATTNGEN__INPUT_UNIFORM:
     attngen__fill_uniform(q, batch, heads, seqlen_q, &rq, -1.0, 1.0);
-    attngen__fill_uniform(k, batch, heads, seqlen_kv, &rk, -1.0, 1.0);
-    attngen__fill_uniform(v, batch, heads, seqlen_kv, &rv, -1.0, 1.0);
+    attngen__fill_uniform(k, batch, hkv, seqlen_kv, &rk, -1.0, 1.0);
+    attngen__fill_uniform(v, batch, hkv, seqlen_kv, &rv, -1.0, 1.0);
     break;
   case ATTNGEN__INPUT_REALISTIC:
     /* channel gains in [0.5, 1.5] with every 16th channel an outlier (x4), as seen in trained
@@ -137,8 +148,8 @@ attngen_status attngen__inputs_make(attngen__inputs *in, attngen__input_kind kin
       gk[d] = (0.5 + attngen__rng_uniform(&rg)) * (d % 16 == 5 ? 4.0 : 1.0);
     }
     fill_normal(q, batch, heads, seqlen_q, &rq, gq, 1.0, 1.0);
-    fill_normal(k, batch, heads, seqlen_kv, &rk, gk, 1.0, 1.0);
-    fill_normal(v, batch, heads, seqlen_kv, &rv, ones, 1.0, 1.0);
+    fill_normal(k, batch, hkv, seqlen_kv, &rk, gk, 1.0, 1.0);
+    fill_normal(v, batch, hkv, seqlen_kv, &rv, ones, 1.0, 1.0);
     break;
   case ATTNGEN__INPUT_LARGE: {
     /* q, k ~ N(0, a^2): s has std a^2 sqrt(D); pick a so t = s * scale * log2(e) has std
@@ -149,8 +160,8 @@ attngen_status attngen__inputs_make(attngen__inputs *in, attngen__input_kind kin
     const double amp = sqrt(a2);
     for (int d = 0; d < D; ++d) gq[d] = amp;
     fill_normal(q, batch, heads, seqlen_q, &rq, gq, 1.0, 1.0);
-    fill_normal(k, batch, heads, seqlen_kv, &rk, gq, 0.5, 1.5);
-    fill_normal(v, batch, heads, seqlen_kv, &rv, ones, 1.0, 1.0);
+    fill_normal(k, batch, hkv, seqlen_kv, &rk, gq, 0.5, 1.5);
+    fill_normal(v, batch, hkv, seqlen_kv, &rv, ones, 1.0, 1.0);
     break;
   }
   }
@@ -172,11 +183,11 @@ attngen__tensor_view attngen__inputs_q(const attngen__inputs *in) {
 }
 
 attngen__tensor_view attngen__inputs_k(const attngen__inputs *in) {
-  return attngen__view_in(in->k, in->layout, in->heads, in->seqlen_kv);
+  return attngen__view_in(in->k, in->layout, attngen__inputs_heads_kv(in), in->seqlen_kv);
 }
 
 attngen__tensor_view attngen__inputs_v(const attngen__inputs *in) {
-  return attngen__view_in(in->v, in->layout, in->heads, in->seqlen_kv);
+  return attngen__view_in(in->v, in->layout, attngen__inputs_heads_kv(in), in->seqlen_kv);
 }
 
 void attngen__plant(attngen__out_view t, int b, int h, int s, int d, uint16_t bits) {
@@ -186,20 +197,23 @@ void attngen__plant(attngen__out_view t, int b, int h, int s, int d, uint16_t bi
 void attngen__plant_special(attngen__inputs *in) {
   if (in->seqlen_kv == 0) return;
   const attngen__out_view q = attngen__view_out(in->q, in->layout, in->heads, in->seqlen_q);
-  const attngen__out_view k = attngen__view_out(in->k, in->layout, in->heads, in->seqlen_kv);
-  const attngen__out_view v = attngen__view_out(in->v, in->layout, in->heads, in->seqlen_kv);
-  const int lb = in->batch - 1, lh = in->heads - 1;
+  const attngen__out_view k =
+      attngen__view_out(in->k, in->layout, attngen__inputs_heads_kv(in), in->seqlen_kv);
+  const attngen__out_view v =
+      attngen__view_out(in->v, in->layout, attngen__inputs_heads_kv(in), in->seqlen_kv);
+  const int lb = in->batch - 1, lh = in->heads - 1, lhk = attngen__inputs_heads_kv(in) - 1;
   attngen__plant(k, 0, 0, in->seqlen_kv * 2 / 3, 17, ATTNGEN__BF16_NAN);
   attngen__plant(q, lb, lh, in->seqlen_q - 1, 3, ATTNGEN__BF16_POS_INF);
-  attngen__plant(v, lb, lh, 0, 40, ATTNGEN__BF16_POS_INF);
-  attngen__plant(v, lb, lh, in->seqlen_kv - 1, 41, ATTNGEN__BF16_NEG_INF);
+  attngen__plant(v, lb, lhk, 0, 40, ATTNGEN__BF16_POS_INF);
+  attngen__plant(v, lb, lhk, in->seqlen_kv - 1, 41, ATTNGEN__BF16_NEG_INF);
 }
 
 void attngen__plant_masked(attngen__inputs *in, const int32_t *kv_lengths) {
-  const attngen__out_view k = attngen__view_out(in->k, in->layout, in->heads, in->seqlen_kv);
-  const attngen__out_view v = attngen__view_out(in->v, in->layout, in->heads, in->seqlen_kv);
+  const int hkv = attngen__inputs_heads_kv(in);
+  const attngen__out_view k = attngen__view_out(in->k, in->layout, hkv, in->seqlen_kv);
+  const attngen__out_view v = attngen__view_out(in->v, in->layout, hkv, in->seqlen_kv);
   for (int b = 0; b < in->batch; ++b)
-    for (int h = 0; h < in->heads; ++h)
+    for (int h = 0; h < hkv; ++h)
       for (int j = attngen__kv_len_of(kv_lengths, b, in->seqlen_kv); j < in->seqlen_kv; ++j) {
         attngen__plant(k, b, h, j, j % D, ATTNGEN__BF16_NAN);
         attngen__plant(v, b, h, j, (5 * j) % D,
@@ -245,6 +259,15 @@ size_t attngen__contract_cases(int kv_tile, attngen__contract_case *out) {
        {0, split_kv - 1}},
       {2, 2, 40, 47, ATTNGEN__INPUT_UNIFORM, 0, -1, "zero scale, key lengths 20, 1", 0.0f, 2,
        {20, 1}},
+      /* Grouped-query calls (args.heads_kv): 4 query heads over 2 KV heads; MQA (3 over 1)
+       * with NaN/Inf planted (the NaN key and the Inf values reach every query head of the
+       * group); MQA with key lengths, split (the tail path finds the KV head of its job). */
+      {1, 4, 33, 130, ATTNGEN__INPUT_LARGE, 0, -1, "GQA 4 heads over 2, large scores", def, 0,
+       {0}, 2},
+      {2, 3, 17, 200, ATTNGEN__INPUT_UNIFORM, 1, -1, "MQA 3 heads over 1, NaN/Inf", def, 0,
+       {0}, 1},
+      {2, 2, 17, split_kv, ATTNGEN__INPUT_LARGE, 0, 1, "split, MQA 2 over 1, key lengths", def,
+       2, {split_kv - 20, 2 * kv_tile + 5}, 1},
   };
   _Static_assert(sizeof c / sizeof c[0] <= ATTNGEN__CONTRACT_CASES_MAX, "case set too large");
   memcpy(out, c, sizeof c);

@@ -22,7 +22,7 @@ void attngen__verify_ref_free(attngen__verify_ref *ref) {
 static attngen_status run_call(const attngen__verify_args *a, uint16_t *out, float *lse) {
   const attngen_fwd_args *c = a->call;
   const size_t nq = (size_t)c->batch * c->heads * c->seqlen_q * D;
-  const size_t nkv = (size_t)c->batch * c->heads * c->seqlen_kv * D;
+  const size_t nkv = (size_t)c->batch * attngen__inputs_heads_kv(a->in) * c->seqlen_kv * D;
   const size_t nl = (size_t)c->batch * c->heads * c->seqlen_q;
   attngen_context *ctx = a->ctx;
   void *q = NULL, *k = NULL, *v = NULL, *o = NULL, *l = NULL, *kl = NULL;
@@ -83,6 +83,7 @@ static attngen_status reference(const attngen__verify_args *a, attngen__verify_r
                    follow.kv_per_split == ref->kv_per_split &&
                    (!rows) == (!ref->rows) &&
                    (!rows || memcmp(rows, ref->rows, nl) == 0) &&
+                   ref->heads_kv == c->heads_kv &&
                    (!a->kv_lengths) == (!ref->kv_lengths) && ref->causal == (c->causal != 0) &&
                    (!a->kv_lengths || (ref->kv_lengths_n == c->batch &&
                                        memcmp(a->kv_lengths, ref->kv_lengths,
@@ -134,11 +135,12 @@ static attngen_status reference(const attngen__verify_args *a, attngen__verify_r
     attngen__exact_args e = {ra.q, ra.k, ra.v,
                              attngen__view_f64(ref->exact, c->layout, c->heads, c->seqlen_q),
                              c->batch, c->heads, c->seqlen_q, c->seqlen_kv, c->softmax_scale,
-                             NULL, 0, a->kv_lengths, c->causal != 0};
+                             NULL, 0, a->kv_lengths, c->causal != 0, c->heads_kv};
     if ((st = attngen__exact_fwd(&e)) != ATTNGEN_STATUS_OK) return st;
     ref->has_exact = 1;
   }
   ref->valid = 1;
+  ref->heads_kv = c->heads_kv;
   ref->rounding = (int)c->rounding;
   ref->layout = (int)c->layout;
   ref->kv_step = follow.kv_step;
@@ -151,6 +153,9 @@ attngen_status attngen__verify_run(const attngen__verify_args *a, attngen__verif
   memset(r, 0, sizeof *r);
   if (!a || !a->ctx || !a->call || !a->in) return ATTNGEN_STATUS_NULL_POINTER;
   const attngen_fwd_args *c = a->call;
+  /* the inputs' k and v must have the call's KV heads (attngen__inputs_make_gqa) */
+  if (attngen__inputs_heads_kv(a->in) != (c->heads_kv > 0 ? c->heads_kv : c->heads))
+    return ATTNGEN_STATUS_BAD_SHAPE;
   const size_t nq = (size_t)c->batch * c->heads * c->seqlen_q * D;
   const size_t nl = (size_t)c->batch * c->heads * c->seqlen_q;
   attngen__verify_ref local;
@@ -180,7 +185,8 @@ attngen_status attngen__verify_run(const attngen__verify_args *a, attngen__verif
     ca.heads = c->heads;
     ca.seqlen_q = c->seqlen_q;
     ca.max_abs_v =
-        attngen__max_abs_finite(attngen__inputs_v(a->in), c->batch, c->heads, c->seqlen_kv);
+        attngen__max_abs_finite(attngen__inputs_v(a->in), c->batch,
+                                attngen__inputs_heads_kv(a->in), c->seqlen_kv);
     ca.tol = a->strict ? NULL : ref->tol;
     st = attngen__compare(&ca, &r->out);
   }

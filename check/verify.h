@@ -140,7 +140,8 @@ void attngen__fill_uniform(attngen__out_view t, int batch, int heads, int seqlen
 typedef struct attngen__inputs {
   attngen_layout layout;
   int batch, heads, seqlen_q, seqlen_kv;
-  uint16_t *q, *k, *v; /* dense in `layout` */
+  uint16_t *q, *k, *v; /* dense in `layout`; k and v with heads_kv heads */
+  int heads_kv;        /* KV heads (== heads unless made by attngen__inputs_make_gqa) */
 } attngen__inputs;
 
 /* Allocates and fills q, k, v for the kind; softmax_scale sets the size of "large" scores
@@ -149,6 +150,19 @@ typedef struct attngen__inputs {
 attngen_status attngen__inputs_make(attngen__inputs *in, attngen__input_kind kind,
                                     uint64_t seed, attngen_layout layout, int batch, int heads,
                                     int seqlen_q, int seqlen_kv, float softmax_scale);
+
+/* The same for a grouped-query call: k and v with heads_kv heads (0 = heads; BAD_SHAPE
+ * unless it divides heads). q is the tensor attngen__inputs_make makes for the shape; k and
+ * v are drawn like its k and v with heads_kv heads. */
+attngen_status attngen__inputs_make_gqa(attngen__inputs *in, attngen__input_kind kind,
+                                        uint64_t seed, attngen_layout layout, int batch,
+                                        int heads, int heads_kv, int seqlen_q, int seqlen_kv,
+                                        float softmax_scale);
+
+/* The KV heads of inputs (heads when heads_kv is 0, e.g. a struct filled by hand). */
+static inline int attngen__inputs_heads_kv(const attngen__inputs *in) {
+  return in->heads_kv > 0 ? in->heads_kv : in->heads;
+}
 void attngen__inputs_free(attngen__inputs *in);
 
 /* Views of the inputs. */
@@ -185,6 +199,8 @@ typedef struct attngen__contract_case {
   float scale;   /* softmax_scale (0 and -0 included) */
   int nkvl;      /* per-batch key lengths (args.kv_lengths): `batch` values in kvl, 0 = none */
   int32_t kvl[4];
+  int heads_kv;  /* args.heads_kv (grouped-query calls; inputs by attngen__inputs_make_gqa),
+                    0 = dense */
 } attngen__contract_case;
 
 #define ATTNGEN__DEFAULT_SCALE 0.08838834764831845f /* 1/sqrt(128) */
@@ -196,9 +212,11 @@ typedef struct attngen__contract_case {
  * of several rounds is split, a negative scale, scales 0, -0, 1e10 and -3e7 (every finite
  * scale gives the contract's result, issue 29); uniform and large scores (|t| ~ 100), NaN/Inf
  * planted; per-batch key lengths (0, 1, Skv, ragged, negative and > Skv (clamped), a split
- * whose later parts are empty, zero scale; the masked keys hold NaN/Inf: attngen__plant_masked). Small enough for the emulator (the largest is 9 x 64 x ~10 tiles). Returns the
- * count (<= ATTNGEN__CONTRACT_CASES_MAX). Inputs of a zero-scale case are made with the
- * default scale (attngen__inputs_make sizes large scores by it). */
+ * whose later parts are empty, zero scale; the masked keys hold NaN/Inf:
+ * attngen__plant_masked); grouped-query calls (4 heads over 2, MQA 3 over 1 with NaN/Inf,
+ * MQA split with key lengths). Small enough for the emulator (the largest is 9 x 64 x ~10
+ * tiles). Returns the count (<= ATTNGEN__CONTRACT_CASES_MAX). Inputs of a zero-scale case
+ * are made with the default scale (attngen__inputs_make sizes large scores by it). */
 size_t attngen__contract_cases(int kv_tile, attngen__contract_case *out);
 
 /* The reference of one problem, reusable across calls (zero-initialize; free with
@@ -210,6 +228,7 @@ typedef struct attngen__verify_ref {
   unsigned char *rows;   /* split-row flags of the followed plan, or NULL */
   size_t nq, nl;
   int valid, kv_step, score_fma, kv_per_split, has_exact;
+  int heads_kv;         /* of the valid reference's call (args.heads_kv) */
   int rounding, layout; /* of the valid reference: its rounding, the layout of out/exact */
   int32_t *kv_lengths;  /* the key lengths it used (a copy), NULL when none */
   int causal;           /* the causal mask it used */

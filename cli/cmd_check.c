@@ -47,6 +47,9 @@ static const attngen__cli_option options[] = {
     {"--shape", ATTNGEN__CLI_SHAPE, "B,H,Sq,Skv",
      "batch, heads, query and key/value lengths (head_dim 128; B,H,S:\n"
      "Skv = Sq); required unless --all"},
+    {"--heads-kv", ATTNGEN__CLI_INT, "N",
+     "KV heads of a grouped-query call (args.heads_kv; default: the\n"
+     "heads of --shape; must divide them, 1 = MQA)", 1, 65535},
     {"--backend", ATTNGEN__CLI_BACKEND, "NAME", "the backend checked (default cpu)"},
     {"--device", ATTNGEN__CLI_INT, "N", "device ordinal (default 0)", 0, 1024},
     {"--layout", ATTNGEN__CLI_CHOICE, "L", "tensor layout (default " ATTNGEN__LAYOUT_BSHD_NAME ")",
@@ -70,14 +73,14 @@ static const attngen__cli_option options[] = {
      "every variant of the backend's target search space (attngen list\n"
      "--search-space; emu and hip: gfx942, cuda: sm90) on the contract's case\n"
      "set (Skv = 0, Sq = 1, ragged, several KV tiles, tail splits, NaN/Inf,\n"
-     "large scores, negative, zero and huge scales); one line per variant,\n"
-     "the report of each failing case, a summary. On emu, variants not built\n"
-     "in are JIT-compiled first (cached) and each case's second run uses\n"
-     "another wave-order seed. Causal variants (mask causal) run with\n"
-     "args.causal = 1 and without the NaN/Inf cases (a non-finite v of a key\n"
-     "a row does not see may reach it: docs/NUMERICS.md)",
-     .excludes = "--shape --layout --round --scale --inputs --large-scores --special "
-                 "--variant --causal"},
+     "large scores, negative, zero and huge scales, key lengths, GQA/MQA);\n"
+     "one line per variant, the report of each failing case, a summary. On\n"
+     "emu, variants not built in are JIT-compiled first (cached) and each\n"
+     "case's second run uses another wave-order seed. Causal variants (mask\n"
+     "causal) run with args.causal = 1 and without the NaN/Inf cases (a\n"
+     "non-finite v of a key a row does not see may reach it: docs/NUMERICS.md)",
+     .excludes = "--shape --heads-kv --layout --round --scale --inputs --large-scores "
+                 "--special --variant --causal"},
     {"--filter", ATTNGEN__CLI_TEXT, "GLOB", "--all: only variants whose name matches GLOB",
      .needs = "--all"},
     {"-j", ATTNGEN__CLI_INT, "N", "--all on emu: JIT compiles at a time (default 2; -jN too)", 1,
@@ -111,6 +114,8 @@ static void options_of(const attngen__cli_args *args, check_opts *o) {
   o->shape = attngen__cli_get(args, "--shape")->shape; /* zero when --all */
   o->shape.layout = attngen__cli_choice(args, "--layout", ATTNGEN_LAYOUT_BSHD);
   o->shape.rounding = attngen__cli_choice(args, "--round", ATTNGEN_ROUND_RTNE);
+  const int heads_kv = (int)attngen__cli_int(args, "--heads-kv", 0);
+  o->shape.heads_kv = heads_kv == o->shape.heads ? 0 : heads_kv; /* call_shape.h: canonical */
   o->seed = attngen__cli_given(args, "--seed") ? (uint64_t)attngen__cli_int(args, "--seed", 0)
                                                : fresh_seed();
   o->scale = (float)attngen__cli_real(args, "--scale", 0.088388347648);
@@ -127,9 +132,9 @@ static void options_of(const attngen__cli_args *args, check_opts *o) {
  * with --special, NaN and Inf planted (attngen__plant_special). */
 static attngen_status make_inputs(const check_opts *o, attngen__inputs *in) {
   const attngen__call_shape *c = &o->shape;
-  attngen_status st = attngen__inputs_make(in, o->inputs, o->seed, c->layout, c->batch, c->heads,
-                                           c->seqlen_q, c->seqlen_kv,
-                                           o->scale != 0.0f ? o->scale : ATTNGEN__DEFAULT_SCALE);
+  attngen_status st = attngen__inputs_make_gqa(
+      in, o->inputs, o->seed, c->layout, c->batch, c->heads, c->heads_kv, c->seqlen_q,
+      c->seqlen_kv, o->scale != 0.0f ? o->scale : ATTNGEN__DEFAULT_SCALE);
   if (st == ATTNGEN_STATUS_OK && o->special) attngen__plant_special(in);
   if (st == ATTNGEN_STATUS_OK && o->kvl) attngen__plant_masked(in, o->kvl);
   return st;
@@ -168,7 +173,8 @@ static attngen_status run_backend(const check_opts *o, const attngen__inputs *in
                                   attngen__guarded *g, attngen__guarded *g2, float *lse,
                                   float *lse2, char *variant, size_t variant_size) {
   const size_t nq = (size_t)o->shape.batch * o->shape.heads * o->shape.seqlen_q * D;
-  const size_t nkv = (size_t)o->shape.batch * o->shape.heads * o->shape.seqlen_kv * D;
+  const size_t nkv =
+      (size_t)o->shape.batch * attngen__shape_heads_kv(&o->shape) * o->shape.seqlen_kv * D;
   const size_t nl = (size_t)o->shape.batch * o->shape.heads * o->shape.seqlen_q;
   const size_t out_bytes = (size_t)(g->n + 2 * g->guard) * sizeof(uint16_t);
   attngen_context_options opts = {o->backend, o->device};
@@ -240,9 +246,11 @@ static int report(FILE *f, const check_opts *o, const char *variant,
                   const attngen__verify_result *v, int64_t guard_bad, int64_t guard_first,
                   int64_t nondeterministic) {
   char title[512];
-  snprintf(title, sizeof title, "check %s %dx%dx%dx%d %s %s seed %llu inputs %s%s%s scale %g\n"
+  char gqa[48] = "";
+  if (o->shape.heads_kv > 0) snprintf(gqa, sizeof gqa, " heads_kv %d", o->shape.heads_kv);
+  snprintf(title, sizeof title, "check %s %dx%dx%dx%d%s %s %s seed %llu inputs %s%s%s scale %g\n"
            "  variant: %s\n  output",
-           o->backend, o->shape.batch, o->shape.heads, o->shape.seqlen_q, o->shape.seqlen_kv,
+           o->backend, o->shape.batch, o->shape.heads, o->shape.seqlen_q, o->shape.seqlen_kv, gqa,
            attngen__layout_name(o->shape.layout), attngen__rounding_name(o->shape.rounding),
            (unsigned long long)o->seed, input_names[o->inputs], o->special ? " +nan/inf" : "",
            o->kvl ? " +key lengths (masked keys NaN/Inf)" : "", (double)o->scale, variant);
@@ -447,6 +455,7 @@ static int check_all(check_opts *o) {
       one.shape.heads = cases[c].heads;
       one.shape.seqlen_q = cases[c].seqlen_q;
       one.shape.seqlen_kv = cases[c].seqlen_kv;
+      one.shape.heads_kv = cases[c].heads_kv;
       one.shape.layout = d.layout;
       one.shape.rounding = d.rounding;
       one.inputs = cases[c].inputs;
@@ -512,6 +521,10 @@ static int check(const attngen__cli_args *args) {
   }
   if (!attngen__cli_given(args, "--shape"))
     return attngen__cli_usage_error(args->cmd, "--shape B,H,Sq,Skv is required (or --all)");
+  if (o.shape.heads_kv > 0 && o.shape.heads % o.shape.heads_kv != 0)
+    return attngen__cli_usage_error(args->cmd, "--heads-kv %d does not divide the %d heads of "
+                                               "--shape (allowed: a divisor of the heads)",
+                                    o.shape.heads_kv, o.shape.heads);
   if (o.inputs == ATTNGEN__INPUT_LARGE && o.scale == 0.0f)
     return attngen__cli_usage_error(args->cmd, "--inputs large sets the scores' size through "
                                                "--scale: it needs a nonzero --scale");

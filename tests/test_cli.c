@@ -118,6 +118,11 @@ static void test_cli_check_emu_and_nan_output(void **state) {
   assert_true(out_has("result: PASS"));
   assert_int_equal(cli("check --backend emu --shape 1,2,33,47 --scale 1e10"), 0);
   assert_true(out_has("result: PASS"));
+  /* a grouped-query call (--heads-kv): the kernels read the KV head of each query head */
+  assert_int_equal(cli("check --backend emu --shape 2,4,33,100 --heads-kv 2 --large-scores"),
+                   0);
+  assert_true(out_has("2x4x33x100 heads_kv 2"));
+  assert_true(out_has("result: PASS"));
   assert_int_equal(cli("run --backend emu --shape 1,1,16,47 --scale 0"), 0);
   assert_true(out_has("2048 of 2048 elements finite"));
   assert_int_equal(cli("run --backend emu --shape 1,1,16,47 --scale -0"), 0);
@@ -418,6 +423,12 @@ static void test_cli_check_all_and_compile_emu_usage_errors_exit_2(void **state)
   assert_true(err_has("-j"));
   assert_int_equal(cli("check --backend emu"), 2);
   assert_true(err_has("(or --all)"));
+  assert_int_equal(cli("check --all --backend emu --heads-kv 1"), 2);
+  assert_true(err_has("--all and --heads-kv exclude each other"));
+  assert_int_equal(cli("check --backend cpu --shape 1,6,8,8 --heads-kv 4"), 2);
+  assert_true(err_has("--heads-kv 4 does not divide the 6 heads"));
+  assert_int_equal(cli("check --backend cpu --shape 1,6,8,8 --heads-kv 0"), 2);
+  assert_true(err_has("--heads-kv"));
   assert_int_equal(cli("compile --emu --target sm90"), 2);
   assert_true(err_has("--emu compiles gfx942 variants only"));
   assert_int_equal(cli("compile --search-space --variant x"), 2);

@@ -230,6 +230,44 @@ static void test_dispatch_causal(void **state) {
   attngen_destroy(cpu);
 }
 
+/* args.heads_kv (grouped-query calls): 0 or a divisor of heads, else BAD_SHAPE naming it and
+ * the allowed values; k and v then span heads_kv heads (sizes, overlap ranges). */
+static void test_dispatch_heads_kv(void **state) {
+  attngen_fwd_args a = valid_args();
+  for (int hk = 0; hk <= 2; ++hk) {
+    a.heads_kv = hk; /* 0 = heads, 1 = MQA, 2 = heads */
+    expect(&a, ATTNGEN_STATUS_OK, NULL);
+  }
+  a.heads_kv = -1;
+  expect(&a, ATTNGEN_STATUS_BAD_SHAPE, "args.heads_kv = -1");
+  assert_non_null(strstr(attngen_last_error(), "divisor of heads"));
+  a.heads = 6;
+  a.heads_kv = 4;
+  expect(&a, ATTNGEN_STATUS_BAD_SHAPE, "args.heads_kv = 4");
+  a.heads_kv = 12; /* more KV heads than query heads */
+  expect(&a, ATTNGEN_STATUS_BAD_SHAPE, "args.heads_kv = 12");
+  a.out = NULL; /* refused before any pointer check, also without pointers */
+  assert_int_equal(attngen__check_args(&a, 0), ATTNGEN_STATUS_BAD_SHAPE);
+  /* k and v span batch * seqlen_kv * heads_kv rows: v right after half of k, out right
+   * after that v overlap with dense K/V but not with one KV head */
+  const size_t t = (size_t)2 * 2 * 8 * 128 * 2;
+  a = valid_args();
+  a.v = (const unsigned char *)a.k + t / 2;
+  a.out = (unsigned char *)a.k + t;
+  expect(&a, ATTNGEN_STATUS_ALIASING, "args.v");
+  a.heads_kv = 1;
+  expect(&a, ATTNGEN_STATUS_OK, NULL);
+  /* the per-batch size limit counts KV heads */
+  a = valid_args();
+  a.heads = 64;
+  a.heads_kv = 8;
+  a.seqlen_kv = 1 << 17; /* 2^17 * 8 * 256 = 2^28: fits where 64 heads would not */
+  assert_int_equal(attngen__check_args(&a, 0), ATTNGEN_STATUS_OK);
+  a.seqlen_kv = 1 << 20; /* 2^20 * 8 * 256 = 2^31 */
+  assert_int_equal(attngen__check_args(&a, 0), ATTNGEN_STATUS_TOO_LARGE);
+  assert_non_null(strstr(attngen_last_error(), "args.seqlen_kv * args.heads_kv"));
+}
+
 static void test_dispatch_bad_layout_rounding_scale(void **state) {
   attngen_fwd_args a = valid_args();
   a.layout = (attngen_layout)7;
@@ -579,6 +617,7 @@ int main(void) {
     cmocka_unit_test(test_dispatch_aliasing),
     cmocka_unit_test(test_dispatch_kv_lengths),
     cmocka_unit_test(test_dispatch_causal),
+    cmocka_unit_test(test_dispatch_heads_kv),
     cmocka_unit_test(test_dispatch_bad_layout_rounding_scale),
     cmocka_unit_test(test_dispatch_explain_skips_pointer_checks),
     cmocka_unit_test(test_dispatch_forced_in_set),

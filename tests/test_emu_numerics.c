@@ -134,9 +134,9 @@ static int run_case(const attngen__variant_desc *var, const attngen__contract_ca
   const float scale = c->scale;
   const int builtin = attngen__emu_find(var->name) != NULL;
   attngen__inputs in;
-  assert_int_equal(attngen__inputs_make(&in, c->inputs, seed, layout, c->batch, c->heads,
-                                        c->seqlen_q, c->seqlen_kv,
-                                        scale != 0.0f ? scale : ATTNGEN__DEFAULT_SCALE),
+  assert_int_equal(attngen__inputs_make_gqa(&in, c->inputs, seed, layout, c->batch, c->heads,
+                                            c->heads_kv, c->seqlen_q, c->seqlen_kv,
+                                            scale != 0.0f ? scale : ATTNGEN__DEFAULT_SCALE),
                    ATTNGEN_STATUS_OK);
   if (c->special) attngen__plant_special(&in);
   const int32_t *kvl = c->nkvl ? c->kvl : NULL;
@@ -159,6 +159,7 @@ static int run_case(const attngen__variant_desc *var, const attngen__contract_ca
   a.softmax_scale = scale;
   a.variant = var->name;
   a.kv_lengths = kvl; /* host memory on the emu backend */
+  a.heads_kv = c->heads_kv; /* k, v: heads_kv heads, read in place */
 
   char problems[1024] = "";
   size_t pl = 0;

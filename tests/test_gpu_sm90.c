@@ -53,6 +53,7 @@ typedef struct gpu_case {
                      every key past its length holds NaN / Inf (attngen__plant_masked) */
   int32_t kvl[8];
   int causal;     /* args.causal */
+  int heads_kv;   /* args.heads_kv (grouped-query: k and v have heads_kv heads), 0 = heads */
 } gpu_case;
 
 /* ---- setup ------------------------------------------------------------------------------ */
@@ -131,7 +132,8 @@ static void plant_all(attngen__inputs *in, const gpu_case *c) {
     const plant *p = &c->plants[i];
     uint16_t *data = p->tensor == 'q' ? in->q : p->tensor == 'k' ? in->k : in->v;
     const int seqlen = p->tensor == 'q' ? c->seqlen_q : c->seqlen_kv;
-    attngen__plant(attngen__view_out(data, in->layout, c->heads, seqlen), p->b, p->h, p->s, p->d,
+    const int heads = p->tensor == 'q' ? c->heads : attngen__inputs_heads_kv(in);
+    attngen__plant(attngen__view_out(data, in->layout, heads, seqlen), p->b, p->h, p->s, p->d,
                    p->bits);
   }
 }
@@ -140,7 +142,8 @@ static size_t q_elems(const gpu_case *c) {
   return (size_t)c->batch * c->heads * c->seqlen_q * ATTNGEN__HEAD_DIM;
 }
 static size_t kv_elems(const gpu_case *c) {
-  return (size_t)c->batch * c->heads * c->seqlen_kv * ATTNGEN__HEAD_DIM;
+  return (size_t)c->batch * (c->heads_kv > 0 ? c->heads_kv : c->heads) * c->seqlen_kv *
+         ATTNGEN__HEAD_DIM;
 }
 
 /* One GPU run into a poisoned, guarded output and LSE; both come back to the host. */
@@ -160,6 +163,7 @@ static attngen_fwd_args call_of(const attngen__variant_desc *var, const gpu_case
   a.heads = c->heads;
   a.seqlen_q = c->seqlen_q;
   a.seqlen_kv = c->seqlen_kv;
+  a.heads_kv = c->heads_kv;
   a.head_dim = ATTNGEN__HEAD_DIM;
   a.layout = (attngen_layout)var->layout;
   a.rounding = (attngen_rounding)var->rounding;
@@ -234,9 +238,9 @@ static int run_case(const gpu_case *c) {
   for (int L = 0; L < 2; ++L) {
     /* (inputs_make refuses a zero scale, which its LARGE kind divides by; the other kinds do
      * not depend on it) */
-    CHECK_OK(attngen__inputs_make(&li[L].in, c->kind, seed, (attngen_layout)L, c->batch,
-                                  c->heads, c->seqlen_q, c->seqlen_kv,
-                                  scale != 0.f ? scale : 1.0f));
+    CHECK_OK(attngen__inputs_make_gqa(&li[L].in, c->kind, seed, (attngen_layout)L, c->batch,
+                                      c->heads, c->heads_kv, c->seqlen_q, c->seqlen_kv,
+                                      scale != 0.f ? scale : 1.0f));
     plant_all(&li[L].in, c);
     if (c->nkvl) attngen__plant_masked(&li[L].in, c->kvl);
     li[L].dq = device_copy(li[L].in.q, nq * sizeof(uint16_t));
@@ -306,9 +310,10 @@ static int run_case(const gpu_case *c) {
     }
     const int ok = rep.pass && lrep.pass && r.out_guard_bad == 0 && r.lse_guard_bad == 0 &&
                    r.lse_unwritten == 0 && deterministic;
-    printf("%-4s %-14s B%d H%d Sq%d Skv%d %-52s ulp0 %lld ulp1 %lld >1 %lld near0 %lld "
+    printf("%-4s %-14s B%d H%d/%d Sq%d Skv%d %-52s ulp0 %lld ulp1 %lld >1 %lld near0 %lld "
            "pflip %lld worst %d nan %lld/%lld inf %lld/%lld l2 %.2e lse_err %.1e guard %lld/%lld%s\n",
-           ok ? "PASS" : "FAIL", c->name, c->batch, c->heads, c->seqlen_q, c->seqlen_kv,
+           ok ? "PASS" : "FAIL", c->name, c->batch, c->heads,
+           c->heads_kv > 0 ? c->heads_kv : c->heads, c->seqlen_q, c->seqlen_kv,
            var->name, (long long)rep.ulp0, (long long)rep.ulp1, (long long)rep.ulp_over,
            (long long)rep.near_zero, (long long)rep.p_flip, rep.worst_ulp, (long long)rep.out_nan,
            (long long)rep.ref_nan, (long long)rep.out_inf, (long long)rep.ref_inf, rep.rel_l2,
@@ -527,6 +532,37 @@ static void test_gpu_sm90_nonfinite(void **state) {
   run_cases(cases, NCASES(cases));
 }
 
+/* Grouped-query attention (args.heads_kv: k and v have fewer heads, read in place by KV
+ * head h / (H / H_kv), tensor maps encoded with H_kv heads): 4 query heads over 2, Llama's 32
+ * over 8, MQA with more jobs than SMs (the persistent blocks step through heads of several
+ * groups), large scores over 3 groups, key lengths with GQA, and NaN/Inf planted in one KV
+ * head's k and v (every query head of its group must see them, the other groups not). */
+static void test_gpu_sm90_gqa(void **state) {
+  (void)state;
+  static const plant kv_plants[] = {
+      {'k', 0, 1, 77, 10, ATTNGEN__BF16_NAN},        /* query heads 2, 3: NaN rows */
+      {'v', 1, 0, 100, 7, ATTNGEN__BF16_POS_INF},    /* query heads 0, 1 of batch 1 */
+      {'v', 1, 1, 299, 127, ATTNGEN__BF16_NEG_INF},  /* last key (ragged tile) */
+  };
+  static const gpu_case cases[] = {
+      {"gqa-4over2", ATTNGEN__INPUT_REALISTIC, 2, 4, 200, 300, 0.f, NULL, 0, 0, 0, 0, {0}, 0,
+       2},
+      {"gqa-32over8", ATTNGEN__INPUT_REALISTIC, 1, 32, 257, 513, 0.f, NULL, 0, 0, 0, 0, {0},
+       0, 8},
+      {"mqa-many-jobs", ATTNGEN__INPUT_REALISTIC, 3, 40, 130, 700, 0.f, NULL, 0, 1, 0, 0, {0},
+       0, 1},
+      {"gqa-large", ATTNGEN__INPUT_LARGE, 1, 6, 300, 1000, 0.f, NULL, 0, 0, 0, 0, {0}, 0, 3},
+      {"gqa-kvlen", ATTNGEN__INPUT_REALISTIC, 3, 8, 100, 257, 0.f, NULL, 0, 0, 0, 3,
+       {0, 200, 257}, 0, 2},
+      {"gqa-nonfinite", ATTNGEN__INPUT_UNIFORM, 2, 4, 251, 300, 0.f, kv_plants,
+       NCASES(kv_plants), 0, 0, 0, {0}, 0, 2},
+      /* causal with GQA (sm90 takes the mask): Sq < Skv and a key length */
+      {"gqa-causal", ATTNGEN__INPUT_REALISTIC, 2, 6, 300, 500, 0.f, NULL, 0, 0, 0, 2,
+       {500, 333}, 1, 2},
+  };
+  run_cases(cases, NCASES(cases));
+}
+
 /* Two runs of the same variant on the same inputs are bitwise identical. */
 static void test_gpu_sm90_determinism(void **state) {
   (void)state;
@@ -545,6 +581,7 @@ int main(void) {
       cmocka_unit_test(test_gpu_sm90_kv_lengths),
       cmocka_unit_test(test_gpu_sm90_causal),
       cmocka_unit_test(test_gpu_sm90_mask_pairing),
+      cmocka_unit_test(test_gpu_sm90_gqa),
   };
   const int failed = cmocka_run_group_tests(tests, group_setup, group_teardown);
   /* Every test skipped (no CUDA device): exit 77, which ctest reports as "Not Run"

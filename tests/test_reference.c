@@ -1038,6 +1038,128 @@ static void test_reference_causal(void **state) {
     }
 }
 
+/* Grouped-query calls (shape.heads_kv): a GQA row is exactly the row of the dense call whose
+ * K/V are the group's KV head, i.e. the dense reference on K/V with each KV head repeated
+ * heads / heads_kv times (query head h -> KV head h / (heads / heads_kv)) gives the same bits:
+ * out, LSE, the P-flip tolerance, the exact fp64 result; with and without split parts and key
+ * lengths, both layouts, the call-level views of attngen__ref_args_of_call (k/v with heads_kv
+ * heads) included. */
+static void test_reference_gqa_equals_repeated_kv(void **state) {
+  (void)state;
+  static const int combos[4][2] = {{4, 2}, {3, 1}, {6, 3}, {2, 2}}; /* (heads, heads_kv) */
+  static const int32_t lens[2] = {45, 70};
+  const int B = 2, Sq = 9, Skv = 70;
+  for (int lay = 0; lay < 2; ++lay) {
+    for (int ci = 0; ci < 4; ++ci) {
+      const attngen_layout layout = (attngen_layout)lay;
+      const attngen_rounding mode = (attngen_rounding)(ci % 3);
+      const int H = combos[ci][0], Hkv = combos[ci][1], g = H / Hkv;
+      attngen__inputs in, dense;
+      assert_int_equal(attngen__inputs_make_gqa(&in, ATTNGEN__INPUT_LARGE, 70 + (uint64_t)ci,
+                                                layout, B, H, Hkv, Sq, Skv, DEFAULT_SCALE),
+                       ATTNGEN_STATUS_OK);
+      assert_int_equal(in.heads_kv, Hkv);
+      /* the same q; k and v with every KV head repeated g times */
+      make(&dense, ATTNGEN__INPUT_UNIFORM, 1, layout, B, H, Sq, Skv, DEFAULT_SCALE);
+      memcpy(dense.q, in.q, elems(B, H, Sq) * 2);
+      attngen__plant(attngen__view_out(in.k, layout, Hkv, Skv), B - 1, Hkv - 1, 3, 5,
+                     ATTNGEN__BF16_NAN); /* a NaN key reaches every query head of its group */
+      const attngen__tensor_view kg = attngen__inputs_k(&in), vg = attngen__inputs_v(&in);
+      const attngen__out_view kd = mut(&dense, dense.k, Skv), vd = mut(&dense, dense.v, Skv);
+      for (int b = 0; b < B; ++b)
+        for (int h = 0; h < H; ++h)
+          for (int j = 0; j < Skv; ++j)
+            for (int d = 0; d < D; ++d) {
+              attngen__plant(kd, b, h, j, d,
+                             kg.data[attngen__view_offset(kg.sb, kg.sh, kg.ss, b, h / g, j) + d]);
+              attngen__plant(vd, b, h, j, d,
+                             vg.data[attngen__view_offset(vg.sb, vg.sh, vg.ss, b, h / g, j) + d]);
+            }
+      const size_t nq = elems(B, H, Sq), nl = (size_t)B * H * Sq;
+      uint16_t *out = xcalloc(nq, 2), *want = xcalloc(nq, 2);
+      float *lse = xcalloc(nl, 4), *lse_want = xcalloc(nl, 4);
+      float *tol = xcalloc(nq, 4), *tol_want = xcalloc(nq, 4);
+      for (int var = 0; var < 4; ++var) { /* bit 0: split parts, bit 1: key lengths */
+        attngen__ref_args a = {attngen__inputs_q(&in), kg, vg,
+                               attngen__view_out(out, layout, H, Sq),
+                               {B, H, Sq, Skv, layout, mode, Hkv}, DEFAULT_SCALE, lse, 0, 0, 0,
+                               0, NULL};
+        a.kv_step = 16;
+        a.kv_per_split = var & 1 ? 32 : 0;
+        a.kv_lengths = var & 2 ? lens : NULL;
+        a.tol = tol;
+        attngen__ref_args e = a;
+        e.k = attngen__inputs_k(&dense);
+        e.v = attngen__inputs_v(&dense);
+        e.shape.heads_kv = 0;
+        e.out = attngen__view_out(want, layout, H, Sq);
+        e.lse = lse_want;
+        e.tol = tol_want;
+        memset(out, 0xFF, nq * 2);
+        memset(want, 0xEE, nq * 2);
+        assert_int_equal(attngen__reference_fwd(&a), ATTNGEN_STATUS_OK);
+        assert_int_equal(attngen__reference_fwd(&e), ATTNGEN_STATUS_OK);
+        assert_memory_equal(out, want, nq * 2);
+        assert_memory_equal(lse, lse_want, nl * 4);
+        assert_memory_equal(tol, tol_want, nq * 4);
+      }
+      /* the NaN key's group gives NaN rows (unless only one head): not a vacuous comparison */
+      assert_true(attngen__bf16_is_nan(at(out, layout, H, Sq, B - 1, H - 1, 0, 0)));
+      if (Hkv > 1) assert_false(attngen__bf16_is_nan(at(out, layout, H, Sq, B - 1, 0, 0, 0)));
+      /* the call-level views: k and v with heads_kv heads */
+      attngen_fwd_args call;
+      attngen_fwd_args_init(&call);
+      call.q = in.q;
+      call.k = in.k;
+      call.v = in.v;
+      call.out = out;
+      call.lse = lse;
+      call.batch = B;
+      call.heads = H;
+      call.heads_kv = Hkv;
+      call.seqlen_q = Sq;
+      call.seqlen_kv = Skv;
+      call.layout = layout;
+      call.rounding = mode;
+      attngen__ref_args c = attngen__ref_args_of_call(&call);
+      assert_int_equal(c.shape.heads_kv, Hkv == H ? 0 : Hkv);
+      attngen__ref_args e = c;
+      e.k = attngen__inputs_k(&dense);
+      e.v = attngen__inputs_v(&dense);
+      e.shape.heads_kv = 0;
+      e.out = attngen__view_out(want, layout, H, Sq);
+      e.lse = lse_want;
+      assert_int_equal(attngen__reference_fwd(&c), ATTNGEN_STATUS_OK);
+      assert_int_equal(attngen__reference_fwd(&e), ATTNGEN_STATUS_OK);
+      assert_memory_equal(out, want, nq * 2);
+      assert_memory_equal(lse, lse_want, nl * 4);
+      /* the exact fp64 attention follows the same mapping */
+      double *ex = xcalloc(nq, sizeof(double)), *ex_want = xcalloc(nq, sizeof(double));
+      attngen__exact_args x = {attngen__inputs_q(&in), kg, vg,
+                               attngen__view_f64(ex, layout, H, Sq), B, H, Sq, Skv,
+                               DEFAULT_SCALE, NULL, 0, lens, 0, Hkv};
+      attngen__exact_args y = x;
+      y.k = attngen__inputs_k(&dense);
+      y.v = attngen__inputs_v(&dense);
+      y.heads_kv = 0;
+      y.out = attngen__view_f64(ex_want, layout, H, Sq);
+      assert_int_equal(attngen__exact_fwd(&x), ATTNGEN_STATUS_OK);
+      assert_int_equal(attngen__exact_fwd(&y), ATTNGEN_STATUS_OK);
+      assert_memory_equal(ex, ex_want, nq * sizeof(double));
+      free(ex);
+      free(ex_want);
+      free(out);
+      free(want);
+      free(lse);
+      free(lse_want);
+      free(tol);
+      free(tol_want);
+      attngen__inputs_free(&in);
+      attngen__inputs_free(&dense);
+    }
+  }
+}
+
 /* The flags of a split plan mark the rows of the split q-jobs. */
 static void test_reference_split_plan_row_flags(void **state) {
   (void)state;
@@ -1095,6 +1217,18 @@ static void test_reference_bad_args(void **state) {
   assert_int_equal(attngen__reference_fwd(&b), ATTNGEN_STATUS_INVALID_ARGUMENT);
   b.kv_per_split = 64;
   assert_int_equal(attngen__reference_fwd(&b), ATTNGEN_STATUS_OK);
+  /* heads_kv: 0 or a divisor of heads */
+  b = a;
+  b.shape.heads = 4;
+  b.shape.heads_kv = -1;
+  assert_int_equal(attngen__reference_fwd(&b), ATTNGEN_STATUS_BAD_SHAPE);
+  b.shape.heads_kv = 3;
+  assert_int_equal(attngen__reference_fwd(&b), ATTNGEN_STATUS_BAD_SHAPE);
+  b.shape.heads_kv = 8;
+  assert_int_equal(attngen__reference_fwd(&b), ATTNGEN_STATUS_BAD_SHAPE);
+  attngen__exact_args x = {a.q, a.k, a.v, attngen__view_f64(NULL, ATTNGEN_LAYOUT_BSHD, 1, 1), 1,
+                           4, 1, 1, DEFAULT_SCALE, NULL, 1, NULL, 0, 3};
+  assert_int_equal(attngen__exact_fwd(&x), ATTNGEN_STATUS_BAD_SHAPE);
   assert_int_equal(attngen__reference_fwd(&a), ATTNGEN_STATUS_OK);
   assert_int_equal(attngen__exact_fwd(NULL), ATTNGEN_STATUS_NULL_POINTER);
 }
@@ -1120,6 +1254,7 @@ int main(void) {
       cmocka_unit_test(test_reference_split_plan_row_flags),
       cmocka_unit_test(test_reference_kv_lengths),
       cmocka_unit_test(test_reference_causal),
+      cmocka_unit_test(test_reference_gqa_equals_repeated_kv),
       cmocka_unit_test(test_reference_bad_args),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -400,6 +400,43 @@ static void test_tuning_db_nearby_shape_uses_class_far_one_does_not(void **state
   attngen__tuning_db_free(db);
 }
 
+/* A grouped-query call (call_shape.heads_kv != 0) takes no entry: the records are dense
+ * shapes (the file format has no KV-head field); the same shape dense takes its record. */
+static void test_tuning_db_gqa_call_has_no_entry(void **state) {
+  (void)state;
+  attngen__tuning_meta m = mi300x_meta();
+  attngen__tuning_file *db;
+  attngen__tuning_diag d;
+  assert_int_equal(attngen__tuning_db_new(&m, &db, &d), ATTNGEN_STATUS_OK);
+  attngen__tuning_record r = rec(ATTNGEN_LAYOUT_BSHD, ATTNGEN_ROUND_RTNE, 2, 24, 8192, 8192,
+                                 V_A, 1.25);
+  assert_int_equal(attngen__tuning_db_put(db, &r, &d), ATTNGEN_STATUS_OK);
+  attngen__tuning_query q = {2, 24, 8192, 8192, ATTNGEN_LAYOUT_BSHD, ATTNGEN_ROUND_RTNE, 0};
+  char variant[128] = "", why[256] = "";
+  assert_int_equal(attngen__tuning_lookup(db, &q, variant, sizeof variant, why, sizeof why), 1);
+  assert_string_equal(variant, V_A);
+  q.heads_kv = 8;
+  variant[0] = 0;
+  assert_int_equal(attngen__tuning_lookup(db, &q, variant, sizeof variant, why, sizeof why), 0);
+  assert_string_equal(variant, "");
+  assert_non_null(strstr(why, "grouped-query"));
+  /* the canonical form: heads_kv == heads is the dense call */
+  attngen_fwd_args a;
+  attngen_fwd_args_init(&a);
+  a.batch = 2;
+  a.heads = 24;
+  a.heads_kv = 24;
+  a.seqlen_q = a.seqlen_kv = 8192;
+  q = attngen__call_shape_of(&a);
+  assert_int_equal(q.heads_kv, 0);
+  assert_int_equal(attngen__tuning_lookup(db, &q, variant, sizeof variant, why, sizeof why), 1);
+  a.heads_kv = 8;
+  q = attngen__call_shape_of(&a);
+  assert_int_equal(attngen__shape_heads_kv(&q), 8);
+  assert_int_equal(attngen__tuning_lookup(db, &q, variant, sizeof variant, why, sizeof why), 0);
+  attngen__tuning_db_free(db);
+}
+
 static void test_tuning_db_exact_beats_class_and_nearest_wins(void **state) {
   (void)state;
   attngen__tuning_meta m = mi300x_meta();
@@ -645,6 +682,7 @@ int main(void) {
       cmocka_unit_test(test_tuning_db_malformed_lines_name_the_line),
       cmocka_unit_test(test_tuning_db_nearby_shape_uses_class_far_one_does_not),
       cmocka_unit_test(test_tuning_db_exact_beats_class_and_nearest_wins),
+      cmocka_unit_test(test_tuning_db_gqa_call_has_no_entry),
       cmocka_unit_test_setup_teardown(test_tuning_db_merge_replaces_same_key_and_keeps_others,
                                       setup_dir, teardown_dir),
       cmocka_unit_test_setup_teardown(test_tuning_db_merge_keeps_foreign_file_unless_replacing,

@@ -9,7 +9,7 @@
 
 typedef struct attngen_kargs {
   const void *q;     // bf16, layout per variant (bshd: [B,Sq,H,128], bhsd: [B,H,Sq,128])
-  const void *k;     // bf16, [B,Skv,H,128] or [B,H,Skv,128]
+  const void *k;     // bf16, [B,Skv,H_kv,128] or [B,H_kv,Skv,128]
   const void *v;     // bf16, same layout as k
   void *o;           // bf16, same layout as q
   float *lse;        // fp32 [B,H,Sq] natural-log LSE, or 0 when not requested
@@ -29,6 +29,9 @@ typedef struct attngen_kargs {
   // Causal mask (attngen_fwd_args.causal, 0 or 1): query i of an entry with n keys sees the
   // keys j <= i + n - Sq (bottom-right aligned).
   int causal;
+  // KV heads (attngen_fwd_args.heads_kv; == H for a dense call): k and v have H_kv heads
+  // ([B,Skv,H_kv,128] / [B,H_kv,Skv,128]) and query head h reads KV head h / (H / H_kv).
+  int H_kv;
 } attngen_kargs;
 
 #endif // ATTNGEN_KARGS_H
@@ -440,11 +443,15 @@ AG_KERNEL(512) void attn_fwd_d128_bhsd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
   const unsigned grp = wave >> 2;  // 0: group A (leads), 1: group B (half an iteration behind)
   const unsigned g = lane >> 4, c = lane & 15u;
   const unsigned H = (unsigned)a.H;
-#line 76 "templates/gfx942/attn_fwd.hip.in"
+  // KV heads (grouped-query calls: H_kv divides H; 0 = H): query head h reads KV head
+  // h H_kv / H = h / (H / H_kv), one division
+  const unsigned Hkv = a.H_kv > 0 ? (unsigned)a.H_kv : H;
+#line 79 "templates/gfx942/attn_fwd.hip.in"
 
   // ---- pre-pass (kargs.vt_prepass = 1; grid (ceil(chunks / 8), H, B), before the attention
   // launch): wave w converts 16-key chunk x = 8 blockIdx.x + w of V[b, h] into the operand
-  // order of the P V MFMA, at a.ws + 4096 ((b H + h) chunks + x): lane (g, c) writes 16 bytes
+  // order of the P V MFMA, at a.ws + 4096 ((b H_kv + h) chunks + x) (h: the KV head, grid
+  // (ceil(chunks / 8), H_kv, B); the query heads of a group share it): lane (g, c) writes 16 bytes
   // per column pair w at 1024 w + 16 lane: {V[4g][d], V[4g+1][d]}, {V[4g+2][d], V[4g+3][d]}
   // for d = 8c + 2w, then the same for d = 8c + 2w + 1 (bf16 pairs, low half first), i.e.
   // the B operands of MFMA columns dd = 2w and 2w + 1. Keys >= the batch entry's key length
@@ -465,27 +472,27 @@ AG_KERNEL(512) void attn_fwd_d128_bhsd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
     const int kl = (int)kl_raw;
     kv_n = ag_uniform(kl <= 0 ? 0u : ((unsigned)kl < kv_n ? (unsigned)kl : kv_n));
   }
-#line 91 "templates/gfx942/attn_fwd.hip.in"
+#line 95 "templates/gfx942/attn_fwd.hip.in"
     if (x < chunks) {  // wave-uniform
-#line 96 "templates/gfx942/attn_fwd.hip.in"
+#line 100 "templates/gfx942/attn_fwd.hip.in"
       const unsigned rs = 256u;
-      const unsigned long long kv_base = ((unsigned long long)b * H + h) * (unsigned)a.Skv * 256ull;
-#line 99 "templates/gfx942/attn_fwd.hip.in"
+      const unsigned long long kv_base = ((unsigned long long)b * Hkv + h) * (unsigned)a.Skv * 256ull;
+#line 103 "templates/gfx942/attn_fwd.hip.in"
       const ag_rsrc src = ag_make_rsrc((const char *)a.v + kv_base, kv_n > 0u ? (kv_n - 1u) * rs + 256u : 0u);
-      const ag_rsrc dst = ag_make_rsrc((char *)a.ws + ((unsigned long long)b * H + h) * chunks * 4096ull,
+      const ag_rsrc dst = ag_make_rsrc((char *)a.ws + ((unsigned long long)b * Hkv + h) * chunks * 4096ull,
                                        chunks * 4096u);
       ag_u32x4 r[4];
-#line 104 "templates/gfx942/attn_fwd.hip.in"
-      ag_buffer_load_dwordx4<0>(r[0], src, (16u * x + 4u * g + 0u) * rs + 16u * c);
-#line 104 "templates/gfx942/attn_fwd.hip.in"
-      ag_buffer_load_dwordx4<0>(r[1], src, (16u * x + 4u * g + 1u) * rs + 16u * c);
-#line 104 "templates/gfx942/attn_fwd.hip.in"
-      ag_buffer_load_dwordx4<0>(r[2], src, (16u * x + 4u * g + 2u) * rs + 16u * c);
-#line 104 "templates/gfx942/attn_fwd.hip.in"
-      ag_buffer_load_dwordx4<0>(r[3], src, (16u * x + 4u * g + 3u) * rs + 16u * c);
-#line 106 "templates/gfx942/attn_fwd.hip.in"
-      ag_s_waitcnt_vmcnt<0>(r[0], r[1], r[2], r[3]);
 #line 108 "templates/gfx942/attn_fwd.hip.in"
+      ag_buffer_load_dwordx4<0>(r[0], src, (16u * x + 4u * g + 0u) * rs + 16u * c);
+#line 108 "templates/gfx942/attn_fwd.hip.in"
+      ag_buffer_load_dwordx4<0>(r[1], src, (16u * x + 4u * g + 1u) * rs + 16u * c);
+#line 108 "templates/gfx942/attn_fwd.hip.in"
+      ag_buffer_load_dwordx4<0>(r[2], src, (16u * x + 4u * g + 2u) * rs + 16u * c);
+#line 108 "templates/gfx942/attn_fwd.hip.in"
+      ag_buffer_load_dwordx4<0>(r[3], src, (16u * x + 4u * g + 3u) * rs + 16u * c);
+#line 110 "templates/gfx942/attn_fwd.hip.in"
+      ag_s_waitcnt_vmcnt<0>(r[0], r[1], r[2], r[3]);
+#line 112 "templates/gfx942/attn_fwd.hip.in"
       {
         const ag_u32x4 t = {ag_v_perm_b32(r[1][0], r[0][0], 0x05040100u),
                             ag_v_perm_b32(r[3][0], r[2][0], 0x05040100u),
@@ -493,7 +500,7 @@ AG_KERNEL(512) void attn_fwd_d128_bhsd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
                             ag_v_perm_b32(r[3][0], r[2][0], 0x07060302u)};
         ag_buffer_store_dwordx4<0>(dst, x * 4096u + lane * 16u, t);
       }
-#line 108 "templates/gfx942/attn_fwd.hip.in"
+#line 112 "templates/gfx942/attn_fwd.hip.in"
       {
         const ag_u32x4 t = {ag_v_perm_b32(r[1][1], r[0][1], 0x05040100u),
                             ag_v_perm_b32(r[3][1], r[2][1], 0x05040100u),
@@ -501,7 +508,7 @@ AG_KERNEL(512) void attn_fwd_d128_bhsd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
                             ag_v_perm_b32(r[3][1], r[2][1], 0x07060302u)};
         ag_buffer_store_dwordx4<1024>(dst, x * 4096u + lane * 16u, t);
       }
-#line 108 "templates/gfx942/attn_fwd.hip.in"
+#line 112 "templates/gfx942/attn_fwd.hip.in"
       {
         const ag_u32x4 t = {ag_v_perm_b32(r[1][2], r[0][2], 0x05040100u),
                             ag_v_perm_b32(r[3][2], r[2][2], 0x05040100u),
@@ -509,7 +516,7 @@ AG_KERNEL(512) void attn_fwd_d128_bhsd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
                             ag_v_perm_b32(r[3][2], r[2][2], 0x07060302u)};
         ag_buffer_store_dwordx4<2048>(dst, x * 4096u + lane * 16u, t);
       }
-#line 108 "templates/gfx942/attn_fwd.hip.in"
+#line 112 "templates/gfx942/attn_fwd.hip.in"
       {
         const ag_u32x4 t = {ag_v_perm_b32(r[1][3], r[0][3], 0x05040100u),
                             ag_v_perm_b32(r[3][3], r[2][3], 0x05040100u),
@@ -517,14 +524,14 @@ AG_KERNEL(512) void attn_fwd_d128_bhsd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
                             ag_v_perm_b32(r[3][3], r[2][3], 0x07060302u)};
         ag_buffer_store_dwordx4<3072>(dst, x * 4096u + lane * 16u, t);
       }
-#line 116 "templates/gfx942/attn_fwd.hip.in"
+#line 120 "templates/gfx942/attn_fwd.hip.in"
     }
     return;
   }
-#line 120 "templates/gfx942/attn_fwd.hip.in"
+#line 124 "templates/gfx942/attn_fwd.hip.in"
 
   // ---- the block's job: (b, h, q-block) and KV range [kv_begin, kv_end)
-#line 123 "templates/gfx942/attn_fwd.hip.in"
+#line 127 "templates/gfx942/attn_fwd.hip.in"
   const unsigned work = ag_block_id_x();
   unsigned job, kv_begin, kv_end;
   int part;
@@ -550,7 +557,7 @@ AG_KERNEL(512) void attn_fwd_d128_bhsd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
   const unsigned qb = job % (unsigned)a.num_q_blocks;
   const unsigned bh = job / (unsigned)a.num_q_blocks;
   const unsigned h = bh % H, b = bh / H;
-#line 153 "templates/gfx942/attn_fwd.hip.in"
+#line 157 "templates/gfx942/attn_fwd.hip.in"
   // ---- per-batch key length: keys >= kv_len[b] (clamped into [0, Skv]) do not exist for
   // this block; a split part past it is empty (no tile: m = -inf, l = 0, O = 0)
   {
@@ -564,32 +571,34 @@ AG_KERNEL(512) void attn_fwd_d128_bhsd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
     const int kl = (int)kl_raw;
     kv_n = ag_uniform(kl <= 0 ? 0u : ((unsigned)kl < kv_n ? (unsigned)kl : kv_n));
   }
-#line 157 "templates/gfx942/attn_fwd.hip.in"
-    kv_end = kv_end < kv_n ? kv_end : kv_n;
-#line 159 "templates/gfx942/attn_fwd.hip.in"
-    kv_begin = kv_begin < kv_end ? kv_begin : kv_end;
 #line 161 "templates/gfx942/attn_fwd.hip.in"
+    kv_end = kv_end < kv_n ? kv_end : kv_n;
+#line 163 "templates/gfx942/attn_fwd.hip.in"
+    kv_begin = kv_begin < kv_end ? kv_begin : kv_end;
+#line 165 "templates/gfx942/attn_fwd.hip.in"
   }
 
-  // ---- per-(b, h) slices: row stride rs (bytes) and buffer descriptors bounded to the rows
-#line 169 "templates/gfx942/attn_fwd.hip.in"
-  const unsigned rs = 256u;
+  // ---- per-(b, h) slices: row strides rs (q, o) and kv_rs (k, v) in bytes, buffer
+  // descriptors bounded to the rows; K and V are those of the group's KV head hk
+  const unsigned hk = ag_uniform(h * Hkv / H);
+#line 175 "templates/gfx942/attn_fwd.hip.in"
+  const unsigned rs = 256u, kv_rs = 256u;
   const unsigned long long q_base = ((unsigned long long)b * H + h) * (unsigned)a.Sq * 256ull;
-  const unsigned long long kv_base = ((unsigned long long)b * H + h) * (unsigned)a.Skv * 256ull;
-#line 173 "templates/gfx942/attn_fwd.hip.in"
+  const unsigned long long kv_base = ((unsigned long long)b * Hkv + hk) * (unsigned)a.Skv * 256ull;
+#line 179 "templates/gfx942/attn_fwd.hip.in"
   const unsigned q_bytes = a.Sq > 0 ? ((unsigned)a.Sq - 1u) * rs + 256u : 0u;
-  const unsigned kv_bytes = kv_end > 0 ? (kv_end - 1u) * rs + 256u : 0u;
+  const unsigned kv_bytes = kv_end > 0 ? (kv_end - 1u) * kv_rs + 256u : 0u;
   const ag_rsrc q_rsrc = ag_make_rsrc((const char *)a.q + q_base, q_bytes);
   const ag_rsrc o_rsrc = ag_make_rsrc((const char *)a.o + q_base, q_bytes);
   const ag_rsrc k_rsrc = ag_make_rsrc((const char *)a.k + kv_base, kv_bytes);
-#line 179 "templates/gfx942/attn_fwd.hip.in"
+#line 185 "templates/gfx942/attn_fwd.hip.in"
   // V in operand order (written by the pre-pass): chunk x (keys 16x .. 16x+15) of this
   // (b, h) at byte 4096 x, bounded to the chunks below kv_end (a split part ends on a tile
   // boundary, the last chunk of Skv is zero-padded by the pre-pass)
   const unsigned vt_chunks = ((unsigned)a.Skv + 15u) / 16u;
-  const ag_rsrc v_rsrc = ag_make_rsrc((const char *)a.ws + ((unsigned long long)b * H + h) * vt_chunks * 4096ull,
+  const ag_rsrc v_rsrc = ag_make_rsrc((const char *)a.ws + ((unsigned long long)b * Hkv + hk) * vt_chunks * 4096ull,
                                       (kv_end + 15u) / 16u * 4096u);
-#line 188 "templates/gfx942/attn_fwd.hip.in"
+#line 194 "templates/gfx942/attn_fwd.hip.in"
 
   const unsigned q_row0 = qb * 256u + wave * 32u;  // first row of q-tile 0
   const unsigned kv_len = kv_end - kv_begin;
@@ -602,95 +611,95 @@ AG_KERNEL(512) void attn_fwd_d128_bhsd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
   const unsigned k_dma_off = lane << 2;
   // K fragment reads: key row 16kb + c, columns 32hh + 8g .. +7 (hh, kb: immediate offsets).
   const unsigned k_rd = lds + c * 272u + g * 16u;
-#line 201 "templates/gfx942/attn_fwd.hip.in"
+#line 207 "templates/gfx942/attn_fwd.hip.in"
   // V operand chunk: 16 bytes per lane and column pair (dd = 2w, 2w + 1) at 1024 w.
   const unsigned v_lane = lane * 16u;
-#line 210 "templates/gfx942/attn_fwd.hip.in"
+#line 216 "templates/gfx942/attn_fwd.hip.in"
 
   // ---- Q fragments (B operand of S^T = K Q^T) and K tile 0
   ag_u32x4 qv[2][4];
-#line 215 "templates/gfx942/attn_fwd.hip.in"
+#line 221 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dwordx4<0>(qv[0][0], q_rsrc, (q_row0 + 0u + c) * rs + 16u * g);
-#line 215 "templates/gfx942/attn_fwd.hip.in"
+#line 221 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dwordx4<64>(qv[0][1], q_rsrc, (q_row0 + 0u + c) * rs + 16u * g);
-#line 215 "templates/gfx942/attn_fwd.hip.in"
+#line 221 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dwordx4<128>(qv[0][2], q_rsrc, (q_row0 + 0u + c) * rs + 16u * g);
-#line 215 "templates/gfx942/attn_fwd.hip.in"
+#line 221 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dwordx4<192>(qv[0][3], q_rsrc, (q_row0 + 0u + c) * rs + 16u * g);
-#line 215 "templates/gfx942/attn_fwd.hip.in"
+#line 221 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dwordx4<0>(qv[1][0], q_rsrc, (q_row0 + 16u + c) * rs + 16u * g);
-#line 215 "templates/gfx942/attn_fwd.hip.in"
+#line 221 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dwordx4<64>(qv[1][1], q_rsrc, (q_row0 + 16u + c) * rs + 16u * g);
-#line 215 "templates/gfx942/attn_fwd.hip.in"
+#line 221 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dwordx4<128>(qv[1][2], q_rsrc, (q_row0 + 16u + c) * rs + 16u * g);
-#line 215 "templates/gfx942/attn_fwd.hip.in"
+#line 221 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dwordx4<192>(qv[1][3], q_rsrc, (q_row0 + 16u + c) * rs + 16u * g);
-#line 220 "templates/gfx942/attn_fwd.hip.in"
-  ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + wave + 0u) * rs,
+#line 226 "templates/gfx942/attn_fwd.hip.in"
+  ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + wave + 0u) * kv_rs,
                            lds + 0u + (wave + 0u) * 272u);
-#line 220 "templates/gfx942/attn_fwd.hip.in"
-  ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + wave + 8u) * rs,
+#line 226 "templates/gfx942/attn_fwd.hip.in"
+  ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + wave + 8u) * kv_rs,
                            lds + 0u + (wave + 8u) * 272u);
-#line 220 "templates/gfx942/attn_fwd.hip.in"
-  ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + wave + 16u) * rs,
+#line 226 "templates/gfx942/attn_fwd.hip.in"
+  ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + wave + 16u) * kv_rs,
                            lds + 0u + (wave + 16u) * 272u);
-#line 220 "templates/gfx942/attn_fwd.hip.in"
-  ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + wave + 24u) * rs,
+#line 226 "templates/gfx942/attn_fwd.hip.in"
+  ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + wave + 24u) * kv_rs,
                            lds + 0u + (wave + 24u) * 272u);
-#line 220 "templates/gfx942/attn_fwd.hip.in"
-  ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + wave + 32u) * rs,
+#line 226 "templates/gfx942/attn_fwd.hip.in"
+  ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + wave + 32u) * kv_rs,
                            lds + 0u + (wave + 32u) * 272u);
-#line 220 "templates/gfx942/attn_fwd.hip.in"
-  ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + wave + 40u) * rs,
+#line 226 "templates/gfx942/attn_fwd.hip.in"
+  ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + wave + 40u) * kv_rs,
                            lds + 0u + (wave + 40u) * 272u);
-#line 220 "templates/gfx942/attn_fwd.hip.in"
-  ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + wave + 48u) * rs,
+#line 226 "templates/gfx942/attn_fwd.hip.in"
+  ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + wave + 48u) * kv_rs,
                            lds + 0u + (wave + 48u) * 272u);
-#line 220 "templates/gfx942/attn_fwd.hip.in"
-  ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + wave + 56u) * rs,
+#line 226 "templates/gfx942/attn_fwd.hip.in"
+  ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + wave + 56u) * kv_rs,
                            lds + 0u + (wave + 56u) * 272u);
-#line 220 "templates/gfx942/attn_fwd.hip.in"
-  ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + wave + 64u) * rs,
+#line 226 "templates/gfx942/attn_fwd.hip.in"
+  ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + wave + 64u) * kv_rs,
                            lds + 0u + (wave + 64u) * 272u);
-#line 220 "templates/gfx942/attn_fwd.hip.in"
-  ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + wave + 72u) * rs,
+#line 226 "templates/gfx942/attn_fwd.hip.in"
+  ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + wave + 72u) * kv_rs,
                            lds + 0u + (wave + 72u) * 272u);
-#line 220 "templates/gfx942/attn_fwd.hip.in"
-  ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + wave + 80u) * rs,
+#line 226 "templates/gfx942/attn_fwd.hip.in"
+  ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + wave + 80u) * kv_rs,
                            lds + 0u + (wave + 80u) * 272u);
-#line 220 "templates/gfx942/attn_fwd.hip.in"
-  ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + wave + 88u) * rs,
+#line 226 "templates/gfx942/attn_fwd.hip.in"
+  ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + wave + 88u) * kv_rs,
                            lds + 0u + (wave + 88u) * 272u);
-#line 225 "templates/gfx942/attn_fwd.hip.in"
+#line 231 "templates/gfx942/attn_fwd.hip.in"
   ag_s_waitcnt_vmcnt<0>(
-#line 227 "templates/gfx942/attn_fwd.hip.in"
+#line 233 "templates/gfx942/attn_fwd.hip.in"
       qv[0][0], qv[0][1], qv[0][2], qv[0][3],
-#line 227 "templates/gfx942/attn_fwd.hip.in"
+#line 233 "templates/gfx942/attn_fwd.hip.in"
       qv[1][0], qv[1][1], qv[1][2], qv[1][3]);
-#line 229 "templates/gfx942/attn_fwd.hip.in"
+#line 235 "templates/gfx942/attn_fwd.hip.in"
   ag_s_barrier();
   // The softmax takes its running max over raw scores, which needs c = scale_log2 > 0: for
   // a negative scale, negate Q (exact) and sc, so that s * sc and fma(s, sc, -m) stay the same.
   float sc = a.scale_log2;
   if (sc < 0.0f) {
     sc = -sc;
-#line 237 "templates/gfx942/attn_fwd.hip.in"
+#line 243 "templates/gfx942/attn_fwd.hip.in"
     qv[0][0] ^= 0x80008000u;
-#line 237 "templates/gfx942/attn_fwd.hip.in"
+#line 243 "templates/gfx942/attn_fwd.hip.in"
     qv[0][1] ^= 0x80008000u;
-#line 237 "templates/gfx942/attn_fwd.hip.in"
+#line 243 "templates/gfx942/attn_fwd.hip.in"
     qv[0][2] ^= 0x80008000u;
-#line 237 "templates/gfx942/attn_fwd.hip.in"
+#line 243 "templates/gfx942/attn_fwd.hip.in"
     qv[0][3] ^= 0x80008000u;
-#line 237 "templates/gfx942/attn_fwd.hip.in"
+#line 243 "templates/gfx942/attn_fwd.hip.in"
     qv[1][0] ^= 0x80008000u;
-#line 237 "templates/gfx942/attn_fwd.hip.in"
+#line 243 "templates/gfx942/attn_fwd.hip.in"
     qv[1][1] ^= 0x80008000u;
-#line 237 "templates/gfx942/attn_fwd.hip.in"
+#line 243 "templates/gfx942/attn_fwd.hip.in"
     qv[1][2] ^= 0x80008000u;
-#line 237 "templates/gfx942/attn_fwd.hip.in"
+#line 243 "templates/gfx942/attn_fwd.hip.in"
     qv[1][3] ^= 0x80008000u;
-#line 240 "templates/gfx942/attn_fwd.hip.in"
+#line 246 "templates/gfx942/attn_fwd.hip.in"
   }
 
   float m[2], l[2];
@@ -704,916 +713,916 @@ AG_KERNEL(512) void attn_fwd_d128_bhsd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
   {  // O = 0 through zero-C MFMAs: 8*Q distinct accumulators (a shared constant zero would
      // make the compiler copy it into each tied accumulator inside the loop)
     const ag_u32x2 zero2 = {0u, 0u};
-#line 254 "templates/gfx942/attn_fwd.hip.in"
+#line 260 "templates/gfx942/attn_fwd.hip.in"
     m[0] = -__builtin_inff();
     l[0] = 0.0f;
-#line 257 "templates/gfx942/attn_fwd.hip.in"
+#line 263 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16_zero(o[0][0], zero2, zero2);
-#line 257 "templates/gfx942/attn_fwd.hip.in"
+#line 263 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16_zero(o[0][1], zero2, zero2);
-#line 257 "templates/gfx942/attn_fwd.hip.in"
+#line 263 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16_zero(o[0][2], zero2, zero2);
-#line 257 "templates/gfx942/attn_fwd.hip.in"
+#line 263 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16_zero(o[0][3], zero2, zero2);
-#line 257 "templates/gfx942/attn_fwd.hip.in"
+#line 263 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16_zero(o[0][4], zero2, zero2);
-#line 257 "templates/gfx942/attn_fwd.hip.in"
+#line 263 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16_zero(o[0][5], zero2, zero2);
-#line 257 "templates/gfx942/attn_fwd.hip.in"
+#line 263 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16_zero(o[0][6], zero2, zero2);
-#line 257 "templates/gfx942/attn_fwd.hip.in"
+#line 263 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16_zero(o[0][7], zero2, zero2);
-#line 254 "templates/gfx942/attn_fwd.hip.in"
+#line 260 "templates/gfx942/attn_fwd.hip.in"
     m[1] = -__builtin_inff();
     l[1] = 0.0f;
-#line 257 "templates/gfx942/attn_fwd.hip.in"
+#line 263 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16_zero(o[1][0], zero2, zero2);
-#line 257 "templates/gfx942/attn_fwd.hip.in"
+#line 263 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16_zero(o[1][1], zero2, zero2);
-#line 257 "templates/gfx942/attn_fwd.hip.in"
+#line 263 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16_zero(o[1][2], zero2, zero2);
-#line 257 "templates/gfx942/attn_fwd.hip.in"
+#line 263 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16_zero(o[1][3], zero2, zero2);
-#line 257 "templates/gfx942/attn_fwd.hip.in"
+#line 263 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16_zero(o[1][4], zero2, zero2);
-#line 257 "templates/gfx942/attn_fwd.hip.in"
+#line 263 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16_zero(o[1][5], zero2, zero2);
-#line 257 "templates/gfx942/attn_fwd.hip.in"
+#line 263 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16_zero(o[1][6], zero2, zero2);
-#line 257 "templates/gfx942/attn_fwd.hip.in"
+#line 263 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16_zero(o[1][7], zero2, zero2);
-#line 260 "templates/gfx942/attn_fwd.hip.in"
+#line 266 "templates/gfx942/attn_fwd.hip.in"
   }
 
-#line 310 "templates/gfx942/attn_fwd.hip.in"
+#line 316 "templates/gfx942/attn_fwd.hip.in"
 
-#line 344 "templates/gfx942/attn_fwd.hip.in"
+#line 350 "templates/gfx942/attn_fwd.hip.in"
 
-#line 355 "templates/gfx942/attn_fwd.hip.in"
+#line 361 "templates/gfx942/attn_fwd.hip.in"
 
-#line 504 "templates/gfx942/attn_fwd.hip.in"
+#line 510 "templates/gfx942/attn_fwd.hip.in"
 
-#line 535 "templates/gfx942/attn_fwd.hip.in"
+#line 541 "templates/gfx942/attn_fwd.hip.in"
 
   if (grp == 1u && nt > 0u) {  // group B: K_1 DMA in slot 0, then start half a phase late
-#line 220 "templates/gfx942/attn_fwd.hip.in"
-  ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + 96u + wave + 0u) * rs,
+#line 226 "templates/gfx942/attn_fwd.hip.in"
+  ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + 96u + wave + 0u) * kv_rs,
                            lds + 26112u + (wave + 0u) * 272u);
-#line 220 "templates/gfx942/attn_fwd.hip.in"
-  ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + 96u + wave + 8u) * rs,
+#line 226 "templates/gfx942/attn_fwd.hip.in"
+  ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + 96u + wave + 8u) * kv_rs,
                            lds + 26112u + (wave + 8u) * 272u);
-#line 220 "templates/gfx942/attn_fwd.hip.in"
-  ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + 96u + wave + 16u) * rs,
+#line 226 "templates/gfx942/attn_fwd.hip.in"
+  ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + 96u + wave + 16u) * kv_rs,
                            lds + 26112u + (wave + 16u) * 272u);
-#line 220 "templates/gfx942/attn_fwd.hip.in"
-  ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + 96u + wave + 24u) * rs,
+#line 226 "templates/gfx942/attn_fwd.hip.in"
+  ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + 96u + wave + 24u) * kv_rs,
                            lds + 26112u + (wave + 24u) * 272u);
-#line 220 "templates/gfx942/attn_fwd.hip.in"
-  ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + 96u + wave + 32u) * rs,
+#line 226 "templates/gfx942/attn_fwd.hip.in"
+  ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + 96u + wave + 32u) * kv_rs,
                            lds + 26112u + (wave + 32u) * 272u);
-#line 220 "templates/gfx942/attn_fwd.hip.in"
-  ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + 96u + wave + 40u) * rs,
+#line 226 "templates/gfx942/attn_fwd.hip.in"
+  ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + 96u + wave + 40u) * kv_rs,
                            lds + 26112u + (wave + 40u) * 272u);
-#line 220 "templates/gfx942/attn_fwd.hip.in"
-  ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + 96u + wave + 48u) * rs,
+#line 226 "templates/gfx942/attn_fwd.hip.in"
+  ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + 96u + wave + 48u) * kv_rs,
                            lds + 26112u + (wave + 48u) * 272u);
-#line 220 "templates/gfx942/attn_fwd.hip.in"
-  ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + 96u + wave + 56u) * rs,
+#line 226 "templates/gfx942/attn_fwd.hip.in"
+  ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + 96u + wave + 56u) * kv_rs,
                            lds + 26112u + (wave + 56u) * 272u);
-#line 220 "templates/gfx942/attn_fwd.hip.in"
-  ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + 96u + wave + 64u) * rs,
+#line 226 "templates/gfx942/attn_fwd.hip.in"
+  ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + 96u + wave + 64u) * kv_rs,
                            lds + 26112u + (wave + 64u) * 272u);
-#line 220 "templates/gfx942/attn_fwd.hip.in"
-  ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + 96u + wave + 72u) * rs,
+#line 226 "templates/gfx942/attn_fwd.hip.in"
+  ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + 96u + wave + 72u) * kv_rs,
                            lds + 26112u + (wave + 72u) * 272u);
-#line 220 "templates/gfx942/attn_fwd.hip.in"
-  ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + 96u + wave + 80u) * rs,
+#line 226 "templates/gfx942/attn_fwd.hip.in"
+  ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + 96u + wave + 80u) * kv_rs,
                            lds + 26112u + (wave + 80u) * 272u);
-#line 220 "templates/gfx942/attn_fwd.hip.in"
-  ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + 96u + wave + 88u) * rs,
+#line 226 "templates/gfx942/attn_fwd.hip.in"
+  ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + 96u + wave + 88u) * kv_rs,
                            lds + 26112u + (wave + 88u) * 272u);
-#line 538 "templates/gfx942/attn_fwd.hip.in"
+#line 544 "templates/gfx942/attn_fwd.hip.in"
     ag_s_barrier();
   }
   if (nt > 0u) {
     {
       const unsigned jj = 0;
-#line 508 "templates/gfx942/attn_fwd.hip.in"
+#line 514 "templates/gfx942/attn_fwd.hip.in"
     const unsigned buf = (jj & 1u) * 26112u;
     // ---- X_j: MFMA phase
     ag_s_setprio<1>();
-#line 514 "templates/gfx942/attn_fwd.hip.in"
+#line 520 "templates/gfx942/attn_fwd.hip.in"
     if (grp == 0u) {  // K_{j+1} into the other buffer (B issued its share in Y_{j-1})
-#line 220 "templates/gfx942/attn_fwd.hip.in"
-  ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 1u) * 96u + wave + 0u) * rs,
+#line 226 "templates/gfx942/attn_fwd.hip.in"
+  ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 1u) * 96u + wave + 0u) * kv_rs,
                            lds + (26112u - buf) + (wave + 0u) * 272u);
-#line 220 "templates/gfx942/attn_fwd.hip.in"
-  ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 1u) * 96u + wave + 8u) * rs,
+#line 226 "templates/gfx942/attn_fwd.hip.in"
+  ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 1u) * 96u + wave + 8u) * kv_rs,
                            lds + (26112u - buf) + (wave + 8u) * 272u);
-#line 220 "templates/gfx942/attn_fwd.hip.in"
-  ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 1u) * 96u + wave + 16u) * rs,
+#line 226 "templates/gfx942/attn_fwd.hip.in"
+  ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 1u) * 96u + wave + 16u) * kv_rs,
                            lds + (26112u - buf) + (wave + 16u) * 272u);
-#line 220 "templates/gfx942/attn_fwd.hip.in"
-  ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 1u) * 96u + wave + 24u) * rs,
+#line 226 "templates/gfx942/attn_fwd.hip.in"
+  ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 1u) * 96u + wave + 24u) * kv_rs,
                            lds + (26112u - buf) + (wave + 24u) * 272u);
-#line 220 "templates/gfx942/attn_fwd.hip.in"
-  ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 1u) * 96u + wave + 32u) * rs,
+#line 226 "templates/gfx942/attn_fwd.hip.in"
+  ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 1u) * 96u + wave + 32u) * kv_rs,
                            lds + (26112u - buf) + (wave + 32u) * 272u);
-#line 220 "templates/gfx942/attn_fwd.hip.in"
-  ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 1u) * 96u + wave + 40u) * rs,
+#line 226 "templates/gfx942/attn_fwd.hip.in"
+  ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 1u) * 96u + wave + 40u) * kv_rs,
                            lds + (26112u - buf) + (wave + 40u) * 272u);
-#line 220 "templates/gfx942/attn_fwd.hip.in"
-  ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 1u) * 96u + wave + 48u) * rs,
+#line 226 "templates/gfx942/attn_fwd.hip.in"
+  ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 1u) * 96u + wave + 48u) * kv_rs,
                            lds + (26112u - buf) + (wave + 48u) * 272u);
-#line 220 "templates/gfx942/attn_fwd.hip.in"
-  ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 1u) * 96u + wave + 56u) * rs,
+#line 226 "templates/gfx942/attn_fwd.hip.in"
+  ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 1u) * 96u + wave + 56u) * kv_rs,
                            lds + (26112u - buf) + (wave + 56u) * 272u);
-#line 220 "templates/gfx942/attn_fwd.hip.in"
-  ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 1u) * 96u + wave + 64u) * rs,
+#line 226 "templates/gfx942/attn_fwd.hip.in"
+  ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 1u) * 96u + wave + 64u) * kv_rs,
                            lds + (26112u - buf) + (wave + 64u) * 272u);
-#line 220 "templates/gfx942/attn_fwd.hip.in"
-  ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 1u) * 96u + wave + 72u) * rs,
+#line 226 "templates/gfx942/attn_fwd.hip.in"
+  ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 1u) * 96u + wave + 72u) * kv_rs,
                            lds + (26112u - buf) + (wave + 72u) * 272u);
-#line 220 "templates/gfx942/attn_fwd.hip.in"
-  ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 1u) * 96u + wave + 80u) * rs,
+#line 226 "templates/gfx942/attn_fwd.hip.in"
+  ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 1u) * 96u + wave + 80u) * kv_rs,
                            lds + (26112u - buf) + (wave + 80u) * 272u);
-#line 220 "templates/gfx942/attn_fwd.hip.in"
-  ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 1u) * 96u + wave + 88u) * rs,
+#line 226 "templates/gfx942/attn_fwd.hip.in"
+  ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 1u) * 96u + wave + 88u) * kv_rs,
                            lds + (26112u - buf) + (wave + 88u) * 272u);
-#line 516 "templates/gfx942/attn_fwd.hip.in"
+#line 522 "templates/gfx942/attn_fwd.hip.in"
     } else {
       ag_s_waitcnt_vmcnt<0>();  // K_{j+1} (DMA issued in Y_{j-1}) lands before the barrier
     }
-#line 321 "templates/gfx942/attn_fwd.hip.in"
+#line 327 "templates/gfx942/attn_fwd.hip.in"
   {
     ag_u32x4 kf[3];
-#line 319 "templates/gfx942/attn_fwd.hip.in"
+#line 325 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<0>(kf[1], k_rd + buf);
-#line 319 "templates/gfx942/attn_fwd.hip.in"
+#line 325 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<4352>(kf[2], k_rd + buf);
-#line 326 "templates/gfx942/attn_fwd.hip.in"
+#line 332 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[1]);
-#line 328 "templates/gfx942/attn_fwd.hip.in"
+#line 334 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][0], kf[1][1]};
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][0][0], qv[0][0][1]};
-#line 333 "templates/gfx942/attn_fwd.hip.in"
+#line 339 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16_zero(s[0][0], ka, qf0);
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][0][0], qv[1][0][1]};
-#line 333 "templates/gfx942/attn_fwd.hip.in"
+#line 339 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16_zero(s[1][0], ka, qf1);
-#line 338 "templates/gfx942/attn_fwd.hip.in"
+#line 344 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 328 "templates/gfx942/attn_fwd.hip.in"
+#line 334 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][2], kf[1][3]};
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][0][2], qv[0][0][3]};
-#line 335 "templates/gfx942/attn_fwd.hip.in"
+#line 341 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][0], ka, qf0);
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][0][2], qv[1][0][3]};
-#line 335 "templates/gfx942/attn_fwd.hip.in"
+#line 341 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][0], ka, qf1);
-#line 338 "templates/gfx942/attn_fwd.hip.in"
+#line 344 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 319 "templates/gfx942/attn_fwd.hip.in"
+#line 325 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<8704>(kf[0], k_rd + buf);
-#line 326 "templates/gfx942/attn_fwd.hip.in"
+#line 332 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[2]);
-#line 328 "templates/gfx942/attn_fwd.hip.in"
+#line 334 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][0], kf[2][1]};
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][0][0], qv[0][0][1]};
-#line 333 "templates/gfx942/attn_fwd.hip.in"
+#line 339 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16_zero(s[0][1], ka, qf0);
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][0][0], qv[1][0][1]};
-#line 333 "templates/gfx942/attn_fwd.hip.in"
+#line 339 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16_zero(s[1][1], ka, qf1);
-#line 338 "templates/gfx942/attn_fwd.hip.in"
+#line 344 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 328 "templates/gfx942/attn_fwd.hip.in"
+#line 334 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][2], kf[2][3]};
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][0][2], qv[0][0][3]};
-#line 335 "templates/gfx942/attn_fwd.hip.in"
+#line 341 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][1], ka, qf0);
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][0][2], qv[1][0][3]};
-#line 335 "templates/gfx942/attn_fwd.hip.in"
+#line 341 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][1], ka, qf1);
-#line 338 "templates/gfx942/attn_fwd.hip.in"
+#line 344 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 319 "templates/gfx942/attn_fwd.hip.in"
+#line 325 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<13056>(kf[1], k_rd + buf);
-#line 326 "templates/gfx942/attn_fwd.hip.in"
+#line 332 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[0]);
-#line 328 "templates/gfx942/attn_fwd.hip.in"
+#line 334 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][0], kf[0][1]};
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][0][0], qv[0][0][1]};
-#line 333 "templates/gfx942/attn_fwd.hip.in"
+#line 339 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16_zero(s[0][2], ka, qf0);
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][0][0], qv[1][0][1]};
-#line 333 "templates/gfx942/attn_fwd.hip.in"
+#line 339 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16_zero(s[1][2], ka, qf1);
-#line 338 "templates/gfx942/attn_fwd.hip.in"
+#line 344 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 328 "templates/gfx942/attn_fwd.hip.in"
+#line 334 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][2], kf[0][3]};
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][0][2], qv[0][0][3]};
-#line 335 "templates/gfx942/attn_fwd.hip.in"
+#line 341 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][2], ka, qf0);
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][0][2], qv[1][0][3]};
-#line 335 "templates/gfx942/attn_fwd.hip.in"
+#line 341 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][2], ka, qf1);
-#line 338 "templates/gfx942/attn_fwd.hip.in"
+#line 344 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 319 "templates/gfx942/attn_fwd.hip.in"
+#line 325 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<17408>(kf[2], k_rd + buf);
-#line 326 "templates/gfx942/attn_fwd.hip.in"
+#line 332 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[1]);
-#line 328 "templates/gfx942/attn_fwd.hip.in"
+#line 334 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][0], kf[1][1]};
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][0][0], qv[0][0][1]};
-#line 333 "templates/gfx942/attn_fwd.hip.in"
+#line 339 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16_zero(s[0][3], ka, qf0);
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][0][0], qv[1][0][1]};
-#line 333 "templates/gfx942/attn_fwd.hip.in"
+#line 339 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16_zero(s[1][3], ka, qf1);
-#line 338 "templates/gfx942/attn_fwd.hip.in"
+#line 344 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 328 "templates/gfx942/attn_fwd.hip.in"
+#line 334 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][2], kf[1][3]};
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][0][2], qv[0][0][3]};
-#line 335 "templates/gfx942/attn_fwd.hip.in"
+#line 341 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][3], ka, qf0);
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][0][2], qv[1][0][3]};
-#line 335 "templates/gfx942/attn_fwd.hip.in"
+#line 341 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][3], ka, qf1);
-#line 338 "templates/gfx942/attn_fwd.hip.in"
+#line 344 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 319 "templates/gfx942/attn_fwd.hip.in"
+#line 325 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<21760>(kf[0], k_rd + buf);
-#line 326 "templates/gfx942/attn_fwd.hip.in"
+#line 332 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[2]);
-#line 328 "templates/gfx942/attn_fwd.hip.in"
+#line 334 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][0], kf[2][1]};
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][0][0], qv[0][0][1]};
-#line 333 "templates/gfx942/attn_fwd.hip.in"
+#line 339 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16_zero(s[0][4], ka, qf0);
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][0][0], qv[1][0][1]};
-#line 333 "templates/gfx942/attn_fwd.hip.in"
+#line 339 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16_zero(s[1][4], ka, qf1);
-#line 338 "templates/gfx942/attn_fwd.hip.in"
+#line 344 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 328 "templates/gfx942/attn_fwd.hip.in"
+#line 334 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][2], kf[2][3]};
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][0][2], qv[0][0][3]};
-#line 335 "templates/gfx942/attn_fwd.hip.in"
+#line 341 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][4], ka, qf0);
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][0][2], qv[1][0][3]};
-#line 335 "templates/gfx942/attn_fwd.hip.in"
+#line 341 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][4], ka, qf1);
-#line 338 "templates/gfx942/attn_fwd.hip.in"
+#line 344 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 319 "templates/gfx942/attn_fwd.hip.in"
+#line 325 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<64>(kf[1], k_rd + buf);
-#line 326 "templates/gfx942/attn_fwd.hip.in"
+#line 332 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[0]);
-#line 328 "templates/gfx942/attn_fwd.hip.in"
+#line 334 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][0], kf[0][1]};
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][0][0], qv[0][0][1]};
-#line 333 "templates/gfx942/attn_fwd.hip.in"
+#line 339 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16_zero(s[0][5], ka, qf0);
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][0][0], qv[1][0][1]};
-#line 333 "templates/gfx942/attn_fwd.hip.in"
+#line 339 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16_zero(s[1][5], ka, qf1);
-#line 338 "templates/gfx942/attn_fwd.hip.in"
+#line 344 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 328 "templates/gfx942/attn_fwd.hip.in"
+#line 334 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][2], kf[0][3]};
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][0][2], qv[0][0][3]};
-#line 335 "templates/gfx942/attn_fwd.hip.in"
+#line 341 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][5], ka, qf0);
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][0][2], qv[1][0][3]};
-#line 335 "templates/gfx942/attn_fwd.hip.in"
+#line 341 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][5], ka, qf1);
-#line 338 "templates/gfx942/attn_fwd.hip.in"
+#line 344 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 319 "templates/gfx942/attn_fwd.hip.in"
+#line 325 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<4416>(kf[2], k_rd + buf);
-#line 326 "templates/gfx942/attn_fwd.hip.in"
+#line 332 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[1]);
-#line 328 "templates/gfx942/attn_fwd.hip.in"
+#line 334 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][0], kf[1][1]};
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][1][0], qv[0][1][1]};
-#line 335 "templates/gfx942/attn_fwd.hip.in"
+#line 341 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][0], ka, qf0);
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][1][0], qv[1][1][1]};
-#line 335 "templates/gfx942/attn_fwd.hip.in"
+#line 341 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][0], ka, qf1);
-#line 338 "templates/gfx942/attn_fwd.hip.in"
+#line 344 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 328 "templates/gfx942/attn_fwd.hip.in"
+#line 334 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][2], kf[1][3]};
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][1][2], qv[0][1][3]};
-#line 335 "templates/gfx942/attn_fwd.hip.in"
+#line 341 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][0], ka, qf0);
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][1][2], qv[1][1][3]};
-#line 335 "templates/gfx942/attn_fwd.hip.in"
+#line 341 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][0], ka, qf1);
-#line 338 "templates/gfx942/attn_fwd.hip.in"
+#line 344 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 319 "templates/gfx942/attn_fwd.hip.in"
+#line 325 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<8768>(kf[0], k_rd + buf);
-#line 326 "templates/gfx942/attn_fwd.hip.in"
+#line 332 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[2]);
-#line 328 "templates/gfx942/attn_fwd.hip.in"
+#line 334 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][0], kf[2][1]};
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][1][0], qv[0][1][1]};
-#line 335 "templates/gfx942/attn_fwd.hip.in"
+#line 341 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][1], ka, qf0);
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][1][0], qv[1][1][1]};
-#line 335 "templates/gfx942/attn_fwd.hip.in"
+#line 341 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][1], ka, qf1);
-#line 338 "templates/gfx942/attn_fwd.hip.in"
+#line 344 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 328 "templates/gfx942/attn_fwd.hip.in"
+#line 334 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][2], kf[2][3]};
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][1][2], qv[0][1][3]};
-#line 335 "templates/gfx942/attn_fwd.hip.in"
+#line 341 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][1], ka, qf0);
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][1][2], qv[1][1][3]};
-#line 335 "templates/gfx942/attn_fwd.hip.in"
+#line 341 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][1], ka, qf1);
-#line 338 "templates/gfx942/attn_fwd.hip.in"
+#line 344 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 319 "templates/gfx942/attn_fwd.hip.in"
+#line 325 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<13120>(kf[1], k_rd + buf);
-#line 326 "templates/gfx942/attn_fwd.hip.in"
+#line 332 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[0]);
-#line 328 "templates/gfx942/attn_fwd.hip.in"
+#line 334 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][0], kf[0][1]};
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][1][0], qv[0][1][1]};
-#line 335 "templates/gfx942/attn_fwd.hip.in"
+#line 341 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][2], ka, qf0);
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][1][0], qv[1][1][1]};
-#line 335 "templates/gfx942/attn_fwd.hip.in"
+#line 341 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][2], ka, qf1);
-#line 338 "templates/gfx942/attn_fwd.hip.in"
+#line 344 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 328 "templates/gfx942/attn_fwd.hip.in"
+#line 334 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][2], kf[0][3]};
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][1][2], qv[0][1][3]};
-#line 335 "templates/gfx942/attn_fwd.hip.in"
+#line 341 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][2], ka, qf0);
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][1][2], qv[1][1][3]};
-#line 335 "templates/gfx942/attn_fwd.hip.in"
+#line 341 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][2], ka, qf1);
-#line 338 "templates/gfx942/attn_fwd.hip.in"
+#line 344 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 319 "templates/gfx942/attn_fwd.hip.in"
+#line 325 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<17472>(kf[2], k_rd + buf);
-#line 326 "templates/gfx942/attn_fwd.hip.in"
+#line 332 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[1]);
-#line 328 "templates/gfx942/attn_fwd.hip.in"
+#line 334 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][0], kf[1][1]};
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][1][0], qv[0][1][1]};
-#line 335 "templates/gfx942/attn_fwd.hip.in"
+#line 341 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][3], ka, qf0);
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][1][0], qv[1][1][1]};
-#line 335 "templates/gfx942/attn_fwd.hip.in"
+#line 341 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][3], ka, qf1);
-#line 338 "templates/gfx942/attn_fwd.hip.in"
+#line 344 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 328 "templates/gfx942/attn_fwd.hip.in"
+#line 334 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][2], kf[1][3]};
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][1][2], qv[0][1][3]};
-#line 335 "templates/gfx942/attn_fwd.hip.in"
+#line 341 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][3], ka, qf0);
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][1][2], qv[1][1][3]};
-#line 335 "templates/gfx942/attn_fwd.hip.in"
+#line 341 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][3], ka, qf1);
-#line 338 "templates/gfx942/attn_fwd.hip.in"
+#line 344 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 319 "templates/gfx942/attn_fwd.hip.in"
+#line 325 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<21824>(kf[0], k_rd + buf);
-#line 326 "templates/gfx942/attn_fwd.hip.in"
+#line 332 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[2]);
-#line 328 "templates/gfx942/attn_fwd.hip.in"
+#line 334 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][0], kf[2][1]};
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][1][0], qv[0][1][1]};
-#line 335 "templates/gfx942/attn_fwd.hip.in"
+#line 341 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][4], ka, qf0);
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][1][0], qv[1][1][1]};
-#line 335 "templates/gfx942/attn_fwd.hip.in"
+#line 341 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][4], ka, qf1);
-#line 338 "templates/gfx942/attn_fwd.hip.in"
+#line 344 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 328 "templates/gfx942/attn_fwd.hip.in"
+#line 334 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][2], kf[2][3]};
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][1][2], qv[0][1][3]};
-#line 335 "templates/gfx942/attn_fwd.hip.in"
+#line 341 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][4], ka, qf0);
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][1][2], qv[1][1][3]};
-#line 335 "templates/gfx942/attn_fwd.hip.in"
+#line 341 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][4], ka, qf1);
-#line 338 "templates/gfx942/attn_fwd.hip.in"
+#line 344 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 319 "templates/gfx942/attn_fwd.hip.in"
+#line 325 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<128>(kf[1], k_rd + buf);
-#line 326 "templates/gfx942/attn_fwd.hip.in"
+#line 332 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[0]);
-#line 328 "templates/gfx942/attn_fwd.hip.in"
+#line 334 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][0], kf[0][1]};
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][1][0], qv[0][1][1]};
-#line 335 "templates/gfx942/attn_fwd.hip.in"
+#line 341 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][5], ka, qf0);
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][1][0], qv[1][1][1]};
-#line 335 "templates/gfx942/attn_fwd.hip.in"
+#line 341 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][5], ka, qf1);
-#line 338 "templates/gfx942/attn_fwd.hip.in"
+#line 344 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 328 "templates/gfx942/attn_fwd.hip.in"
+#line 334 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][2], kf[0][3]};
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][1][2], qv[0][1][3]};
-#line 335 "templates/gfx942/attn_fwd.hip.in"
+#line 341 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][5], ka, qf0);
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][1][2], qv[1][1][3]};
-#line 335 "templates/gfx942/attn_fwd.hip.in"
+#line 341 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][5], ka, qf1);
-#line 338 "templates/gfx942/attn_fwd.hip.in"
+#line 344 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 319 "templates/gfx942/attn_fwd.hip.in"
+#line 325 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<4480>(kf[2], k_rd + buf);
-#line 326 "templates/gfx942/attn_fwd.hip.in"
+#line 332 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[1]);
-#line 328 "templates/gfx942/attn_fwd.hip.in"
+#line 334 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][0], kf[1][1]};
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][2][0], qv[0][2][1]};
-#line 335 "templates/gfx942/attn_fwd.hip.in"
+#line 341 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][0], ka, qf0);
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][2][0], qv[1][2][1]};
-#line 335 "templates/gfx942/attn_fwd.hip.in"
+#line 341 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][0], ka, qf1);
-#line 338 "templates/gfx942/attn_fwd.hip.in"
+#line 344 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 328 "templates/gfx942/attn_fwd.hip.in"
+#line 334 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][2], kf[1][3]};
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][2][2], qv[0][2][3]};
-#line 335 "templates/gfx942/attn_fwd.hip.in"
+#line 341 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][0], ka, qf0);
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][2][2], qv[1][2][3]};
-#line 335 "templates/gfx942/attn_fwd.hip.in"
+#line 341 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][0], ka, qf1);
-#line 338 "templates/gfx942/attn_fwd.hip.in"
+#line 344 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 319 "templates/gfx942/attn_fwd.hip.in"
+#line 325 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<8832>(kf[0], k_rd + buf);
-#line 326 "templates/gfx942/attn_fwd.hip.in"
+#line 332 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[2]);
-#line 328 "templates/gfx942/attn_fwd.hip.in"
+#line 334 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][0], kf[2][1]};
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][2][0], qv[0][2][1]};
-#line 335 "templates/gfx942/attn_fwd.hip.in"
+#line 341 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][1], ka, qf0);
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][2][0], qv[1][2][1]};
-#line 335 "templates/gfx942/attn_fwd.hip.in"
+#line 341 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][1], ka, qf1);
-#line 338 "templates/gfx942/attn_fwd.hip.in"
+#line 344 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 328 "templates/gfx942/attn_fwd.hip.in"
+#line 334 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][2], kf[2][3]};
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][2][2], qv[0][2][3]};
-#line 335 "templates/gfx942/attn_fwd.hip.in"
+#line 341 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][1], ka, qf0);
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][2][2], qv[1][2][3]};
-#line 335 "templates/gfx942/attn_fwd.hip.in"
+#line 341 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][1], ka, qf1);
-#line 338 "templates/gfx942/attn_fwd.hip.in"
+#line 344 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 319 "templates/gfx942/attn_fwd.hip.in"
+#line 325 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<13184>(kf[1], k_rd + buf);
-#line 326 "templates/gfx942/attn_fwd.hip.in"
+#line 332 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[0]);
-#line 328 "templates/gfx942/attn_fwd.hip.in"
+#line 334 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][0], kf[0][1]};
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][2][0], qv[0][2][1]};
-#line 335 "templates/gfx942/attn_fwd.hip.in"
+#line 341 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][2], ka, qf0);
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][2][0], qv[1][2][1]};
-#line 335 "templates/gfx942/attn_fwd.hip.in"
+#line 341 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][2], ka, qf1);
-#line 338 "templates/gfx942/attn_fwd.hip.in"
+#line 344 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 328 "templates/gfx942/attn_fwd.hip.in"
+#line 334 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][2], kf[0][3]};
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][2][2], qv[0][2][3]};
-#line 335 "templates/gfx942/attn_fwd.hip.in"
+#line 341 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][2], ka, qf0);
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][2][2], qv[1][2][3]};
-#line 335 "templates/gfx942/attn_fwd.hip.in"
+#line 341 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][2], ka, qf1);
-#line 338 "templates/gfx942/attn_fwd.hip.in"
+#line 344 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 319 "templates/gfx942/attn_fwd.hip.in"
+#line 325 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<17536>(kf[2], k_rd + buf);
-#line 326 "templates/gfx942/attn_fwd.hip.in"
+#line 332 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[1]);
-#line 328 "templates/gfx942/attn_fwd.hip.in"
+#line 334 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][0], kf[1][1]};
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][2][0], qv[0][2][1]};
-#line 335 "templates/gfx942/attn_fwd.hip.in"
+#line 341 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][3], ka, qf0);
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][2][0], qv[1][2][1]};
-#line 335 "templates/gfx942/attn_fwd.hip.in"
+#line 341 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][3], ka, qf1);
-#line 338 "templates/gfx942/attn_fwd.hip.in"
+#line 344 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 328 "templates/gfx942/attn_fwd.hip.in"
+#line 334 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][2], kf[1][3]};
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][2][2], qv[0][2][3]};
-#line 335 "templates/gfx942/attn_fwd.hip.in"
+#line 341 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][3], ka, qf0);
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][2][2], qv[1][2][3]};
-#line 335 "templates/gfx942/attn_fwd.hip.in"
+#line 341 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][3], ka, qf1);
-#line 338 "templates/gfx942/attn_fwd.hip.in"
+#line 344 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 319 "templates/gfx942/attn_fwd.hip.in"
+#line 325 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<21888>(kf[0], k_rd + buf);
-#line 326 "templates/gfx942/attn_fwd.hip.in"
+#line 332 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[2]);
-#line 328 "templates/gfx942/attn_fwd.hip.in"
+#line 334 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][0], kf[2][1]};
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][2][0], qv[0][2][1]};
-#line 335 "templates/gfx942/attn_fwd.hip.in"
+#line 341 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][4], ka, qf0);
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][2][0], qv[1][2][1]};
-#line 335 "templates/gfx942/attn_fwd.hip.in"
+#line 341 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][4], ka, qf1);
-#line 338 "templates/gfx942/attn_fwd.hip.in"
+#line 344 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 328 "templates/gfx942/attn_fwd.hip.in"
+#line 334 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][2], kf[2][3]};
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][2][2], qv[0][2][3]};
-#line 335 "templates/gfx942/attn_fwd.hip.in"
+#line 341 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][4], ka, qf0);
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][2][2], qv[1][2][3]};
-#line 335 "templates/gfx942/attn_fwd.hip.in"
+#line 341 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][4], ka, qf1);
-#line 338 "templates/gfx942/attn_fwd.hip.in"
+#line 344 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 319 "templates/gfx942/attn_fwd.hip.in"
+#line 325 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<192>(kf[1], k_rd + buf);
-#line 326 "templates/gfx942/attn_fwd.hip.in"
+#line 332 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[0]);
-#line 328 "templates/gfx942/attn_fwd.hip.in"
+#line 334 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][0], kf[0][1]};
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][2][0], qv[0][2][1]};
-#line 335 "templates/gfx942/attn_fwd.hip.in"
+#line 341 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][5], ka, qf0);
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][2][0], qv[1][2][1]};
-#line 335 "templates/gfx942/attn_fwd.hip.in"
+#line 341 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][5], ka, qf1);
-#line 338 "templates/gfx942/attn_fwd.hip.in"
+#line 344 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 328 "templates/gfx942/attn_fwd.hip.in"
+#line 334 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][2], kf[0][3]};
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][2][2], qv[0][2][3]};
-#line 335 "templates/gfx942/attn_fwd.hip.in"
+#line 341 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][5], ka, qf0);
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][2][2], qv[1][2][3]};
-#line 335 "templates/gfx942/attn_fwd.hip.in"
+#line 341 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][5], ka, qf1);
-#line 338 "templates/gfx942/attn_fwd.hip.in"
+#line 344 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 319 "templates/gfx942/attn_fwd.hip.in"
+#line 325 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<4544>(kf[2], k_rd + buf);
-#line 326 "templates/gfx942/attn_fwd.hip.in"
+#line 332 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[1]);
-#line 328 "templates/gfx942/attn_fwd.hip.in"
+#line 334 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][0], kf[1][1]};
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][3][0], qv[0][3][1]};
-#line 335 "templates/gfx942/attn_fwd.hip.in"
+#line 341 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][0], ka, qf0);
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][3][0], qv[1][3][1]};
-#line 335 "templates/gfx942/attn_fwd.hip.in"
+#line 341 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][0], ka, qf1);
-#line 338 "templates/gfx942/attn_fwd.hip.in"
+#line 344 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 328 "templates/gfx942/attn_fwd.hip.in"
+#line 334 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][2], kf[1][3]};
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][3][2], qv[0][3][3]};
-#line 335 "templates/gfx942/attn_fwd.hip.in"
+#line 341 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][0], ka, qf0);
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][3][2], qv[1][3][3]};
-#line 335 "templates/gfx942/attn_fwd.hip.in"
+#line 341 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][0], ka, qf1);
-#line 338 "templates/gfx942/attn_fwd.hip.in"
+#line 344 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 319 "templates/gfx942/attn_fwd.hip.in"
+#line 325 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<8896>(kf[0], k_rd + buf);
-#line 326 "templates/gfx942/attn_fwd.hip.in"
+#line 332 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[2]);
-#line 328 "templates/gfx942/attn_fwd.hip.in"
+#line 334 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][0], kf[2][1]};
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][3][0], qv[0][3][1]};
-#line 335 "templates/gfx942/attn_fwd.hip.in"
+#line 341 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][1], ka, qf0);
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][3][0], qv[1][3][1]};
-#line 335 "templates/gfx942/attn_fwd.hip.in"
+#line 341 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][1], ka, qf1);
-#line 338 "templates/gfx942/attn_fwd.hip.in"
+#line 344 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 328 "templates/gfx942/attn_fwd.hip.in"
+#line 334 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][2], kf[2][3]};
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][3][2], qv[0][3][3]};
-#line 335 "templates/gfx942/attn_fwd.hip.in"
+#line 341 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][1], ka, qf0);
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][3][2], qv[1][3][3]};
-#line 335 "templates/gfx942/attn_fwd.hip.in"
+#line 341 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][1], ka, qf1);
-#line 338 "templates/gfx942/attn_fwd.hip.in"
+#line 344 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 319 "templates/gfx942/attn_fwd.hip.in"
+#line 325 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<13248>(kf[1], k_rd + buf);
-#line 326 "templates/gfx942/attn_fwd.hip.in"
+#line 332 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[0]);
-#line 328 "templates/gfx942/attn_fwd.hip.in"
+#line 334 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][0], kf[0][1]};
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][3][0], qv[0][3][1]};
-#line 335 "templates/gfx942/attn_fwd.hip.in"
+#line 341 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][2], ka, qf0);
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][3][0], qv[1][3][1]};
-#line 335 "templates/gfx942/attn_fwd.hip.in"
+#line 341 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][2], ka, qf1);
-#line 338 "templates/gfx942/attn_fwd.hip.in"
+#line 344 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 328 "templates/gfx942/attn_fwd.hip.in"
+#line 334 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][2], kf[0][3]};
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][3][2], qv[0][3][3]};
-#line 335 "templates/gfx942/attn_fwd.hip.in"
+#line 341 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][2], ka, qf0);
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][3][2], qv[1][3][3]};
-#line 335 "templates/gfx942/attn_fwd.hip.in"
+#line 341 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][2], ka, qf1);
-#line 338 "templates/gfx942/attn_fwd.hip.in"
+#line 344 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 319 "templates/gfx942/attn_fwd.hip.in"
+#line 325 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<17600>(kf[2], k_rd + buf);
-#line 326 "templates/gfx942/attn_fwd.hip.in"
+#line 332 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[1]);
-#line 328 "templates/gfx942/attn_fwd.hip.in"
+#line 334 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][0], kf[1][1]};
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][3][0], qv[0][3][1]};
-#line 335 "templates/gfx942/attn_fwd.hip.in"
+#line 341 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][3], ka, qf0);
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][3][0], qv[1][3][1]};
-#line 335 "templates/gfx942/attn_fwd.hip.in"
+#line 341 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][3], ka, qf1);
-#line 338 "templates/gfx942/attn_fwd.hip.in"
+#line 344 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 328 "templates/gfx942/attn_fwd.hip.in"
+#line 334 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][2], kf[1][3]};
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][3][2], qv[0][3][3]};
-#line 335 "templates/gfx942/attn_fwd.hip.in"
+#line 341 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][3], ka, qf0);
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][3][2], qv[1][3][3]};
-#line 335 "templates/gfx942/attn_fwd.hip.in"
+#line 341 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][3], ka, qf1);
-#line 338 "templates/gfx942/attn_fwd.hip.in"
+#line 344 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 319 "templates/gfx942/attn_fwd.hip.in"
+#line 325 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<21952>(kf[0], k_rd + buf);
-#line 326 "templates/gfx942/attn_fwd.hip.in"
+#line 332 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[2]);
-#line 328 "templates/gfx942/attn_fwd.hip.in"
+#line 334 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][0], kf[2][1]};
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][3][0], qv[0][3][1]};
-#line 335 "templates/gfx942/attn_fwd.hip.in"
+#line 341 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][4], ka, qf0);
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][3][0], qv[1][3][1]};
-#line 335 "templates/gfx942/attn_fwd.hip.in"
+#line 341 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][4], ka, qf1);
-#line 338 "templates/gfx942/attn_fwd.hip.in"
+#line 344 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 328 "templates/gfx942/attn_fwd.hip.in"
+#line 334 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][2], kf[2][3]};
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][3][2], qv[0][3][3]};
-#line 335 "templates/gfx942/attn_fwd.hip.in"
+#line 341 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][4], ka, qf0);
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][3][2], qv[1][3][3]};
-#line 335 "templates/gfx942/attn_fwd.hip.in"
+#line 341 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][4], ka, qf1);
-#line 338 "templates/gfx942/attn_fwd.hip.in"
+#line 344 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 326 "templates/gfx942/attn_fwd.hip.in"
+#line 332 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<0>(kf[0]);
-#line 328 "templates/gfx942/attn_fwd.hip.in"
+#line 334 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][0], kf[0][1]};
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][3][0], qv[0][3][1]};
-#line 335 "templates/gfx942/attn_fwd.hip.in"
+#line 341 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][5], ka, qf0);
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][3][0], qv[1][3][1]};
-#line 335 "templates/gfx942/attn_fwd.hip.in"
+#line 341 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][5], ka, qf1);
-#line 338 "templates/gfx942/attn_fwd.hip.in"
+#line 344 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 328 "templates/gfx942/attn_fwd.hip.in"
+#line 334 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][2], kf[0][3]};
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][3][2], qv[0][3][3]};
-#line 335 "templates/gfx942/attn_fwd.hip.in"
+#line 341 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][5], ka, qf0);
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][3][2], qv[1][3][3]};
-#line 335 "templates/gfx942/attn_fwd.hip.in"
+#line 341 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][5], ka, qf1);
-#line 338 "templates/gfx942/attn_fwd.hip.in"
+#line 344 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 342 "templates/gfx942/attn_fwd.hip.in"
+#line 348 "templates/gfx942/attn_fwd.hip.in"
   }
-#line 520 "templates/gfx942/attn_fwd.hip.in"
+#line 526 "templates/gfx942/attn_fwd.hip.in"
     ag_s_setprio<0>();
     ag_mfma_drain(s[0][0], s[0][1], s[0][2], s[0][3], s[0][4], s[0][5], s[1][0], s[1][1], s[1][2], s[1][3], s[1][4], s[1][5]);
     ag_s_barrier();
     // ---- Y_j: softmax phase
     if (grp == 1u) {  // K_{j+2} into this buffer (everyone is done with K_j)
-#line 220 "templates/gfx942/attn_fwd.hip.in"
-  ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 2u) * 96u + wave + 0u) * rs,
+#line 226 "templates/gfx942/attn_fwd.hip.in"
+  ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 2u) * 96u + wave + 0u) * kv_rs,
                            lds + buf + (wave + 0u) * 272u);
-#line 220 "templates/gfx942/attn_fwd.hip.in"
-  ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 2u) * 96u + wave + 8u) * rs,
+#line 226 "templates/gfx942/attn_fwd.hip.in"
+  ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 2u) * 96u + wave + 8u) * kv_rs,
                            lds + buf + (wave + 8u) * 272u);
-#line 220 "templates/gfx942/attn_fwd.hip.in"
-  ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 2u) * 96u + wave + 16u) * rs,
+#line 226 "templates/gfx942/attn_fwd.hip.in"
+  ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 2u) * 96u + wave + 16u) * kv_rs,
                            lds + buf + (wave + 16u) * 272u);
-#line 220 "templates/gfx942/attn_fwd.hip.in"
-  ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 2u) * 96u + wave + 24u) * rs,
+#line 226 "templates/gfx942/attn_fwd.hip.in"
+  ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 2u) * 96u + wave + 24u) * kv_rs,
                            lds + buf + (wave + 24u) * 272u);
-#line 220 "templates/gfx942/attn_fwd.hip.in"
-  ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 2u) * 96u + wave + 32u) * rs,
+#line 226 "templates/gfx942/attn_fwd.hip.in"
+  ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 2u) * 96u + wave + 32u) * kv_rs,
                            lds + buf + (wave + 32u) * 272u);
-#line 220 "templates/gfx942/attn_fwd.hip.in"
-  ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 2u) * 96u + wave + 40u) * rs,
+#line 226 "templates/gfx942/attn_fwd.hip.in"
+  ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 2u) * 96u + wave + 40u) * kv_rs,
                            lds + buf + (wave + 40u) * 272u);
-#line 220 "templates/gfx942/attn_fwd.hip.in"
-  ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 2u) * 96u + wave + 48u) * rs,
+#line 226 "templates/gfx942/attn_fwd.hip.in"
+  ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 2u) * 96u + wave + 48u) * kv_rs,
                            lds + buf + (wave + 48u) * 272u);
-#line 220 "templates/gfx942/attn_fwd.hip.in"
-  ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 2u) * 96u + wave + 56u) * rs,
+#line 226 "templates/gfx942/attn_fwd.hip.in"
+  ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 2u) * 96u + wave + 56u) * kv_rs,
                            lds + buf + (wave + 56u) * 272u);
-#line 220 "templates/gfx942/attn_fwd.hip.in"
-  ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 2u) * 96u + wave + 64u) * rs,
+#line 226 "templates/gfx942/attn_fwd.hip.in"
+  ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 2u) * 96u + wave + 64u) * kv_rs,
                            lds + buf + (wave + 64u) * 272u);
-#line 220 "templates/gfx942/attn_fwd.hip.in"
-  ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 2u) * 96u + wave + 72u) * rs,
+#line 226 "templates/gfx942/attn_fwd.hip.in"
+  ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 2u) * 96u + wave + 72u) * kv_rs,
                            lds + buf + (wave + 72u) * 272u);
-#line 220 "templates/gfx942/attn_fwd.hip.in"
-  ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 2u) * 96u + wave + 80u) * rs,
+#line 226 "templates/gfx942/attn_fwd.hip.in"
+  ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 2u) * 96u + wave + 80u) * kv_rs,
                            lds + buf + (wave + 80u) * 272u);
-#line 220 "templates/gfx942/attn_fwd.hip.in"
-  ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 2u) * 96u + wave + 88u) * rs,
+#line 226 "templates/gfx942/attn_fwd.hip.in"
+  ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 2u) * 96u + wave + 88u) * kv_rs,
                            lds + buf + (wave + 88u) * 272u);
-#line 526 "templates/gfx942/attn_fwd.hip.in"
+#line 532 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 365 "templates/gfx942/attn_fwd.hip.in"
+#line 371 "templates/gfx942/attn_fwd.hip.in"
   {
     const unsigned kv0 = kv_begin + jj * 96u;
     const bool tail = kv0 + 96u > kv_end;
@@ -1622,305 +1631,305 @@ AG_KERNEL(512) void attn_fwd_d128_bhsd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
       // the keys past kv_end are set to -inf (fma(-inf, 0, -m) = NaN made every row NaN); the
       // slow path below then takes x = fma(t, 1, -m) = -m = fma(s, 0, -m) for the others.
       if (sc == 0.0f) {
-#line 376 "templates/gfx942/attn_fwd.hip.in"
+#line 382 "templates/gfx942/attn_fwd.hip.in"
         s[0][0][0] *= sc;
-#line 376 "templates/gfx942/attn_fwd.hip.in"
+#line 382 "templates/gfx942/attn_fwd.hip.in"
         s[0][0][1] *= sc;
-#line 376 "templates/gfx942/attn_fwd.hip.in"
+#line 382 "templates/gfx942/attn_fwd.hip.in"
         s[0][0][2] *= sc;
-#line 376 "templates/gfx942/attn_fwd.hip.in"
+#line 382 "templates/gfx942/attn_fwd.hip.in"
         s[0][0][3] *= sc;
-#line 376 "templates/gfx942/attn_fwd.hip.in"
+#line 382 "templates/gfx942/attn_fwd.hip.in"
         s[0][1][0] *= sc;
-#line 376 "templates/gfx942/attn_fwd.hip.in"
+#line 382 "templates/gfx942/attn_fwd.hip.in"
         s[0][1][1] *= sc;
-#line 376 "templates/gfx942/attn_fwd.hip.in"
+#line 382 "templates/gfx942/attn_fwd.hip.in"
         s[0][1][2] *= sc;
-#line 376 "templates/gfx942/attn_fwd.hip.in"
+#line 382 "templates/gfx942/attn_fwd.hip.in"
         s[0][1][3] *= sc;
-#line 376 "templates/gfx942/attn_fwd.hip.in"
+#line 382 "templates/gfx942/attn_fwd.hip.in"
         s[0][2][0] *= sc;
-#line 376 "templates/gfx942/attn_fwd.hip.in"
+#line 382 "templates/gfx942/attn_fwd.hip.in"
         s[0][2][1] *= sc;
-#line 376 "templates/gfx942/attn_fwd.hip.in"
+#line 382 "templates/gfx942/attn_fwd.hip.in"
         s[0][2][2] *= sc;
-#line 376 "templates/gfx942/attn_fwd.hip.in"
+#line 382 "templates/gfx942/attn_fwd.hip.in"
         s[0][2][3] *= sc;
-#line 376 "templates/gfx942/attn_fwd.hip.in"
+#line 382 "templates/gfx942/attn_fwd.hip.in"
         s[0][3][0] *= sc;
-#line 376 "templates/gfx942/attn_fwd.hip.in"
+#line 382 "templates/gfx942/attn_fwd.hip.in"
         s[0][3][1] *= sc;
-#line 376 "templates/gfx942/attn_fwd.hip.in"
+#line 382 "templates/gfx942/attn_fwd.hip.in"
         s[0][3][2] *= sc;
-#line 376 "templates/gfx942/attn_fwd.hip.in"
+#line 382 "templates/gfx942/attn_fwd.hip.in"
         s[0][3][3] *= sc;
-#line 376 "templates/gfx942/attn_fwd.hip.in"
+#line 382 "templates/gfx942/attn_fwd.hip.in"
         s[0][4][0] *= sc;
-#line 376 "templates/gfx942/attn_fwd.hip.in"
+#line 382 "templates/gfx942/attn_fwd.hip.in"
         s[0][4][1] *= sc;
-#line 376 "templates/gfx942/attn_fwd.hip.in"
+#line 382 "templates/gfx942/attn_fwd.hip.in"
         s[0][4][2] *= sc;
-#line 376 "templates/gfx942/attn_fwd.hip.in"
+#line 382 "templates/gfx942/attn_fwd.hip.in"
         s[0][4][3] *= sc;
-#line 376 "templates/gfx942/attn_fwd.hip.in"
+#line 382 "templates/gfx942/attn_fwd.hip.in"
         s[0][5][0] *= sc;
-#line 376 "templates/gfx942/attn_fwd.hip.in"
+#line 382 "templates/gfx942/attn_fwd.hip.in"
         s[0][5][1] *= sc;
-#line 376 "templates/gfx942/attn_fwd.hip.in"
+#line 382 "templates/gfx942/attn_fwd.hip.in"
         s[0][5][2] *= sc;
-#line 376 "templates/gfx942/attn_fwd.hip.in"
+#line 382 "templates/gfx942/attn_fwd.hip.in"
         s[0][5][3] *= sc;
-#line 376 "templates/gfx942/attn_fwd.hip.in"
+#line 382 "templates/gfx942/attn_fwd.hip.in"
         s[1][0][0] *= sc;
-#line 376 "templates/gfx942/attn_fwd.hip.in"
+#line 382 "templates/gfx942/attn_fwd.hip.in"
         s[1][0][1] *= sc;
-#line 376 "templates/gfx942/attn_fwd.hip.in"
+#line 382 "templates/gfx942/attn_fwd.hip.in"
         s[1][0][2] *= sc;
-#line 376 "templates/gfx942/attn_fwd.hip.in"
+#line 382 "templates/gfx942/attn_fwd.hip.in"
         s[1][0][3] *= sc;
-#line 376 "templates/gfx942/attn_fwd.hip.in"
+#line 382 "templates/gfx942/attn_fwd.hip.in"
         s[1][1][0] *= sc;
-#line 376 "templates/gfx942/attn_fwd.hip.in"
+#line 382 "templates/gfx942/attn_fwd.hip.in"
         s[1][1][1] *= sc;
-#line 376 "templates/gfx942/attn_fwd.hip.in"
+#line 382 "templates/gfx942/attn_fwd.hip.in"
         s[1][1][2] *= sc;
-#line 376 "templates/gfx942/attn_fwd.hip.in"
+#line 382 "templates/gfx942/attn_fwd.hip.in"
         s[1][1][3] *= sc;
-#line 376 "templates/gfx942/attn_fwd.hip.in"
+#line 382 "templates/gfx942/attn_fwd.hip.in"
         s[1][2][0] *= sc;
-#line 376 "templates/gfx942/attn_fwd.hip.in"
+#line 382 "templates/gfx942/attn_fwd.hip.in"
         s[1][2][1] *= sc;
-#line 376 "templates/gfx942/attn_fwd.hip.in"
+#line 382 "templates/gfx942/attn_fwd.hip.in"
         s[1][2][2] *= sc;
-#line 376 "templates/gfx942/attn_fwd.hip.in"
+#line 382 "templates/gfx942/attn_fwd.hip.in"
         s[1][2][3] *= sc;
-#line 376 "templates/gfx942/attn_fwd.hip.in"
+#line 382 "templates/gfx942/attn_fwd.hip.in"
         s[1][3][0] *= sc;
-#line 376 "templates/gfx942/attn_fwd.hip.in"
+#line 382 "templates/gfx942/attn_fwd.hip.in"
         s[1][3][1] *= sc;
-#line 376 "templates/gfx942/attn_fwd.hip.in"
+#line 382 "templates/gfx942/attn_fwd.hip.in"
         s[1][3][2] *= sc;
-#line 376 "templates/gfx942/attn_fwd.hip.in"
+#line 382 "templates/gfx942/attn_fwd.hip.in"
         s[1][3][3] *= sc;
-#line 376 "templates/gfx942/attn_fwd.hip.in"
+#line 382 "templates/gfx942/attn_fwd.hip.in"
         s[1][4][0] *= sc;
-#line 376 "templates/gfx942/attn_fwd.hip.in"
+#line 382 "templates/gfx942/attn_fwd.hip.in"
         s[1][4][1] *= sc;
-#line 376 "templates/gfx942/attn_fwd.hip.in"
+#line 382 "templates/gfx942/attn_fwd.hip.in"
         s[1][4][2] *= sc;
-#line 376 "templates/gfx942/attn_fwd.hip.in"
+#line 382 "templates/gfx942/attn_fwd.hip.in"
         s[1][4][3] *= sc;
-#line 376 "templates/gfx942/attn_fwd.hip.in"
+#line 382 "templates/gfx942/attn_fwd.hip.in"
         s[1][5][0] *= sc;
-#line 376 "templates/gfx942/attn_fwd.hip.in"
+#line 382 "templates/gfx942/attn_fwd.hip.in"
         s[1][5][1] *= sc;
-#line 376 "templates/gfx942/attn_fwd.hip.in"
+#line 382 "templates/gfx942/attn_fwd.hip.in"
         s[1][5][2] *= sc;
-#line 376 "templates/gfx942/attn_fwd.hip.in"
+#line 382 "templates/gfx942/attn_fwd.hip.in"
         s[1][5][3] *= sc;
-#line 380 "templates/gfx942/attn_fwd.hip.in"
+#line 386 "templates/gfx942/attn_fwd.hip.in"
       }
       // g recomputed here: the kernel's g, kept live across the loop for this rare block,
       // made clang-17 (hipcc/hiprtc 5.7) spill a VGPR in rtna tail (tests/test_rocm.c)
       const unsigned g_tail = ag_lane_id_here() >> 4;
-#line 386 "templates/gfx942/attn_fwd.hip.in"
-      const bool valid0_0 = kv0 + 0u + 4u * g_tail < kv_end;
-#line 388 "templates/gfx942/attn_fwd.hip.in"
-      s[0][0][0] = valid0_0 ? s[0][0][0] : -__builtin_inff();
-#line 388 "templates/gfx942/attn_fwd.hip.in"
-      s[1][0][0] = valid0_0 ? s[1][0][0] : -__builtin_inff();
-#line 386 "templates/gfx942/attn_fwd.hip.in"
-      const bool valid0_1 = kv0 + 1u + 4u * g_tail < kv_end;
-#line 388 "templates/gfx942/attn_fwd.hip.in"
-      s[0][0][1] = valid0_1 ? s[0][0][1] : -__builtin_inff();
-#line 388 "templates/gfx942/attn_fwd.hip.in"
-      s[1][0][1] = valid0_1 ? s[1][0][1] : -__builtin_inff();
-#line 386 "templates/gfx942/attn_fwd.hip.in"
-      const bool valid0_2 = kv0 + 2u + 4u * g_tail < kv_end;
-#line 388 "templates/gfx942/attn_fwd.hip.in"
-      s[0][0][2] = valid0_2 ? s[0][0][2] : -__builtin_inff();
-#line 388 "templates/gfx942/attn_fwd.hip.in"
-      s[1][0][2] = valid0_2 ? s[1][0][2] : -__builtin_inff();
-#line 386 "templates/gfx942/attn_fwd.hip.in"
-      const bool valid0_3 = kv0 + 3u + 4u * g_tail < kv_end;
-#line 388 "templates/gfx942/attn_fwd.hip.in"
-      s[0][0][3] = valid0_3 ? s[0][0][3] : -__builtin_inff();
-#line 388 "templates/gfx942/attn_fwd.hip.in"
-      s[1][0][3] = valid0_3 ? s[1][0][3] : -__builtin_inff();
-#line 386 "templates/gfx942/attn_fwd.hip.in"
-      const bool valid1_0 = kv0 + 16u + 4u * g_tail < kv_end;
-#line 388 "templates/gfx942/attn_fwd.hip.in"
-      s[0][1][0] = valid1_0 ? s[0][1][0] : -__builtin_inff();
-#line 388 "templates/gfx942/attn_fwd.hip.in"
-      s[1][1][0] = valid1_0 ? s[1][1][0] : -__builtin_inff();
-#line 386 "templates/gfx942/attn_fwd.hip.in"
-      const bool valid1_1 = kv0 + 17u + 4u * g_tail < kv_end;
-#line 388 "templates/gfx942/attn_fwd.hip.in"
-      s[0][1][1] = valid1_1 ? s[0][1][1] : -__builtin_inff();
-#line 388 "templates/gfx942/attn_fwd.hip.in"
-      s[1][1][1] = valid1_1 ? s[1][1][1] : -__builtin_inff();
-#line 386 "templates/gfx942/attn_fwd.hip.in"
-      const bool valid1_2 = kv0 + 18u + 4u * g_tail < kv_end;
-#line 388 "templates/gfx942/attn_fwd.hip.in"
-      s[0][1][2] = valid1_2 ? s[0][1][2] : -__builtin_inff();
-#line 388 "templates/gfx942/attn_fwd.hip.in"
-      s[1][1][2] = valid1_2 ? s[1][1][2] : -__builtin_inff();
-#line 386 "templates/gfx942/attn_fwd.hip.in"
-      const bool valid1_3 = kv0 + 19u + 4u * g_tail < kv_end;
-#line 388 "templates/gfx942/attn_fwd.hip.in"
-      s[0][1][3] = valid1_3 ? s[0][1][3] : -__builtin_inff();
-#line 388 "templates/gfx942/attn_fwd.hip.in"
-      s[1][1][3] = valid1_3 ? s[1][1][3] : -__builtin_inff();
-#line 386 "templates/gfx942/attn_fwd.hip.in"
-      const bool valid2_0 = kv0 + 32u + 4u * g_tail < kv_end;
-#line 388 "templates/gfx942/attn_fwd.hip.in"
-      s[0][2][0] = valid2_0 ? s[0][2][0] : -__builtin_inff();
-#line 388 "templates/gfx942/attn_fwd.hip.in"
-      s[1][2][0] = valid2_0 ? s[1][2][0] : -__builtin_inff();
-#line 386 "templates/gfx942/attn_fwd.hip.in"
-      const bool valid2_1 = kv0 + 33u + 4u * g_tail < kv_end;
-#line 388 "templates/gfx942/attn_fwd.hip.in"
-      s[0][2][1] = valid2_1 ? s[0][2][1] : -__builtin_inff();
-#line 388 "templates/gfx942/attn_fwd.hip.in"
-      s[1][2][1] = valid2_1 ? s[1][2][1] : -__builtin_inff();
-#line 386 "templates/gfx942/attn_fwd.hip.in"
-      const bool valid2_2 = kv0 + 34u + 4u * g_tail < kv_end;
-#line 388 "templates/gfx942/attn_fwd.hip.in"
-      s[0][2][2] = valid2_2 ? s[0][2][2] : -__builtin_inff();
-#line 388 "templates/gfx942/attn_fwd.hip.in"
-      s[1][2][2] = valid2_2 ? s[1][2][2] : -__builtin_inff();
-#line 386 "templates/gfx942/attn_fwd.hip.in"
-      const bool valid2_3 = kv0 + 35u + 4u * g_tail < kv_end;
-#line 388 "templates/gfx942/attn_fwd.hip.in"
-      s[0][2][3] = valid2_3 ? s[0][2][3] : -__builtin_inff();
-#line 388 "templates/gfx942/attn_fwd.hip.in"
-      s[1][2][3] = valid2_3 ? s[1][2][3] : -__builtin_inff();
-#line 386 "templates/gfx942/attn_fwd.hip.in"
-      const bool valid3_0 = kv0 + 48u + 4u * g_tail < kv_end;
-#line 388 "templates/gfx942/attn_fwd.hip.in"
-      s[0][3][0] = valid3_0 ? s[0][3][0] : -__builtin_inff();
-#line 388 "templates/gfx942/attn_fwd.hip.in"
-      s[1][3][0] = valid3_0 ? s[1][3][0] : -__builtin_inff();
-#line 386 "templates/gfx942/attn_fwd.hip.in"
-      const bool valid3_1 = kv0 + 49u + 4u * g_tail < kv_end;
-#line 388 "templates/gfx942/attn_fwd.hip.in"
-      s[0][3][1] = valid3_1 ? s[0][3][1] : -__builtin_inff();
-#line 388 "templates/gfx942/attn_fwd.hip.in"
-      s[1][3][1] = valid3_1 ? s[1][3][1] : -__builtin_inff();
-#line 386 "templates/gfx942/attn_fwd.hip.in"
-      const bool valid3_2 = kv0 + 50u + 4u * g_tail < kv_end;
-#line 388 "templates/gfx942/attn_fwd.hip.in"
-      s[0][3][2] = valid3_2 ? s[0][3][2] : -__builtin_inff();
-#line 388 "templates/gfx942/attn_fwd.hip.in"
-      s[1][3][2] = valid3_2 ? s[1][3][2] : -__builtin_inff();
-#line 386 "templates/gfx942/attn_fwd.hip.in"
-      const bool valid3_3 = kv0 + 51u + 4u * g_tail < kv_end;
-#line 388 "templates/gfx942/attn_fwd.hip.in"
-      s[0][3][3] = valid3_3 ? s[0][3][3] : -__builtin_inff();
-#line 388 "templates/gfx942/attn_fwd.hip.in"
-      s[1][3][3] = valid3_3 ? s[1][3][3] : -__builtin_inff();
-#line 386 "templates/gfx942/attn_fwd.hip.in"
-      const bool valid4_0 = kv0 + 64u + 4u * g_tail < kv_end;
-#line 388 "templates/gfx942/attn_fwd.hip.in"
-      s[0][4][0] = valid4_0 ? s[0][4][0] : -__builtin_inff();
-#line 388 "templates/gfx942/attn_fwd.hip.in"
-      s[1][4][0] = valid4_0 ? s[1][4][0] : -__builtin_inff();
-#line 386 "templates/gfx942/attn_fwd.hip.in"
-      const bool valid4_1 = kv0 + 65u + 4u * g_tail < kv_end;
-#line 388 "templates/gfx942/attn_fwd.hip.in"
-      s[0][4][1] = valid4_1 ? s[0][4][1] : -__builtin_inff();
-#line 388 "templates/gfx942/attn_fwd.hip.in"
-      s[1][4][1] = valid4_1 ? s[1][4][1] : -__builtin_inff();
-#line 386 "templates/gfx942/attn_fwd.hip.in"
-      const bool valid4_2 = kv0 + 66u + 4u * g_tail < kv_end;
-#line 388 "templates/gfx942/attn_fwd.hip.in"
-      s[0][4][2] = valid4_2 ? s[0][4][2] : -__builtin_inff();
-#line 388 "templates/gfx942/attn_fwd.hip.in"
-      s[1][4][2] = valid4_2 ? s[1][4][2] : -__builtin_inff();
-#line 386 "templates/gfx942/attn_fwd.hip.in"
-      const bool valid4_3 = kv0 + 67u + 4u * g_tail < kv_end;
-#line 388 "templates/gfx942/attn_fwd.hip.in"
-      s[0][4][3] = valid4_3 ? s[0][4][3] : -__builtin_inff();
-#line 388 "templates/gfx942/attn_fwd.hip.in"
-      s[1][4][3] = valid4_3 ? s[1][4][3] : -__builtin_inff();
-#line 386 "templates/gfx942/attn_fwd.hip.in"
-      const bool valid5_0 = kv0 + 80u + 4u * g_tail < kv_end;
-#line 388 "templates/gfx942/attn_fwd.hip.in"
-      s[0][5][0] = valid5_0 ? s[0][5][0] : -__builtin_inff();
-#line 388 "templates/gfx942/attn_fwd.hip.in"
-      s[1][5][0] = valid5_0 ? s[1][5][0] : -__builtin_inff();
-#line 386 "templates/gfx942/attn_fwd.hip.in"
-      const bool valid5_1 = kv0 + 81u + 4u * g_tail < kv_end;
-#line 388 "templates/gfx942/attn_fwd.hip.in"
-      s[0][5][1] = valid5_1 ? s[0][5][1] : -__builtin_inff();
-#line 388 "templates/gfx942/attn_fwd.hip.in"
-      s[1][5][1] = valid5_1 ? s[1][5][1] : -__builtin_inff();
-#line 386 "templates/gfx942/attn_fwd.hip.in"
-      const bool valid5_2 = kv0 + 82u + 4u * g_tail < kv_end;
-#line 388 "templates/gfx942/attn_fwd.hip.in"
-      s[0][5][2] = valid5_2 ? s[0][5][2] : -__builtin_inff();
-#line 388 "templates/gfx942/attn_fwd.hip.in"
-      s[1][5][2] = valid5_2 ? s[1][5][2] : -__builtin_inff();
-#line 386 "templates/gfx942/attn_fwd.hip.in"
-      const bool valid5_3 = kv0 + 83u + 4u * g_tail < kv_end;
-#line 388 "templates/gfx942/attn_fwd.hip.in"
-      s[0][5][3] = valid5_3 ? s[0][5][3] : -__builtin_inff();
-#line 388 "templates/gfx942/attn_fwd.hip.in"
-      s[1][5][3] = valid5_3 ? s[1][5][3] : -__builtin_inff();
 #line 392 "templates/gfx942/attn_fwd.hip.in"
+      const bool valid0_0 = kv0 + 0u + 4u * g_tail < kv_end;
+#line 394 "templates/gfx942/attn_fwd.hip.in"
+      s[0][0][0] = valid0_0 ? s[0][0][0] : -__builtin_inff();
+#line 394 "templates/gfx942/attn_fwd.hip.in"
+      s[1][0][0] = valid0_0 ? s[1][0][0] : -__builtin_inff();
+#line 392 "templates/gfx942/attn_fwd.hip.in"
+      const bool valid0_1 = kv0 + 1u + 4u * g_tail < kv_end;
+#line 394 "templates/gfx942/attn_fwd.hip.in"
+      s[0][0][1] = valid0_1 ? s[0][0][1] : -__builtin_inff();
+#line 394 "templates/gfx942/attn_fwd.hip.in"
+      s[1][0][1] = valid0_1 ? s[1][0][1] : -__builtin_inff();
+#line 392 "templates/gfx942/attn_fwd.hip.in"
+      const bool valid0_2 = kv0 + 2u + 4u * g_tail < kv_end;
+#line 394 "templates/gfx942/attn_fwd.hip.in"
+      s[0][0][2] = valid0_2 ? s[0][0][2] : -__builtin_inff();
+#line 394 "templates/gfx942/attn_fwd.hip.in"
+      s[1][0][2] = valid0_2 ? s[1][0][2] : -__builtin_inff();
+#line 392 "templates/gfx942/attn_fwd.hip.in"
+      const bool valid0_3 = kv0 + 3u + 4u * g_tail < kv_end;
+#line 394 "templates/gfx942/attn_fwd.hip.in"
+      s[0][0][3] = valid0_3 ? s[0][0][3] : -__builtin_inff();
+#line 394 "templates/gfx942/attn_fwd.hip.in"
+      s[1][0][3] = valid0_3 ? s[1][0][3] : -__builtin_inff();
+#line 392 "templates/gfx942/attn_fwd.hip.in"
+      const bool valid1_0 = kv0 + 16u + 4u * g_tail < kv_end;
+#line 394 "templates/gfx942/attn_fwd.hip.in"
+      s[0][1][0] = valid1_0 ? s[0][1][0] : -__builtin_inff();
+#line 394 "templates/gfx942/attn_fwd.hip.in"
+      s[1][1][0] = valid1_0 ? s[1][1][0] : -__builtin_inff();
+#line 392 "templates/gfx942/attn_fwd.hip.in"
+      const bool valid1_1 = kv0 + 17u + 4u * g_tail < kv_end;
+#line 394 "templates/gfx942/attn_fwd.hip.in"
+      s[0][1][1] = valid1_1 ? s[0][1][1] : -__builtin_inff();
+#line 394 "templates/gfx942/attn_fwd.hip.in"
+      s[1][1][1] = valid1_1 ? s[1][1][1] : -__builtin_inff();
+#line 392 "templates/gfx942/attn_fwd.hip.in"
+      const bool valid1_2 = kv0 + 18u + 4u * g_tail < kv_end;
+#line 394 "templates/gfx942/attn_fwd.hip.in"
+      s[0][1][2] = valid1_2 ? s[0][1][2] : -__builtin_inff();
+#line 394 "templates/gfx942/attn_fwd.hip.in"
+      s[1][1][2] = valid1_2 ? s[1][1][2] : -__builtin_inff();
+#line 392 "templates/gfx942/attn_fwd.hip.in"
+      const bool valid1_3 = kv0 + 19u + 4u * g_tail < kv_end;
+#line 394 "templates/gfx942/attn_fwd.hip.in"
+      s[0][1][3] = valid1_3 ? s[0][1][3] : -__builtin_inff();
+#line 394 "templates/gfx942/attn_fwd.hip.in"
+      s[1][1][3] = valid1_3 ? s[1][1][3] : -__builtin_inff();
+#line 392 "templates/gfx942/attn_fwd.hip.in"
+      const bool valid2_0 = kv0 + 32u + 4u * g_tail < kv_end;
+#line 394 "templates/gfx942/attn_fwd.hip.in"
+      s[0][2][0] = valid2_0 ? s[0][2][0] : -__builtin_inff();
+#line 394 "templates/gfx942/attn_fwd.hip.in"
+      s[1][2][0] = valid2_0 ? s[1][2][0] : -__builtin_inff();
+#line 392 "templates/gfx942/attn_fwd.hip.in"
+      const bool valid2_1 = kv0 + 33u + 4u * g_tail < kv_end;
+#line 394 "templates/gfx942/attn_fwd.hip.in"
+      s[0][2][1] = valid2_1 ? s[0][2][1] : -__builtin_inff();
+#line 394 "templates/gfx942/attn_fwd.hip.in"
+      s[1][2][1] = valid2_1 ? s[1][2][1] : -__builtin_inff();
+#line 392 "templates/gfx942/attn_fwd.hip.in"
+      const bool valid2_2 = kv0 + 34u + 4u * g_tail < kv_end;
+#line 394 "templates/gfx942/attn_fwd.hip.in"
+      s[0][2][2] = valid2_2 ? s[0][2][2] : -__builtin_inff();
+#line 394 "templates/gfx942/attn_fwd.hip.in"
+      s[1][2][2] = valid2_2 ? s[1][2][2] : -__builtin_inff();
+#line 392 "templates/gfx942/attn_fwd.hip.in"
+      const bool valid2_3 = kv0 + 35u + 4u * g_tail < kv_end;
+#line 394 "templates/gfx942/attn_fwd.hip.in"
+      s[0][2][3] = valid2_3 ? s[0][2][3] : -__builtin_inff();
+#line 394 "templates/gfx942/attn_fwd.hip.in"
+      s[1][2][3] = valid2_3 ? s[1][2][3] : -__builtin_inff();
+#line 392 "templates/gfx942/attn_fwd.hip.in"
+      const bool valid3_0 = kv0 + 48u + 4u * g_tail < kv_end;
+#line 394 "templates/gfx942/attn_fwd.hip.in"
+      s[0][3][0] = valid3_0 ? s[0][3][0] : -__builtin_inff();
+#line 394 "templates/gfx942/attn_fwd.hip.in"
+      s[1][3][0] = valid3_0 ? s[1][3][0] : -__builtin_inff();
+#line 392 "templates/gfx942/attn_fwd.hip.in"
+      const bool valid3_1 = kv0 + 49u + 4u * g_tail < kv_end;
+#line 394 "templates/gfx942/attn_fwd.hip.in"
+      s[0][3][1] = valid3_1 ? s[0][3][1] : -__builtin_inff();
+#line 394 "templates/gfx942/attn_fwd.hip.in"
+      s[1][3][1] = valid3_1 ? s[1][3][1] : -__builtin_inff();
+#line 392 "templates/gfx942/attn_fwd.hip.in"
+      const bool valid3_2 = kv0 + 50u + 4u * g_tail < kv_end;
+#line 394 "templates/gfx942/attn_fwd.hip.in"
+      s[0][3][2] = valid3_2 ? s[0][3][2] : -__builtin_inff();
+#line 394 "templates/gfx942/attn_fwd.hip.in"
+      s[1][3][2] = valid3_2 ? s[1][3][2] : -__builtin_inff();
+#line 392 "templates/gfx942/attn_fwd.hip.in"
+      const bool valid3_3 = kv0 + 51u + 4u * g_tail < kv_end;
+#line 394 "templates/gfx942/attn_fwd.hip.in"
+      s[0][3][3] = valid3_3 ? s[0][3][3] : -__builtin_inff();
+#line 394 "templates/gfx942/attn_fwd.hip.in"
+      s[1][3][3] = valid3_3 ? s[1][3][3] : -__builtin_inff();
+#line 392 "templates/gfx942/attn_fwd.hip.in"
+      const bool valid4_0 = kv0 + 64u + 4u * g_tail < kv_end;
+#line 394 "templates/gfx942/attn_fwd.hip.in"
+      s[0][4][0] = valid4_0 ? s[0][4][0] : -__builtin_inff();
+#line 394 "templates/gfx942/attn_fwd.hip.in"
+      s[1][4][0] = valid4_0 ? s[1][4][0] : -__builtin_inff();
+#line 392 "templates/gfx942/attn_fwd.hip.in"
+      const bool valid4_1 = kv0 + 65u + 4u * g_tail < kv_end;
+#line 394 "templates/gfx942/attn_fwd.hip.in"
+      s[0][4][1] = valid4_1 ? s[0][4][1] : -__builtin_inff();
+#line 394 "templates/gfx942/attn_fwd.hip.in"
+      s[1][4][1] = valid4_1 ? s[1][4][1] : -__builtin_inff();
+#line 392 "templates/gfx942/attn_fwd.hip.in"
+      const bool valid4_2 = kv0 + 66u + 4u * g_tail < kv_end;
+#line 394 "templates/gfx942/attn_fwd.hip.in"
+      s[0][4][2] = valid4_2 ? s[0][4][2] : -__builtin_inff();
+#line 394 "templates/gfx942/attn_fwd.hip.in"
+      s[1][4][2] = valid4_2 ? s[1][4][2] : -__builtin_inff();
+#line 392 "templates/gfx942/attn_fwd.hip.in"
+      const bool valid4_3 = kv0 + 67u + 4u * g_tail < kv_end;
+#line 394 "templates/gfx942/attn_fwd.hip.in"
+      s[0][4][3] = valid4_3 ? s[0][4][3] : -__builtin_inff();
+#line 394 "templates/gfx942/attn_fwd.hip.in"
+      s[1][4][3] = valid4_3 ? s[1][4][3] : -__builtin_inff();
+#line 392 "templates/gfx942/attn_fwd.hip.in"
+      const bool valid5_0 = kv0 + 80u + 4u * g_tail < kv_end;
+#line 394 "templates/gfx942/attn_fwd.hip.in"
+      s[0][5][0] = valid5_0 ? s[0][5][0] : -__builtin_inff();
+#line 394 "templates/gfx942/attn_fwd.hip.in"
+      s[1][5][0] = valid5_0 ? s[1][5][0] : -__builtin_inff();
+#line 392 "templates/gfx942/attn_fwd.hip.in"
+      const bool valid5_1 = kv0 + 81u + 4u * g_tail < kv_end;
+#line 394 "templates/gfx942/attn_fwd.hip.in"
+      s[0][5][1] = valid5_1 ? s[0][5][1] : -__builtin_inff();
+#line 394 "templates/gfx942/attn_fwd.hip.in"
+      s[1][5][1] = valid5_1 ? s[1][5][1] : -__builtin_inff();
+#line 392 "templates/gfx942/attn_fwd.hip.in"
+      const bool valid5_2 = kv0 + 82u + 4u * g_tail < kv_end;
+#line 394 "templates/gfx942/attn_fwd.hip.in"
+      s[0][5][2] = valid5_2 ? s[0][5][2] : -__builtin_inff();
+#line 394 "templates/gfx942/attn_fwd.hip.in"
+      s[1][5][2] = valid5_2 ? s[1][5][2] : -__builtin_inff();
+#line 392 "templates/gfx942/attn_fwd.hip.in"
+      const bool valid5_3 = kv0 + 83u + 4u * g_tail < kv_end;
+#line 394 "templates/gfx942/attn_fwd.hip.in"
+      s[0][5][3] = valid5_3 ? s[0][5][3] : -__builtin_inff();
+#line 394 "templates/gfx942/attn_fwd.hip.in"
+      s[1][5][3] = valid5_3 ? s[1][5][3] : -__builtin_inff();
+#line 398 "templates/gfx942/attn_fwd.hip.in"
     }
     bool changed[2];
     float alpha[2];
-#line 398 "templates/gfx942/attn_fwd.hip.in"
+#line 404 "templates/gfx942/attn_fwd.hip.in"
     {
       float mx = s[0][0][0];
-#line 403 "templates/gfx942/attn_fwd.hip.in"
+#line 409 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][0][1]);
-#line 403 "templates/gfx942/attn_fwd.hip.in"
+#line 409 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][0][2]);
-#line 403 "templates/gfx942/attn_fwd.hip.in"
+#line 409 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][0][3]);
-#line 403 "templates/gfx942/attn_fwd.hip.in"
+#line 409 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][1][0]);
-#line 403 "templates/gfx942/attn_fwd.hip.in"
+#line 409 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][1][1]);
-#line 403 "templates/gfx942/attn_fwd.hip.in"
+#line 409 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][1][2]);
-#line 403 "templates/gfx942/attn_fwd.hip.in"
+#line 409 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][1][3]);
-#line 403 "templates/gfx942/attn_fwd.hip.in"
+#line 409 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][2][0]);
-#line 403 "templates/gfx942/attn_fwd.hip.in"
+#line 409 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][2][1]);
-#line 403 "templates/gfx942/attn_fwd.hip.in"
+#line 409 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][2][2]);
-#line 403 "templates/gfx942/attn_fwd.hip.in"
+#line 409 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][2][3]);
-#line 403 "templates/gfx942/attn_fwd.hip.in"
+#line 409 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][3][0]);
-#line 403 "templates/gfx942/attn_fwd.hip.in"
+#line 409 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][3][1]);
-#line 403 "templates/gfx942/attn_fwd.hip.in"
+#line 409 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][3][2]);
-#line 403 "templates/gfx942/attn_fwd.hip.in"
+#line 409 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][3][3]);
-#line 403 "templates/gfx942/attn_fwd.hip.in"
+#line 409 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][4][0]);
-#line 403 "templates/gfx942/attn_fwd.hip.in"
+#line 409 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][4][1]);
-#line 403 "templates/gfx942/attn_fwd.hip.in"
+#line 409 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][4][2]);
-#line 403 "templates/gfx942/attn_fwd.hip.in"
+#line 409 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][4][3]);
-#line 403 "templates/gfx942/attn_fwd.hip.in"
+#line 409 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][5][0]);
-#line 403 "templates/gfx942/attn_fwd.hip.in"
+#line 409 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][5][1]);
-#line 403 "templates/gfx942/attn_fwd.hip.in"
+#line 409 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][5][2]);
-#line 403 "templates/gfx942/attn_fwd.hip.in"
+#line 409 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][5][3]);
-#line 407 "templates/gfx942/attn_fwd.hip.in"
+#line 413 "templates/gfx942/attn_fwd.hip.in"
       const float mt = mx * sc;  // this lane's max of t = s * sc (exact: see above)
       changed[0] = ag_any(mt > m[0]);
       alpha[0] = 1.0f;
@@ -1940,56 +1949,56 @@ AG_KERNEL(512) void attn_fwd_d128_bhsd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         big_m = ag_any(!(__builtin_fabsf(m[0]) < 0x1p24f) || !(__builtin_fabsf(m[1]) < 0x1p24f));
       }
     }
-#line 398 "templates/gfx942/attn_fwd.hip.in"
+#line 404 "templates/gfx942/attn_fwd.hip.in"
     {
       float mx = s[1][0][0];
-#line 403 "templates/gfx942/attn_fwd.hip.in"
+#line 409 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][0][1]);
-#line 403 "templates/gfx942/attn_fwd.hip.in"
+#line 409 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][0][2]);
-#line 403 "templates/gfx942/attn_fwd.hip.in"
+#line 409 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][0][3]);
-#line 403 "templates/gfx942/attn_fwd.hip.in"
+#line 409 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][1][0]);
-#line 403 "templates/gfx942/attn_fwd.hip.in"
+#line 409 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][1][1]);
-#line 403 "templates/gfx942/attn_fwd.hip.in"
+#line 409 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][1][2]);
-#line 403 "templates/gfx942/attn_fwd.hip.in"
+#line 409 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][1][3]);
-#line 403 "templates/gfx942/attn_fwd.hip.in"
+#line 409 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][2][0]);
-#line 403 "templates/gfx942/attn_fwd.hip.in"
+#line 409 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][2][1]);
-#line 403 "templates/gfx942/attn_fwd.hip.in"
+#line 409 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][2][2]);
-#line 403 "templates/gfx942/attn_fwd.hip.in"
+#line 409 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][2][3]);
-#line 403 "templates/gfx942/attn_fwd.hip.in"
+#line 409 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][3][0]);
-#line 403 "templates/gfx942/attn_fwd.hip.in"
+#line 409 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][3][1]);
-#line 403 "templates/gfx942/attn_fwd.hip.in"
+#line 409 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][3][2]);
-#line 403 "templates/gfx942/attn_fwd.hip.in"
+#line 409 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][3][3]);
-#line 403 "templates/gfx942/attn_fwd.hip.in"
+#line 409 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][4][0]);
-#line 403 "templates/gfx942/attn_fwd.hip.in"
+#line 409 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][4][1]);
-#line 403 "templates/gfx942/attn_fwd.hip.in"
+#line 409 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][4][2]);
-#line 403 "templates/gfx942/attn_fwd.hip.in"
+#line 409 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][4][3]);
-#line 403 "templates/gfx942/attn_fwd.hip.in"
+#line 409 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][5][0]);
-#line 403 "templates/gfx942/attn_fwd.hip.in"
+#line 409 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][5][1]);
-#line 403 "templates/gfx942/attn_fwd.hip.in"
+#line 409 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][5][2]);
-#line 403 "templates/gfx942/attn_fwd.hip.in"
+#line 409 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][5][3]);
-#line 407 "templates/gfx942/attn_fwd.hip.in"
+#line 413 "templates/gfx942/attn_fwd.hip.in"
       const float mt = mx * sc;  // this lane's max of t = s * sc (exact: see above)
       changed[1] = ag_any(mt > m[1]);
       alpha[1] = 1.0f;
@@ -2009,70 +2018,70 @@ AG_KERNEL(512) void attn_fwd_d128_bhsd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         big_m = ag_any(!(__builtin_fabsf(m[0]) < 0x1p24f) || !(__builtin_fabsf(m[1]) < 0x1p24f));
       }
     }
-#line 427 "templates/gfx942/attn_fwd.hip.in"
+#line 433 "templates/gfx942/attn_fwd.hip.in"
     // Slow path (wave-uniform, never the steady state): rows with |m| >= 2^24 take
     // x = fl(s * sc) - m (there fl(max s * sc) = m may be more than 1/2 off the exact product,
     // and the fma form's x at the row's max, that error, made p = +Inf: scale 1e10 gave NaN
     // rows), and a zero scale in the last tile takes x = fma(t, 1, -m) (see above).
     const bool zero_tail = tail && sc == 0.0f;
     if (big_m || zero_tail) {
-#line 434 "templates/gfx942/attn_fwd.hip.in"
+#line 440 "templates/gfx942/attn_fwd.hip.in"
     {
       const float nm = -m[0];
       const bool big = !(__builtin_fabsf(m[0]) < 0x1p24f) && !zero_tail;
       if (big) {  // s -> t = fl(s * sc): x = fma(t, 1, -m) = t - m
-#line 440 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
         s[0][0][0] *= sc;
-#line 440 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
         s[0][0][1] *= sc;
-#line 440 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
         s[0][0][2] *= sc;
-#line 440 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
         s[0][0][3] *= sc;
-#line 440 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
         s[0][1][0] *= sc;
-#line 440 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
         s[0][1][1] *= sc;
-#line 440 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
         s[0][1][2] *= sc;
-#line 440 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
         s[0][1][3] *= sc;
-#line 440 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
         s[0][2][0] *= sc;
-#line 440 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
         s[0][2][1] *= sc;
-#line 440 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
         s[0][2][2] *= sc;
-#line 440 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
         s[0][2][3] *= sc;
-#line 440 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
         s[0][3][0] *= sc;
-#line 440 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
         s[0][3][1] *= sc;
-#line 440 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
         s[0][3][2] *= sc;
-#line 440 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
         s[0][3][3] *= sc;
-#line 440 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
         s[0][4][0] *= sc;
-#line 440 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
         s[0][4][1] *= sc;
-#line 440 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
         s[0][4][2] *= sc;
-#line 440 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
         s[0][4][3] *= sc;
-#line 440 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
         s[0][5][0] *= sc;
-#line 440 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
         s[0][5][1] *= sc;
-#line 440 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
         s[0][5][2] *= sc;
-#line 440 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
         s[0][5][3] *= sc;
-#line 443 "templates/gfx942/attn_fwd.hip.in"
+#line 449 "templates/gfx942/attn_fwd.hip.in"
       }
       const float scr = big || zero_tail ? 1.0f : sc;
-#line 446 "templates/gfx942/attn_fwd.hip.in"
+#line 452 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[0][0][0], scr, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[0][0][1], scr, nm));
@@ -2085,7 +2094,7 @@ AG_KERNEL(512) void attn_fwd_d128_bhsd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         p[0][0].x = ag_pack_p_rtne(p0, p1);
         p[0][0].y = ag_pack_p_rtne(p2, p3);
       }
-#line 446 "templates/gfx942/attn_fwd.hip.in"
+#line 452 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[0][1][0], scr, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[0][1][1], scr, nm));
@@ -2098,7 +2107,7 @@ AG_KERNEL(512) void attn_fwd_d128_bhsd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         p[0][1].x = ag_pack_p_rtne(p0, p1);
         p[0][1].y = ag_pack_p_rtne(p2, p3);
       }
-#line 446 "templates/gfx942/attn_fwd.hip.in"
+#line 452 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[0][2][0], scr, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[0][2][1], scr, nm));
@@ -2111,7 +2120,7 @@ AG_KERNEL(512) void attn_fwd_d128_bhsd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         p[0][2].x = ag_pack_p_rtne(p0, p1);
         p[0][2].y = ag_pack_p_rtne(p2, p3);
       }
-#line 446 "templates/gfx942/attn_fwd.hip.in"
+#line 452 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[0][3][0], scr, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[0][3][1], scr, nm));
@@ -2124,7 +2133,7 @@ AG_KERNEL(512) void attn_fwd_d128_bhsd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         p[0][3].x = ag_pack_p_rtne(p0, p1);
         p[0][3].y = ag_pack_p_rtne(p2, p3);
       }
-#line 446 "templates/gfx942/attn_fwd.hip.in"
+#line 452 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[0][4][0], scr, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[0][4][1], scr, nm));
@@ -2137,7 +2146,7 @@ AG_KERNEL(512) void attn_fwd_d128_bhsd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         p[0][4].x = ag_pack_p_rtne(p0, p1);
         p[0][4].y = ag_pack_p_rtne(p2, p3);
       }
-#line 446 "templates/gfx942/attn_fwd.hip.in"
+#line 452 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[0][5][0], scr, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[0][5][1], scr, nm));
@@ -2150,65 +2159,65 @@ AG_KERNEL(512) void attn_fwd_d128_bhsd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         p[0][5].x = ag_pack_p_rtne(p0, p1);
         p[0][5].y = ag_pack_p_rtne(p2, p3);
       }
-#line 459 "templates/gfx942/attn_fwd.hip.in"
+#line 465 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 434 "templates/gfx942/attn_fwd.hip.in"
+#line 440 "templates/gfx942/attn_fwd.hip.in"
     {
       const float nm = -m[1];
       const bool big = !(__builtin_fabsf(m[1]) < 0x1p24f) && !zero_tail;
       if (big) {  // s -> t = fl(s * sc): x = fma(t, 1, -m) = t - m
-#line 440 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
         s[1][0][0] *= sc;
-#line 440 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
         s[1][0][1] *= sc;
-#line 440 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
         s[1][0][2] *= sc;
-#line 440 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
         s[1][0][3] *= sc;
-#line 440 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
         s[1][1][0] *= sc;
-#line 440 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
         s[1][1][1] *= sc;
-#line 440 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
         s[1][1][2] *= sc;
-#line 440 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
         s[1][1][3] *= sc;
-#line 440 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
         s[1][2][0] *= sc;
-#line 440 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
         s[1][2][1] *= sc;
-#line 440 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
         s[1][2][2] *= sc;
-#line 440 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
         s[1][2][3] *= sc;
-#line 440 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
         s[1][3][0] *= sc;
-#line 440 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
         s[1][3][1] *= sc;
-#line 440 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
         s[1][3][2] *= sc;
-#line 440 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
         s[1][3][3] *= sc;
-#line 440 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
         s[1][4][0] *= sc;
-#line 440 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
         s[1][4][1] *= sc;
-#line 440 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
         s[1][4][2] *= sc;
-#line 440 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
         s[1][4][3] *= sc;
-#line 440 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
         s[1][5][0] *= sc;
-#line 440 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
         s[1][5][1] *= sc;
-#line 440 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
         s[1][5][2] *= sc;
-#line 440 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
         s[1][5][3] *= sc;
-#line 443 "templates/gfx942/attn_fwd.hip.in"
+#line 449 "templates/gfx942/attn_fwd.hip.in"
       }
       const float scr = big || zero_tail ? 1.0f : sc;
-#line 446 "templates/gfx942/attn_fwd.hip.in"
+#line 452 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[1][0][0], scr, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[1][0][1], scr, nm));
@@ -2221,7 +2230,7 @@ AG_KERNEL(512) void attn_fwd_d128_bhsd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         p[1][0].x = ag_pack_p_rtne(p0, p1);
         p[1][0].y = ag_pack_p_rtne(p2, p3);
       }
-#line 446 "templates/gfx942/attn_fwd.hip.in"
+#line 452 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[1][1][0], scr, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[1][1][1], scr, nm));
@@ -2234,7 +2243,7 @@ AG_KERNEL(512) void attn_fwd_d128_bhsd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         p[1][1].x = ag_pack_p_rtne(p0, p1);
         p[1][1].y = ag_pack_p_rtne(p2, p3);
       }
-#line 446 "templates/gfx942/attn_fwd.hip.in"
+#line 452 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[1][2][0], scr, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[1][2][1], scr, nm));
@@ -2247,7 +2256,7 @@ AG_KERNEL(512) void attn_fwd_d128_bhsd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         p[1][2].x = ag_pack_p_rtne(p0, p1);
         p[1][2].y = ag_pack_p_rtne(p2, p3);
       }
-#line 446 "templates/gfx942/attn_fwd.hip.in"
+#line 452 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[1][3][0], scr, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[1][3][1], scr, nm));
@@ -2260,7 +2269,7 @@ AG_KERNEL(512) void attn_fwd_d128_bhsd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         p[1][3].x = ag_pack_p_rtne(p0, p1);
         p[1][3].y = ag_pack_p_rtne(p2, p3);
       }
-#line 446 "templates/gfx942/attn_fwd.hip.in"
+#line 452 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[1][4][0], scr, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[1][4][1], scr, nm));
@@ -2273,7 +2282,7 @@ AG_KERNEL(512) void attn_fwd_d128_bhsd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         p[1][4].x = ag_pack_p_rtne(p0, p1);
         p[1][4].y = ag_pack_p_rtne(p2, p3);
       }
-#line 446 "templates/gfx942/attn_fwd.hip.in"
+#line 452 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[1][5][0], scr, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[1][5][1], scr, nm));
@@ -2286,14 +2295,14 @@ AG_KERNEL(512) void attn_fwd_d128_bhsd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         p[1][5].x = ag_pack_p_rtne(p0, p1);
         p[1][5].y = ag_pack_p_rtne(p2, p3);
       }
-#line 459 "templates/gfx942/attn_fwd.hip.in"
+#line 465 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 461 "templates/gfx942/attn_fwd.hip.in"
+#line 467 "templates/gfx942/attn_fwd.hip.in"
     } else {
-#line 463 "templates/gfx942/attn_fwd.hip.in"
+#line 469 "templates/gfx942/attn_fwd.hip.in"
     {
       const float nm = -m[0];
-#line 466 "templates/gfx942/attn_fwd.hip.in"
+#line 472 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[0][0][0], sc, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[0][0][1], sc, nm));
@@ -2306,7 +2315,7 @@ AG_KERNEL(512) void attn_fwd_d128_bhsd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         p[0][0].x = ag_pack_p_rtne(p0, p1);
         p[0][0].y = ag_pack_p_rtne(p2, p3);
       }
-#line 466 "templates/gfx942/attn_fwd.hip.in"
+#line 472 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[0][1][0], sc, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[0][1][1], sc, nm));
@@ -2319,7 +2328,7 @@ AG_KERNEL(512) void attn_fwd_d128_bhsd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         p[0][1].x = ag_pack_p_rtne(p0, p1);
         p[0][1].y = ag_pack_p_rtne(p2, p3);
       }
-#line 466 "templates/gfx942/attn_fwd.hip.in"
+#line 472 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[0][2][0], sc, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[0][2][1], sc, nm));
@@ -2332,7 +2341,7 @@ AG_KERNEL(512) void attn_fwd_d128_bhsd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         p[0][2].x = ag_pack_p_rtne(p0, p1);
         p[0][2].y = ag_pack_p_rtne(p2, p3);
       }
-#line 466 "templates/gfx942/attn_fwd.hip.in"
+#line 472 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[0][3][0], sc, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[0][3][1], sc, nm));
@@ -2345,7 +2354,7 @@ AG_KERNEL(512) void attn_fwd_d128_bhsd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         p[0][3].x = ag_pack_p_rtne(p0, p1);
         p[0][3].y = ag_pack_p_rtne(p2, p3);
       }
-#line 466 "templates/gfx942/attn_fwd.hip.in"
+#line 472 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[0][4][0], sc, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[0][4][1], sc, nm));
@@ -2358,7 +2367,7 @@ AG_KERNEL(512) void attn_fwd_d128_bhsd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         p[0][4].x = ag_pack_p_rtne(p0, p1);
         p[0][4].y = ag_pack_p_rtne(p2, p3);
       }
-#line 466 "templates/gfx942/attn_fwd.hip.in"
+#line 472 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[0][5][0], sc, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[0][5][1], sc, nm));
@@ -2371,12 +2380,12 @@ AG_KERNEL(512) void attn_fwd_d128_bhsd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         p[0][5].x = ag_pack_p_rtne(p0, p1);
         p[0][5].y = ag_pack_p_rtne(p2, p3);
       }
-#line 479 "templates/gfx942/attn_fwd.hip.in"
+#line 485 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 463 "templates/gfx942/attn_fwd.hip.in"
+#line 469 "templates/gfx942/attn_fwd.hip.in"
     {
       const float nm = -m[1];
-#line 466 "templates/gfx942/attn_fwd.hip.in"
+#line 472 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[1][0][0], sc, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[1][0][1], sc, nm));
@@ -2389,7 +2398,7 @@ AG_KERNEL(512) void attn_fwd_d128_bhsd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         p[1][0].x = ag_pack_p_rtne(p0, p1);
         p[1][0].y = ag_pack_p_rtne(p2, p3);
       }
-#line 466 "templates/gfx942/attn_fwd.hip.in"
+#line 472 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[1][1][0], sc, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[1][1][1], sc, nm));
@@ -2402,7 +2411,7 @@ AG_KERNEL(512) void attn_fwd_d128_bhsd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         p[1][1].x = ag_pack_p_rtne(p0, p1);
         p[1][1].y = ag_pack_p_rtne(p2, p3);
       }
-#line 466 "templates/gfx942/attn_fwd.hip.in"
+#line 472 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[1][2][0], sc, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[1][2][1], sc, nm));
@@ -2415,7 +2424,7 @@ AG_KERNEL(512) void attn_fwd_d128_bhsd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         p[1][2].x = ag_pack_p_rtne(p0, p1);
         p[1][2].y = ag_pack_p_rtne(p2, p3);
       }
-#line 466 "templates/gfx942/attn_fwd.hip.in"
+#line 472 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[1][3][0], sc, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[1][3][1], sc, nm));
@@ -2428,7 +2437,7 @@ AG_KERNEL(512) void attn_fwd_d128_bhsd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         p[1][3].x = ag_pack_p_rtne(p0, p1);
         p[1][3].y = ag_pack_p_rtne(p2, p3);
       }
-#line 466 "templates/gfx942/attn_fwd.hip.in"
+#line 472 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[1][4][0], sc, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[1][4][1], sc, nm));
@@ -2441,7 +2450,7 @@ AG_KERNEL(512) void attn_fwd_d128_bhsd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         p[1][4].x = ag_pack_p_rtne(p0, p1);
         p[1][4].y = ag_pack_p_rtne(p2, p3);
       }
-#line 466 "templates/gfx942/attn_fwd.hip.in"
+#line 472 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[1][5][0], sc, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[1][5][1], sc, nm));
@@ -2454,1272 +2463,1272 @@ AG_KERNEL(512) void attn_fwd_d128_bhsd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         p[1][5].x = ag_pack_p_rtne(p0, p1);
         p[1][5].y = ag_pack_p_rtne(p2, p3);
       }
-#line 479 "templates/gfx942/attn_fwd.hip.in"
+#line 485 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 487 "templates/gfx942/attn_fwd.hip.in"
     }
     // V_j for the P_j V_j product of the next X phase (S is dead now: registers are free)
-#line 268 "templates/gfx942/attn_fwd.hip.in"
+#line 274 "templates/gfx942/attn_fwd.hip.in"
     {
       const unsigned vo = v_lane + (kv0 + 0u) * 256u;
-#line 271 "templates/gfx942/attn_fwd.hip.in"
+#line 277 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<0>(vv[0][0], v_rsrc, vo);
-#line 271 "templates/gfx942/attn_fwd.hip.in"
+#line 277 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<1024>(vv[0][1], v_rsrc, vo);
-#line 271 "templates/gfx942/attn_fwd.hip.in"
+#line 277 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<2048>(vv[0][2], v_rsrc, vo);
-#line 271 "templates/gfx942/attn_fwd.hip.in"
+#line 277 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<3072>(vv[0][3], v_rsrc, vo);
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 279 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 268 "templates/gfx942/attn_fwd.hip.in"
+#line 274 "templates/gfx942/attn_fwd.hip.in"
     {
       const unsigned vo = v_lane + (kv0 + 16u) * 256u;
-#line 271 "templates/gfx942/attn_fwd.hip.in"
+#line 277 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<0>(vv[1][0], v_rsrc, vo);
-#line 271 "templates/gfx942/attn_fwd.hip.in"
+#line 277 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<1024>(vv[1][1], v_rsrc, vo);
-#line 271 "templates/gfx942/attn_fwd.hip.in"
+#line 277 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<2048>(vv[1][2], v_rsrc, vo);
-#line 271 "templates/gfx942/attn_fwd.hip.in"
+#line 277 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<3072>(vv[1][3], v_rsrc, vo);
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 279 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 268 "templates/gfx942/attn_fwd.hip.in"
+#line 274 "templates/gfx942/attn_fwd.hip.in"
     {
       const unsigned vo = v_lane + (kv0 + 32u) * 256u;
-#line 271 "templates/gfx942/attn_fwd.hip.in"
+#line 277 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<0>(vv[2][0], v_rsrc, vo);
-#line 271 "templates/gfx942/attn_fwd.hip.in"
+#line 277 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<1024>(vv[2][1], v_rsrc, vo);
-#line 271 "templates/gfx942/attn_fwd.hip.in"
+#line 277 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<2048>(vv[2][2], v_rsrc, vo);
-#line 271 "templates/gfx942/attn_fwd.hip.in"
+#line 277 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<3072>(vv[2][3], v_rsrc, vo);
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 279 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 486 "templates/gfx942/attn_fwd.hip.in"
+#line 492 "templates/gfx942/attn_fwd.hip.in"
     // O rows are 4g + i in the accumulator layout: fetch their alpha from lane 4g + i.
-#line 502 "templates/gfx942/attn_fwd.hip.in"
+#line 508 "templates/gfx942/attn_fwd.hip.in"
   }
-#line 528 "templates/gfx942/attn_fwd.hip.in"
+#line 534 "templates/gfx942/attn_fwd.hip.in"
     if (grp == 0u) {
       ag_s_waitcnt_vmcnt<12>();  // K_{j+1} (DMA issued in X_j, before V_j) has landed
       ag_s_barrier();
     } else if (jj + 1u < nt) {
       ag_s_barrier();
     }
-#line 544 "templates/gfx942/attn_fwd.hip.in"
+#line 550 "templates/gfx942/attn_fwd.hip.in"
     }
     for (unsigned jj = 1; jj < nt; ++jj) {
-#line 508 "templates/gfx942/attn_fwd.hip.in"
+#line 514 "templates/gfx942/attn_fwd.hip.in"
     const unsigned buf = (jj & 1u) * 26112u;
     // ---- X_j: MFMA phase
     ag_s_setprio<1>();
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
   {
     ag_u32x2 bv[2];
-#line 288 "templates/gfx942/attn_fwd.hip.in"
+#line 294 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_vmcnt<8>(vv[0][0], vv[0][1], vv[0][2], vv[0][3]);
-#line 291 "templates/gfx942/attn_fwd.hip.in"
+#line 297 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[0][0][0];
     bv[1].y = vv[0][0][1];
-#line 291 "templates/gfx942/attn_fwd.hip.in"
+#line 297 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[0][0][2];
     bv[0].y = vv[0][0][3];
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][0], p[0][0], bv[1]);
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][0], p[1][0], bv[1]);
-#line 291 "templates/gfx942/attn_fwd.hip.in"
+#line 297 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[0][1][0];
     bv[1].y = vv[0][1][1];
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][1], p[0][0], bv[0]);
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][1], p[1][0], bv[0]);
-#line 291 "templates/gfx942/attn_fwd.hip.in"
+#line 297 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[0][1][2];
     bv[0].y = vv[0][1][3];
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][2], p[0][0], bv[1]);
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][2], p[1][0], bv[1]);
-#line 291 "templates/gfx942/attn_fwd.hip.in"
+#line 297 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[0][2][0];
     bv[1].y = vv[0][2][1];
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][3], p[0][0], bv[0]);
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][3], p[1][0], bv[0]);
-#line 291 "templates/gfx942/attn_fwd.hip.in"
+#line 297 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[0][2][2];
     bv[0].y = vv[0][2][3];
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][4], p[0][0], bv[1]);
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][4], p[1][0], bv[1]);
-#line 291 "templates/gfx942/attn_fwd.hip.in"
+#line 297 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[0][3][0];
     bv[1].y = vv[0][3][1];
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][5], p[0][0], bv[0]);
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][5], p[1][0], bv[0]);
-#line 291 "templates/gfx942/attn_fwd.hip.in"
+#line 297 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[0][3][2];
     bv[0].y = vv[0][3][3];
-#line 268 "templates/gfx942/attn_fwd.hip.in"
+#line 274 "templates/gfx942/attn_fwd.hip.in"
     {
       const unsigned vo = v_lane + ((kv_begin + (jj - 1u) * 96u) + 48u) * 256u;
-#line 271 "templates/gfx942/attn_fwd.hip.in"
+#line 277 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<0>(vv[0][0], v_rsrc, vo);
-#line 271 "templates/gfx942/attn_fwd.hip.in"
+#line 277 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<1024>(vv[0][1], v_rsrc, vo);
-#line 271 "templates/gfx942/attn_fwd.hip.in"
+#line 277 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<2048>(vv[0][2], v_rsrc, vo);
-#line 271 "templates/gfx942/attn_fwd.hip.in"
+#line 277 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<3072>(vv[0][3], v_rsrc, vo);
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 279 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][6], p[0][0], bv[1]);
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][6], p[1][0], bv[1]);
-#line 288 "templates/gfx942/attn_fwd.hip.in"
+#line 294 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_vmcnt<8>(vv[1][0], vv[1][1], vv[1][2], vv[1][3]);
-#line 291 "templates/gfx942/attn_fwd.hip.in"
+#line 297 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[1][0][0];
     bv[1].y = vv[1][0][1];
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][7], p[0][0], bv[0]);
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][7], p[1][0], bv[0]);
-#line 291 "templates/gfx942/attn_fwd.hip.in"
+#line 297 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[1][0][2];
     bv[0].y = vv[1][0][3];
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][0], p[0][1], bv[1]);
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][0], p[1][1], bv[1]);
-#line 291 "templates/gfx942/attn_fwd.hip.in"
+#line 297 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[1][1][0];
     bv[1].y = vv[1][1][1];
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][1], p[0][1], bv[0]);
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][1], p[1][1], bv[0]);
-#line 291 "templates/gfx942/attn_fwd.hip.in"
+#line 297 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[1][1][2];
     bv[0].y = vv[1][1][3];
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][2], p[0][1], bv[1]);
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][2], p[1][1], bv[1]);
-#line 291 "templates/gfx942/attn_fwd.hip.in"
+#line 297 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[1][2][0];
     bv[1].y = vv[1][2][1];
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][3], p[0][1], bv[0]);
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][3], p[1][1], bv[0]);
-#line 291 "templates/gfx942/attn_fwd.hip.in"
+#line 297 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[1][2][2];
     bv[0].y = vv[1][2][3];
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][4], p[0][1], bv[1]);
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][4], p[1][1], bv[1]);
-#line 291 "templates/gfx942/attn_fwd.hip.in"
+#line 297 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[1][3][0];
     bv[1].y = vv[1][3][1];
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][5], p[0][1], bv[0]);
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][5], p[1][1], bv[0]);
-#line 291 "templates/gfx942/attn_fwd.hip.in"
+#line 297 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[1][3][2];
     bv[0].y = vv[1][3][3];
-#line 268 "templates/gfx942/attn_fwd.hip.in"
+#line 274 "templates/gfx942/attn_fwd.hip.in"
     {
       const unsigned vo = v_lane + ((kv_begin + (jj - 1u) * 96u) + 64u) * 256u;
-#line 271 "templates/gfx942/attn_fwd.hip.in"
+#line 277 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<0>(vv[1][0], v_rsrc, vo);
-#line 271 "templates/gfx942/attn_fwd.hip.in"
+#line 277 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<1024>(vv[1][1], v_rsrc, vo);
-#line 271 "templates/gfx942/attn_fwd.hip.in"
+#line 277 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<2048>(vv[1][2], v_rsrc, vo);
-#line 271 "templates/gfx942/attn_fwd.hip.in"
+#line 277 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<3072>(vv[1][3], v_rsrc, vo);
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 279 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][6], p[0][1], bv[1]);
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][6], p[1][1], bv[1]);
-#line 288 "templates/gfx942/attn_fwd.hip.in"
+#line 294 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_vmcnt<8>(vv[2][0], vv[2][1], vv[2][2], vv[2][3]);
-#line 291 "templates/gfx942/attn_fwd.hip.in"
+#line 297 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[2][0][0];
     bv[1].y = vv[2][0][1];
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][7], p[0][1], bv[0]);
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][7], p[1][1], bv[0]);
-#line 291 "templates/gfx942/attn_fwd.hip.in"
+#line 297 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[2][0][2];
     bv[0].y = vv[2][0][3];
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][0], p[0][2], bv[1]);
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][0], p[1][2], bv[1]);
-#line 291 "templates/gfx942/attn_fwd.hip.in"
+#line 297 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[2][1][0];
     bv[1].y = vv[2][1][1];
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][1], p[0][2], bv[0]);
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][1], p[1][2], bv[0]);
-#line 291 "templates/gfx942/attn_fwd.hip.in"
+#line 297 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[2][1][2];
     bv[0].y = vv[2][1][3];
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][2], p[0][2], bv[1]);
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][2], p[1][2], bv[1]);
-#line 291 "templates/gfx942/attn_fwd.hip.in"
+#line 297 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[2][2][0];
     bv[1].y = vv[2][2][1];
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][3], p[0][2], bv[0]);
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][3], p[1][2], bv[0]);
-#line 291 "templates/gfx942/attn_fwd.hip.in"
+#line 297 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[2][2][2];
     bv[0].y = vv[2][2][3];
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][4], p[0][2], bv[1]);
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][4], p[1][2], bv[1]);
-#line 291 "templates/gfx942/attn_fwd.hip.in"
+#line 297 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[2][3][0];
     bv[1].y = vv[2][3][1];
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][5], p[0][2], bv[0]);
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][5], p[1][2], bv[0]);
-#line 291 "templates/gfx942/attn_fwd.hip.in"
+#line 297 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[2][3][2];
     bv[0].y = vv[2][3][3];
-#line 268 "templates/gfx942/attn_fwd.hip.in"
+#line 274 "templates/gfx942/attn_fwd.hip.in"
     {
       const unsigned vo = v_lane + ((kv_begin + (jj - 1u) * 96u) + 80u) * 256u;
-#line 271 "templates/gfx942/attn_fwd.hip.in"
+#line 277 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<0>(vv[2][0], v_rsrc, vo);
-#line 271 "templates/gfx942/attn_fwd.hip.in"
+#line 277 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<1024>(vv[2][1], v_rsrc, vo);
-#line 271 "templates/gfx942/attn_fwd.hip.in"
+#line 277 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<2048>(vv[2][2], v_rsrc, vo);
-#line 271 "templates/gfx942/attn_fwd.hip.in"
+#line 277 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<3072>(vv[2][3], v_rsrc, vo);
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 279 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][6], p[0][2], bv[1]);
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][6], p[1][2], bv[1]);
-#line 288 "templates/gfx942/attn_fwd.hip.in"
+#line 294 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_vmcnt<8>(vv[0][0], vv[0][1], vv[0][2], vv[0][3]);
-#line 291 "templates/gfx942/attn_fwd.hip.in"
+#line 297 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[0][0][0];
     bv[1].y = vv[0][0][1];
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][7], p[0][2], bv[0]);
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][7], p[1][2], bv[0]);
-#line 291 "templates/gfx942/attn_fwd.hip.in"
+#line 297 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[0][0][2];
     bv[0].y = vv[0][0][3];
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][0], p[0][3], bv[1]);
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][0], p[1][3], bv[1]);
-#line 291 "templates/gfx942/attn_fwd.hip.in"
+#line 297 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[0][1][0];
     bv[1].y = vv[0][1][1];
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][1], p[0][3], bv[0]);
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][1], p[1][3], bv[0]);
-#line 291 "templates/gfx942/attn_fwd.hip.in"
+#line 297 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[0][1][2];
     bv[0].y = vv[0][1][3];
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][2], p[0][3], bv[1]);
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][2], p[1][3], bv[1]);
-#line 291 "templates/gfx942/attn_fwd.hip.in"
+#line 297 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[0][2][0];
     bv[1].y = vv[0][2][1];
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][3], p[0][3], bv[0]);
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][3], p[1][3], bv[0]);
-#line 291 "templates/gfx942/attn_fwd.hip.in"
+#line 297 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[0][2][2];
     bv[0].y = vv[0][2][3];
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][4], p[0][3], bv[1]);
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][4], p[1][3], bv[1]);
-#line 291 "templates/gfx942/attn_fwd.hip.in"
+#line 297 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[0][3][0];
     bv[1].y = vv[0][3][1];
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][5], p[0][3], bv[0]);
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][5], p[1][3], bv[0]);
-#line 291 "templates/gfx942/attn_fwd.hip.in"
+#line 297 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[0][3][2];
     bv[0].y = vv[0][3][3];
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][6], p[0][3], bv[1]);
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][6], p[1][3], bv[1]);
-#line 288 "templates/gfx942/attn_fwd.hip.in"
+#line 294 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_vmcnt<4>(vv[1][0], vv[1][1], vv[1][2], vv[1][3]);
-#line 291 "templates/gfx942/attn_fwd.hip.in"
+#line 297 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[1][0][0];
     bv[1].y = vv[1][0][1];
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][7], p[0][3], bv[0]);
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][7], p[1][3], bv[0]);
-#line 291 "templates/gfx942/attn_fwd.hip.in"
+#line 297 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[1][0][2];
     bv[0].y = vv[1][0][3];
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][0], p[0][4], bv[1]);
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][0], p[1][4], bv[1]);
-#line 291 "templates/gfx942/attn_fwd.hip.in"
+#line 297 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[1][1][0];
     bv[1].y = vv[1][1][1];
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][1], p[0][4], bv[0]);
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][1], p[1][4], bv[0]);
-#line 291 "templates/gfx942/attn_fwd.hip.in"
+#line 297 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[1][1][2];
     bv[0].y = vv[1][1][3];
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][2], p[0][4], bv[1]);
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][2], p[1][4], bv[1]);
-#line 291 "templates/gfx942/attn_fwd.hip.in"
+#line 297 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[1][2][0];
     bv[1].y = vv[1][2][1];
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][3], p[0][4], bv[0]);
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][3], p[1][4], bv[0]);
-#line 291 "templates/gfx942/attn_fwd.hip.in"
+#line 297 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[1][2][2];
     bv[0].y = vv[1][2][3];
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][4], p[0][4], bv[1]);
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][4], p[1][4], bv[1]);
-#line 291 "templates/gfx942/attn_fwd.hip.in"
+#line 297 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[1][3][0];
     bv[1].y = vv[1][3][1];
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][5], p[0][4], bv[0]);
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][5], p[1][4], bv[0]);
-#line 291 "templates/gfx942/attn_fwd.hip.in"
+#line 297 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[1][3][2];
     bv[0].y = vv[1][3][3];
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][6], p[0][4], bv[1]);
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][6], p[1][4], bv[1]);
-#line 288 "templates/gfx942/attn_fwd.hip.in"
+#line 294 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_vmcnt<0>(vv[2][0], vv[2][1], vv[2][2], vv[2][3]);
-#line 291 "templates/gfx942/attn_fwd.hip.in"
+#line 297 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[2][0][0];
     bv[1].y = vv[2][0][1];
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][7], p[0][4], bv[0]);
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][7], p[1][4], bv[0]);
-#line 291 "templates/gfx942/attn_fwd.hip.in"
+#line 297 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[2][0][2];
     bv[0].y = vv[2][0][3];
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][0], p[0][5], bv[1]);
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][0], p[1][5], bv[1]);
-#line 291 "templates/gfx942/attn_fwd.hip.in"
+#line 297 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[2][1][0];
     bv[1].y = vv[2][1][1];
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][1], p[0][5], bv[0]);
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][1], p[1][5], bv[0]);
-#line 291 "templates/gfx942/attn_fwd.hip.in"
+#line 297 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[2][1][2];
     bv[0].y = vv[2][1][3];
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][2], p[0][5], bv[1]);
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][2], p[1][5], bv[1]);
-#line 291 "templates/gfx942/attn_fwd.hip.in"
+#line 297 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[2][2][0];
     bv[1].y = vv[2][2][1];
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][3], p[0][5], bv[0]);
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][3], p[1][5], bv[0]);
-#line 291 "templates/gfx942/attn_fwd.hip.in"
+#line 297 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[2][2][2];
     bv[0].y = vv[2][2][3];
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][4], p[0][5], bv[1]);
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][4], p[1][5], bv[1]);
-#line 291 "templates/gfx942/attn_fwd.hip.in"
+#line 297 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[2][3][0];
     bv[1].y = vv[2][3][1];
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][5], p[0][5], bv[0]);
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][5], p[1][5], bv[0]);
-#line 291 "templates/gfx942/attn_fwd.hip.in"
+#line 297 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[2][3][2];
     bv[0].y = vv[2][3][3];
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][6], p[0][5], bv[1]);
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][6], p[1][5], bv[1]);
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][7], p[0][5], bv[0]);
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][7], p[1][5], bv[0]);
-#line 308 "templates/gfx942/attn_fwd.hip.in"
+#line 314 "templates/gfx942/attn_fwd.hip.in"
   }
-#line 514 "templates/gfx942/attn_fwd.hip.in"
+#line 520 "templates/gfx942/attn_fwd.hip.in"
     if (grp == 0u) {  // K_{j+1} into the other buffer (B issued its share in Y_{j-1})
-#line 220 "templates/gfx942/attn_fwd.hip.in"
-  ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 1u) * 96u + wave + 0u) * rs,
+#line 226 "templates/gfx942/attn_fwd.hip.in"
+  ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 1u) * 96u + wave + 0u) * kv_rs,
                            lds + (26112u - buf) + (wave + 0u) * 272u);
-#line 220 "templates/gfx942/attn_fwd.hip.in"
-  ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 1u) * 96u + wave + 8u) * rs,
+#line 226 "templates/gfx942/attn_fwd.hip.in"
+  ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 1u) * 96u + wave + 8u) * kv_rs,
                            lds + (26112u - buf) + (wave + 8u) * 272u);
-#line 220 "templates/gfx942/attn_fwd.hip.in"
-  ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 1u) * 96u + wave + 16u) * rs,
+#line 226 "templates/gfx942/attn_fwd.hip.in"
+  ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 1u) * 96u + wave + 16u) * kv_rs,
                            lds + (26112u - buf) + (wave + 16u) * 272u);
-#line 220 "templates/gfx942/attn_fwd.hip.in"
-  ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 1u) * 96u + wave + 24u) * rs,
+#line 226 "templates/gfx942/attn_fwd.hip.in"
+  ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 1u) * 96u + wave + 24u) * kv_rs,
                            lds + (26112u - buf) + (wave + 24u) * 272u);
-#line 220 "templates/gfx942/attn_fwd.hip.in"
-  ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 1u) * 96u + wave + 32u) * rs,
+#line 226 "templates/gfx942/attn_fwd.hip.in"
+  ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 1u) * 96u + wave + 32u) * kv_rs,
                            lds + (26112u - buf) + (wave + 32u) * 272u);
-#line 220 "templates/gfx942/attn_fwd.hip.in"
-  ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 1u) * 96u + wave + 40u) * rs,
+#line 226 "templates/gfx942/attn_fwd.hip.in"
+  ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 1u) * 96u + wave + 40u) * kv_rs,
                            lds + (26112u - buf) + (wave + 40u) * 272u);
-#line 220 "templates/gfx942/attn_fwd.hip.in"
-  ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 1u) * 96u + wave + 48u) * rs,
+#line 226 "templates/gfx942/attn_fwd.hip.in"
+  ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 1u) * 96u + wave + 48u) * kv_rs,
                            lds + (26112u - buf) + (wave + 48u) * 272u);
-#line 220 "templates/gfx942/attn_fwd.hip.in"
-  ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 1u) * 96u + wave + 56u) * rs,
+#line 226 "templates/gfx942/attn_fwd.hip.in"
+  ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 1u) * 96u + wave + 56u) * kv_rs,
                            lds + (26112u - buf) + (wave + 56u) * 272u);
-#line 220 "templates/gfx942/attn_fwd.hip.in"
-  ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 1u) * 96u + wave + 64u) * rs,
+#line 226 "templates/gfx942/attn_fwd.hip.in"
+  ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 1u) * 96u + wave + 64u) * kv_rs,
                            lds + (26112u - buf) + (wave + 64u) * 272u);
-#line 220 "templates/gfx942/attn_fwd.hip.in"
-  ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 1u) * 96u + wave + 72u) * rs,
+#line 226 "templates/gfx942/attn_fwd.hip.in"
+  ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 1u) * 96u + wave + 72u) * kv_rs,
                            lds + (26112u - buf) + (wave + 72u) * 272u);
-#line 220 "templates/gfx942/attn_fwd.hip.in"
-  ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 1u) * 96u + wave + 80u) * rs,
+#line 226 "templates/gfx942/attn_fwd.hip.in"
+  ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 1u) * 96u + wave + 80u) * kv_rs,
                            lds + (26112u - buf) + (wave + 80u) * 272u);
-#line 220 "templates/gfx942/attn_fwd.hip.in"
-  ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 1u) * 96u + wave + 88u) * rs,
+#line 226 "templates/gfx942/attn_fwd.hip.in"
+  ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 1u) * 96u + wave + 88u) * kv_rs,
                            lds + (26112u - buf) + (wave + 88u) * 272u);
-#line 516 "templates/gfx942/attn_fwd.hip.in"
+#line 522 "templates/gfx942/attn_fwd.hip.in"
     } else {
       ag_s_waitcnt_vmcnt<0>();  // K_{j+1} (DMA issued in Y_{j-1}) lands before the barrier
     }
-#line 321 "templates/gfx942/attn_fwd.hip.in"
+#line 327 "templates/gfx942/attn_fwd.hip.in"
   {
     ag_u32x4 kf[3];
-#line 319 "templates/gfx942/attn_fwd.hip.in"
+#line 325 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<0>(kf[1], k_rd + buf);
-#line 319 "templates/gfx942/attn_fwd.hip.in"
+#line 325 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<4352>(kf[2], k_rd + buf);
-#line 326 "templates/gfx942/attn_fwd.hip.in"
+#line 332 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[1]);
-#line 328 "templates/gfx942/attn_fwd.hip.in"
+#line 334 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][0], kf[1][1]};
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][0][0], qv[0][0][1]};
-#line 333 "templates/gfx942/attn_fwd.hip.in"
+#line 339 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16_zero(s[0][0], ka, qf0);
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][0][0], qv[1][0][1]};
-#line 333 "templates/gfx942/attn_fwd.hip.in"
+#line 339 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16_zero(s[1][0], ka, qf1);
-#line 338 "templates/gfx942/attn_fwd.hip.in"
+#line 344 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 328 "templates/gfx942/attn_fwd.hip.in"
+#line 334 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][2], kf[1][3]};
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][0][2], qv[0][0][3]};
-#line 335 "templates/gfx942/attn_fwd.hip.in"
+#line 341 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][0], ka, qf0);
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][0][2], qv[1][0][3]};
-#line 335 "templates/gfx942/attn_fwd.hip.in"
+#line 341 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][0], ka, qf1);
-#line 338 "templates/gfx942/attn_fwd.hip.in"
+#line 344 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 319 "templates/gfx942/attn_fwd.hip.in"
+#line 325 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<8704>(kf[0], k_rd + buf);
-#line 326 "templates/gfx942/attn_fwd.hip.in"
+#line 332 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[2]);
-#line 328 "templates/gfx942/attn_fwd.hip.in"
+#line 334 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][0], kf[2][1]};
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][0][0], qv[0][0][1]};
-#line 333 "templates/gfx942/attn_fwd.hip.in"
+#line 339 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16_zero(s[0][1], ka, qf0);
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][0][0], qv[1][0][1]};
-#line 333 "templates/gfx942/attn_fwd.hip.in"
+#line 339 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16_zero(s[1][1], ka, qf1);
-#line 338 "templates/gfx942/attn_fwd.hip.in"
+#line 344 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 328 "templates/gfx942/attn_fwd.hip.in"
+#line 334 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][2], kf[2][3]};
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][0][2], qv[0][0][3]};
-#line 335 "templates/gfx942/attn_fwd.hip.in"
+#line 341 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][1], ka, qf0);
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][0][2], qv[1][0][3]};
-#line 335 "templates/gfx942/attn_fwd.hip.in"
+#line 341 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][1], ka, qf1);
-#line 338 "templates/gfx942/attn_fwd.hip.in"
+#line 344 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 319 "templates/gfx942/attn_fwd.hip.in"
+#line 325 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<13056>(kf[1], k_rd + buf);
-#line 326 "templates/gfx942/attn_fwd.hip.in"
+#line 332 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[0]);
-#line 328 "templates/gfx942/attn_fwd.hip.in"
+#line 334 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][0], kf[0][1]};
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][0][0], qv[0][0][1]};
-#line 333 "templates/gfx942/attn_fwd.hip.in"
+#line 339 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16_zero(s[0][2], ka, qf0);
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][0][0], qv[1][0][1]};
-#line 333 "templates/gfx942/attn_fwd.hip.in"
+#line 339 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16_zero(s[1][2], ka, qf1);
-#line 338 "templates/gfx942/attn_fwd.hip.in"
+#line 344 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 328 "templates/gfx942/attn_fwd.hip.in"
+#line 334 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][2], kf[0][3]};
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][0][2], qv[0][0][3]};
-#line 335 "templates/gfx942/attn_fwd.hip.in"
+#line 341 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][2], ka, qf0);
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][0][2], qv[1][0][3]};
-#line 335 "templates/gfx942/attn_fwd.hip.in"
+#line 341 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][2], ka, qf1);
-#line 338 "templates/gfx942/attn_fwd.hip.in"
+#line 344 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 319 "templates/gfx942/attn_fwd.hip.in"
+#line 325 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<17408>(kf[2], k_rd + buf);
-#line 326 "templates/gfx942/attn_fwd.hip.in"
+#line 332 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[1]);
-#line 328 "templates/gfx942/attn_fwd.hip.in"
+#line 334 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][0], kf[1][1]};
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][0][0], qv[0][0][1]};
-#line 333 "templates/gfx942/attn_fwd.hip.in"
+#line 339 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16_zero(s[0][3], ka, qf0);
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][0][0], qv[1][0][1]};
-#line 333 "templates/gfx942/attn_fwd.hip.in"
+#line 339 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16_zero(s[1][3], ka, qf1);
-#line 338 "templates/gfx942/attn_fwd.hip.in"
+#line 344 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 328 "templates/gfx942/attn_fwd.hip.in"
+#line 334 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][2], kf[1][3]};
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][0][2], qv[0][0][3]};
-#line 335 "templates/gfx942/attn_fwd.hip.in"
+#line 341 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][3], ka, qf0);
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][0][2], qv[1][0][3]};
-#line 335 "templates/gfx942/attn_fwd.hip.in"
+#line 341 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][3], ka, qf1);
-#line 338 "templates/gfx942/attn_fwd.hip.in"
+#line 344 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 319 "templates/gfx942/attn_fwd.hip.in"
+#line 325 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<21760>(kf[0], k_rd + buf);
-#line 326 "templates/gfx942/attn_fwd.hip.in"
+#line 332 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[2]);
-#line 328 "templates/gfx942/attn_fwd.hip.in"
+#line 334 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][0], kf[2][1]};
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][0][0], qv[0][0][1]};
-#line 333 "templates/gfx942/attn_fwd.hip.in"
+#line 339 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16_zero(s[0][4], ka, qf0);
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][0][0], qv[1][0][1]};
-#line 333 "templates/gfx942/attn_fwd.hip.in"
+#line 339 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16_zero(s[1][4], ka, qf1);
-#line 338 "templates/gfx942/attn_fwd.hip.in"
+#line 344 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 328 "templates/gfx942/attn_fwd.hip.in"
+#line 334 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][2], kf[2][3]};
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][0][2], qv[0][0][3]};
-#line 335 "templates/gfx942/attn_fwd.hip.in"
+#line 341 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][4], ka, qf0);
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][0][2], qv[1][0][3]};
-#line 335 "templates/gfx942/attn_fwd.hip.in"
+#line 341 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][4], ka, qf1);
-#line 338 "templates/gfx942/attn_fwd.hip.in"
+#line 344 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 319 "templates/gfx942/attn_fwd.hip.in"
+#line 325 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<64>(kf[1], k_rd + buf);
-#line 326 "templates/gfx942/attn_fwd.hip.in"
+#line 332 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[0]);
-#line 328 "templates/gfx942/attn_fwd.hip.in"
+#line 334 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][0], kf[0][1]};
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][0][0], qv[0][0][1]};
-#line 333 "templates/gfx942/attn_fwd.hip.in"
+#line 339 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16_zero(s[0][5], ka, qf0);
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][0][0], qv[1][0][1]};
-#line 333 "templates/gfx942/attn_fwd.hip.in"
+#line 339 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16_zero(s[1][5], ka, qf1);
-#line 338 "templates/gfx942/attn_fwd.hip.in"
+#line 344 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 328 "templates/gfx942/attn_fwd.hip.in"
+#line 334 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][2], kf[0][3]};
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][0][2], qv[0][0][3]};
-#line 335 "templates/gfx942/attn_fwd.hip.in"
+#line 341 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][5], ka, qf0);
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][0][2], qv[1][0][3]};
-#line 335 "templates/gfx942/attn_fwd.hip.in"
+#line 341 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][5], ka, qf1);
-#line 338 "templates/gfx942/attn_fwd.hip.in"
+#line 344 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 319 "templates/gfx942/attn_fwd.hip.in"
+#line 325 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<4416>(kf[2], k_rd + buf);
-#line 326 "templates/gfx942/attn_fwd.hip.in"
+#line 332 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[1]);
-#line 328 "templates/gfx942/attn_fwd.hip.in"
+#line 334 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][0], kf[1][1]};
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][1][0], qv[0][1][1]};
-#line 335 "templates/gfx942/attn_fwd.hip.in"
+#line 341 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][0], ka, qf0);
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][1][0], qv[1][1][1]};
-#line 335 "templates/gfx942/attn_fwd.hip.in"
+#line 341 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][0], ka, qf1);
-#line 338 "templates/gfx942/attn_fwd.hip.in"
+#line 344 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 328 "templates/gfx942/attn_fwd.hip.in"
+#line 334 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][2], kf[1][3]};
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][1][2], qv[0][1][3]};
-#line 335 "templates/gfx942/attn_fwd.hip.in"
+#line 341 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][0], ka, qf0);
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][1][2], qv[1][1][3]};
-#line 335 "templates/gfx942/attn_fwd.hip.in"
+#line 341 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][0], ka, qf1);
-#line 338 "templates/gfx942/attn_fwd.hip.in"
+#line 344 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 319 "templates/gfx942/attn_fwd.hip.in"
+#line 325 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<8768>(kf[0], k_rd + buf);
-#line 326 "templates/gfx942/attn_fwd.hip.in"
+#line 332 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[2]);
-#line 328 "templates/gfx942/attn_fwd.hip.in"
+#line 334 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][0], kf[2][1]};
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][1][0], qv[0][1][1]};
-#line 335 "templates/gfx942/attn_fwd.hip.in"
+#line 341 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][1], ka, qf0);
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][1][0], qv[1][1][1]};
-#line 335 "templates/gfx942/attn_fwd.hip.in"
+#line 341 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][1], ka, qf1);
-#line 338 "templates/gfx942/attn_fwd.hip.in"
+#line 344 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 328 "templates/gfx942/attn_fwd.hip.in"
+#line 334 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][2], kf[2][3]};
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][1][2], qv[0][1][3]};
-#line 335 "templates/gfx942/attn_fwd.hip.in"
+#line 341 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][1], ka, qf0);
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][1][2], qv[1][1][3]};
-#line 335 "templates/gfx942/attn_fwd.hip.in"
+#line 341 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][1], ka, qf1);
-#line 338 "templates/gfx942/attn_fwd.hip.in"
+#line 344 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 319 "templates/gfx942/attn_fwd.hip.in"
+#line 325 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<13120>(kf[1], k_rd + buf);
-#line 326 "templates/gfx942/attn_fwd.hip.in"
+#line 332 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[0]);
-#line 328 "templates/gfx942/attn_fwd.hip.in"
+#line 334 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][0], kf[0][1]};
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][1][0], qv[0][1][1]};
-#line 335 "templates/gfx942/attn_fwd.hip.in"
+#line 341 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][2], ka, qf0);
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][1][0], qv[1][1][1]};
-#line 335 "templates/gfx942/attn_fwd.hip.in"
+#line 341 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][2], ka, qf1);
-#line 338 "templates/gfx942/attn_fwd.hip.in"
+#line 344 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 328 "templates/gfx942/attn_fwd.hip.in"
+#line 334 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][2], kf[0][3]};
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][1][2], qv[0][1][3]};
-#line 335 "templates/gfx942/attn_fwd.hip.in"
+#line 341 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][2], ka, qf0);
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][1][2], qv[1][1][3]};
-#line 335 "templates/gfx942/attn_fwd.hip.in"
+#line 341 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][2], ka, qf1);
-#line 338 "templates/gfx942/attn_fwd.hip.in"
+#line 344 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 319 "templates/gfx942/attn_fwd.hip.in"
+#line 325 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<17472>(kf[2], k_rd + buf);
-#line 326 "templates/gfx942/attn_fwd.hip.in"
+#line 332 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[1]);
-#line 328 "templates/gfx942/attn_fwd.hip.in"
+#line 334 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][0], kf[1][1]};
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][1][0], qv[0][1][1]};
-#line 335 "templates/gfx942/attn_fwd.hip.in"
+#line 341 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][3], ka, qf0);
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][1][0], qv[1][1][1]};
-#line 335 "templates/gfx942/attn_fwd.hip.in"
+#line 341 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][3], ka, qf1);
-#line 338 "templates/gfx942/attn_fwd.hip.in"
+#line 344 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 328 "templates/gfx942/attn_fwd.hip.in"
+#line 334 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][2], kf[1][3]};
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][1][2], qv[0][1][3]};
-#line 335 "templates/gfx942/attn_fwd.hip.in"
+#line 341 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][3], ka, qf0);
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][1][2], qv[1][1][3]};
-#line 335 "templates/gfx942/attn_fwd.hip.in"
+#line 341 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][3], ka, qf1);
-#line 338 "templates/gfx942/attn_fwd.hip.in"
+#line 344 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 319 "templates/gfx942/attn_fwd.hip.in"
+#line 325 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<21824>(kf[0], k_rd + buf);
-#line 326 "templates/gfx942/attn_fwd.hip.in"
+#line 332 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[2]);
-#line 328 "templates/gfx942/attn_fwd.hip.in"
+#line 334 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][0], kf[2][1]};
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][1][0], qv[0][1][1]};
-#line 335 "templates/gfx942/attn_fwd.hip.in"
+#line 341 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][4], ka, qf0);
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][1][0], qv[1][1][1]};
-#line 335 "templates/gfx942/attn_fwd.hip.in"
+#line 341 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][4], ka, qf1);
-#line 338 "templates/gfx942/attn_fwd.hip.in"
+#line 344 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 328 "templates/gfx942/attn_fwd.hip.in"
+#line 334 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][2], kf[2][3]};
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][1][2], qv[0][1][3]};
-#line 335 "templates/gfx942/attn_fwd.hip.in"
+#line 341 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][4], ka, qf0);
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][1][2], qv[1][1][3]};
-#line 335 "templates/gfx942/attn_fwd.hip.in"
+#line 341 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][4], ka, qf1);
-#line 338 "templates/gfx942/attn_fwd.hip.in"
+#line 344 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 319 "templates/gfx942/attn_fwd.hip.in"
+#line 325 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<128>(kf[1], k_rd + buf);
-#line 326 "templates/gfx942/attn_fwd.hip.in"
+#line 332 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[0]);
-#line 328 "templates/gfx942/attn_fwd.hip.in"
+#line 334 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][0], kf[0][1]};
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][1][0], qv[0][1][1]};
-#line 335 "templates/gfx942/attn_fwd.hip.in"
+#line 341 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][5], ka, qf0);
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][1][0], qv[1][1][1]};
-#line 335 "templates/gfx942/attn_fwd.hip.in"
+#line 341 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][5], ka, qf1);
-#line 338 "templates/gfx942/attn_fwd.hip.in"
+#line 344 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 328 "templates/gfx942/attn_fwd.hip.in"
+#line 334 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][2], kf[0][3]};
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][1][2], qv[0][1][3]};
-#line 335 "templates/gfx942/attn_fwd.hip.in"
+#line 341 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][5], ka, qf0);
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][1][2], qv[1][1][3]};
-#line 335 "templates/gfx942/attn_fwd.hip.in"
+#line 341 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][5], ka, qf1);
-#line 338 "templates/gfx942/attn_fwd.hip.in"
+#line 344 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 319 "templates/gfx942/attn_fwd.hip.in"
+#line 325 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<4480>(kf[2], k_rd + buf);
-#line 326 "templates/gfx942/attn_fwd.hip.in"
+#line 332 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[1]);
-#line 328 "templates/gfx942/attn_fwd.hip.in"
+#line 334 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][0], kf[1][1]};
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][2][0], qv[0][2][1]};
-#line 335 "templates/gfx942/attn_fwd.hip.in"
+#line 341 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][0], ka, qf0);
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][2][0], qv[1][2][1]};
-#line 335 "templates/gfx942/attn_fwd.hip.in"
+#line 341 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][0], ka, qf1);
-#line 338 "templates/gfx942/attn_fwd.hip.in"
+#line 344 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 328 "templates/gfx942/attn_fwd.hip.in"
+#line 334 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][2], kf[1][3]};
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][2][2], qv[0][2][3]};
-#line 335 "templates/gfx942/attn_fwd.hip.in"
+#line 341 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][0], ka, qf0);
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][2][2], qv[1][2][3]};
-#line 335 "templates/gfx942/attn_fwd.hip.in"
+#line 341 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][0], ka, qf1);
-#line 338 "templates/gfx942/attn_fwd.hip.in"
+#line 344 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 319 "templates/gfx942/attn_fwd.hip.in"
+#line 325 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<8832>(kf[0], k_rd + buf);
-#line 326 "templates/gfx942/attn_fwd.hip.in"
+#line 332 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[2]);
-#line 328 "templates/gfx942/attn_fwd.hip.in"
+#line 334 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][0], kf[2][1]};
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][2][0], qv[0][2][1]};
-#line 335 "templates/gfx942/attn_fwd.hip.in"
+#line 341 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][1], ka, qf0);
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][2][0], qv[1][2][1]};
-#line 335 "templates/gfx942/attn_fwd.hip.in"
+#line 341 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][1], ka, qf1);
-#line 338 "templates/gfx942/attn_fwd.hip.in"
+#line 344 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 328 "templates/gfx942/attn_fwd.hip.in"
+#line 334 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][2], kf[2][3]};
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][2][2], qv[0][2][3]};
-#line 335 "templates/gfx942/attn_fwd.hip.in"
+#line 341 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][1], ka, qf0);
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][2][2], qv[1][2][3]};
-#line 335 "templates/gfx942/attn_fwd.hip.in"
+#line 341 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][1], ka, qf1);
-#line 338 "templates/gfx942/attn_fwd.hip.in"
+#line 344 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 319 "templates/gfx942/attn_fwd.hip.in"
+#line 325 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<13184>(kf[1], k_rd + buf);
-#line 326 "templates/gfx942/attn_fwd.hip.in"
+#line 332 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[0]);
-#line 328 "templates/gfx942/attn_fwd.hip.in"
+#line 334 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][0], kf[0][1]};
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][2][0], qv[0][2][1]};
-#line 335 "templates/gfx942/attn_fwd.hip.in"
+#line 341 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][2], ka, qf0);
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][2][0], qv[1][2][1]};
-#line 335 "templates/gfx942/attn_fwd.hip.in"
+#line 341 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][2], ka, qf1);
-#line 338 "templates/gfx942/attn_fwd.hip.in"
+#line 344 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 328 "templates/gfx942/attn_fwd.hip.in"
+#line 334 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][2], kf[0][3]};
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][2][2], qv[0][2][3]};
-#line 335 "templates/gfx942/attn_fwd.hip.in"
+#line 341 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][2], ka, qf0);
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][2][2], qv[1][2][3]};
-#line 335 "templates/gfx942/attn_fwd.hip.in"
+#line 341 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][2], ka, qf1);
-#line 338 "templates/gfx942/attn_fwd.hip.in"
+#line 344 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 319 "templates/gfx942/attn_fwd.hip.in"
+#line 325 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<17536>(kf[2], k_rd + buf);
-#line 326 "templates/gfx942/attn_fwd.hip.in"
+#line 332 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[1]);
-#line 328 "templates/gfx942/attn_fwd.hip.in"
+#line 334 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][0], kf[1][1]};
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][2][0], qv[0][2][1]};
-#line 335 "templates/gfx942/attn_fwd.hip.in"
+#line 341 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][3], ka, qf0);
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][2][0], qv[1][2][1]};
-#line 335 "templates/gfx942/attn_fwd.hip.in"
+#line 341 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][3], ka, qf1);
-#line 338 "templates/gfx942/attn_fwd.hip.in"
+#line 344 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 328 "templates/gfx942/attn_fwd.hip.in"
+#line 334 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][2], kf[1][3]};
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][2][2], qv[0][2][3]};
-#line 335 "templates/gfx942/attn_fwd.hip.in"
+#line 341 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][3], ka, qf0);
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][2][2], qv[1][2][3]};
-#line 335 "templates/gfx942/attn_fwd.hip.in"
+#line 341 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][3], ka, qf1);
-#line 338 "templates/gfx942/attn_fwd.hip.in"
+#line 344 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 319 "templates/gfx942/attn_fwd.hip.in"
+#line 325 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<21888>(kf[0], k_rd + buf);
-#line 326 "templates/gfx942/attn_fwd.hip.in"
+#line 332 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[2]);
-#line 328 "templates/gfx942/attn_fwd.hip.in"
+#line 334 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][0], kf[2][1]};
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][2][0], qv[0][2][1]};
-#line 335 "templates/gfx942/attn_fwd.hip.in"
+#line 341 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][4], ka, qf0);
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][2][0], qv[1][2][1]};
-#line 335 "templates/gfx942/attn_fwd.hip.in"
+#line 341 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][4], ka, qf1);
-#line 338 "templates/gfx942/attn_fwd.hip.in"
+#line 344 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 328 "templates/gfx942/attn_fwd.hip.in"
+#line 334 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][2], kf[2][3]};
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][2][2], qv[0][2][3]};
-#line 335 "templates/gfx942/attn_fwd.hip.in"
+#line 341 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][4], ka, qf0);
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][2][2], qv[1][2][3]};
-#line 335 "templates/gfx942/attn_fwd.hip.in"
+#line 341 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][4], ka, qf1);
-#line 338 "templates/gfx942/attn_fwd.hip.in"
+#line 344 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 319 "templates/gfx942/attn_fwd.hip.in"
+#line 325 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<192>(kf[1], k_rd + buf);
-#line 326 "templates/gfx942/attn_fwd.hip.in"
+#line 332 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[0]);
-#line 328 "templates/gfx942/attn_fwd.hip.in"
+#line 334 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][0], kf[0][1]};
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][2][0], qv[0][2][1]};
-#line 335 "templates/gfx942/attn_fwd.hip.in"
+#line 341 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][5], ka, qf0);
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][2][0], qv[1][2][1]};
-#line 335 "templates/gfx942/attn_fwd.hip.in"
+#line 341 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][5], ka, qf1);
-#line 338 "templates/gfx942/attn_fwd.hip.in"
+#line 344 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 328 "templates/gfx942/attn_fwd.hip.in"
+#line 334 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][2], kf[0][3]};
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][2][2], qv[0][2][3]};
-#line 335 "templates/gfx942/attn_fwd.hip.in"
+#line 341 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][5], ka, qf0);
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][2][2], qv[1][2][3]};
-#line 335 "templates/gfx942/attn_fwd.hip.in"
+#line 341 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][5], ka, qf1);
-#line 338 "templates/gfx942/attn_fwd.hip.in"
+#line 344 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 319 "templates/gfx942/attn_fwd.hip.in"
+#line 325 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<4544>(kf[2], k_rd + buf);
-#line 326 "templates/gfx942/attn_fwd.hip.in"
+#line 332 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[1]);
-#line 328 "templates/gfx942/attn_fwd.hip.in"
+#line 334 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][0], kf[1][1]};
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][3][0], qv[0][3][1]};
-#line 335 "templates/gfx942/attn_fwd.hip.in"
+#line 341 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][0], ka, qf0);
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][3][0], qv[1][3][1]};
-#line 335 "templates/gfx942/attn_fwd.hip.in"
+#line 341 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][0], ka, qf1);
-#line 338 "templates/gfx942/attn_fwd.hip.in"
+#line 344 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 328 "templates/gfx942/attn_fwd.hip.in"
+#line 334 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][2], kf[1][3]};
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][3][2], qv[0][3][3]};
-#line 335 "templates/gfx942/attn_fwd.hip.in"
+#line 341 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][0], ka, qf0);
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][3][2], qv[1][3][3]};
-#line 335 "templates/gfx942/attn_fwd.hip.in"
+#line 341 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][0], ka, qf1);
-#line 338 "templates/gfx942/attn_fwd.hip.in"
+#line 344 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 319 "templates/gfx942/attn_fwd.hip.in"
+#line 325 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<8896>(kf[0], k_rd + buf);
-#line 326 "templates/gfx942/attn_fwd.hip.in"
+#line 332 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[2]);
-#line 328 "templates/gfx942/attn_fwd.hip.in"
+#line 334 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][0], kf[2][1]};
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][3][0], qv[0][3][1]};
-#line 335 "templates/gfx942/attn_fwd.hip.in"
+#line 341 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][1], ka, qf0);
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][3][0], qv[1][3][1]};
-#line 335 "templates/gfx942/attn_fwd.hip.in"
+#line 341 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][1], ka, qf1);
-#line 338 "templates/gfx942/attn_fwd.hip.in"
+#line 344 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 328 "templates/gfx942/attn_fwd.hip.in"
+#line 334 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][2], kf[2][3]};
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][3][2], qv[0][3][3]};
-#line 335 "templates/gfx942/attn_fwd.hip.in"
+#line 341 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][1], ka, qf0);
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][3][2], qv[1][3][3]};
-#line 335 "templates/gfx942/attn_fwd.hip.in"
+#line 341 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][1], ka, qf1);
-#line 338 "templates/gfx942/attn_fwd.hip.in"
+#line 344 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 319 "templates/gfx942/attn_fwd.hip.in"
+#line 325 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<13248>(kf[1], k_rd + buf);
-#line 326 "templates/gfx942/attn_fwd.hip.in"
+#line 332 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[0]);
-#line 328 "templates/gfx942/attn_fwd.hip.in"
+#line 334 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][0], kf[0][1]};
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][3][0], qv[0][3][1]};
-#line 335 "templates/gfx942/attn_fwd.hip.in"
+#line 341 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][2], ka, qf0);
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][3][0], qv[1][3][1]};
-#line 335 "templates/gfx942/attn_fwd.hip.in"
+#line 341 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][2], ka, qf1);
-#line 338 "templates/gfx942/attn_fwd.hip.in"
+#line 344 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 328 "templates/gfx942/attn_fwd.hip.in"
+#line 334 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][2], kf[0][3]};
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][3][2], qv[0][3][3]};
-#line 335 "templates/gfx942/attn_fwd.hip.in"
+#line 341 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][2], ka, qf0);
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][3][2], qv[1][3][3]};
-#line 335 "templates/gfx942/attn_fwd.hip.in"
+#line 341 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][2], ka, qf1);
-#line 338 "templates/gfx942/attn_fwd.hip.in"
+#line 344 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 319 "templates/gfx942/attn_fwd.hip.in"
+#line 325 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<17600>(kf[2], k_rd + buf);
-#line 326 "templates/gfx942/attn_fwd.hip.in"
+#line 332 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[1]);
-#line 328 "templates/gfx942/attn_fwd.hip.in"
+#line 334 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][0], kf[1][1]};
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][3][0], qv[0][3][1]};
-#line 335 "templates/gfx942/attn_fwd.hip.in"
+#line 341 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][3], ka, qf0);
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][3][0], qv[1][3][1]};
-#line 335 "templates/gfx942/attn_fwd.hip.in"
+#line 341 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][3], ka, qf1);
-#line 338 "templates/gfx942/attn_fwd.hip.in"
+#line 344 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 328 "templates/gfx942/attn_fwd.hip.in"
+#line 334 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][2], kf[1][3]};
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][3][2], qv[0][3][3]};
-#line 335 "templates/gfx942/attn_fwd.hip.in"
+#line 341 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][3], ka, qf0);
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][3][2], qv[1][3][3]};
-#line 335 "templates/gfx942/attn_fwd.hip.in"
+#line 341 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][3], ka, qf1);
-#line 338 "templates/gfx942/attn_fwd.hip.in"
+#line 344 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 319 "templates/gfx942/attn_fwd.hip.in"
+#line 325 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<21952>(kf[0], k_rd + buf);
-#line 326 "templates/gfx942/attn_fwd.hip.in"
+#line 332 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[2]);
-#line 328 "templates/gfx942/attn_fwd.hip.in"
+#line 334 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][0], kf[2][1]};
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][3][0], qv[0][3][1]};
-#line 335 "templates/gfx942/attn_fwd.hip.in"
+#line 341 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][4], ka, qf0);
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][3][0], qv[1][3][1]};
-#line 335 "templates/gfx942/attn_fwd.hip.in"
+#line 341 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][4], ka, qf1);
-#line 338 "templates/gfx942/attn_fwd.hip.in"
+#line 344 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 328 "templates/gfx942/attn_fwd.hip.in"
+#line 334 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][2], kf[2][3]};
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][3][2], qv[0][3][3]};
-#line 335 "templates/gfx942/attn_fwd.hip.in"
+#line 341 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][4], ka, qf0);
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][3][2], qv[1][3][3]};
-#line 335 "templates/gfx942/attn_fwd.hip.in"
+#line 341 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][4], ka, qf1);
-#line 338 "templates/gfx942/attn_fwd.hip.in"
+#line 344 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 326 "templates/gfx942/attn_fwd.hip.in"
+#line 332 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<0>(kf[0]);
-#line 328 "templates/gfx942/attn_fwd.hip.in"
+#line 334 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][0], kf[0][1]};
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][3][0], qv[0][3][1]};
-#line 335 "templates/gfx942/attn_fwd.hip.in"
+#line 341 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][5], ka, qf0);
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][3][0], qv[1][3][1]};
-#line 335 "templates/gfx942/attn_fwd.hip.in"
+#line 341 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][5], ka, qf1);
-#line 338 "templates/gfx942/attn_fwd.hip.in"
+#line 344 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 328 "templates/gfx942/attn_fwd.hip.in"
+#line 334 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][2], kf[0][3]};
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][3][2], qv[0][3][3]};
-#line 335 "templates/gfx942/attn_fwd.hip.in"
+#line 341 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][5], ka, qf0);
-#line 331 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][3][2], qv[1][3][3]};
-#line 335 "templates/gfx942/attn_fwd.hip.in"
+#line 341 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][5], ka, qf1);
-#line 338 "templates/gfx942/attn_fwd.hip.in"
+#line 344 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 342 "templates/gfx942/attn_fwd.hip.in"
+#line 348 "templates/gfx942/attn_fwd.hip.in"
   }
-#line 520 "templates/gfx942/attn_fwd.hip.in"
+#line 526 "templates/gfx942/attn_fwd.hip.in"
     ag_s_setprio<0>();
     ag_mfma_drain(s[0][0], s[0][1], s[0][2], s[0][3], s[0][4], s[0][5], s[1][0], s[1][1], s[1][2], s[1][3], s[1][4], s[1][5], o[0][0], o[0][1], o[0][2], o[0][3], o[0][4], o[0][5], o[0][6], o[0][7], o[1][0], o[1][1], o[1][2], o[1][3], o[1][4], o[1][5], o[1][6], o[1][7]);
     ag_s_barrier();
     // ---- Y_j: softmax phase
     if (grp == 1u) {  // K_{j+2} into this buffer (everyone is done with K_j)
-#line 220 "templates/gfx942/attn_fwd.hip.in"
-  ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 2u) * 96u + wave + 0u) * rs,
+#line 226 "templates/gfx942/attn_fwd.hip.in"
+  ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 2u) * 96u + wave + 0u) * kv_rs,
                            lds + buf + (wave + 0u) * 272u);
-#line 220 "templates/gfx942/attn_fwd.hip.in"
-  ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 2u) * 96u + wave + 8u) * rs,
+#line 226 "templates/gfx942/attn_fwd.hip.in"
+  ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 2u) * 96u + wave + 8u) * kv_rs,
                            lds + buf + (wave + 8u) * 272u);
-#line 220 "templates/gfx942/attn_fwd.hip.in"
-  ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 2u) * 96u + wave + 16u) * rs,
+#line 226 "templates/gfx942/attn_fwd.hip.in"
+  ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 2u) * 96u + wave + 16u) * kv_rs,
                            lds + buf + (wave + 16u) * 272u);
-#line 220 "templates/gfx942/attn_fwd.hip.in"
-  ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 2u) * 96u + wave + 24u) * rs,
+#line 226 "templates/gfx942/attn_fwd.hip.in"
+  ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 2u) * 96u + wave + 24u) * kv_rs,
                            lds + buf + (wave + 24u) * 272u);
-#line 220 "templates/gfx942/attn_fwd.hip.in"
-  ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 2u) * 96u + wave + 32u) * rs,
+#line 226 "templates/gfx942/attn_fwd.hip.in"
+  ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 2u) * 96u + wave + 32u) * kv_rs,
                            lds + buf + (wave + 32u) * 272u);
-#line 220 "templates/gfx942/attn_fwd.hip.in"
-  ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 2u) * 96u + wave + 40u) * rs,
+#line 226 "templates/gfx942/attn_fwd.hip.in"
+  ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 2u) * 96u + wave + 40u) * kv_rs,
                            lds + buf + (wave + 40u) * 272u);
-#line 220 "templates/gfx942/attn_fwd.hip.in"
-  ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 2u) * 96u + wave + 48u) * rs,
+#line 226 "templates/gfx942/attn_fwd.hip.in"
+  ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 2u) * 96u + wave + 48u) * kv_rs,
                            lds + buf + (wave + 48u) * 272u);
-#line 220 "templates/gfx942/attn_fwd.hip.in"
-  ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 2u) * 96u + wave + 56u) * rs,
+#line 226 "templates/gfx942/attn_fwd.hip.in"
+  ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 2u) * 96u + wave + 56u) * kv_rs,
                            lds + buf + (wave + 56u) * 272u);
-#line 220 "templates/gfx942/attn_fwd.hip.in"
-  ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 2u) * 96u + wave + 64u) * rs,
+#line 226 "templates/gfx942/attn_fwd.hip.in"
+  ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 2u) * 96u + wave + 64u) * kv_rs,
                            lds + buf + (wave + 64u) * 272u);
-#line 220 "templates/gfx942/attn_fwd.hip.in"
-  ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 2u) * 96u + wave + 72u) * rs,
+#line 226 "templates/gfx942/attn_fwd.hip.in"
+  ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 2u) * 96u + wave + 72u) * kv_rs,
                            lds + buf + (wave + 72u) * 272u);
-#line 220 "templates/gfx942/attn_fwd.hip.in"
-  ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 2u) * 96u + wave + 80u) * rs,
+#line 226 "templates/gfx942/attn_fwd.hip.in"
+  ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 2u) * 96u + wave + 80u) * kv_rs,
                            lds + buf + (wave + 80u) * 272u);
-#line 220 "templates/gfx942/attn_fwd.hip.in"
-  ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 2u) * 96u + wave + 88u) * rs,
+#line 226 "templates/gfx942/attn_fwd.hip.in"
+  ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 2u) * 96u + wave + 88u) * kv_rs,
                            lds + buf + (wave + 88u) * 272u);
-#line 526 "templates/gfx942/attn_fwd.hip.in"
+#line 532 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 365 "templates/gfx942/attn_fwd.hip.in"
+#line 371 "templates/gfx942/attn_fwd.hip.in"
   {
     const unsigned kv0 = kv_begin + jj * 96u;
     const bool tail = kv0 + 96u > kv_end;
@@ -3728,305 +3737,305 @@ AG_KERNEL(512) void attn_fwd_d128_bhsd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
       // the keys past kv_end are set to -inf (fma(-inf, 0, -m) = NaN made every row NaN); the
       // slow path below then takes x = fma(t, 1, -m) = -m = fma(s, 0, -m) for the others.
       if (sc == 0.0f) {
-#line 376 "templates/gfx942/attn_fwd.hip.in"
+#line 382 "templates/gfx942/attn_fwd.hip.in"
         s[0][0][0] *= sc;
-#line 376 "templates/gfx942/attn_fwd.hip.in"
+#line 382 "templates/gfx942/attn_fwd.hip.in"
         s[0][0][1] *= sc;
-#line 376 "templates/gfx942/attn_fwd.hip.in"
+#line 382 "templates/gfx942/attn_fwd.hip.in"
         s[0][0][2] *= sc;
-#line 376 "templates/gfx942/attn_fwd.hip.in"
+#line 382 "templates/gfx942/attn_fwd.hip.in"
         s[0][0][3] *= sc;
-#line 376 "templates/gfx942/attn_fwd.hip.in"
+#line 382 "templates/gfx942/attn_fwd.hip.in"
         s[0][1][0] *= sc;
-#line 376 "templates/gfx942/attn_fwd.hip.in"
+#line 382 "templates/gfx942/attn_fwd.hip.in"
         s[0][1][1] *= sc;
-#line 376 "templates/gfx942/attn_fwd.hip.in"
+#line 382 "templates/gfx942/attn_fwd.hip.in"
         s[0][1][2] *= sc;
-#line 376 "templates/gfx942/attn_fwd.hip.in"
+#line 382 "templates/gfx942/attn_fwd.hip.in"
         s[0][1][3] *= sc;
-#line 376 "templates/gfx942/attn_fwd.hip.in"
+#line 382 "templates/gfx942/attn_fwd.hip.in"
         s[0][2][0] *= sc;
-#line 376 "templates/gfx942/attn_fwd.hip.in"
+#line 382 "templates/gfx942/attn_fwd.hip.in"
         s[0][2][1] *= sc;
-#line 376 "templates/gfx942/attn_fwd.hip.in"
+#line 382 "templates/gfx942/attn_fwd.hip.in"
         s[0][2][2] *= sc;
-#line 376 "templates/gfx942/attn_fwd.hip.in"
+#line 382 "templates/gfx942/attn_fwd.hip.in"
         s[0][2][3] *= sc;
-#line 376 "templates/gfx942/attn_fwd.hip.in"
+#line 382 "templates/gfx942/attn_fwd.hip.in"
         s[0][3][0] *= sc;
-#line 376 "templates/gfx942/attn_fwd.hip.in"
+#line 382 "templates/gfx942/attn_fwd.hip.in"
         s[0][3][1] *= sc;
-#line 376 "templates/gfx942/attn_fwd.hip.in"
+#line 382 "templates/gfx942/attn_fwd.hip.in"
         s[0][3][2] *= sc;
-#line 376 "templates/gfx942/attn_fwd.hip.in"
+#line 382 "templates/gfx942/attn_fwd.hip.in"
         s[0][3][3] *= sc;
-#line 376 "templates/gfx942/attn_fwd.hip.in"
+#line 382 "templates/gfx942/attn_fwd.hip.in"
         s[0][4][0] *= sc;
-#line 376 "templates/gfx942/attn_fwd.hip.in"
+#line 382 "templates/gfx942/attn_fwd.hip.in"
         s[0][4][1] *= sc;
-#line 376 "templates/gfx942/attn_fwd.hip.in"
+#line 382 "templates/gfx942/attn_fwd.hip.in"
         s[0][4][2] *= sc;
-#line 376 "templates/gfx942/attn_fwd.hip.in"
+#line 382 "templates/gfx942/attn_fwd.hip.in"
         s[0][4][3] *= sc;
-#line 376 "templates/gfx942/attn_fwd.hip.in"
+#line 382 "templates/gfx942/attn_fwd.hip.in"
         s[0][5][0] *= sc;
-#line 376 "templates/gfx942/attn_fwd.hip.in"
+#line 382 "templates/gfx942/attn_fwd.hip.in"
         s[0][5][1] *= sc;
-#line 376 "templates/gfx942/attn_fwd.hip.in"
+#line 382 "templates/gfx942/attn_fwd.hip.in"
         s[0][5][2] *= sc;
-#line 376 "templates/gfx942/attn_fwd.hip.in"
+#line 382 "templates/gfx942/attn_fwd.hip.in"
         s[0][5][3] *= sc;
-#line 376 "templates/gfx942/attn_fwd.hip.in"
+#line 382 "templates/gfx942/attn_fwd.hip.in"
         s[1][0][0] *= sc;
-#line 376 "templates/gfx942/attn_fwd.hip.in"
+#line 382 "templates/gfx942/attn_fwd.hip.in"
         s[1][0][1] *= sc;
-#line 376 "templates/gfx942/attn_fwd.hip.in"
+#line 382 "templates/gfx942/attn_fwd.hip.in"
         s[1][0][2] *= sc;
-#line 376 "templates/gfx942/attn_fwd.hip.in"
+#line 382 "templates/gfx942/attn_fwd.hip.in"
         s[1][0][3] *= sc;
-#line 376 "templates/gfx942/attn_fwd.hip.in"
+#line 382 "templates/gfx942/attn_fwd.hip.in"
         s[1][1][0] *= sc;
-#line 376 "templates/gfx942/attn_fwd.hip.in"
+#line 382 "templates/gfx942/attn_fwd.hip.in"
         s[1][1][1] *= sc;
-#line 376 "templates/gfx942/attn_fwd.hip.in"
+#line 382 "templates/gfx942/attn_fwd.hip.in"
         s[1][1][2] *= sc;
-#line 376 "templates/gfx942/attn_fwd.hip.in"
+#line 382 "templates/gfx942/attn_fwd.hip.in"
         s[1][1][3] *= sc;
-#line 376 "templates/gfx942/attn_fwd.hip.in"
+#line 382 "templates/gfx942/attn_fwd.hip.in"
         s[1][2][0] *= sc;
-#line 376 "templates/gfx942/attn_fwd.hip.in"
+#line 382 "templates/gfx942/attn_fwd.hip.in"
         s[1][2][1] *= sc;
-#line 376 "templates/gfx942/attn_fwd.hip.in"
+#line 382 "templates/gfx942/attn_fwd.hip.in"
         s[1][2][2] *= sc;
-#line 376 "templates/gfx942/attn_fwd.hip.in"
+#line 382 "templates/gfx942/attn_fwd.hip.in"
         s[1][2][3] *= sc;
-#line 376 "templates/gfx942/attn_fwd.hip.in"
+#line 382 "templates/gfx942/attn_fwd.hip.in"
         s[1][3][0] *= sc;
-#line 376 "templates/gfx942/attn_fwd.hip.in"
+#line 382 "templates/gfx942/attn_fwd.hip.in"
         s[1][3][1] *= sc;
-#line 376 "templates/gfx942/attn_fwd.hip.in"
+#line 382 "templates/gfx942/attn_fwd.hip.in"
         s[1][3][2] *= sc;
-#line 376 "templates/gfx942/attn_fwd.hip.in"
+#line 382 "templates/gfx942/attn_fwd.hip.in"
         s[1][3][3] *= sc;
-#line 376 "templates/gfx942/attn_fwd.hip.in"
+#line 382 "templates/gfx942/attn_fwd.hip.in"
         s[1][4][0] *= sc;
-#line 376 "templates/gfx942/attn_fwd.hip.in"
+#line 382 "templates/gfx942/attn_fwd.hip.in"
         s[1][4][1] *= sc;
-#line 376 "templates/gfx942/attn_fwd.hip.in"
+#line 382 "templates/gfx942/attn_fwd.hip.in"
         s[1][4][2] *= sc;
-#line 376 "templates/gfx942/attn_fwd.hip.in"
+#line 382 "templates/gfx942/attn_fwd.hip.in"
         s[1][4][3] *= sc;
-#line 376 "templates/gfx942/attn_fwd.hip.in"
+#line 382 "templates/gfx942/attn_fwd.hip.in"
         s[1][5][0] *= sc;
-#line 376 "templates/gfx942/attn_fwd.hip.in"
+#line 382 "templates/gfx942/attn_fwd.hip.in"
         s[1][5][1] *= sc;
-#line 376 "templates/gfx942/attn_fwd.hip.in"
+#line 382 "templates/gfx942/attn_fwd.hip.in"
         s[1][5][2] *= sc;
-#line 376 "templates/gfx942/attn_fwd.hip.in"
+#line 382 "templates/gfx942/attn_fwd.hip.in"
         s[1][5][3] *= sc;
-#line 380 "templates/gfx942/attn_fwd.hip.in"
+#line 386 "templates/gfx942/attn_fwd.hip.in"
       }
       // g recomputed here: the kernel's g, kept live across the loop for this rare block,
       // made clang-17 (hipcc/hiprtc 5.7) spill a VGPR in rtna tail (tests/test_rocm.c)
       const unsigned g_tail = ag_lane_id_here() >> 4;
-#line 386 "templates/gfx942/attn_fwd.hip.in"
-      const bool valid0_0 = kv0 + 0u + 4u * g_tail < kv_end;
-#line 388 "templates/gfx942/attn_fwd.hip.in"
-      s[0][0][0] = valid0_0 ? s[0][0][0] : -__builtin_inff();
-#line 388 "templates/gfx942/attn_fwd.hip.in"
-      s[1][0][0] = valid0_0 ? s[1][0][0] : -__builtin_inff();
-#line 386 "templates/gfx942/attn_fwd.hip.in"
-      const bool valid0_1 = kv0 + 1u + 4u * g_tail < kv_end;
-#line 388 "templates/gfx942/attn_fwd.hip.in"
-      s[0][0][1] = valid0_1 ? s[0][0][1] : -__builtin_inff();
-#line 388 "templates/gfx942/attn_fwd.hip.in"
-      s[1][0][1] = valid0_1 ? s[1][0][1] : -__builtin_inff();
-#line 386 "templates/gfx942/attn_fwd.hip.in"
-      const bool valid0_2 = kv0 + 2u + 4u * g_tail < kv_end;
-#line 388 "templates/gfx942/attn_fwd.hip.in"
-      s[0][0][2] = valid0_2 ? s[0][0][2] : -__builtin_inff();
-#line 388 "templates/gfx942/attn_fwd.hip.in"
-      s[1][0][2] = valid0_2 ? s[1][0][2] : -__builtin_inff();
-#line 386 "templates/gfx942/attn_fwd.hip.in"
-      const bool valid0_3 = kv0 + 3u + 4u * g_tail < kv_end;
-#line 388 "templates/gfx942/attn_fwd.hip.in"
-      s[0][0][3] = valid0_3 ? s[0][0][3] : -__builtin_inff();
-#line 388 "templates/gfx942/attn_fwd.hip.in"
-      s[1][0][3] = valid0_3 ? s[1][0][3] : -__builtin_inff();
-#line 386 "templates/gfx942/attn_fwd.hip.in"
-      const bool valid1_0 = kv0 + 16u + 4u * g_tail < kv_end;
-#line 388 "templates/gfx942/attn_fwd.hip.in"
-      s[0][1][0] = valid1_0 ? s[0][1][0] : -__builtin_inff();
-#line 388 "templates/gfx942/attn_fwd.hip.in"
-      s[1][1][0] = valid1_0 ? s[1][1][0] : -__builtin_inff();
-#line 386 "templates/gfx942/attn_fwd.hip.in"
-      const bool valid1_1 = kv0 + 17u + 4u * g_tail < kv_end;
-#line 388 "templates/gfx942/attn_fwd.hip.in"
-      s[0][1][1] = valid1_1 ? s[0][1][1] : -__builtin_inff();
-#line 388 "templates/gfx942/attn_fwd.hip.in"
-      s[1][1][1] = valid1_1 ? s[1][1][1] : -__builtin_inff();
-#line 386 "templates/gfx942/attn_fwd.hip.in"
-      const bool valid1_2 = kv0 + 18u + 4u * g_tail < kv_end;
-#line 388 "templates/gfx942/attn_fwd.hip.in"
-      s[0][1][2] = valid1_2 ? s[0][1][2] : -__builtin_inff();
-#line 388 "templates/gfx942/attn_fwd.hip.in"
-      s[1][1][2] = valid1_2 ? s[1][1][2] : -__builtin_inff();
-#line 386 "templates/gfx942/attn_fwd.hip.in"
-      const bool valid1_3 = kv0 + 19u + 4u * g_tail < kv_end;
-#line 388 "templates/gfx942/attn_fwd.hip.in"
-      s[0][1][3] = valid1_3 ? s[0][1][3] : -__builtin_inff();
-#line 388 "templates/gfx942/attn_fwd.hip.in"
-      s[1][1][3] = valid1_3 ? s[1][1][3] : -__builtin_inff();
-#line 386 "templates/gfx942/attn_fwd.hip.in"
-      const bool valid2_0 = kv0 + 32u + 4u * g_tail < kv_end;
-#line 388 "templates/gfx942/attn_fwd.hip.in"
-      s[0][2][0] = valid2_0 ? s[0][2][0] : -__builtin_inff();
-#line 388 "templates/gfx942/attn_fwd.hip.in"
-      s[1][2][0] = valid2_0 ? s[1][2][0] : -__builtin_inff();
-#line 386 "templates/gfx942/attn_fwd.hip.in"
-      const bool valid2_1 = kv0 + 33u + 4u * g_tail < kv_end;
-#line 388 "templates/gfx942/attn_fwd.hip.in"
-      s[0][2][1] = valid2_1 ? s[0][2][1] : -__builtin_inff();
-#line 388 "templates/gfx942/attn_fwd.hip.in"
-      s[1][2][1] = valid2_1 ? s[1][2][1] : -__builtin_inff();
-#line 386 "templates/gfx942/attn_fwd.hip.in"
-      const bool valid2_2 = kv0 + 34u + 4u * g_tail < kv_end;
-#line 388 "templates/gfx942/attn_fwd.hip.in"
-      s[0][2][2] = valid2_2 ? s[0][2][2] : -__builtin_inff();
-#line 388 "templates/gfx942/attn_fwd.hip.in"
-      s[1][2][2] = valid2_2 ? s[1][2][2] : -__builtin_inff();
-#line 386 "templates/gfx942/attn_fwd.hip.in"
-      const bool valid2_3 = kv0 + 35u + 4u * g_tail < kv_end;
-#line 388 "templates/gfx942/attn_fwd.hip.in"
-      s[0][2][3] = valid2_3 ? s[0][2][3] : -__builtin_inff();
-#line 388 "templates/gfx942/attn_fwd.hip.in"
-      s[1][2][3] = valid2_3 ? s[1][2][3] : -__builtin_inff();
-#line 386 "templates/gfx942/attn_fwd.hip.in"
-      const bool valid3_0 = kv0 + 48u + 4u * g_tail < kv_end;
-#line 388 "templates/gfx942/attn_fwd.hip.in"
-      s[0][3][0] = valid3_0 ? s[0][3][0] : -__builtin_inff();
-#line 388 "templates/gfx942/attn_fwd.hip.in"
-      s[1][3][0] = valid3_0 ? s[1][3][0] : -__builtin_inff();
-#line 386 "templates/gfx942/attn_fwd.hip.in"
-      const bool valid3_1 = kv0 + 49u + 4u * g_tail < kv_end;
-#line 388 "templates/gfx942/attn_fwd.hip.in"
-      s[0][3][1] = valid3_1 ? s[0][3][1] : -__builtin_inff();
-#line 388 "templates/gfx942/attn_fwd.hip.in"
-      s[1][3][1] = valid3_1 ? s[1][3][1] : -__builtin_inff();
-#line 386 "templates/gfx942/attn_fwd.hip.in"
-      const bool valid3_2 = kv0 + 50u + 4u * g_tail < kv_end;
-#line 388 "templates/gfx942/attn_fwd.hip.in"
-      s[0][3][2] = valid3_2 ? s[0][3][2] : -__builtin_inff();
-#line 388 "templates/gfx942/attn_fwd.hip.in"
-      s[1][3][2] = valid3_2 ? s[1][3][2] : -__builtin_inff();
-#line 386 "templates/gfx942/attn_fwd.hip.in"
-      const bool valid3_3 = kv0 + 51u + 4u * g_tail < kv_end;
-#line 388 "templates/gfx942/attn_fwd.hip.in"
-      s[0][3][3] = valid3_3 ? s[0][3][3] : -__builtin_inff();
-#line 388 "templates/gfx942/attn_fwd.hip.in"
-      s[1][3][3] = valid3_3 ? s[1][3][3] : -__builtin_inff();
-#line 386 "templates/gfx942/attn_fwd.hip.in"
-      const bool valid4_0 = kv0 + 64u + 4u * g_tail < kv_end;
-#line 388 "templates/gfx942/attn_fwd.hip.in"
-      s[0][4][0] = valid4_0 ? s[0][4][0] : -__builtin_inff();
-#line 388 "templates/gfx942/attn_fwd.hip.in"
-      s[1][4][0] = valid4_0 ? s[1][4][0] : -__builtin_inff();
-#line 386 "templates/gfx942/attn_fwd.hip.in"
-      const bool valid4_1 = kv0 + 65u + 4u * g_tail < kv_end;
-#line 388 "templates/gfx942/attn_fwd.hip.in"
-      s[0][4][1] = valid4_1 ? s[0][4][1] : -__builtin_inff();
-#line 388 "templates/gfx942/attn_fwd.hip.in"
-      s[1][4][1] = valid4_1 ? s[1][4][1] : -__builtin_inff();
-#line 386 "templates/gfx942/attn_fwd.hip.in"
-      const bool valid4_2 = kv0 + 66u + 4u * g_tail < kv_end;
-#line 388 "templates/gfx942/attn_fwd.hip.in"
-      s[0][4][2] = valid4_2 ? s[0][4][2] : -__builtin_inff();
-#line 388 "templates/gfx942/attn_fwd.hip.in"
-      s[1][4][2] = valid4_2 ? s[1][4][2] : -__builtin_inff();
-#line 386 "templates/gfx942/attn_fwd.hip.in"
-      const bool valid4_3 = kv0 + 67u + 4u * g_tail < kv_end;
-#line 388 "templates/gfx942/attn_fwd.hip.in"
-      s[0][4][3] = valid4_3 ? s[0][4][3] : -__builtin_inff();
-#line 388 "templates/gfx942/attn_fwd.hip.in"
-      s[1][4][3] = valid4_3 ? s[1][4][3] : -__builtin_inff();
-#line 386 "templates/gfx942/attn_fwd.hip.in"
-      const bool valid5_0 = kv0 + 80u + 4u * g_tail < kv_end;
-#line 388 "templates/gfx942/attn_fwd.hip.in"
-      s[0][5][0] = valid5_0 ? s[0][5][0] : -__builtin_inff();
-#line 388 "templates/gfx942/attn_fwd.hip.in"
-      s[1][5][0] = valid5_0 ? s[1][5][0] : -__builtin_inff();
-#line 386 "templates/gfx942/attn_fwd.hip.in"
-      const bool valid5_1 = kv0 + 81u + 4u * g_tail < kv_end;
-#line 388 "templates/gfx942/attn_fwd.hip.in"
-      s[0][5][1] = valid5_1 ? s[0][5][1] : -__builtin_inff();
-#line 388 "templates/gfx942/attn_fwd.hip.in"
-      s[1][5][1] = valid5_1 ? s[1][5][1] : -__builtin_inff();
-#line 386 "templates/gfx942/attn_fwd.hip.in"
-      const bool valid5_2 = kv0 + 82u + 4u * g_tail < kv_end;
-#line 388 "templates/gfx942/attn_fwd.hip.in"
-      s[0][5][2] = valid5_2 ? s[0][5][2] : -__builtin_inff();
-#line 388 "templates/gfx942/attn_fwd.hip.in"
-      s[1][5][2] = valid5_2 ? s[1][5][2] : -__builtin_inff();
-#line 386 "templates/gfx942/attn_fwd.hip.in"
-      const bool valid5_3 = kv0 + 83u + 4u * g_tail < kv_end;
-#line 388 "templates/gfx942/attn_fwd.hip.in"
-      s[0][5][3] = valid5_3 ? s[0][5][3] : -__builtin_inff();
-#line 388 "templates/gfx942/attn_fwd.hip.in"
-      s[1][5][3] = valid5_3 ? s[1][5][3] : -__builtin_inff();
 #line 392 "templates/gfx942/attn_fwd.hip.in"
+      const bool valid0_0 = kv0 + 0u + 4u * g_tail < kv_end;
+#line 394 "templates/gfx942/attn_fwd.hip.in"
+      s[0][0][0] = valid0_0 ? s[0][0][0] : -__builtin_inff();
+#line 394 "templates/gfx942/attn_fwd.hip.in"
+      s[1][0][0] = valid0_0 ? s[1][0][0] : -__builtin_inff();
+#line 392 "templates/gfx942/attn_fwd.hip.in"
+      const bool valid0_1 = kv0 + 1u + 4u * g_tail < kv_end;
+#line 394 "templates/gfx942/attn_fwd.hip.in"
+      s[0][0][1] = valid0_1 ? s[0][0][1] : -__builtin_inff();
+#line 394 "templates/gfx942/attn_fwd.hip.in"
+      s[1][0][1] = valid0_1 ? s[1][0][1] : -__builtin_inff();
+#line 392 "templates/gfx942/attn_fwd.hip.in"
+      const bool valid0_2 = kv0 + 2u + 4u * g_tail < kv_end;
+#line 394 "templates/gfx942/attn_fwd.hip.in"
+      s[0][0][2] = valid0_2 ? s[0][0][2] : -__builtin_inff();
+#line 394 "templates/gfx942/attn_fwd.hip.in"
+      s[1][0][2] = valid0_2 ? s[1][0][2] : -__builtin_inff();
+#line 392 "templates/gfx942/attn_fwd.hip.in"
+      const bool valid0_3 = kv0 + 3u + 4u * g_tail < kv_end;
+#line 394 "templates/gfx942/attn_fwd.hip.in"
+      s[0][0][3] = valid0_3 ? s[0][0][3] : -__builtin_inff();
+#line 394 "templates/gfx942/attn_fwd.hip.in"
+      s[1][0][3] = valid0_3 ? s[1][0][3] : -__builtin_inff();
+#line 392 "templates/gfx942/attn_fwd.hip.in"
+      const bool valid1_0 = kv0 + 16u + 4u * g_tail < kv_end;
+#line 394 "templates/gfx942/attn_fwd.hip.in"
+      s[0][1][0] = valid1_0 ? s[0][1][0] : -__builtin_inff();
+#line 394 "templates/gfx942/attn_fwd.hip.in"
+      s[1][1][0] = valid1_0 ? s[1][1][0] : -__builtin_inff();
+#line 392 "templates/gfx942/attn_fwd.hip.in"
+      const bool valid1_1 = kv0 + 17u + 4u * g_tail < kv_end;
+#line 394 "templates/gfx942/attn_fwd.hip.in"
+      s[0][1][1] = valid1_1 ? s[0][1][1] : -__builtin_inff();
+#line 394 "templates/gfx942/attn_fwd.hip.in"
+      s[1][1][1] = valid1_1 ? s[1][1][1] : -__builtin_inff();
+#line 392 "templates/gfx942/attn_fwd.hip.in"
+      const bool valid1_2 = kv0 + 18u + 4u * g_tail < kv_end;
+#line 394 "templates/gfx942/attn_fwd.hip.in"
+      s[0][1][2] = valid1_2 ? s[0][1][2] : -__builtin_inff();
+#line 394 "templates/gfx942/attn_fwd.hip.in"
+      s[1][1][2] = valid1_2 ? s[1][1][2] : -__builtin_inff();
+#line 392 "templates/gfx942/attn_fwd.hip.in"
+      const bool valid1_3 = kv0 + 19u + 4u * g_tail < kv_end;
+#line 394 "templates/gfx942/attn_fwd.hip.in"
+      s[0][1][3] = valid1_3 ? s[0][1][3] : -__builtin_inff();
+#line 394 "templates/gfx942/attn_fwd.hip.in"
+      s[1][1][3] = valid1_3 ? s[1][1][3] : -__builtin_inff();
+#line 392 "templates/gfx942/attn_fwd.hip.in"
+      const bool valid2_0 = kv0 + 32u + 4u * g_tail < kv_end;
+#line 394 "templates/gfx942/attn_fwd.hip.in"
+      s[0][2][0] = valid2_0 ? s[0][2][0] : -__builtin_inff();
+#line 394 "templates/gfx942/attn_fwd.hip.in"
+      s[1][2][0] = valid2_0 ? s[1][2][0] : -__builtin_inff();
+#line 392 "templates/gfx942/attn_fwd.hip.in"
+      const bool valid2_1 = kv0 + 33u + 4u * g_tail < kv_end;
+#line 394 "templates/gfx942/attn_fwd.hip.in"
+      s[0][2][1] = valid2_1 ? s[0][2][1] : -__builtin_inff();
+#line 394 "templates/gfx942/attn_fwd.hip.in"
+      s[1][2][1] = valid2_1 ? s[1][2][1] : -__builtin_inff();
+#line 392 "templates/gfx942/attn_fwd.hip.in"
+      const bool valid2_2 = kv0 + 34u + 4u * g_tail < kv_end;
+#line 394 "templates/gfx942/attn_fwd.hip.in"
+      s[0][2][2] = valid2_2 ? s[0][2][2] : -__builtin_inff();
+#line 394 "templates/gfx942/attn_fwd.hip.in"
+      s[1][2][2] = valid2_2 ? s[1][2][2] : -__builtin_inff();
+#line 392 "templates/gfx942/attn_fwd.hip.in"
+      const bool valid2_3 = kv0 + 35u + 4u * g_tail < kv_end;
+#line 394 "templates/gfx942/attn_fwd.hip.in"
+      s[0][2][3] = valid2_3 ? s[0][2][3] : -__builtin_inff();
+#line 394 "templates/gfx942/attn_fwd.hip.in"
+      s[1][2][3] = valid2_3 ? s[1][2][3] : -__builtin_inff();
+#line 392 "templates/gfx942/attn_fwd.hip.in"
+      const bool valid3_0 = kv0 + 48u + 4u * g_tail < kv_end;
+#line 394 "templates/gfx942/attn_fwd.hip.in"
+      s[0][3][0] = valid3_0 ? s[0][3][0] : -__builtin_inff();
+#line 394 "templates/gfx942/attn_fwd.hip.in"
+      s[1][3][0] = valid3_0 ? s[1][3][0] : -__builtin_inff();
+#line 392 "templates/gfx942/attn_fwd.hip.in"
+      const bool valid3_1 = kv0 + 49u + 4u * g_tail < kv_end;
+#line 394 "templates/gfx942/attn_fwd.hip.in"
+      s[0][3][1] = valid3_1 ? s[0][3][1] : -__builtin_inff();
+#line 394 "templates/gfx942/attn_fwd.hip.in"
+      s[1][3][1] = valid3_1 ? s[1][3][1] : -__builtin_inff();
+#line 392 "templates/gfx942/attn_fwd.hip.in"
+      const bool valid3_2 = kv0 + 50u + 4u * g_tail < kv_end;
+#line 394 "templates/gfx942/attn_fwd.hip.in"
+      s[0][3][2] = valid3_2 ? s[0][3][2] : -__builtin_inff();
+#line 394 "templates/gfx942/attn_fwd.hip.in"
+      s[1][3][2] = valid3_2 ? s[1][3][2] : -__builtin_inff();
+#line 392 "templates/gfx942/attn_fwd.hip.in"
+      const bool valid3_3 = kv0 + 51u + 4u * g_tail < kv_end;
+#line 394 "templates/gfx942/attn_fwd.hip.in"
+      s[0][3][3] = valid3_3 ? s[0][3][3] : -__builtin_inff();
+#line 394 "templates/gfx942/attn_fwd.hip.in"
+      s[1][3][3] = valid3_3 ? s[1][3][3] : -__builtin_inff();
+#line 392 "templates/gfx942/attn_fwd.hip.in"
+      const bool valid4_0 = kv0 + 64u + 4u * g_tail < kv_end;
+#line 394 "templates/gfx942/attn_fwd.hip.in"
+      s[0][4][0] = valid4_0 ? s[0][4][0] : -__builtin_inff();
+#line 394 "templates/gfx942/attn_fwd.hip.in"
+      s[1][4][0] = valid4_0 ? s[1][4][0] : -__builtin_inff();
+#line 392 "templates/gfx942/attn_fwd.hip.in"
+      const bool valid4_1 = kv0 + 65u + 4u * g_tail < kv_end;
+#line 394 "templates/gfx942/attn_fwd.hip.in"
+      s[0][4][1] = valid4_1 ? s[0][4][1] : -__builtin_inff();
+#line 394 "templates/gfx942/attn_fwd.hip.in"
+      s[1][4][1] = valid4_1 ? s[1][4][1] : -__builtin_inff();
+#line 392 "templates/gfx942/attn_fwd.hip.in"
+      const bool valid4_2 = kv0 + 66u + 4u * g_tail < kv_end;
+#line 394 "templates/gfx942/attn_fwd.hip.in"
+      s[0][4][2] = valid4_2 ? s[0][4][2] : -__builtin_inff();
+#line 394 "templates/gfx942/attn_fwd.hip.in"
+      s[1][4][2] = valid4_2 ? s[1][4][2] : -__builtin_inff();
+#line 392 "templates/gfx942/attn_fwd.hip.in"
+      const bool valid4_3 = kv0 + 67u + 4u * g_tail < kv_end;
+#line 394 "templates/gfx942/attn_fwd.hip.in"
+      s[0][4][3] = valid4_3 ? s[0][4][3] : -__builtin_inff();
+#line 394 "templates/gfx942/attn_fwd.hip.in"
+      s[1][4][3] = valid4_3 ? s[1][4][3] : -__builtin_inff();
+#line 392 "templates/gfx942/attn_fwd.hip.in"
+      const bool valid5_0 = kv0 + 80u + 4u * g_tail < kv_end;
+#line 394 "templates/gfx942/attn_fwd.hip.in"
+      s[0][5][0] = valid5_0 ? s[0][5][0] : -__builtin_inff();
+#line 394 "templates/gfx942/attn_fwd.hip.in"
+      s[1][5][0] = valid5_0 ? s[1][5][0] : -__builtin_inff();
+#line 392 "templates/gfx942/attn_fwd.hip.in"
+      const bool valid5_1 = kv0 + 81u + 4u * g_tail < kv_end;
+#line 394 "templates/gfx942/attn_fwd.hip.in"
+      s[0][5][1] = valid5_1 ? s[0][5][1] : -__builtin_inff();
+#line 394 "templates/gfx942/attn_fwd.hip.in"
+      s[1][5][1] = valid5_1 ? s[1][5][1] : -__builtin_inff();
+#line 392 "templates/gfx942/attn_fwd.hip.in"
+      const bool valid5_2 = kv0 + 82u + 4u * g_tail < kv_end;
+#line 394 "templates/gfx942/attn_fwd.hip.in"
+      s[0][5][2] = valid5_2 ? s[0][5][2] : -__builtin_inff();
+#line 394 "templates/gfx942/attn_fwd.hip.in"
+      s[1][5][2] = valid5_2 ? s[1][5][2] : -__builtin_inff();
+#line 392 "templates/gfx942/attn_fwd.hip.in"
+      const bool valid5_3 = kv0 + 83u + 4u * g_tail < kv_end;
+#line 394 "templates/gfx942/attn_fwd.hip.in"
+      s[0][5][3] = valid5_3 ? s[0][5][3] : -__builtin_inff();
+#line 394 "templates/gfx942/attn_fwd.hip.in"
+      s[1][5][3] = valid5_3 ? s[1][5][3] : -__builtin_inff();
+#line 398 "templates/gfx942/attn_fwd.hip.in"
     }
     bool changed[2];
     float alpha[2];
-#line 398 "templates/gfx942/attn_fwd.hip.in"
+#line 404 "templates/gfx942/attn_fwd.hip.in"
     {
       float mx = s[0][0][0];
-#line 403 "templates/gfx942/attn_fwd.hip.in"
+#line 409 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][0][1]);
-#line 403 "templates/gfx942/attn_fwd.hip.in"
+#line 409 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][0][2]);
-#line 403 "templates/gfx942/attn_fwd.hip.in"
+#line 409 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][0][3]);
-#line 403 "templates/gfx942/attn_fwd.hip.in"
+#line 409 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][1][0]);
-#line 403 "templates/gfx942/attn_fwd.hip.in"
+#line 409 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][1][1]);
-#line 403 "templates/gfx942/attn_fwd.hip.in"
+#line 409 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][1][2]);
-#line 403 "templates/gfx942/attn_fwd.hip.in"
+#line 409 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][1][3]);
-#line 403 "templates/gfx942/attn_fwd.hip.in"
+#line 409 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][2][0]);
-#line 403 "templates/gfx942/attn_fwd.hip.in"
+#line 409 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][2][1]);
-#line 403 "templates/gfx942/attn_fwd.hip.in"
+#line 409 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][2][2]);
-#line 403 "templates/gfx942/attn_fwd.hip.in"
+#line 409 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][2][3]);
-#line 403 "templates/gfx942/attn_fwd.hip.in"
+#line 409 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][3][0]);
-#line 403 "templates/gfx942/attn_fwd.hip.in"
+#line 409 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][3][1]);
-#line 403 "templates/gfx942/attn_fwd.hip.in"
+#line 409 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][3][2]);
-#line 403 "templates/gfx942/attn_fwd.hip.in"
+#line 409 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][3][3]);
-#line 403 "templates/gfx942/attn_fwd.hip.in"
+#line 409 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][4][0]);
-#line 403 "templates/gfx942/attn_fwd.hip.in"
+#line 409 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][4][1]);
-#line 403 "templates/gfx942/attn_fwd.hip.in"
+#line 409 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][4][2]);
-#line 403 "templates/gfx942/attn_fwd.hip.in"
+#line 409 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][4][3]);
-#line 403 "templates/gfx942/attn_fwd.hip.in"
+#line 409 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][5][0]);
-#line 403 "templates/gfx942/attn_fwd.hip.in"
+#line 409 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][5][1]);
-#line 403 "templates/gfx942/attn_fwd.hip.in"
+#line 409 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][5][2]);
-#line 403 "templates/gfx942/attn_fwd.hip.in"
+#line 409 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][5][3]);
-#line 407 "templates/gfx942/attn_fwd.hip.in"
+#line 413 "templates/gfx942/attn_fwd.hip.in"
       const float mt = mx * sc;  // this lane's max of t = s * sc (exact: see above)
       changed[0] = ag_any(mt > m[0]);
       alpha[0] = 1.0f;
@@ -4046,56 +4055,56 @@ AG_KERNEL(512) void attn_fwd_d128_bhsd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         big_m = ag_any(!(__builtin_fabsf(m[0]) < 0x1p24f) || !(__builtin_fabsf(m[1]) < 0x1p24f));
       }
     }
-#line 398 "templates/gfx942/attn_fwd.hip.in"
+#line 404 "templates/gfx942/attn_fwd.hip.in"
     {
       float mx = s[1][0][0];
-#line 403 "templates/gfx942/attn_fwd.hip.in"
+#line 409 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][0][1]);
-#line 403 "templates/gfx942/attn_fwd.hip.in"
+#line 409 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][0][2]);
-#line 403 "templates/gfx942/attn_fwd.hip.in"
+#line 409 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][0][3]);
-#line 403 "templates/gfx942/attn_fwd.hip.in"
+#line 409 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][1][0]);
-#line 403 "templates/gfx942/attn_fwd.hip.in"
+#line 409 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][1][1]);
-#line 403 "templates/gfx942/attn_fwd.hip.in"
+#line 409 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][1][2]);
-#line 403 "templates/gfx942/attn_fwd.hip.in"
+#line 409 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][1][3]);
-#line 403 "templates/gfx942/attn_fwd.hip.in"
+#line 409 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][2][0]);
-#line 403 "templates/gfx942/attn_fwd.hip.in"
+#line 409 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][2][1]);
-#line 403 "templates/gfx942/attn_fwd.hip.in"
+#line 409 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][2][2]);
-#line 403 "templates/gfx942/attn_fwd.hip.in"
+#line 409 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][2][3]);
-#line 403 "templates/gfx942/attn_fwd.hip.in"
+#line 409 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][3][0]);
-#line 403 "templates/gfx942/attn_fwd.hip.in"
+#line 409 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][3][1]);
-#line 403 "templates/gfx942/attn_fwd.hip.in"
+#line 409 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][3][2]);
-#line 403 "templates/gfx942/attn_fwd.hip.in"
+#line 409 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][3][3]);
-#line 403 "templates/gfx942/attn_fwd.hip.in"
+#line 409 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][4][0]);
-#line 403 "templates/gfx942/attn_fwd.hip.in"
+#line 409 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][4][1]);
-#line 403 "templates/gfx942/attn_fwd.hip.in"
+#line 409 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][4][2]);
-#line 403 "templates/gfx942/attn_fwd.hip.in"
+#line 409 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][4][3]);
-#line 403 "templates/gfx942/attn_fwd.hip.in"
+#line 409 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][5][0]);
-#line 403 "templates/gfx942/attn_fwd.hip.in"
+#line 409 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][5][1]);
-#line 403 "templates/gfx942/attn_fwd.hip.in"
+#line 409 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][5][2]);
-#line 403 "templates/gfx942/attn_fwd.hip.in"
+#line 409 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][5][3]);
-#line 407 "templates/gfx942/attn_fwd.hip.in"
+#line 413 "templates/gfx942/attn_fwd.hip.in"
       const float mt = mx * sc;  // this lane's max of t = s * sc (exact: see above)
       changed[1] = ag_any(mt > m[1]);
       alpha[1] = 1.0f;
@@ -4115,70 +4124,70 @@ AG_KERNEL(512) void attn_fwd_d128_bhsd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         big_m = ag_any(!(__builtin_fabsf(m[0]) < 0x1p24f) || !(__builtin_fabsf(m[1]) < 0x1p24f));
       }
     }
-#line 427 "templates/gfx942/attn_fwd.hip.in"
+#line 433 "templates/gfx942/attn_fwd.hip.in"
     // Slow path (wave-uniform, never the steady state): rows with |m| >= 2^24 take
     // x = fl(s * sc) - m (there fl(max s * sc) = m may be more than 1/2 off the exact product,
     // and the fma form's x at the row's max, that error, made p = +Inf: scale 1e10 gave NaN
     // rows), and a zero scale in the last tile takes x = fma(t, 1, -m) (see above).
     const bool zero_tail = tail && sc == 0.0f;
     if (big_m || zero_tail) {
-#line 434 "templates/gfx942/attn_fwd.hip.in"
+#line 440 "templates/gfx942/attn_fwd.hip.in"
     {
       const float nm = -m[0];
       const bool big = !(__builtin_fabsf(m[0]) < 0x1p24f) && !zero_tail;
       if (big) {  // s -> t = fl(s * sc): x = fma(t, 1, -m) = t - m
-#line 440 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
         s[0][0][0] *= sc;
-#line 440 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
         s[0][0][1] *= sc;
-#line 440 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
         s[0][0][2] *= sc;
-#line 440 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
         s[0][0][3] *= sc;
-#line 440 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
         s[0][1][0] *= sc;
-#line 440 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
         s[0][1][1] *= sc;
-#line 440 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
         s[0][1][2] *= sc;
-#line 440 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
         s[0][1][3] *= sc;
-#line 440 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
         s[0][2][0] *= sc;
-#line 440 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
         s[0][2][1] *= sc;
-#line 440 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
         s[0][2][2] *= sc;
-#line 440 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
         s[0][2][3] *= sc;
-#line 440 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
         s[0][3][0] *= sc;
-#line 440 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
         s[0][3][1] *= sc;
-#line 440 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
         s[0][3][2] *= sc;
-#line 440 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
         s[0][3][3] *= sc;
-#line 440 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
         s[0][4][0] *= sc;
-#line 440 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
         s[0][4][1] *= sc;
-#line 440 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
         s[0][4][2] *= sc;
-#line 440 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
         s[0][4][3] *= sc;
-#line 440 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
         s[0][5][0] *= sc;
-#line 440 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
         s[0][5][1] *= sc;
-#line 440 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
         s[0][5][2] *= sc;
-#line 440 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
         s[0][5][3] *= sc;
-#line 443 "templates/gfx942/attn_fwd.hip.in"
+#line 449 "templates/gfx942/attn_fwd.hip.in"
       }
       const float scr = big || zero_tail ? 1.0f : sc;
-#line 446 "templates/gfx942/attn_fwd.hip.in"
+#line 452 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[0][0][0], scr, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[0][0][1], scr, nm));
@@ -4191,7 +4200,7 @@ AG_KERNEL(512) void attn_fwd_d128_bhsd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         p[0][0].x = ag_pack_p_rtne(p0, p1);
         p[0][0].y = ag_pack_p_rtne(p2, p3);
       }
-#line 446 "templates/gfx942/attn_fwd.hip.in"
+#line 452 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[0][1][0], scr, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[0][1][1], scr, nm));
@@ -4204,7 +4213,7 @@ AG_KERNEL(512) void attn_fwd_d128_bhsd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         p[0][1].x = ag_pack_p_rtne(p0, p1);
         p[0][1].y = ag_pack_p_rtne(p2, p3);
       }
-#line 446 "templates/gfx942/attn_fwd.hip.in"
+#line 452 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[0][2][0], scr, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[0][2][1], scr, nm));
@@ -4217,7 +4226,7 @@ AG_KERNEL(512) void attn_fwd_d128_bhsd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         p[0][2].x = ag_pack_p_rtne(p0, p1);
         p[0][2].y = ag_pack_p_rtne(p2, p3);
       }
-#line 446 "templates/gfx942/attn_fwd.hip.in"
+#line 452 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[0][3][0], scr, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[0][3][1], scr, nm));
@@ -4230,7 +4239,7 @@ AG_KERNEL(512) void attn_fwd_d128_bhsd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         p[0][3].x = ag_pack_p_rtne(p0, p1);
         p[0][3].y = ag_pack_p_rtne(p2, p3);
       }
-#line 446 "templates/gfx942/attn_fwd.hip.in"
+#line 452 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[0][4][0], scr, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[0][4][1], scr, nm));
@@ -4243,7 +4252,7 @@ AG_KERNEL(512) void attn_fwd_d128_bhsd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         p[0][4].x = ag_pack_p_rtne(p0, p1);
         p[0][4].y = ag_pack_p_rtne(p2, p3);
       }
-#line 446 "templates/gfx942/attn_fwd.hip.in"
+#line 452 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[0][5][0], scr, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[0][5][1], scr, nm));
@@ -4256,65 +4265,65 @@ AG_KERNEL(512) void attn_fwd_d128_bhsd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         p[0][5].x = ag_pack_p_rtne(p0, p1);
         p[0][5].y = ag_pack_p_rtne(p2, p3);
       }
-#line 459 "templates/gfx942/attn_fwd.hip.in"
+#line 465 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 434 "templates/gfx942/attn_fwd.hip.in"
+#line 440 "templates/gfx942/attn_fwd.hip.in"
     {
       const float nm = -m[1];
       const bool big = !(__builtin_fabsf(m[1]) < 0x1p24f) && !zero_tail;
       if (big) {  // s -> t = fl(s * sc): x = fma(t, 1, -m) = t - m
-#line 440 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
         s[1][0][0] *= sc;
-#line 440 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
         s[1][0][1] *= sc;
-#line 440 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
         s[1][0][2] *= sc;
-#line 440 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
         s[1][0][3] *= sc;
-#line 440 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
         s[1][1][0] *= sc;
-#line 440 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
         s[1][1][1] *= sc;
-#line 440 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
         s[1][1][2] *= sc;
-#line 440 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
         s[1][1][3] *= sc;
-#line 440 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
         s[1][2][0] *= sc;
-#line 440 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
         s[1][2][1] *= sc;
-#line 440 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
         s[1][2][2] *= sc;
-#line 440 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
         s[1][2][3] *= sc;
-#line 440 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
         s[1][3][0] *= sc;
-#line 440 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
         s[1][3][1] *= sc;
-#line 440 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
         s[1][3][2] *= sc;
-#line 440 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
         s[1][3][3] *= sc;
-#line 440 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
         s[1][4][0] *= sc;
-#line 440 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
         s[1][4][1] *= sc;
-#line 440 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
         s[1][4][2] *= sc;
-#line 440 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
         s[1][4][3] *= sc;
-#line 440 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
         s[1][5][0] *= sc;
-#line 440 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
         s[1][5][1] *= sc;
-#line 440 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
         s[1][5][2] *= sc;
-#line 440 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
         s[1][5][3] *= sc;
-#line 443 "templates/gfx942/attn_fwd.hip.in"
+#line 449 "templates/gfx942/attn_fwd.hip.in"
       }
       const float scr = big || zero_tail ? 1.0f : sc;
-#line 446 "templates/gfx942/attn_fwd.hip.in"
+#line 452 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[1][0][0], scr, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[1][0][1], scr, nm));
@@ -4327,7 +4336,7 @@ AG_KERNEL(512) void attn_fwd_d128_bhsd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         p[1][0].x = ag_pack_p_rtne(p0, p1);
         p[1][0].y = ag_pack_p_rtne(p2, p3);
       }
-#line 446 "templates/gfx942/attn_fwd.hip.in"
+#line 452 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[1][1][0], scr, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[1][1][1], scr, nm));
@@ -4340,7 +4349,7 @@ AG_KERNEL(512) void attn_fwd_d128_bhsd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         p[1][1].x = ag_pack_p_rtne(p0, p1);
         p[1][1].y = ag_pack_p_rtne(p2, p3);
       }
-#line 446 "templates/gfx942/attn_fwd.hip.in"
+#line 452 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[1][2][0], scr, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[1][2][1], scr, nm));
@@ -4353,7 +4362,7 @@ AG_KERNEL(512) void attn_fwd_d128_bhsd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         p[1][2].x = ag_pack_p_rtne(p0, p1);
         p[1][2].y = ag_pack_p_rtne(p2, p3);
       }
-#line 446 "templates/gfx942/attn_fwd.hip.in"
+#line 452 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[1][3][0], scr, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[1][3][1], scr, nm));
@@ -4366,7 +4375,7 @@ AG_KERNEL(512) void attn_fwd_d128_bhsd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         p[1][3].x = ag_pack_p_rtne(p0, p1);
         p[1][3].y = ag_pack_p_rtne(p2, p3);
       }
-#line 446 "templates/gfx942/attn_fwd.hip.in"
+#line 452 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[1][4][0], scr, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[1][4][1], scr, nm));
@@ -4379,7 +4388,7 @@ AG_KERNEL(512) void attn_fwd_d128_bhsd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         p[1][4].x = ag_pack_p_rtne(p0, p1);
         p[1][4].y = ag_pack_p_rtne(p2, p3);
       }
-#line 446 "templates/gfx942/attn_fwd.hip.in"
+#line 452 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[1][5][0], scr, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[1][5][1], scr, nm));
@@ -4392,14 +4401,14 @@ AG_KERNEL(512) void attn_fwd_d128_bhsd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         p[1][5].x = ag_pack_p_rtne(p0, p1);
         p[1][5].y = ag_pack_p_rtne(p2, p3);
       }
-#line 459 "templates/gfx942/attn_fwd.hip.in"
+#line 465 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 461 "templates/gfx942/attn_fwd.hip.in"
+#line 467 "templates/gfx942/attn_fwd.hip.in"
     } else {
-#line 463 "templates/gfx942/attn_fwd.hip.in"
+#line 469 "templates/gfx942/attn_fwd.hip.in"
     {
       const float nm = -m[0];
-#line 466 "templates/gfx942/attn_fwd.hip.in"
+#line 472 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[0][0][0], sc, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[0][0][1], sc, nm));
@@ -4412,7 +4421,7 @@ AG_KERNEL(512) void attn_fwd_d128_bhsd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         p[0][0].x = ag_pack_p_rtne(p0, p1);
         p[0][0].y = ag_pack_p_rtne(p2, p3);
       }
-#line 466 "templates/gfx942/attn_fwd.hip.in"
+#line 472 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[0][1][0], sc, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[0][1][1], sc, nm));
@@ -4425,7 +4434,7 @@ AG_KERNEL(512) void attn_fwd_d128_bhsd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         p[0][1].x = ag_pack_p_rtne(p0, p1);
         p[0][1].y = ag_pack_p_rtne(p2, p3);
       }
-#line 466 "templates/gfx942/attn_fwd.hip.in"
+#line 472 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[0][2][0], sc, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[0][2][1], sc, nm));
@@ -4438,7 +4447,7 @@ AG_KERNEL(512) void attn_fwd_d128_bhsd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         p[0][2].x = ag_pack_p_rtne(p0, p1);
         p[0][2].y = ag_pack_p_rtne(p2, p3);
       }
-#line 466 "templates/gfx942/attn_fwd.hip.in"
+#line 472 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[0][3][0], sc, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[0][3][1], sc, nm));
@@ -4451,7 +4460,7 @@ AG_KERNEL(512) void attn_fwd_d128_bhsd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         p[0][3].x = ag_pack_p_rtne(p0, p1);
         p[0][3].y = ag_pack_p_rtne(p2, p3);
       }
-#line 466 "templates/gfx942/attn_fwd.hip.in"
+#line 472 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[0][4][0], sc, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[0][4][1], sc, nm));
@@ -4464,7 +4473,7 @@ AG_KERNEL(512) void attn_fwd_d128_bhsd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         p[0][4].x = ag_pack_p_rtne(p0, p1);
         p[0][4].y = ag_pack_p_rtne(p2, p3);
       }
-#line 466 "templates/gfx942/attn_fwd.hip.in"
+#line 472 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[0][5][0], sc, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[0][5][1], sc, nm));
@@ -4477,12 +4486,12 @@ AG_KERNEL(512) void attn_fwd_d128_bhsd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         p[0][5].x = ag_pack_p_rtne(p0, p1);
         p[0][5].y = ag_pack_p_rtne(p2, p3);
       }
-#line 479 "templates/gfx942/attn_fwd.hip.in"
+#line 485 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 463 "templates/gfx942/attn_fwd.hip.in"
+#line 469 "templates/gfx942/attn_fwd.hip.in"
     {
       const float nm = -m[1];
-#line 466 "templates/gfx942/attn_fwd.hip.in"
+#line 472 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[1][0][0], sc, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[1][0][1], sc, nm));
@@ -4495,7 +4504,7 @@ AG_KERNEL(512) void attn_fwd_d128_bhsd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         p[1][0].x = ag_pack_p_rtne(p0, p1);
         p[1][0].y = ag_pack_p_rtne(p2, p3);
       }
-#line 466 "templates/gfx942/attn_fwd.hip.in"
+#line 472 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[1][1][0], sc, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[1][1][1], sc, nm));
@@ -4508,7 +4517,7 @@ AG_KERNEL(512) void attn_fwd_d128_bhsd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         p[1][1].x = ag_pack_p_rtne(p0, p1);
         p[1][1].y = ag_pack_p_rtne(p2, p3);
       }
-#line 466 "templates/gfx942/attn_fwd.hip.in"
+#line 472 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[1][2][0], sc, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[1][2][1], sc, nm));
@@ -4521,7 +4530,7 @@ AG_KERNEL(512) void attn_fwd_d128_bhsd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         p[1][2].x = ag_pack_p_rtne(p0, p1);
         p[1][2].y = ag_pack_p_rtne(p2, p3);
       }
-#line 466 "templates/gfx942/attn_fwd.hip.in"
+#line 472 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[1][3][0], sc, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[1][3][1], sc, nm));
@@ -4534,7 +4543,7 @@ AG_KERNEL(512) void attn_fwd_d128_bhsd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         p[1][3].x = ag_pack_p_rtne(p0, p1);
         p[1][3].y = ag_pack_p_rtne(p2, p3);
       }
-#line 466 "templates/gfx942/attn_fwd.hip.in"
+#line 472 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[1][4][0], sc, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[1][4][1], sc, nm));
@@ -4547,7 +4556,7 @@ AG_KERNEL(512) void attn_fwd_d128_bhsd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         p[1][4].x = ag_pack_p_rtne(p0, p1);
         p[1][4].y = ag_pack_p_rtne(p2, p3);
       }
-#line 466 "templates/gfx942/attn_fwd.hip.in"
+#line 472 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[1][5][0], sc, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[1][5][1], sc, nm));
@@ -4560,618 +4569,618 @@ AG_KERNEL(512) void attn_fwd_d128_bhsd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         p[1][5].x = ag_pack_p_rtne(p0, p1);
         p[1][5].y = ag_pack_p_rtne(p2, p3);
       }
-#line 479 "templates/gfx942/attn_fwd.hip.in"
+#line 485 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 487 "templates/gfx942/attn_fwd.hip.in"
     }
     // V_j for the P_j V_j product of the next X phase (S is dead now: registers are free)
-#line 268 "templates/gfx942/attn_fwd.hip.in"
+#line 274 "templates/gfx942/attn_fwd.hip.in"
     {
       const unsigned vo = v_lane + (kv0 + 0u) * 256u;
-#line 271 "templates/gfx942/attn_fwd.hip.in"
+#line 277 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<0>(vv[0][0], v_rsrc, vo);
-#line 271 "templates/gfx942/attn_fwd.hip.in"
+#line 277 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<1024>(vv[0][1], v_rsrc, vo);
-#line 271 "templates/gfx942/attn_fwd.hip.in"
+#line 277 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<2048>(vv[0][2], v_rsrc, vo);
-#line 271 "templates/gfx942/attn_fwd.hip.in"
+#line 277 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<3072>(vv[0][3], v_rsrc, vo);
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 279 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 268 "templates/gfx942/attn_fwd.hip.in"
+#line 274 "templates/gfx942/attn_fwd.hip.in"
     {
       const unsigned vo = v_lane + (kv0 + 16u) * 256u;
-#line 271 "templates/gfx942/attn_fwd.hip.in"
+#line 277 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<0>(vv[1][0], v_rsrc, vo);
-#line 271 "templates/gfx942/attn_fwd.hip.in"
+#line 277 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<1024>(vv[1][1], v_rsrc, vo);
-#line 271 "templates/gfx942/attn_fwd.hip.in"
+#line 277 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<2048>(vv[1][2], v_rsrc, vo);
-#line 271 "templates/gfx942/attn_fwd.hip.in"
+#line 277 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<3072>(vv[1][3], v_rsrc, vo);
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 279 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 268 "templates/gfx942/attn_fwd.hip.in"
+#line 274 "templates/gfx942/attn_fwd.hip.in"
     {
       const unsigned vo = v_lane + (kv0 + 32u) * 256u;
-#line 271 "templates/gfx942/attn_fwd.hip.in"
+#line 277 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<0>(vv[2][0], v_rsrc, vo);
-#line 271 "templates/gfx942/attn_fwd.hip.in"
+#line 277 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<1024>(vv[2][1], v_rsrc, vo);
-#line 271 "templates/gfx942/attn_fwd.hip.in"
+#line 277 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<2048>(vv[2][2], v_rsrc, vo);
-#line 271 "templates/gfx942/attn_fwd.hip.in"
+#line 277 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<3072>(vv[2][3], v_rsrc, vo);
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 279 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 486 "templates/gfx942/attn_fwd.hip.in"
+#line 492 "templates/gfx942/attn_fwd.hip.in"
     // O rows are 4g + i in the accumulator layout: fetch their alpha from lane 4g + i.
-#line 488 "templates/gfx942/attn_fwd.hip.in"
+#line 494 "templates/gfx942/attn_fwd.hip.in"
     if (changed[0]) {
       unsigned ar[4];
       const unsigned g4 = (ag_lane_id_here() >> 4) << 4;  // (4g) << 2
-#line 492 "templates/gfx942/attn_fwd.hip.in"
+#line 498 "templates/gfx942/attn_fwd.hip.in"
       ag_ds_bpermute_b32(ar[0], g4 + 0u, ag_f32_bits(alpha[0]));
-#line 492 "templates/gfx942/attn_fwd.hip.in"
+#line 498 "templates/gfx942/attn_fwd.hip.in"
       ag_ds_bpermute_b32(ar[1], g4 + 4u, ag_f32_bits(alpha[0]));
-#line 492 "templates/gfx942/attn_fwd.hip.in"
+#line 498 "templates/gfx942/attn_fwd.hip.in"
       ag_ds_bpermute_b32(ar[2], g4 + 8u, ag_f32_bits(alpha[0]));
-#line 492 "templates/gfx942/attn_fwd.hip.in"
+#line 498 "templates/gfx942/attn_fwd.hip.in"
       ag_ds_bpermute_b32(ar[3], g4 + 12u, ag_f32_bits(alpha[0]));
-#line 494 "templates/gfx942/attn_fwd.hip.in"
-      ag_s_waitcnt_lgkmcnt<0>(ar[0], ar[1], ar[2], ar[3]);
-#line 497 "templates/gfx942/attn_fwd.hip.in"
-      o[0][0][0] *= ag_bits_f32(ar[0]);
-#line 497 "templates/gfx942/attn_fwd.hip.in"
-      o[0][0][1] *= ag_bits_f32(ar[1]);
-#line 497 "templates/gfx942/attn_fwd.hip.in"
-      o[0][0][2] *= ag_bits_f32(ar[2]);
-#line 497 "templates/gfx942/attn_fwd.hip.in"
-      o[0][0][3] *= ag_bits_f32(ar[3]);
-#line 497 "templates/gfx942/attn_fwd.hip.in"
-      o[0][1][0] *= ag_bits_f32(ar[0]);
-#line 497 "templates/gfx942/attn_fwd.hip.in"
-      o[0][1][1] *= ag_bits_f32(ar[1]);
-#line 497 "templates/gfx942/attn_fwd.hip.in"
-      o[0][1][2] *= ag_bits_f32(ar[2]);
-#line 497 "templates/gfx942/attn_fwd.hip.in"
-      o[0][1][3] *= ag_bits_f32(ar[3]);
-#line 497 "templates/gfx942/attn_fwd.hip.in"
-      o[0][2][0] *= ag_bits_f32(ar[0]);
-#line 497 "templates/gfx942/attn_fwd.hip.in"
-      o[0][2][1] *= ag_bits_f32(ar[1]);
-#line 497 "templates/gfx942/attn_fwd.hip.in"
-      o[0][2][2] *= ag_bits_f32(ar[2]);
-#line 497 "templates/gfx942/attn_fwd.hip.in"
-      o[0][2][3] *= ag_bits_f32(ar[3]);
-#line 497 "templates/gfx942/attn_fwd.hip.in"
-      o[0][3][0] *= ag_bits_f32(ar[0]);
-#line 497 "templates/gfx942/attn_fwd.hip.in"
-      o[0][3][1] *= ag_bits_f32(ar[1]);
-#line 497 "templates/gfx942/attn_fwd.hip.in"
-      o[0][3][2] *= ag_bits_f32(ar[2]);
-#line 497 "templates/gfx942/attn_fwd.hip.in"
-      o[0][3][3] *= ag_bits_f32(ar[3]);
-#line 497 "templates/gfx942/attn_fwd.hip.in"
-      o[0][4][0] *= ag_bits_f32(ar[0]);
-#line 497 "templates/gfx942/attn_fwd.hip.in"
-      o[0][4][1] *= ag_bits_f32(ar[1]);
-#line 497 "templates/gfx942/attn_fwd.hip.in"
-      o[0][4][2] *= ag_bits_f32(ar[2]);
-#line 497 "templates/gfx942/attn_fwd.hip.in"
-      o[0][4][3] *= ag_bits_f32(ar[3]);
-#line 497 "templates/gfx942/attn_fwd.hip.in"
-      o[0][5][0] *= ag_bits_f32(ar[0]);
-#line 497 "templates/gfx942/attn_fwd.hip.in"
-      o[0][5][1] *= ag_bits_f32(ar[1]);
-#line 497 "templates/gfx942/attn_fwd.hip.in"
-      o[0][5][2] *= ag_bits_f32(ar[2]);
-#line 497 "templates/gfx942/attn_fwd.hip.in"
-      o[0][5][3] *= ag_bits_f32(ar[3]);
-#line 497 "templates/gfx942/attn_fwd.hip.in"
-      o[0][6][0] *= ag_bits_f32(ar[0]);
-#line 497 "templates/gfx942/attn_fwd.hip.in"
-      o[0][6][1] *= ag_bits_f32(ar[1]);
-#line 497 "templates/gfx942/attn_fwd.hip.in"
-      o[0][6][2] *= ag_bits_f32(ar[2]);
-#line 497 "templates/gfx942/attn_fwd.hip.in"
-      o[0][6][3] *= ag_bits_f32(ar[3]);
-#line 497 "templates/gfx942/attn_fwd.hip.in"
-      o[0][7][0] *= ag_bits_f32(ar[0]);
-#line 497 "templates/gfx942/attn_fwd.hip.in"
-      o[0][7][1] *= ag_bits_f32(ar[1]);
-#line 497 "templates/gfx942/attn_fwd.hip.in"
-      o[0][7][2] *= ag_bits_f32(ar[2]);
-#line 497 "templates/gfx942/attn_fwd.hip.in"
-      o[0][7][3] *= ag_bits_f32(ar[3]);
 #line 500 "templates/gfx942/attn_fwd.hip.in"
+      ag_s_waitcnt_lgkmcnt<0>(ar[0], ar[1], ar[2], ar[3]);
+#line 503 "templates/gfx942/attn_fwd.hip.in"
+      o[0][0][0] *= ag_bits_f32(ar[0]);
+#line 503 "templates/gfx942/attn_fwd.hip.in"
+      o[0][0][1] *= ag_bits_f32(ar[1]);
+#line 503 "templates/gfx942/attn_fwd.hip.in"
+      o[0][0][2] *= ag_bits_f32(ar[2]);
+#line 503 "templates/gfx942/attn_fwd.hip.in"
+      o[0][0][3] *= ag_bits_f32(ar[3]);
+#line 503 "templates/gfx942/attn_fwd.hip.in"
+      o[0][1][0] *= ag_bits_f32(ar[0]);
+#line 503 "templates/gfx942/attn_fwd.hip.in"
+      o[0][1][1] *= ag_bits_f32(ar[1]);
+#line 503 "templates/gfx942/attn_fwd.hip.in"
+      o[0][1][2] *= ag_bits_f32(ar[2]);
+#line 503 "templates/gfx942/attn_fwd.hip.in"
+      o[0][1][3] *= ag_bits_f32(ar[3]);
+#line 503 "templates/gfx942/attn_fwd.hip.in"
+      o[0][2][0] *= ag_bits_f32(ar[0]);
+#line 503 "templates/gfx942/attn_fwd.hip.in"
+      o[0][2][1] *= ag_bits_f32(ar[1]);
+#line 503 "templates/gfx942/attn_fwd.hip.in"
+      o[0][2][2] *= ag_bits_f32(ar[2]);
+#line 503 "templates/gfx942/attn_fwd.hip.in"
+      o[0][2][3] *= ag_bits_f32(ar[3]);
+#line 503 "templates/gfx942/attn_fwd.hip.in"
+      o[0][3][0] *= ag_bits_f32(ar[0]);
+#line 503 "templates/gfx942/attn_fwd.hip.in"
+      o[0][3][1] *= ag_bits_f32(ar[1]);
+#line 503 "templates/gfx942/attn_fwd.hip.in"
+      o[0][3][2] *= ag_bits_f32(ar[2]);
+#line 503 "templates/gfx942/attn_fwd.hip.in"
+      o[0][3][3] *= ag_bits_f32(ar[3]);
+#line 503 "templates/gfx942/attn_fwd.hip.in"
+      o[0][4][0] *= ag_bits_f32(ar[0]);
+#line 503 "templates/gfx942/attn_fwd.hip.in"
+      o[0][4][1] *= ag_bits_f32(ar[1]);
+#line 503 "templates/gfx942/attn_fwd.hip.in"
+      o[0][4][2] *= ag_bits_f32(ar[2]);
+#line 503 "templates/gfx942/attn_fwd.hip.in"
+      o[0][4][3] *= ag_bits_f32(ar[3]);
+#line 503 "templates/gfx942/attn_fwd.hip.in"
+      o[0][5][0] *= ag_bits_f32(ar[0]);
+#line 503 "templates/gfx942/attn_fwd.hip.in"
+      o[0][5][1] *= ag_bits_f32(ar[1]);
+#line 503 "templates/gfx942/attn_fwd.hip.in"
+      o[0][5][2] *= ag_bits_f32(ar[2]);
+#line 503 "templates/gfx942/attn_fwd.hip.in"
+      o[0][5][3] *= ag_bits_f32(ar[3]);
+#line 503 "templates/gfx942/attn_fwd.hip.in"
+      o[0][6][0] *= ag_bits_f32(ar[0]);
+#line 503 "templates/gfx942/attn_fwd.hip.in"
+      o[0][6][1] *= ag_bits_f32(ar[1]);
+#line 503 "templates/gfx942/attn_fwd.hip.in"
+      o[0][6][2] *= ag_bits_f32(ar[2]);
+#line 503 "templates/gfx942/attn_fwd.hip.in"
+      o[0][6][3] *= ag_bits_f32(ar[3]);
+#line 503 "templates/gfx942/attn_fwd.hip.in"
+      o[0][7][0] *= ag_bits_f32(ar[0]);
+#line 503 "templates/gfx942/attn_fwd.hip.in"
+      o[0][7][1] *= ag_bits_f32(ar[1]);
+#line 503 "templates/gfx942/attn_fwd.hip.in"
+      o[0][7][2] *= ag_bits_f32(ar[2]);
+#line 503 "templates/gfx942/attn_fwd.hip.in"
+      o[0][7][3] *= ag_bits_f32(ar[3]);
+#line 506 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 488 "templates/gfx942/attn_fwd.hip.in"
+#line 494 "templates/gfx942/attn_fwd.hip.in"
     if (changed[1]) {
       unsigned ar[4];
       const unsigned g4 = (ag_lane_id_here() >> 4) << 4;  // (4g) << 2
-#line 492 "templates/gfx942/attn_fwd.hip.in"
+#line 498 "templates/gfx942/attn_fwd.hip.in"
       ag_ds_bpermute_b32(ar[0], g4 + 0u, ag_f32_bits(alpha[1]));
-#line 492 "templates/gfx942/attn_fwd.hip.in"
+#line 498 "templates/gfx942/attn_fwd.hip.in"
       ag_ds_bpermute_b32(ar[1], g4 + 4u, ag_f32_bits(alpha[1]));
-#line 492 "templates/gfx942/attn_fwd.hip.in"
+#line 498 "templates/gfx942/attn_fwd.hip.in"
       ag_ds_bpermute_b32(ar[2], g4 + 8u, ag_f32_bits(alpha[1]));
-#line 492 "templates/gfx942/attn_fwd.hip.in"
+#line 498 "templates/gfx942/attn_fwd.hip.in"
       ag_ds_bpermute_b32(ar[3], g4 + 12u, ag_f32_bits(alpha[1]));
-#line 494 "templates/gfx942/attn_fwd.hip.in"
-      ag_s_waitcnt_lgkmcnt<0>(ar[0], ar[1], ar[2], ar[3]);
-#line 497 "templates/gfx942/attn_fwd.hip.in"
-      o[1][0][0] *= ag_bits_f32(ar[0]);
-#line 497 "templates/gfx942/attn_fwd.hip.in"
-      o[1][0][1] *= ag_bits_f32(ar[1]);
-#line 497 "templates/gfx942/attn_fwd.hip.in"
-      o[1][0][2] *= ag_bits_f32(ar[2]);
-#line 497 "templates/gfx942/attn_fwd.hip.in"
-      o[1][0][3] *= ag_bits_f32(ar[3]);
-#line 497 "templates/gfx942/attn_fwd.hip.in"
-      o[1][1][0] *= ag_bits_f32(ar[0]);
-#line 497 "templates/gfx942/attn_fwd.hip.in"
-      o[1][1][1] *= ag_bits_f32(ar[1]);
-#line 497 "templates/gfx942/attn_fwd.hip.in"
-      o[1][1][2] *= ag_bits_f32(ar[2]);
-#line 497 "templates/gfx942/attn_fwd.hip.in"
-      o[1][1][3] *= ag_bits_f32(ar[3]);
-#line 497 "templates/gfx942/attn_fwd.hip.in"
-      o[1][2][0] *= ag_bits_f32(ar[0]);
-#line 497 "templates/gfx942/attn_fwd.hip.in"
-      o[1][2][1] *= ag_bits_f32(ar[1]);
-#line 497 "templates/gfx942/attn_fwd.hip.in"
-      o[1][2][2] *= ag_bits_f32(ar[2]);
-#line 497 "templates/gfx942/attn_fwd.hip.in"
-      o[1][2][3] *= ag_bits_f32(ar[3]);
-#line 497 "templates/gfx942/attn_fwd.hip.in"
-      o[1][3][0] *= ag_bits_f32(ar[0]);
-#line 497 "templates/gfx942/attn_fwd.hip.in"
-      o[1][3][1] *= ag_bits_f32(ar[1]);
-#line 497 "templates/gfx942/attn_fwd.hip.in"
-      o[1][3][2] *= ag_bits_f32(ar[2]);
-#line 497 "templates/gfx942/attn_fwd.hip.in"
-      o[1][3][3] *= ag_bits_f32(ar[3]);
-#line 497 "templates/gfx942/attn_fwd.hip.in"
-      o[1][4][0] *= ag_bits_f32(ar[0]);
-#line 497 "templates/gfx942/attn_fwd.hip.in"
-      o[1][4][1] *= ag_bits_f32(ar[1]);
-#line 497 "templates/gfx942/attn_fwd.hip.in"
-      o[1][4][2] *= ag_bits_f32(ar[2]);
-#line 497 "templates/gfx942/attn_fwd.hip.in"
-      o[1][4][3] *= ag_bits_f32(ar[3]);
-#line 497 "templates/gfx942/attn_fwd.hip.in"
-      o[1][5][0] *= ag_bits_f32(ar[0]);
-#line 497 "templates/gfx942/attn_fwd.hip.in"
-      o[1][5][1] *= ag_bits_f32(ar[1]);
-#line 497 "templates/gfx942/attn_fwd.hip.in"
-      o[1][5][2] *= ag_bits_f32(ar[2]);
-#line 497 "templates/gfx942/attn_fwd.hip.in"
-      o[1][5][3] *= ag_bits_f32(ar[3]);
-#line 497 "templates/gfx942/attn_fwd.hip.in"
-      o[1][6][0] *= ag_bits_f32(ar[0]);
-#line 497 "templates/gfx942/attn_fwd.hip.in"
-      o[1][6][1] *= ag_bits_f32(ar[1]);
-#line 497 "templates/gfx942/attn_fwd.hip.in"
-      o[1][6][2] *= ag_bits_f32(ar[2]);
-#line 497 "templates/gfx942/attn_fwd.hip.in"
-      o[1][6][3] *= ag_bits_f32(ar[3]);
-#line 497 "templates/gfx942/attn_fwd.hip.in"
-      o[1][7][0] *= ag_bits_f32(ar[0]);
-#line 497 "templates/gfx942/attn_fwd.hip.in"
-      o[1][7][1] *= ag_bits_f32(ar[1]);
-#line 497 "templates/gfx942/attn_fwd.hip.in"
-      o[1][7][2] *= ag_bits_f32(ar[2]);
-#line 497 "templates/gfx942/attn_fwd.hip.in"
-      o[1][7][3] *= ag_bits_f32(ar[3]);
 #line 500 "templates/gfx942/attn_fwd.hip.in"
+      ag_s_waitcnt_lgkmcnt<0>(ar[0], ar[1], ar[2], ar[3]);
+#line 503 "templates/gfx942/attn_fwd.hip.in"
+      o[1][0][0] *= ag_bits_f32(ar[0]);
+#line 503 "templates/gfx942/attn_fwd.hip.in"
+      o[1][0][1] *= ag_bits_f32(ar[1]);
+#line 503 "templates/gfx942/attn_fwd.hip.in"
+      o[1][0][2] *= ag_bits_f32(ar[2]);
+#line 503 "templates/gfx942/attn_fwd.hip.in"
+      o[1][0][3] *= ag_bits_f32(ar[3]);
+#line 503 "templates/gfx942/attn_fwd.hip.in"
+      o[1][1][0] *= ag_bits_f32(ar[0]);
+#line 503 "templates/gfx942/attn_fwd.hip.in"
+      o[1][1][1] *= ag_bits_f32(ar[1]);
+#line 503 "templates/gfx942/attn_fwd.hip.in"
+      o[1][1][2] *= ag_bits_f32(ar[2]);
+#line 503 "templates/gfx942/attn_fwd.hip.in"
+      o[1][1][3] *= ag_bits_f32(ar[3]);
+#line 503 "templates/gfx942/attn_fwd.hip.in"
+      o[1][2][0] *= ag_bits_f32(ar[0]);
+#line 503 "templates/gfx942/attn_fwd.hip.in"
+      o[1][2][1] *= ag_bits_f32(ar[1]);
+#line 503 "templates/gfx942/attn_fwd.hip.in"
+      o[1][2][2] *= ag_bits_f32(ar[2]);
+#line 503 "templates/gfx942/attn_fwd.hip.in"
+      o[1][2][3] *= ag_bits_f32(ar[3]);
+#line 503 "templates/gfx942/attn_fwd.hip.in"
+      o[1][3][0] *= ag_bits_f32(ar[0]);
+#line 503 "templates/gfx942/attn_fwd.hip.in"
+      o[1][3][1] *= ag_bits_f32(ar[1]);
+#line 503 "templates/gfx942/attn_fwd.hip.in"
+      o[1][3][2] *= ag_bits_f32(ar[2]);
+#line 503 "templates/gfx942/attn_fwd.hip.in"
+      o[1][3][3] *= ag_bits_f32(ar[3]);
+#line 503 "templates/gfx942/attn_fwd.hip.in"
+      o[1][4][0] *= ag_bits_f32(ar[0]);
+#line 503 "templates/gfx942/attn_fwd.hip.in"
+      o[1][4][1] *= ag_bits_f32(ar[1]);
+#line 503 "templates/gfx942/attn_fwd.hip.in"
+      o[1][4][2] *= ag_bits_f32(ar[2]);
+#line 503 "templates/gfx942/attn_fwd.hip.in"
+      o[1][4][3] *= ag_bits_f32(ar[3]);
+#line 503 "templates/gfx942/attn_fwd.hip.in"
+      o[1][5][0] *= ag_bits_f32(ar[0]);
+#line 503 "templates/gfx942/attn_fwd.hip.in"
+      o[1][5][1] *= ag_bits_f32(ar[1]);
+#line 503 "templates/gfx942/attn_fwd.hip.in"
+      o[1][5][2] *= ag_bits_f32(ar[2]);
+#line 503 "templates/gfx942/attn_fwd.hip.in"
+      o[1][5][3] *= ag_bits_f32(ar[3]);
+#line 503 "templates/gfx942/attn_fwd.hip.in"
+      o[1][6][0] *= ag_bits_f32(ar[0]);
+#line 503 "templates/gfx942/attn_fwd.hip.in"
+      o[1][6][1] *= ag_bits_f32(ar[1]);
+#line 503 "templates/gfx942/attn_fwd.hip.in"
+      o[1][6][2] *= ag_bits_f32(ar[2]);
+#line 503 "templates/gfx942/attn_fwd.hip.in"
+      o[1][6][3] *= ag_bits_f32(ar[3]);
+#line 503 "templates/gfx942/attn_fwd.hip.in"
+      o[1][7][0] *= ag_bits_f32(ar[0]);
+#line 503 "templates/gfx942/attn_fwd.hip.in"
+      o[1][7][1] *= ag_bits_f32(ar[1]);
+#line 503 "templates/gfx942/attn_fwd.hip.in"
+      o[1][7][2] *= ag_bits_f32(ar[2]);
+#line 503 "templates/gfx942/attn_fwd.hip.in"
+      o[1][7][3] *= ag_bits_f32(ar[3]);
+#line 506 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 502 "templates/gfx942/attn_fwd.hip.in"
+#line 508 "templates/gfx942/attn_fwd.hip.in"
   }
-#line 528 "templates/gfx942/attn_fwd.hip.in"
+#line 534 "templates/gfx942/attn_fwd.hip.in"
     if (grp == 0u) {
       ag_s_waitcnt_vmcnt<12>();  // K_{j+1} (DMA issued in X_j, before V_j) has landed
       ag_s_barrier();
     } else if (jj + 1u < nt) {
       ag_s_barrier();
     }
-#line 547 "templates/gfx942/attn_fwd.hip.in"
+#line 553 "templates/gfx942/attn_fwd.hip.in"
     }
     // O += P_{nt-1} V_{nt-1}
     ag_s_setprio<1>();
-#line 299 "templates/gfx942/attn_fwd.hip.in"
+#line 305 "templates/gfx942/attn_fwd.hip.in"
   {
     ag_u32x2 bv[2];
-#line 288 "templates/gfx942/attn_fwd.hip.in"
+#line 294 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_vmcnt<8>(vv[0][0], vv[0][1], vv[0][2], vv[0][3]);
-#line 291 "templates/gfx942/attn_fwd.hip.in"
+#line 297 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[0][0][0];
     bv[1].y = vv[0][0][1];
-#line 291 "templates/gfx942/attn_fwd.hip.in"
+#line 297 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[0][0][2];
     bv[0].y = vv[0][0][3];
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][0], p[0][0], bv[1]);
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][0], p[1][0], bv[1]);
-#line 291 "templates/gfx942/attn_fwd.hip.in"
+#line 297 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[0][1][0];
     bv[1].y = vv[0][1][1];
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][1], p[0][0], bv[0]);
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][1], p[1][0], bv[0]);
-#line 291 "templates/gfx942/attn_fwd.hip.in"
+#line 297 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[0][1][2];
     bv[0].y = vv[0][1][3];
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][2], p[0][0], bv[1]);
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][2], p[1][0], bv[1]);
-#line 291 "templates/gfx942/attn_fwd.hip.in"
+#line 297 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[0][2][0];
     bv[1].y = vv[0][2][1];
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][3], p[0][0], bv[0]);
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][3], p[1][0], bv[0]);
-#line 291 "templates/gfx942/attn_fwd.hip.in"
+#line 297 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[0][2][2];
     bv[0].y = vv[0][2][3];
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][4], p[0][0], bv[1]);
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][4], p[1][0], bv[1]);
-#line 291 "templates/gfx942/attn_fwd.hip.in"
+#line 297 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[0][3][0];
     bv[1].y = vv[0][3][1];
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][5], p[0][0], bv[0]);
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][5], p[1][0], bv[0]);
-#line 291 "templates/gfx942/attn_fwd.hip.in"
+#line 297 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[0][3][2];
     bv[0].y = vv[0][3][3];
-#line 268 "templates/gfx942/attn_fwd.hip.in"
+#line 274 "templates/gfx942/attn_fwd.hip.in"
     {
       const unsigned vo = v_lane + ((kv_begin + (nt - 1u) * 96u) + 48u) * 256u;
-#line 271 "templates/gfx942/attn_fwd.hip.in"
+#line 277 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<0>(vv[0][0], v_rsrc, vo);
-#line 271 "templates/gfx942/attn_fwd.hip.in"
+#line 277 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<1024>(vv[0][1], v_rsrc, vo);
-#line 271 "templates/gfx942/attn_fwd.hip.in"
+#line 277 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<2048>(vv[0][2], v_rsrc, vo);
-#line 271 "templates/gfx942/attn_fwd.hip.in"
+#line 277 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<3072>(vv[0][3], v_rsrc, vo);
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 279 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][6], p[0][0], bv[1]);
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][6], p[1][0], bv[1]);
-#line 288 "templates/gfx942/attn_fwd.hip.in"
+#line 294 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_vmcnt<8>(vv[1][0], vv[1][1], vv[1][2], vv[1][3]);
-#line 291 "templates/gfx942/attn_fwd.hip.in"
+#line 297 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[1][0][0];
     bv[1].y = vv[1][0][1];
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][7], p[0][0], bv[0]);
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][7], p[1][0], bv[0]);
-#line 291 "templates/gfx942/attn_fwd.hip.in"
+#line 297 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[1][0][2];
     bv[0].y = vv[1][0][3];
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][0], p[0][1], bv[1]);
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][0], p[1][1], bv[1]);
-#line 291 "templates/gfx942/attn_fwd.hip.in"
+#line 297 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[1][1][0];
     bv[1].y = vv[1][1][1];
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][1], p[0][1], bv[0]);
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][1], p[1][1], bv[0]);
-#line 291 "templates/gfx942/attn_fwd.hip.in"
+#line 297 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[1][1][2];
     bv[0].y = vv[1][1][3];
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][2], p[0][1], bv[1]);
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][2], p[1][1], bv[1]);
-#line 291 "templates/gfx942/attn_fwd.hip.in"
+#line 297 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[1][2][0];
     bv[1].y = vv[1][2][1];
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][3], p[0][1], bv[0]);
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][3], p[1][1], bv[0]);
-#line 291 "templates/gfx942/attn_fwd.hip.in"
+#line 297 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[1][2][2];
     bv[0].y = vv[1][2][3];
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][4], p[0][1], bv[1]);
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][4], p[1][1], bv[1]);
-#line 291 "templates/gfx942/attn_fwd.hip.in"
+#line 297 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[1][3][0];
     bv[1].y = vv[1][3][1];
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][5], p[0][1], bv[0]);
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][5], p[1][1], bv[0]);
-#line 291 "templates/gfx942/attn_fwd.hip.in"
+#line 297 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[1][3][2];
     bv[0].y = vv[1][3][3];
-#line 268 "templates/gfx942/attn_fwd.hip.in"
+#line 274 "templates/gfx942/attn_fwd.hip.in"
     {
       const unsigned vo = v_lane + ((kv_begin + (nt - 1u) * 96u) + 64u) * 256u;
-#line 271 "templates/gfx942/attn_fwd.hip.in"
+#line 277 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<0>(vv[1][0], v_rsrc, vo);
-#line 271 "templates/gfx942/attn_fwd.hip.in"
+#line 277 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<1024>(vv[1][1], v_rsrc, vo);
-#line 271 "templates/gfx942/attn_fwd.hip.in"
+#line 277 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<2048>(vv[1][2], v_rsrc, vo);
-#line 271 "templates/gfx942/attn_fwd.hip.in"
+#line 277 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<3072>(vv[1][3], v_rsrc, vo);
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 279 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][6], p[0][1], bv[1]);
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][6], p[1][1], bv[1]);
-#line 288 "templates/gfx942/attn_fwd.hip.in"
+#line 294 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_vmcnt<8>(vv[2][0], vv[2][1], vv[2][2], vv[2][3]);
-#line 291 "templates/gfx942/attn_fwd.hip.in"
+#line 297 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[2][0][0];
     bv[1].y = vv[2][0][1];
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][7], p[0][1], bv[0]);
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][7], p[1][1], bv[0]);
-#line 291 "templates/gfx942/attn_fwd.hip.in"
+#line 297 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[2][0][2];
     bv[0].y = vv[2][0][3];
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][0], p[0][2], bv[1]);
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][0], p[1][2], bv[1]);
-#line 291 "templates/gfx942/attn_fwd.hip.in"
+#line 297 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[2][1][0];
     bv[1].y = vv[2][1][1];
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][1], p[0][2], bv[0]);
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][1], p[1][2], bv[0]);
-#line 291 "templates/gfx942/attn_fwd.hip.in"
+#line 297 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[2][1][2];
     bv[0].y = vv[2][1][3];
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][2], p[0][2], bv[1]);
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][2], p[1][2], bv[1]);
-#line 291 "templates/gfx942/attn_fwd.hip.in"
+#line 297 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[2][2][0];
     bv[1].y = vv[2][2][1];
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][3], p[0][2], bv[0]);
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][3], p[1][2], bv[0]);
-#line 291 "templates/gfx942/attn_fwd.hip.in"
+#line 297 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[2][2][2];
     bv[0].y = vv[2][2][3];
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][4], p[0][2], bv[1]);
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][4], p[1][2], bv[1]);
-#line 291 "templates/gfx942/attn_fwd.hip.in"
+#line 297 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[2][3][0];
     bv[1].y = vv[2][3][1];
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][5], p[0][2], bv[0]);
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][5], p[1][2], bv[0]);
-#line 291 "templates/gfx942/attn_fwd.hip.in"
+#line 297 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[2][3][2];
     bv[0].y = vv[2][3][3];
-#line 268 "templates/gfx942/attn_fwd.hip.in"
+#line 274 "templates/gfx942/attn_fwd.hip.in"
     {
       const unsigned vo = v_lane + ((kv_begin + (nt - 1u) * 96u) + 80u) * 256u;
-#line 271 "templates/gfx942/attn_fwd.hip.in"
+#line 277 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<0>(vv[2][0], v_rsrc, vo);
-#line 271 "templates/gfx942/attn_fwd.hip.in"
+#line 277 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<1024>(vv[2][1], v_rsrc, vo);
-#line 271 "templates/gfx942/attn_fwd.hip.in"
+#line 277 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<2048>(vv[2][2], v_rsrc, vo);
-#line 271 "templates/gfx942/attn_fwd.hip.in"
+#line 277 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<3072>(vv[2][3], v_rsrc, vo);
-#line 273 "templates/gfx942/attn_fwd.hip.in"
+#line 279 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][6], p[0][2], bv[1]);
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][6], p[1][2], bv[1]);
-#line 288 "templates/gfx942/attn_fwd.hip.in"
+#line 294 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_vmcnt<8>(vv[0][0], vv[0][1], vv[0][2], vv[0][3]);
-#line 291 "templates/gfx942/attn_fwd.hip.in"
+#line 297 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[0][0][0];
     bv[1].y = vv[0][0][1];
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][7], p[0][2], bv[0]);
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][7], p[1][2], bv[0]);
-#line 291 "templates/gfx942/attn_fwd.hip.in"
+#line 297 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[0][0][2];
     bv[0].y = vv[0][0][3];
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][0], p[0][3], bv[1]);
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][0], p[1][3], bv[1]);
-#line 291 "templates/gfx942/attn_fwd.hip.in"
+#line 297 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[0][1][0];
     bv[1].y = vv[0][1][1];
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][1], p[0][3], bv[0]);
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][1], p[1][3], bv[0]);
-#line 291 "templates/gfx942/attn_fwd.hip.in"
+#line 297 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[0][1][2];
     bv[0].y = vv[0][1][3];
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][2], p[0][3], bv[1]);
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][2], p[1][3], bv[1]);
-#line 291 "templates/gfx942/attn_fwd.hip.in"
+#line 297 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[0][2][0];
     bv[1].y = vv[0][2][1];
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][3], p[0][3], bv[0]);
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][3], p[1][3], bv[0]);
-#line 291 "templates/gfx942/attn_fwd.hip.in"
+#line 297 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[0][2][2];
     bv[0].y = vv[0][2][3];
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][4], p[0][3], bv[1]);
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][4], p[1][3], bv[1]);
-#line 291 "templates/gfx942/attn_fwd.hip.in"
+#line 297 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[0][3][0];
     bv[1].y = vv[0][3][1];
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][5], p[0][3], bv[0]);
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][5], p[1][3], bv[0]);
-#line 291 "templates/gfx942/attn_fwd.hip.in"
+#line 297 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[0][3][2];
     bv[0].y = vv[0][3][3];
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][6], p[0][3], bv[1]);
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][6], p[1][3], bv[1]);
-#line 288 "templates/gfx942/attn_fwd.hip.in"
+#line 294 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_vmcnt<4>(vv[1][0], vv[1][1], vv[1][2], vv[1][3]);
-#line 291 "templates/gfx942/attn_fwd.hip.in"
+#line 297 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[1][0][0];
     bv[1].y = vv[1][0][1];
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][7], p[0][3], bv[0]);
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][7], p[1][3], bv[0]);
-#line 291 "templates/gfx942/attn_fwd.hip.in"
+#line 297 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[1][0][2];
     bv[0].y = vv[1][0][3];
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][0], p[0][4], bv[1]);
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][0], p[1][4], bv[1]);
-#line 291 "templates/gfx942/attn_fwd.hip.in"
+#line 297 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[1][1][0];
     bv[1].y = vv[1][1][1];
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][1], p[0][4], bv[0]);
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][1], p[1][4], bv[0]);
-#line 291 "templates/gfx942/attn_fwd.hip.in"
+#line 297 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[1][1][2];
     bv[0].y = vv[1][1][3];
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][2], p[0][4], bv[1]);
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][2], p[1][4], bv[1]);
-#line 291 "templates/gfx942/attn_fwd.hip.in"
+#line 297 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[1][2][0];
     bv[1].y = vv[1][2][1];
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][3], p[0][4], bv[0]);
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][3], p[1][4], bv[0]);
-#line 291 "templates/gfx942/attn_fwd.hip.in"
+#line 297 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[1][2][2];
     bv[0].y = vv[1][2][3];
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][4], p[0][4], bv[1]);
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][4], p[1][4], bv[1]);
-#line 291 "templates/gfx942/attn_fwd.hip.in"
+#line 297 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[1][3][0];
     bv[1].y = vv[1][3][1];
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][5], p[0][4], bv[0]);
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][5], p[1][4], bv[0]);
-#line 291 "templates/gfx942/attn_fwd.hip.in"
+#line 297 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[1][3][2];
     bv[0].y = vv[1][3][3];
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][6], p[0][4], bv[1]);
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][6], p[1][4], bv[1]);
-#line 288 "templates/gfx942/attn_fwd.hip.in"
+#line 294 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_vmcnt<0>(vv[2][0], vv[2][1], vv[2][2], vv[2][3]);
-#line 291 "templates/gfx942/attn_fwd.hip.in"
+#line 297 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[2][0][0];
     bv[1].y = vv[2][0][1];
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][7], p[0][4], bv[0]);
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][7], p[1][4], bv[0]);
-#line 291 "templates/gfx942/attn_fwd.hip.in"
+#line 297 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[2][0][2];
     bv[0].y = vv[2][0][3];
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][0], p[0][5], bv[1]);
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][0], p[1][5], bv[1]);
-#line 291 "templates/gfx942/attn_fwd.hip.in"
+#line 297 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[2][1][0];
     bv[1].y = vv[2][1][1];
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][1], p[0][5], bv[0]);
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][1], p[1][5], bv[0]);
-#line 291 "templates/gfx942/attn_fwd.hip.in"
+#line 297 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[2][1][2];
     bv[0].y = vv[2][1][3];
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][2], p[0][5], bv[1]);
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][2], p[1][5], bv[1]);
-#line 291 "templates/gfx942/attn_fwd.hip.in"
+#line 297 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[2][2][0];
     bv[1].y = vv[2][2][1];
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][3], p[0][5], bv[0]);
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][3], p[1][5], bv[0]);
-#line 291 "templates/gfx942/attn_fwd.hip.in"
+#line 297 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[2][2][2];
     bv[0].y = vv[2][2][3];
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][4], p[0][5], bv[1]);
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][4], p[1][5], bv[1]);
-#line 291 "templates/gfx942/attn_fwd.hip.in"
+#line 297 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[2][3][0];
     bv[1].y = vv[2][3][1];
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][5], p[0][5], bv[0]);
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][5], p[1][5], bv[0]);
-#line 291 "templates/gfx942/attn_fwd.hip.in"
+#line 297 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[2][3][2];
     bv[0].y = vv[2][3][3];
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][6], p[0][5], bv[1]);
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][6], p[1][5], bv[1]);
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][7], p[0][5], bv[0]);
-#line 305 "templates/gfx942/attn_fwd.hip.in"
+#line 311 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][7], p[1][5], bv[0]);
-#line 308 "templates/gfx942/attn_fwd.hip.in"
+#line 314 "templates/gfx942/attn_fwd.hip.in"
   }
-#line 551 "templates/gfx942/attn_fwd.hip.in"
+#line 557 "templates/gfx942/attn_fwd.hip.in"
     ag_s_setprio<0>();
   }
   ag_s_waitcnt_vmcnt<0>();  // K DMAs past the end (zero-filled) are complete
@@ -5184,37 +5193,37 @@ AG_KERNEL(512) void attn_fwd_d128_bhsd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
   float lsum[2];
   {
     unsigned xr[2];
-#line 564 "templates/gfx942/attn_fwd.hip.in"
+#line 570 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_swizzle_b32<0x401F>(xr[0], ag_f32_bits(l[0]));
-#line 564 "templates/gfx942/attn_fwd.hip.in"
+#line 570 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_swizzle_b32<0x401F>(xr[1], ag_f32_bits(l[1]));
-#line 566 "templates/gfx942/attn_fwd.hip.in"
+#line 572 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<0>(xr[0], xr[1]);
-#line 568 "templates/gfx942/attn_fwd.hip.in"
+#line 574 "templates/gfx942/attn_fwd.hip.in"
     lsum[0] = l[0] + ag_bits_f32(xr[0]);
     ag_ds_bpermute_b32(xr[0], (lane ^ 32u) << 2, ag_f32_bits(lsum[0]));
-#line 568 "templates/gfx942/attn_fwd.hip.in"
+#line 574 "templates/gfx942/attn_fwd.hip.in"
     lsum[1] = l[1] + ag_bits_f32(xr[1]);
     ag_ds_bpermute_b32(xr[1], (lane ^ 32u) << 2, ag_f32_bits(lsum[1]));
-#line 571 "templates/gfx942/attn_fwd.hip.in"
-    ag_s_waitcnt_lgkmcnt<0>(xr[0], xr[1]);
-#line 573 "templates/gfx942/attn_fwd.hip.in"
-    lsum[0] = lsum[0] + ag_bits_f32(xr[0]);
-#line 573 "templates/gfx942/attn_fwd.hip.in"
-    lsum[1] = lsum[1] + ag_bits_f32(xr[1]);
-#line 575 "templates/gfx942/attn_fwd.hip.in"
-  }
 #line 577 "templates/gfx942/attn_fwd.hip.in"
-  if (part >= 0) {  // split part: unnormalized O, m and l of each row into the workspace
+    ag_s_waitcnt_lgkmcnt<0>(xr[0], xr[1]);
 #line 579 "templates/gfx942/attn_fwd.hip.in"
+    lsum[0] = lsum[0] + ag_bits_f32(xr[0]);
+#line 579 "templates/gfx942/attn_fwd.hip.in"
+    lsum[1] = lsum[1] + ag_bits_f32(xr[1]);
+#line 581 "templates/gfx942/attn_fwd.hip.in"
+  }
+#line 583 "templates/gfx942/attn_fwd.hip.in"
+  if (part >= 0) {  // split part: unnormalized O, m and l of each row into the workspace
+#line 585 "templates/gfx942/attn_fwd.hip.in"
     // the split partials follow the pre-transposed V in the workspace
-    const unsigned long long vt_floats = (unsigned long long)a.B * H * vt_chunks * 1024ull;
-#line 582 "templates/gfx942/attn_fwd.hip.in"
+    const unsigned long long vt_floats = (unsigned long long)a.B * Hkv * vt_chunks * 1024ull;
+#line 588 "templates/gfx942/attn_fwd.hip.in"
     const unsigned long long ws_off = ((unsigned long long)(job - (unsigned)a.split_first) *
                                            (unsigned)a.num_splits + (unsigned)part) *
                                       33280ull;
     const ag_rsrc ws_rsrc = ag_make_rsrc(a.ws + vt_floats + ws_off, 133120u);
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 594 "templates/gfx942/attn_fwd.hip.in"
     {
       const unsigned row = wave * 32u + 0u + 4u * g;
       const ag_u32x4 lo = {ag_f32_bits(o[0][0][0]), ag_f32_bits(o[0][1][0]),
@@ -5224,7 +5233,7 @@ AG_KERNEL(512) void attn_fwd_d128_bhsd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
       ag_buffer_store_dwordx4<0>(ws_rsrc, (row * 128u + 8u * c) * 4u, lo);
       ag_buffer_store_dwordx4<16>(ws_rsrc, (row * 128u + 8u * c) * 4u, hi);
     }
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 594 "templates/gfx942/attn_fwd.hip.in"
     {
       const unsigned row = wave * 32u + 1u + 4u * g;
       const ag_u32x4 lo = {ag_f32_bits(o[0][0][1]), ag_f32_bits(o[0][1][1]),
@@ -5234,7 +5243,7 @@ AG_KERNEL(512) void attn_fwd_d128_bhsd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
       ag_buffer_store_dwordx4<0>(ws_rsrc, (row * 128u + 8u * c) * 4u, lo);
       ag_buffer_store_dwordx4<16>(ws_rsrc, (row * 128u + 8u * c) * 4u, hi);
     }
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 594 "templates/gfx942/attn_fwd.hip.in"
     {
       const unsigned row = wave * 32u + 2u + 4u * g;
       const ag_u32x4 lo = {ag_f32_bits(o[0][0][2]), ag_f32_bits(o[0][1][2]),
@@ -5244,7 +5253,7 @@ AG_KERNEL(512) void attn_fwd_d128_bhsd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
       ag_buffer_store_dwordx4<0>(ws_rsrc, (row * 128u + 8u * c) * 4u, lo);
       ag_buffer_store_dwordx4<16>(ws_rsrc, (row * 128u + 8u * c) * 4u, hi);
     }
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 594 "templates/gfx942/attn_fwd.hip.in"
     {
       const unsigned row = wave * 32u + 3u + 4u * g;
       const ag_u32x4 lo = {ag_f32_bits(o[0][0][3]), ag_f32_bits(o[0][1][3]),
@@ -5254,13 +5263,13 @@ AG_KERNEL(512) void attn_fwd_d128_bhsd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
       ag_buffer_store_dwordx4<0>(ws_rsrc, (row * 128u + 8u * c) * 4u, lo);
       ag_buffer_store_dwordx4<16>(ws_rsrc, (row * 128u + 8u * c) * 4u, hi);
     }
-#line 598 "templates/gfx942/attn_fwd.hip.in"
+#line 604 "templates/gfx942/attn_fwd.hip.in"
     {
       const unsigned row = wave * 32u + 0u + c;
       const ag_u32x2 ml = {ag_f32_bits(m[0]), ag_f32_bits(lsum[0])};
       ag_buffer_store_dwordx2<0>(ws_rsrc, g == 0u ? (32768u + 2u * row) * 4u : 0x80000000u, ml);
     }
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 594 "templates/gfx942/attn_fwd.hip.in"
     {
       const unsigned row = wave * 32u + 16u + 4u * g;
       const ag_u32x4 lo = {ag_f32_bits(o[1][0][0]), ag_f32_bits(o[1][1][0]),
@@ -5270,7 +5279,7 @@ AG_KERNEL(512) void attn_fwd_d128_bhsd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
       ag_buffer_store_dwordx4<0>(ws_rsrc, (row * 128u + 8u * c) * 4u, lo);
       ag_buffer_store_dwordx4<16>(ws_rsrc, (row * 128u + 8u * c) * 4u, hi);
     }
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 594 "templates/gfx942/attn_fwd.hip.in"
     {
       const unsigned row = wave * 32u + 17u + 4u * g;
       const ag_u32x4 lo = {ag_f32_bits(o[1][0][1]), ag_f32_bits(o[1][1][1]),
@@ -5280,7 +5289,7 @@ AG_KERNEL(512) void attn_fwd_d128_bhsd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
       ag_buffer_store_dwordx4<0>(ws_rsrc, (row * 128u + 8u * c) * 4u, lo);
       ag_buffer_store_dwordx4<16>(ws_rsrc, (row * 128u + 8u * c) * 4u, hi);
     }
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 594 "templates/gfx942/attn_fwd.hip.in"
     {
       const unsigned row = wave * 32u + 18u + 4u * g;
       const ag_u32x4 lo = {ag_f32_bits(o[1][0][2]), ag_f32_bits(o[1][1][2]),
@@ -5290,7 +5299,7 @@ AG_KERNEL(512) void attn_fwd_d128_bhsd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
       ag_buffer_store_dwordx4<0>(ws_rsrc, (row * 128u + 8u * c) * 4u, lo);
       ag_buffer_store_dwordx4<16>(ws_rsrc, (row * 128u + 8u * c) * 4u, hi);
     }
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 594 "templates/gfx942/attn_fwd.hip.in"
     {
       const unsigned row = wave * 32u + 19u + 4u * g;
       const ag_u32x4 lo = {ag_f32_bits(o[1][0][3]), ag_f32_bits(o[1][1][3]),
@@ -5300,44 +5309,44 @@ AG_KERNEL(512) void attn_fwd_d128_bhsd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
       ag_buffer_store_dwordx4<0>(ws_rsrc, (row * 128u + 8u * c) * 4u, lo);
       ag_buffer_store_dwordx4<16>(ws_rsrc, (row * 128u + 8u * c) * 4u, hi);
     }
-#line 598 "templates/gfx942/attn_fwd.hip.in"
+#line 604 "templates/gfx942/attn_fwd.hip.in"
     {
       const unsigned row = wave * 32u + 16u + c;
       const ag_u32x2 ml = {ag_f32_bits(m[1]), ag_f32_bits(lsum[1])};
       ag_buffer_store_dwordx2<0>(ws_rsrc, g == 0u ? (32768u + 2u * row) * 4u : 0x80000000u, ml);
     }
-#line 604 "templates/gfx942/attn_fwd.hip.in"
+#line 610 "templates/gfx942/attn_fwd.hip.in"
     return;
   }
-#line 607 "templates/gfx942/attn_fwd.hip.in"
+#line 613 "templates/gfx942/attn_fwd.hip.in"
   {
-#line 609 "templates/gfx942/attn_fwd.hip.in"
+#line 615 "templates/gfx942/attn_fwd.hip.in"
     float inv0;
     unsigned ir0[4];
     inv0 = lsum[0] == 0.0f ? 0.0f : 1.0f / lsum[0];
-#line 613 "templates/gfx942/attn_fwd.hip.in"
+#line 619 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_bpermute_b32(ir0[0], (4u * g + 0u) << 2, ag_f32_bits(inv0));
-#line 613 "templates/gfx942/attn_fwd.hip.in"
+#line 619 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_bpermute_b32(ir0[1], (4u * g + 1u) << 2, ag_f32_bits(inv0));
-#line 613 "templates/gfx942/attn_fwd.hip.in"
+#line 619 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_bpermute_b32(ir0[2], (4u * g + 2u) << 2, ag_f32_bits(inv0));
-#line 613 "templates/gfx942/attn_fwd.hip.in"
+#line 619 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_bpermute_b32(ir0[3], (4u * g + 3u) << 2, ag_f32_bits(inv0));
-#line 609 "templates/gfx942/attn_fwd.hip.in"
+#line 615 "templates/gfx942/attn_fwd.hip.in"
     float inv1;
     unsigned ir1[4];
     inv1 = lsum[1] == 0.0f ? 0.0f : 1.0f / lsum[1];
-#line 613 "templates/gfx942/attn_fwd.hip.in"
-    ag_ds_bpermute_b32(ir1[0], (4u * g + 0u) << 2, ag_f32_bits(inv1));
-#line 613 "templates/gfx942/attn_fwd.hip.in"
-    ag_ds_bpermute_b32(ir1[1], (4u * g + 1u) << 2, ag_f32_bits(inv1));
-#line 613 "templates/gfx942/attn_fwd.hip.in"
-    ag_ds_bpermute_b32(ir1[2], (4u * g + 2u) << 2, ag_f32_bits(inv1));
-#line 613 "templates/gfx942/attn_fwd.hip.in"
-    ag_ds_bpermute_b32(ir1[3], (4u * g + 3u) << 2, ag_f32_bits(inv1));
-#line 616 "templates/gfx942/attn_fwd.hip.in"
-    ag_s_waitcnt_lgkmcnt<0>(ir0[0], ir0[1], ir0[2], ir0[3], ir1[0], ir1[1], ir1[2], ir1[3]);
 #line 619 "templates/gfx942/attn_fwd.hip.in"
+    ag_ds_bpermute_b32(ir1[0], (4u * g + 0u) << 2, ag_f32_bits(inv1));
+#line 619 "templates/gfx942/attn_fwd.hip.in"
+    ag_ds_bpermute_b32(ir1[1], (4u * g + 1u) << 2, ag_f32_bits(inv1));
+#line 619 "templates/gfx942/attn_fwd.hip.in"
+    ag_ds_bpermute_b32(ir1[2], (4u * g + 2u) << 2, ag_f32_bits(inv1));
+#line 619 "templates/gfx942/attn_fwd.hip.in"
+    ag_ds_bpermute_b32(ir1[3], (4u * g + 3u) << 2, ag_f32_bits(inv1));
+#line 622 "templates/gfx942/attn_fwd.hip.in"
+    ag_s_waitcnt_lgkmcnt<0>(ir0[0], ir0[1], ir0[2], ir0[3], ir1[0], ir1[1], ir1[2], ir1[3]);
+#line 625 "templates/gfx942/attn_fwd.hip.in"
     {
       const float r = ag_bits_f32(ir0[0]);
       const ag_u32x4 out = {ag_pack_bf16_rtne(o[0][0][0] * r, o[0][1][0] * r),
@@ -5346,7 +5355,7 @@ AG_KERNEL(512) void attn_fwd_d128_bhsd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
                             ag_pack_bf16_rtne(o[0][6][0] * r, o[0][7][0] * r)};
       ag_buffer_store_dwordx4<0>(o_rsrc, (q_row0 + 0u + 4u * g) * rs + 16u * c, out);
     }
-#line 619 "templates/gfx942/attn_fwd.hip.in"
+#line 625 "templates/gfx942/attn_fwd.hip.in"
     {
       const float r = ag_bits_f32(ir0[1]);
       const ag_u32x4 out = {ag_pack_bf16_rtne(o[0][0][1] * r, o[0][1][1] * r),
@@ -5355,7 +5364,7 @@ AG_KERNEL(512) void attn_fwd_d128_bhsd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
                             ag_pack_bf16_rtne(o[0][6][1] * r, o[0][7][1] * r)};
       ag_buffer_store_dwordx4<0>(o_rsrc, (q_row0 + 1u + 4u * g) * rs + 16u * c, out);
     }
-#line 619 "templates/gfx942/attn_fwd.hip.in"
+#line 625 "templates/gfx942/attn_fwd.hip.in"
     {
       const float r = ag_bits_f32(ir0[2]);
       const ag_u32x4 out = {ag_pack_bf16_rtne(o[0][0][2] * r, o[0][1][2] * r),
@@ -5364,7 +5373,7 @@ AG_KERNEL(512) void attn_fwd_d128_bhsd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
                             ag_pack_bf16_rtne(o[0][6][2] * r, o[0][7][2] * r)};
       ag_buffer_store_dwordx4<0>(o_rsrc, (q_row0 + 2u + 4u * g) * rs + 16u * c, out);
     }
-#line 619 "templates/gfx942/attn_fwd.hip.in"
+#line 625 "templates/gfx942/attn_fwd.hip.in"
     {
       const float r = ag_bits_f32(ir0[3]);
       const ag_u32x4 out = {ag_pack_bf16_rtne(o[0][0][3] * r, o[0][1][3] * r),
@@ -5373,7 +5382,7 @@ AG_KERNEL(512) void attn_fwd_d128_bhsd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
                             ag_pack_bf16_rtne(o[0][6][3] * r, o[0][7][3] * r)};
       ag_buffer_store_dwordx4<0>(o_rsrc, (q_row0 + 3u + 4u * g) * rs + 16u * c, out);
     }
-#line 619 "templates/gfx942/attn_fwd.hip.in"
+#line 625 "templates/gfx942/attn_fwd.hip.in"
     {
       const float r = ag_bits_f32(ir1[0]);
       const ag_u32x4 out = {ag_pack_bf16_rtne(o[1][0][0] * r, o[1][1][0] * r),
@@ -5382,7 +5391,7 @@ AG_KERNEL(512) void attn_fwd_d128_bhsd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
                             ag_pack_bf16_rtne(o[1][6][0] * r, o[1][7][0] * r)};
       ag_buffer_store_dwordx4<0>(o_rsrc, (q_row0 + 16u + 4u * g) * rs + 16u * c, out);
     }
-#line 619 "templates/gfx942/attn_fwd.hip.in"
+#line 625 "templates/gfx942/attn_fwd.hip.in"
     {
       const float r = ag_bits_f32(ir1[1]);
       const ag_u32x4 out = {ag_pack_bf16_rtne(o[1][0][1] * r, o[1][1][1] * r),
@@ -5391,7 +5400,7 @@ AG_KERNEL(512) void attn_fwd_d128_bhsd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
                             ag_pack_bf16_rtne(o[1][6][1] * r, o[1][7][1] * r)};
       ag_buffer_store_dwordx4<0>(o_rsrc, (q_row0 + 17u + 4u * g) * rs + 16u * c, out);
     }
-#line 619 "templates/gfx942/attn_fwd.hip.in"
+#line 625 "templates/gfx942/attn_fwd.hip.in"
     {
       const float r = ag_bits_f32(ir1[2]);
       const ag_u32x4 out = {ag_pack_bf16_rtne(o[1][0][2] * r, o[1][1][2] * r),
@@ -5400,7 +5409,7 @@ AG_KERNEL(512) void attn_fwd_d128_bhsd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
                             ag_pack_bf16_rtne(o[1][6][2] * r, o[1][7][2] * r)};
       ag_buffer_store_dwordx4<0>(o_rsrc, (q_row0 + 18u + 4u * g) * rs + 16u * c, out);
     }
-#line 619 "templates/gfx942/attn_fwd.hip.in"
+#line 625 "templates/gfx942/attn_fwd.hip.in"
     {
       const float r = ag_bits_f32(ir1[3]);
       const ag_u32x4 out = {ag_pack_bf16_rtne(o[1][0][3] * r, o[1][1][3] * r),
@@ -5409,28 +5418,28 @@ AG_KERNEL(512) void attn_fwd_d128_bhsd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
                             ag_pack_bf16_rtne(o[1][6][3] * r, o[1][7][3] * r)};
       ag_buffer_store_dwordx4<0>(o_rsrc, (q_row0 + 19u + 4u * g) * rs + 16u * c, out);
     }
-#line 629 "templates/gfx942/attn_fwd.hip.in"
+#line 635 "templates/gfx942/attn_fwd.hip.in"
   }
   if (a.lse) {  // natural-log LSE = m ln2 + ln l; row c, written by the lanes with g == 0
     const ag_rsrc lse_rsrc = ag_make_rsrc(a.lse + ((unsigned long long)b * H + h) * (unsigned)a.Sq,
                                           (unsigned)a.Sq * 4u);
-#line 634 "templates/gfx942/attn_fwd.hip.in"
+#line 640 "templates/gfx942/attn_fwd.hip.in"
     {
       const float lse = m[0] * 0.693147180559945309f + ag_v_log_f32(lsum[0]) * 0.693147180559945309f;
       ag_buffer_store_dword<0>(lse_rsrc, g == 0u ? (q_row0 + 0u + c) * 4u : 0x80000000u,
                                ag_f32_bits(lse));
     }
-#line 634 "templates/gfx942/attn_fwd.hip.in"
+#line 640 "templates/gfx942/attn_fwd.hip.in"
     {
       const float lse = m[1] * 0.693147180559945309f + ag_v_log_f32(lsum[1]) * 0.693147180559945309f;
       ag_buffer_store_dword<0>(lse_rsrc, g == 0u ? (q_row0 + 16u + c) * 4u : 0x80000000u,
                                ag_f32_bits(lse));
     }
-#line 640 "templates/gfx942/attn_fwd.hip.in"
+#line 646 "templates/gfx942/attn_fwd.hip.in"
   }
   }  // epilogue
 }
-#line 644 "templates/gfx942/attn_fwd.hip.in"
+#line 650 "templates/gfx942/attn_fwd.hip.in"
 
 // Merge of the tail KV split (grid: one block per split q-job, see runtime/src/split_plan.h).
 // For each row and each 8-column chunk, in the fixed part order 0..num_splits-1:
@@ -5449,22 +5458,23 @@ AG_KERNEL(512) void attn_fwd_d128_bhsd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942_merge
   const unsigned bh = job / (unsigned)a.num_q_blocks;
   const unsigned h = bh % H, b = bh / H;
   const unsigned ns = (unsigned)a.num_splits;
-#line 666 "templates/gfx942/attn_fwd.hip.in"
+#line 672 "templates/gfx942/attn_fwd.hip.in"
   const unsigned rs = 256u;
   const unsigned long long q_base = ((unsigned long long)b * H + h) * (unsigned)a.Sq * 256ull;
-#line 669 "templates/gfx942/attn_fwd.hip.in"
+#line 675 "templates/gfx942/attn_fwd.hip.in"
   const unsigned q_bytes = a.Sq > 0 ? ((unsigned)a.Sq - 1u) * rs + 256u : 0u;
   const ag_rsrc o_rsrc = ag_make_rsrc((const char *)a.o + q_base, q_bytes);
-#line 672 "templates/gfx942/attn_fwd.hip.in"
+#line 678 "templates/gfx942/attn_fwd.hip.in"
   // the split partials follow the pre-transposed V in the workspace
-  const unsigned long long vt_floats = (unsigned long long)a.B * H * (((unsigned)a.Skv + 15u) / 16u) * 1024ull;
-#line 675 "templates/gfx942/attn_fwd.hip.in"
+  const unsigned Hkv = a.H_kv > 0 ? (unsigned)a.H_kv : H;
+  const unsigned long long vt_floats = (unsigned long long)a.B * Hkv * (((unsigned)a.Skv + 15u) / 16u) * 1024ull;
+#line 682 "templates/gfx942/attn_fwd.hip.in"
   const ag_rsrc ws_rsrc = ag_make_rsrc(a.ws + vt_floats + (unsigned long long)sj * ns * 33280ull,
                                        ns * 133120u);
   const bool want_lse = a.lse != 0;
   const ag_rsrc lse_rsrc = ag_make_rsrc(want_lse ? a.lse + ((unsigned long long)b * H + h) * (unsigned)a.Sq : a.lse,
                                         want_lse ? (unsigned)a.Sq * 4u : 0u);
-#line 681 "templates/gfx942/attn_fwd.hip.in"
+#line 688 "templates/gfx942/attn_fwd.hip.in"
   {
     const unsigned item = ag_thread_id() + 0u;
     const unsigned row = item >> 4, ch = item & 15u;
@@ -5508,7 +5518,7 @@ AG_KERNEL(512) void attn_fwd_d128_bhsd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942_merge
     const float lse = mmax * 0.693147180559945309f + ag_v_log_f32(lt) * 0.693147180559945309f;
     ag_buffer_store_dword<0>(lse_rsrc, ch == 0u ? q_row * 4u : 0x80000000u, ag_f32_bits(lse));
   }
-#line 681 "templates/gfx942/attn_fwd.hip.in"
+#line 688 "templates/gfx942/attn_fwd.hip.in"
   {
     const unsigned item = ag_thread_id() + 512u;
     const unsigned row = item >> 4, ch = item & 15u;
@@ -5552,7 +5562,7 @@ AG_KERNEL(512) void attn_fwd_d128_bhsd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942_merge
     const float lse = mmax * 0.693147180559945309f + ag_v_log_f32(lt) * 0.693147180559945309f;
     ag_buffer_store_dword<0>(lse_rsrc, ch == 0u ? q_row * 4u : 0x80000000u, ag_f32_bits(lse));
   }
-#line 681 "templates/gfx942/attn_fwd.hip.in"
+#line 688 "templates/gfx942/attn_fwd.hip.in"
   {
     const unsigned item = ag_thread_id() + 1024u;
     const unsigned row = item >> 4, ch = item & 15u;
@@ -5596,7 +5606,7 @@ AG_KERNEL(512) void attn_fwd_d128_bhsd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942_merge
     const float lse = mmax * 0.693147180559945309f + ag_v_log_f32(lt) * 0.693147180559945309f;
     ag_buffer_store_dword<0>(lse_rsrc, ch == 0u ? q_row * 4u : 0x80000000u, ag_f32_bits(lse));
   }
-#line 681 "templates/gfx942/attn_fwd.hip.in"
+#line 688 "templates/gfx942/attn_fwd.hip.in"
   {
     const unsigned item = ag_thread_id() + 1536u;
     const unsigned row = item >> 4, ch = item & 15u;
@@ -5640,7 +5650,7 @@ AG_KERNEL(512) void attn_fwd_d128_bhsd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942_merge
     const float lse = mmax * 0.693147180559945309f + ag_v_log_f32(lt) * 0.693147180559945309f;
     ag_buffer_store_dword<0>(lse_rsrc, ch == 0u ? q_row * 4u : 0x80000000u, ag_f32_bits(lse));
   }
-#line 681 "templates/gfx942/attn_fwd.hip.in"
+#line 688 "templates/gfx942/attn_fwd.hip.in"
   {
     const unsigned item = ag_thread_id() + 2048u;
     const unsigned row = item >> 4, ch = item & 15u;
@@ -5684,7 +5694,7 @@ AG_KERNEL(512) void attn_fwd_d128_bhsd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942_merge
     const float lse = mmax * 0.693147180559945309f + ag_v_log_f32(lt) * 0.693147180559945309f;
     ag_buffer_store_dword<0>(lse_rsrc, ch == 0u ? q_row * 4u : 0x80000000u, ag_f32_bits(lse));
   }
-#line 681 "templates/gfx942/attn_fwd.hip.in"
+#line 688 "templates/gfx942/attn_fwd.hip.in"
   {
     const unsigned item = ag_thread_id() + 2560u;
     const unsigned row = item >> 4, ch = item & 15u;
@@ -5728,7 +5738,7 @@ AG_KERNEL(512) void attn_fwd_d128_bhsd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942_merge
     const float lse = mmax * 0.693147180559945309f + ag_v_log_f32(lt) * 0.693147180559945309f;
     ag_buffer_store_dword<0>(lse_rsrc, ch == 0u ? q_row * 4u : 0x80000000u, ag_f32_bits(lse));
   }
-#line 681 "templates/gfx942/attn_fwd.hip.in"
+#line 688 "templates/gfx942/attn_fwd.hip.in"
   {
     const unsigned item = ag_thread_id() + 3072u;
     const unsigned row = item >> 4, ch = item & 15u;
@@ -5772,7 +5782,7 @@ AG_KERNEL(512) void attn_fwd_d128_bhsd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942_merge
     const float lse = mmax * 0.693147180559945309f + ag_v_log_f32(lt) * 0.693147180559945309f;
     ag_buffer_store_dword<0>(lse_rsrc, ch == 0u ? q_row * 4u : 0x80000000u, ag_f32_bits(lse));
   }
-#line 681 "templates/gfx942/attn_fwd.hip.in"
+#line 688 "templates/gfx942/attn_fwd.hip.in"
   {
     const unsigned item = ag_thread_id() + 3584u;
     const unsigned row = item >> 4, ch = item & 15u;
@@ -5816,5 +5826,5 @@ AG_KERNEL(512) void attn_fwd_d128_bhsd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942_merge
     const float lse = mmax * 0.693147180559945309f + ag_v_log_f32(lt) * 0.693147180559945309f;
     ag_buffer_store_dword<0>(lse_rsrc, ch == 0u ? q_row * 4u : 0x80000000u, ag_f32_bits(lse));
   }
-#line 725 "templates/gfx942/attn_fwd.hip.in"
+#line 732 "templates/gfx942/attn_fwd.hip.in"
 }

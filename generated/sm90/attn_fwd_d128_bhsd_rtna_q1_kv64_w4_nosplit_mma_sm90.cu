@@ -23,7 +23,7 @@
 
 typedef struct attngen_kargs {
   const void *q;     // bf16, layout per variant (bshd: [B,Sq,H,128], bhsd: [B,H,Sq,128])
-  const void *k;     // bf16, [B,Skv,H,128] or [B,H,Skv,128]
+  const void *k;     // bf16, [B,Skv,H_kv,128] or [B,H_kv,Skv,128]
   const void *v;     // bf16, same layout as k
   void *o;           // bf16, same layout as q
   float *lse;        // fp32 [B,H,Sq] natural-log LSE, or 0 when not requested
@@ -43,6 +43,9 @@ typedef struct attngen_kargs {
   // Causal mask (attngen_fwd_args.causal, 0 or 1): query i of an entry with n keys sees the
   // keys j <= i + n - Sq (bottom-right aligned).
   int causal;
+  // KV heads (attngen_fwd_args.heads_kv; == H for a dense call): k and v have H_kv heads
+  // ([B,Skv,H_kv,128] / [B,H_kv,Skv,128]) and query head h reads KV head h / (H / H_kv).
+  int H_kv;
 } attngen_kargs;
 
 #endif // ATTNGEN_KARGS_H
@@ -322,16 +325,20 @@ extern "C" __global__ void __launch_bounds__(128, 1) attn_fwd_d128_bhsd_rtna_q1_
   const int lm_row = lane & 7;      //           and the row within it
   const int H = a.H, Sq = a.Sq, Skv = a.Skv;
   const int h = (int)blockIdx.y, b = (int)blockIdx.z;
+  // KV heads (grouped-query calls: H_kv divides H; 0 = H): query head h reads K and V of KV
+  // head h H_kv / H = h / (H / H_kv)
+  const int Hkv = a.H_kv > 0 ? a.H_kv : H;
+  const int hk = (int)((unsigned)h * (unsigned)Hkv / (unsigned)H);
   const int q0 = (int)blockIdx.x * kBlockM;
   const int warp_row0 = warp * kWarpRows;
 
   // Element offsets: 64-bit per-(batch, head) base, 32-bit row offsets within a batch.
-#line 69 "templates/sm90/attn_fwd.cu.in"
+#line 73 "templates/sm90/attn_fwd.cu.in"
   const long long q_base = ((long long)b * H + h) * (long long)Sq * 128;
-  const long long kv_base = ((long long)b * H + h) * (long long)Skv * 128;
+  const long long kv_base = ((long long)b * Hkv + hk) * (long long)Skv * 128;
   const int q_stride = 128;
   const int kv_stride = 128;
-#line 74 "templates/sm90/attn_fwd.cu.in"
+#line 78 "templates/sm90/attn_fwd.cu.in"
   const unsigned short *qg = (const unsigned short *)a.q + q_base;
   const unsigned short *kg = (const unsigned short *)a.k + kv_base;
   const unsigned short *vg = (const unsigned short *)a.v + kv_base;
@@ -348,9 +355,9 @@ extern "C" __global__ void __launch_bounds__(128, 1) attn_fwd_d128_bhsd_rtna_q1_
   // this block's rows need the keys below min(kv_n, min(q0 + block_m, Sq) + kv_n - Sq), its
   // later tiles are not loaded or computed. Its first row sees the fewest (kv_first).
   int kv_end = kv_n, kv_first = kv_n;
-#line 93 "templates/sm90/attn_fwd.cu.in"
+#line 97 "templates/sm90/attn_fwd.cu.in"
   constexpr bool kCausal = false;
-#line 95 "templates/sm90/attn_fwd.cu.in"
+#line 99 "templates/sm90/attn_fwd.cu.in"
   if (kCausal) {
     const int last = (q0 + kBlockM < Sq ? q0 + kBlockM : Sq) + kv_n - Sq;
     kv_end = last < kv_n ? (last > 0 ? last : 0) : kv_n;
@@ -390,13 +397,13 @@ extern "C" __global__ void __launch_bounds__(128, 1) attn_fwd_d128_bhsd_rtna_q1_
                      sQ + swz(warp_row0 + qt * 16 + (lm_mat & 1) * 8 + lm_row,
                               2 * kk + (lm_mat >> 1)));
   };
-#line 135 "templates/sm90/attn_fwd.cu.in"
+#line 139 "templates/sm90/attn_fwd.cu.in"
   sm90_u32 qf[kQTiles][8][4];
 #pragma unroll
   for (int qt = 0; qt < kQTiles; ++qt)
 #pragma unroll
     for (int kk = 0; kk < 8; ++kk) load_q_frag(qf[qt][kk], qt, kk);
-#line 141 "templates/sm90/attn_fwd.cu.in"
+#line 145 "templates/sm90/attn_fwd.cu.in"
 
   const float neg_inf = __int_as_float(0xff800000);  // -inf
   float o[kQTiles][16][4];   // O accumulators: 16 n-tiles of 8 head dims
@@ -436,7 +443,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) attn_fwd_d128_bhsd_rtna_q1_
         for (int e = 0; e < 4; ++e) s[qt][n][e] = 0.f;
 #pragma unroll
     for (int kk = 0; kk < 8; ++kk) {
-#line 185 "templates/sm90/attn_fwd.cu.in"
+#line 189 "templates/sm90/attn_fwd.cu.in"
 #pragma unroll
       for (int np = 0; np < kSNTiles / 2; ++np) {
         sm90_u32 b0, b1, b2, b3;
@@ -445,9 +452,9 @@ extern "C" __global__ void __launch_bounds__(128, 1) attn_fwd_d128_bhsd_rtna_q1_
                                           2 * kk + (lm_mat & 1)));
 #pragma unroll
         for (int qt = 0; qt < kQTiles; ++qt) {
-#line 194 "templates/sm90/attn_fwd.cu.in"
-          const sm90_u32 *qa = qf[qt][kk];
 #line 198 "templates/sm90/attn_fwd.cu.in"
+          const sm90_u32 *qa = qf[qt][kk];
+#line 202 "templates/sm90/attn_fwd.cu.in"
           sm90_mma_bf16_16816(s[qt][2 * np], qa[0], qa[1], qa[2], qa[3], b0, b1);
           sm90_mma_bf16_16816(s[qt][2 * np + 1], qa[0], qa[1], qa[2], qa[3], b2, b3);
         }

@@ -9,7 +9,7 @@
 
 typedef struct attngen_kargs {
   const void *q;     // bf16, layout per variant (bshd: [B,Sq,H,128], bhsd: [B,H,Sq,128])
-  const void *k;     // bf16, [B,Skv,H,128] or [B,H,Skv,128]
+  const void *k;     // bf16, [B,Skv,H_kv,128] or [B,H_kv,Skv,128]
   const void *v;     // bf16, same layout as k
   void *o;           // bf16, same layout as q
   float *lse;        // fp32 [B,H,Sq] natural-log LSE, or 0 when not requested
@@ -29,6 +29,9 @@ typedef struct attngen_kargs {
   // Causal mask (attngen_fwd_args.causal, 0 or 1): query i of an entry with n keys sees the
   // keys j <= i + n - Sq (bottom-right aligned).
   int causal;
+  // KV heads (attngen_fwd_args.heads_kv; == H for a dense call): k and v have H_kv heads
+  // ([B,Skv,H_kv,128] / [B,H_kv,Skv,128]) and query head h reads KV head h / (H / H_kv).
+  int H_kv;
 } attngen_kargs;
 
 #endif // ATTNGEN_KARGS_H
@@ -258,6 +261,14 @@ typedef unsigned long long wg_u64;
 
 #define WG_FN static __device__ __forceinline__
 
+// x, made opaque to the compiler (an empty asm, no instruction): a value computed from it is
+// computed where it is used, not taken from an earlier equal expression and kept live
+// (a producer thread of 24 registers recomputes the job's coordinates this way).
+WG_FN int wg_opaque(int x) {
+  asm volatile("" : "+r"(x));
+  return x;
+}
+
 // ---- addresses ----------------------------------------------------------------------------
 
 // The .shared window address (32 bits) of a generic pointer into shared memory.
@@ -291,7 +302,7 @@ WG_FN void wg_wait() {
 WG_FN void wg_fence_operand(float &x) { asm volatile("" : "+f"(x)::"memory"); }
 WG_FN void wg_fence_operand(wg_u32 &x) { asm volatile("" : "+r"(x)::"memory"); }
 
-#line 240 "templates/sm90/wrappers.cuh"
+#line 248 "templates/sm90/wrappers.cuh"
 // d[0..71] (+)= A(64x16, shared, K-major) * B(16x144, shared, K-major), fp32.
 // scale_d = 0 ignores the old d (d = A*B). Accumulator layout (PTX ISA "Matrix Fragments for
 // wgmma .m64nNk16"): warp w of the warpgroup owns rows 16w..16w+15; with g = lane/4,
@@ -325,7 +336,7 @@ WG_FN void wg_mma_rs_tb_m64n144k16(float (&d)[72], wg_u32 a0, wg_u32 a1, wg_u32 
       : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "l"(desc_b), "r"(scale_d));
 }
 
-#line 240 "templates/sm90/wrappers.cuh"
+#line 248 "templates/sm90/wrappers.cuh"
 // d[0..63] (+)= A(64x16, shared, K-major) * B(16x128, shared, K-major), fp32.
 // scale_d = 0 ignores the old d (d = A*B). Accumulator layout (PTX ISA "Matrix Fragments for
 // wgmma .m64nNk16"): warp w of the warpgroup owns rows 16w..16w+15; with g = lane/4,
@@ -359,7 +370,7 @@ WG_FN void wg_mma_rs_tb_m64n128k16(float (&d)[64], wg_u32 a0, wg_u32 a1, wg_u32 
       : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "l"(desc_b), "r"(scale_d));
 }
 
-#line 274 "templates/sm90/wrappers.cuh"
+#line 282 "templates/sm90/wrappers.cuh"
 // ---- mbarrier (PTX ISA 9.7.13.15) ---------------------------------------------------------
 
 // Initializes the mbarrier at shared address `bar` to expect `count` arrivals per phase.
@@ -685,9 +696,11 @@ AG_BF16_FN unsigned int ag_bf16_to_f32_bits(unsigned int b) { return (b & 0xFFFF
 // Persistent grid (384 threads = 3 warpgroups per block; grid (min(jobs, SMs), 1, 1)):
 // a job is one (m-block of 128 query rows, head, batch); block x runs jobs x, x + gridDim.x,
 // ... with m-blocks fastest, then heads, then batch (the blocks running at one time share a
-// few heads' K/V in L2). Under the causal mask (kernel argument) the jobs go longest first:
-// m-block-major from the last m-block, the block order reversed in odd rounds (job_at). The K/V ring and the named-barrier ping-pong continue across jobs, so
-// the producer loads the next job's Q and first K/V tiles while the consumers finish the
+// few heads' K/V in L2; in a grouped-query call (kargs H_kv < H) the consecutive query heads
+// of a group read the same KV head's K/V, in place). Under the causal mask (kernel argument)
+// the jobs go longest first: m-block-major from the last m-block, the block order reversed
+// in odd rounds (job_at). The K/V ring and the named-barrier ping-pong continue across jobs,
+// so the producer loads the next job's Q and first K/V tiles while the consumers finish the
 // current job (last P.V, epilogue).
 //   warpgroup 0 (producer, 24 registers after setmaxnreg.dec): per job loads Q
 //     (128 rows; after both consumers released the previous job's Q: q_empty) and then
@@ -703,7 +716,7 @@ AG_BF16_FN unsigned int ag_bf16_to_f32_bits(unsigned int b) { return (b & 0xFFFF
 //     from one consumer to the other (ping-pong): consumer c waits on barrier 1 + c before
 //     issuing and arrives on the other's barrier after issuing.
 //
-#line 34 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 36 "templates/sm90/attn_fwd_wgmma.cu.in"
 // Loads (load = tma): thread 0 of the producer issues every copy as a bulk tensor copy
 // (cp.async.bulk.tensor.4d) through the tensor maps of the kernel's one parameter
 // (attngen_kargs_tma, `const __grid_constant__`: the maps stay in parameter space, encoded by
@@ -716,26 +729,26 @@ AG_BF16_FN unsigned int ag_bf16_to_f32_bits(unsigned int b) { return (b & 0xFFFF
 // K and V carry an L2 evict_last hint (every m-block of the head reads them), Q evict_first.
 // Thread 32 of the producer warpgroup stores O (below); the other 126 producer threads only
 // give their registers back (setmaxnreg.dec).
-#line 56 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 58 "templates/sm90/attn_fwd_wgmma.cu.in"
 //
 // Shared memory (128-byte swizzle: in every 1024-byte atom of 8 rows x 128 bytes, 16-byte
 // chunk c of row r sits at chunk c ^ (r & 7)); rows of 256 bytes are split into two halves
 // (d 0..63 and 64..127), each half a K-major (Q, K) or N-major (V) canonical layout:
-#line 61 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 63 "templates/sm90/attn_fwd_wgmma.cu.in"
 //   Q [2][2][128][128 B] | K [2][2][144][128 B] | V (same)
 //   | O staging [1][2][64][128 B] | mbarriers
-#line 64 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 66 "templates/sm90/attn_fwd_wgmma.cu.in"
 // Two Q buffers: job n of the block reads buffer n % 2, so the producer loads the next job's
 // Q while the current job runs (it only waits until job n - 2 released the buffer) and the
 // job boundary does not wait for a Q load.
-#line 68 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 70 "templates/sm90/attn_fwd_wgmma.cu.in"
 // O leaves through shared memory: a consumer rounds its 64 rows into an O buffer (the
 // layout of a Q half, 128-byte swizzled; each thread's 4-byte words hit 32 different banks),
 // fences them for the async proxy and arrives on the buffer's o_full mbarrier; thread 32 of
 // the producer warpgroup (the storer) then writes the buffer to global memory with two bulk
 // tensor stores through the o map (rows past Sq are dropped), waits until they have read
 // the buffer and frees it (named barriers 3 and 4, kBarOFree below). With 1 buffer(s): the consumers take the one buffer in turn (job n consumer 0, job n consumer 1, job n + 1 ...).
-#line 79 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 81 "templates/sm90/attn_fwd_wgmma.cu.in"
 // Numerics follow docs/NUMERICS.md step by step (comments numbered like its steps).
 // attngen-launch: threads=384 block_m=128 smem_bytes=230504
 
@@ -754,12 +767,12 @@ constexpr int kQBufs = 2;            // Q buffers: job n uses buffer n % kQBufs
 constexpr wg_u32 kQBytes = 32768;
 constexpr wg_u32 kOffK = kQBufs * kQBytes;
 constexpr wg_u32 kOffV = kOffK + kStages * kKvStage;
-#line 98 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 100 "templates/sm90/attn_fwd_wgmma.cu.in"
 constexpr int kOBufs = 1;
 constexpr wg_u32 kOBufBytes = 16384;  // 2 halves x 64 rows x 128 bytes
 constexpr wg_u32 kOffO = kOffV + kStages * kKvStage;
 constexpr wg_u32 kOffBar = kOffO + kOBufs * kOBufBytes;
-#line 105 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 107 "templates/sm90/attn_fwd_wgmma.cu.in"
 constexpr float kLn2 = 0.693147180559945309f;
 
 // 128-byte swizzled, 1024-byte atoms: wgmma shared-memory descriptor for a start address,
@@ -778,9 +791,9 @@ __device__ __forceinline__ wg_u32 swz(int r, int c) {
 // P (step 5): two fp32 probabilities -> bf16x2 with the variant's rounding, lower column low.
 // For P only finite values in [0, 1] and NaN occur; NaN stays a NaN (it only feeds P.V).
 __device__ __forceinline__ wg_u32 pack_p(float lo, float hi) {
-#line 126 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 128 "templates/sm90/attn_fwd_wgmma.cu.in"
   return wg_pack_bf16x2_rz(lo, hi);
-#line 132 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 134 "templates/sm90/attn_fwd_wgmma.cu.in"
 }
 
 // Output rounding (step 6) of two values, lower column low: exactly the docs/NUMERICS.md formula
@@ -788,9 +801,9 @@ __device__ __forceinline__ wg_u32 pack_p(float lo, float hi) {
 // (cvt.rn / cvt.rz to bf16x2 round finite values as the formulas and give 0x7FFF for every
 // NaN); RTNA has no cvt and uses the integer formula.
 __device__ __forceinline__ wg_u32 round_out2(float lo, float hi) {
-#line 142 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 144 "templates/sm90/attn_fwd_wgmma.cu.in"
   return wg_pack_bf16x2_rz(lo, hi);
-#line 146 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 148 "templates/sm90/attn_fwd_wgmma.cu.in"
 }
 
 __device__ __forceinline__ void mbar_wait(wg_u32 bar, wg_u32 parity) {
@@ -800,11 +813,11 @@ __device__ __forceinline__ void mbar_wait(wg_u32 bar, wg_u32 parity) {
 
 } // namespace
 
-#line 156 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 158 "templates/sm90/attn_fwd_wgmma.cu.in"
 extern "C" __global__ void __launch_bounds__(384, 1)
     attn_fwd_d128_bshd_rtz_q1_kv144_w12_nosplit_tma_wgmma_sm90(const __grid_constant__ attngen_kargs_tma prm) {
   const attngen_kargs a = prm.a;            // (a reference kept the param address live: a spill)
-#line 162 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 164 "templates/sm90/attn_fwd_wgmma.cu.in"
   extern __shared__ __align__(1024) unsigned char smem_raw[];
   const wg_u32 sbase = (wg_smem_addr(smem_raw) + 1023u) & ~1023u;
   const wg_u32 sQ = sbase;
@@ -816,7 +829,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
   const wg_u32 bar_full_v = bar_full_k + 8 * kStages;
   const wg_u32 bar_empty_k = bar_full_v + 8 * kStages;  // [stage]: K tile released
   const wg_u32 bar_empty_v = bar_empty_k + 8 * kStages;
-#line 174 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 176 "templates/sm90/attn_fwd_wgmma.cu.in"
   // (macros, not variables: computed where used, so that no register holds them in the
   // producer's 24-register code)
 #define sO (sbase + kOffO)
@@ -828,19 +841,22 @@ extern "C" __global__ void __launch_bounds__(384, 1)
   // first use (of barrier 3 only with one buffer, where consumer 1 waits for consumer 0's
   // tile) and leaves out the arrivals that no later use waits for.
   constexpr wg_u32 kBarOFree = 3;
-#line 186 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 188 "templates/sm90/attn_fwd_wgmma.cu.in"
 
   const int tid = (int)threadIdx.x;
   const int wgroup = tid >> 7;
   const int H = a.H, Sq = a.Sq, Skv = a.Skv;
+  // KV heads (grouped-query calls: H_kv divides H; 0 = H): query head h reads K and V of KV
+  // head h H_kv / H = h / (H / H_kv)
+  const int Hkv = a.H_kv > 0 ? a.H_kv : H;
   const int n_mb = a.num_q_blocks;
   const int n_jobs = n_mb * H * a.B;
   const int n_tiles = (Skv + kKv - 1) / kKv;
   // The causal mask is the variant's (axis mask; the dispatcher gives it only calls with
   // kargs.causal set accordingly): the dense kernels compile without any of its code.
-#line 198 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 203 "templates/sm90/attn_fwd_wgmma.cu.in"
   constexpr bool kCausal = false;
-#line 200 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 205 "templates/sm90/attn_fwd_wgmma.cu.in"
   // Keys of the jobs of batch entry b: its length (attngen_kargs.kv_len) clamped into
   // [0, Skv], or Skv; and a job's KV tiles: at least one (a job with no key runs one fully
   // masked tile, so that every job keeps its place in the pipeline; n_tiles == 0, Skv = 0,
@@ -881,22 +897,24 @@ extern "C" __global__ void __launch_bounds__(384, 1)
     h = hb % H;
     b = hb / H;
   };
-#line 247 "templates/sm90/attn_fwd_wgmma.cu.in"
-  // Element offsets of job `job`'s Q/O rows and K/V rows: 64-bit per-(batch, head) base,
-  // 32-bit row offsets within a batch. Also returns the job's first query row.
+#line 254 "templates/sm90/attn_fwd_wgmma.cu.in"
+  // Element offsets of job `job`'s Q/O rows and K/V rows (those of its KV head): 64-bit
+  // per-(batch, head) base, 32-bit row offsets within a batch. Also returns the job's first
+  // query row.
   auto job_bases = [&](int job, long long &q_base, long long &kv_base, int &q0, int &h, int &b) {
     int mb;
     decode(job, mb, h, b);
     q0 = mb * kBlockM;
-#line 254 "templates/sm90/attn_fwd_wgmma.cu.in"
+    const int hk = (int)((unsigned)h * (unsigned)Hkv / (unsigned)H);
+#line 263 "templates/sm90/attn_fwd_wgmma.cu.in"
     q_base = ((long long)b * Sq * H + h) * 128;
-    kv_base = ((long long)b * Skv * H + h) * 128;
-#line 260 "templates/sm90/attn_fwd_wgmma.cu.in"
+    kv_base = ((long long)b * Skv * Hkv + hk) * 128;
+#line 269 "templates/sm90/attn_fwd_wgmma.cu.in"
   };
 
-#line 263 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 272 "templates/sm90/attn_fwd_wgmma.cu.in"
   constexpr wg_u32 kFullArrivals = 1;        // the producer thread's arrive.expect_tx
-#line 267 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 276 "templates/sm90/attn_fwd_wgmma.cu.in"
   if (tid == 0) {
     for (int i = 0; i < kQBufs; ++i) {
       wg_mbar_init(bar_q + 8 * i, kFullArrivals);
@@ -908,9 +926,9 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       wg_mbar_init(bar_empty_k + 8 * s, 8);
       wg_mbar_init(bar_empty_v + 8 * s, 8);
     }
-#line 279 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 288 "templates/sm90/attn_fwd_wgmma.cu.in"
     for (int i = 0; i < kOBufs; ++i) wg_mbar_init(bar_o_full + 8 * i, 128);  // its consumer
-#line 281 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 290 "templates/sm90/attn_fwd_wgmma.cu.in"
     wg_fence_mbar_init();
   }
   __syncthreads();
@@ -918,7 +936,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
   if (wgroup == 0) {
     // ================================ producer ================================
     wg_setmaxnreg_dec<24>();
-#line 289 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 298 "templates/sm90/attn_fwd_wgmma.cu.in"
     if (tid == 0 && n_tiles > 0) {
       const void *map_q = &prm.q;
       const void *map_k = &prm.k;
@@ -931,10 +949,15 @@ extern "C" __global__ void __launch_bounds__(384, 1)
 #define keep wg_policy_evict_last()
 #define once wg_policy_evict_first()
       int it = 0;                            // K/V tiles issued so far (ring position)
-      int nj = 0;                            // jobs of this block so far
-      for (int job = job_at(0); job < n_jobs; job = job_at(++nj)) {
+      // The round of job_at(i) is i = job / gridDim.x (job_at(i) is in [i g, i g + g)): the
+      // jobs' count is derived from job, not held.
+      for (int job = job_at(0); job < n_jobs; job = job_at(job / (int)gridDim.x + 1)) {
+        // K/V of the job's KV head hk; its Q coordinates (m-block, head) and round nj are
+        // made again where used (j == 0) from an opaque copy of job: held across the tile
+        // loop next to hk they cost this 24-register thread a spill.
         int mb, h, b;
         decode(job, mb, h, b);
+        const int hk = (int)((unsigned)h * (unsigned)Hkv / (unsigned)H);
         const int nt = !kCausal && a.kv_len == 0 ? n_tiles
                                                  : tiles_of(job_keys(keys_of(b), mb * kBlockM));
         for (int j = 0; j < nt; ++j, ++it) {
@@ -947,20 +970,24 @@ extern "C" __global__ void __launch_bounds__(384, 1)
           const wg_u32 fk = bar_full_k + 8 * s;
           const wg_u32 dk = sK + s * kKvStage;
           wg_mbar_arrive_expect_tx(fk, 2u * kKvHalf);
-          wg_tma_load_4d(dk, map_k, fk, 0, j * kKv, h, b, keep);
-          wg_tma_load_4d(dk + kKvHalf, map_k, fk, 64, j * kKv, h, b, keep);
+          wg_tma_load_4d(dk, map_k, fk, 0, j * kKv, hk, b, keep);
+          wg_tma_load_4d(dk + kKvHalf, map_k, fk, 64, j * kKv, hk, b, keep);
           if (j == 0) {
             // The job's Q after its first K tile: K_0's stage is free a round before the
             // previous job's last S releases Q, so K_0 is not held up behind that wait.
             // Job nj's Q goes to buffer nj % kQBufs, its (nj / kQBufs)-th use: wait until the
             // use before was released (with two buffers: by job nj - 2, long done).
+            const int jq = wg_opaque(job);
+            int mq, hq, bq;
+            decode(jq, mq, hq, bq);          // decoded again here, not kept
+            const int nj = jq / (int)gridDim.x;  // the job's round
             const int qb = nj % kQBufs, qu = nj / kQBufs;
             if (qu > 0) mbar_wait(bar_q_empty + 8 * qb, (wg_u32)((qu - 1) & 1));
             const wg_u32 fq = bar_q + 8 * qb;
             const wg_u32 dq = sQ + (wg_u32)qb * kQBytes;
             wg_mbar_arrive_expect_tx(fq, 2u * kQHalf);
-            wg_tma_load_4d(dq, map_q, fq, 0, mb * kBlockM, h, b, once);
-            wg_tma_load_4d(dq + kQHalf, map_q, fq, 64, mb * kBlockM, h, b, once);
+            wg_tma_load_4d(dq, map_q, fq, 0, mq * kBlockM, hq, bq, once);
+            wg_tma_load_4d(dq + kQHalf, map_q, fq, 64, mq * kBlockM, hq, bq, once);
             // (No L2 prefetch of the next job's Q: run T5 measured no effect, and its
             // coordinates cost this 24-register thread a spill here.)
           }
@@ -968,8 +995,8 @@ extern "C" __global__ void __launch_bounds__(384, 1)
           const wg_u32 fv = bar_full_v + 8 * s;
           const wg_u32 dv = sV + s * kKvStage;
           wg_mbar_arrive_expect_tx(fv, 2u * kKvHalf);
-          wg_tma_load_4d(dv, map_v, fv, 0, j * kKv, h, b, keep);
-          wg_tma_load_4d(dv + kKvHalf, map_v, fv, 64, j * kKv, h, b, keep);
+          wg_tma_load_4d(dv, map_v, fv, 0, j * kKv, hk, b, keep);
+          wg_tma_load_4d(dv + kKvHalf, map_v, fv, 64, j * kKv, hk, b, keep);
         }
       }
 #undef keep
@@ -1025,7 +1052,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
         }
       }
     }
-#line 458 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 476 "templates/sm90/attn_fwd_wgmma.cu.in"
   } else {
     // ================================ consumers ===============================
     wg_setmaxnreg_inc<240>();
@@ -1081,12 +1108,12 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       }
       wg_commit();
     };
-#line 514 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 532 "templates/sm90/attn_fwd_wgmma.cu.in"
     // Waits for my turn on the tensor cores, then orders my register writes before the
     // wgmmas (the tiles arrived through the async proxy: no proxy fence).
     auto begin_issue = [&]() {
       wg_bar_sync(bar_me, 256);
-#line 525 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 543 "templates/sm90/attn_fwd_wgmma.cu.in"
 #pragma unroll
       for (int i = 0; i < 64; ++i) wg_fence_operand(o[i]);
 #pragma unroll
@@ -1212,16 +1239,16 @@ extern "C" __global__ void __launch_bounds__(384, 1)
     auto set_pending = [&](float alpha0, float alpha1) {
       pa0 = alpha0;
       pa1 = alpha1;
-#line 655 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 673 "templates/sm90/attn_fwd_wgmma.cu.in"
       prs = wg_any(alpha0 != 1.f || alpha1 != 1.f);
-#line 657 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 675 "templates/sm90/attn_fwd_wgmma.cu.in"
     };
 
-#line 660 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 678 "templates/sm90/attn_fwd_wgmma.cu.in"
     // Step 6: o = O * (1 / l) (l = 0 -> 0), rounded, into this consumer's O buffer (the
     // storer writes it out). Step 7: LSE = m ln2 + ln l. For job `job` with the final running
     // max (em0, em1) and this thread's parts of l (el0, el1).
-#line 668 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 686 "templates/sm90/attn_fwd_wgmma.cu.in"
     auto epilogue = [&](int job, float em0, float em1, float el0, float el1) {
       long long q_base, kv_base;
       int q0, h, b;
@@ -1247,7 +1274,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       }
       const int qa = q0 + 64 * cw + 16 * wq + g;  // rows qa and qa + 8
       const bool ok0 = qa < Sq, ok1 = qa + 8 < Sq;
-#line 694 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 712 "templates/sm90/attn_fwd_wgmma.cu.in"
       (void)q_base;
       // Wait until the buffer's previous contents have been read by their stores (a named
       // barrier: an mbarrier wait loop here, with O and S live, made ptxas spill).
@@ -1257,21 +1284,21 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       // the chunk bits (4..6) of the address XOR c, with g's bits set in `orow`.
       const wg_u32 orow = (sO + (wg_u32)ob * kOBufBytes + (wg_u32)(16 * wq) * 128u +
                            (wg_u32)g * 128u + 4u * t4) | ((wg_u32)g << 4);
-#line 708 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 726 "templates/sm90/attn_fwd_wgmma.cu.in"
 #pragma unroll
       for (int i = 0; i < 16; ++i) {
         const wg_u32 r0 = round_out2(wg_mul_rn(o[4 * i], inv0), wg_mul_rn(o[4 * i + 1], inv0));
         const wg_u32 r1 = round_out2(wg_mul_rn(o[4 * i + 2], inv1), wg_mul_rn(o[4 * i + 3], inv1));
-#line 713 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 731 "templates/sm90/attn_fwd_wgmma.cu.in"
         const wg_u32 at = (orow ^ ((wg_u32)(i & 7) << 4)) + (wg_u32)(i >> 3) * (kOBufBytes / 2);
         wg_st_shared_b32(at, r0);
         wg_st_shared_b32(at + 8u * 128u, r1);
-#line 720 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 738 "templates/sm90/attn_fwd_wgmma.cu.in"
       }
-#line 722 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 740 "templates/sm90/attn_fwd_wgmma.cu.in"
       wg_fence_proxy_async();                // st.shared (generic) -> the stores (async proxy)
       wg_mbar_arrive(bar_o_full + 8 * ob);
-#line 725 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 743 "templates/sm90/attn_fwd_wgmma.cu.in"
       if (a.lse != 0 && t4 == 0) {
         float *lse = a.lse + ((long long)b * H + h) * (long long)Sq;
         if (ok0) wg_st_global_f32(lse + qa, wg_add_rn(wg_mul_rn(em0, kLn2), logf(ls0)));
@@ -1433,6 +1460,6 @@ extern "C" __global__ void __launch_bounds__(384, 1)
     }
   }
 }
-#line 887 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 905 "templates/sm90/attn_fwd_wgmma.cu.in"
 #undef sO
 #undef bar_o_full

@@ -386,9 +386,11 @@ static attngen_status cuda_launch_tma(void *st, void *fn, const unsigned grid[3]
   attngen_kargs_tma p;
   memset(&p, 0, sizeof p);
   p.a = *k;
+  /* k and v have H_kv heads (grouped-query calls: fewer than q's H); the kernels address
+   * them by KV head */
   if ((rc = encode_map(&p.q, "q", k->q, boxes->layout, k->B, k->H, k->Sq, boxes->q_rows)) ||
-      (rc = encode_map(&p.k, "k", k->k, boxes->layout, k->B, k->H, k->Skv, boxes->kv_rows)) ||
-      (rc = encode_map(&p.v, "v", k->v, boxes->layout, k->B, k->H, k->Skv, boxes->kv_rows)) ||
+      (rc = encode_map(&p.k, "k", k->k, boxes->layout, k->B, k->H_kv, k->Skv, boxes->kv_rows)) ||
+      (rc = encode_map(&p.v, "v", k->v, boxes->layout, k->B, k->H_kv, k->Skv, boxes->kv_rows)) ||
       (rc = encode_map(&p.o, "o", k->o, boxes->layout, k->B, k->H, k->Sq, boxes->o_rows)))
     return rc;
   void *params[] = {&p};

@@ -149,6 +149,12 @@ typedef struct attngen_fwd_args {
    * Backends: cpu and cuda (sm90 kernels); the gfx942 kernels (hip, emu) do not take it
    * yet: NO_VARIANT naming args.causal. */
   int causal;
+  /* Grouped-query / multi-query attention: the number of KV heads, 0 (the default) = heads.
+   * k and v then have heads_kv heads (bshd [B, Skv, heads_kv, 128], bhsd [B, heads_kv, Skv,
+   * 128]) and query head h attends with KV head h / (heads / heads_kv); K and V are read in
+   * place (no copy). Allowed: 0 or a divisor of heads (1 = MQA); anything else is BAD_SHAPE
+   * naming args.heads_kv. q, out and lse keep heads heads. */
+  int heads_kv;
 } attngen_fwd_args;
 
 /* Defaults: everything 0/NULL, head_dim 128, bshd, rtne, softmax_scale 1/sqrt(128). */

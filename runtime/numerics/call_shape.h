@@ -8,15 +8,26 @@
 typedef struct attngen__call_shape {
   int batch, heads, seqlen_q, seqlen_kv;
   int layout, rounding; /* attngen_layout, attngen_rounding */
+  /* KV heads of a grouped-query call (attngen_fwd_args.heads_kv), 0 for a dense call: the
+   * canonical form (attngen__call_shape_of maps heads_kv == heads to 0), so that a dense call
+   * has one key whichever way it was written and shape literals that leave it out are dense.
+   * attngen__shape_heads_kv gives the count itself. */
+  int heads_kv;
 } attngen__call_shape;
 
 static inline attngen__call_shape attngen__call_shape_of(const attngen_fwd_args *a) {
   attngen__call_shape s = {a->batch, a->heads, a->seqlen_q, a->seqlen_kv, (int)a->layout,
-                           (int)a->rounding};
+                           (int)a->rounding, a->heads_kv == a->heads ? 0 : a->heads_kv};
   return s;
 }
 
-/* The inverse: sets the shape, layout and rounding of a call (nothing else). */
+/* The KV heads of a shape: heads_kv, or heads for a dense call. */
+static inline int attngen__shape_heads_kv(const attngen__call_shape *s) {
+  return s->heads_kv > 0 ? s->heads_kv : s->heads;
+}
+
+/* The inverse: sets the shape (heads_kv included), layout and rounding of a call (nothing
+ * else). */
 static inline void attngen__call_shape_to_args(const attngen__call_shape *s,
                                                attngen_fwd_args *a) {
   a->batch = s->batch;
@@ -25,6 +36,7 @@ static inline void attngen__call_shape_to_args(const attngen__call_shape *s,
   a->seqlen_kv = s->seqlen_kv;
   a->layout = (attngen_layout)s->layout;
   a->rounding = (attngen_rounding)s->rounding;
+  a->heads_kv = s->heads_kv;
 }
 
 #endif /* ATTNGEN_CALL_SHAPE_H */

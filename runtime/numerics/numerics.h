@@ -75,11 +75,13 @@ attngen_status attngen__parallel_for(int64_t jobs, int threads, void (*fn)(void 
 /* ---- CPU reference (reference.c) ----------------------------------------------------- */
 
 typedef struct attngen__ref_args {
-  attngen__tensor_view q, k, v; /* q: [B,H,Sq], k/v: [B,H,Skv] */
+  attngen__tensor_view q, k, v; /* q: [B,H,Sq], k/v: [B,H_kv,Skv] (H_kv: shape.heads_kv) */
   attngen__out_view out;        /* [B,H,Sq]; only rows < Sq are written */
   attngen__call_shape shape;    /* batch, heads, seqlen_q, seqlen_kv, rounding (an
-                                   attngen_rounding); layout is not read: the views carry
-                                   the strides */
+                                   attngen_rounding), heads_kv (0 = heads; else a divisor
+                                   of heads: query head h reads KV head h / (heads /
+                                   heads_kv), BAD_SHAPE otherwise); layout is not read: the
+                                   views carry the strides */
   float softmax_scale;
   float *lse;  /* fp32 [B,H,Sq] contiguous, natural log, or NULL */
   int threads; /* 0 = one per online CPU */
@@ -159,6 +161,7 @@ typedef struct attngen__exact_args {
   int threads;
   const int32_t *kv_lengths; /* as attngen__ref_args.kv_lengths */
   int causal;                /* as attngen__ref_args.causal */
+  int heads_kv;              /* as attngen__ref_args.shape.heads_kv (k/v views: H_kv heads) */
 } attngen__exact_args;
 
 /* Plain softmax attention in fp64 without intermediate rounding (sanity bound). */

@@ -66,6 +66,13 @@ static attngen_status check_shape(int batch, int heads, int seqlen_q, int seqlen
   return ATTNGEN_STATUS_OK;
 }
 
+/* KV heads of a grouped-query call: 0 (= heads) or a divisor of heads. */
+static attngen_status check_heads_kv(int heads, int heads_kv) {
+  if (heads_kv < 0 || (heads_kv > 0 && heads > 0 && heads % heads_kv != 0))
+    return ATTNGEN_STATUS_BAD_SHAPE;
+  return ATTNGEN_STATUS_OK;
+}
+
 static int has_work(int batch, int heads, int seqlen_q) {
   return batch > 0 && heads > 0 && seqlen_q > 0;
 }
@@ -141,6 +148,7 @@ static void ref_job(void *p, int64_t job) {
   const int qb = (int)(job % c->q_blocks);
   const int h = (int)((job / c->q_blocks) % sh->heads);
   const int b = (int)(job / c->q_blocks / sh->heads);
+  const int hk = h / (sh->heads / attngen__shape_heads_kv(sh)); /* the group's KV head */
   const int q0 = qb * Q_BLOCK;
   const int rows = sh->seqlen_q - q0 < Q_BLOCK ? sh->seqlen_q - q0 : Q_BLOCK;
   const int rmode = (int)sh->rounding;
@@ -193,9 +201,9 @@ static void ref_job(void *p, int64_t job) {
     /* a new part starts here: split rows save the finished one and restart */
     const int part_start = nparts > 0 && kv0 > 0 && kv0 % a->kv_per_split == 0;
     const int done_part = part_start ? kv0 / a->kv_per_split - 1 : 0;
-    load_rows(kf, a->k.data + attngen__view_offset(a->k.sb, a->k.sh, a->k.ss, b, h, kv0),
+    load_rows(kf, a->k.data + attngen__view_offset(a->k.sb, a->k.sh, a->k.ss, b, hk, kv0),
               a->k.ss, n);
-    load_rows(vf, a->v.data + attngen__view_offset(a->v.sb, a->v.sh, a->v.ss, b, h, kv0),
+    load_rows(vf, a->v.data + attngen__view_offset(a->v.sb, a->v.sh, a->v.ss, b, hk, kv0),
               a->v.ss, n);
     for (int r = 0; r < rows; ++r) {
       float *o = acc + r * D;
@@ -306,6 +314,7 @@ attngen_status attngen__reference_fwd(const attngen__ref_args *a) {
   const attngen__call_shape *sh = &a->shape;
   attngen_status st = check_shape(sh->batch, sh->heads, sh->seqlen_q, sh->seqlen_kv);
   if (st != ATTNGEN_STATUS_OK) return st;
+  if ((st = check_heads_kv(sh->heads, sh->heads_kv)) != ATTNGEN_STATUS_OK) return st;
   if ((unsigned)sh->rounding > (unsigned)ATTNGEN_ROUND_RTZ) return ATTNGEN_STATUS_BAD_ROUNDING;
   if (!isfinite(a->softmax_scale)) return ATTNGEN_STATUS_BAD_SCALE;
   const int step = a->kv_step > 0 ? a->kv_step : KV_TILE;
@@ -337,6 +346,7 @@ static void exact_job(void *p, int64_t job) {
   const int s = (int)(job % a->seqlen_q);
   const int h = (int)((job / a->seqlen_q) % a->heads);
   const int b = (int)(job / a->seqlen_q / a->heads);
+  const int hk = h / (a->heads / (a->heads_kv > 0 ? a->heads_kv : a->heads));
   const uint16_t *q = a->q.data + attngen__view_offset(a->q.sb, a->q.sh, a->q.ss, b, h, s);
   double *out = a->out.data + attngen__view_offset(a->out.sb, a->out.sh, a->out.ss, b, h, s);
   double o[D];
@@ -345,12 +355,12 @@ static void exact_job(void *p, int64_t job) {
   const int kvn = attngen__causal_keys(
       a->causal, s, attngen__kv_len_of(a->kv_lengths, b, a->seqlen_kv), a->seqlen_q);
   for (int j = 0; j < kvn; ++j) {
-    const uint16_t *k = a->k.data + attngen__view_offset(a->k.sb, a->k.sh, a->k.ss, b, h, j);
+    const uint16_t *k = a->k.data + attngen__view_offset(a->k.sb, a->k.sh, a->k.ss, b, hk, j);
     mx = fmax(mx, dot_f64(q, k) * a->softmax_scale);
   }
   for (int j = 0; j < kvn; ++j) {
-    const uint16_t *k = a->k.data + attngen__view_offset(a->k.sb, a->k.sh, a->k.ss, b, h, j);
-    const uint16_t *v = a->v.data + attngen__view_offset(a->v.sb, a->v.sh, a->v.ss, b, h, j);
+    const uint16_t *k = a->k.data + attngen__view_offset(a->k.sb, a->k.sh, a->k.ss, b, hk, j);
+    const uint16_t *v = a->v.data + attngen__view_offset(a->v.sb, a->v.sh, a->v.ss, b, hk, j);
     const double pj = exp(dot_f64(q, k) * a->softmax_scale - mx);
     sum += pj;
     for (int d = 0; d < D; ++d) o[d] += pj * (double)bf16_value(v[d]);
@@ -365,6 +375,7 @@ attngen_status attngen__exact_fwd(const attngen__exact_args *a) {
   if (!a) return ATTNGEN_STATUS_NULL_POINTER;
   attngen_status st = check_shape(a->batch, a->heads, a->seqlen_q, a->seqlen_kv);
   if (st != ATTNGEN_STATUS_OK) return st;
+  if ((st = check_heads_kv(a->heads, a->heads_kv)) != ATTNGEN_STATUS_OK) return st;
   if (!isfinite(a->softmax_scale)) return ATTNGEN_STATUS_BAD_SCALE;
   if (!has_work(a->batch, a->heads, a->seqlen_q)) return ATTNGEN_STATUS_OK;
   if (!a->q.data || !a->out.data) return ATTNGEN_STATUS_NULL_POINTER;
@@ -377,8 +388,9 @@ attngen__ref_args attngen__ref_args_of_call(const attngen_fwd_args *a) {
   attngen__ref_args r;
   memset(&r, 0, sizeof r);
   r.q = attngen__view_in(a->q, a->layout, a->heads, a->seqlen_q);
-  r.k = attngen__view_in(a->k, a->layout, a->heads, a->seqlen_kv);
-  r.v = attngen__view_in(a->v, a->layout, a->heads, a->seqlen_kv);
+  const int heads_kv = a->heads_kv > 0 ? a->heads_kv : a->heads;
+  r.k = attngen__view_in(a->k, a->layout, heads_kv, a->seqlen_kv);
+  r.v = attngen__view_in(a->v, a->layout, heads_kv, a->seqlen_kv);
   r.out = attngen__view_out(a->out, a->layout, a->heads, a->seqlen_q);
   r.shape = attngen__call_shape_of(a);
   r.softmax_scale = a->softmax_scale;

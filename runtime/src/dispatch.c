@@ -75,19 +75,26 @@ attngen_status attngen__check_args(const attngen_fwd_args *a, int need_pointers)
   if (a->seqlen_kv < 0)
     return attngen__fail(ATTNGEN_STATUS_BAD_SHAPE, "args.seqlen_kv = %d (allowed: >= 0)",
                          a->seqlen_kv);
+  if (a->heads_kv < 0 || (a->heads_kv > 0 && a->heads % a->heads_kv != 0))
+    return attngen__fail(ATTNGEN_STATUS_BAD_SHAPE,
+                         "args.heads_kv = %d with args.heads = %d (allowed: 0 = heads, or a "
+                         "divisor of heads: each KV head serves heads / heads_kv query heads)",
+                         a->heads_kv, a->heads);
+  const int heads_kv = a->heads_kv > 0 ? a->heads_kv : a->heads;
   if (a->heads > GRID_YZ_LIMIT || a->batch > GRID_YZ_LIMIT)
     return attngen__fail(ATTNGEN_STATUS_TOO_LARGE,
                          "args.%s = %d exceeds the launch grid (allowed: <= %d)",
                          a->heads > GRID_YZ_LIMIT ? "heads" : "batch",
                          a->heads > GRID_YZ_LIMIT ? a->heads : a->batch, GRID_YZ_LIMIT);
   int64_t q_slice = (int64_t)a->seqlen_q * a->heads * HEAD_DIM * 2;
-  int64_t kv_slice = (int64_t)a->seqlen_kv * a->heads * HEAD_DIM * 2;
+  int64_t kv_slice = (int64_t)a->seqlen_kv * heads_kv * HEAD_DIM * 2;
   if (q_slice >= BATCH_SLICE_LIMIT || kv_slice >= BATCH_SLICE_LIMIT) {
     int q = q_slice >= BATCH_SLICE_LIMIT;
     return attngen__fail(ATTNGEN_STATUS_TOO_LARGE,
-                         "args.%s * args.heads * 128 * 2 = %lld bytes per batch entry (allowed: < "
-                         "2^31 = 2147483648, the kernels' 32-bit offsets within one batch)",
-                         q ? "seqlen_q" : "seqlen_kv", (long long)(q ? q_slice : kv_slice));
+                         "args.%s * args.%s * 128 * 2 = %lld bytes per batch entry (allowed: "
+                         "< 2^31 = 2147483648, the kernels' 32-bit offsets within one batch)",
+                         q ? "seqlen_q" : "seqlen_kv", q || a->heads_kv <= 0 ? "heads" : "heads_kv",
+                         (long long)(q ? q_slice : kv_slice));
   }
   if ((int64_t)a->batch * a->heads * a->seqlen_q >= BATCH_SLICE_LIMIT)
     return attngen__fail(ATTNGEN_STATUS_TOO_LARGE,

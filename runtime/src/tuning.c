@@ -36,6 +36,12 @@ int attngen__tuning_lookup(const attngen__tuning_file *db, const attngen__tuning
     if (why && why_len) snprintf(why, why_len, "no tuning database loaded");
     return 0;
   }
+  if (q->heads_kv > 0) { /* the records are dense shapes (the file has no KV-head field) */
+    if (why && why_len)
+      snprintf(why, why_len, "grouped-query call (heads_kv %d of %d heads): the tuning "
+               "database holds dense shapes only", q->heads_kv, q->heads);
+    return 0;
+  }
   attngen__tuning_match match = ATTNGEN__TUNING_NONE;
   const attngen__tuning_record *r =
       attngen__tuning_db_lookup(db, q->batch, q->heads, q->seqlen_q, q->seqlen_kv,

@@ -7,7 +7,7 @@
 
 typedef struct attngen_kargs {
   const void *q;     // bf16, layout per variant (bshd: [B,Sq,H,128], bhsd: [B,H,Sq,128])
-  const void *k;     // bf16, [B,Skv,H,128] or [B,H,Skv,128]
+  const void *k;     // bf16, [B,Skv,H_kv,128] or [B,H_kv,Skv,128]
   const void *v;     // bf16, same layout as k
   void *o;           // bf16, same layout as q
   float *lse;        // fp32 [B,H,Sq] natural-log LSE, or 0 when not requested
@@ -27,6 +27,9 @@ typedef struct attngen_kargs {
   // Causal mask (attngen_fwd_args.causal, 0 or 1): query i of an entry with n keys sees the
   // keys j <= i + n - Sq (bottom-right aligned).
   int causal;
+  // KV heads (attngen_fwd_args.heads_kv; == H for a dense call): k and v have H_kv heads
+  // ([B,Skv,H_kv,128] / [B,H_kv,Skv,128]) and query head h reads KV head h / (H / H_kv).
+  int H_kv;
 } attngen_kargs;
 
 #endif // ATTNGEN_KARGS_H

@@ -191,6 +191,14 @@ typedef unsigned long long wg_u64;
 
 #define WG_FN static __device__ __forceinline__
 
+// x, made opaque to the compiler (an empty asm, no instruction): a value computed from it is
+// computed where it is used, not taken from an earlier equal expression and kept live
+// (a producer thread of 24 registers recomputes the job's coordinates this way).
+WG_FN int wg_opaque(int x) {
+  asm volatile("" : "+r"(x));
+  return x;
+}
+
 // ---- addresses ----------------------------------------------------------------------------
 
 // The .shared window address (32 bits) of a generic pointer into shared memory.
