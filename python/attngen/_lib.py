@@ -44,6 +44,7 @@ class FwdArgs(ctypes.Structure):
         ("workspace_bytes", ctypes.c_size_t),
         ("kv_lengths", ctypes.c_void_p),
         ("causal", ctypes.c_int),
+        ("heads_kv", ctypes.c_int),
     ]
 
 

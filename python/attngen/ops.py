@@ -190,12 +190,17 @@ def _check_tensors(q, k, v, layout):
     if tuple(k.shape) != tuple(v.shape):
         raise AttngenError("BAD_SHAPE", f"k.shape = {tuple(k.shape)} and v.shape = "
                                         f"{tuple(v.shape)} differ")
-    if Bk != Bq or Hk != Hq or Dk != Dq:
+    if Bk != Bq or Dk != Dq:
         raise AttngenError(
             "BAD_SHAPE",
             f"q [{layout.upper()}] = {tuple(q.shape)} and k = {tuple(k.shape)} disagree on "
-            f"{'batch' if Bk != Bq else 'heads' if Hk != Hq else 'head_dim'} (the kernels need "
-            "equal batch, heads (no GQA: repeat k/v heads first) and head_dim)")
+            f"{'batch' if Bk != Bq else 'head_dim'} (the kernels need equal batch and head_dim)")
+    if Hk != Hq and (Hk < 1 or Hq % Hk != 0):
+        raise AttngenError(
+            "BAD_SHAPE",
+            f"k and v have {Hk} heads and q [{layout.upper()}] = {tuple(q.shape)} has {Hq} "
+            f"(heads_kv = {Hk}; allowed: a divisor of q's heads, grouped-query attention: "
+            "query head h reads KV head h // (heads // heads_kv))")
 
 
 def _check_kv_lengths(kv_lengths, q, B):
@@ -239,6 +244,7 @@ def _make_plan(q, k, v, scale, layout, rounding, variant=None, has_kvl=False, ca
     p.Skv = _dims(k, layout)[1]
     a = ctx.new_args()
     a.batch, a.heads, a.seqlen_q, a.seqlen_kv, a.head_dim = p.B, p.H, p.Sq, p.Skv, p.D
+    a.heads_kv = _dims(k, layout)[2]  # grouped-query: fewer KV heads, read in place
     a.layout = _names.layout_code(mem)
     a.rounding = _names.rounding_code(rounding)
     a.softmax_scale = scale
@@ -443,6 +449,9 @@ def attention(q, k, v, *, scale=None, layout=None, rounding=None, return_lse=Fal
     out (q's shape, bf16), or (out, lse) with return_lse=True, lse fp32 [B, H, Sq] natural
     log. out= / lse= write into given tensors (out dense in q's memory order). variant=
     forces a kernel variant by its canonical name (eager calls; JIT-compiled if needed).
+    k and v may have fewer heads than q (grouped-query / multi-query attention): heads_kv is
+    k's head count, a divisor of q's (else AttngenError BAD_SHAPE naming heads_kv); query
+    head h then attends with KV head h // (H // heads_kv), read in place (no repeat, no copy).
     kv_lengths: None, or int32 [B] on q's device: batch entry b uses keys [0, kv_lengths[b])
     only (clamped into [0, Skv]; 0 keys: out = 0, LSE = -inf; eager calls).
     causal: the causal mask, bottom-right aligned (FlashAttention >= 2.1): query i of an

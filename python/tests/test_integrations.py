@@ -150,8 +150,7 @@ def test_diffusers_backend(stubs):
     for kw, word in ((dict(attn_mask=torch.ones(24, 40, dtype=torch.bool)), "attn_mask"),
                      (dict(attn_mask=torch.zeros(1, 1, 1, 40)), "attn_mask"),
                      (dict(attn_mask=torch.ones(1, 1, 24, 40, dtype=torch.bool)), "attn_mask"),
-                     (dict(dropout_p=0.1), "dropout_p"), (dict(is_causal=True), "is_causal"),
-                     (dict(enable_gqa=True), "enable_gqa")):
+                     (dict(dropout_p=0.1), "dropout_p"), (dict(is_causal=True), "is_causal")):
         with pytest.raises(AttngenError) as e:
             ad.dispatch_attention_fn(q, k, v, backend="attngen", **kw)
         assert word in str(e.value) and e.value.status == "INVALID_ARGUMENT"
@@ -198,6 +197,35 @@ def test_diffusers_key_padding_mask(stubs):
         ad.dispatch_attention_fn(q, k, v, attn_mask=mask, backend="attngen",
                                  parallel_config=object())
     assert "context parallelism" in str(e.value)
+
+
+def test_diffusers_enable_gqa(stubs):
+    """enable_gqa=True: key/value with fewer heads than query run in place, the same bits as
+    attngen.attention on them (= the dense call on repeated heads); without the flag unequal
+    heads are refused by name, as SDPA does; with context parallelism refused."""
+    ad, calls = _diffusers_stub()
+    from attngen.integrations import diffusers as agd
+    agd.register()
+    q = rand(2, 24, 4, 128, seed=40)
+    k, v = rand(2, 40, 2, 128, seed=41), rand(2, 40, 2, 128, seed=42)
+    out = ad.dispatch_attention_fn(q, k, v, enable_gqa=True, backend="attngen")
+    kr, vr = k.repeat_interleave(2, dim=2), v.repeat_interleave(2, dim=2)
+    assert torch.equal(out, attngen.attention(q, kr, vr))
+    ref, _ = reference(q, kr, vr)
+    assert_close(out, ref, tolerance(q, kr, vr), "diffusers gqa")
+    # with a key-padding mask as well
+    mask = torch.arange(40)[None, :] < torch.tensor([40, 9])[:, None]
+    out = ad.dispatch_attention_fn(q, k, v, attn_mask=mask, enable_gqa=True, backend="attngen")
+    assert torch.equal(out[1:], attngen.attention(q[1:], kr[1:, :9], vr[1:, :9]))
+    # equal heads with the flag: the dense call
+    qd, kd, vd = _bshd()
+    assert torch.equal(ad.dispatch_attention_fn(qd, kd, vd, enable_gqa=True, backend="attngen"),
+                       attngen.attention(qd, kd, vd))
+    for kw in (dict(), dict(enable_gqa=True, parallel_config=object())):
+        with pytest.raises(AttngenError) as e:
+            ad.dispatch_attention_fn(q, k, v, backend="attngen", **kw)
+        assert "enable_gqa" in str(e.value) and e.value.status == "INVALID_ARGUMENT"
+    assert calls == []
 
 
 def test_diffusers_missing_is_clear(stubs):

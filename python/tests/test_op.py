@@ -186,7 +186,9 @@ def test_error_head_dim_comes_from_c():
 
 def test_error_shapes():
     q, k, v = _qkv(1, 8, 8, 2, "bshd")
-    _raises("BAD_SHAPE", lambda: attngen.attention(q, k[:, :, :1], v[:, :, :1]), "heads")
+    q3 = rand(1, 8, 3, 128, seed=4)  # 3 query heads over 2 KV heads: not a divisor
+    _raises("BAD_SHAPE", lambda: attngen.attention(q3, k, v), "heads_kv = 2",
+            "divisor of q's heads")
     _raises("BAD_SHAPE", lambda: attngen.attention(q, k, v[:, :4]), "v.shape")
     _raises("BAD_SHAPE", lambda: attngen.attention(q[0], k[0], v[0]), "dimensions")
     _raises("BAD_SHAPE", lambda: attngen.attention(q, k[:1].expand(2, -1, -1, -1).contiguous(),
@@ -385,3 +387,49 @@ def test_kv_lengths_errors():
     wide = torch.tensor([3, -1, 8, -1], dtype=torch.int32)[::2]
     assert torch.equal(attngen.attention(q, k, v, kv_lengths=wide),
                        attngen.attention(q, k, v, kv_lengths=ok))
+
+
+# ---- grouped-query attention ----------------------------------------------------------------
+
+def _repeat_heads(t, g, layout):
+    """t with each head repeated g times (query head h -> KV head h // g)."""
+    return t.repeat_interleave(g, dim=2 if layout == "bshd" else 1)
+
+
+@pytest.mark.parametrize("layout", ["bshd", "bhsd"])
+def test_gqa_equals_repeated_kv(backend, layout):
+    """k and v with fewer heads than q (heads_kv inferred from k): bit for bit the dense call
+    on k, v with every KV head repeated H // heads_kv times; LSE too; with key lengths; MQA;
+    k/v passed as transposed views (no copy)."""
+    B, Sq, Skv = 2, 17, 70
+    for H, Hkv in ((4, 2), (3, 1), (6, 3)):
+        q = _qkv(B, Sq, Skv, H, layout, seed=21)[0]
+        k, v = _qkv(B, Sq, Skv, Hkv, layout, seed=31)[1:]
+        g = H // Hkv
+        kr, vr = _repeat_heads(k, g, layout), _repeat_heads(v, g, layout)
+        out, lse = attngen.attention(q, k, v, layout=layout, return_lse=True)
+        want, want_lse = attngen.attention(q, kr, vr, layout=layout, return_lse=True)
+        assert torch.equal(out, want) and torch.equal(lse, want_lse), (H, Hkv)
+        ref, _ = reference(q, kr, vr, layout=layout)
+        assert_close(out, ref, tolerance(q, kr, vr, layout=layout), f"{layout} {H}/{Hkv}")
+        lens = torch.tensor([45, 3], dtype=torch.int32)
+        out = attngen.attention(q, k, v, layout=layout, kv_lengths=lens)
+        assert torch.equal(out, attngen.attention(q, kr, vr, layout=layout, kv_lengths=lens))
+    # transposed views of dense tensors in the other order run in place
+    q = _qkv(1, 24, 40, 4, "bshd", seed=5)[0]
+    k, v = _qkv(1, 24, 40, 2, "bshd", seed=6)[1:]
+    qv, kv, vv = (t.transpose(1, 2) for t in (q, k, v))
+    p, _ = ops._plan_for(qv, kv, vv, 128 ** -0.5, "bhsd", "rtne")
+    assert p.mem == "bshd" and not p.copy_q and not p.copy_kv
+    assert torch.equal(attngen.attention(qv, kv, vv, layout="bhsd").transpose(1, 2),
+                       attngen.attention(q, k, v))
+
+
+def test_gqa_errors():
+    q = rand(1, 8, 6, 128, seed=1)
+    k, v = rand(1, 8, 4, 128, seed=2), rand(1, 8, 4, 128, seed=3)
+    _raises("BAD_SHAPE", lambda: attngen.attention(q, k, v), "heads_kv = 4", "divisor")
+    # more KV heads than query heads
+    _raises("BAD_SHAPE", lambda: attngen.attention(q[:, :, :2], k, v), "heads_kv = 4")
+    # k and v must agree with each other
+    _raises("BAD_SHAPE", lambda: attngen.attention(q, k[:, :, :2], v[:, :, :3]), "v.shape")

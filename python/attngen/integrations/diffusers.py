@@ -6,11 +6,17 @@
 
 or `with attention_backend("attngen"):` around a call. The backend takes diffusers' BSHD
 tensors, honours scale and return_lse (LSE returned as [B, S, H], diffusers' convention),
-refuses dropout_p > 0 and enable_gqa with an AttngenError that says so, runs is_causal=True
-with Sq == Skv as attngen's causal mask (refused otherwise: SDPA's mask is top-left aligned,
-attngen's bottom-right), and runs
-context parallelism (ring / Ulysses through diffusers' ParallelConfig) with its forward op
-returning (out, lse). Forward only: the backward op raises.
+refuses dropout_p > 0 with an AttngenError that says so, runs is_causal=True with Sq == Skv
+as attngen's causal mask (refused otherwise: SDPA's mask is top-left aligned, attngen's
+bottom-right), and runs context parallelism (ring / Ulysses through diffusers'
+ParallelConfig) with its forward op returning (out, lse). Forward only: the backward op
+raises.
+
+enable_gqa=True (SDPA's grouped-query flag): key and value may have fewer heads than query
+(a divisor of them); they are read in place, query head h attending with KV head
+h // (H // H_kv) (attngen.attention's grouped-query calls). Without it, key/value heads must
+equal query's, as in SDPA (AttngenError naming enable_gqa). Not with context parallelism
+(refused by name).
 
 attn_mask: a boolean key-padding mask [B, 1, 1, N] or [B, N] (batch 1 broadcasts; True =
 attend) whose True part is a prefix of each row, as HunyuanVideo's, becomes per-batch key
@@ -35,26 +41,29 @@ _registered = None
 _MASK_ALLOWED = "None or a boolean key-padding mask [B, 1, 1, N] or [B, N] (True = attend)"
 
 
-def _check(attn_mask, dropout_p, is_causal, enable_gqa, mask_ok=True, query=None, key=None):
-    if attn_mask is not None and not mask_ok:
+def _check(query, key, attn_mask, dropout_p, is_causal, enable_gqa, parallel=False):
+    if attn_mask is not None and parallel:
         refuse("diffusers", "attn_mask", "a tensor (with context parallelism)", "None")
     if dropout_p:
         refuse("diffusers", "dropout_p", dropout_p, "0.0")
     if is_causal:
         # SDPA's is_causal is top-left aligned, attngen's bottom-right: the same mask only
         # when Sq == Skv (and attn_mask None, as SDPA requires)
-        if not mask_ok:
+        if parallel:
             refuse("diffusers", "is_causal", is_causal, "False (with context parallelism)")
         if attn_mask is not None:
             refuse("diffusers", "is_causal", is_causal, "False when attn_mask is given")
-        if query is None or query.shape[1] != key.shape[1]:
-            refuse("diffusers", "is_causal", f"{is_causal} with Sq = "
-                   f"{None if query is None else query.shape[1]} != Skv = "
-                   f"{None if key is None else key.shape[1]}",
+        if query.shape[1] != key.shape[1]:
+            refuse("diffusers", "is_causal", f"{is_causal} with Sq = {query.shape[1]} != Skv = "
+                   f"{key.shape[1]}",
                    "False, or True with Sq == Skv (SDPA's top-left causal mask equals "
                    "attngen's bottom-right one only there)")
-    if enable_gqa:
-        refuse("diffusers", "enable_gqa", enable_gqa, "False (repeat k/v heads first)")
+    if enable_gqa and parallel:
+        refuse("diffusers", "enable_gqa", "True (with context parallelism)", "False")
+    hq, hk = query.shape[2], key.shape[2]  # BSHD
+    if hk != hq and not enable_gqa:
+        refuse("diffusers", "enable_gqa", f"False with {hq} query heads and {hk} key/value "
+               "heads", "True (grouped-query attention) or equal head counts")
 
 
 def mask_to_kv_lengths(attn_mask, batch, seqlen_kv):
@@ -104,7 +113,7 @@ def forward_op(ctx, query, key, value, attn_mask=None, dropout_p=0.0, is_causal=
                scale=None, enable_gqa=False, return_lse=False, _save_ctx=True,
                _parallel_config=None):
     """diffusers' templated context-parallel forward op: (out, lse [B, S, H])."""
-    _check(attn_mask, dropout_p, is_causal, enable_gqa, mask_ok=False)
+    _check(query, key, attn_mask, dropout_p, is_causal, enable_gqa, parallel=True)
     return _run(query, key, value, scale, return_lse, None)
 
 
@@ -119,8 +128,8 @@ def make_backend(rounding=None):
     def attngen_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False,
                           scale=None, enable_gqa=False, return_lse=False,
                           _parallel_config=None):
-        _check(attn_mask, dropout_p, is_causal, enable_gqa,
-               mask_ok=_parallel_config is None, query=query, key=key)
+        _check(query, key, attn_mask, dropout_p, is_causal, enable_gqa,
+               parallel=_parallel_config is not None)
         if _parallel_config is None:
             return _run(query, key, value, scale, return_lse, rounding, attn_mask,
                         bool(is_causal))

@@ -5,6 +5,8 @@ Runs, each as a named check with PASS/FAIL and numbers, a table last:
                bhsd views, LSE)
   causal       causal=True vs fp64 (bottom-right mask) and cuDNN is_causal, torch.compile
   kvlen        per-batch key lengths (kv_lengths) vs fp64 per entry, NaN/Inf in masked keys
+  gqa          grouped-query calls (k/v with fewer heads): bitwise equal to the dense call on
+               repeat_interleave'd k/v, vs fp64, with key lengths
   opcheck      torch.library.opcheck on torch.ops.attngen.fwd
   compile      torch.compile(fullgraph=True) of a function around attngen.attention
   stream       a non-default stream gives the default stream's bits
@@ -180,6 +182,41 @@ def c_causal(args):
         rows.append(row)
     f = torch.compile(lambda a, b, c: attngen.attention(a, b, c, causal=True), fullgraph=True)
     assert torch.equal(f(q, k, v), attngen.attention(q, k, v, causal=True))
+    return json.dumps(rows)
+
+
+@check("gqa")
+def c_gqa(args):
+    """attention() with k/v of fewer heads (grouped-query; Llama's 32 over 8, MQA, BHSD views
+    read in place): the same bits as the dense call on k/v with each KV head repeated (the
+    dispatcher's choice does not depend on heads_kv without a tuning database), within the
+    fp64 bound, with key lengths too."""
+    torch.manual_seed(2)
+    rows = []
+    for (B, H, Hkv, Sq, Skv) in ((1, 32, 8, 1024, 1024), (2, 12, 1, 333, 2049),
+                                 (3, 6, 3, 130, 700)):
+        q = torch.randn(B, Sq, H, 128, device="cuda", dtype=torch.bfloat16)
+        k, v = (torch.randn(B, Skv, Hkv, 128, device="cuda", dtype=torch.bfloat16)
+                for _ in range(2))
+        kr, vr = (t.repeat_interleave(H // Hkv, dim=2) for t in (k, v))
+        out, lse = attngen.attention(q, k, v, return_lse=True)
+        want, want_lse = attngen.attention(q, kr, vr, return_lse=True)
+        oh = attngen.attention(q.transpose(1, 2), k.transpose(1, 2), v.transpose(1, 2),
+                               layout="bhsd")
+        ref, ref_lse = ref64(q.transpose(1, 2), kr.transpose(1, 2), vr.transpose(1, 2),
+                             128 ** -0.5)
+        e = (out.transpose(1, 2).double() - ref).abs().max().item()
+        lens = torch.randint(0, Skv + 1, (B,), device="cuda", dtype=torch.int32)
+        ol = attngen.attention(q, k, v, kv_lengths=lens)
+        wl = attngen.attention(q, kr, vr, kv_lengths=lens)
+        rows.append(dict(shape=(B, H, Hkv, Sq, Skv), max_err=e,
+                         lse_err=(lse.double() - ref_lse).abs().max().item(),
+                         bitwise_repeated=torch.equal(out, want) and torch.equal(lse, want_lse),
+                         bitwise_bhsd_view=torch.equal(oh.transpose(1, 2), out),
+                         bitwise_kvlen=torch.equal(ol, wl)))
+        assert rows[-1]["bitwise_repeated"] and rows[-1]["bitwise_kvlen"], rows[-1]
+        assert rows[-1]["bitwise_bhsd_view"], rows[-1]
+        assert e <= 2 ** -6 and rows[-1]["lse_err"] < 1e-3, rows[-1]
     return json.dumps(rows)
 
 
@@ -431,8 +468,8 @@ def c_cpu_suite(args):
     return r.stdout.strip().splitlines()[-1]
 
 
-CHECKS = [c_numerics, c_kvlen, c_causal, c_errors, c_opcheck, c_compile, c_stream, c_graph,
-          c_block, c_overhead, c_dist, c_cpu_suite]
+CHECKS = [c_numerics, c_kvlen, c_causal, c_gqa, c_errors, c_opcheck, c_compile, c_stream,
+          c_graph, c_block, c_overhead, c_dist, c_cpu_suite]
 
 
 def main():
