@@ -226,7 +226,7 @@ class _Plan:
                  "copy_q", "copy_kv", "stream", "variant", "empty")
 
 
-def _make_plan(q, k, v, scale, layout, rounding, variant=None, has_kvl=False, causal=False):
+def _make_plan(q, k, v, scale, layout, rounding, variant=None, causal=False):
     _check_names(layout, rounding)
     _check_tensors(q, k, v, layout)
     if not math.isfinite(scale):
@@ -261,27 +261,24 @@ def _make_plan(q, k, v, scale, layout, rounding, variant=None, has_kvl=False, ca
     p.empty = p.B * p.H * p.Sq == 0
     if p.empty:
         a.batch, a.heads, a.seqlen_q = max(p.B, 1), max(p.H, 1), max(p.Sq, 1)
-    # explain() refuses kv_lengths on targets without them: any aligned address will do here
-    a.kv_lengths = 16 if has_kvl else None
     ch = ctx.explain(a)  # validates the shape, options and variant without pointers
     p.ws_bytes = 0 if p.empty else ch["workspace_bytes"]
     a.workspace_bytes = p.ws_bytes
-    a.kv_lengths = None
     p.template = bytes(a)
     return p
 
 
-def _plan_for(q, k, v, scale, layout, rounding, variant=None, has_kvl=False, causal=False):
+def _plan_for(q, k, v, scale, layout, rounding, variant=None, causal=False):
     # the key: sizes and strides (a tuple of torch.Size/tuples: concatenating is slower),
     # dtypes, devices (torch.device: get_device() is -1 for both cpu and meta), options, the
     # CPU backend's name for CPU tensors, the forced variant.
     dev = q.device
     key = (q.shape, q.stride(), k.shape, k.stride(), v.shape, v.stride(), q.dtype, k.dtype,
            v.dtype, dev, k.device, v.device, scale, layout, rounding,
-           _cpu_backend if dev.type == "cpu" else None, variant, has_kvl, causal)
+           _cpu_backend if dev.type == "cpu" else None, variant, causal)
     p = _plans.get(key)
     if p is None:
-        p = _make_plan(q, k, v, scale, layout, rounding, variant, has_kvl, causal)
+        p = _make_plan(q, k, v, scale, layout, rounding, variant, causal)
         _plans[key] = p
     return p, key
 
@@ -352,8 +349,7 @@ def _fwd_impl(q, k, v, scale, layout, rounding, want_lse, out=None, lse=None, va
     if kv_lengths is not None:
         _check_tensors(q, k, v, layout)
         kv_lengths = _check_kv_lengths(kv_lengths, q, _dims(q, layout)[0])
-    p, key = _plan_for(q, k, v, scale, layout, rounding, variant, kv_lengths is not None,
-                       bool(causal))
+    p, key = _plan_for(q, k, v, scale, layout, rounding, variant, bool(causal))
     if p.copy_q:
         q = _to_memory(q, layout, p.mem)
     if p.copy_kv:
@@ -493,7 +489,7 @@ def prepare(q, k, v, *, scale=None, layout=None, rounding=None, variant=None, ca
     layout, rounding = _defaults(layout, rounding)
     if scale is None:
         scale = 1.0 / math.sqrt(q.shape[-1])
-    p, key = _plan_for(q, k, v, float(scale), layout, rounding, variant, False, bool(causal))
+    p, key = _plan_for(q, k, v, float(scale), layout, rounding, variant, bool(causal))
     a = _lib.FwdArgs.from_buffer_copy(p.template)
     a.stream = _stream_of(p, q)
     a.workspace_bytes = 0

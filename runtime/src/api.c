@@ -334,11 +334,6 @@ static attngen_status make_plan(attngen_context *c, const attngen_fwd_args *a, p
   memset(p, 0, sizeof *p);
   if (!c->runs_target)
     return attngen__fail(ATTNGEN_STATUS_NO_VARIANT, "%s: %s", c->props.backend, c->target_problem);
-  if (a->causal && c->be->target != ATTNGEN__TARGET_SM90)
-    return attngen__fail(ATTNGEN_STATUS_NO_VARIANT,
-                         "args.causal: the causal mask is not supported by the %s kernels yet "
-                         "(allowed on this backend: 0; supported by the sm90 kernels (cuda) and "
-                         "the cpu reference)", target_name(c->be->target));
   attngen__dispatch_input in;
   memset(&in, 0, sizeof in);
   in.target = c->be->target;
@@ -385,8 +380,7 @@ static attngen_status make_plan(attngen_context *c, const attngen_fwd_args *a, p
 typedef struct plan_key {
   attngen__call_shape shape;
   int tuning_on;
-  int has_kv_lengths; /* whether args.kv_lengths is set */
-  int causal;         /* args.causal (not every target takes it: make_plan) */
+  int causal;         /* args.causal (only variants with that mask run it) */
   uint32_t scale_bits;
   char forced[128]; /* args.variant, else ATTNGEN_VARIANT, else "" */
 } plan_key;
@@ -403,7 +397,6 @@ static int plan_key_of(const attngen_context *c, const attngen_fwd_args *a, plan
   if (strlen(forced) >= sizeof key->forced) return 0;
   strcpy(key->forced, forced);
   key->tuning_on = c->env.tuning;
-  key->has_kv_lengths = a->kv_lengths != NULL;
   key->causal = a->causal;
   key->shape = attngen__call_shape_of(a);
   memcpy(&key->scale_bits, &a->softmax_scale, sizeof key->scale_bits);

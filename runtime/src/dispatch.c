@@ -467,6 +467,11 @@ attngen_status attngen__dispatch_select(const attngen__dispatch_input *in,
       c[n++] = &in->candidates[i];
   if (n == 0) {
     free(c);
+    if (in->causal)
+      return attngen__fail(ATTNGEN_STATUS_NO_VARIANT,
+                           "args.causal: no embedded %s variant has the causal mask (allowed on "
+                           "this backend: 0; variants with mask causal: sm90 (cuda); the cpu "
+                           "reference takes it too)", target_str(in->target));
     return attngen__fail(ATTNGEN_STATUS_NO_VARIANT,
                          "no embedded %s variant reads layout %s with rounding %s (name one with "
                          "args.variant / ATTNGEN_VARIANT to JIT-compile it)", target_str(in->target),
