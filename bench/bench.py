@@ -9,7 +9,7 @@ Timing (docs/SHAPES.md): warm-up calls first, then the median of many timed call
 two CUDA events and each after a GPU sleep (--gpu-sleep-us), so the host's launch overhead
 of the next call is hidden behind the sleep for every kernel alike; calls rotate over several
 input sets so that repeated calls do not run from L2; inputs are random normal bf16 (never
-zeros). FLOPs of a call = 4*B*H*Sq*Skv*128.
+zeros). FLOPs of a call = 4*B*H*Sq*Skv*D (D = --head-dim, default 128).
 
 Peer fa3 (FlashAttention-3, not part of this repository): a shared library built by the user
 from a FlashAttention checkout (hopper/) that exports the C function
@@ -19,7 +19,12 @@ from a FlashAttention checkout (hopper/) that exports the C function
         void *stream)
 (strides in elements; lse: fp32 [b, h, sq]; returns 0 or a cudaError_t) filling
 Flash_fwd_params as FlashAttention-3's mha_fwd does with num_splits = 1, and optionally
-`const char *fa3_error_string(int)`. Its path: --fa3-lib or $ATTNGEN_FA3_LIB.
+`const char *fa3_error_string(int)`. Its path: --fa3-lib or $ATTNGEN_FA3_LIB. For other head
+dims, the causal mask and grouped-query calls the library exports
+    int fa3_fwd_bf16_d<D>[_causal](the same, with `int h_k` (KV heads) after h)
+e.g. fa3_fwd_bf16_d64, fa3_fwd_bf16_d128_causal; a configuration whose symbol the library
+lacks is reported n/a for fa3 (fa3_fwd_bf16_d128 is preferred to fa3_fwd_bf16_hd128 when
+both exist; the latter serves dense MHA calls at head_dim 128 only).
 
   python3 bench/bench.py --lib build/libattngen.so --shapes all --md results.md
   python3 bench/bench.py --peers cudnn,fa3 --fa3-lib /path/libfa3.so --shape 1,4,4608,4608
@@ -55,6 +60,10 @@ SHAPES = {
     # LLM prefill (docs/SHAPES.md), run with the causal mask: MHA, Llama-style GQA (32 query
     # heads over 8 KV heads: a 5th number is heads_kv) and MQA
     "prefill": [(4, 32, 4096, 4096), (1, 32, 8192, 8192, 8), (1, 64, 16384, 16384, 1)],
+    # head_dim 64 (run with --head-dim 64): SD3 1024px joint attention (4096 latent + 333
+    # text tokens), an LLM hd64 set, a video-length one
+    "hd64": [(2, 24, 4429, 4429), (4, 16, 4096, 4096), (1, 16, 16384, 16384),
+             (1, 24, 32760, 32760), (16, 12, 1024, 1024)],
 }
 
 PEERS = [("cudnn", SDPBackend.CUDNN_ATTENTION), ("flash", SDPBackend.FLASH_ATTENTION),
@@ -136,14 +145,24 @@ class FA3:
     """FlashAttention-3 through the C entry point of a user-built library (see the module
     docstring); called on the current stream with strides taken from the torch tensors."""
 
-    def __init__(self, path):
+    def __init__(self, path, head_dim=128, causal=False):
         if not path:
             sys.exit("bench.py: peer fa3 needs --fa3-lib PATH or $ATTNGEN_FA3_LIB")
         self.lib = ctypes.CDLL(path)
-        self.fn = self.lib.fa3_fwd_bf16_hd128
-        self.fn.restype = ctypes.c_int
-        self.fn.argtypes = [ctypes.c_void_p] * 5 + [ctypes.c_int] * 4 + \
-            [ctypes.c_longlong] * 12 + [ctypes.c_float, ctypes.c_int, ctypes.c_void_p]
+        name = f"fa3_fwd_bf16_d{head_dim}" + ("_causal" if causal else "")
+        self.with_hk = hasattr(self.lib, name)
+        if self.with_hk:
+            self.fn = getattr(self.lib, name)
+        elif head_dim == 128 and not causal and hasattr(self.lib, "fa3_fwd_bf16_hd128"):
+            self.fn, name = self.lib.fa3_fwd_bf16_hd128, "fa3_fwd_bf16_hd128"
+        else:
+            self.fn = None
+        self.name = name
+        self.fn_ok = self.fn is not None
+        if self.fn is not None:
+            self.fn.restype = ctypes.c_int
+            self.fn.argtypes = [ctypes.c_void_p] * 5 + [ctypes.c_int] * (5 if self.with_hk else 4) \
+                + [ctypes.c_longlong] * 12 + [ctypes.c_float, ctypes.c_int, ctypes.c_void_p]
         self.err = getattr(self.lib, "fa3_error_string", None)
         if self.err is not None:
             self.err.restype = ctypes.c_char_p
@@ -161,17 +180,19 @@ class FA3:
             b, h, sq, d = q.shape
             skv = k.shape[2]
             dims = (0, 2, 1)
+        hk = k.shape[2] if layout == "bshd" else k.shape[1]
         lse = torch.empty((b, h, sq), device=q.device, dtype=torch.float32)
         strides = [t.stride(i) for t in (q, k, v, o) for i in dims]
         stream = torch.cuda.current_stream().cuda_stream
+        heads = (h, hk) if self.with_hk else (h,)
         return (lse, (q.data_ptr(), k.data_ptr(), v.data_ptr(), o.data_ptr(), lse.data_ptr(),
-                      b, h, sq, skv, *strides, 1.0 / math.sqrt(d), self.num_sm, stream))
+                      b, *heads, sq, skv, *strides, 1.0 / math.sqrt(d), self.num_sm, stream))
 
     def __call__(self, prepared):
         rc = self.fn(*prepared[1])
         if rc != 0:
             msg = self.err(rc).decode() if self.err is not None else ""
-            raise RuntimeError(f"fa3_fwd_bf16_hd128 returned {rc} {msg}")
+            raise RuntimeError(f"{self.name} returned {rc} {msg}")
 
 
 def gemm_ceiling(args):
@@ -225,8 +246,11 @@ def bench_shape(ag, shape, layout, args, gen):
     for peer, backend in PEERS:
         if peer not in args.peers:
             continue
-        if peer == "fa3" and hkv != h:
-            print("  fa3: n/a (the peer's entry point is built without GQA)", file=sys.stderr)
+        if peer == "fa3" and not args.fa3.fn_ok:
+            print(f"  fa3: n/a (the library has no {args.fa3.name})", file=sys.stderr)
+            continue
+        if peer == "fa3" and hkv != h and not args.fa3.with_hk:
+            print(f"  fa3: n/a ({args.fa3.name} has no KV-head argument)", file=sys.stderr)
             continue
         if peer == "fa3":
             outs = [torch.empty_like(q) for q, _, _, _ in sets]
@@ -306,9 +330,12 @@ def git_commit(args):
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--lib", help="path of libattngen.so (default: $ATTNGEN_LIB, build/)")
-    p.add_argument("--shapes", choices=["sweep", "video", "short", "fewhead", "prefill", "all"],
+    p.add_argument("--shapes", choices=["sweep", "video", "short", "fewhead", "prefill", "hd64",
+                                        "all"],
                    default="all", help="a group of docs/SHAPES.md (all: every group but "
-                   "prefill, which runs with the causal mask)")
+                   "prefill, which runs with the causal mask, and hd64, at head_dim 64)")
+    p.add_argument("--head-dim", type=int, choices=[64, 128, 256], default=None,
+                   help="elements per row of q, k, v (default 128; 64 with --shapes hd64)")
     p.add_argument("--shape", action="append", default=[], metavar="B,H,SQ,SKV[,HKV]",
                    help="time this shape instead of the groups (repeatable); HKV: KV heads "
                    "(grouped-query attention, HKV divides H)")
@@ -364,9 +391,10 @@ def main():
         p.error("--gpu-sleep-us: must be >= 0")
     if args.shapes == "prefill" and not args.shape:
         args.causal = True  # the LLM-prefill set is causal by definition (docs/SHAPES.md)
-    if args.causal and "fa3" in args.peers:
-        p.error("--causal: the fa3 peer's entry point is built non-causal (allowed peers with "
-                "--causal: cudnn, flash, efficient)")
+    if args.head_dim is None:
+        args.head_dim = 64 if args.shapes == "hd64" and not args.shape else 128
+    global HEAD_DIM
+    HEAD_DIM = args.head_dim
     if args.causal and any(s[2] != s[3] for s in shapes):
         p.error("--causal: SDPA's is_causal is top-left aligned, attngen's bottom-right: "
                 "they are the same mask only for shapes with Sq == Skv")
@@ -388,7 +416,7 @@ def main():
     torch.backends.cuda.matmul.allow_tf32 = False
     ag = attngen_ctypes.Attngen(args.lib, backend="cuda")
     args.alts = [(name, attngen_ctypes.Attngen(path, backend="cuda")) for name, path in alts]
-    args.fa3 = FA3(args.fa3_lib) if "fa3" in args.peers else None
+    args.fa3 = FA3(args.fa3_lib, args.head_dim, args.causal) if "fa3" in args.peers else None
     SLEEP_CYCLES[0] = int(args.gpu_sleep_us * 1980)  # cycles at 1.98 GHz (H100/H200 boost)
     gpu = torch.cuda.get_device_name()
     groups = ["sweep", "video", "short", "fewhead"] if args.shapes == "all" else [args.shapes]
@@ -440,8 +468,8 @@ def main():
           f"{args.round} (SDPA peers and fa3: RTNE)"
           + "".join(f"; column {name} = attngen built from {path}" for name, path in alts)
           + ("; causal mask (attngen bottom-right, SDPA is_causal; Sq == Skv); TFLOP/s = "
-             "4*B*H*128*(query, key pairs kept) / median time; " if args.causal else
-             "; TFLOP/s = 4*B*H*Sq*Skv*128 / median time; ")
+             f"4*B*H*{HEAD_DIM}*(query, key pairs kept) / median time; " if args.causal else
+             f"; TFLOP/s = 4*B*H*Sq*Skv*{HEAD_DIM} / median time; ")
           + f"GPU sleep {args.gpu_sleep_us:g} us before each timed call; "
           f"`bench/bench.py --shapes {args.shapes} --layout {args.layout}"
           f"{' --quick' if args.quick else ''}{' --causal' if args.causal else ''}`",

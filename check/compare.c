@@ -6,7 +6,6 @@
 
 #include "verify.h"
 
-#define D ATTNGEN__HEAD_DIM
 
 static double bf16_double(uint16_t b) { return (double)attngen_bf16_to_float(b); }
 
@@ -31,6 +30,7 @@ attngen_status attngen__compare(const attngen__compare_args *a, attngen__compare
   r->first_bad = -1;
   r->rel_l2 = -1.0;
   r->near_zero_threshold = ldexp(a->max_abs_v, -10);
+  const int D = attngen__view_d(a->out);
   const int64_t total = (int64_t)a->batch * a->heads * a->seqlen_q * D;
   if (total > 0 && (!a->out.data || !a->ref.data)) return ATTNGEN_STATUS_NULL_POINTER;
   double err2 = 0.0, ref2 = 0.0;
@@ -161,6 +161,7 @@ void attngen__compare_print(FILE *f, const char *title, const attngen__compare_r
 double attngen__max_abs_finite(attngen__tensor_view v, int batch, int heads, int seqlen) {
   double mx = 0.0;
   if (!v.data) return mx;
+  const int D = attngen__view_d(v);
   for (int b = 0; b < batch; ++b) {
     for (int h = 0; h < heads; ++h) {
       for (int s = 0; s < seqlen; ++s) {

@@ -7,7 +7,6 @@
 
 #include "verify.h"
 
-#define D ATTNGEN__HEAD_DIM
 
 void attngen__rng_seed(attngen__rng *r, uint64_t seed) { r->state = seed; }
 
@@ -37,6 +36,7 @@ static uint16_t nonzero_bf16(double x) {
 
 void attngen__fill_uniform(attngen__out_view t, int batch, int heads, int seqlen,
                            attngen__rng *r, double lo, double hi) {
+  const int D = attngen__view_d(t);
   for (int b = 0; b < batch; ++b) {
     for (int h = 0; h < heads; ++h) {
       for (int s = 0; s < seqlen; ++s) {
@@ -51,7 +51,7 @@ void attngen__fill_uniform(attngen__out_view t, int batch, int heads, int seqlen
  * whole tensor, the smallest with max|x| <= 255 steps; every value becomes a nonzero integer
  * multiple of the step (|i| <= 255, exact in bf16). With q and k on such grids every product
  * q_d k_d is an integer multiple of one step below 2^16 steps and every partial sum of a
- * 128-term dot product stays below 2^23 steps, so dot products are exact in fp32 in any
+ * dot product of up to 256 terms stays at or below 2^24 steps, so dot products are exact in fp32 in any
  * summation order: scores, and the bf16 rounding of P that depends on them, are the same
  * in every kernel and in the reference. Elementwise with a tensor-wide step, so the result
  * does not depend on the layout. */
@@ -73,6 +73,7 @@ static void quantize_fixed(uint16_t *t, size_t n) {
 /* Normal values times gain[d] * row_gain(s), in logical order. */
 static void fill_normal(attngen__out_view t, int batch, int heads, int seqlen, attngen__rng *r,
                         const double *gain, double row_gain_lo, double row_gain_hi) {
+  const int D = attngen__view_d(t);
   for (int b = 0; b < batch; ++b) {
     for (int h = 0; h < heads; ++h) {
       for (int s = 0; s < seqlen; ++s) {
@@ -96,9 +97,20 @@ attngen_status attngen__inputs_make_gqa(attngen__inputs *in, attngen__input_kind
                                         uint64_t seed, attngen_layout layout, int batch,
                                         int heads, int heads_kv, int seqlen_q, int seqlen_kv,
                                         float softmax_scale) {
+  return attngen__inputs_make_hd(in, kind, seed, layout, batch, heads, heads_kv, seqlen_q,
+                                 seqlen_kv, ATTNGEN__HEAD_DIM, softmax_scale);
+}
+
+attngen_status attngen__inputs_make_hd(attngen__inputs *in, attngen__input_kind kind,
+                                       uint64_t seed, attngen_layout layout, int batch,
+                                       int heads, int heads_kv, int seqlen_q, int seqlen_kv,
+                                       int head_dim, float softmax_scale) {
   if (!in) return ATTNGEN_STATUS_NULL_POINTER;
   memset(in, 0, sizeof *in);
   if (batch < 0 || heads < 0 || seqlen_q < 0 || seqlen_kv < 0) return ATTNGEN_STATUS_BAD_SHAPE;
+  if (head_dim < 16 || head_dim > ATTNGEN__HEAD_DIM_MAX || head_dim % 16 != 0)
+    return ATTNGEN_STATUS_UNSUPPORTED_HEAD_DIM;
+  const int D = head_dim;
   if (heads_kv < 0 || (heads_kv > 0 && heads % heads_kv != 0)) return ATTNGEN_STATUS_BAD_SHAPE;
   const int hkv = heads_kv > 0 ? heads_kv : heads;
   if ((unsigned)layout > (unsigned)ATTNGEN_LAYOUT_BHSD) return ATTNGEN_STATUS_BAD_LAYOUT;
@@ -113,6 +125,7 @@ attngen_status attngen__inputs_make_gqa(attngen__inputs *in, attngen__input_kind
   in->seqlen_q = seqlen_q;
   in->seqlen_kv = seqlen_kv;
   in->heads_kv = hkv;
+  in->head_dim = D;
   const size_t nq = (size_t)batch * heads * seqlen_q * D;
   const size_t nkv = (size_t)batch * hkv * seqlen_kv * D;
   /* +1 keeps every allocation non-empty, so a NULL always means out of memory */
@@ -123,16 +136,16 @@ attngen_status attngen__inputs_make_gqa(attngen__inputs *in, attngen__input_kind
     attngen__inputs_free(in);
     return ATTNGEN_STATUS_OUT_OF_MEMORY;
   }
-  const attngen__out_view q = attngen__view_out(in->q, layout, heads, seqlen_q);
-  const attngen__out_view k = attngen__view_out(in->k, layout, hkv, seqlen_kv);
-  const attngen__out_view v = attngen__view_out(in->v, layout, hkv, seqlen_kv);
+  const attngen__out_view q = attngen__view_out_d(in->q, layout, heads, seqlen_q, D);
+  const attngen__out_view k = attngen__view_out_d(in->k, layout, hkv, seqlen_kv, D);
+  const attngen__out_view v = attngen__view_out_d(in->v, layout, hkv, seqlen_kv, D);
   /* one stream per tensor, so changing Skv leaves q unchanged */
   attngen__rng rq, rk, rv, rg;
   attngen__rng_seed(&rq, seed * 4 + 0);
   attngen__rng_seed(&rk, seed * 4 + 1);
   attngen__rng_seed(&rv, seed * 4 + 2);
   attngen__rng_seed(&rg, seed * 4 + 3);
-  double gq[D], gk[D], ones[D];
+  double gq[ATTNGEN__HEAD_DIM_MAX], gk[ATTNGEN__HEAD_DIM_MAX], ones[ATTNGEN__HEAD_DIM_MAX];
   for (int d = 0; d < D; ++d) ones[d] = 1.0;
   switch (kind) {
   case ATTNGEN__INPUT_UNIFORM:
@@ -179,15 +192,24 @@ void attngen__inputs_free(attngen__inputs *in) {
 }
 
 attngen__tensor_view attngen__inputs_q(const attngen__inputs *in) {
-  return attngen__view_in(in->q, in->layout, in->heads, in->seqlen_q);
+  return attngen__view_in_d(in->q, in->layout, in->heads, in->seqlen_q,
+                            attngen__inputs_head_dim(in));
 }
 
 attngen__tensor_view attngen__inputs_k(const attngen__inputs *in) {
-  return attngen__view_in(in->k, in->layout, attngen__inputs_heads_kv(in), in->seqlen_kv);
+  return attngen__view_in_d(in->k, in->layout, attngen__inputs_heads_kv(in), in->seqlen_kv,
+                            attngen__inputs_head_dim(in));
 }
 
 attngen__tensor_view attngen__inputs_v(const attngen__inputs *in) {
-  return attngen__view_in(in->v, in->layout, attngen__inputs_heads_kv(in), in->seqlen_kv);
+  return attngen__view_in_d(in->v, in->layout, attngen__inputs_heads_kv(in), in->seqlen_kv,
+                            attngen__inputs_head_dim(in));
+}
+
+/* A writable view of one of the inputs' tensors (kv: k or v, with the KV heads). */
+static attngen__out_view inputs_out_view(attngen__inputs *in, uint16_t *t, int kv) {
+  return attngen__view_out_d(t, in->layout, kv ? attngen__inputs_heads_kv(in) : in->heads,
+                             kv ? in->seqlen_kv : in->seqlen_q, attngen__inputs_head_dim(in));
 }
 
 void attngen__plant(attngen__out_view t, int b, int h, int s, int d, uint16_t bits) {
@@ -196,11 +218,9 @@ void attngen__plant(attngen__out_view t, int b, int h, int s, int d, uint16_t bi
 
 void attngen__plant_special(attngen__inputs *in) {
   if (in->seqlen_kv == 0) return;
-  const attngen__out_view q = attngen__view_out(in->q, in->layout, in->heads, in->seqlen_q);
-  const attngen__out_view k =
-      attngen__view_out(in->k, in->layout, attngen__inputs_heads_kv(in), in->seqlen_kv);
-  const attngen__out_view v =
-      attngen__view_out(in->v, in->layout, attngen__inputs_heads_kv(in), in->seqlen_kv);
+  const attngen__out_view q = inputs_out_view(in, in->q, 0);
+  const attngen__out_view k = inputs_out_view(in, in->k, 1);
+  const attngen__out_view v = inputs_out_view(in, in->v, 1);
   const int lb = in->batch - 1, lh = in->heads - 1, lhk = attngen__inputs_heads_kv(in) - 1;
   attngen__plant(k, 0, 0, in->seqlen_kv * 2 / 3, 17, ATTNGEN__BF16_NAN);
   attngen__plant(q, lb, lh, in->seqlen_q - 1, 3, ATTNGEN__BF16_POS_INF);
@@ -209,9 +229,9 @@ void attngen__plant_special(attngen__inputs *in) {
 }
 
 void attngen__plant_masked(attngen__inputs *in, const int32_t *kv_lengths) {
-  const int hkv = attngen__inputs_heads_kv(in);
-  const attngen__out_view k = attngen__view_out(in->k, in->layout, hkv, in->seqlen_kv);
-  const attngen__out_view v = attngen__view_out(in->v, in->layout, hkv, in->seqlen_kv);
+  const int hkv = attngen__inputs_heads_kv(in), D = attngen__inputs_head_dim(in);
+  const attngen__out_view k = inputs_out_view(in, in->k, 1);
+  const attngen__out_view v = inputs_out_view(in, in->v, 1);
   for (int b = 0; b < in->batch; ++b)
     for (int h = 0; h < hkv; ++h)
       for (int j = attngen__kv_len_of(kv_lengths, b, in->seqlen_kv); j < in->seqlen_kv; ++j) {

@@ -5,7 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define D 128
 
 void attngen__verify_ref_free(attngen__verify_ref *ref) {
   if (!ref) return;
@@ -21,6 +20,7 @@ void attngen__verify_ref_free(attngen__verify_ref *ref) {
 /* The call on its own context: device buffers, output poisoned with 0xFFFF, one launch. */
 static attngen_status run_call(const attngen__verify_args *a, uint16_t *out, float *lse) {
   const attngen_fwd_args *c = a->call;
+  const int D = c->head_dim;
   const size_t nq = (size_t)c->batch * c->heads * c->seqlen_q * D;
   const size_t nkv = (size_t)c->batch * attngen__inputs_heads_kv(a->in) * c->seqlen_kv * D;
   const size_t nl = (size_t)c->batch * c->heads * c->seqlen_q;
@@ -70,6 +70,7 @@ static attngen_status reference(const attngen__verify_args *a, attngen__verify_r
   attngen_status st =
       attngen__ref_follow_call(a->ctx, c, &follow, &rows, r->variant, sizeof r->variant);
   if (st != ATTNGEN_STATUS_OK) return st;
+  const int D = c->head_dim;
   const size_t nq = (size_t)c->batch * c->heads * c->seqlen_q * D;
   const size_t nl = (size_t)c->batch * c->heads * c->seqlen_q;
   r->kv_step = follow.kv_step ? follow.kv_step : ATTNGEN__REF_KV_TILE;
@@ -133,9 +134,9 @@ static attngen_status reference(const attngen__verify_args *a, attngen__verify_r
     if (!ref->exact) ref->exact = malloc((nq ? nq : 1) * sizeof(double));
     if (!ref->exact) return ATTNGEN_STATUS_OUT_OF_MEMORY;
     attngen__exact_args e = {ra.q, ra.k, ra.v,
-                             attngen__view_f64(ref->exact, c->layout, c->heads, c->seqlen_q),
+                             attngen__view_f64_d(ref->exact, c->layout, c->heads, c->seqlen_q, D),
                              c->batch, c->heads, c->seqlen_q, c->seqlen_kv, c->softmax_scale,
-                             NULL, 0, a->kv_lengths, c->causal != 0, c->heads_kv};
+                             NULL, 0, a->kv_lengths, c->causal != 0, c->heads_kv, D};
     if ((st = attngen__exact_fwd(&e)) != ATTNGEN_STATUS_OK) return st;
     ref->has_exact = 1;
   }
@@ -156,6 +157,9 @@ attngen_status attngen__verify_run(const attngen__verify_args *a, attngen__verif
   /* the inputs' k and v must have the call's KV heads (attngen__inputs_make_gqa) */
   if (attngen__inputs_heads_kv(a->in) != (c->heads_kv > 0 ? c->heads_kv : c->heads))
     return ATTNGEN_STATUS_BAD_SHAPE;
+  /* and its head dimension (attngen__inputs_make_hd) */
+  if (attngen__inputs_head_dim(a->in) != c->head_dim) return ATTNGEN_STATUS_UNSUPPORTED_HEAD_DIM;
+  const int D = c->head_dim;
   const size_t nq = (size_t)c->batch * c->heads * c->seqlen_q * D;
   const size_t nl = (size_t)c->batch * c->heads * c->seqlen_q;
   attngen__verify_ref local;
@@ -177,10 +181,10 @@ attngen_status attngen__verify_run(const attngen__verify_args *a, attngen__verif
   if (!st) {
     attngen__compare_args ca;
     memset(&ca, 0, sizeof ca);
-    ca.out = attngen__view_in(out, c->layout, c->heads, c->seqlen_q);
+    ca.out = attngen__view_in_d(out, c->layout, c->heads, c->seqlen_q, D);
     const attngen_layout rl = (attngen_layout)ref->layout; /* may differ from the call's */
-    ca.ref = attngen__view_in(ref->out, rl, c->heads, c->seqlen_q);
-    if (a->exact) ca.exact = attngen__view_f64(ref->exact, rl, c->heads, c->seqlen_q);
+    ca.ref = attngen__view_in_d(ref->out, rl, c->heads, c->seqlen_q, D);
+    if (a->exact) ca.exact = attngen__view_f64_d(ref->exact, rl, c->heads, c->seqlen_q, D);
     ca.batch = c->batch;
     ca.heads = c->heads;
     ca.seqlen_q = c->seqlen_q;

@@ -142,6 +142,7 @@ typedef struct attngen__inputs {
   int batch, heads, seqlen_q, seqlen_kv;
   uint16_t *q, *k, *v; /* dense in `layout`; k and v with heads_kv heads */
   int heads_kv;        /* KV heads (== heads unless made by attngen__inputs_make_gqa) */
+  int head_dim;        /* elements per row (attngen__inputs_make_hd), 0 = ATTNGEN__HEAD_DIM */
 } attngen__inputs;
 
 /* Allocates and fills q, k, v for the kind; softmax_scale sets the size of "large" scores
@@ -158,6 +159,18 @@ attngen_status attngen__inputs_make_gqa(attngen__inputs *in, attngen__input_kind
                                         uint64_t seed, attngen_layout layout, int batch,
                                         int heads, int heads_kv, int seqlen_q, int seqlen_kv,
                                         float softmax_scale);
+
+/* The same with head_dim elements per row (16..ATTNGEN__HEAD_DIM_MAX, a multiple of 16;
+ * UNSUPPORTED_HEAD_DIM otherwise). */
+attngen_status attngen__inputs_make_hd(attngen__inputs *in, attngen__input_kind kind,
+                                       uint64_t seed, attngen_layout layout, int batch,
+                                       int heads, int heads_kv, int seqlen_q, int seqlen_kv,
+                                       int head_dim, float softmax_scale);
+
+/* The head dimension of inputs (ATTNGEN__HEAD_DIM when head_dim is 0). */
+static inline int attngen__inputs_head_dim(const attngen__inputs *in) {
+  return in->head_dim > 0 ? in->head_dim : ATTNGEN__HEAD_DIM;
+}
 
 /* The KV heads of inputs (heads when heads_kv is 0, e.g. a struct filled by hand). */
 static inline int attngen__inputs_heads_kv(const attngen__inputs *in) {

@@ -23,8 +23,6 @@
 #include "attngen.h"
 #include "cli.h"
 
-#define D ATTNGEN__HEAD_DIM
-
 typedef struct check_opts {
   const char *backend;
   int device;
@@ -45,8 +43,11 @@ static const char *const input_names[] = {"uniform", "realistic", "large"};
 
 static const attngen__cli_option options[] = {
     {"--shape", ATTNGEN__CLI_SHAPE, "B,H,Sq,Skv",
-     "batch, heads, query and key/value lengths (head_dim 128; B,H,S:\n"
-     "Skv = Sq); required unless --all"},
+     "batch, heads, query and key/value lengths (B,H,S: Skv = Sq);\n"
+     "required unless --all"},
+    {"--head-dim", ATTNGEN__CLI_INT, "D",
+     "elements per row of q, k, v and out (args.head_dim; default 128;\n"
+     "allowed 64, 128, 256)", 1, 65535},
     {"--heads-kv", ATTNGEN__CLI_INT, "N",
      "KV heads of a grouped-query call (args.heads_kv; default: the\n"
      "heads of --shape; must divide them, 1 = MQA)", 1, 65535},
@@ -59,7 +60,8 @@ static const attngen__cli_option options[] = {
      .choices = attngen__rounding_names, .nchoices = ATTNGEN__ROUNDING_COUNT},
     {"--seed", ATTNGEN__CLI_INT, "N", "input seed (default: fresh, printed in the report)", 0,
      2147483647},
-    {"--scale", ATTNGEN__CLI_REAL, "X", "softmax scale (default 1/sqrt(128); any finite float)",
+    {"--scale", ATTNGEN__CLI_REAL, "X",
+     "softmax scale (default 1/sqrt(head_dim); any finite float)",
      ATTNGEN__CLI_SCALE_RANGE},
     {"--inputs", ATTNGEN__CLI_CHOICE, "KIND", "input distribution (default uniform)",
      .choices = input_names, .nchoices = 3, .excludes = "--large-scores"},
@@ -79,8 +81,8 @@ static const attngen__cli_option options[] = {
      "case's second run uses another wave-order seed. Causal variants (mask\n"
      "causal) run with args.causal = 1 and without the NaN/Inf cases (a\n"
      "non-finite v of a key a row does not see may reach it: docs/NUMERICS.md)",
-     .excludes = "--shape --heads-kv --layout --round --scale --inputs --large-scores "
-                 "--special --variant --causal"},
+     .excludes = "--shape --heads-kv --head-dim --layout --round --scale --inputs "
+                 "--large-scores --special --variant --causal"},
     {"--filter", ATTNGEN__CLI_TEXT, "GLOB", "--all: only variants whose name matches GLOB",
      .needs = "--all"},
     {"-j", ATTNGEN__CLI_INT, "N", "--all on emu: JIT compiles at a time (default 2; -jN too)", 1,
@@ -118,7 +120,9 @@ static void options_of(const attngen__cli_args *args, check_opts *o) {
   o->shape.heads_kv = heads_kv == o->shape.heads ? 0 : heads_kv; /* call_shape.h: canonical */
   o->seed = attngen__cli_given(args, "--seed") ? (uint64_t)attngen__cli_int(args, "--seed", 0)
                                                : fresh_seed();
-  o->scale = (float)attngen__cli_real(args, "--scale", 0.088388347648);
+  const int head_dim = (int)attngen__cli_int(args, "--head-dim", 128);
+  o->shape.head_dim = head_dim == 128 ? 0 : head_dim; /* call_shape.h: canonical */
+  o->scale = (float)attngen__cli_real(args, "--scale", 1.0 / sqrt((double)head_dim));
   o->inputs = (attngen__input_kind)attngen__cli_choice(args, "--inputs", ATTNGEN__INPUT_UNIFORM);
   if (attngen__cli_given(args, "--large-scores")) o->inputs = ATTNGEN__INPUT_LARGE;
   o->special = attngen__cli_given(args, "--special");
@@ -132,9 +136,10 @@ static void options_of(const attngen__cli_args *args, check_opts *o) {
  * with --special, NaN and Inf planted (attngen__plant_special). */
 static attngen_status make_inputs(const check_opts *o, attngen__inputs *in) {
   const attngen__call_shape *c = &o->shape;
-  attngen_status st = attngen__inputs_make_gqa(
+  attngen_status st = attngen__inputs_make_hd(
       in, o->inputs, o->seed, c->layout, c->batch, c->heads, c->heads_kv, c->seqlen_q,
-      c->seqlen_kv, o->scale != 0.0f ? o->scale : ATTNGEN__DEFAULT_SCALE);
+      c->seqlen_kv, attngen__shape_head_dim(c),
+      o->scale != 0.0f ? o->scale : ATTNGEN__DEFAULT_SCALE);
   if (st == ATTNGEN_STATUS_OK && o->special) attngen__plant_special(in);
   if (st == ATTNGEN_STATUS_OK && o->kvl) attngen__plant_masked(in, o->kvl);
   return st;
@@ -172,6 +177,7 @@ static void call_args(const check_opts *o, attngen_fwd_args *a) {
 static attngen_status run_backend(const check_opts *o, const attngen__inputs *in, device_run *r,
                                   attngen__guarded *g, attngen__guarded *g2, float *lse,
                                   float *lse2, char *variant, size_t variant_size) {
+  const size_t D = (size_t)attngen__shape_head_dim(&o->shape);
   const size_t nq = (size_t)o->shape.batch * o->shape.heads * o->shape.seqlen_q * D;
   const size_t nkv =
       (size_t)o->shape.batch * attngen__shape_heads_kv(&o->shape) * o->shape.seqlen_kv * D;
@@ -246,8 +252,10 @@ static int report(FILE *f, const check_opts *o, const char *variant,
                   const attngen__verify_result *v, int64_t guard_bad, int64_t guard_first,
                   int64_t nondeterministic) {
   char title[512];
-  char gqa[48] = "";
+  char gqa[64] = "";
   if (o->shape.heads_kv > 0) snprintf(gqa, sizeof gqa, " heads_kv %d", o->shape.heads_kv);
+  if (o->shape.head_dim > 0)
+    snprintf(gqa + strlen(gqa), sizeof gqa - strlen(gqa), " head_dim %d", o->shape.head_dim);
   snprintf(title, sizeof title, "check %s %dx%dx%dx%d%s %s %s seed %llu inputs %s%s%s scale %g\n"
            "  variant: %s\n  output",
            o->backend, o->shape.batch, o->shape.heads, o->shape.seqlen_q, o->shape.seqlen_kv, gqa,
@@ -276,6 +284,7 @@ static int report(FILE *f, const check_opts *o, const char *variant,
 /* One check of o's call: 0 pass, 1 fail or backend error. The report goes to f (stdout, or
  * a memory stream that --all prints only for a failure). */
 static int check_one(const check_opts *o, FILE *f) {
+  const size_t D = (size_t)attngen__shape_head_dim(&o->shape);
   const size_t nq = (size_t)o->shape.batch * o->shape.heads * o->shape.seqlen_q * D;
   const size_t nl = (size_t)o->shape.batch * o->shape.heads * o->shape.seqlen_q;
   attngen__inputs in;
@@ -456,6 +465,7 @@ static int check_all(check_opts *o) {
       one.shape.seqlen_q = cases[c].seqlen_q;
       one.shape.seqlen_kv = cases[c].seqlen_kv;
       one.shape.heads_kv = cases[c].heads_kv;
+      one.shape.head_dim = attngen__desc_head_dim(&d) == 128 ? 0 : attngen__desc_head_dim(&d);
       one.shape.layout = d.layout;
       one.shape.rounding = d.rounding;
       one.inputs = cases[c].inputs;
@@ -521,6 +531,10 @@ static int check(const attngen__cli_args *args) {
   }
   if (!attngen__cli_given(args, "--shape"))
     return attngen__cli_usage_error(args->cmd, "--shape B,H,Sq,Skv is required (or --all)");
+  const int hd = attngen__shape_head_dim(&o.shape);
+  if (hd != 64 && hd != 128 && hd != 256)
+    return attngen__cli_usage_error(args->cmd, "--head-dim %d is not supported (allowed: 64, "
+                                               "128, 256)", hd);
   if (o.shape.heads_kv > 0 && o.shape.heads % o.shape.heads_kv != 0)
     return attngen__cli_usage_error(args->cmd, "--heads-kv %d does not divide the %d heads of "
                                                "--shape (allowed: a divisor of the heads)",

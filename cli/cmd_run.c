@@ -13,7 +13,10 @@
 
 static const attngen__cli_option options[] = {
     {"--shape", ATTNGEN__CLI_SHAPE, "B,H,Sq,Skv",
-     "batch, heads, query and key/value lengths (head_dim 128; B,H,S: Skv = Sq)", .required = 1},
+     "batch, heads, query and key/value lengths (B,H,S: Skv = Sq)", .required = 1},
+    {"--head-dim", ATTNGEN__CLI_INT, "D",
+     "elements per row of q, k, v (args.head_dim; default 128; allowed 64, 128, 256)", 1,
+     65535},
     {"--layout", ATTNGEN__CLI_CHOICE, "L", "tensor layout (default " ATTNGEN__LAYOUT_BSHD_NAME ")",
      .choices = attngen__layout_names, .nchoices = ATTNGEN__LAYOUT_COUNT},
     {"--round", ATTNGEN__CLI_CHOICE, "R",
@@ -24,7 +27,8 @@ static const attngen__cli_option options[] = {
     {"--variant", ATTNGEN__CLI_TEXT, "NAME", "force a variant (JIT-compiled when not embedded)",
      .max_len = 255},
     {"--iters", ATTNGEN__CLI_INT, "N", "timed calls after the warm-up (default 1)", 1, 1000000},
-    {"--scale", ATTNGEN__CLI_REAL, "X", "softmax scale (default 1/sqrt(128); any finite float)",
+    {"--scale", ATTNGEN__CLI_REAL, "X",
+     "softmax scale (default 1/sqrt(head_dim); any finite float)",
      ATTNGEN__CLI_SCALE_RANGE},
     {"--lse", ATTNGEN__CLI_FLAG, NULL, "also write the log-sum-exp"},
     {"--seed", ATTNGEN__CLI_INT, "N", "input seed (default 1)", 0, 2147483647},
@@ -47,7 +51,11 @@ static int run(const attngen__cli_args *args) {
   a.layout = (attngen_layout)attngen__cli_choice(args, "--layout", ATTNGEN_LAYOUT_BSHD);
   a.rounding = (attngen_rounding)attngen__cli_choice(args, "--round", ATTNGEN_ROUND_RTNE);
   a.variant = attngen__cli_text(args, "--variant", NULL);
-  a.softmax_scale = (float)attngen__cli_real(args, "--scale", a.softmax_scale);
+  a.head_dim = (int)attngen__cli_int(args, "--head-dim", 128);
+  if (a.head_dim != 64 && a.head_dim != 128 && a.head_dim != 256)
+    return attngen__cli_usage_error(args->cmd, "--head-dim %d is not supported (allowed: 64, "
+                                               "128, 256)", a.head_dim);
+  a.softmax_scale = (float)attngen__cli_real(args, "--scale", 1.0 / sqrt((double)a.head_dim));
   attngen_context_options o = {attngen__cli_text(args, "--backend", NULL),
                                (int)attngen__cli_int(args, "--device", 0)};
   const long iters = attngen__cli_int(args, "--iters", 1);
@@ -63,8 +71,8 @@ static int run(const attngen__cli_args *args) {
   attngen_device_info(ctx, &p);
   printf("device:   %s %d: %s (%s, %d compute units)\n", p.backend, p.device, p.name, p.arch,
          p.compute_units);
-  printf("shape:    B=%d H=%d Sq=%d Skv=%d D=128 %s %s scale=%g\n", a.batch, a.heads, a.seqlen_q,
-         a.seqlen_kv, attngen__layout_name(a.layout), attngen__rounding_name(a.rounding),
+  printf("shape:    B=%d H=%d Sq=%d Skv=%d D=%d %s %s scale=%g\n", a.batch, a.heads,
+         a.seqlen_q, a.seqlen_kv, a.head_dim, attngen__layout_name(a.layout), attngen__rounding_name(a.rounding),
          (double)a.softmax_scale);
   attngen_choice ch;
   if (attngen_explain(ctx, &a, &ch) != ATTNGEN_STATUS_OK) {
@@ -79,8 +87,8 @@ static int run(const attngen__cli_args *args) {
     printf("launch:   grid (%u, %u, %u) x %d threads, %d bytes shared memory, %d KV split(s)\n",
            ch.grid[0], ch.grid[1], ch.grid[2], ch.threads, ch.smem_bytes, ch.num_splits);
 
-  size_t nq = (size_t)a.batch * a.heads * a.seqlen_q * 128;
-  size_t nkv = (size_t)a.batch * a.heads * a.seqlen_kv * 128;
+  size_t nq = (size_t)a.batch * a.heads * a.seqlen_q * a.head_dim;
+  size_t nkv = (size_t)a.batch * a.heads * a.seqlen_kv * a.head_dim;
   size_t nl = (size_t)a.batch * a.heads * a.seqlen_q;
   uint16_t *hq = malloc(nq * 2), *hk = malloc(nkv * 2 + 2), *hv = malloc(nkv * 2 + 2);
   uint16_t *ho = malloc(nq * 2);
@@ -123,7 +131,7 @@ static int run(const attngen__cli_args *args) {
         sum += x;
       }
     }
-    double flops = 4.0 * a.batch * a.heads * (double)a.seqlen_q * a.seqlen_kv * 128;
+    double flops = 4.0 * a.batch * a.heads * (double)a.seqlen_q * a.seqlen_kv * a.head_dim;
     printf("time:     %.4f ms per call (mean of %ld after a warm-up), %.2f TFLOP/s\n", ms, iters,
            ms > 0 ? flops / (ms * 1e-3) / 1e12 : 0.0);
     printf("output:   %zu of %zu elements finite, sum %.6g\n", finite, nq, sum);

@@ -92,9 +92,10 @@ typedef struct attngen__variant_desc {
   int v_path; /* attngen__v_path: VT = V pre-transposed into the workspace by a pre-pass launch of the kernel (kargs.vt_prepass = 1) */
   int load; /* attngen__load: TMA = the kernel's parameter is attngen_kargs_tma (tensor maps of q, k, v encoded by the runtime at launch) */
   int mask; /* attngen__mask: CAUSAL = the kernel applies the causal mask (kargs.causal = 1); a variant serves only calls with its mask */
+  int head_dim; /* elements per row of q, k, v and out (axis head_dim); a variant serves only calls with its head_dim (0 in a hand-made descriptor: 128) */
 } attngen__variant_desc;
 
 /* X(field) for every int field of attngen__variant_desc, in order. */
-#define ATTNGEN__VARIANT_DESC_FIELDS(X) X(target) X(layout) X(rounding) X(q_tiles) X(kv_tile) X(waves) X(kv_split) X(impl) X(threads) X(block_m) X(smem_bytes) X(softmax_step) X(ws_row_bytes) X(score_fma) X(v_path) X(load) X(mask)
+#define ATTNGEN__VARIANT_DESC_FIELDS(X) X(target) X(layout) X(rounding) X(q_tiles) X(kv_tile) X(waves) X(kv_split) X(impl) X(threads) X(block_m) X(smem_bytes) X(softmax_step) X(ws_row_bytes) X(score_fma) X(v_path) X(load) X(mask) X(head_dim)
 
 #endif /* ATTNGEN_VARIANT_AXES_H */

@@ -127,23 +127,24 @@ typedef struct layout_inputs {
   void *dq, *dk, *dv;
 } layout_inputs;
 
+/* (A plant's column is taken modulo the inputs' head_dim: the cases name columns up to 127.) */
 static void plant_all(attngen__inputs *in, const gpu_case *c) {
+  const int hd = attngen__inputs_head_dim(in);
   for (int i = 0; i < c->nplants; ++i) {
     const plant *p = &c->plants[i];
     uint16_t *data = p->tensor == 'q' ? in->q : p->tensor == 'k' ? in->k : in->v;
     const int seqlen = p->tensor == 'q' ? c->seqlen_q : c->seqlen_kv;
     const int heads = p->tensor == 'q' ? c->heads : attngen__inputs_heads_kv(in);
-    attngen__plant(attngen__view_out(data, in->layout, heads, seqlen), p->b, p->h, p->s, p->d,
-                   p->bits);
+    attngen__plant(attngen__view_out_d(data, in->layout, heads, seqlen, hd), p->b, p->h, p->s,
+                   p->d % hd, p->bits);
   }
 }
 
-static size_t q_elems(const gpu_case *c) {
-  return (size_t)c->batch * c->heads * c->seqlen_q * ATTNGEN__HEAD_DIM;
+static size_t q_elems(const gpu_case *c, int hd) {
+  return (size_t)c->batch * c->heads * c->seqlen_q * hd;
 }
-static size_t kv_elems(const gpu_case *c) {
-  return (size_t)c->batch * (c->heads_kv > 0 ? c->heads_kv : c->heads) * c->seqlen_kv *
-         ATTNGEN__HEAD_DIM;
+static size_t kv_elems(const gpu_case *c, int hd) {
+  return (size_t)c->batch * (c->heads_kv > 0 ? c->heads_kv : c->heads) * c->seqlen_kv * hd;
 }
 
 /* One GPU run into a poisoned, guarded output and LSE; both come back to the host. */
@@ -164,7 +165,7 @@ static attngen_fwd_args call_of(const attngen__variant_desc *var, const gpu_case
   a.seqlen_q = c->seqlen_q;
   a.seqlen_kv = c->seqlen_kv;
   a.heads_kv = c->heads_kv;
-  a.head_dim = ATTNGEN__HEAD_DIM;
+  a.head_dim = attngen__desc_head_dim(var);
   a.layout = (attngen_layout)var->layout;
   a.rounding = (attngen_rounding)var->rounding;
   a.softmax_scale = scale;
@@ -174,7 +175,7 @@ static attngen_fwd_args call_of(const attngen__variant_desc *var, const gpu_case
 
 static void run_variant(const attngen_fwd_args *call, const gpu_case *c,
                         const layout_inputs *li, gpu_result *r) {
-  const size_t n = q_elems(c);
+  const size_t n = q_elems(c, call->head_dim);
   const size_t nl = (size_t)c->batch * c->heads * c->seqlen_q;
   memset(r, 0, sizeof *r);
   CHECK_OK(attngen__guarded_alloc(&r->out, (int64_t)n, ATTNGEN__GUARD_ELEMS));
@@ -225,22 +226,23 @@ static uint64_t case_seed(const gpu_case *c) {
   return h;
 }
 
-/* Runs every sm90 variant on the case; returns the number of failing variants. */
-static int run_case(const gpu_case *c) {
+/* Runs every sm90 variant of head dimension hd on the case (inputs of that head_dim); returns
+ * the number of failing variants. */
+static int run_case(const gpu_case *c, int hd) {
   const float scale = c->zero_scale              ? 0.f
                       : c->softmax_scale != 0.f ? c->softmax_scale
-                                                : 1.0f / sqrtf(128.0f);
+                                                : 1.0f / sqrtf((float)hd);
   const uint64_t seed = case_seed(c);
-  const size_t nq = q_elems(c), nkv = kv_elems(c);
+  const size_t nq = q_elems(c, hd), nkv = kv_elems(c, hd);
   const size_t nl = (size_t)c->batch * c->heads * c->seqlen_q;
   layout_inputs li[2];
   memset(li, 0, sizeof li);
   for (int L = 0; L < 2; ++L) {
     /* (inputs_make refuses a zero scale, which its LARGE kind divides by; the other kinds do
      * not depend on it) */
-    CHECK_OK(attngen__inputs_make_gqa(&li[L].in, c->kind, seed, (attngen_layout)L, c->batch,
-                                      c->heads, c->heads_kv, c->seqlen_q, c->seqlen_kv,
-                                      scale != 0.f ? scale : 1.0f));
+    CHECK_OK(attngen__inputs_make_hd(&li[L].in, c->kind, seed, (attngen_layout)L, c->batch,
+                                     c->heads, c->heads_kv, c->seqlen_q, c->seqlen_kv, hd,
+                                     scale != 0.f ? scale : 1.0f));
     plant_all(&li[L].in, c);
     if (c->nkvl) attngen__plant_masked(&li[L].in, c->kvl);
     li[L].dq = device_copy(li[L].in.q, nq * sizeof(uint16_t));
@@ -268,6 +270,7 @@ static int run_case(const gpu_case *c) {
     /* a variant serves the calls with its mask (axis mask): the others are refused, as
      * test_gpu_sm90_mask_pairing checks */
     if ((var->mask == ATTNGEN__MASK_CAUSAL) != (c->causal != 0)) continue;
+    if (attngen__desc_head_dim(var) != hd) continue; /* (the inputs' head_dim) */
     ran++;
     const int mode = var->rounding;
     int ri = 0;
@@ -310,10 +313,10 @@ static int run_case(const gpu_case *c) {
     }
     const int ok = rep.pass && lrep.pass && r.out_guard_bad == 0 && r.lse_guard_bad == 0 &&
                    r.lse_unwritten == 0 && deterministic;
-    printf("%-4s %-14s B%d H%d/%d Sq%d Skv%d %-52s ulp0 %lld ulp1 %lld >1 %lld near0 %lld "
+    printf("%-4s %-14s B%d H%d/%d Sq%d Skv%d d%d %-52s ulp0 %lld ulp1 %lld >1 %lld near0 %lld "
            "pflip %lld worst %d nan %lld/%lld inf %lld/%lld l2 %.2e lse_err %.1e guard %lld/%lld%s\n",
            ok ? "PASS" : "FAIL", c->name, c->batch, c->heads,
-           c->heads_kv > 0 ? c->heads_kv : c->heads, c->seqlen_q, c->seqlen_kv,
+           c->heads_kv > 0 ? c->heads_kv : c->heads, c->seqlen_q, c->seqlen_kv, hd,
            var->name, (long long)rep.ulp0, (long long)rep.ulp1, (long long)rep.ulp_over,
            (long long)rep.near_zero, (long long)rep.p_flip, rep.worst_ulp, (long long)rep.out_nan,
            (long long)rep.ref_nan, (long long)rep.out_inf, (long long)rep.ref_inf, rep.rel_l2,
@@ -332,7 +335,7 @@ static int run_case(const gpu_case *c) {
   }
   fflush(stdout);
 
-  assert_true(ran >= 6); /* every layout and mode has a variant for the case's mask */
+  assert_true(ran >= 6); /* every layout and mode has a variant for the case's mask and hd */
   for (int i = 0; i < nrefs; ++i) attngen__verify_ref_free(&refs[i].ref);
   if (d_kvl) CHECK_OK(attngen_free(env.ctx, d_kvl));
   for (int L = 0; L < 2; ++L) {
@@ -347,8 +350,17 @@ static int run_case(const gpu_case *c) {
 static void run_cases(const gpu_case *cases, int n) {
   SKIP_WITHOUT_GPU();
   assert_true(env.nvariants > 0); /* the default set must contain sm90 variants */
+  /* every head_dim of the default set (each variant runs on inputs of its own) */
+  int hds[4], nhd = 0;
+  for (int v = 0; v < env.nvariants; ++v) {
+    const int hd = attngen__desc_head_dim(env.variants[v]);
+    int seen = 0;
+    for (int j = 0; j < nhd; ++j) seen |= hds[j] == hd;
+    if (!seen && nhd < 4) hds[nhd++] = hd;
+  }
   int failures = 0;
-  for (int i = 0; i < n; ++i) failures += run_case(&cases[i]);
+  for (int j = 0; j < nhd; ++j)
+    for (int i = 0; i < n; ++i) failures += run_case(&cases[i], hds[j]);
   assert_int_equal(failures, 0);
 }
 
@@ -460,6 +472,7 @@ static void test_gpu_sm90_mask_pairing(void **state) {
     for (int i = 0; i < env.nvariants; ++i) {
       const int vc = env.variants[i]->mask == ATTNGEN__MASK_CAUSAL;
       a.variant = env.variants[i]->name;
+      a.head_dim = attngen__desc_head_dim(env.variants[i]); /* (q holds 64 x 128 elements) */
       a.layout = (attngen_layout)env.variants[i]->layout;
       a.rounding = (attngen_rounding)env.variants[i]->rounding;
       if (vc == c) continue;

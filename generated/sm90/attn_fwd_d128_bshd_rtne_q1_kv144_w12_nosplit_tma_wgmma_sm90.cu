@@ -721,9 +721,9 @@ AG_BF16_FN unsigned int ag_bf16_to_f32_bits(unsigned int b) { return (b & 0xFFFF
 // (cp.async.bulk.tensor.4d) through the tensor maps of the kernel's one parameter
 // (attngen_kargs_tma, `const __grid_constant__`: the maps stay in parameter space, encoded by
 // the runtime per call: 4D (d, sequence, head, batch) with the layout's strides, so rows past
-// Sq / Skv are out of bounds and zero-filled, never another head's rows). A 128-row tile is
-// two boxes of 64 columns (128 bytes) that the copy engine writes 128-byte swizzled, the
-// layout the wgmma descriptors read. Each tile's mbarrier expects one arrival (with the
+// Sq / Skv are out of bounds and zero-filled, never another head's rows). A tile's rows of
+// 128 elements are 2 box(es) of 64 columns (128 bytes) that the copy engine
+// writes 128-byte swizzled, the layout the wgmma descriptors read. Each tile's mbarrier expects one arrival (with the
 // tile's byte count, mbarrier.arrive.expect_tx) and completes when the bytes have landed;
 // the copies write through the async proxy that wgmma reads, so no proxy fence is needed.
 // K and V carry an L2 evict_last hint (every m-block of the head reads them), Q evict_first.
@@ -732,28 +732,32 @@ AG_BF16_FN unsigned int ag_bf16_to_f32_bits(unsigned int b) { return (b & 0xFFFF
 #line 58 "templates/sm90/attn_fwd_wgmma.cu.in"
 //
 // Shared memory (128-byte swizzle: in every 1024-byte atom of 8 rows x 128 bytes, 16-byte
-// chunk c of row r sits at chunk c ^ (r & 7)); rows of 256 bytes are split into two halves
-// (d 0..63 and 64..127), each half a K-major (Q, K) or N-major (V) canonical layout:
-#line 63 "templates/sm90/attn_fwd_wgmma.cu.in"
-//   Q [2][2][128][128 B] | K [2][2][144][128 B] | V (same)
-//   | O staging [1][2][64][128 B] | mbarriers
-#line 66 "templates/sm90/attn_fwd_wgmma.cu.in"
+// chunk c of row r sits at chunk c ^ (r & 7)); rows of 256 bytes are split into
+// 2 box(es) of 64 columns (d 0..63, 64..127, ...; "halves" below, whatever their count),
+// each a K-major (Q, K) or N-major (V) canonical layout:
+#line 64 "templates/sm90/attn_fwd_wgmma.cu.in"
+//   Q [2][2][128][128 B] | K [2][2][144][128 B]
+//   | V (same) | O staging [1][2][64][128 B] | mbarriers
+#line 67 "templates/sm90/attn_fwd_wgmma.cu.in"
 // Two Q buffers: job n of the block reads buffer n % 2, so the producer loads the next job's
 // Q while the current job runs (it only waits until job n - 2 released the buffer) and the
 // job boundary does not wait for a Q load.
-#line 70 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 71 "templates/sm90/attn_fwd_wgmma.cu.in"
 // O leaves through shared memory: a consumer rounds its 64 rows into an O buffer (the
 // layout of a Q half, 128-byte swizzled; each thread's 4-byte words hit 32 different banks),
 // fences them for the async proxy and arrives on the buffer's o_full mbarrier; thread 32 of
 // the producer warpgroup (the storer) then writes the buffer to global memory with two bulk
 // tensor stores through the o map (rows past Sq are dropped), waits until they have read
 // the buffer and frees it (named barriers 3 and 4, kBarOFree below). With 1 buffer(s): the consumers take the one buffer in turn (job n consumer 0, job n consumer 1, job n + 1 ...).
-#line 81 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 82 "templates/sm90/attn_fwd_wgmma.cu.in"
 // Numerics follow docs/NUMERICS.md step by step (comments numbered like its steps).
 // attngen-launch: threads=384 block_m=128 smem_bytes=230504
 
 namespace {
 
+constexpr int kD = 128;              // head_dim: elements per row of q, k, v, o
+constexpr int kBoxes = 2;              // 64-column boxes per row ("halves")
+constexpr int kORegs = kD / 2;               // fp32 O registers per consumer thread
 constexpr int kKv = 144;              // keys per KV tile
 constexpr int kStages = 2;
 constexpr int kBlockM = 128;
@@ -767,12 +771,13 @@ constexpr int kQBufs = 2;            // Q buffers: job n uses buffer n % kQBufs
 constexpr wg_u32 kQBytes = 32768;
 constexpr wg_u32 kOffK = kQBufs * kQBytes;
 constexpr wg_u32 kOffV = kOffK + kStages * kKvStage;
-#line 100 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 104 "templates/sm90/attn_fwd_wgmma.cu.in"
 constexpr int kOBufs = 1;
-constexpr wg_u32 kOBufBytes = 16384;  // 2 halves x 64 rows x 128 bytes
+constexpr wg_u32 kOBufBytes = 16384;  // boxes x 64 rows x 128 bytes
+constexpr wg_u32 kOBox = kOBufBytes / kBoxes;
 constexpr wg_u32 kOffO = kOffV + kStages * kKvStage;
 constexpr wg_u32 kOffBar = kOffO + kOBufs * kOBufBytes;
-#line 107 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 112 "templates/sm90/attn_fwd_wgmma.cu.in"
 constexpr float kLn2 = 0.693147180559945309f;
 
 // 128-byte swizzled, 1024-byte atoms: wgmma shared-memory descriptor for a start address,
@@ -791,9 +796,9 @@ __device__ __forceinline__ wg_u32 swz(int r, int c) {
 // P (step 5): two fp32 probabilities -> bf16x2 with the variant's rounding, lower column low.
 // For P only finite values in [0, 1] and NaN occur; NaN stays a NaN (it only feeds P.V).
 __device__ __forceinline__ wg_u32 pack_p(float lo, float hi) {
-#line 126 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 131 "templates/sm90/attn_fwd_wgmma.cu.in"
   return wg_pack_bf16x2_rn(lo, hi);
-#line 134 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 139 "templates/sm90/attn_fwd_wgmma.cu.in"
 }
 
 // Output rounding (step 6) of two values, lower column low: exactly the docs/NUMERICS.md formula
@@ -801,9 +806,9 @@ __device__ __forceinline__ wg_u32 pack_p(float lo, float hi) {
 // (cvt.rn / cvt.rz to bf16x2 round finite values as the formulas and give 0x7FFF for every
 // NaN); RTNA has no cvt and uses the integer formula.
 __device__ __forceinline__ wg_u32 round_out2(float lo, float hi) {
-#line 142 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 147 "templates/sm90/attn_fwd_wgmma.cu.in"
   return wg_pack_bf16x2_rn(lo, hi);
-#line 148 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 153 "templates/sm90/attn_fwd_wgmma.cu.in"
 }
 
 __device__ __forceinline__ void mbar_wait(wg_u32 bar, wg_u32 parity) {
@@ -813,11 +818,11 @@ __device__ __forceinline__ void mbar_wait(wg_u32 bar, wg_u32 parity) {
 
 } // namespace
 
-#line 158 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 163 "templates/sm90/attn_fwd_wgmma.cu.in"
 extern "C" __global__ void __launch_bounds__(384, 1)
     attn_fwd_d128_bshd_rtne_q1_kv144_w12_nosplit_tma_wgmma_sm90(const __grid_constant__ attngen_kargs_tma prm) {
   const attngen_kargs a = prm.a;            // (a reference kept the param address live: a spill)
-#line 164 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 169 "templates/sm90/attn_fwd_wgmma.cu.in"
   extern __shared__ __align__(1024) unsigned char smem_raw[];
   const wg_u32 sbase = (wg_smem_addr(smem_raw) + 1023u) & ~1023u;
   const wg_u32 sQ = sbase;
@@ -829,7 +834,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
   const wg_u32 bar_full_v = bar_full_k + 8 * kStages;
   const wg_u32 bar_empty_k = bar_full_v + 8 * kStages;  // [stage]: K tile released
   const wg_u32 bar_empty_v = bar_empty_k + 8 * kStages;
-#line 176 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 181 "templates/sm90/attn_fwd_wgmma.cu.in"
   // (macros, not variables: computed where used, so that no register holds them in the
   // producer's 24-register code)
 #define sO (sbase + kOffO)
@@ -841,7 +846,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
   // first use (of barrier 3 only with one buffer, where consumer 1 waits for consumer 0's
   // tile) and leaves out the arrivals that no later use waits for.
   constexpr wg_u32 kBarOFree = 3;
-#line 188 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 193 "templates/sm90/attn_fwd_wgmma.cu.in"
 
   const int tid = (int)threadIdx.x;
   const int wgroup = tid >> 7;
@@ -854,9 +859,9 @@ extern "C" __global__ void __launch_bounds__(384, 1)
   const int n_tiles = (Skv + kKv - 1) / kKv;
   // The causal mask is the variant's (axis mask; the dispatcher gives it only calls with
   // kargs.causal set accordingly): the dense kernels compile without any of its code.
-#line 203 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 208 "templates/sm90/attn_fwd_wgmma.cu.in"
   constexpr bool kCausal = false;
-#line 205 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 210 "templates/sm90/attn_fwd_wgmma.cu.in"
   // Keys of the jobs of batch entry b: its length (attngen_kargs.kv_len) clamped into
   // [0, Skv], or Skv; and a job's KV tiles: at least one (a job with no key runs one fully
   // masked tile, so that every job keeps its place in the pipeline; n_tiles == 0, Skv = 0,
@@ -897,7 +902,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
     h = hb % H;
     b = hb / H;
   };
-#line 254 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 259 "templates/sm90/attn_fwd_wgmma.cu.in"
   // Element offsets of job `job`'s Q/O rows and K/V rows (those of its KV head): 64-bit
   // per-(batch, head) base, 32-bit row offsets within a batch. Also returns the job's first
   // query row.
@@ -906,15 +911,15 @@ extern "C" __global__ void __launch_bounds__(384, 1)
     decode(job, mb, h, b);
     q0 = mb * kBlockM;
     const int hk = (int)((unsigned)h * (unsigned)Hkv / (unsigned)H);
-#line 263 "templates/sm90/attn_fwd_wgmma.cu.in"
-    q_base = ((long long)b * Sq * H + h) * 128;
-    kv_base = ((long long)b * Skv * Hkv + hk) * 128;
-#line 269 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 268 "templates/sm90/attn_fwd_wgmma.cu.in"
+    q_base = ((long long)b * Sq * H + h) * kD;
+    kv_base = ((long long)b * Skv * Hkv + hk) * kD;
+#line 274 "templates/sm90/attn_fwd_wgmma.cu.in"
   };
 
-#line 272 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 277 "templates/sm90/attn_fwd_wgmma.cu.in"
   constexpr wg_u32 kFullArrivals = 1;        // the producer thread's arrive.expect_tx
-#line 276 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 281 "templates/sm90/attn_fwd_wgmma.cu.in"
   if (tid == 0) {
     for (int i = 0; i < kQBufs; ++i) {
       wg_mbar_init(bar_q + 8 * i, kFullArrivals);
@@ -926,9 +931,9 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       wg_mbar_init(bar_empty_k + 8 * s, 8);
       wg_mbar_init(bar_empty_v + 8 * s, 8);
     }
-#line 288 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 293 "templates/sm90/attn_fwd_wgmma.cu.in"
     for (int i = 0; i < kOBufs; ++i) wg_mbar_init(bar_o_full + 8 * i, 128);  // its consumer
-#line 290 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 295 "templates/sm90/attn_fwd_wgmma.cu.in"
     wg_fence_mbar_init();
   }
   __syncthreads();
@@ -936,7 +941,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
   if (wgroup == 0) {
     // ================================ producer ================================
     wg_setmaxnreg_dec<24>();
-#line 298 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 303 "templates/sm90/attn_fwd_wgmma.cu.in"
     if (tid == 0 && n_tiles > 0) {
       const void *map_q = &prm.q;
       const void *map_k = &prm.k;
@@ -969,9 +974,10 @@ extern "C" __global__ void __launch_bounds__(384, 1)
           if (it >= kStages) mbar_wait(bar_empty_k + 8 * s, round_parity);
           const wg_u32 fk = bar_full_k + 8 * s;
           const wg_u32 dk = sK + s * kKvStage;
-          wg_mbar_arrive_expect_tx(fk, 2u * kKvHalf);
-          wg_tma_load_4d(dk, map_k, fk, 0, j * kKv, hk, b, keep);
-          wg_tma_load_4d(dk + kKvHalf, map_k, fk, 64, j * kKv, hk, b, keep);
+          wg_mbar_arrive_expect_tx(fk, kBoxes * kKvHalf);
+#pragma unroll
+          for (int x = 0; x < kBoxes; ++x)
+            wg_tma_load_4d(dk + x * kKvHalf, map_k, fk, 64 * x, j * kKv, hk, b, keep);
           if (j == 0) {
             // The job's Q after its first K tile: K_0's stage is free a round before the
             // previous job's last S releases Q, so K_0 is not held up behind that wait.
@@ -985,26 +991,28 @@ extern "C" __global__ void __launch_bounds__(384, 1)
             if (qu > 0) mbar_wait(bar_q_empty + 8 * qb, (wg_u32)((qu - 1) & 1));
             const wg_u32 fq = bar_q + 8 * qb;
             const wg_u32 dq = sQ + (wg_u32)qb * kQBytes;
-            wg_mbar_arrive_expect_tx(fq, 2u * kQHalf);
-            wg_tma_load_4d(dq, map_q, fq, 0, mq * kBlockM, hq, bq, once);
-            wg_tma_load_4d(dq + kQHalf, map_q, fq, 64, mq * kBlockM, hq, bq, once);
+            wg_mbar_arrive_expect_tx(fq, kBoxes * kQHalf);
+#pragma unroll
+            for (int x = 0; x < kBoxes; ++x)
+              wg_tma_load_4d(dq + x * kQHalf, map_q, fq, 64 * x, mq * kBlockM, hq, bq, once);
             // (No L2 prefetch of the next job's Q: run T5 measured no effect, and its
             // coordinates cost this 24-register thread a spill here.)
           }
           if (it >= kStages) mbar_wait(bar_empty_v + 8 * s, round_parity);
           const wg_u32 fv = bar_full_v + 8 * s;
           const wg_u32 dv = sV + s * kKvStage;
-          wg_mbar_arrive_expect_tx(fv, 2u * kKvHalf);
-          wg_tma_load_4d(dv, map_v, fv, 0, j * kKv, hk, b, keep);
-          wg_tma_load_4d(dv + kKvHalf, map_v, fv, 64, j * kKv, hk, b, keep);
+          wg_mbar_arrive_expect_tx(fv, kBoxes * kKvHalf);
+#pragma unroll
+          for (int x = 0; x < kBoxes; ++x)
+            wg_tma_load_4d(dv + x * kKvHalf, map_v, fv, 64 * x, j * kKv, hk, b, keep);
         }
       }
 #undef keep
 #undef once
     } else if ((tid >> 5) == 1) {
       // The storer (warp 1; lane 0 issues): the O buffers of the block's jobs in the
-      // consumers' order (job by job, consumer 0 then 1), each as two bulk tensor stores of
-      // 64 rows x 64 columns.
+      // consumers' order (job by job, consumer 0 then 1), each as one bulk tensor store of
+      // 64 rows x 64 columns per box.
       const bool issuer = tid == 32;
       const void *map_o = &prm.o;
       if (issuer) wg_prefetch_tensormap(map_o);
@@ -1029,8 +1037,9 @@ extern "C" __global__ void __launch_bounds__(384, 1)
             mbar_wait(bar_o_full + 8 * ob, kOBufs == 2 ? jpar : (wg_u32)c);
             if (row < Sq) {                  // (a box wholly past Sq has nothing to store)
               const wg_u32 src = sO + (wg_u32)ob * kOBufBytes;
-              wg_tma_store_4d(map_o, src, 0, row, h, b);
-              wg_tma_store_4d(map_o, src + kOBufBytes / 2, 64, row, h, b);
+#pragma unroll
+              for (int x = 0; x < kBoxes; ++x)
+                wg_tma_store_4d(map_o, src + x * kOBox, 64 * x, row, h, b);
               wg_bulk_commit();
               wg_bulk_wait_read<0>();
             }
@@ -1052,7 +1061,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
         }
       }
     }
-#line 476 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 486 "templates/sm90/attn_fwd_wgmma.cu.in"
   } else {
     // ================================ consumers ===============================
     wg_setmaxnreg_inc<240>();
@@ -1067,7 +1076,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
     const float scale_log2 = a.scale_log2;
     const float neg_inf = wg_f32_from_bits(0xFF800000u);
 
-    float o[64];
+    float o[kORegs];
     float s[kSRegs];
     wg_u32 p[kPRegs];
 #pragma unroll
@@ -1084,12 +1093,12 @@ extern "C" __global__ void __launch_bounds__(384, 1)
     wg_u32 q_rows = sQ + (wg_u32)cw * 64u * 128u;
     wg_u32 q_empty = bar_q_empty;
 
-    // Issue S = Q K_j^T (step 1) from stage sj: 8 k-steps of 16 over d; the k-step's 32 bytes
-    // sit at offset 32 (kk & 3) of half kk >> 2 (the hardware applies the swizzle).
+    // Issue S = Q K_j^T (step 1) from stage sj: kD / 16 k-steps of 16 over d; the k-step's 32
+    // bytes sit at offset 32 (kk & 3) of box kk >> 2 (the hardware applies the swizzle).
     auto issue_qk = [&](int sj) {
       const wg_u32 kt = sK + sj * kKvStage;
 #pragma unroll
-      for (int kk = 0; kk < 8; ++kk) {
+      for (int kk = 0; kk < kD / 16; ++kk) {
         const wg_u64 da = make_desc(q_rows + (kk >> 2) * kQHalf + (kk & 3) * 32, 16, 1024);
         const wg_u64 db = make_desc(kt + (kk >> 2) * kKvHalf + (kk & 3) * 32, 16, 1024);
         wg_mma_ss_m64n144k16(s, da, db, kk > 0 ? 1 : 0);
@@ -1097,7 +1106,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       wg_commit();
     };
     // Issue O += P V (step 5) from stage sp. V is read N-major: 64 d-columns per 128-byte row,
-    // the two halves kKvHalf apart (LBO), 8-key groups 1024 bytes apart (SBO), 16 keys per
+    // the boxes kKvHalf apart (LBO), 8-key groups 1024 bytes apart (SBO), 16 keys per
     // k-step = 2048 bytes.
     auto issue_pv = [&](int sp) {
       const wg_u32 vt = sV + sp * kKvStage;
@@ -1108,14 +1117,14 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       }
       wg_commit();
     };
-#line 532 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 542 "templates/sm90/attn_fwd_wgmma.cu.in"
     // Waits for my turn on the tensor cores, then orders my register writes before the
     // wgmmas (the tiles arrived through the async proxy: no proxy fence).
     auto begin_issue = [&]() {
       wg_bar_sync(bar_me, 256);
-#line 543 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 553 "templates/sm90/attn_fwd_wgmma.cu.in"
 #pragma unroll
-      for (int i = 0; i < 64; ++i) wg_fence_operand(o[i]);
+      for (int i = 0; i < kORegs; ++i) wg_fence_operand(o[i]);
 #pragma unroll
       for (int i = 0; i < kSRegs; ++i) wg_fence_operand(s[i]);
 #pragma unroll
@@ -1207,7 +1216,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
     auto rescale_then_pv = [&](int sp) {
       if (prs) {
 #pragma unroll
-        for (int i = 0; i < 64; i += 4) {
+        for (int i = 0; i < kORegs; i += 4) {
           o[i] = wg_mul_rn(o[i], pa0);
           o[i + 1] = wg_mul_rn(o[i + 1], pa0);
           o[i + 2] = wg_mul_rn(o[i + 2], pa1);
@@ -1215,7 +1224,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
         }
       }
 #pragma unroll
-      for (int i = 0; i < 64; ++i) wg_fence_operand(o[i]);
+      for (int i = 0; i < kORegs; ++i) wg_fence_operand(o[i]);
       wg_fence();                            // my writes of O before the wgmmas that read it
       issue_pv(sp);
     };
@@ -1228,10 +1237,9 @@ extern "C" __global__ void __launch_bounds__(384, 1)
     auto zero_v_tail = [&](int sp, int vrows) {
       if (a.kv_len == 0 || vrows >= kKv) return;
       const wg_u32 vt = sV + sp * kKvStage;
-      for (int i = ct; i < (kKv - vrows) * 64; i += 128) {   // 64 words of 4 bytes per row
-        const int w = i & 63;
-        wg_st_shared_b32(vt + (wg_u32)(w >> 5) * kKvHalf + (wg_u32)(vrows + (i >> 6)) * 128u +
-                             (wg_u32)(w & 31) * 4u, 0u);
+      for (int i = ct; i < (kKv - vrows) * (kD / 2); i += 128) {  // kD / 2 words per row
+        const wg_u32 w = (wg_u32)i % (kD / 2), r = (wg_u32)i / (kD / 2);  // (shifts, masks)
+        wg_st_shared_b32(vt + (w >> 5) * kKvHalf + ((wg_u32)vrows + r) * 128u + (w & 31) * 4u, 0u);
       }
       wg_fence_proxy_async();                // st.shared (generic) -> wgmma (async proxy)
     };
@@ -1239,16 +1247,16 @@ extern "C" __global__ void __launch_bounds__(384, 1)
     auto set_pending = [&](float alpha0, float alpha1) {
       pa0 = alpha0;
       pa1 = alpha1;
-#line 673 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 682 "templates/sm90/attn_fwd_wgmma.cu.in"
       prs = wg_any(alpha0 != 1.f || alpha1 != 1.f);
-#line 675 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 684 "templates/sm90/attn_fwd_wgmma.cu.in"
     };
 
-#line 678 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 687 "templates/sm90/attn_fwd_wgmma.cu.in"
     // Step 6: o = O * (1 / l) (l = 0 -> 0), rounded, into this consumer's O buffer (the
     // storer writes it out). Step 7: LSE = m ln2 + ln l. For job `job` with the final running
     // max (em0, em1) and this thread's parts of l (el0, el1).
-#line 686 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 695 "templates/sm90/attn_fwd_wgmma.cu.in"
     auto epilogue = [&](int job, float em0, float em1, float el0, float el1) {
       long long q_base, kv_base;
       int q0, h, b;
@@ -1266,15 +1274,15 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       // zeroed, so O is 0 already.)
       if (kCausal && ls0 == 0.f) {
 #pragma unroll
-        for (int i = 0; i < 64; i += 4) o[i] = o[i + 1] = 0.f;
+        for (int i = 0; i < kORegs; i += 4) o[i] = o[i + 1] = 0.f;
       }
       if (kCausal && ls1 == 0.f) {
 #pragma unroll
-        for (int i = 0; i < 64; i += 4) o[i + 2] = o[i + 3] = 0.f;
+        for (int i = 0; i < kORegs; i += 4) o[i + 2] = o[i + 3] = 0.f;
       }
       const int qa = q0 + 64 * cw + 16 * wq + g;  // rows qa and qa + 8
       const bool ok0 = qa < Sq, ok1 = qa + 8 < Sq;
-#line 712 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 721 "templates/sm90/attn_fwd_wgmma.cu.in"
       (void)q_base;
       // Wait until the buffer's previous contents have been read by their stores (a named
       // barrier: an mbarrier wait loop here, with O and S live, made ptxas spill).
@@ -1284,21 +1292,21 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       // the chunk bits (4..6) of the address XOR c, with g's bits set in `orow`.
       const wg_u32 orow = (sO + (wg_u32)ob * kOBufBytes + (wg_u32)(16 * wq) * 128u +
                            (wg_u32)g * 128u + 4u * t4) | ((wg_u32)g << 4);
-#line 726 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 735 "templates/sm90/attn_fwd_wgmma.cu.in"
 #pragma unroll
-      for (int i = 0; i < 16; ++i) {
+      for (int i = 0; i < kD / 8; ++i) {
         const wg_u32 r0 = round_out2(wg_mul_rn(o[4 * i], inv0), wg_mul_rn(o[4 * i + 1], inv0));
         const wg_u32 r1 = round_out2(wg_mul_rn(o[4 * i + 2], inv1), wg_mul_rn(o[4 * i + 3], inv1));
-#line 731 "templates/sm90/attn_fwd_wgmma.cu.in"
-        const wg_u32 at = (orow ^ ((wg_u32)(i & 7) << 4)) + (wg_u32)(i >> 3) * (kOBufBytes / 2);
+#line 740 "templates/sm90/attn_fwd_wgmma.cu.in"
+        const wg_u32 at = (orow ^ ((wg_u32)(i & 7) << 4)) + (wg_u32)(i >> 3) * kOBox;
         wg_st_shared_b32(at, r0);
         wg_st_shared_b32(at + 8u * 128u, r1);
-#line 738 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 747 "templates/sm90/attn_fwd_wgmma.cu.in"
       }
-#line 740 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 749 "templates/sm90/attn_fwd_wgmma.cu.in"
       wg_fence_proxy_async();                // st.shared (generic) -> the stores (async proxy)
       wg_mbar_arrive(bar_o_full + 8 * ob);
-#line 743 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 752 "templates/sm90/attn_fwd_wgmma.cu.in"
       if (a.lse != 0 && t4 == 0) {
         float *lse = a.lse + ((long long)b * H + h) * (long long)Sq;
         if (ok0) wg_st_global_f32(lse + qa, wg_add_rn(wg_mul_rn(em0, kLn2), logf(ls0)));
@@ -1307,7 +1315,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
     };
 
 #pragma unroll
-    for (int i = 0; i < 64; ++i) o[i] = 0.f;
+    for (int i = 0; i < kORegs; ++i) o[i] = 0.f;
     m0 = neg_inf;
     m1 = neg_inf;
     l0 = 0.f;
@@ -1387,7 +1395,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       set_pending(alpha0, alpha1);
       wg_wait<0>();
 #pragma unroll
-      for (int i = 0; i < 64; ++i) wg_fence_operand(o[i]);
+      for (int i = 0; i < kORegs; ++i) wg_fence_operand(o[i]);
 #pragma unroll
       for (int i = 0; i < kPRegs; ++i) wg_fence_operand(p[i]);
       if (lane == 0) wg_mbar_arrive(bar_empty_v + 8 * sp);
@@ -1431,14 +1439,14 @@ extern "C" __global__ void __launch_bounds__(384, 1)
         prs = false;                         // the new job's O starts at 0: nothing to rescale
         wg_wait<0>();
 #pragma unroll
-        for (int i = 0; i < 64; ++i) wg_fence_operand(o[i]);
+        for (int i = 0; i < kORegs; ++i) wg_fence_operand(o[i]);
 #pragma unroll
         for (int i = 0; i < kPRegs; ++i) wg_fence_operand(p[i]);
         if (lane == 0) wg_mbar_arrive(bar_empty_v + 8 * sp);
         epilogue(o_job, pm0, pm1, pl0, pl1);
         o_job = job;
 #pragma unroll
-        for (int i = 0; i < 64; ++i) o[i] = 0.f;
+        for (int i = 0; i < kORegs; ++i) o[i] = 0.f;
         pack();
         ++it;
       }
@@ -1454,12 +1462,12 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       wg_bar_arrive(bar_other, 256);
       wg_wait<0>();
 #pragma unroll
-      for (int i = 0; i < 64; ++i) wg_fence_operand(o[i]);
+      for (int i = 0; i < kORegs; ++i) wg_fence_operand(o[i]);
       if (lane == 0) wg_mbar_arrive(bar_empty_v + 8 * sp);
       epilogue(o_job, m0, m1, l0, l1);
     }
   }
 }
-#line 905 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 914 "templates/sm90/attn_fwd_wgmma.cu.in"
 #undef sO
 #undef bar_o_full

@@ -10,6 +10,11 @@
  * attngen__variant_desc itself are generated from generator/lua/config.lua. */
 #include "variant_axes.h"
 
+/* The head_dim of a descriptor: its field, 128 where a hand-made descriptor leaves it 0. */
+static inline int attngen__desc_head_dim(const attngen__variant_desc *d) {
+  return d->head_dim > 0 ? d->head_dim : 128;
+}
+
 /* generated/manifest.c */
 extern const attngen__variant_desc attngen__manifest[];
 extern const size_t attngen__manifest_count;

@@ -4,10 +4,10 @@
 -- tuning search space.
 local M = {}
 
-M.op_prefix = "attn_fwd_d128"
+M.op_prefix = "attn_fwd"
 
 -- Axes in canonical name order. `short` turns a value into its name token.
-M.axis_order = { "layout", "rounding", "q_tiles", "kv_tile", "waves", "kv_split", "v_path",
+M.axis_order = { "head_dim", "layout", "rounding", "q_tiles", "kv_tile", "waves", "kv_split", "v_path",
   "load", "mask", "impl", "target" }
 
 -- Axes with named values have C enums (generated/variant_axes.h, by `attngen generate`):
@@ -15,6 +15,9 @@ M.axis_order = { "layout", "rounding", "q_tiles", "kv_tile", "waves", "kv_split"
 -- in `values` counted from 0. layout and rounding ids equal the public attngen_layout and
 -- attngen_rounding values (the runtime asserts it at compile time).
 M.axes = {
+  -- Elements per row of q, k, v and out (the head dimension), the first name token (d128:
+  -- the names of the head_dim 128 kernels are those of the time before the axis).
+  head_dim = { values = { 64, 128, 256 }, prefix = "d" },
   layout = { values = { "bshd", "bhsd" }, c_enum = "LAYOUT" },
   rounding = { values = { "rtne", "rtna", "rtz" }, c_enum = "ROUNDING" },
   q_tiles = { values = { 1, 2, 3 }, prefix = "q" },
@@ -176,6 +179,19 @@ M.rules = {
     if M.family(v) then return true end
     return false, string.format("no kernel family for target=%s impl=%s", v.target, v.impl)
   end },
+  -- head_dim: 128 everywhere; 64 on the sm90 wgmma kernel with TMA loads (the per-thread
+  -- copy path and the other families are written for 128-element rows). 256: its 128 O
+  -- registers next to S and P spill 92-172 bytes in the wgmma consumers at kv_tile 64 (the
+  -- longer tiles exceed shared memory): not built yet.
+  { name = "head-dim", check = function(v)
+    if v.head_dim == 128 then return true end
+    if v.head_dim == 256 then
+      return false, "head_dim=256 has no kernel yet (the wgmma consumers spill: 128 O registers)"
+    end
+    if v.target == "sm90" and v.impl == "wgmma" and v.load == "tma" then return true end
+    return false, string.format("head_dim=%d is built for target=sm90 impl=wgmma load=tma only "
+      .. "(allowed here: 128)", v.head_dim)
+  end },
   { name = "gfx942-q-tiles", check = allow("q_tiles", "gfx942", { 2, 3 }) },
   { name = "gfx942-waves", check = allow("waves", "gfx942", { 8 }) },
   { name = "gfx942-kv-tile", check = allow("kv_tile", "gfx942", { 32, 64, 96 }) },
@@ -272,20 +288,27 @@ M.default_set = {
   -- 2 barriers per 3 units, no v_perm for V. 3 Q tiles with 64-key tiles spill (Q, O and S
   -- alone take 192 of the 256 VGPRs); 3 Q tiles with 32-key tiles pay 1.33 barriers per
   -- unit and stay in the search space.
-  { target = "gfx942", layout = all_layouts, rounding = all_modes, q_tiles = 2,
+  { target = "gfx942", head_dim = 128, layout = all_layouts, rounding = all_modes, q_tiles = 2,
     kv_tile = 96, waves = 8, kv_split = { "off", "tail" }, v_path = "vt", impl = "mfma" },
-  { target = "sm90", layout = all_layouts, rounding = all_modes, q_tiles = 1,
+  { target = "sm90", head_dim = 128, layout = all_layouts, rounding = all_modes, q_tiles = 1,
     kv_tile = 64, waves = 4, kv_split = "off", impl = "mma" },
   -- wgmma: 1 producer + 2 consumer warpgroups; on H200 (bench/RESULTS.md runs 1-2) kv_tile
   -- 176 ran 599-609 TFLOP/s on 8k-token self-attention where 128 ran 565-589. The shorter
   -- tiles (64, 96, 144) let the dispatcher cover short KV ranges with little padding
   -- (Skv 257: 2 x 144 = 288 keys computed instead of 3 x 128 = 384).
   -- Loads through TMA (load = tma): one producer thread, 24/240 registers (issue 12).
-  { target = "sm90", layout = all_layouts, rounding = all_modes, q_tiles = 1,
+  { target = "sm90", head_dim = 128, layout = all_layouts, rounding = all_modes, q_tiles = 1,
     kv_tile = { 64, 96, 128, 144, 176 }, waves = 12, kv_split = "off", load = "tma",
     impl = "wgmma" },
   -- The causal mask (mask = causal): the 128-key TMA kernel, every layout and mode.
-  { target = "sm90", layout = all_layouts, rounding = all_modes, q_tiles = 1,
+  { target = "sm90", head_dim = 128, layout = all_layouts, rounding = all_modes, q_tiles = 1,
+    kv_tile = 128, waves = 12, kv_split = "off", load = "tma", mask = "causal",
+    impl = "wgmma" },
+  -- head_dim 64 (SD3, small LLMs): the same kernel with one 64-column box per row; 128- and
+  -- 176-key tiles (64 keys spill 4 bytes), and the causal mask at 128.
+  { target = "sm90", head_dim = 64, layout = all_layouts, rounding = all_modes, q_tiles = 1,
+    kv_tile = { 128, 176 }, waves = 12, kv_split = "off", load = "tma", impl = "wgmma" },
+  { target = "sm90", head_dim = 64, layout = all_layouts, rounding = all_modes, q_tiles = 1,
     kv_tile = 128, waves = 12, kv_split = "off", load = "tma", mask = "causal",
     impl = "wgmma" },
 }
@@ -294,16 +317,19 @@ M.default_set = {
 -- set are JIT-compiled on first use).
 M.search_space = {
   gfx942 = {
-    { target = "gfx942", layout = all_layouts, rounding = all_modes, q_tiles = { 2, 3 },
-      kv_tile = { 32, 64, 96 }, waves = 8, kv_split = { "off", "tail" },
+    { target = "gfx942", head_dim = 128, layout = all_layouts, rounding = all_modes,
+      q_tiles = { 2, 3 }, kv_tile = { 32, 64, 96 }, waves = 8, kv_split = { "off", "tail" },
       v_path = { "perm", "vt" }, impl = "mfma" },
   },
   sm90 = {
-    { target = "sm90", layout = all_layouts, rounding = all_modes, q_tiles = 1,
+    { target = "sm90", head_dim = 128, layout = all_layouts, rounding = all_modes, q_tiles = 1,
       kv_tile = { 64, 128 }, waves = { 4, 8 }, kv_split = "off", impl = "mma" },
-    { target = "sm90", layout = all_layouts, rounding = all_modes, q_tiles = 1,
+    { target = "sm90", head_dim = 128, layout = all_layouts, rounding = all_modes, q_tiles = 1,
       kv_tile = { 64, 96, 128, 144, 176 }, waves = 12, kv_split = "off",
       load = { "thread", "tma" }, mask = { "none", "causal" }, impl = "wgmma" },
+    { target = "sm90", head_dim = 64, layout = all_layouts, rounding = all_modes, q_tiles = 1,
+      kv_tile = { 64, 96, 128, 144, 176 }, waves = 12, kv_split = "off", load = "tma",
+      mask = { "none", "causal" }, impl = "wgmma" },
   },
 }
 

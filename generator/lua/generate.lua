@@ -88,6 +88,8 @@ M.desc_fields = {
     .. "of q, k, v encoded by the runtime at launch)" },
   { "mask", "attngen__mask: CAUSAL = the kernel applies the causal mask (kargs.causal = 1); "
     .. "a variant serves only calls with its mask" },
+  { "head_dim", "elements per row of q, k, v and out (axis head_dim); a variant serves only "
+    .. "calls with its head_dim (0 in a hand-made descriptor: 128)" },
 }
 
 -- Descriptor values of a variant: field -> integer (enum ids for named axes).

@@ -7,11 +7,12 @@
 -- per q_tile (q_tiles = 1: block_m = 128). Shared memory, from a 1024-byte aligned base
 -- (the 128-byte swizzle repeats every 1024 bytes; the launch asks for 1024 extra bytes so the
 -- kernel can round its base up):
---   Q        q_bufs x [2 halves (d 0..63, 64..127) x block_m rows x 128 bytes]; two buffers
+--   Q        q_bufs x [head_dim / 64 column boxes (d 0..63, 64..127, ...) x block_m rows x
+--            128 bytes] (the 128 kernels' two boxes are "halves" in the template); two buffers
 --            (load = tma, when they fit) let the next job's Q land during the current job
---   K ring   stages x [2 halves x kv_tile rows x 128 bytes]
---   V ring   stages x [2 halves x kv_tile rows x 128 bytes]
---   O staging (load = tma only): o_bufs x [2 halves x 64 rows x 128 bytes], a consumer's
+--   K ring   stages x [boxes x kv_tile rows x 128 bytes]
+--   V ring   stages x [boxes x kv_tile rows x 128 bytes]
+--   O staging (load = tma only): o_bufs x [boxes x 64 rows x 128 bytes], a consumer's
 --            64 output rows, swizzled like Q, which one producer thread stores with bulk
 --            tensor copies (two buffers when they fit, one per consumer; else one, taken in turn)
 --   mbarriers: q_full[q_bufs], q_empty[q_bufs], full_k[stages], full_v[stages],
@@ -22,7 +23,6 @@
 -- The grid is persistent (runtime: min(jobs, SMs) blocks, each looping over jobs).
 local M = {}
 
-local HEAD_DIM = 128
 local HALF_ROW_BYTES = 128            -- 64 bf16: one 128-byte swizzle row
 local SMEM_LIMIT = 227 * 1024         -- Hopper: dynamic shared memory per block (opt-in)
 local ALIGN_SLACK = 1024
@@ -36,12 +36,13 @@ local TMA_PRODUCER_REGS = 24
 local TMA_CONSUMER_REGS = 240
 
 function M.derive(v)
+  local boxes = v.head_dim // 64       -- 64-column boxes per row
   local block_m = 64 * v.q_tiles * CONSUMERS
-  local q_bytes = 2 * block_m * HALF_ROW_BYTES
+  local q_bytes = boxes * block_m * HALF_ROW_BYTES
   local kv_half_bytes = v.kv_tile * HALF_ROW_BYTES
-  local kv_stage_bytes = 2 * kv_half_bytes
+  local kv_stage_bytes = boxes * kv_half_bytes
   local tma = v.load == "tma"
-  local o_buf_bytes = tma and (64 * 2 * HALF_ROW_BYTES) or 0
+  local o_buf_bytes = tma and (64 * boxes * HALF_ROW_BYTES) or 0
   local function total(stages, o_bufs, q_bufs)
     local bars = 8 * (2 * q_bufs + 4 * stages + o_bufs)
     return q_bufs * q_bytes + 2 * stages * kv_stage_bytes + o_bufs * o_buf_bytes + bars
@@ -58,7 +59,8 @@ function M.derive(v)
     threads = v.waves * 32,
     block_m = block_m,
     smem_bytes = total(stages, o_bufs, q_bufs),
-    head_dim = HEAD_DIM,
+    head_dim = v.head_dim,
+    boxes = boxes,
     consumers = CONSUMERS,
     stages = stages,
     q_bytes = q_bytes,

@@ -179,9 +179,53 @@ def test_error_dtype():
 
 
 def test_error_head_dim_comes_from_c():
-    q = torch.zeros(1, 8, 1, 64, dtype=torch.bfloat16)
+    q = torch.zeros(1, 8, 1, 96, dtype=torch.bfloat16)
     _raises("UNSUPPORTED_HEAD_DIM", lambda: attngen.attention(q, q.clone(), q.clone()),
-            "head_dim = 64")
+            "head_dim = 96", "64, 128, 256")
+
+
+def _causal_reference(q, k, v):
+    """fp64 bottom-right causal attention, BSHD; rows without keys 0."""
+    Sq, Skv = q.shape[1], k.shape[1]
+    s = torch.einsum("bshd,bthd->bhst", q.double(), k.double()) * q.shape[-1] ** -0.5
+    keep = torch.ones(Sq, Skv, dtype=torch.bool).tril(Skv - Sq)
+    s = s.masked_fill(~keep, float("-inf"))
+    p = torch.nan_to_num(s.softmax(-1), nan=0.0)
+    return torch.einsum("bhst,bthd->bshd", p, v.double())
+
+
+@pytest.mark.parametrize("head_dim", [64, 256])
+def test_head_dims_match_reference_on_cpu(head_dim):
+    """head_dim 64 and 256 on the cpu backend (the reference): within the fp64 bound, the
+    default scale 1/sqrt(head_dim), causal and GQA too."""
+    B, Sq, Skv, H = 2, 33, 70, 4
+    q = rand(B, Sq, H, head_dim, seed=11)
+    k, v = rand(B, Skv, 2, head_dim, seed=12), rand(B, Skv, 2, head_dim, seed=13)
+    kr, vr = (t.repeat_interleave(2, dim=2) for t in (k, v))
+    assert attngen.get_context(q.device).backend == "cpu"
+    out, lse = attngen.attention(q, k, v, return_lse=True)
+    assert out.shape == q.shape and lse.shape == (B, H, Sq)
+    ref, ref_lse = reference(q, kr, vr, layout="bshd")
+    assert_close(out, ref, tolerance(q, kr, vr, layout="bshd"), f"d{head_dim}")
+    assert (lse.double() - ref_lse).abs().max().item() < 1e-4
+    out = attngen.attention(q, k, v, causal=True)
+    err = (out.double() - _causal_reference(q, kr, vr)).abs().max().item()
+    assert err < 2 ** -7, err
+    # the scale defaults to 1/sqrt(head_dim)
+    assert torch.equal(attngen.attention(q, k, v),
+                       attngen.attention(q, k, v, scale=head_dim ** -0.5))
+    assert not torch.equal(attngen.attention(q, k, v),
+                           attngen.attention(q, k, v, scale=128 ** -0.5))
+
+
+def test_head_dim_64_refused_by_the_amd_kernels(monkeypatch):
+    """The gfx942 kernels (here on the emulator) have head_dim 128 only: NO_VARIANT naming
+    args.head_dim, before anything runs."""
+    q = rand(1, 16, 2, 64, seed=3)
+    emu = type(attngen.get_context(q.device))("emu")
+    monkeypatch.setattr(ops, "get_context", lambda device: emu)
+    _raises("NO_VARIANT", lambda: ops._make_plan(q, q.clone(), q.clone(), 0.125, "bshd", "rtne"),
+            "args.head_dim = 64", "sm90")
 
 
 def test_error_shapes():
@@ -283,8 +327,8 @@ def test_empty_batch_heads_or_queries_give_empty_output(backend, shape):
     assert lse.shape == (B, H, Sq) and lse.numel() == 0
     assert attngen.explain(q, k, v)["variant"]
     # still validated: head_dim, names
-    q64 = torch.zeros(B, Sq, H, 64, dtype=torch.bfloat16)
-    _raises("UNSUPPORTED_HEAD_DIM", lambda: attngen.attention(q64, q64.clone(), q64.clone()))
+    q96 = torch.zeros(B, Sq, H, 96, dtype=torch.bfloat16)
+    _raises("UNSUPPORTED_HEAD_DIM", lambda: attngen.attention(q96, q96.clone(), q96.clone()))
     _raises("BAD_ROUNDING", lambda: attngen.attention(q, k, v, rounding="up"))
 
 

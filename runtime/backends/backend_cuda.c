@@ -341,15 +341,15 @@ _Static_assert(_Alignof(attngen_kargs_tma) == 128, "tensor maps are 128-byte ali
 _Static_assert(offsetof(attngen_kargs_tma, q) == 128 && sizeof(attngen_kargs_tma) == 640,
                "attngen_kargs_tma layout");
 
-/* One 4D map (d, sequence, head, batch) of a [B,S,H,128] (bshd) or [B,H,S,128] (bhsd) bf16
+/* One 4D map (d, sequence, head, batch) of a [B,S,H,D] (bshd) or [B,H,S,D] (bhsd) bf16
  * tensor: boxes of 64 columns x box_rows rows, 128-byte swizzle, out-of-bounds rows read as
  * zeros. An empty tensor (S = 0) keeps an all-zero map, which the kernels never use. */
 static attngen_status encode_map(attngen_tensor_map *m, const char *what, const void *base,
-                                 int layout, int B, int H, int S, int box_rows) {
+                                 int layout, int B, int H, int S, int D, int box_rows) {
   memset(m, 0, sizeof *m);
   if (S <= 0 || B <= 0 || H <= 0) return ATTNGEN_STATUS_OK;
-  const unsigned long long row = 128 * 2; /* bytes of one (b, s, h) row */
-  const unsigned long long dims[4] = {128, (unsigned long long)S, (unsigned long long)H,
+  const unsigned long long row = (unsigned long long)D * 2; /* bytes of one (b, s, h) row */
+  const unsigned long long dims[4] = {(unsigned long long)D, (unsigned long long)S, (unsigned long long)H,
                                       (unsigned long long)B};
   unsigned long long strides[3]; /* bytes between steps of dims 1..3 */
   if (layout == ATTNGEN__LAYOUT_BSHD) {
@@ -388,10 +388,14 @@ static attngen_status cuda_launch_tma(void *st, void *fn, const unsigned grid[3]
   p.a = *k;
   /* k and v have H_kv heads (grouped-query calls: fewer than q's H); the kernels address
    * them by KV head */
-  if ((rc = encode_map(&p.q, "q", k->q, boxes->layout, k->B, k->H, k->Sq, boxes->q_rows)) ||
-      (rc = encode_map(&p.k, "k", k->k, boxes->layout, k->B, k->H_kv, k->Skv, boxes->kv_rows)) ||
-      (rc = encode_map(&p.v, "v", k->v, boxes->layout, k->B, k->H_kv, k->Skv, boxes->kv_rows)) ||
-      (rc = encode_map(&p.o, "o", k->o, boxes->layout, k->B, k->H, k->Sq, boxes->o_rows)))
+  if ((rc = encode_map(&p.q, "q", k->q, boxes->layout, k->B, k->H, k->Sq, boxes->head_dim,
+                         boxes->q_rows)) ||
+      (rc = encode_map(&p.k, "k", k->k, boxes->layout, k->B, k->H_kv, k->Skv, boxes->head_dim,
+                         boxes->kv_rows)) ||
+      (rc = encode_map(&p.v, "v", k->v, boxes->layout, k->B, k->H_kv, k->Skv, boxes->head_dim,
+                         boxes->kv_rows)) ||
+      (rc = encode_map(&p.o, "o", k->o, boxes->layout, k->B, k->H, k->Sq, boxes->head_dim,
+                         boxes->o_rows)))
     return rc;
   void *params[] = {&p};
   CU_CHECK(api.cuLaunchKernel((CUfunction)fn, grid[0], grid[1], grid[2], threads, 1, 1, smem_bytes,

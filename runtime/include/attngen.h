@@ -1,4 +1,5 @@
-/* attngen.h: public C API of libattngen, generated bf16 forward attention (head_dim 128).
+/* attngen.h: public C API of libattngen, generated bf16 forward attention (head_dim 64, 128 or 256:
+ * which backends have which, attngen_fwd_args.head_dim).
  * Public names start with attngen_, internal ones with attngen__. */
 #ifndef ATTNGEN_H
 #define ATTNGEN_H
@@ -20,7 +21,7 @@ extern "C" {
   X(OK, "success")                                                                     \
   X(INVALID_ARGUMENT, "invalid argument")                                              \
   X(NULL_POINTER, "a required pointer is null")                                        \
-  X(UNSUPPORTED_HEAD_DIM, "head_dim is not supported (only 128)")                      \
+  X(UNSUPPORTED_HEAD_DIM, "head_dim is not 64, 128 or 256")                            \
   X(BAD_SHAPE, "a size is out of range")                                               \
   X(TOO_LARGE, "a tensor is too large for the kernels' index type")                    \
   X(MISALIGNED, "a pointer is not aligned as the kernels need")                        \
@@ -118,7 +119,11 @@ typedef struct attngen_fwd_args {
                             k and v may be NULL when seqlen_kv == 0 (then out = 0, LSE = -inf) */
   void *out;             /* bf16, same layout and shape as q; must not overlap q/k/v */
   float *lse;            /* fp32 [B,H,Sq] natural-log LSE, or NULL */
-  int batch, heads, seqlen_q, seqlen_kv, head_dim; /* head_dim must be 128 */
+  /* head_dim: elements per row of q, k, v and out: 64, 128 or 256 (else UNSUPPORTED_HEAD_DIM
+   * naming args.head_dim). 128: every backend; 64 and 256: cpu and cuda (sm90 wgmma kernels);
+   * the gfx942 kernels (hip, emu) are 128 only (NO_VARIANT naming args.head_dim). Set
+   * softmax_scale with it: attngen_fwd_args_init's default is 1/sqrt(128). */
+  int batch, heads, seqlen_q, seqlen_kv, head_dim;
   attngen_layout layout;
   attngen_rounding rounding;
   float softmax_scale;
@@ -150,8 +155,8 @@ typedef struct attngen_fwd_args {
    * yet: NO_VARIANT naming args.causal. */
   int causal;
   /* Grouped-query / multi-query attention: the number of KV heads, 0 (the default) = heads.
-   * k and v then have heads_kv heads (bshd [B, Skv, heads_kv, 128], bhsd [B, heads_kv, Skv,
-   * 128]) and query head h attends with KV head h / (heads / heads_kv); K and V are read in
+   * k and v then have heads_kv heads (bshd [B, Skv, heads_kv, head_dim], bhsd [B, heads_kv,
+   * Skv, head_dim]) and query head h attends with KV head h / (heads / heads_kv); K and V are read in
    * place (no copy). Allowed: 0 or a divisor of heads (1 = MQA); anything else is BAD_SHAPE
    * naming args.heads_kv. q, out and lse keep heads heads. */
   int heads_kv;

@@ -43,9 +43,9 @@ static int32_t bf16_ordered(uint16_t b) {
 int32_t attngen__bf16_ulp_diff(uint16_t a, uint16_t b) { return bf16_ordered(a) - bf16_ordered(b); }
 
 
-void attngen__dense_strides(attngen_layout layout, int heads, int seqlen, int64_t *sb,
-                            int64_t *sh, int64_t *ss) {
-  const int64_t d = ATTNGEN__HEAD_DIM;
+void attngen__dense_strides_d(attngen_layout layout, int heads, int seqlen, int head_dim,
+                              int64_t *sb, int64_t *sh, int64_t *ss) {
+  const int64_t d = head_dim;
   *sb = (int64_t)heads * seqlen * d;
   if (layout == ATTNGEN_LAYOUT_BHSD) {
     *sh = (int64_t)seqlen * d;
@@ -56,22 +56,23 @@ void attngen__dense_strides(attngen_layout layout, int heads, int seqlen, int64_
   }
 }
 
-attngen__tensor_view attngen__view_in(const void *data, attngen_layout layout, int heads,
-                                      int seqlen) {
-  attngen__tensor_view v = {(const uint16_t *)data, 0, 0, 0};
-  attngen__dense_strides(layout, heads, seqlen, &v.sb, &v.sh, &v.ss);
+attngen__tensor_view attngen__view_in_d(const void *data, attngen_layout layout, int heads,
+                                        int seqlen, int head_dim) {
+  attngen__tensor_view v = {(const uint16_t *)data, 0, 0, 0, head_dim};
+  attngen__dense_strides_d(layout, heads, seqlen, head_dim, &v.sb, &v.sh, &v.ss);
   return v;
 }
 
-attngen__out_view attngen__view_out(void *data, attngen_layout layout, int heads, int seqlen) {
-  attngen__out_view v = {(uint16_t *)data, 0, 0, 0};
-  attngen__dense_strides(layout, heads, seqlen, &v.sb, &v.sh, &v.ss);
+attngen__out_view attngen__view_out_d(void *data, attngen_layout layout, int heads, int seqlen,
+                                      int head_dim) {
+  attngen__out_view v = {(uint16_t *)data, 0, 0, 0, head_dim};
+  attngen__dense_strides_d(layout, heads, seqlen, head_dim, &v.sb, &v.sh, &v.ss);
   return v;
 }
 
-attngen__f64_view attngen__view_f64(double *data, attngen_layout layout, int heads,
-                                    int seqlen) {
-  attngen__f64_view v = {data, 0, 0, 0};
-  attngen__dense_strides(layout, heads, seqlen, &v.sb, &v.sh, &v.ss);
+attngen__f64_view attngen__view_f64_d(double *data, attngen_layout layout, int heads,
+                                      int seqlen, int head_dim) {
+  attngen__f64_view v = {data, 0, 0, 0, head_dim};
+  attngen__dense_strides_d(layout, heads, seqlen, head_dim, &v.sb, &v.sh, &v.ss);
   return v;
 }

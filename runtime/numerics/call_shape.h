@@ -13,12 +13,22 @@ typedef struct attngen__call_shape {
    * has one key whichever way it was written and shape literals that leave it out are dense.
    * attngen__shape_heads_kv gives the count itself. */
   int heads_kv;
+  /* Elements per row of q, k, v and out (attngen_fwd_args.head_dim), 0 for 128: canonical
+   * like heads_kv (attngen__call_shape_of maps 128 to 0), so that shape literals that leave
+   * it out are head_dim 128. attngen__shape_head_dim gives the value itself. */
+  int head_dim;
 } attngen__call_shape;
 
 static inline attngen__call_shape attngen__call_shape_of(const attngen_fwd_args *a) {
   attngen__call_shape s = {a->batch, a->heads, a->seqlen_q, a->seqlen_kv, (int)a->layout,
-                           (int)a->rounding, a->heads_kv == a->heads ? 0 : a->heads_kv};
+                           (int)a->rounding, a->heads_kv == a->heads ? 0 : a->heads_kv,
+                           a->head_dim == 128 ? 0 : a->head_dim};
   return s;
+}
+
+/* The head dimension of a shape: head_dim, or 128 when it is 0. */
+static inline int attngen__shape_head_dim(const attngen__call_shape *s) {
+  return s->head_dim > 0 ? s->head_dim : 128;
 }
 
 /* The KV heads of a shape: heads_kv, or heads for a dense call. */
@@ -26,7 +36,7 @@ static inline int attngen__shape_heads_kv(const attngen__call_shape *s) {
   return s->heads_kv > 0 ? s->heads_kv : s->heads;
 }
 
-/* The inverse: sets the shape (heads_kv included), layout and rounding of a call (nothing
+/* The inverse: sets the shape (heads_kv and head_dim included), layout and rounding of a call (nothing
  * else). */
 static inline void attngen__call_shape_to_args(const attngen__call_shape *s,
                                                attngen_fwd_args *a) {
@@ -37,6 +47,7 @@ static inline void attngen__call_shape_to_args(const attngen__call_shape *s,
   a->layout = (attngen_layout)s->layout;
   a->rounding = (attngen_rounding)s->rounding;
   a->heads_kv = s->heads_kv;
+  a->head_dim = attngen__shape_head_dim(s);
 }
 
 #endif /* ATTNGEN_CALL_SHAPE_H */

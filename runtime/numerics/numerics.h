@@ -5,7 +5,8 @@
  *   - the CPU reference attention (the contract's algorithm in fp32, reference.c),
  *   - exact attention in fp64 (the sanity bound).
  * Tensors are described by views: element strides for batch, head and sequence; the
- * head dimension (ATTNGEN__HEAD_DIM elements) is contiguous. */
+ * head dimension (head_dim elements, ATTNGEN__HEAD_DIM unless a call says otherwise) is
+ * contiguous. */
 #ifndef ATTNGEN_NUMERICS_H
 #define ATTNGEN_NUMERICS_H
 
@@ -15,7 +16,8 @@
 #include "attngen.h"
 #include "call_shape.h"
 
-#define ATTNGEN__HEAD_DIM 128
+#define ATTNGEN__HEAD_DIM 128      /* the head dimension where a shape leaves it out */
+#define ATTNGEN__HEAD_DIM_MAX 256  /* the largest head_dim of any variant (axis head_dim) */
 #define ATTNGEN__BF16_NAN 0x7FFFu    /* the one NaN encoding outputs may carry */
 #define ATTNGEN__BF16_POISON 0xFFFFu /* fill of an output before a run; never a legit result */
 #define ATTNGEN__REF_KV_TILE 64      /* keys per online-softmax step of the reference */
@@ -38,29 +40,53 @@ int attngen__bf16_is_inf(uint16_t b);
 
 /* ---- views -------------------------------------------------------------------------- */
 
+/* d: elements per row (the head dimension), 0 = ATTNGEN__HEAD_DIM (attngen__view_d). */
 typedef struct attngen__tensor_view { /* bf16 input */
   const uint16_t *data;
   int64_t sb, sh, ss;
+  int d;
 } attngen__tensor_view;
 
 typedef struct attngen__out_view { /* bf16 output */
   uint16_t *data;
   int64_t sb, sh, ss;
+  int d;
 } attngen__out_view;
 
 typedef struct attngen__f64_view { /* fp64 output of the exact attention */
   double *data;
   int64_t sb, sh, ss;
+  int d;
 } attngen__f64_view;
 
-/* Element strides of a dense [B,S,H,D] (bshd) or [B,H,S,D] (bhsd) tensor, D = 128. */
-void attngen__dense_strides(attngen_layout layout, int heads, int seqlen, int64_t *sb,
-                            int64_t *sh, int64_t *ss);
-attngen__tensor_view attngen__view_in(const void *data, attngen_layout layout, int heads,
-                                      int seqlen);
-attngen__out_view attngen__view_out(void *data, attngen_layout layout, int heads, int seqlen);
-attngen__f64_view attngen__view_f64(double *data, attngen_layout layout, int heads,
-                                    int seqlen);
+#define attngen__view_d(view) ((view).d > 0 ? (view).d : ATTNGEN__HEAD_DIM)
+
+/* Element strides of a dense [B,S,H,D] (bshd) or [B,H,S,D] (bhsd) tensor, D = head_dim; the
+ * functions without _d are those of D = ATTNGEN__HEAD_DIM. */
+void attngen__dense_strides_d(attngen_layout layout, int heads, int seqlen, int head_dim,
+                              int64_t *sb, int64_t *sh, int64_t *ss);
+attngen__tensor_view attngen__view_in_d(const void *data, attngen_layout layout, int heads,
+                                        int seqlen, int head_dim);
+attngen__out_view attngen__view_out_d(void *data, attngen_layout layout, int heads, int seqlen,
+                                      int head_dim);
+attngen__f64_view attngen__view_f64_d(double *data, attngen_layout layout, int heads,
+                                      int seqlen, int head_dim);
+static inline void attngen__dense_strides(attngen_layout layout, int heads, int seqlen,
+                                          int64_t *sb, int64_t *sh, int64_t *ss) {
+  attngen__dense_strides_d(layout, heads, seqlen, ATTNGEN__HEAD_DIM, sb, sh, ss);
+}
+static inline attngen__tensor_view attngen__view_in(const void *data, attngen_layout layout,
+                                                    int heads, int seqlen) {
+  return attngen__view_in_d(data, layout, heads, seqlen, ATTNGEN__HEAD_DIM);
+}
+static inline attngen__out_view attngen__view_out(void *data, attngen_layout layout, int heads,
+                                                  int seqlen) {
+  return attngen__view_out_d(data, layout, heads, seqlen, ATTNGEN__HEAD_DIM);
+}
+static inline attngen__f64_view attngen__view_f64(double *data, attngen_layout layout,
+                                                  int heads, int seqlen) {
+  return attngen__view_f64_d(data, layout, heads, seqlen, ATTNGEN__HEAD_DIM);
+}
 
 static inline int64_t attngen__view_offset(int64_t sb, int64_t sh, int64_t ss, int b, int h,
                                            int s) {
@@ -100,7 +126,7 @@ typedef struct attngen__ref_args {
   /* Which rows are split: [B,H,Sq] contiguous flags (nonzero = split), e.g. from
    * attngen__split_plan_row_flags; NULL with kv_per_split > 0 = every row. */
   const unsigned char *split_rows;
-  /* Optional output, fp32 [B,H,Sq,128] contiguous: per element, how far a kernel may
+  /* Optional output, fp32 [B,H,Sq,head_dim] contiguous: per element, how far a kernel may
    * legitimately be from this reference because a P value lies within a relative
    * ATTNGEN__P_FLIP_REL of a bf16 rounding boundary, where an exp2 that is not correctly
    * rounded (hardware ex2.approx / v_exp_f32: a few fp32 ulps) may round it the other way:
@@ -162,6 +188,7 @@ typedef struct attngen__exact_args {
   const int32_t *kv_lengths; /* as attngen__ref_args.kv_lengths */
   int causal;                /* as attngen__ref_args.causal */
   int heads_kv;              /* as attngen__ref_args.shape.heads_kv (k/v views: H_kv heads) */
+  int head_dim;              /* elements per row (1..ATTNGEN__HEAD_DIM_MAX); 0 = 128 */
 } attngen__exact_args;
 
 /* Plain softmax attention in fp64 without intermediate rounding (sanity bound). */

@@ -11,7 +11,6 @@
 #include "bf16_round.h"
 #include "numerics.h"
 
-#define D ATTNGEN__HEAD_DIM
 #define KV_TILE ATTNGEN__REF_KV_TILE
 #define Q_BLOCK 64  /* query rows per job: K/V tiles are converted once for this many rows */
 #define MAX_THREADS 256
@@ -89,12 +88,13 @@ typedef struct ref_job_ctx {
   int q_blocks;
   int step;   /* keys per running-max update */
   int nparts; /* KV parts of a split row (0 when nothing is split) */
+  int d;      /* head_dim: elements per row */
   atomic_int out_of_memory;
 } ref_job_ctx;
 
 /* s = q . k in fp32; eight interleaved partial sums (the summation order is not part of the
  * contract, and this order lets the compiler use vector registers). */
-static inline float dot_f32(const float *q, const float *k) {
+static inline float dot_f32(const float *q, const float *k, int D) {
   float part[8] = {0, 0, 0, 0, 0, 0, 0, 0};
   for (int d = 0; d < D; d += 8) {
     for (int i = 0; i < 8; ++i) part[i] += q[d + i] * k[d + i];
@@ -102,7 +102,7 @@ static inline float dot_f32(const float *q, const float *k) {
   return ((part[0] + part[4]) + (part[1] + part[5])) + ((part[2] + part[6]) + (part[3] + part[7]));
 }
 
-static void load_rows(float *dst, const uint16_t *base, int64_t stride, int rows) {
+static void load_rows(float *dst, const uint16_t *base, int64_t stride, int rows, int D) {
   for (int r = 0; r < rows; ++r) {
     const uint16_t *src = base + (int64_t)r * stride;
     for (int d = 0; d < D; ++d) dst[r * D + d] = bf16_value(src[d]);
@@ -113,7 +113,7 @@ static void load_rows(float *dst, const uint16_t *base, int64_t stride, int rows
  * (templates/gfx942/attn_fwd.hip.in): max of m_p, weights exp2(m_p - M) (0 for an empty
  * part), then L and O summed in part order. Leaves the merged (M, L, O) in *m, *l, o. */
 static void merge_parts(int nparts, const float *pm, const float *pl, const float *po,
-                        const float *pt, float *m, float *l, float *o, float *tacc) {
+                        const float *pt, float *m, float *l, float *o, float *tacc, int D) {
   float mmax = -INFINITY;
   for (int p = 0; p < nparts; ++p) mmax = fmaxf(mmax, pm[p]);
   float lt = 0.0f;
@@ -153,6 +153,7 @@ static void ref_job(void *p, int64_t job) {
   const int rows = sh->seqlen_q - q0 < Q_BLOCK ? sh->seqlen_q - q0 : Q_BLOCK;
   const int rmode = (int)sh->rounding;
   const int step = c->step;
+  const int D = c->d;
 
   unsigned char split[Q_BLOCK];
   int any_split = 0;
@@ -184,7 +185,7 @@ static void ref_job(void *p, int64_t job) {
   float m[Q_BLOCK], l[Q_BLOCK];
 
   load_rows(qf, a->q.data + attngen__view_offset(a->q.sb, a->q.sh, a->q.ss, b, h, q0), a->q.ss,
-            rows);
+            rows, D);
   for (int r = 0; r < rows; ++r) {
     m[r] = -INFINITY;
     l[r] = 0.0f;
@@ -202,9 +203,9 @@ static void ref_job(void *p, int64_t job) {
     const int part_start = nparts > 0 && kv0 > 0 && kv0 % a->kv_per_split == 0;
     const int done_part = part_start ? kv0 / a->kv_per_split - 1 : 0;
     load_rows(kf, a->k.data + attngen__view_offset(a->k.sb, a->k.sh, a->k.ss, b, hk, kv0),
-              a->k.ss, n);
+              a->k.ss, n, D);
     load_rows(vf, a->v.data + attngen__view_offset(a->v.sb, a->v.sh, a->v.ss, b, hk, kv0),
-              a->v.ss, n);
+              a->v.ss, n, D);
     for (int r = 0; r < rows; ++r) {
       float *o = acc + r * D;
       if (part_start && split[r]) {
@@ -227,7 +228,7 @@ static void ref_job(void *p, int64_t job) {
       /* steps 1-2: scores in fp32, scaled into base 2 */
       float step_max = m[r];
       for (int j = 0; j < nr; ++j) {
-        sc[j] = dot_f32(qf + r * D, kf + j * D);
+        sc[j] = dot_f32(qf + r * D, kf + j * D, D);
         t[j] = sc[j] * c->scale_log2;
         step_max = fmaxf(step_max, t[j]); /* a NaN score does not become the max */
       }
@@ -286,7 +287,7 @@ static void ref_job(void *p, int64_t job) {
     merge_parts(used, part_m + (size_t)r * nparts, part_l + (size_t)r * nparts,
                 part_o + (size_t)r * nparts * D,
                 part_t ? part_t + (size_t)r * nparts * D : NULL, &m[r], &l[r], o,
-                tacc ? tacc + r * D : NULL);
+                tacc ? tacc + r * D : NULL, D);
   }
 
   /* steps 6-7 */
@@ -316,6 +317,8 @@ attngen_status attngen__reference_fwd(const attngen__ref_args *a) {
   if (st != ATTNGEN_STATUS_OK) return st;
   if ((st = check_heads_kv(sh->heads, sh->heads_kv)) != ATTNGEN_STATUS_OK) return st;
   if ((unsigned)sh->rounding > (unsigned)ATTNGEN_ROUND_RTZ) return ATTNGEN_STATUS_BAD_ROUNDING;
+  if (sh->head_dim < 0 || sh->head_dim > ATTNGEN__HEAD_DIM_MAX || sh->head_dim % 8 != 0)
+    return ATTNGEN_STATUS_UNSUPPORTED_HEAD_DIM;
   if (!isfinite(a->softmax_scale)) return ATTNGEN_STATUS_BAD_SCALE;
   const int step = a->kv_step > 0 ? a->kv_step : KV_TILE;
   if (a->kv_step < 0 || a->kv_per_split < 0 || a->kv_per_split % step != 0)
@@ -326,7 +329,8 @@ attngen_status attngen__reference_fwd(const attngen__ref_args *a) {
   const int nparts =
       a->kv_per_split > 0 ? (sh->seqlen_kv + a->kv_per_split - 1) / a->kv_per_split : 0;
   ref_job_ctx c = {a, attngen__scale_log2(a->softmax_scale),
-                   (sh->seqlen_q + Q_BLOCK - 1) / Q_BLOCK, step, nparts, 0};
+                   (sh->seqlen_q + Q_BLOCK - 1) / Q_BLOCK, step, nparts,
+                   attngen__shape_head_dim(sh), 0};
   st = attngen__parallel_for((int64_t)sh->batch * sh->heads * c.q_blocks, a->threads, ref_job, &c);
   if (st == ATTNGEN_STATUS_OK && atomic_load(&c.out_of_memory)) st = ATTNGEN_STATUS_OUT_OF_MEMORY;
   return st;
@@ -334,7 +338,7 @@ attngen_status attngen__reference_fwd(const attngen__ref_args *a) {
 
 /* ---- exact fp64 attention ------------------------------------------------------------ */
 
-static double dot_f64(const uint16_t *q, const uint16_t *k) {
+static double dot_f64(const uint16_t *q, const uint16_t *k, int D) {
   double s = 0.0;
   for (int d = 0; d < D; ++d) s += (double)bf16_value(q[d]) * (double)bf16_value(k[d]);
   return s;
@@ -349,19 +353,20 @@ static void exact_job(void *p, int64_t job) {
   const int hk = h / (a->heads / (a->heads_kv > 0 ? a->heads_kv : a->heads));
   const uint16_t *q = a->q.data + attngen__view_offset(a->q.sb, a->q.sh, a->q.ss, b, h, s);
   double *out = a->out.data + attngen__view_offset(a->out.sb, a->out.sh, a->out.ss, b, h, s);
-  double o[D];
+  const int D = a->head_dim > 0 ? a->head_dim : ATTNGEN__HEAD_DIM;
+  double o[ATTNGEN__HEAD_DIM_MAX];
   for (int d = 0; d < D; ++d) o[d] = 0.0;
   double mx = -INFINITY, sum = 0.0;
   const int kvn = attngen__causal_keys(
       a->causal, s, attngen__kv_len_of(a->kv_lengths, b, a->seqlen_kv), a->seqlen_q);
   for (int j = 0; j < kvn; ++j) {
     const uint16_t *k = a->k.data + attngen__view_offset(a->k.sb, a->k.sh, a->k.ss, b, hk, j);
-    mx = fmax(mx, dot_f64(q, k) * a->softmax_scale);
+    mx = fmax(mx, dot_f64(q, k, D) * a->softmax_scale);
   }
   for (int j = 0; j < kvn; ++j) {
     const uint16_t *k = a->k.data + attngen__view_offset(a->k.sb, a->k.sh, a->k.ss, b, hk, j);
     const uint16_t *v = a->v.data + attngen__view_offset(a->v.sb, a->v.sh, a->v.ss, b, hk, j);
-    const double pj = exp(dot_f64(q, k) * a->softmax_scale - mx);
+    const double pj = exp(dot_f64(q, k, D) * a->softmax_scale - mx);
     sum += pj;
     for (int d = 0; d < D; ++d) o[d] += pj * (double)bf16_value(v[d]);
   }
@@ -376,6 +381,8 @@ attngen_status attngen__exact_fwd(const attngen__exact_args *a) {
   attngen_status st = check_shape(a->batch, a->heads, a->seqlen_q, a->seqlen_kv);
   if (st != ATTNGEN_STATUS_OK) return st;
   if ((st = check_heads_kv(a->heads, a->heads_kv)) != ATTNGEN_STATUS_OK) return st;
+  if (a->head_dim < 0 || a->head_dim > ATTNGEN__HEAD_DIM_MAX)
+    return ATTNGEN_STATUS_UNSUPPORTED_HEAD_DIM;
   if (!isfinite(a->softmax_scale)) return ATTNGEN_STATUS_BAD_SCALE;
   if (!has_work(a->batch, a->heads, a->seqlen_q)) return ATTNGEN_STATUS_OK;
   if (!a->q.data || !a->out.data) return ATTNGEN_STATUS_NULL_POINTER;
@@ -387,11 +394,12 @@ attngen_status attngen__exact_fwd(const attngen__exact_args *a) {
 attngen__ref_args attngen__ref_args_of_call(const attngen_fwd_args *a) {
   attngen__ref_args r;
   memset(&r, 0, sizeof r);
-  r.q = attngen__view_in(a->q, a->layout, a->heads, a->seqlen_q);
+  const int d = a->head_dim;
+  r.q = attngen__view_in_d(a->q, a->layout, a->heads, a->seqlen_q, d);
   const int heads_kv = a->heads_kv > 0 ? a->heads_kv : a->heads;
-  r.k = attngen__view_in(a->k, a->layout, heads_kv, a->seqlen_kv);
-  r.v = attngen__view_in(a->v, a->layout, heads_kv, a->seqlen_kv);
-  r.out = attngen__view_out(a->out, a->layout, a->heads, a->seqlen_q);
+  r.k = attngen__view_in_d(a->k, a->layout, heads_kv, a->seqlen_kv, d);
+  r.v = attngen__view_in_d(a->v, a->layout, heads_kv, a->seqlen_kv, d);
+  r.out = attngen__view_out_d(a->out, a->layout, a->heads, a->seqlen_q, d);
   r.shape = attngen__call_shape_of(a);
   r.softmax_scale = a->softmax_scale;
   r.lse = a->lse;

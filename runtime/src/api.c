@@ -639,7 +639,7 @@ attngen_status attngen_fwd(attngen_context *c, const attngen_fwd_args *a) {
                            "which backend %s does not launch", k->name,
                            attngen__load_names[ATTNGEN__LOAD_TMA], c->be->name);
     const attngen__tma_boxes boxes = {k->desc.layout, k->desc.block_m, k->desc.kv_tile,
-                                      k->desc.block_m / 2};
+                                      k->desc.block_m / 2, attngen__desc_head_dim(&k->desc)};
     st = c->be->launch_tma(c->bs, k->fn, p.grid, (unsigned)k->desc.threads,
                            (unsigned)k->desc.smem_bytes, a->stream, &kargs, &boxes);
   } else {

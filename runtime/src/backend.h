@@ -24,6 +24,7 @@ typedef struct attngen__tma_boxes {
   int q_rows;  /* rows of a q box (block_m) */
   int kv_rows; /* rows of a k or v box (kv_tile) */
   int o_rows;  /* rows of an o box (the rows one consumer warpgroup stores) */
+  int head_dim; /* d extent of every map (a multiple of the 64-column box) */
 } attngen__tma_boxes;
 
 typedef struct attngen__backend_ops {

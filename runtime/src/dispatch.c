@@ -13,7 +13,6 @@
 
 /* ---- argument checks -------------------------------------------------------------------- */
 
-#define HEAD_DIM 128
 #define BATCH_SLICE_LIMIT ((int64_t)1 << 31) /* kernels use 32-bit offsets inside one batch */
 #define GRID_YZ_LIMIT ATTNGEN__GRID_YZ_LIMIT
 
@@ -53,9 +52,12 @@ attngen_status attngen__check_args(const attngen_fwd_args *a, int need_pointers)
         (need_kv && (st = check_ptr(a->v, "v"))) || (st = check_ptr(a->out, "out")))
       return st;
   }
-  if (a->head_dim != HEAD_DIM)
+  /* the values of the generator's head_dim axis (generator/lua/config.lua); which backend
+   * has variants of which is the dispatcher's (NO_VARIANT naming args.head_dim) */
+  if (a->head_dim != 64 && a->head_dim != 128 && a->head_dim != 256)
     return attngen__fail(ATTNGEN_STATUS_UNSUPPORTED_HEAD_DIM,
-                         "args.head_dim = %d is not supported (allowed: 128)", a->head_dim);
+                         "args.head_dim = %d is not supported (allowed: 64, 128, 256)",
+                         a->head_dim);
   if (a->layout != ATTNGEN_LAYOUT_BSHD && a->layout != ATTNGEN_LAYOUT_BHSD)
     return attngen__fail(ATTNGEN_STATUS_BAD_LAYOUT,
                          "args.layout = %d is unknown (allowed: ATTNGEN_LAYOUT_BSHD = 0, "
@@ -86,14 +88,15 @@ attngen_status attngen__check_args(const attngen_fwd_args *a, int need_pointers)
                          "args.%s = %d exceeds the launch grid (allowed: <= %d)",
                          a->heads > GRID_YZ_LIMIT ? "heads" : "batch",
                          a->heads > GRID_YZ_LIMIT ? a->heads : a->batch, GRID_YZ_LIMIT);
-  int64_t q_slice = (int64_t)a->seqlen_q * a->heads * HEAD_DIM * 2;
-  int64_t kv_slice = (int64_t)a->seqlen_kv * heads_kv * HEAD_DIM * 2;
+  int64_t q_slice = (int64_t)a->seqlen_q * a->heads * a->head_dim * 2;
+  int64_t kv_slice = (int64_t)a->seqlen_kv * heads_kv * a->head_dim * 2;
   if (q_slice >= BATCH_SLICE_LIMIT || kv_slice >= BATCH_SLICE_LIMIT) {
     int q = q_slice >= BATCH_SLICE_LIMIT;
     return attngen__fail(ATTNGEN_STATUS_TOO_LARGE,
-                         "args.%s * args.%s * 128 * 2 = %lld bytes per batch entry (allowed: "
-                         "< 2^31 = 2147483648, the kernels' 32-bit offsets within one batch)",
-                         q ? "seqlen_q" : "seqlen_kv", q || a->heads_kv <= 0 ? "heads" : "heads_kv",
+                         "args.%s * args.%s * args.head_dim * 2 = %lld bytes per batch entry "
+                         "(allowed: < 2^31 = 2147483648, the kernels' 32-bit offsets within one "
+                         "batch)", q ? "seqlen_q" : "seqlen_kv",
+                         q || a->heads_kv <= 0 ? "heads" : "heads_kv",
                          (long long)(q ? q_slice : kv_slice));
   }
   if ((int64_t)a->batch * a->heads * a->seqlen_q >= BATCH_SLICE_LIMIT)
@@ -107,7 +110,7 @@ attngen_status attngen__check_args(const attngen_fwd_args *a, int need_pointers)
   if (!isfinite(a->softmax_scale))
     return attngen__fail(ATTNGEN_STATUS_BAD_SCALE,
                          "args.softmax_scale = %g is not finite (allowed: any finite float; "
-                         "default 1/sqrt(128))", (double)a->softmax_scale);
+                         "attngen_fwd_args_init's default 1/sqrt(128))", (double)a->softmax_scale);
   if (!need_pointers) return ATTNGEN_STATUS_OK;
   if ((st = check_align(a->q, "q", 16)) || (st = check_align(a->k, "k", 16)) ||
       (st = check_align(a->v, "v", 16)) || (st = check_align(a->out, "out", 16)) ||
@@ -380,6 +383,9 @@ static const char *unsupported(const attngen__dispatch_input *in, const attngen_
   else if (d->rounding != in->shape.rounding)
     snprintf(buf, len, "it rounds with %s and args.rounding is %s", rounding_str(d->rounding),
              rounding_str(in->shape.rounding));
+  else if (attngen__desc_head_dim(d) != attngen__shape_head_dim(&in->shape))
+    snprintf(buf, len, "it reads rows of head_dim %d and args.head_dim is %d",
+             attngen__desc_head_dim(d), attngen__shape_head_dim(&in->shape));
   else if (in->causal != (d->mask == ATTNGEN__MASK_CAUSAL))
     snprintf(buf, len, in->causal ? "it has no causal mask and args.causal is 1 (variants with "
                                     "mask causal take it: sm90 with kv_tile <= 128)"
@@ -467,6 +473,18 @@ attngen_status attngen__dispatch_select(const attngen__dispatch_input *in,
       c[n++] = &in->candidates[i];
   if (n == 0) {
     free(c);
+    if (attngen__shape_head_dim(&in->shape) != 128) {
+      int any = 0; /* a variant of that head_dim at all (then the other features exclude it) */
+      for (size_t i = 0; i < in->count; i++)
+        any |= in->candidates[i].target == in->target &&
+               attngen__desc_head_dim(&in->candidates[i]) == attngen__shape_head_dim(&in->shape);
+      if (!any)
+        return attngen__fail(ATTNGEN_STATUS_NO_VARIANT,
+                             "args.head_dim = %d: no embedded %s variant has that head_dim "
+                             "(allowed on this backend: 128; head_dim 64 and 256: sm90 (cuda) and "
+                             "the cpu reference)", attngen__shape_head_dim(&in->shape),
+                             target_str(in->target));
+    }
     if (in->causal)
       return attngen__fail(ATTNGEN_STATUS_NO_VARIANT,
                            "args.causal: no embedded %s variant has the causal mask (allowed on "

@@ -42,6 +42,12 @@ int attngen__tuning_lookup(const attngen__tuning_file *db, const attngen__tuning
                "database holds dense shapes only", q->heads_kv, q->heads);
     return 0;
   }
+  if (q->head_dim > 0 && q->head_dim != 128) { /* the records are head_dim 128 shapes */
+    if (why && why_len)
+      snprintf(why, why_len, "head_dim %d: the tuning database holds head_dim 128 shapes only",
+               q->head_dim);
+    return 0;
+  }
   attngen__tuning_match match = ATTNGEN__TUNING_NONE;
   const attngen__tuning_record *r =
       attngen__tuning_db_lookup(db, q->batch, q->heads, q->seqlen_q, q->seqlen_kv,

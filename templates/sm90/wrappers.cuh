@@ -233,7 +233,7 @@ WG_FN void wg_fence_operand(float &x) { asm volatile("" : "+f"(x)::"memory"); }
 WG_FN void wg_fence_operand(wg_u32 &x) { asm volatile("" : "+r"(x)::"memory"); }
 
 //$ local wg_ns = { kv_tile }
-//$ if kv_tile ~= 128 then wg_ns[#wg_ns + 1] = 128 end
+//$ if head_dim ~= kv_tile then wg_ns[#wg_ns + 1] = head_dim end
 //$ local function wg_acc_list(n, first)
 //$   local t = {}
 //$   for i = 0, n // 2 - 1 do t[#t + 1] = "%" .. (first + i) end

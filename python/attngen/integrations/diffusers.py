@@ -159,3 +159,129 @@ def register(rounding=None):
                                           supports_context_parallel=True)(make_backend(rounding))
     _registered = member
     return member
+
+
+# ---- processors that call SDPA themselves (SD3's JointAttnProcessor2_0, ...) ----------------
+
+class RouteStats:
+    """What the routed processors did: calls sent to attngen, calls left to SDPA (with the
+    reason of the last one). One per install_processors call, shared by its processors."""
+
+    def __init__(self):
+        self.routed = 0
+        self.fallback = 0
+        self.last_fallback = None
+
+    def __repr__(self):
+        return (f"RouteStats(routed={self.routed}, fallback={self.fallback}, "
+                f"last_fallback={self.last_fallback!r})")
+
+
+def _sdpa_unsupported(query, key, value, attn_mask, dropout_p, is_causal, enable_gqa):
+    """Why attngen cannot run this SDPA call (None when it can)."""
+    if not all(isinstance(t, torch.Tensor) for t in (query, key, value)):
+        return "inputs are not tensors"
+    if query.dim() != 4 or key.dim() != 4 or value.dim() != 4:
+        return f"{query.dim()}-dimensional query (attngen: [B, H, S, D])"
+    if not (query.dtype == key.dtype == value.dtype == torch.bfloat16):
+        return f"dtype {query.dtype} (attngen: torch.bfloat16)"
+    if attn_mask is not None:
+        return "attn_mask is given"
+    if dropout_p:
+        return f"dropout_p = {dropout_p}"
+    if is_causal and query.shape[2] != key.shape[2]:
+        return "is_causal with Sq != Skv (SDPA's mask is top-left aligned)"
+    if key.shape[1] != query.shape[1] and not enable_gqa:
+        return "key/value heads differ from query's without enable_gqa"
+    if query.shape[-1] not in (64, 128, 256):
+        return f"head_dim {query.shape[-1]} (attngen: 64, 128, 256)"
+    return None
+
+
+class _SDPAToAttngen(torch.overrides.TorchFunctionMode):
+    """Sends torch.nn.functional.scaled_dot_product_attention calls made inside it to
+    attngen.attention (BHSD views, read in place) when attngen can run them; the others run
+    SDPA itself (counted in stats; with strict an AttngenError naming the reason)."""
+
+    def __init__(self, stats, rounding, strict):
+        super().__init__()
+        self.stats, self.rounding, self.strict = stats, rounding, strict
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        if func is not torch.nn.functional.scaled_dot_product_attention:
+            return func(*args, **kwargs)
+        names = ("query", "key", "value", "attn_mask", "dropout_p", "is_causal", "scale",
+                 "enable_gqa")
+        a = dict(zip(names, args))
+        a.update(kwargs)
+        q, k, v = a.get("query"), a.get("key"), a.get("value")
+        why = _sdpa_unsupported(q, k, v, a.get("attn_mask"), a.get("dropout_p", 0.0),
+                                a.get("is_causal", False), a.get("enable_gqa", False))
+        if why is None:
+            self.stats.routed += 1
+            return ops.attention(q, k, v, scale=a.get("scale"), layout=_names.HEAD_MAJOR,
+                                 rounding=self.rounding, causal=bool(a.get("is_causal")))
+        if self.strict:
+            raise AttngenError("INVALID_ARGUMENT", f"scaled_dot_product_attention call not "
+                                                   f"routed to attngen: {why}")
+        self.stats.fallback += 1
+        self.stats.last_fallback = why
+        return func(*args, **kwargs)
+
+
+def _routed_class(cls):
+    """A subclass of processor class cls whose __call__ runs cls's under _SDPAToAttngen (the
+    signature is cls.__call__'s, through functools.wraps: diffusers' Attention.forward reads
+    it to filter keyword arguments)."""
+    import functools
+    orig = cls.__call__
+
+    @functools.wraps(orig)
+    def __call__(self, *args, **kwargs):
+        with _SDPAToAttngen(self._attngen_stats, self._attngen_rounding, self._attngen_strict):
+            return orig(self, *args, **kwargs)
+
+    return type("Attngen" + cls.__name__, (cls,), {"__call__": __call__})
+
+
+def install_processors(model, rounding=None, strict=False, classes=None):
+    """Routes the attention of processors that call torch's scaled_dot_product_attention
+    themselves instead of diffusers' dispatcher (SD3's JointAttnProcessor2_0 and the like,
+    which set_attention_backend does not reach) to attngen: every attention processor of
+    `model` (a diffusers ModelMixin with attn_processors / set_attn_processor) whose class
+    name is in `classes` (default: any) is replaced by a copy whose SDPA calls go to
+    attngen.attention when attngen can run them (bf16, no mask, no dropout, head_dim 64 / 128
+    / 256, is_causal only with Sq == Skv); the others run SDPA (counted; strict=True raises
+    instead). Returns the RouteStats the processors update. uninstall_processors undoes it."""
+    stats = RouteStats()
+    procs = {}
+    for name, p in model.attn_processors.items():
+        base = getattr(p, "_attngen_base", None) or type(p)
+        if classes is not None and base.__name__ not in classes:
+            procs[name] = p
+            continue
+        import copy
+        q = copy.copy(p)
+        q.__class__ = _routed_class(base)
+        q._attngen_base = base
+        q._attngen_stats, q._attngen_rounding, q._attngen_strict = stats, rounding, strict
+        procs[name] = q
+    model.set_attn_processor(procs)
+    return stats
+
+
+def uninstall_processors(model):
+    """Puts back the processors install_processors replaced (their original classes)."""
+    procs = {}
+    for name, p in model.attn_processors.items():
+        base = getattr(p, "_attngen_base", None)
+        if base is not None:
+            import copy
+            p = copy.copy(p)
+            p.__class__ = base
+            for attr in ("_attngen_base", "_attngen_stats", "_attngen_rounding",
+                         "_attngen_strict"):
+                p.__dict__.pop(attr, None)
+        procs[name] = p
+    model.set_attn_processor(procs)

@@ -220,13 +220,59 @@ def c_gqa(args):
     return json.dumps(rows)
 
 
+@check("hd64")
+def c_hd64(args):
+    """head_dim 64 (SD3's 24 x 64): the dispatcher picks a d64 kernel; within the fp64 bound
+    of a float64 softmax; LSE; BHSD views read in place give the same bits; causal; GQA; key
+    lengths; torch.compile."""
+    torch.manual_seed(5)
+    rows = []
+    for (B, H, Hkv, Sq, Skv, causal) in ((2, 24, 24, 4429, 4429, False),
+                                         (1, 8, 2, 1000, 1000, True),
+                                         (3, 5, 5, 130, 2049, False)):
+        q = torch.randn(B, Sq, H, 64, device="cuda", dtype=torch.bfloat16)
+        k, v = (torch.randn(B, Skv, Hkv, 64, device="cuda", dtype=torch.bfloat16)
+                for _ in range(2))
+        kr, vr = (t.repeat_interleave(H // Hkv, dim=2) for t in (k, v))
+        name = attngen.explain(q, k, v)["variant"] if not causal else None
+        out, lse = attngen.attention(q, k, v, return_lse=True, causal=causal)
+        if causal:
+            mask = torch.ones(Sq, Skv, device="cuda", dtype=torch.bool).tril(Skv - Sq)
+            ref = torch.nn.functional.scaled_dot_product_attention(
+                q.transpose(1, 2).double(), kr.transpose(1, 2).double(),
+                vr.transpose(1, 2).double(), attn_mask=mask)
+            e = (out.transpose(1, 2).double() - ref).abs().max().item()
+            lse_err = 0.0
+        else:
+            ref, ref_lse = ref64(q.transpose(1, 2), kr.transpose(1, 2), vr.transpose(1, 2),
+                                 64 ** -0.5)
+            e = (out.transpose(1, 2).double() - ref).abs().max().item()
+            lse_err = (lse.double() - ref_lse).abs().max().item()
+        oh = attngen.attention(q.transpose(1, 2), k.transpose(1, 2), v.transpose(1, 2),
+                               layout="bhsd", causal=causal)
+        lens = torch.randint(0, Skv + 1, (B,), device="cuda", dtype=torch.int32)
+        ol = attngen.attention(q, k, v, kv_lengths=lens, causal=causal)
+        ok_len = all(torch.equal(ol[b:b + 1], attngen.attention(
+            q[b:b + 1], k[b:b + 1, :int(lens[b])], v[b:b + 1, :int(lens[b])], causal=causal))
+            for b in range(B) if int(lens[b]) > 0)
+        rows.append(dict(shape=(B, H, Hkv, Sq, Skv), causal=causal, variant=name, max_err=e,
+                         lse_err=lse_err, bitwise_bhsd_view=torch.equal(oh.transpose(1, 2), out),
+                         kvlen_equals_sliced=ok_len))
+        assert name is None or name.startswith("attn_fwd_d64_"), rows[-1]
+        assert e <= 2 ** -6 and lse_err < 1e-3, rows[-1]
+        assert rows[-1]["bitwise_bhsd_view"] and ok_len, rows[-1]
+    f = torch.compile(lambda a, b, c: attngen.attention(a, b, c), fullgraph=True)
+    assert torch.equal(f(q, k, v), attngen.attention(q, k, v))
+    return json.dumps(rows)
+
+
 @check("errors")
 def c_errors(args):
     q = torch.randn(1, 64, 2, 128, device="cuda", dtype=torch.bfloat16)
     seen = []
     for fn, status in ((lambda: attngen.attention(q.half(), q, q), "INVALID_ARGUMENT"),
                        (lambda: attngen.attention(q, q.cpu(), q), "INVALID_ARGUMENT"),
-                       (lambda: attngen.attention(q[..., :64], q[..., :64], q[..., :64]),
+                       (lambda: attngen.attention(q[..., :96], q[..., :96], q[..., :96]),
                         "UNSUPPORTED_HEAD_DIM"),
                        (lambda: attngen.attention(q, q[:, :, :1], q[:, :, :1]), "BAD_SHAPE"),
                        (lambda: attngen.attention(q, q, q, out=q), "ALIASING")):

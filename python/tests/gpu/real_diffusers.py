@@ -12,6 +12,11 @@ worse than native bf16's (x1.25 + 1e-3 relative L2).
             [B, 1, 1, N] key-padding mask becomes kv_lengths (every attngen call has them);
             the first attention call is recomputed in fp64 with and without the padding:
             attngen's output is the masked one's (and far from the unmasked one's)
+  sd3       SD3Transformer2DModel at SD3's real head_dim 64 (sd3.5-style dual attention and
+            qk norm too): its JointAttnProcessor2_0 calls SDPA itself, so
+            set_attention_backend does not reach it; attngen.integrations.diffusers.
+            install_processors routes those calls (every attention call counted as routed,
+            none left to SDPA), then uninstall_processors restores SDPA
 usage: python3 real_diffusers.py --diffusers-src DIR [--out DIR] [--only NAME,...]
 """
 import argparse
@@ -121,7 +126,62 @@ def run_hunyuan(args):
     return detail
 
 
-CHECKS = {"hunyuan": run_hunyuan}
+def run_sd3(args):
+    from diffusers import SD3Transformer2DModel
+    import attngen.integrations.diffusers as agd
+    torch.manual_seed(0)
+    cfg = dict(sample_size=32, patch_size=2, in_channels=16, num_layers=3,
+               attention_head_dim=64, num_attention_heads=6, joint_attention_dim=96,
+               caption_projection_dim=384, pooled_projection_dim=48, out_channels=16,
+               pos_embed_max_size=32, dual_attention_layers=(0,), qk_norm="rms_norm")
+    m32 = SD3Transformer2DModel(**cfg).cuda().eval()
+    m16 = SD3Transformer2DModel(**cfg).cuda().eval()
+    m16.load_state_dict(m32.state_dict())
+    m16 = m16.to(torch.bfloat16)
+    B, L = 2, 77
+    x = torch.randn(B, 16, 32, 32, device="cuda")
+    ehs = torch.randn(B, L, 96, device="cuda")
+    pooled = torch.randn(B, 48, device="cuda")
+    t = torch.tensor([500, 700], device="cuda")
+
+    def call(model, dtype):
+        with torch.no_grad():
+            return model(hidden_states=x.to(dtype), encoder_hidden_states=ehs.to(dtype),
+                         pooled_projections=pooled.to(dtype), timestep=t,
+                         return_dict=False)[0].float()
+
+    ref = call(m32, torch.float32)
+    native = call(m16, torch.bfloat16)
+    classes = sorted({type(p).__name__ for p in m16.attn_processors.values()})
+    stats = agd.install_processors(m16, strict=True)
+    with CallCounter() as cc:
+        ag = call(m16, torch.bfloat16)
+    agd.uninstall_processors(m16)
+    back = sorted({type(p).__name__ for p in m16.attn_processors.values()})
+    with CallCounter() as cc_after:
+        native2 = call(m16, torch.bfloat16)
+    torch.cuda.synchronize()
+    e_native, e_ag = rel_l2(native, ref), rel_l2(ag, ref)
+    (q, k, v), kw, out = cc.first[0][:3], cc.first[1], cc.first[2]
+    scale = kw.get("scale") or q.shape[-1] ** -0.5
+    exact = (((q.double() @ k.double().transpose(-1, -2)) * scale).softmax(-1) @ v.double())
+    e_attn = (out.double() - exact).abs().max().item()
+    detail = dict(processors=classes, restored=back, head_dim=int(q.shape[-1]),
+                  first_call_shape=list(q.shape), attngen_calls=cc.calls, stats=repr(stats),
+                  attngen_calls_after_uninstall=cc_after.calls,
+                  rel_l2_native_bf16=e_native, rel_l2_attngen=e_ag,
+                  first_call_max_err_vs_fp64=e_attn,
+                  native_unchanged_after_uninstall=torch.equal(native, native2))
+    # 3 joint blocks (the first with a second, dual attention): every call routed
+    assert q.shape[-1] == 64 and cc.calls >= 3 and stats.routed == cc.calls, detail
+    assert stats.fallback == 0 and cc_after.calls == 0 and back == classes, detail
+    assert detail["native_unchanged_after_uninstall"], detail
+    assert torch.isfinite(ag).all() and e_ag <= 1.25 * e_native + 1e-3, detail
+    assert e_attn <= 2 ** -6, detail
+    return detail
+
+
+CHECKS = {"hunyuan": run_hunyuan, "sd3": run_sd3}
 
 
 def main():
