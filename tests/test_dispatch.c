@@ -67,9 +67,23 @@ static void test_dispatch_null_pointers(void **state) {
 
 static void test_dispatch_head_dim(void **state) {
   attngen_fwd_args a = valid_args();
-  a.head_dim = 64;
-  expect(&a, ATTNGEN_STATUS_UNSUPPORTED_HEAD_DIM, "args.head_dim = 64");
-  assert_non_null(strstr(attngen_last_error(), "allowed: 128"));
+  for (int d = 0; d < 4; ++d) {
+    a.head_dim = (int[]){96, 0, -64, 512}[d];
+    expect(&a, ATTNGEN_STATUS_UNSUPPORTED_HEAD_DIM, "args.head_dim = ");
+    assert_non_null(strstr(attngen_last_error(), "allowed: 64, 128, 256"));
+  }
+  a.head_dim = 64; /* valid (whether a backend has variants of it is the dispatcher's) */
+  expect(&a, ATTNGEN_STATUS_OK, NULL);
+  /* the byte-size limit counts head_dim: 2^31 / (2 * 256) rows of one head pass at 128 */
+  a.head_dim = 128;
+  a.heads = 1;
+  a.seqlen_q = a.seqlen_kv = 4 << 20; /* 4M rows x 256 bytes = 2^30 */
+  a.q = a.k = a.v = a.out = NULL;
+  a.lse = NULL;
+  assert_int_equal(attngen__check_args(&a, 0), ATTNGEN_STATUS_OK);
+  a.head_dim = 256; /* 4M rows x 512 bytes = 2^31 */
+  assert_int_equal(attngen__check_args(&a, 0), ATTNGEN_STATUS_TOO_LARGE);
+  assert_non_null(strstr(attngen_last_error(), "args.head_dim"));
 }
 
 static void test_dispatch_bad_sizes(void **state) {
@@ -492,6 +506,42 @@ static void test_dispatch_sm90_rules(void **state) {
   assert_non_null(strstr(r.reason, "kv-tile-cover"));
 }
 
+/* A variant serves only calls with its head_dim: the d64 candidates for head_dim 64 calls,
+ * the others (hand-made descriptors, head_dim 0 = 128) for head_dim 128; a target without a
+ * variant of the call's head_dim: NO_VARIANT naming args.head_dim; a forced variant of the
+ * other head_dim: NO_VARIANT saying both. */
+static void test_dispatch_head_dim_pairing(void **state) {
+  static attngen__variant_desc wg[3] = {
+    {"s_wg_kv128", ATTNGEN__TARGET_SM90, 0, 0, 1, 128, 12, 0, 2, 384, 128, 230504, 128},
+    {"s_wg_d64_kv128", ATTNGEN__TARGET_SM90, 0, 0, 1, 128, 12, 0, 2, 384, 128, 120000, 128},
+    {"s_wg_d64_kv176", ATTNGEN__TARGET_SM90, 0, 0, 1, 176, 12, 0, 2, 384, 128, 200000, 176},
+  };
+  wg[1].head_dim = wg[2].head_dim = 64;
+  attngen__dispatch_input in;
+  memset(&in, 0, sizeof in);
+  in.target = ATTNGEN__TARGET_SM90;
+  in.compute_units = 132;
+  in.candidates = wg;
+  in.count = 3;
+  in.describe = fake_describe;
+  attngen__dispatch_result r;
+  attngen__shape s = {2, 24, 8192, 8192, 0, 0};
+  in.shape = s;
+  pick(&in, &r);
+  assert_string_equal(r.name, "s_wg_kv128");
+  in.shape.head_dim = 64;
+  pick(&in, &r);
+  assert_non_null(strstr(r.name, "_d64_"));
+  in.forced = "s_wg_kv128";
+  in.forced_by = "args.variant";
+  assert_int_equal(attngen__dispatch_select(&in, &r), ATTNGEN_STATUS_NO_VARIANT);
+  assert_non_null(strstr(attngen_last_error(), "head_dim 128 and args.head_dim is 64"));
+  in.forced = NULL;
+  in.count = 1; /* only the 128 kernel */
+  assert_int_equal(attngen__dispatch_select(&in, &r), ATTNGEN_STATUS_NO_VARIANT);
+  assert_non_null(strstr(attngen_last_error(), "args.head_dim = 64"));
+}
+
 /* A wgmma variant in the set wins on sm90 (measured 3.6x mma.sync), whatever the shape. */
 static void test_dispatch_sm90_prefers_wgmma(void **state) {
   static const attngen__variant_desc with_wgmma[] = {
@@ -611,6 +661,7 @@ int main(void) {
     cmocka_unit_test(test_dispatch_valid_args_pass),
     cmocka_unit_test(test_dispatch_null_pointers),
     cmocka_unit_test(test_dispatch_head_dim),
+    cmocka_unit_test(test_dispatch_head_dim_pairing),
     cmocka_unit_test(test_dispatch_bad_sizes),
     cmocka_unit_test(test_dispatch_too_large),
     cmocka_unit_test(test_dispatch_misaligned),

@@ -56,7 +56,31 @@ static void test_generator_name_derivation(void **state) {
   assert_eval_contains("local c = require('config'); local v, e = c.parse('attn_fwd_d128_bshd_rtxx_q3_kv64_w8_nosplit_mfma_gfx942'); return e",
                        "unknown rounding 'rtxx' (allowed: rtne, rtna, rtz)");
   assert_eval_contains("local c = require('config'); local v, e = c.parse('attn_fwd_d128_bshd'); return e",
-                       "has 1 axis tokens, expected 11");
+                       "has 2 axis tokens, expected 12");
+  /* head_dim: the first token (d64, d128), 64 on the sm90 wgmma TMA kernel only */
+  assert_eval("local c = require('config'); local v = {head_dim=64, layout='bshd', "
+              "rounding='rtne', q_tiles=1, kv_tile=128, waves=12, kv_split='off', "
+              "load='tma', impl='wgmma', target='sm90'}; assert(c.validate(v)); "
+              "local p = assert(c.parse(c.name(v))); return c.name(v) .. ' ' .. p.head_dim",
+              "attn_fwd_d64_bshd_rtne_q1_kv128_w12_nosplit_tma_wgmma_sm90 64");
+  assert_eval_contains("local c = require('config'); local ok, e = c.validate{head_dim=64, "
+                       "layout='bshd', rounding='rtne', q_tiles=2, kv_tile=96, waves=8, "
+                       "kv_split='off', v_path='vt', impl='mfma', target='gfx942'}; return e",
+                       "rule 'head-dim': head_dim=64 is built for target=sm90 impl=wgmma "
+                       "load=tma only (allowed here: 128)");
+  assert_eval_contains("local c = require('config'); local ok, e = c.validate{head_dim=64, "
+                       "layout='bshd', rounding='rtne', q_tiles=1, kv_tile=128, waves=12, "
+                       "kv_split='off', load='thread', impl='wgmma', target='sm90'}; return e",
+                       "rule 'head-dim'");
+  assert_eval_contains("local c = require('config'); local ok, e = c.validate{head_dim=256, "
+                       "layout='bshd', rounding='rtne', q_tiles=1, kv_tile=64, waves=12, "
+                       "kv_split='off', load='tma', impl='wgmma', target='sm90'}; return e",
+                       "head_dim=256 has no kernel yet");
+  /* the default set has head_dim 64 kernels, with the descriptor field */
+  assert_eval("local g = require('generate'); local n = 0\n"
+              "for _, v in ipairs(require('config').default_variants()) do\n"
+              "  if v.head_dim == 64 then n = n + 1; assert(g.desc_values(v).head_dim == 64) end end\n"
+              "return tostring(n)", "18");
   /* v_path: the default (perm) adds no token, vt does; sm90 has only perm */
   assert_eval("local c = require('config'); return c.name{layout='bshd', rounding='rtne', "
               "q_tiles=2, kv_tile=96, waves=8, kv_split='tail', v_path='vt', impl='mfma', "
@@ -73,7 +97,7 @@ static void test_generator_name_derivation(void **state) {
   assert_eval_contains("local c = require('config'); local v, e = c.parse("
                        "'attn_fwd_d128_bshd_rtne_q2_kv96_w8_tail_vt_tma_vt_causal_mfma_gfx942'); "
                        "return e",
-                       "has 12 axis tokens, expected 11");
+                       "has 13 axis tokens, expected 12");
   /* mask: the default (none) adds no token, causal does; sm90 only, wgmma tiles <= 128 */
   assert_eval("local c = require('config'); return c.name{layout='bshd', rounding='rtz', "
               "q_tiles=1, kv_tile=128, waves=12, kv_split='off', load='tma', mask='causal', "

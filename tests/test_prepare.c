@@ -47,7 +47,7 @@ static void test_prepare_cpu(void **state) {
   a.out = NULL;
   a.lse = NULL;
   assert_int_equal(attngen_prepare(ctx, &a), ATTNGEN_STATUS_OK);
-  a.head_dim = 64;
+  a.head_dim = 96;
   assert_int_equal(attngen_prepare(ctx, &a), ATTNGEN_STATUS_UNSUPPORTED_HEAD_DIM);
   assert_non_null(strstr(attngen_last_error(), "head_dim"));
   a.head_dim = 128;

@@ -393,7 +393,9 @@ static void test_runtime_cpu_explain(void **state) {
   assert_int_equal(attngen_explain(ctx, &a, &ch), ATTNGEN_STATUS_OK);
   assert_int_equal(ch.rule, ATTNGEN_RULE_FORCED);
   a.variant = NULL;
-  a.head_dim = 64;
+  a.head_dim = 64; /* the reference takes every head_dim of the axis */
+  assert_int_equal(attngen_explain(ctx, &a, &ch), ATTNGEN_STATUS_OK);
+  a.head_dim = 96;
   assert_int_equal(attngen_explain(ctx, &a, &ch), ATTNGEN_STATUS_UNSUPPORTED_HEAD_DIM);
   attngen_destroy(ctx);
 }
@@ -535,8 +537,25 @@ static void bad(attngen_context *ctx, problem *p, attngen_status want, const cha
 
 BAD_INPUT_TEST(test_runtime_bad_null_q, p.a.q = NULL, ATTNGEN_STATUS_NULL_POINTER, "args.q")
 BAD_INPUT_TEST(test_runtime_bad_null_v, p.a.v = NULL, ATTNGEN_STATUS_NULL_POINTER, "args.v")
-BAD_INPUT_TEST(test_runtime_bad_head_dim, p.a.head_dim = 256, ATTNGEN_STATUS_UNSUPPORTED_HEAD_DIM,
-               "args.head_dim = 256")
+BAD_INPUT_TEST(test_runtime_bad_head_dim, p.a.head_dim = 96, ATTNGEN_STATUS_UNSUPPORTED_HEAD_DIM,
+               "args.head_dim = 96")
+/* head_dim 64 is valid, but the gfx942 kernels (emu) have none (the sm90 ones do): NO_VARIANT
+ * naming args.head_dim, out untouched; the cpu reference runs it. */
+static void test_runtime_head_dim_64_no_gfx942_variant(void **state) {
+  (void)state;
+  attngen_context *ctx = NULL;
+  attngen_context_options o = {"emu", 0};
+  assert_int_equal(attngen_create(&ctx, &o), ATTNGEN_STATUS_OK);
+  problem p;
+  problem_make(&p, ATTNGEN_LAYOUT_BSHD, ATTNGEN_ROUND_RTNE, 2, 2, 16, 16, 5);
+  p.a.head_dim = 64;
+  bad(ctx, &p, ATTNGEN_STATUS_NO_VARIANT, "args.head_dim = 64");
+  attngen_destroy(ctx);
+  ctx = cpu_context();
+  assert_int_equal(attngen_fwd(ctx, &p.a), ATTNGEN_STATUS_OK);
+  problem_free(&p);
+  attngen_destroy(ctx);
+}
 BAD_INPUT_TEST(test_runtime_bad_batch, p.a.batch = 0, ATTNGEN_STATUS_BAD_SHAPE, "args.batch")
 BAD_INPUT_TEST(test_runtime_bad_heads, p.a.heads = 0, ATTNGEN_STATUS_BAD_SHAPE, "args.heads")
 BAD_INPUT_TEST(test_runtime_bad_seqlen_q, p.a.seqlen_q = 0, ATTNGEN_STATUS_BAD_SHAPE, "args.seqlen_q")
@@ -693,6 +712,7 @@ int main(void) {
     cmocka_unit_test(test_runtime_bad_null_q),
     cmocka_unit_test(test_runtime_bad_null_v),
     cmocka_unit_test(test_runtime_bad_head_dim),
+    cmocka_unit_test(test_runtime_head_dim_64_no_gfx942_variant),
     cmocka_unit_test(test_runtime_bad_batch),
     cmocka_unit_test(test_runtime_bad_heads),
     cmocka_unit_test(test_runtime_bad_seqlen_q),

@@ -16,8 +16,9 @@ M.axis_order = { "head_dim", "layout", "rounding", "q_tiles", "kv_tile", "waves"
 -- attngen_rounding values (the runtime asserts it at compile time).
 M.axes = {
   -- Elements per row of q, k, v and out (the head dimension), the first name token (d128:
-  -- the names of the head_dim 128 kernels are those of the time before the axis).
-  head_dim = { values = { 64, 128, 256 }, prefix = "d" },
+  -- the names of the head_dim 128 kernels are those of the time before the axis; a prefix
+  -- axis always has its token, so the default only fills specs that leave it out).
+  head_dim = { values = { 64, 128, 256 }, prefix = "d", default = 128 },
   layout = { values = { "bshd", "bhsd" }, c_enum = "LAYOUT" },
   rounding = { values = { "rtne", "rtna", "rtz" }, c_enum = "ROUNDING" },
   q_tiles = { values = { 1, 2, 3 }, prefix = "q" },
