@@ -514,7 +514,7 @@ def c_cpu_suite(args):
     return r.stdout.strip().splitlines()[-1]
 
 
-CHECKS = [c_numerics, c_kvlen, c_causal, c_gqa, c_errors, c_opcheck, c_compile, c_stream,
+CHECKS = [c_numerics, c_kvlen, c_causal, c_gqa, c_hd64, c_errors, c_opcheck, c_compile, c_stream,
           c_graph, c_block, c_overhead, c_dist, c_cpu_suite]
 
 
