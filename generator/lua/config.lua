@@ -23,7 +23,7 @@ M.axes = {
   rounding = { values = { "rtne", "rtna", "rtz" }, c_enum = "ROUNDING" },
   q_tiles = { values = { 1, 2, 3 }, prefix = "q" },
   kv_tile = { values = { 32, 64, 96, 128, 144, 176 }, prefix = "kv" },
-  waves = { values = { 4, 8, 12 }, prefix = "w" },
+  waves = { values = { 4, 8, 12, 16 }, prefix = "w" },
   kv_split = { values = { "off", "tail" }, tokens = { off = "nosplit", tail = "tail" },
                c_enum = "SPLIT" },
   -- How the P V MFMA gets its V operand (gfx942): "perm" reads V rows as stored and builds
@@ -213,7 +213,23 @@ M.rules = {
   -- wgmma (templates/sm90/attn_fwd_wgmma.cu.in): 1 producer + 2 consumer warpgroups,
   -- 64 query rows per consumer; kv_tile is the N of the S = Q K^T wgmma.
   { name = "sm90-wgmma-q-tiles", check = allow_impl("q_tiles", "sm90", "wgmma", { 1 }) },
-  { name = "sm90-wgmma-waves", check = allow_impl("waves", "sm90", "wgmma", { 12 }) },
+  { name = "sm90-wgmma-waves", check = allow_impl("waves", "sm90", "wgmma", { 12, 16 }) },
+  -- 16 waves = 3 consumer warpgroups (block_m 192) with 160 registers each: head_dim 64 and
+  -- TMA loads only (the per-thread copies are written for 2 consumers; head_dim 128's 64 O
+  -- registers next to S and P do not fit 160).
+  { name = "sm90-wgmma-3-consumers", check = function(v)
+    if v.target ~= "sm90" or v.impl ~= "wgmma" or v.waves ~= 16 then return true end
+    if v.load ~= "tma" or v.head_dim ~= 64 then
+      return false, string.format("waves=16 (3 consumer warpgroups) needs load=tma and "
+        .. "head_dim=64 (this is load=%s head_dim=%d)", v.load, v.head_dim)
+    end
+    -- ptxas -v at 160 registers: dense kv 64-128 and causal kv 64 fit; dense 144 / 176 spill
+    -- 228 / 660 bytes, causal 96 / 128 4 / 84
+    local most = v.mask == "causal" and 64 or 128
+    if v.kv_tile <= most then return true end
+    return false, string.format("waves=16 with kv_tile=%d%s spills (allowed: kv_tile <= %d)",
+      v.kv_tile, v.mask == "causal" and " and mask=causal" or "", most)
+  end },
   { name = "sm90-wgmma-kv-tile", check = allow_impl("kv_tile", "sm90", "wgmma",
     { 64, 96, 128, 144, 176 }) },
   { name = "load-tma", check = function(v)
@@ -329,7 +345,7 @@ M.search_space = {
       kv_tile = { 64, 96, 128, 144, 176 }, waves = 12, kv_split = "off",
       load = { "thread", "tma" }, mask = { "none", "causal" }, impl = "wgmma" },
     { target = "sm90", head_dim = 64, layout = all_layouts, rounding = all_modes, q_tiles = 1,
-      kv_tile = { 64, 96, 128, 144, 176 }, waves = 12, kv_split = "off", load = "tma",
+      kv_tile = { 64, 96, 128, 144, 176 }, waves = { 12, 16 }, kv_split = "off", load = "tma",
       mask = { "none", "causal" }, impl = "wgmma" },
   },
 }

@@ -27,17 +27,18 @@ local HALF_ROW_BYTES = 128            -- 64 bf16: one 128-byte swizzle row
 local SMEM_LIMIT = 227 * 1024         -- Hopper: dynamic shared memory per block (opt-in)
 local ALIGN_SLACK = 1024
 local MAX_STAGES = 4
-local CONSUMERS = 2                   -- consumer warpgroups
 local PRODUCER_REGS = 40              -- setmaxnreg budgets: 128*40 + 256*232 <= 65536
 local CONSUMER_REGS = 232
 -- load = tma: one producer thread issues the bulk tensor copies, the producer warpgroup keeps
--- 24 registers and the consumers get the rest: 128*24 + 256*240 = 64512 <= 65536.
+-- 24 registers and the consumers get the rest, a multiple of 8: 2 consumers (waves = 12)
+-- 128*24 + 256*240 = 64512 <= 65536, 3 consumers (waves = 16) 128*24 + 384*160 = 64512.
 local TMA_PRODUCER_REGS = 24
-local TMA_CONSUMER_REGS = 240
+local REGS_PER_SM = 65536
 
 function M.derive(v)
   local boxes = v.head_dim // 64       -- 64-column boxes per row
-  local block_m = 64 * v.q_tiles * CONSUMERS
+  local consumers = v.waves // 4 - 1   -- warpgroups after the producer
+  local block_m = 64 * v.q_tiles * consumers
   local q_bytes = boxes * block_m * HALF_ROW_BYTES
   local kv_half_bytes = v.kv_tile * HALF_ROW_BYTES
   local kv_stage_bytes = boxes * kv_half_bytes
@@ -53,7 +54,7 @@ function M.derive(v)
   while stages > 2 and total(stages, o_bufs, 1) > SMEM_LIMIT do stages = stages - 1 end
   if tma then
     if total(stages, 1, 2) <= SMEM_LIMIT then q_bufs = 2 end
-    if total(stages, 2, q_bufs) <= SMEM_LIMIT then o_bufs = 2 end
+    if total(stages, consumers, q_bufs) <= SMEM_LIMIT then o_bufs = consumers end
   end
   return {
     threads = v.waves * 32,
@@ -61,7 +62,7 @@ function M.derive(v)
     smem_bytes = total(stages, o_bufs, q_bufs),
     head_dim = v.head_dim,
     boxes = boxes,
-    consumers = CONSUMERS,
+    consumers = consumers,
     stages = stages,
     q_bytes = q_bytes,
     q_half_bytes = block_m * HALF_ROW_BYTES,
@@ -72,7 +73,8 @@ function M.derive(v)
     o_buf_bytes = o_buf_bytes,
     tma = tma,
     reg_producer = tma and TMA_PRODUCER_REGS or PRODUCER_REGS,
-    reg_consumer = tma and TMA_CONSUMER_REGS or CONSUMER_REGS,
+    reg_consumer = tma and
+      (REGS_PER_SM - 128 * TMA_PRODUCER_REGS) // (128 * consumers) // 8 * 8 or CONSUMER_REGS,
   }
 end
 
