@@ -633,13 +633,14 @@ attngen_status attngen_fwd(attngen_context *c, const attngen_fwd_args *a) {
   if (k->desc.load == ATTNGEN__LOAD_TMA) {
     /* load=tma (templates/common/kargs_tma.h): the backend encodes the tensor maps of q, k,
      * v and o with the variant's boxes and passes them in the kernel parameter. O boxes are
-     * one consumer warpgroup's rows: block_m / 2 (templates/sm90/attn_fwd_wgmma.cu.in). */
+     * one consumer warpgroup's rows: 64, whatever the number of consumers
+     * (templates/sm90/attn_fwd_wgmma.cu.in; block_m = 64 x consumers). */
     if (!c->be->launch_tma)
       return attngen__fail(ATTNGEN_STATUS_NO_VARIANT, "%s loads through tensor maps (load=%s), "
                            "which backend %s does not launch", k->name,
                            attngen__load_names[ATTNGEN__LOAD_TMA], c->be->name);
     const attngen__tma_boxes boxes = {k->desc.layout, k->desc.block_m, k->desc.kv_tile,
-                                      k->desc.block_m / 2, attngen__desc_head_dim(&k->desc)};
+                                      64, attngen__desc_head_dim(&k->desc)};
     st = c->be->launch_tma(c->bs, k->fn, p.grid, (unsigned)k->desc.threads,
                            (unsigned)k->desc.smem_bytes, a->stream, &kargs, &boxes);
   } else {
