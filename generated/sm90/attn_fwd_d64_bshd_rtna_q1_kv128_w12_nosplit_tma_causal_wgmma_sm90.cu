@@ -703,11 +703,11 @@ AG_BF16_FN unsigned int ag_bf16_to_f32_bits(unsigned int b) { return (b & 0xFFFF
 // so the producer loads the next job's Q and first K/V tiles while the consumers finish the
 // current job (last P.V, epilogue).
 //   warpgroup 0 (producer, 24 registers after setmaxnreg.dec): per job loads Q
-//     (128 rows; after both consumers released the previous job's Q: q_empty) and then
+//     (128 rows; after all consumers released the previous job's Q: q_empty) and then
 //     K and V tiles of 128 keys into a ring of 4 stages. Each tile's arrival
-//     completes an mbarrier (full_k / full_v); a stage is refilled after both consumers
+//     completes an mbarrier (full_k / full_v); a stage is refilled after all consumers
 //     released it (empty_k / empty_v, one arrival per consumer warp).
-//   warpgroups 1 and 2 (consumers, 240 registers after setmaxnreg.inc): consumer c
+//   warpgroups 1 .. 2 (consumers, 240 registers after setmaxnreg.inc): consumer c
 //     owns query rows [64c, 64c + 64) of the block. Per KV tile j it issues S_j = Q K_j^T
 //     (wgmma m64n128k16, Q and K from shared memory) and O += P_{j-1} V_{j-1}
 //     (wgmma m64n64k16, P from registers, V from shared memory read N-major through the
@@ -761,6 +761,7 @@ constexpr int kORegs = kD / 2;               // fp32 O registers per consumer th
 constexpr int kKv = 128;              // keys per KV tile
 constexpr int kStages = 4;
 constexpr int kBlockM = 128;
+constexpr int kConsumers = 2;      // consumer warpgroups, 64 query rows each
 constexpr int kSRegs = 64;      // fp32 S registers per consumer thread
 constexpr int kPRegs = 32;      // bf16x2 P registers per consumer thread
 constexpr int kKvChunks = 16;   // 16-byte copies per producer thread per tile
@@ -771,13 +772,13 @@ constexpr int kQBufs = 2;            // Q buffers: job n uses buffer n % kQBufs
 constexpr wg_u32 kQBytes = 16384;
 constexpr wg_u32 kOffK = kQBufs * kQBytes;
 constexpr wg_u32 kOffV = kOffK + kStages * kKvStage;
-#line 104 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 105 "templates/sm90/attn_fwd_wgmma.cu.in"
 constexpr int kOBufs = 2;
 constexpr wg_u32 kOBufBytes = 8192;  // boxes x 64 rows x 128 bytes
 constexpr wg_u32 kOBox = kOBufBytes / kBoxes;
 constexpr wg_u32 kOffO = kOffV + kStages * kKvStage;
 constexpr wg_u32 kOffBar = kOffO + kOBufs * kOBufBytes;
-#line 112 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 113 "templates/sm90/attn_fwd_wgmma.cu.in"
 constexpr float kLn2 = 0.693147180559945309f;
 
 // 128-byte swizzled, 1024-byte atoms: wgmma shared-memory descriptor for a start address,
@@ -796,11 +797,11 @@ __device__ __forceinline__ wg_u32 swz(int r, int c) {
 // P (step 5): two fp32 probabilities -> bf16x2 with the variant's rounding, lower column low.
 // For P only finite values in [0, 1] and NaN occur; NaN stays a NaN (it only feeds P.V).
 __device__ __forceinline__ wg_u32 pack_p(float lo, float hi) {
-#line 135 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 136 "templates/sm90/attn_fwd_wgmma.cu.in"
   // RTNA = (u + 0x8000) >> 16 for finite p: one cvt.rn after setting each mantissa's lowest
   // bit (ties become above-half; p is never +-Inf).
   return wg_pack_bf16x2_rn(wg_rna_tiebreak(lo), wg_rna_tiebreak(hi));
-#line 139 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 140 "templates/sm90/attn_fwd_wgmma.cu.in"
 }
 
 // Output rounding (step 6) of two values, lower column low: exactly the docs/NUMERICS.md formula
@@ -808,9 +809,9 @@ __device__ __forceinline__ wg_u32 pack_p(float lo, float hi) {
 // (cvt.rn / cvt.rz to bf16x2 round finite values as the formulas and give 0x7FFF for every
 // NaN); RTNA has no cvt and uses the integer formula.
 __device__ __forceinline__ wg_u32 round_out2(float lo, float hi) {
-#line 151 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 152 "templates/sm90/attn_fwd_wgmma.cu.in"
   return ag_bf16_rtna(wg_f32_bits(lo)) | (ag_bf16_rtna(wg_f32_bits(hi)) << 16);
-#line 153 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 154 "templates/sm90/attn_fwd_wgmma.cu.in"
 }
 
 __device__ __forceinline__ void mbar_wait(wg_u32 bar, wg_u32 parity) {
@@ -820,11 +821,11 @@ __device__ __forceinline__ void mbar_wait(wg_u32 bar, wg_u32 parity) {
 
 } // namespace
 
-#line 163 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 164 "templates/sm90/attn_fwd_wgmma.cu.in"
 extern "C" __global__ void __launch_bounds__(384, 1)
     attn_fwd_d64_bshd_rtna_q1_kv128_w12_nosplit_tma_causal_wgmma_sm90(const __grid_constant__ attngen_kargs_tma prm) {
   const attngen_kargs a = prm.a;            // (a reference kept the param address live: a spill)
-#line 169 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 170 "templates/sm90/attn_fwd_wgmma.cu.in"
   extern __shared__ __align__(1024) unsigned char smem_raw[];
   const wg_u32 sbase = (wg_smem_addr(smem_raw) + 1023u) & ~1023u;
   const wg_u32 sQ = sbase;
@@ -836,19 +837,20 @@ extern "C" __global__ void __launch_bounds__(384, 1)
   const wg_u32 bar_full_v = bar_full_k + 8 * kStages;
   const wg_u32 bar_empty_k = bar_full_v + 8 * kStages;  // [stage]: K tile released
   const wg_u32 bar_empty_v = bar_empty_k + 8 * kStages;
-#line 181 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 182 "templates/sm90/attn_fwd_wgmma.cu.in"
   // (macros, not variables: computed where used, so that no register holds them in the
   // producer's 24-register code)
 #define sO (sbase + kOffO)
 #define bar_o_full (bar_empty_v + 8 * kStages)   /* [O buffer]: written (128 arrivals) */
-  // O buffer free again (its stores have read it): named barriers 3 and 4, 160 threads (a
-  // consumer's 128 wait with bar.sync, the storer's warp arrives). One buffer: barrier 3 + c
-  // = "free for consumer c" (the storer arrives on it after storing the other consumer's
-  // tile); two buffers: barrier 3 + c = "buffer c free". The storer arrives ahead for the
-  // first use (of barrier 3 only with one buffer, where consumer 1 waits for consumer 0's
-  // tile) and leaves out the arrivals that no later use waits for.
-  constexpr wg_u32 kBarOFree = 3;
-#line 193 "templates/sm90/attn_fwd_wgmma.cu.in"
+  // O buffer free again (its stores have read it): named barriers kBarOFree + c (after the
+  // consumers' turn barriers 1..kConsumers), 160 threads (a consumer's 128 wait with bar.sync,
+  // the storer's warp arrives). One buffer: kBarOFree + c = "free for consumer c" (the
+  // storer arrives on it after storing the previous consumer's tile); a buffer per consumer:
+  // kBarOFree + c = "buffer c free". The storer arrives ahead for the first use (of consumer
+  // 0's barrier only with one buffer, where consumer c + 1 waits for consumer c's tile) and
+  // leaves out the arrivals that no later use waits for.
+  constexpr wg_u32 kBarOFree = 1 + kConsumers;
+#line 195 "templates/sm90/attn_fwd_wgmma.cu.in"
 
   const int tid = (int)threadIdx.x;
   const int wgroup = tid >> 7;
@@ -861,9 +863,9 @@ extern "C" __global__ void __launch_bounds__(384, 1)
   const int n_tiles = (Skv + kKv - 1) / kKv;
   // The causal mask is the variant's (axis mask; the dispatcher gives it only calls with
   // kargs.causal set accordingly): the dense kernels compile without any of its code.
-#line 206 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 208 "templates/sm90/attn_fwd_wgmma.cu.in"
   constexpr bool kCausal = true;
-#line 210 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 212 "templates/sm90/attn_fwd_wgmma.cu.in"
   // Keys of the jobs of batch entry b: its length (attngen_kargs.kv_len) clamped into
   // [0, Skv], or Skv; and a job's KV tiles: at least one (a job with no key runs one fully
   // masked tile, so that every job keeps its place in the pipeline; n_tiles == 0, Skv = 0,
@@ -904,7 +906,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
     h = hb % H;
     b = hb / H;
   };
-#line 259 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 261 "templates/sm90/attn_fwd_wgmma.cu.in"
   // Element offsets of job `job`'s Q/O rows and K/V rows (those of its KV head): 64-bit
   // per-(batch, head) base, 32-bit row offsets within a batch. Also returns the job's first
   // query row.
@@ -913,29 +915,29 @@ extern "C" __global__ void __launch_bounds__(384, 1)
     decode(job, mb, h, b);
     q0 = mb * kBlockM;
     const int hk = (int)((unsigned)h * (unsigned)Hkv / (unsigned)H);
-#line 268 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 270 "templates/sm90/attn_fwd_wgmma.cu.in"
     q_base = ((long long)b * Sq * H + h) * kD;
     kv_base = ((long long)b * Skv * Hkv + hk) * kD;
-#line 274 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 276 "templates/sm90/attn_fwd_wgmma.cu.in"
   };
 
-#line 277 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 279 "templates/sm90/attn_fwd_wgmma.cu.in"
   constexpr wg_u32 kFullArrivals = 1;        // the producer thread's arrive.expect_tx
-#line 281 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 283 "templates/sm90/attn_fwd_wgmma.cu.in"
   if (tid == 0) {
     for (int i = 0; i < kQBufs; ++i) {
       wg_mbar_init(bar_q + 8 * i, kFullArrivals);
-      wg_mbar_init(bar_q_empty + 8 * i, 8);  // one arrival per consumer warp
+      wg_mbar_init(bar_q_empty + 8 * i, 4 * kConsumers);  // one arrival per consumer warp
     }
     for (int s = 0; s < kStages; ++s) {
       wg_mbar_init(bar_full_k + 8 * s, kFullArrivals);
       wg_mbar_init(bar_full_v + 8 * s, kFullArrivals);
-      wg_mbar_init(bar_empty_k + 8 * s, 8);
-      wg_mbar_init(bar_empty_v + 8 * s, 8);
+      wg_mbar_init(bar_empty_k + 8 * s, 4 * kConsumers);
+      wg_mbar_init(bar_empty_v + 8 * s, 4 * kConsumers);
     }
-#line 293 "templates/sm90/attn_fwd_wgmma.cu.in"
-    for (int i = 0; i < kOBufs; ++i) wg_mbar_init(bar_o_full + 8 * i, 128);  // its consumer
 #line 295 "templates/sm90/attn_fwd_wgmma.cu.in"
+    for (int i = 0; i < kOBufs; ++i) wg_mbar_init(bar_o_full + 8 * i, 128);  // its consumer
+#line 297 "templates/sm90/attn_fwd_wgmma.cu.in"
     wg_fence_mbar_init();
   }
   __syncthreads();
@@ -943,7 +945,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
   if (wgroup == 0) {
     // ================================ producer ================================
     wg_setmaxnreg_dec<24>();
-#line 303 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 305 "templates/sm90/attn_fwd_wgmma.cu.in"
     if (tid == 0 && n_tiles > 0) {
       const void *map_q = &prm.q;
       const void *map_k = &prm.k;
@@ -1019,9 +1021,10 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       const void *map_o = &prm.o;
       if (issuer) wg_prefetch_tensormap(map_o);
       wg_bar_arrive(kBarOFree, 160);         // the first use (consumer 0's)
-      if (kOBufs == 2) wg_bar_arrive(kBarOFree + 1, 160);
+      if (kOBufs == kConsumers)
+        for (int c = 1; c < kConsumers; ++c) wg_bar_arrive(kBarOFree + c, 160);
       // The k-th use of a buffer completes phase k of its o_full: with one buffer the uses
-      // are 2n + c (parity c), with two buffers n (the job count's parity).
+      // are kConsumers n + c, with a buffer per consumer n (the job count's parity).
       // The job's coordinates are stepped, not divided (this thread has 24 registers and
       // issues the stores that free the O buffer: no divisions in between); the causal
       // order decodes them per job.
@@ -1032,11 +1035,13 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       int b = ((int)blockIdx.x / n_mb) / H;
       for (int job = job_at(0); job < n_jobs; job = job_at(++ni), jpar ^= 1u) {
         if (kCausal) decode(job, mb, h, b);
-        for (int c = 0; c < 2; ++c) {
-          const int ob = kOBufs == 2 ? c : 0;
+        for (int c = 0; c < kConsumers; ++c) {
+          const int ob = kOBufs == kConsumers ? c : 0;
           const int row = mb * kBlockM + 64 * c;
           if (issuer) {
-            mbar_wait(bar_o_full + 8 * ob, kOBufs == 2 ? jpar : (wg_u32)c);
+            mbar_wait(bar_o_full + 8 * ob, kOBufs == kConsumers
+                                               ? jpar
+                                               : (wg_u32)((kConsumers & 1 ? ni : 0) + c) & 1u);
             if (row < Sq) {                  // (a box wholly past Sq has nothing to store)
               const wg_u32 src = sO + (wg_u32)ob * kOBufBytes;
 #pragma unroll
@@ -1047,11 +1052,13 @@ extern "C" __global__ void __launch_bounds__(384, 1)
             }
           }
           __syncwarp();
-          // One buffer: consumer c's tile is stored, so the buffer is free for the other
-          // consumer; two buffers: buffer c is free (for consumer c).
+          // One buffer: consumer c's tile is stored, so the buffer is free for the next
+          // consumer; a buffer per consumer: buffer c is free (for consumer c).
           const bool more = job_at(ni + 1) < n_jobs;
-          if (more || (kOBufs == 1 && c == 0))
-            wg_bar_arrive(kOBufs == 2 ? kBarOFree + c : kBarOFree + (c ^ 1), 160);
+          if (more || (kOBufs == 1 && c + 1 < kConsumers))
+            wg_bar_arrive(kOBufs == kConsumers ? kBarOFree + c
+                                               : kBarOFree + (c + 1 < kConsumers ? c + 1 : 0),
+                          160);
         }
         if (!kCausal) {
           for (mb += (int)gridDim.x; mb >= n_mb; mb -= n_mb) {
@@ -1063,7 +1070,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
         }
       }
     }
-#line 486 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 493 "templates/sm90/attn_fwd_wgmma.cu.in"
   } else {
     // ================================ consumers ===============================
     wg_setmaxnreg_inc<240>();
@@ -1074,7 +1081,9 @@ extern "C" __global__ void __launch_bounds__(384, 1)
     const int g = lane >> 2;                 // accumulator rows g and g + 8
     const int t4 = lane & 3;                 // accumulator columns 8i + 2 t4, + 1
     const wg_u32 bar_me = 1u + (wg_u32)cw;   // ping-pong: my turn on the tensor cores
-    const wg_u32 bar_other = 2u - (wg_u32)cw;
+    // (the next consumer's turn: round robin over the consumers, 2: ping-pong)
+    const wg_u32 bar_other = kConsumers == 2 ? 2u - (wg_u32)cw
+                                             : 1u + (wg_u32)(cw + 1 < kConsumers ? cw + 1 : 0);
     const float scale_log2 = a.scale_log2;
     const float neg_inf = wg_f32_from_bits(0xFF800000u);
 
@@ -1119,12 +1128,12 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       }
       wg_commit();
     };
-#line 542 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 551 "templates/sm90/attn_fwd_wgmma.cu.in"
     // Waits for my turn on the tensor cores, then orders my register writes before the
     // wgmmas (the tiles arrived through the async proxy: no proxy fence).
     auto begin_issue = [&]() {
       wg_bar_sync(bar_me, 256);
-#line 553 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 562 "templates/sm90/attn_fwd_wgmma.cu.in"
 #pragma unroll
       for (int i = 0; i < kORegs; ++i) wg_fence_operand(o[i]);
 #pragma unroll
@@ -1249,18 +1258,18 @@ extern "C" __global__ void __launch_bounds__(384, 1)
     auto set_pending = [&](float alpha0, float alpha1) {
       pa0 = alpha0;
       pa1 = alpha1;
-#line 678 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 687 "templates/sm90/attn_fwd_wgmma.cu.in"
       // (RTNA rescales always: with the skip its long shapes ran 3% slower in runs AB4 and
       // AB5, where RTNE and RTZ gained 0.4-2.6%.)
       prs = true;
-#line 684 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 693 "templates/sm90/attn_fwd_wgmma.cu.in"
     };
 
-#line 687 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 696 "templates/sm90/attn_fwd_wgmma.cu.in"
     // Step 6: o = O * (1 / l) (l = 0 -> 0), rounded, into this consumer's O buffer (the
     // storer writes it out). Step 7: LSE = m ln2 + ln l. For job `job` with the final running
     // max (em0, em1) and this thread's parts of l (el0, el1).
-#line 695 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 704 "templates/sm90/attn_fwd_wgmma.cu.in"
     auto epilogue = [&](int job, float em0, float em1, float el0, float el1) {
       long long q_base, kv_base;
       int q0, h, b;
@@ -1286,31 +1295,31 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       }
       const int qa = q0 + 64 * cw + 16 * wq + g;  // rows qa and qa + 8
       const bool ok0 = qa < Sq, ok1 = qa + 8 < Sq;
-#line 721 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 730 "templates/sm90/attn_fwd_wgmma.cu.in"
       (void)q_base;
       // Wait until the buffer's previous contents have been read by their stores (a named
       // barrier: an mbarrier wait loop here, with O and S live, made ptxas spill).
-      const int ob = kOBufs == 2 ? cw : 0;
+      const int ob = kOBufs == kConsumers ? cw : 0;
       wg_bar_sync(kBarOFree + (wg_u32)cw, 160);
       // Row r = 16 wq + g of the buffer (r & 7 = g): 16-byte chunk c of the row at c ^ g, i.e.
       // the chunk bits (4..6) of the address XOR c, with g's bits set in `orow`.
       const wg_u32 orow = (sO + (wg_u32)ob * kOBufBytes + (wg_u32)(16 * wq) * 128u +
                            (wg_u32)g * 128u + 4u * t4) | ((wg_u32)g << 4);
-#line 735 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 744 "templates/sm90/attn_fwd_wgmma.cu.in"
 #pragma unroll
       for (int i = 0; i < kD / 8; ++i) {
         const wg_u32 r0 = round_out2(wg_mul_rn(o[4 * i], inv0), wg_mul_rn(o[4 * i + 1], inv0));
         const wg_u32 r1 = round_out2(wg_mul_rn(o[4 * i + 2], inv1), wg_mul_rn(o[4 * i + 3], inv1));
-#line 740 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 749 "templates/sm90/attn_fwd_wgmma.cu.in"
         const wg_u32 at = (orow ^ ((wg_u32)(i & 7) << 4)) + (wg_u32)(i >> 3) * kOBox;
         wg_st_shared_b32(at, r0);
         wg_st_shared_b32(at + 8u * 128u, r1);
-#line 747 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 756 "templates/sm90/attn_fwd_wgmma.cu.in"
       }
-#line 749 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 758 "templates/sm90/attn_fwd_wgmma.cu.in"
       wg_fence_proxy_async();                // st.shared (generic) -> the stores (async proxy)
       wg_mbar_arrive(bar_o_full + 8 * ob);
-#line 752 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 761 "templates/sm90/attn_fwd_wgmma.cu.in"
       if (a.lse != 0 && t4 == 0) {
         float *lse = a.lse + ((long long)b * H + h) * (long long)Sq;
         if (ok0) wg_st_global_f32(lse + qa, wg_add_rn(wg_mul_rn(em0, kLn2), logf(ls0)));
@@ -1351,7 +1360,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       nt = tiles_of(job_keys(kv_n, cq0));
     };
     start_job(job);
-    if (cw == 1) wg_bar_arrive(1, 256);      // consumer 0 issues first
+    if (cw == kConsumers - 1) wg_bar_arrive(1, 256);  // consumer 0 issues first
     {
       // The block's first round: S_0 of its first job only.
       mbar_wait(bar_q, 0u);
@@ -1472,6 +1481,6 @@ extern "C" __global__ void __launch_bounds__(384, 1)
     }
   }
 }
-#line 914 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 923 "templates/sm90/attn_fwd_wgmma.cu.in"
 #undef sO
 #undef bar_o_full

@@ -1,4 +1,4 @@
-// attngen 0.1.0 | template templates/sm90/attn_fwd_wgmma.cu.in | variant attn_fwd_d64_bhsd_rtna_q1_kv176_w12_nosplit_tma_wgmma_sm90 | generated, do not edit
+// attngen 0.1.0 | template templates/sm90/attn_fwd_wgmma.cu.in | variant attn_fwd_d64_bhsd_rtne_q1_kv128_w16_nosplit_tma_wgmma_sm90 | generated, do not edit
 #line 1 "templates/common/kargs.h"
 // kargs.h: the one kernel-argument block, shared by every target's kernels, the runtime
 // (which fills it) and the emulator (which passes it to host-compiled gfx942 kernels).
@@ -303,36 +303,36 @@ WG_FN void wg_fence_operand(float &x) { asm volatile("" : "+f"(x)::"memory"); }
 WG_FN void wg_fence_operand(wg_u32 &x) { asm volatile("" : "+r"(x)::"memory"); }
 
 #line 248 "templates/sm90/wrappers.cuh"
-// d[0..87] (+)= A(64x16, shared, K-major) * B(16x176, shared, K-major), fp32.
+// d[0..63] (+)= A(64x16, shared, K-major) * B(16x128, shared, K-major), fp32.
 // scale_d = 0 ignores the old d (d = A*B). Accumulator layout (PTX ISA "Matrix Fragments for
 // wgmma .m64nNk16"): warp w of the warpgroup owns rows 16w..16w+15; with g = lane/4,
 // t = lane%4, d[4i+0], d[4i+1] are row 16w+g, columns 8i+2t, 8i+2t+1; d[4i+2], d[4i+3] the
 // same columns of row 16w+g+8.
-WG_FN void wg_mma_ss_m64n176k16(float (&d)[88], wg_u64 desc_a, wg_u64 desc_b,
+WG_FN void wg_mma_ss_m64n128k16(float (&d)[64], wg_u64 desc_a, wg_u64 desc_b,
                                   int scale_d) {
   asm volatile(
-      "{\n.reg .pred p;\nsetp.ne.b32 p, %90, 0;\n"
-      "wgmma.mma_async.sync.aligned.m64n176k16.f32.bf16.bf16 "
-      "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, %80, %81, %82, %83, %84, %85, %86, %87}, "
-      "%88, %89, p, 1, 1, 0, 0;\n}\n"
-      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]), "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]), "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]), "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87])
+      "{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
+      "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 "
+      "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, "
+      "%64, %65, p, 1, 1, 0, 0;\n}\n"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
       : "l"(desc_a), "l"(desc_b), "r"(scale_d));
 }
 
-// d[0..87] += A(64x16, registers) * B(16x176, shared, N-major: transpose bit), fp32.
+// d[0..63] += A(64x16, registers) * B(16x128, shared, N-major: transpose bit), fp32.
 // A fragment (same layout as two adjacent n8 chunks of the accumulator, packed to bf16x2,
 // lower column in the low half): a0 = rows g, k 2t..2t+1; a1 = row g+8, k 2t..2t+1;
 // a2 = row g, k 2t+8..2t+9; a3 = row g+8, k 2t+8..2t+9 (rows relative to 16w).
 // scale_d = 0 ignores the old d.
-WG_FN void wg_mma_rs_tb_m64n176k16(float (&d)[88], wg_u32 a0, wg_u32 a1, wg_u32 a2,
+WG_FN void wg_mma_rs_tb_m64n128k16(float (&d)[64], wg_u32 a0, wg_u32 a1, wg_u32 a2,
                                      wg_u32 a3, wg_u64 desc_b, int scale_d) {
   asm volatile(
-      "{\n.reg .pred p;\nsetp.ne.b32 p, %93, 0;\n"
-      "wgmma.mma_async.sync.aligned.m64n176k16.f32.bf16.bf16 "
-      "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, %80, %81, %82, %83, %84, %85, %86, %87}, "
-      "{%88, %89, %90, %91}, "
-      "%92, p, 1, 1, 1;\n}\n"
-      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]), "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]), "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]), "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87])
+      "{\n.reg .pred p;\nsetp.ne.b32 p, %69, 0;\n"
+      "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 "
+      "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, "
+      "{%64, %65, %66, %67}, "
+      "%68, p, 1, 1, 1;\n}\n"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
       : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "l"(desc_b), "r"(scale_d));
 }
 
@@ -653,7 +653,7 @@ WG_FN void wg_st_global_f32(float *p, float x) {
 //   ag_bf16_rtne(u): (u + 0x7FFF + ((u >> 16) & 1)) >> 16   nearest, ties to even
 //   ag_bf16_rtna(u): (u + 0x8000) >> 16                     nearest, ties away from zero
 //   ag_bf16_rtz(u):  u >> 16                                toward zero
-// Templates pick the mode at expansion time: ag_bf16_rtna(bits).
+// Templates pick the mode at expansion time: ag_bf16_rtne(bits).
 // ag_bf16_round(u, mode) takes mode as the attngen_rounding value (0 rtne, 1 rtna, 2 rtz).
 #ifndef AG_BF16_ROUND_H
 #define AG_BF16_ROUND_H
@@ -691,10 +691,10 @@ AG_BF16_FN unsigned int ag_bf16_to_f32_bits(unsigned int b) { return (b & 0xFFFF
 #line 8 "templates/sm90/attn_fwd_wgmma.cu.in"
 // attn_fwd_wgmma.cu.in: bf16 forward attention (head_dim 64) for NVIDIA Hopper (sm_90a) with
 // warpgroup MMA (wgmma), a producer warpgroup and two consumer warpgroups in ping-pong.
-// Variant attn_fwd_d64_bhsd_rtna_q1_kv176_w12_nosplit_tma_wgmma_sm90.
+// Variant attn_fwd_d64_bhsd_rtne_q1_kv128_w16_nosplit_tma_wgmma_sm90.
 //
-// Persistent grid (384 threads = 3 warpgroups per block; grid (min(jobs, SMs), 1, 1)):
-// a job is one (m-block of 128 query rows, head, batch); block x runs jobs x, x + gridDim.x,
+// Persistent grid (512 threads = 3 warpgroups per block; grid (min(jobs, SMs), 1, 1)):
+// a job is one (m-block of 192 query rows, head, batch); block x runs jobs x, x + gridDim.x,
 // ... with m-blocks fastest, then heads, then batch (the blocks running at one time share a
 // few heads' K/V in L2; in a grouped-query call (kargs H_kv < H) the consecutive query heads
 // of a group read the same KV head's K/V, in place). Under the causal mask (kernel argument)
@@ -703,13 +703,13 @@ AG_BF16_FN unsigned int ag_bf16_to_f32_bits(unsigned int b) { return (b & 0xFFFF
 // so the producer loads the next job's Q and first K/V tiles while the consumers finish the
 // current job (last P.V, epilogue).
 //   warpgroup 0 (producer, 24 registers after setmaxnreg.dec): per job loads Q
-//     (128 rows; after both consumers released the previous job's Q: q_empty) and then
-//     K and V tiles of 176 keys into a ring of 4 stages. Each tile's arrival
-//     completes an mbarrier (full_k / full_v); a stage is refilled after both consumers
+//     (192 rows; after all consumers released the previous job's Q: q_empty) and then
+//     K and V tiles of 128 keys into a ring of 4 stages. Each tile's arrival
+//     completes an mbarrier (full_k / full_v); a stage is refilled after all consumers
 //     released it (empty_k / empty_v, one arrival per consumer warp).
-//   warpgroups 1 and 2 (consumers, 240 registers after setmaxnreg.inc): consumer c
+//   warpgroups 1 .. 3 (consumers, 160 registers after setmaxnreg.inc): consumer c
 //     owns query rows [64c, 64c + 64) of the block. Per KV tile j it issues S_j = Q K_j^T
-//     (wgmma m64n176k16, Q and K from shared memory) and O += P_{j-1} V_{j-1}
+//     (wgmma m64n128k16, Q and K from shared memory) and O += P_{j-1} V_{j-1}
 //     (wgmma m64n64k16, P from registers, V from shared memory read N-major through the
 //     descriptor's transpose bit: no transposed copy of V), then does the softmax of S_j
 //     while the other consumer's wgmmas run. Named barriers 1 and 2 hand the tensor cores
@@ -736,8 +736,8 @@ AG_BF16_FN unsigned int ag_bf16_to_f32_bits(unsigned int b) { return (b & 0xFFFF
 // 1 box(es) of 64 columns (d 0..63, 64..127, ...; "halves" below, whatever their count),
 // each a K-major (Q, K) or N-major (V) canonical layout:
 #line 64 "templates/sm90/attn_fwd_wgmma.cu.in"
-//   Q [2][1][128][128 B] | K [4][1][176][128 B]
-//   | V (same) | O staging [2][1][64][128 B] | mbarriers
+//   Q [2][1][192][128 B] | K [4][1][128][128 B]
+//   | V (same) | O staging [3][1][64][128 B] | mbarriers
 #line 67 "templates/sm90/attn_fwd_wgmma.cu.in"
 // Two Q buffers: job n of the block reads buffer n % 2, so the producer loads the next job's
 // Q while the current job runs (it only waits until job n - 2 released the buffer) and the
@@ -748,36 +748,37 @@ AG_BF16_FN unsigned int ag_bf16_to_f32_bits(unsigned int b) { return (b & 0xFFFF
 // fences them for the async proxy and arrives on the buffer's o_full mbarrier; thread 32 of
 // the producer warpgroup (the storer) then writes the buffer to global memory with two bulk
 // tensor stores through the o map (rows past Sq are dropped), waits until they have read
-// the buffer and frees it (named barriers 3 and 4, kBarOFree below). With 2 buffer(s): one per consumer.
+// the buffer and frees it (named barriers 3 and 4, kBarOFree below). With 3 buffer(s): one per consumer.
 #line 82 "templates/sm90/attn_fwd_wgmma.cu.in"
 // Numerics follow docs/NUMERICS.md step by step (comments numbered like its steps).
-// attngen-launch: threads=384 block_m=128 smem_bytes=230576
+// attngen-launch: threads=512 block_m=192 smem_bytes=206008
 
 namespace {
 
 constexpr int kD = 64;              // head_dim: elements per row of q, k, v, o
 constexpr int kBoxes = 1;              // 64-column boxes per row ("halves")
 constexpr int kORegs = kD / 2;               // fp32 O registers per consumer thread
-constexpr int kKv = 176;              // keys per KV tile
+constexpr int kKv = 128;              // keys per KV tile
 constexpr int kStages = 4;
-constexpr int kBlockM = 128;
-constexpr int kSRegs = 88;      // fp32 S registers per consumer thread
-constexpr int kPRegs = 44;      // bf16x2 P registers per consumer thread
-constexpr int kKvChunks = 22;   // 16-byte copies per producer thread per tile
-constexpr wg_u32 kQHalf = 16384;
-constexpr wg_u32 kKvHalf = 22528;
-constexpr wg_u32 kKvStage = 22528;
+constexpr int kBlockM = 192;
+constexpr int kConsumers = 3;      // consumer warpgroups, 64 query rows each
+constexpr int kSRegs = 64;      // fp32 S registers per consumer thread
+constexpr int kPRegs = 32;      // bf16x2 P registers per consumer thread
+constexpr int kKvChunks = 16;   // 16-byte copies per producer thread per tile
+constexpr wg_u32 kQHalf = 24576;
+constexpr wg_u32 kKvHalf = 16384;
+constexpr wg_u32 kKvStage = 16384;
 constexpr int kQBufs = 2;            // Q buffers: job n uses buffer n % kQBufs
-constexpr wg_u32 kQBytes = 16384;
+constexpr wg_u32 kQBytes = 24576;
 constexpr wg_u32 kOffK = kQBufs * kQBytes;
 constexpr wg_u32 kOffV = kOffK + kStages * kKvStage;
-#line 104 "templates/sm90/attn_fwd_wgmma.cu.in"
-constexpr int kOBufs = 2;
+#line 105 "templates/sm90/attn_fwd_wgmma.cu.in"
+constexpr int kOBufs = 3;
 constexpr wg_u32 kOBufBytes = 8192;  // boxes x 64 rows x 128 bytes
 constexpr wg_u32 kOBox = kOBufBytes / kBoxes;
 constexpr wg_u32 kOffO = kOffV + kStages * kKvStage;
 constexpr wg_u32 kOffBar = kOffO + kOBufs * kOBufBytes;
-#line 112 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 113 "templates/sm90/attn_fwd_wgmma.cu.in"
 constexpr float kLn2 = 0.693147180559945309f;
 
 // 128-byte swizzled, 1024-byte atoms: wgmma shared-memory descriptor for a start address,
@@ -796,11 +797,9 @@ __device__ __forceinline__ wg_u32 swz(int r, int c) {
 // P (step 5): two fp32 probabilities -> bf16x2 with the variant's rounding, lower column low.
 // For P only finite values in [0, 1] and NaN occur; NaN stays a NaN (it only feeds P.V).
 __device__ __forceinline__ wg_u32 pack_p(float lo, float hi) {
-#line 135 "templates/sm90/attn_fwd_wgmma.cu.in"
-  // RTNA = (u + 0x8000) >> 16 for finite p: one cvt.rn after setting each mantissa's lowest
-  // bit (ties become above-half; p is never +-Inf).
-  return wg_pack_bf16x2_rn(wg_rna_tiebreak(lo), wg_rna_tiebreak(hi));
-#line 139 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 132 "templates/sm90/attn_fwd_wgmma.cu.in"
+  return wg_pack_bf16x2_rn(lo, hi);
+#line 140 "templates/sm90/attn_fwd_wgmma.cu.in"
 }
 
 // Output rounding (step 6) of two values, lower column low: exactly the docs/NUMERICS.md formula
@@ -808,9 +807,9 @@ __device__ __forceinline__ wg_u32 pack_p(float lo, float hi) {
 // (cvt.rn / cvt.rz to bf16x2 round finite values as the formulas and give 0x7FFF for every
 // NaN); RTNA has no cvt and uses the integer formula.
 __device__ __forceinline__ wg_u32 round_out2(float lo, float hi) {
-#line 151 "templates/sm90/attn_fwd_wgmma.cu.in"
-  return ag_bf16_rtna(wg_f32_bits(lo)) | (ag_bf16_rtna(wg_f32_bits(hi)) << 16);
-#line 153 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 148 "templates/sm90/attn_fwd_wgmma.cu.in"
+  return wg_pack_bf16x2_rn(lo, hi);
+#line 154 "templates/sm90/attn_fwd_wgmma.cu.in"
 }
 
 __device__ __forceinline__ void mbar_wait(wg_u32 bar, wg_u32 parity) {
@@ -820,11 +819,11 @@ __device__ __forceinline__ void mbar_wait(wg_u32 bar, wg_u32 parity) {
 
 } // namespace
 
-#line 163 "templates/sm90/attn_fwd_wgmma.cu.in"
-extern "C" __global__ void __launch_bounds__(384, 1)
-    attn_fwd_d64_bhsd_rtna_q1_kv176_w12_nosplit_tma_wgmma_sm90(const __grid_constant__ attngen_kargs_tma prm) {
+#line 164 "templates/sm90/attn_fwd_wgmma.cu.in"
+extern "C" __global__ void __launch_bounds__(512, 1)
+    attn_fwd_d64_bhsd_rtne_q1_kv128_w16_nosplit_tma_wgmma_sm90(const __grid_constant__ attngen_kargs_tma prm) {
   const attngen_kargs a = prm.a;            // (a reference kept the param address live: a spill)
-#line 169 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 170 "templates/sm90/attn_fwd_wgmma.cu.in"
   extern __shared__ __align__(1024) unsigned char smem_raw[];
   const wg_u32 sbase = (wg_smem_addr(smem_raw) + 1023u) & ~1023u;
   const wg_u32 sQ = sbase;
@@ -836,19 +835,20 @@ extern "C" __global__ void __launch_bounds__(384, 1)
   const wg_u32 bar_full_v = bar_full_k + 8 * kStages;
   const wg_u32 bar_empty_k = bar_full_v + 8 * kStages;  // [stage]: K tile released
   const wg_u32 bar_empty_v = bar_empty_k + 8 * kStages;
-#line 181 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 182 "templates/sm90/attn_fwd_wgmma.cu.in"
   // (macros, not variables: computed where used, so that no register holds them in the
   // producer's 24-register code)
 #define sO (sbase + kOffO)
 #define bar_o_full (bar_empty_v + 8 * kStages)   /* [O buffer]: written (128 arrivals) */
-  // O buffer free again (its stores have read it): named barriers 3 and 4, 160 threads (a
-  // consumer's 128 wait with bar.sync, the storer's warp arrives). One buffer: barrier 3 + c
-  // = "free for consumer c" (the storer arrives on it after storing the other consumer's
-  // tile); two buffers: barrier 3 + c = "buffer c free". The storer arrives ahead for the
-  // first use (of barrier 3 only with one buffer, where consumer 1 waits for consumer 0's
-  // tile) and leaves out the arrivals that no later use waits for.
-  constexpr wg_u32 kBarOFree = 3;
-#line 193 "templates/sm90/attn_fwd_wgmma.cu.in"
+  // O buffer free again (its stores have read it): named barriers kBarOFree + c (after the
+  // consumers' turn barriers 1..kConsumers), 160 threads (a consumer's 128 wait with bar.sync,
+  // the storer's warp arrives). One buffer: kBarOFree + c = "free for consumer c" (the
+  // storer arrives on it after storing the previous consumer's tile); a buffer per consumer:
+  // kBarOFree + c = "buffer c free". The storer arrives ahead for the first use (of consumer
+  // 0's barrier only with one buffer, where consumer c + 1 waits for consumer c's tile) and
+  // leaves out the arrivals that no later use waits for.
+  constexpr wg_u32 kBarOFree = 1 + kConsumers;
+#line 195 "templates/sm90/attn_fwd_wgmma.cu.in"
 
   const int tid = (int)threadIdx.x;
   const int wgroup = tid >> 7;
@@ -861,9 +861,9 @@ extern "C" __global__ void __launch_bounds__(384, 1)
   const int n_tiles = (Skv + kKv - 1) / kKv;
   // The causal mask is the variant's (axis mask; the dispatcher gives it only calls with
   // kargs.causal set accordingly): the dense kernels compile without any of its code.
-#line 208 "templates/sm90/attn_fwd_wgmma.cu.in"
-  constexpr bool kCausal = false;
 #line 210 "templates/sm90/attn_fwd_wgmma.cu.in"
+  constexpr bool kCausal = false;
+#line 212 "templates/sm90/attn_fwd_wgmma.cu.in"
   // Keys of the jobs of batch entry b: its length (attngen_kargs.kv_len) clamped into
   // [0, Skv], or Skv; and a job's KV tiles: at least one (a job with no key runs one fully
   // masked tile, so that every job keeps its place in the pipeline; n_tiles == 0, Skv = 0,
@@ -904,7 +904,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
     h = hb % H;
     b = hb / H;
   };
-#line 259 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 261 "templates/sm90/attn_fwd_wgmma.cu.in"
   // Element offsets of job `job`'s Q/O rows and K/V rows (those of its KV head): 64-bit
   // per-(batch, head) base, 32-bit row offsets within a batch. Also returns the job's first
   // query row.
@@ -913,29 +913,29 @@ extern "C" __global__ void __launch_bounds__(384, 1)
     decode(job, mb, h, b);
     q0 = mb * kBlockM;
     const int hk = (int)((unsigned)h * (unsigned)Hkv / (unsigned)H);
-#line 271 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 273 "templates/sm90/attn_fwd_wgmma.cu.in"
     q_base = ((long long)b * H + h) * (long long)Sq * kD;
     kv_base = ((long long)b * Hkv + hk) * (long long)Skv * kD;
-#line 274 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 276 "templates/sm90/attn_fwd_wgmma.cu.in"
   };
 
-#line 277 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 279 "templates/sm90/attn_fwd_wgmma.cu.in"
   constexpr wg_u32 kFullArrivals = 1;        // the producer thread's arrive.expect_tx
-#line 281 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 283 "templates/sm90/attn_fwd_wgmma.cu.in"
   if (tid == 0) {
     for (int i = 0; i < kQBufs; ++i) {
       wg_mbar_init(bar_q + 8 * i, kFullArrivals);
-      wg_mbar_init(bar_q_empty + 8 * i, 8);  // one arrival per consumer warp
+      wg_mbar_init(bar_q_empty + 8 * i, 4 * kConsumers);  // one arrival per consumer warp
     }
     for (int s = 0; s < kStages; ++s) {
       wg_mbar_init(bar_full_k + 8 * s, kFullArrivals);
       wg_mbar_init(bar_full_v + 8 * s, kFullArrivals);
-      wg_mbar_init(bar_empty_k + 8 * s, 8);
-      wg_mbar_init(bar_empty_v + 8 * s, 8);
+      wg_mbar_init(bar_empty_k + 8 * s, 4 * kConsumers);
+      wg_mbar_init(bar_empty_v + 8 * s, 4 * kConsumers);
     }
-#line 293 "templates/sm90/attn_fwd_wgmma.cu.in"
-    for (int i = 0; i < kOBufs; ++i) wg_mbar_init(bar_o_full + 8 * i, 128);  // its consumer
 #line 295 "templates/sm90/attn_fwd_wgmma.cu.in"
+    for (int i = 0; i < kOBufs; ++i) wg_mbar_init(bar_o_full + 8 * i, 128);  // its consumer
+#line 297 "templates/sm90/attn_fwd_wgmma.cu.in"
     wg_fence_mbar_init();
   }
   __syncthreads();
@@ -943,7 +943,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
   if (wgroup == 0) {
     // ================================ producer ================================
     wg_setmaxnreg_dec<24>();
-#line 303 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 305 "templates/sm90/attn_fwd_wgmma.cu.in"
     if (tid == 0 && n_tiles > 0) {
       const void *map_q = &prm.q;
       const void *map_k = &prm.k;
@@ -1019,9 +1019,10 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       const void *map_o = &prm.o;
       if (issuer) wg_prefetch_tensormap(map_o);
       wg_bar_arrive(kBarOFree, 160);         // the first use (consumer 0's)
-      if (kOBufs == 2) wg_bar_arrive(kBarOFree + 1, 160);
+      if (kOBufs == kConsumers)
+        for (int c = 1; c < kConsumers; ++c) wg_bar_arrive(kBarOFree + c, 160);
       // The k-th use of a buffer completes phase k of its o_full: with one buffer the uses
-      // are 2n + c (parity c), with two buffers n (the job count's parity).
+      // are kConsumers n + c, with a buffer per consumer n (the job count's parity).
       // The job's coordinates are stepped, not divided (this thread has 24 registers and
       // issues the stores that free the O buffer: no divisions in between); the causal
       // order decodes them per job.
@@ -1032,11 +1033,13 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       int b = ((int)blockIdx.x / n_mb) / H;
       for (int job = job_at(0); job < n_jobs; job = job_at(++ni), jpar ^= 1u) {
         if (kCausal) decode(job, mb, h, b);
-        for (int c = 0; c < 2; ++c) {
-          const int ob = kOBufs == 2 ? c : 0;
+        for (int c = 0; c < kConsumers; ++c) {
+          const int ob = kOBufs == kConsumers ? c : 0;
           const int row = mb * kBlockM + 64 * c;
           if (issuer) {
-            mbar_wait(bar_o_full + 8 * ob, kOBufs == 2 ? jpar : (wg_u32)c);
+            mbar_wait(bar_o_full + 8 * ob, kOBufs == kConsumers
+                                               ? jpar
+                                               : (wg_u32)((kConsumers & 1 ? ni : 0) + c) & 1u);
             if (row < Sq) {                  // (a box wholly past Sq has nothing to store)
               const wg_u32 src = sO + (wg_u32)ob * kOBufBytes;
 #pragma unroll
@@ -1047,11 +1050,13 @@ extern "C" __global__ void __launch_bounds__(384, 1)
             }
           }
           __syncwarp();
-          // One buffer: consumer c's tile is stored, so the buffer is free for the other
-          // consumer; two buffers: buffer c is free (for consumer c).
+          // One buffer: consumer c's tile is stored, so the buffer is free for the next
+          // consumer; a buffer per consumer: buffer c is free (for consumer c).
           const bool more = job_at(ni + 1) < n_jobs;
-          if (more || (kOBufs == 1 && c == 0))
-            wg_bar_arrive(kOBufs == 2 ? kBarOFree + c : kBarOFree + (c ^ 1), 160);
+          if (more || (kOBufs == 1 && c + 1 < kConsumers))
+            wg_bar_arrive(kOBufs == kConsumers ? kBarOFree + c
+                                               : kBarOFree + (c + 1 < kConsumers ? c + 1 : 0),
+                          160);
         }
         if (!kCausal) {
           for (mb += (int)gridDim.x; mb >= n_mb; mb -= n_mb) {
@@ -1063,10 +1068,10 @@ extern "C" __global__ void __launch_bounds__(384, 1)
         }
       }
     }
-#line 486 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 493 "templates/sm90/attn_fwd_wgmma.cu.in"
   } else {
     // ================================ consumers ===============================
-    wg_setmaxnreg_inc<240>();
+    wg_setmaxnreg_inc<160>();
     const int cw = wgroup - 1;               // consumer index: rows [64 cw, 64 cw + 64)
     const int ct = tid & 127;
     const int wq = ct >> 5;                  // warp in the warpgroup: rows 16 wq .. 16 wq + 15
@@ -1074,7 +1079,9 @@ extern "C" __global__ void __launch_bounds__(384, 1)
     const int g = lane >> 2;                 // accumulator rows g and g + 8
     const int t4 = lane & 3;                 // accumulator columns 8i + 2 t4, + 1
     const wg_u32 bar_me = 1u + (wg_u32)cw;   // ping-pong: my turn on the tensor cores
-    const wg_u32 bar_other = 2u - (wg_u32)cw;
+    // (the next consumer's turn: round robin over the consumers, 2: ping-pong)
+    const wg_u32 bar_other = kConsumers == 2 ? 2u - (wg_u32)cw
+                                             : 1u + (wg_u32)(cw + 1 < kConsumers ? cw + 1 : 0);
     const float scale_log2 = a.scale_log2;
     const float neg_inf = wg_f32_from_bits(0xFF800000u);
 
@@ -1103,7 +1110,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       for (int kk = 0; kk < kD / 16; ++kk) {
         const wg_u64 da = make_desc(q_rows + (kk >> 2) * kQHalf + (kk & 3) * 32, 16, 1024);
         const wg_u64 db = make_desc(kt + (kk >> 2) * kKvHalf + (kk & 3) * 32, 16, 1024);
-        wg_mma_ss_m64n176k16(s, da, db, kk > 0 ? 1 : 0);
+        wg_mma_ss_m64n128k16(s, da, db, kk > 0 ? 1 : 0);
       }
       wg_commit();
     };
@@ -1119,12 +1126,12 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       }
       wg_commit();
     };
-#line 542 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 551 "templates/sm90/attn_fwd_wgmma.cu.in"
     // Waits for my turn on the tensor cores, then orders my register writes before the
     // wgmmas (the tiles arrived through the async proxy: no proxy fence).
     auto begin_issue = [&]() {
       wg_bar_sync(bar_me, 256);
-#line 553 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 562 "templates/sm90/attn_fwd_wgmma.cu.in"
 #pragma unroll
       for (int i = 0; i < kORegs; ++i) wg_fence_operand(o[i]);
 #pragma unroll
@@ -1249,18 +1256,16 @@ extern "C" __global__ void __launch_bounds__(384, 1)
     auto set_pending = [&](float alpha0, float alpha1) {
       pa0 = alpha0;
       pa1 = alpha1;
-#line 678 "templates/sm90/attn_fwd_wgmma.cu.in"
-      // (RTNA rescales always: with the skip its long shapes ran 3% slower in runs AB4 and
-      // AB5, where RTNE and RTZ gained 0.4-2.6%.)
-      prs = true;
-#line 684 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 691 "templates/sm90/attn_fwd_wgmma.cu.in"
+      prs = wg_any(alpha0 != 1.f || alpha1 != 1.f);
+#line 693 "templates/sm90/attn_fwd_wgmma.cu.in"
     };
 
-#line 687 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 696 "templates/sm90/attn_fwd_wgmma.cu.in"
     // Step 6: o = O * (1 / l) (l = 0 -> 0), rounded, into this consumer's O buffer (the
     // storer writes it out). Step 7: LSE = m ln2 + ln l. For job `job` with the final running
     // max (em0, em1) and this thread's parts of l (el0, el1).
-#line 695 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 704 "templates/sm90/attn_fwd_wgmma.cu.in"
     auto epilogue = [&](int job, float em0, float em1, float el0, float el1) {
       long long q_base, kv_base;
       int q0, h, b;
@@ -1286,31 +1291,31 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       }
       const int qa = q0 + 64 * cw + 16 * wq + g;  // rows qa and qa + 8
       const bool ok0 = qa < Sq, ok1 = qa + 8 < Sq;
-#line 721 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 730 "templates/sm90/attn_fwd_wgmma.cu.in"
       (void)q_base;
       // Wait until the buffer's previous contents have been read by their stores (a named
       // barrier: an mbarrier wait loop here, with O and S live, made ptxas spill).
-      const int ob = kOBufs == 2 ? cw : 0;
+      const int ob = kOBufs == kConsumers ? cw : 0;
       wg_bar_sync(kBarOFree + (wg_u32)cw, 160);
       // Row r = 16 wq + g of the buffer (r & 7 = g): 16-byte chunk c of the row at c ^ g, i.e.
       // the chunk bits (4..6) of the address XOR c, with g's bits set in `orow`.
       const wg_u32 orow = (sO + (wg_u32)ob * kOBufBytes + (wg_u32)(16 * wq) * 128u +
                            (wg_u32)g * 128u + 4u * t4) | ((wg_u32)g << 4);
-#line 735 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 744 "templates/sm90/attn_fwd_wgmma.cu.in"
 #pragma unroll
       for (int i = 0; i < kD / 8; ++i) {
         const wg_u32 r0 = round_out2(wg_mul_rn(o[4 * i], inv0), wg_mul_rn(o[4 * i + 1], inv0));
         const wg_u32 r1 = round_out2(wg_mul_rn(o[4 * i + 2], inv1), wg_mul_rn(o[4 * i + 3], inv1));
-#line 740 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 749 "templates/sm90/attn_fwd_wgmma.cu.in"
         const wg_u32 at = (orow ^ ((wg_u32)(i & 7) << 4)) + (wg_u32)(i >> 3) * kOBox;
         wg_st_shared_b32(at, r0);
         wg_st_shared_b32(at + 8u * 128u, r1);
-#line 747 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 756 "templates/sm90/attn_fwd_wgmma.cu.in"
       }
-#line 749 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 758 "templates/sm90/attn_fwd_wgmma.cu.in"
       wg_fence_proxy_async();                // st.shared (generic) -> the stores (async proxy)
       wg_mbar_arrive(bar_o_full + 8 * ob);
-#line 752 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 761 "templates/sm90/attn_fwd_wgmma.cu.in"
       if (a.lse != 0 && t4 == 0) {
         float *lse = a.lse + ((long long)b * H + h) * (long long)Sq;
         if (ok0) wg_st_global_f32(lse + qa, wg_add_rn(wg_mul_rn(em0, kLn2), logf(ls0)));
@@ -1351,7 +1356,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       nt = tiles_of(job_keys(kv_n, cq0));
     };
     start_job(job);
-    if (cw == 1) wg_bar_arrive(1, 256);      // consumer 0 issues first
+    if (cw == kConsumers - 1) wg_bar_arrive(1, 256);  // consumer 0 issues first
     {
       // The block's first round: S_0 of its first job only.
       mbar_wait(bar_q, 0u);
@@ -1472,6 +1477,6 @@ extern "C" __global__ void __launch_bounds__(384, 1)
     }
   }
 }
-#line 914 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 923 "templates/sm90/attn_fwd_wgmma.cu.in"
 #undef sO
 #undef bar_o_full
