@@ -120,8 +120,9 @@ typedef struct attngen_fwd_args {
   void *out;             /* bf16, same layout and shape as q; must not overlap q/k/v */
   float *lse;            /* fp32 [B,H,Sq] natural-log LSE, or NULL */
   /* head_dim: elements per row of q, k, v and out: 64, 128 or 256 (else UNSUPPORTED_HEAD_DIM
-   * naming args.head_dim). 128: every backend; 64 and 256: cpu and cuda (sm90 wgmma kernels);
-   * the gfx942 kernels (hip, emu) are 128 only (NO_VARIANT naming args.head_dim). Set
+   * naming args.head_dim). The cpu reference takes all three; the kernels: 128 on every
+   * backend, 64 on cuda (sm90 wgmma kernels), 256 none yet (NO_VARIANT naming args.head_dim
+   * and the head dims the backend has; README: which backend has which). Set
    * softmax_scale with it: attngen_fwd_args_init's default is 1/sqrt(128). */
   int batch, heads, seqlen_q, seqlen_kv, head_dim;
   attngen_layout layout;

@@ -473,17 +473,28 @@ attngen_status attngen__dispatch_select(const attngen__dispatch_input *in,
       c[n++] = &in->candidates[i];
   if (n == 0) {
     free(c);
-    if (attngen__shape_head_dim(&in->shape) != 128) {
-      int any = 0; /* a variant of that head_dim at all (then the other features exclude it) */
-      for (size_t i = 0; i < in->count; i++)
-        any |= in->candidates[i].target == in->target &&
-               attngen__desc_head_dim(&in->candidates[i]) == attngen__shape_head_dim(&in->shape);
-      if (!any)
+    {
+      /* a variant of the call's head_dim at all (else the other features exclude it); the
+       * message lists the head dims this target's variants have */
+      int any = 0, have[3] = {0, 0, 0}; /* 64, 128, 256 */
+      for (size_t i = 0; i < in->count; i++) {
+        if (in->candidates[i].target != in->target) continue;
+        const int hd = attngen__desc_head_dim(&in->candidates[i]);
+        any |= hd == attngen__shape_head_dim(&in->shape);
+        have[hd == 64 ? 0 : hd == 128 ? 1 : 2] |= hd == 64 || hd == 128 || hd == 256;
+      }
+      if (!any) {
+        char list[32] = "";
+        for (int j = 0; j < 3; j++)
+          if (have[j])
+            snprintf(list + strlen(list), sizeof list - strlen(list), "%s%d", list[0] ? ", " : "",
+                     (int[]){64, 128, 256}[j]);
         return attngen__fail(ATTNGEN_STATUS_NO_VARIANT,
                              "args.head_dim = %d: no embedded %s variant has that head_dim "
-                             "(allowed on this backend: 128; head_dim 64 and 256: sm90 (cuda) and "
-                             "the cpu reference)", attngen__shape_head_dim(&in->shape),
-                             target_str(in->target));
+                             "(allowed on this backend: %s; the cpu reference takes 64, 128 and "
+                             "256)", attngen__shape_head_dim(&in->shape), target_str(in->target),
+                             list[0] ? list : "none");
+      }
     }
     if (in->causal)
       return attngen__fail(ATTNGEN_STATUS_NO_VARIANT,
