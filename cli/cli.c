@@ -363,8 +363,9 @@ int attngen__cli_choice(const attngen__cli_args *a, const char *name, int dflt) 
   return v->given ? (int)v->i : dflt;
 }
 
-void attngen__cli_fill(void *data, attngen_layout layout, int b, int h, int s, attngen__rng *r) {
-  attngen__fill_uniform(attngen__view_out(data, layout, h, s), b, h, s, r, -1.0, 1.0);
+void attngen__cli_fill(void *data, attngen_layout layout, int b, int h, int s, int d,
+                       attngen__rng *r) {
+  attngen__fill_uniform(attngen__view_out_d(data, layout, h, s, d), b, h, s, r, -1.0, 1.0);
 }
 
 static void program_usage(FILE *f) {

@@ -135,8 +135,9 @@ int attngen__cli_parse_shape(const char *text, attngen__call_shape *s, char *why
 #define ATTNGEN__CLI_ROUNDING_CHOICES attngen__rounding_names, ATTNGEN__ROUNDING_COUNT
 #define ATTNGEN__CLI_TARGET_CHOICES attngen__target_names, ATTNGEN__TARGET_COUNT
 
-/* Fills a dense [B,H,S,128] bf16 tensor of `layout` with uniform values in [-1, 1], never
+/* Fills a dense [B,H,S,d] bf16 tensor of `layout` with uniform values in [-1, 1], never
  * zero (check/testdata.c), from the generator r. */
-void attngen__cli_fill(void *data, attngen_layout layout, int b, int h, int s, attngen__rng *r);
+void attngen__cli_fill(void *data, attngen_layout layout, int b, int h, int s, int d,
+                       attngen__rng *r);
 
 #endif /* ATTNGEN_CLI_H */

@@ -88,7 +88,7 @@ static int bench_one(attngen_context *ctx, const attngen__call_shape *s, attngen
   void *fills[3] = {q, k, v};
   const int lens[3] = {s->seqlen_q, s->seqlen_kv, s->seqlen_kv};
   for (int i = 0; i < 3 && !st; i++) {
-    attngen__cli_fill(host, layout, s->batch, s->heads, lens[i], &r);
+    attngen__cli_fill(host, layout, s->batch, s->heads, lens[i], 128, &r);
     if (lens[i])
       st = attngen_memcpy_htod(ctx, fills[i], host, (size_t)s->batch * s->heads * lens[i] * 256);
   }

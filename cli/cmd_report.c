@@ -42,6 +42,9 @@ static const attngen__cli_option options[] = {
     {"--mfma-cycles", ATTNGEN__CLI_REAL, "N",
      "cycles of v_mfma_f32_16x16x16_bf16 (default 16), in (0, 1024];\n"
      "the other MFMA costs scale with it", 0, 1024, .lo_open = 1, .needs = "--analyze"},
+    {"--head-dim", ATTNGEN__CLI_REAL, "D",
+     "d of a unit's QK^T + PV (default: the d<N> token of an attngen\n"
+     "kernel symbol, else 128), in (0, 1024]", 0, 1024, .lo_open = 1, .needs = "--analyze"},
     {"--verbose", ATTNGEN__CLI_FLAG, NULL, "print the path's instructions", .needs = "--analyze"},
     {NULL}};
 
@@ -52,6 +55,7 @@ const attngen__cli_command attngen__cli_cmd_report = {
     "[--dir DIR] [--filter GLOB] [--tsv]\n"
     "       attngen report --analyze [FILE.co ...] [--kernel GLOB] [--dir DIR]\n"
     "                      [--filter GLOB] [--tsv] [--mca] [--trans-cycles N] [--mfma-cycles N]\n"
+    "                      [--head-dim D]\n"
     "                      [--verbose]",
     "Static report of built gfx942 code objects DIR/NAME.co (default DIR:\n"
     "build/kernels/gfx942): arch VGPRs, AGPRs, SGPRs, scratch bytes, LDS bytes, spills,\n"
@@ -74,7 +78,8 @@ const attngen__cli_command attngen__cli_cmd_report = {
     "     buffer/global ops (not the last tile), then more s_barrier, then fewer\n"
     "     instructions (skips rare gates: O rescale, partial-tile masking); tie: fall through.\n"
     "Counts are per unit of 16 query rows x 64 keys for one wave, units per iteration =\n"
-    "MFMA flops on the path / (4*16*64*128) (QK^T + PV at head_dim 128): MFMA, non-MFMA\n"
+    "MFMA flops on the path / (4*16*64*d) (QK^T + PV at head_dim d: --head-dim, else the\n"
+    "d<N> token of an attngen kernel symbol, else 128): MFMA, non-MFMA\n"
     "VALU by class, v_exp, v_perm, bf16 rounding ops, LDS, buffer/global, s_waitcnt,\n"
     "s_barrier, s_nop wait states (s_nop N = N+1); and the estimate under the two-group\n"
     "ping-pong: VALU cycles / MFMA cycles per unit (> 1: VALU-bound). Cycles per wave64\n"
@@ -262,12 +267,13 @@ static int report(const attngen__cli_args *args) {
   const char *dir = attngen__cli_text(args, "--dir", "build/kernels/gfx942");
   const char *filter = attngen__cli_text(args, "--filter", NULL);
   const int tsv = attngen__cli_given(args, "--tsv"), analyze = attngen__cli_given(args, "--analyze");
-  attngen__ra_options ro = {NULL, 0, 0, 0, 16.0, 128.0, 16.0, 0};
+  attngen__ra_options ro = {NULL, 0, 0, 0, 16.0, 0.0, 16.0, 0};
   ro.kernel_glob = attngen__cli_text(args, "--kernel", NULL);
   ro.mca = attngen__cli_given(args, "--mca");
   ro.verbose = attngen__cli_given(args, "--verbose");
   ro.trans_cycles = attngen__cli_real(args, "--trans-cycles", ro.trans_cycles);
   ro.mfma_cycles = attngen__cli_real(args, "--mfma-cycles", ro.mfma_cycles);
+  ro.head_dim = attngen__cli_real(args, "--head-dim", ro.head_dim);
   if (!analyze && args->npositional)
     return attngen__cli_usage_error(args->cmd, "FILE.co arguments need --analyze");
   if (analyze) return report_analyze(args->positional, args->npositional, dir, filter, tsv, &ro);

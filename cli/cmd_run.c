@@ -97,9 +97,9 @@ static int run(const attngen__cli_args *args) {
   if (hq && hk && hv && ho) {
     attngen__rng r;
     attngen__rng_seed(&r, (uint64_t)seed);
-    attngen__cli_fill(hq, a.layout, a.batch, a.heads, a.seqlen_q, &r);
-    attngen__cli_fill(hk, a.layout, a.batch, a.heads, a.seqlen_kv, &r);
-    attngen__cli_fill(hv, a.layout, a.batch, a.heads, a.seqlen_kv, &r);
+    attngen__cli_fill(hq, a.layout, a.batch, a.heads, a.seqlen_q, a.head_dim, &r);
+    attngen__cli_fill(hk, a.layout, a.batch, a.heads, a.seqlen_kv, a.head_dim, &r);
+    attngen__cli_fill(hv, a.layout, a.batch, a.heads, a.seqlen_kv, a.head_dim, &r);
     st = attngen_malloc(ctx, nq * 2, &dq);
     if (!st) st = attngen_malloc(ctx, nkv * 2 + 16, &dk);
     if (!st) st = attngen_malloc(ctx, nkv * 2 + 16, &dv);

@@ -5,7 +5,8 @@
  *   report_disasm.c  the code object: descriptors and instructions;
  *   report_cfg.c     basic blocks, dominators, the main loop, reaching definitions;
  *   report_path.c    the steady-state path of each wave through one iteration (rules R1-R4).
- * 4. Normalization: one unit = 16 query rows x 64 keys for one wave with head_dim d (128):
+ * 4. Normalization: one unit = 16 query rows x 64 keys for one wave with head_dim d (the
+ *    option, else the d<N> token of an attngen kernel symbol, else 128):
  *    QK^T + PV = 4 * 16 * 64 * d flops. Units per iteration = MFMA flops on the path / that.
  * 5. Costs (wave64, cycles of one SIMD): MFMA from its shape (v_mfma_f32_16x16x16_bf16/f16:
  *    16, 32x32x8: 32, per the AMD matrix instruction calculator for CDNA3; other shapes:
@@ -306,10 +307,22 @@ static void ra_print(FILE *out, const char *path, const attngen__ra_result *r,
             r->mca_cycles, r->mca_cycles / u);
 }
 
+/* The head_dim of a kernel's units: the option, else the d<N> token of an attngen symbol
+ * (attn_fwd_d64_...), else 128. */
+static double ra_head_dim(const attngen__ra_options *opt, const char *name) {
+  if (opt->head_dim > 0) return opt->head_dim;
+  int d = 0, len = 0;
+  if (sscanf(name, "attn_fwd_d%d_%n", &d, &len) == 1 && len > 0 && d > 0) return (double)d;
+  return 128.0;
+}
+
 static int ra_kernel(const char *path, const ra_kernel_notes *kn,
                      const ra_kernel_notes *all_kernels, int n_kernels,
-                     const attngen__ra_options *opt,
+                     const attngen__ra_options *opt_in,
                      FILE *out, attngen__ra_result *r, char *err, size_t errsz) {
+  attngen__ra_options opt_hd = *opt_in;
+  opt_hd.head_dim = ra_head_dim(opt_in, kn->name);
+  const attngen__ra_options *opt = &opt_hd;
   ra_ctx x;
   memset(&x, 0, sizeof x);
   memset(r, 0, sizeof *r);

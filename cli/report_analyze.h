@@ -17,7 +17,7 @@ typedef struct attngen__ra_options {
   int mca;                 /* also run llvm-mca-19 on the steady-state path */
   int verbose;             /* print the path's instructions */
   double trans_cycles;     /* cycles of one wave64 transcendental (default 16: quarter rate) */
-  double head_dim;         /* d of QK^T and PV (default 128) */
+  double head_dim;         /* d of QK^T and PV (0: from the attngen symbol's d<N>, else 128) */
   double mfma_cycles;      /* cycles of v_mfma_f32_16x16x16_bf16 (0: 16); other MFMAs scale */
   int skip_unmatched;      /* a file without a kernel matching kernel_glob is not an error */
 } attngen__ra_options;

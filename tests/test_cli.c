@@ -216,6 +216,20 @@ static void test_cli_run_prints_variant_and_reason(void **state) {
   assert_true(out_has("(gfx942, 3 compute units)"));
 }
 
+/* run --head-dim: inputs of that row length (64 crashed in the fill at 128), the
+ * dispatcher's kernel of that head_dim on the gfx942 kernels (emu); 256: none there */
+static void test_cli_run_head_dim(void **state) {
+  (void)state;
+  assert_int_equal(cli("run --backend emu --shape 1,2,40,70 --head-dim 64 --layout bhsd"), 0);
+  assert_true(out_has("variant:  attn_fwd_d64_bhsd_rtne_"));
+  assert_true(out_has("D=64"));
+  assert_true(out_has("output:   5120 of 5120 elements finite"));
+  assert_int_equal(cli("run --backend cpu --shape 1,2,40,70 --head-dim 256"), 0);
+  assert_true(out_has("output:   20480 of 20480 elements finite"));
+  assert_int_equal(cli("run --backend emu --shape 1,2,40,70 --head-dim 256"), 1);
+  assert_true(err_has("args.head_dim = 256"));
+}
+
 static void test_cli_log_and_log_file(void **state) {
   (void)state;
   char cmd[1024], text[16384];
@@ -458,6 +472,7 @@ int main(void) {
     cmocka_unit_test_setup_teardown(test_cli_cache_ls_and_clear, setup, teardown),
     cmocka_unit_test_setup_teardown(test_cli_list_search_space, setup, teardown),
     cmocka_unit_test_setup_teardown(test_cli_run_prints_variant_and_reason, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_cli_run_head_dim, setup, teardown),
     cmocka_unit_test_setup_teardown(test_cli_log_and_log_file, setup, teardown),
   };
   return attngen_test_exit(cmocka_run_group_tests(tests, NULL, NULL));

@@ -389,11 +389,11 @@ static uint16_t f2bf(float f) {
 }
 
 /* Runs one generated variant (no KV split: split_first = all jobs) on a small ragged shape
- * and compares with attention in fp64; every output element must be written, nothing
+ * at its head_dim and compares with attention in fp64; every output element must be written, nothing
  * after the output. Returns the relative L2 error, or -1 on an emulator failure. */
 static double run_variant(const attngen__emu_kernel *k, const attngen__variant_desc *d,
                           int Sq, int Skv, double *seconds) {
-  const int B = 1, H = 2, D = 128, guard = 256;
+  const int B = 1, H = 2, D = attngen__desc_head_dim(d), guard = 256;
   size_t nq = (size_t)B * Sq * H * D, nk = (size_t)B * Skv * H * D;
   uint16_t *q = malloc(nq * 2), *kk = malloc(nk * 2 + 2), *v = malloc(nk * 2 + 2);
   uint16_t *o = malloc((nq + guard) * 2);
@@ -419,7 +419,7 @@ static double run_variant(const attngen__emu_kernel *k, const attngen__variant_d
   a.H = H;
   a.Sq = Sq;
   a.Skv = Skv;
-  const float scale = 1.0f / sqrtf(128.0f);
+  const float scale = 1.0f / sqrtf((float)D);
   a.scale_log2 = scale * 1.44269504088896341f;
   a.num_q_blocks = (Sq + d->block_m - 1) / d->block_m;
   a.split_first = a.num_q_blocks * B * H;
@@ -439,7 +439,7 @@ static double run_variant(const attngen__emu_kernel *k, const attngen__variant_d
     /* v_path=vt: the pre-pass launch (kargs.vt_prepass = 1, split_plan.h) writes V in operand
      * order to the workspace start */
     unsigned vg[3];
-    vt_ws = calloc(attngen__vt_plan(B, H, Skv, vg), 1);
+    vt_ws = calloc(attngen__vt_plan(B, H, Skv, attngen__desc_head_dim(d), vg), 1);
     assert_non_null(vt_ws);
     a.ws = vt_ws;
     a.vt_prepass = 1;

@@ -16,7 +16,8 @@
  * build/emu-jit-cache, so a second run loads them; to keep CI short each of its variants runs
  * every third case of the set (the k-th variant: cases k mod 3, +3, +6, ..., so every case
  * runs on a third of the variants; ATTNGEN_TEST_ALL_CASES=1 runs all, as `attngen check
- * --all` does). Input seeds are fresh per run (printed;
+ * --all` does). Each variant runs at its own head_dim (64 or 128: inputs, call and
+ * reference). Input seeds are fresh per run (printed;
  * ATTNGEN_TEST_SEED=N repeats one). Prints its duration and the emulator's rate. */
 #include <math.h>
 #include <setjmp.h>
@@ -37,7 +38,6 @@
 #include "verify.h"
 #include "attngen.h"
 
-#define D ATTNGEN__HEAD_DIM
 #define LSE_GUARD 64
 #define LSE_CANARY (-777.25f)
 #define LSE_POISON 12345.0f
@@ -133,10 +133,11 @@ static int run_case(const attngen__variant_desc *var, const attngen__contract_ca
   const attngen_rounding mode = (attngen_rounding)var->rounding;
   const float scale = c->scale;
   const int builtin = attngen__emu_find(var->name) != NULL;
+  const int D = attngen__desc_head_dim(var); /* the variant's head_dim: inputs and call */
   attngen__inputs in;
-  assert_int_equal(attngen__inputs_make_gqa(&in, c->inputs, seed, layout, c->batch, c->heads,
-                                            c->heads_kv, c->seqlen_q, c->seqlen_kv,
-                                            scale != 0.0f ? scale : ATTNGEN__DEFAULT_SCALE),
+  assert_int_equal(attngen__inputs_make_hd(&in, c->inputs, seed, layout, c->batch, c->heads,
+                                           c->heads_kv, c->seqlen_q, c->seqlen_kv, D,
+                                           scale != 0.0f ? scale : ATTNGEN__DEFAULT_SCALE),
                    ATTNGEN_STATUS_OK);
   if (c->special) attngen__plant_special(&in);
   const int32_t *kvl = c->nkvl ? c->kvl : NULL;
@@ -160,6 +161,7 @@ static int run_case(const attngen__variant_desc *var, const attngen__contract_ca
   a.variant = var->name;
   a.kv_lengths = kvl; /* host memory on the emu backend */
   a.heads_kv = c->heads_kv; /* k, v: heads_kv heads, read in place */
+  a.head_dim = D;
 
   char problems[1024] = "";
   size_t pl = 0;

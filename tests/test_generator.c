@@ -57,17 +57,32 @@ static void test_generator_name_derivation(void **state) {
                        "unknown rounding 'rtxx' (allowed: rtne, rtna, rtz)");
   assert_eval_contains("local c = require('config'); local v, e = c.parse('attn_fwd_d128_bshd'); return e",
                        "has 2 axis tokens, expected 12");
-  /* head_dim: the first token (d64, d128), 64 on the sm90 wgmma TMA kernel only */
+  /* head_dim: the first token (d64, d128), 64 on the sm90 wgmma TMA kernel and on gfx942 */
   assert_eval("local c = require('config'); local v = {head_dim=64, layout='bshd', "
               "rounding='rtne', q_tiles=1, kv_tile=128, waves=12, kv_split='off', "
               "load='tma', impl='wgmma', target='sm90'}; assert(c.validate(v)); "
               "local p = assert(c.parse(c.name(v))); return c.name(v) .. ' ' .. p.head_dim",
               "attn_fwd_d64_bshd_rtne_q1_kv128_w12_nosplit_tma_wgmma_sm90 64");
+  assert_eval("local c = require('config'); return tostring(c.validate{head_dim=64, "
+              "layout='bshd', rounding='rtne', q_tiles=2, kv_tile=96, waves=8, "
+              "kv_split='off', v_path='vt', impl='mfma', target='gfx942'})", "true");
   assert_eval_contains("local c = require('config'); local ok, e = c.validate{head_dim=64, "
-                       "layout='bshd', rounding='rtne', q_tiles=2, kv_tile=96, waves=8, "
-                       "kv_split='off', v_path='vt', impl='mfma', target='gfx942'}; return e",
+                       "layout='bshd', rounding='rtne', q_tiles=1, kv_tile=64, waves=4, "
+                       "kv_split='off', impl='mma', target='sm90'}; return e",
                        "rule 'head-dim': head_dim=64 is built for target=sm90 impl=wgmma "
-                       "load=tma only (allowed here: 128)");
+                       "load=tma and target=gfx942 only (allowed here: 128)");
+  /* the gfx942 register budget depends on head_dim: q3 x kv96 fits at 64, not at 128;
+   * q3 x kv128 spills at 64 */
+  assert_eval("local c = require('config'); local v = {head_dim=64, layout='bshd', "
+              "rounding='rtne', q_tiles=3, kv_tile=96, waves=8, kv_split='tail', v_path='vt', "
+              "impl='mfma', target='gfx942'}; local ok64 = c.validate(v); v.head_dim = 128; "
+              "local ok128, e = c.validate(v); return tostring(ok64) .. ' ' .. e",
+              "true rule 'gfx942-vgpr-budget': q_tiles=3 with kv_tile=96 at head_dim=128 exceeds "
+              "256 VGPRs (spills); q_tiles * kv_tile <= 192 at this head_dim");
+  assert_eval_contains("local c = require('config'); local ok, e = c.validate{head_dim=64, "
+                       "layout='bshd', rounding='rtne', q_tiles=3, kv_tile=128, waves=8, "
+                       "kv_split='off', v_path='vt', impl='mfma', target='gfx942'}; return e",
+                       "q_tiles * kv_tile <= 288 at this head_dim");
   assert_eval_contains("local c = require('config'); local ok, e = c.validate{head_dim=64, "
                        "layout='bshd', rounding='rtne', q_tiles=1, kv_tile=128, waves=12, "
                        "kv_split='off', load='thread', impl='wgmma', target='sm90'}; return e",
@@ -80,7 +95,7 @@ static void test_generator_name_derivation(void **state) {
   assert_eval("local g = require('generate'); local n = 0\n"
               "for _, v in ipairs(require('config').default_variants()) do\n"
               "  if v.head_dim == 64 then n = n + 1; assert(g.desc_values(v).head_dim == 64) end end\n"
-              "return tostring(n)", "18");
+              "return tostring(n)", "30");
   /* v_path: the default (perm) adds no token, vt does; sm90 has only perm */
   assert_eval("local c = require('config'); return c.name{layout='bshd', rounding='rtne', "
               "q_tiles=2, kv_tile=96, waves=8, kv_split='tail', v_path='vt', impl='mfma', "

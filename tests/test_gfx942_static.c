@@ -2,8 +2,8 @@
  * `attngen report --tsv` (cli/cmd_report.c): <= 256 VGPRs (arch + AGPR, the
  * unified file at 2 waves/SIMD), no scratch and no spills, LDS <= 64 KiB, and exactly the
  * MFMA count per KV tile that the variant's tile shape requires in its main loop:
- * per wave QK^T = q_tiles * (kv_tile/16) * (128/16), P.V = q_tiles * (128/16) * (kv_tile/16),
- * i.e. q_tiles * kv_tile in total. Code objects come from ATTNGEN_KERNEL_DIR/gfx942
+ * per wave QK^T = q_tiles * (kv_tile/16) * (d/16), P.V = q_tiles * (d/16) * (kv_tile/16),
+ * i.e. q_tiles * kv_tile * d / 128 in total (d: the variant's head_dim, 64 or 128). Code objects come from ATTNGEN_KERNEL_DIR/gfx942
  * (compile definition of tests/CMakeLists.txt; $ATTNGEN_GFX942_CO_DIR overrides). Only the
  * variants of the manifest (the default set) are checked, and each of them must be there. */
 #define _POSIX_C_SOURCE 200809L
@@ -111,8 +111,9 @@ static void test_gfx942_static_budget_and_mfma_count(void **state) {
     if (!d) continue; /* a stale code object of a variant no longer in the default set */
     if (!is_merge(r->name)) {
       seen[d - attngen__manifest] = 1;
-      want = (long)d->q_tiles * (d->kv_tile / 16) * (128 / 16) +
-             (long)d->q_tiles * (128 / 16) * (d->kv_tile / 16);
+      const long hd = attngen__desc_head_dim(d);
+      want = (long)d->q_tiles * (d->kv_tile / 16) * (hd / 16) +
+             (long)d->q_tiles * (hd / 16) * (d->kv_tile / 16);
       if (r->mfma != want) ok = 0;
       if (r->barrier < 2) ok = 0; /* phase hand-off + iteration boundary */
     }
@@ -124,11 +125,17 @@ static void test_gfx942_static_budget_and_mfma_count(void **state) {
       failures++;
     }
   }
+  int by_head_dim[2] = {0, 0}; /* default-set gfx942 variants checked at head_dim 64, 128 */
   for (size_t i = 0; i < attngen__manifest_count; i++) {
-    if (attngen__manifest[i].target != ATTNGEN__TARGET_GFX942 || seen[i]) continue;
+    if (attngen__manifest[i].target != ATTNGEN__TARGET_GFX942) continue;
+    if (seen[i]) by_head_dim[attngen__desc_head_dim(&attngen__manifest[i]) == 128]++;
+    if (seen[i]) continue;
     print_message("FAIL %s: no code object in %s\n", attngen__manifest[i].name, co_dir());
     failures++;
   }
+  print_message("gfx942 static: %d head_dim 64 and %d head_dim 128 variants within budget\n",
+                by_head_dim[0], by_head_dim[1]);
+  assert_true(by_head_dim[0] > 0 && by_head_dim[1] > 0);
   assert_int_equal(failures, 0);
 }
 

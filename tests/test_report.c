@@ -3,8 +3,9 @@
  *  - tests/report_kernels/loop.s, a hand-written kernel with a known loop (assembled by
  *    tests/CMakeLists.txt with clang-19 and ld.lld-19): every per-unit count is checked
  *    exactly, with the branch decisions (first-iteration skip, rescale gate, group split);
- *  - attngen's own default gfx942 variants (kv_split off): the loop is found, 64 MFMA per
- *    unit, units per iteration = q_tiles * kv_tile / 64 (the variant's tile shape), at most
+ *    --head-dim 64 halves the unit;
+ *  - attngen's own default gfx942 variants (kv_split off): the loop is found, head_dim / 2
+ *    MFMA per unit (64 at d128, 32 at d64: the symbol's d<N> sets the unit), units per iteration = q_tiles * kv_tile / 64 (the variant's tile shape), at most
  *    one path per group of the ping-pong, the O-rescale branch is off the steady-state path,
  *    no scratch, 2 waves per SIMD, at least 16 v_exp per unit (16 rows x 64 keys / 64 lanes);
  *  - errors: missing file, not an AMDGPU ELF, a kernel without a loop, bad options. */
@@ -130,6 +131,17 @@ static void test_handwritten_kernel_exact_counts(void **state) {
   /* one iteration = 64 MFMA 16x16x16 bf16 = one unit (the PV block is on the path) */
   assert_float_equal(num(&t, 0, "units_per_iter"), 1.0, 1e-9);
   assert_float_equal(num(&t, 0, "mfma"), 64.0, 1e-9);
+  /* --head-dim 64: the same flops are two units of 16 rows x 64 keys at d64 (its symbol has
+   * no d<N> token: 128 without the option) */
+  {
+    static table t64;
+    snprintf(cmd, sizeof cmd, "'%s' report --analyze --tsv --head-dim 64 '%s'", ATTNGEN_CLI,
+             ATTNGEN_REPORT_LOOP_CO);
+    assert_int_equal(run(cmd, &t64, err, sizeof err), 0);
+    assert_float_equal(num(&t64, 0, "units_per_iter"), 2.0, 1e-9);
+    assert_float_equal(num(&t64, 0, "mfma"), 32.0, 1e-9);
+    assert_float_equal(num(&t64, 0, "valu"), 20.5, 1e-9);
+  }
   /* group A (waves 0-3) has 2 more v_add_f32, group B one buffer_load: the mean of 8 waves */
   assert_int_equal((int)num(&t, 0, "paths"), 2);
   assert_float_equal(num(&t, 0, "valu"), 41.0, 1e-9);
@@ -234,8 +246,11 @@ static void test_default_variants(void **state) {
     const attngen__variant_desc *d = find_variant(col(&t, r, "kernel"));
     if (!d) continue; /* a stale code object of a variant no longer in the default set */
     seen++;
+    /* units of 16 rows x 64 keys at the variant's head_dim d (from the symbol's d<N>): d/2
+     * MFMAs 16x16x16 each (QK^T and PV: 4 key blocks x d/16 each) */
     const double units = (double)d->q_tiles * d->kv_tile / 64.0;
-    const int ok = num(&t, r, "mfma") == 64.0 && num(&t, r, "units_per_iter") == units &&
+    const double mfma = attngen__desc_head_dim(d) / 2.0;
+    const int ok = num(&t, r, "mfma") == mfma && num(&t, r, "units_per_iter") == units &&
                    num(&t, r, "paths") >= 1 && num(&t, r, "paths") <= 2 &&
                    num(&t, r, "rescale_skipped") == 1 &&
                    num(&t, r, "scratch") == 0 && num(&t, r, "waves_per_simd") == 2 &&

@@ -539,20 +539,57 @@ BAD_INPUT_TEST(test_runtime_bad_null_q, p.a.q = NULL, ATTNGEN_STATUS_NULL_POINTE
 BAD_INPUT_TEST(test_runtime_bad_null_v, p.a.v = NULL, ATTNGEN_STATUS_NULL_POINTER, "args.v")
 BAD_INPUT_TEST(test_runtime_bad_head_dim, p.a.head_dim = 96, ATTNGEN_STATUS_UNSUPPORTED_HEAD_DIM,
                "args.head_dim = 96")
-/* head_dim 64 is valid, but the gfx942 kernels (emu) have none (the sm90 ones do): NO_VARIANT
- * naming args.head_dim, out untouched; the cpu reference runs it. */
-static void test_runtime_head_dim_64_no_gfx942_variant(void **state) {
+/* head_dim on the gfx942 kernels (emu): 64 dispatches to a d64 variant whose output and LSE
+ * pass the contract against the reference at head_dim 64 (both layouts, a partial KV tile);
+ * 256 is valid, but no gfx942 kernel has it: NO_VARIANT naming args.head_dim and the head
+ * dims this backend has, out untouched; the cpu reference runs it. */
+static void test_runtime_head_dim_gfx942(void **state) {
   (void)state;
   attngen_context *ctx = NULL;
   attngen_context_options o = {"emu", 0};
   assert_int_equal(attngen_create(&ctx, &o), ATTNGEN_STATUS_OK);
+  for (int li = 0; li < 2; li++) {
+    const attngen_layout layout = li ? ATTNGEN_LAYOUT_BHSD : ATTNGEN_LAYOUT_BSHD;
+    attngen_fwd_args a;
+    attngen_fwd_args_init(&a);
+    attngen__inputs in;
+    assert_int_equal(attngen__inputs_make_hd(&in, ATTNGEN__INPUT_REALISTIC, 31 + li, layout, 2, 2,
+                                             2, 40, 70, 64, 0.125f),
+                     ATTNGEN_STATUS_OK);
+    a.batch = 2;
+    a.heads = 2;
+    a.seqlen_q = 40;
+    a.seqlen_kv = 70;
+    a.head_dim = 64;
+    a.layout = layout;
+    a.rounding = ATTNGEN_ROUND_RTNE;
+    attngen__verify_args va = {ctx, &a, &in, NULL, NULL, 1, 0, NULL, NULL};
+    attngen__verify_result vr;
+    assert_int_equal(attngen__verify_run(&va, &vr), ATTNGEN_STATUS_OK);
+    assert_non_null(strstr(vr.variant, "attn_fwd_d64_"));
+    assert_non_null(strstr(vr.variant, "_gfx942"));
+    assert_true(vr.pass);
+    assert_int_equal(vr.out.unwritten, 0);
+    assert_true(vr.lse.count > 0);
+    assert_true(vr.out.rel_l2 > 0 && vr.out.rel_l2 <= 1e-2);
+    attngen__inputs_free(&in);
+  }
   problem p;
-  problem_make(&p, ATTNGEN_LAYOUT_BSHD, ATTNGEN_ROUND_RTNE, 2, 2, 16, 16, 5);
-  p.a.head_dim = 64;
-  bad(ctx, &p, ATTNGEN_STATUS_NO_VARIANT, "args.head_dim = 64");
+  problem_make(&p, ATTNGEN_LAYOUT_BSHD, ATTNGEN_ROUND_RTNE, 1, 1, 4, 4, 5);
+  p.a.head_dim = 256;
+  uint16_t *big = malloc((size_t)4 * 256 * 2 * 4); /* q, k, v, out at head_dim 256 */
+  assert_non_null(big);
+  memset(big, 0, (size_t)4 * 256 * 2 * 3);
+  p.a.q = big;
+  p.a.k = big + 4 * 256;
+  p.a.v = big + 8 * 256;
+  bad(ctx, &p, ATTNGEN_STATUS_NO_VARIANT, "args.head_dim = 256");
+  assert_non_null(strstr(attngen_last_error(), "allowed on this backend: 64, 128"));
   attngen_destroy(ctx);
   ctx = cpu_context();
+  p.a.out = big + 12 * 256;
   assert_int_equal(attngen_fwd(ctx, &p.a), ATTNGEN_STATUS_OK);
+  free(big);
   problem_free(&p);
   attngen_destroy(ctx);
 }
@@ -712,7 +749,7 @@ int main(void) {
     cmocka_unit_test(test_runtime_bad_null_q),
     cmocka_unit_test(test_runtime_bad_null_v),
     cmocka_unit_test(test_runtime_bad_head_dim),
-    cmocka_unit_test(test_runtime_head_dim_64_no_gfx942_variant),
+    cmocka_unit_test(test_runtime_head_dim_gfx942),
     cmocka_unit_test(test_runtime_bad_batch),
     cmocka_unit_test(test_runtime_bad_heads),
     cmocka_unit_test(test_runtime_bad_seqlen_q),

@@ -160,6 +160,24 @@ static void test_split_plan_apply_fills_kargs(void **state) {
   assert_int_equal(a.kv_per_split, 256);
 }
 
+/* The V pre-pass of v_path=vt: 16-key chunks of 16 rows of V (32 * head_dim bytes), 8 per
+ * block, per (b, KV head); the last chunk zero-padded; nothing for an empty call. */
+static void test_split_plan_vt_bytes_follow_head_dim(void **state) {
+  (void)state;
+  unsigned g[3];
+  assert_int_equal(attngen__vt_plan(2, 3, 257, 128, g), (size_t)2 * 3 * 17 * 4096);
+  assert_int_equal(g[0], 3u);
+  assert_int_equal(g[1], 3u);
+  assert_int_equal(g[2], 2u);
+  assert_int_equal(attngen__vt_plan(2, 3, 257, 64, g), (size_t)2 * 3 * 17 * 2048);
+  assert_int_equal(g[0], 3u);
+  assert_int_equal(attngen__vt_plan(1, 1, 128, 64, g), (size_t)8 * 2048);
+  assert_int_equal(g[0], 1u);
+  assert_int_equal(attngen__vt_plan(1, 1, 0, 64, g), 0u);
+  assert_int_equal(g[0] | g[1] | g[2], 0u);
+  assert_int_equal(attngen__vt_plan(1, 1, 16, 0, g), 0u);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_split_plan_full_last_round_does_not_split),
@@ -169,6 +187,7 @@ int main(void) {
       cmocka_unit_test(test_split_plan_short_or_empty_kv_does_not_split),
       cmocka_unit_test(test_split_plan_rejects_bad_arguments),
       cmocka_unit_test(test_split_plan_apply_fills_kargs),
+      cmocka_unit_test(test_split_plan_vt_bytes_follow_head_dim),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -181,28 +181,35 @@ M.rules = {
     return false, string.format("no kernel family for target=%s impl=%s", v.target, v.impl)
   end },
   -- head_dim: 128 everywhere; 64 on the sm90 wgmma kernel with TMA loads (the per-thread
-  -- copy path and the other families are written for 128-element rows). 256: its 128 O
-  -- registers next to S and P spill 92-172 bytes in the wgmma consumers at kv_tile 64 (the
-  -- longer tiles exceed shared memory): not built yet.
+  -- copy path and the mma.sync family are written for 128-element rows) and on the gfx942
+  -- MFMA kernel. 256: its 128 O registers next to S and P spill 92-172 bytes in the wgmma
+  -- consumers at kv_tile 64 (the longer tiles exceed shared memory): not built yet.
   { name = "head-dim", check = function(v)
     if v.head_dim == 128 then return true end
     if v.head_dim == 256 then
       return false, "head_dim=256 has no kernel yet (the wgmma consumers spill: 128 O registers)"
     end
     if v.target == "sm90" and v.impl == "wgmma" and v.load == "tma" then return true end
-    return false, string.format("head_dim=%d is built for target=sm90 impl=wgmma load=tma only "
-      .. "(allowed here: 128)", v.head_dim)
+    if v.target == "gfx942" and v.impl == "mfma" then return true end
+    return false, string.format("head_dim=%d is built for target=sm90 impl=wgmma load=tma and "
+      .. "target=gfx942 only (allowed here: 128)", v.head_dim)
   end },
   { name = "gfx942-q-tiles", check = allow("q_tiles", "gfx942", { 2, 3 }) },
   { name = "gfx942-waves", check = allow("waves", "gfx942", { 8 }) },
-  { name = "gfx942-kv-tile", check = allow("kv_tile", "gfx942", { 32, 64, 96 }) },
-  -- Q (16 VGPRs per tile), O (32), S (kv_tile/4) and P (kv_tile/8) per Q tile must fit in
-  -- 256 VGPRs next to the V ring: q3 with 64-key tiles spilled 35-44 VGPRs, q2 with 96-key
-  -- tiles fits (attngen report).
+  { name = "gfx942-kv-tile", check = allow("kv_tile", "gfx942", { 32, 64, 96, 128 }) },
+  -- Q (head_dim/8 VGPRs per tile), O (head_dim/4), S (kv_tile/4) and P (kv_tile/8) per Q
+  -- tile must fit in 256 VGPRs next to the V ring (attngen report, clang-19). head_dim 128:
+  -- q3 with 64-key tiles spilled 35-44 VGPRs, q2 with 96-key tiles fits (224-230 VGPRs):
+  -- q_tiles * kv_tile <= 192. head_dim 64 (Q 8, O 16 per tile): q3 with 96-key tiles (228-238)
+  -- and q2 with 128-key tiles (212-226) fit, q3 with 128-key tiles spilled 44-46 VGPRs:
+  -- q_tiles * kv_tile <= 288.
   { name = "gfx942-vgpr-budget", check = function(v)
-    if v.target ~= "gfx942" or v.q_tiles * v.kv_tile <= 192 then return true end
-    return false, string.format("q_tiles=%d with kv_tile=%d exceeds 256 VGPRs (spills); "
-      .. "use kv_tile=32 with q_tiles=3 or kv_tile<=96 with q_tiles=2", v.q_tiles, v.kv_tile)
+    if v.target ~= "gfx942" then return true end
+    local limit = v.head_dim == 64 and 288 or 192
+    if v.q_tiles * v.kv_tile <= limit then return true end
+    return false, string.format("q_tiles=%d with kv_tile=%d at head_dim=%d exceeds 256 VGPRs "
+      .. "(spills); q_tiles * kv_tile <= %d at this head_dim", v.q_tiles, v.kv_tile, v.head_dim,
+      limit)
   end },
   { name = "gfx942-v-path", check = allow("v_path", "gfx942", { "perm", "vt" }) },
   { name = "sm90-v-path", check = allow("v_path", "sm90", { "perm" }) },
@@ -307,6 +314,13 @@ M.default_set = {
   -- unit and stay in the search space.
   { target = "gfx942", head_dim = 128, layout = all_layouts, rounding = all_modes, q_tiles = 2,
     kv_tile = 96, waves = 8, kv_split = { "off", "tail" }, v_path = "vt", impl = "mfma" },
+  -- gfx942 head_dim 64: Q and O take half the registers, so the KV tile grows to 128 keys
+  -- (212-226 VGPRs; K double buffer 32 KiB of LDS). Of the shapes that fit, the lowest
+  -- steady-state VALU per unit (attngen report --analyze; q3 kv96 is within 1%, q2 kv96
+  -- 2% above); the softmax's VALU does not shrink with head_dim while the MFMA work halves,
+  -- so these kernels are VALU-bound in the model (README).
+  { target = "gfx942", head_dim = 64, layout = all_layouts, rounding = all_modes, q_tiles = 2,
+    kv_tile = 128, waves = 8, kv_split = { "off", "tail" }, v_path = "vt", impl = "mfma" },
   { target = "sm90", head_dim = 128, layout = all_layouts, rounding = all_modes, q_tiles = 1,
     kv_tile = 64, waves = 4, kv_split = "off", impl = "mma" },
   -- wgmma: 1 producer + 2 consumer warpgroups; on H200 (bench/RESULTS.md runs 1-2) kv_tile
@@ -340,6 +354,20 @@ M.search_space = {
     { target = "gfx942", head_dim = 128, layout = all_layouts, rounding = all_modes,
       q_tiles = { 2, 3 }, kv_tile = { 32, 64, 96 }, waves = 8, kv_split = { "off", "tail" },
       v_path = { "perm", "vt" }, impl = "mfma" },
+    -- head_dim 64: tiles that fit (gfx942-vgpr-budget), without the 32-key ones (1.3x the
+    -- VALU cycles per unit of the 128-key tile) and q2 kv96 (between q2 kv128 and q3 kv96);
+    -- the perm V path (no pre-pass) at the default tile only: it costs 1.10-1.17x the VALU
+    -- cycles of vt per unit, and each variant adds emulator time to CI
+    -- (test_emu_numerics --search-space).
+    { target = "gfx942", head_dim = 64, layout = all_layouts, rounding = all_modes,
+      q_tiles = 2, kv_tile = { 64, 128 }, waves = 8, kv_split = { "off", "tail" },
+      v_path = "vt", impl = "mfma" },
+    { target = "gfx942", head_dim = 64, layout = all_layouts, rounding = all_modes,
+      q_tiles = 3, kv_tile = { 64, 96 }, waves = 8, kv_split = { "off", "tail" },
+      v_path = "vt", impl = "mfma" },
+    { target = "gfx942", head_dim = 64, layout = all_layouts, rounding = all_modes,
+      q_tiles = 2, kv_tile = 128, waves = 8, kv_split = { "off", "tail" }, v_path = "perm",
+      impl = "mfma" },
   },
   sm90 = {
     { target = "sm90", head_dim = 128, layout = all_layouts, rounding = all_modes, q_tiles = 1,

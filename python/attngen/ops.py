@@ -223,7 +223,7 @@ def _check_kv_lengths(kv_lengths, q, B):
 
 class _Plan:
     __slots__ = ("ctx", "template", "mem", "B", "H", "Sq", "Skv", "D", "ws_bytes",
-                 "copy_q", "copy_kv", "stream", "variant", "empty")
+                 "copy_q", "copy_kv", "stream", "variant", "empty", "chosen")
 
 
 def _make_plan(q, k, v, scale, layout, rounding, variant=None, causal=False):
@@ -263,6 +263,7 @@ def _make_plan(q, k, v, scale, layout, rounding, variant=None, causal=False):
         a.batch, a.heads, a.seqlen_q = max(p.B, 1), max(p.H, 1), max(p.Sq, 1)
     ch = ctx.explain(a)  # validates the shape, options and variant without pointers
     p.ws_bytes = 0 if p.empty else ch["workspace_bytes"]
+    p.chosen = ch["variant"]  # the variant the dispatcher picked (or the forced one)
     a.workspace_bytes = p.ws_bytes
     p.template = bytes(a)
     return p

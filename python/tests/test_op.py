@@ -218,14 +218,23 @@ def test_head_dims_match_reference_on_cpu(head_dim):
                            attngen.attention(q, k, v, scale=128 ** -0.5))
 
 
-def test_head_dim_64_refused_by_the_amd_kernels(monkeypatch):
-    """The gfx942 kernels (here on the emulator) have head_dim 128 only: NO_VARIANT naming
+def test_head_dims_on_the_amd_kernels(monkeypatch):
+    """The gfx942 kernels (here on the emulator) have head_dim 64 and 128: a head_dim 64 call
+    (GQA, default scale) runs a d64 kernel within the fp64 bound; 256: NO_VARIANT naming
     args.head_dim, before anything runs."""
-    q = rand(1, 16, 2, 64, seed=3)
+    q = rand(1, 20, 4, 64, seed=3)
+    k, v = rand(1, 40, 2, 64, seed=4), rand(1, 40, 2, 64, seed=5)
     emu = type(attngen.get_context(q.device))("emu")
     monkeypatch.setattr(ops, "get_context", lambda device: emu)
-    _raises("NO_VARIANT", lambda: ops._make_plan(q, q.clone(), q.clone(), 0.125, "bshd", "rtne"),
-            "args.head_dim = 64", "allowed on this backend: 128")
+    assert ops._make_plan(q, k, v, 0.125, "bshd", "rtne").chosen.startswith("attn_fwd_d64_")
+    out, lse = attngen.attention(q, k, v, return_lse=True)
+    kr, vr = (t.repeat_interleave(2, dim=2) for t in (k, v))
+    ref, ref_lse = reference(q, kr, vr, layout="bshd")
+    assert_close(out, ref, tolerance(q, kr, vr, layout="bshd"), "emu d64")
+    assert (lse.double() - ref_lse).abs().max().item() < 1e-4
+    q = rand(1, 16, 2, 256, seed=3)
+    _raises("NO_VARIANT", lambda: ops._make_plan(q, q.clone(), q.clone(), 0.0625, "bshd", "rtne"),
+            "args.head_dim = 256", "allowed on this backend: 64, 128")
 
 
 def test_error_shapes():

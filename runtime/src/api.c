@@ -305,7 +305,7 @@ static attngen_status plan_launch(plan *p, const attngen_fwd_args *a, int comput
   memset(p->vt_grid, 0, sizeof p->vt_grid);
   if (d->v_path == ATTNGEN__V_PATH_VT)
     p->workspace_bytes = p->vt_bytes =
-        attngen__vt_plan(a->batch, heads_kv, a->seqlen_kv, p->vt_grid);
+        attngen__vt_plan(a->batch, heads_kv, a->seqlen_kv, attngen__desc_head_dim(d), p->vt_grid);
   if (d->kv_split != ATTNGEN__SPLIT_TAIL) return ATTNGEN_STATUS_OK;
   attngen_status st = attngen__split_plan_make(a->batch, a->heads, a->seqlen_q, a->seqlen_kv, bm,
                                                kt, compute_units > 0 ? compute_units : 1, 1,

@@ -70,12 +70,12 @@ long long attngen__split_plan_row_flags(const attngen__split_plan *plan, int bat
   return count;
 }
 
-size_t attngen__vt_plan(int batch, int heads, int seqlen_kv, unsigned grid[3]) {
+size_t attngen__vt_plan(int batch, int heads, int seqlen_kv, int head_dim, unsigned grid[3]) {
   grid[0] = grid[1] = grid[2] = 0;
-  if (batch <= 0 || heads <= 0 || seqlen_kv <= 0) return 0;
+  if (batch <= 0 || heads <= 0 || seqlen_kv <= 0 || head_dim <= 0) return 0;
   const size_t chunks = ((size_t)seqlen_kv + ATTNGEN__VT_CHUNK_KEYS - 1) / ATTNGEN__VT_CHUNK_KEYS;
   grid[0] = (unsigned)((chunks + ATTNGEN__VT_CHUNKS_PER_BLOCK - 1) / ATTNGEN__VT_CHUNKS_PER_BLOCK);
   grid[1] = (unsigned)heads;
   grid[2] = (unsigned)batch;
-  return (size_t)batch * (size_t)heads * chunks * ATTNGEN__VT_CHUNK_BYTES;
+  return (size_t)batch * (size_t)heads * chunks * ATTNGEN__VT_CHUNK_BYTES(head_dim);
 }

@@ -67,14 +67,15 @@ long long attngen__split_plan_row_flags(const attngen__split_plan *plan, int bat
 /* The V pre-pass of v_path=vt gfx942 variants (templates/gfx942/attn_fwd.hip.in, kargs
  * vt_prepass = 1; generator/lua/target_gfx942.lua vt_chunk_bytes): before the attention launch,
  * the same kernel writes V of every (b, KV head) into the workspace start in MFMA operand
- * order, 16-key chunks of 4096 bytes (the last one zero-padded), one chunk per wave, 8 per
- * block; `heads` is the KV head count (args.heads_kv: the query heads of a group share their
- * KV head's chunks). Fills the pre-pass grid (ceil(chunks / 8), H_kv, B) and returns the
- * bytes it writes, B * H_kv * chunks * 4096 (it reads |V| as well); Skv = 0: grid (0, 0, 0),
- * 0 bytes. */
+ * order, 16-key chunks of 16 rows of V (4096 bytes at head_dim 128, 2048 at 64; the last one
+ * zero-padded), one chunk per wave, 8 per block; `heads` is the KV head count
+ * (args.heads_kv: the query heads of a group share their KV head's chunks), head_dim the
+ * variant's. Fills the pre-pass grid (ceil(chunks / 8), H_kv, B) and returns the bytes it
+ * writes, B * H_kv * chunks * chunk bytes (it reads |V| as well); Skv = 0 (or a non-positive
+ * size): grid (0, 0, 0), 0 bytes. */
 #define ATTNGEN__VT_CHUNK_KEYS 16
-#define ATTNGEN__VT_CHUNK_BYTES 4096
+#define ATTNGEN__VT_CHUNK_BYTES(head_dim) ((size_t)ATTNGEN__VT_CHUNK_KEYS * (size_t)(head_dim) * 2u)
 #define ATTNGEN__VT_CHUNKS_PER_BLOCK 8
-size_t attngen__vt_plan(int batch, int heads, int seqlen_kv, unsigned grid[3]);
+size_t attngen__vt_plan(int batch, int heads, int seqlen_kv, int head_dim, unsigned grid[3]);
 
 #endif /* ATTNGEN_SPLIT_PLAN_H */
