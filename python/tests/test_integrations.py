@@ -315,11 +315,12 @@ def test_sglang_backend(stubs):
     backend = ags.install()
     from sglang.multimodal_gen.runtime.platforms import AttentionBackendEnum
     assert backend.get_enum() is AttentionBackendEnum.ATTNGEN
-    assert backend.supports_ring_rotation() and backend.get_supported_head_sizes() == [128]
+    assert backend.supports_ring_rotation() and backend.get_supported_head_sizes() == [64, 128]
     # the selector (and the layer's own binding) now pick attngen for d128 bf16 only
     assert layer.get_attn_backend(128, torch.bfloat16) is backend
     assert sel.get_attn_backend(128, torch.bfloat16, None) is backend
-    assert sel.get_attn_backend(64, torch.bfloat16) is sdpa
+    assert sel.get_attn_backend(64, torch.bfloat16) is backend
+    assert sel.get_attn_backend(96, torch.bfloat16) is sdpa
     assert sel.get_attn_backend(128, torch.float16) is sdpa
     impl = backend.get_impl_cls()(num_heads=2, head_size=128, causal=False, softmax_scale=0.05)
     q, k, v = _bshd(seed=3)

@@ -4,7 +4,7 @@
     ag_sglang.install()      # before the pipeline is built: every layer picks attngen
 
 install() adds AttentionBackendEnum.ATTNGEN and makes the attention selector return
-AttngenBackend for head_size 128 / bfloat16 (other layers keep the selector's choice).
+AttngenBackend for head_size 64 or 128 / bfloat16 (other layers keep the selector's choice).
 AttngenImpl.forward takes SGLang's [B, S, H, D] tensors; forward_ring_kv_chunk takes packed
 [T, H, D] tensors and returns (out, lse [H, T]) for SGLang's ring attention.
 """
@@ -17,6 +17,8 @@ from ._common import extend_enum, patch_everywhere, refuse
 
 _BASE = "sglang.multimodal_gen.runtime.layers.attention"
 _installed = {}
+# the head sizes attngen has kernels of on both targets (gfx942 and sm90)
+HEAD_SIZES = [64, 128]
 
 
 def _classes():
@@ -64,7 +66,7 @@ def _build():
 
         @staticmethod
         def get_supported_head_sizes():
-            return [128]
+            return list(HEAD_SIZES)
 
         @staticmethod
         def get_enum():
@@ -96,7 +98,7 @@ def backend_class():
 
 
 def install():
-    """Routes SGLang's attention selector to attngen for head_size 128, bfloat16."""
+    """Routes SGLang's attention selector to attngen for head_size 64 or 128, bfloat16."""
     backend = _build()
     if "selector" in _installed:
         return backend
@@ -107,7 +109,7 @@ def install():
     original = selector.get_attn_backend
 
     def get_attn_backend(head_size, dtype, *args, **kwargs):
-        if head_size == 128 and dtype == torch.bfloat16:
+        if head_size in HEAD_SIZES and dtype == torch.bfloat16:
             return backend
         return original(head_size, dtype, *args, **kwargs)
 
