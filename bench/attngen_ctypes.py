@@ -59,6 +59,27 @@ class Attngen(Context):
         a.variant = self._variant
         return a
 
+    def varlen_args(self, q, k, v, out, cu_q, cu_k, max_q, max_k, rounding="rtne",
+                    stream=None, variant=None, causal=False):
+        """FwdArgs of a packed batch: q, out [total_q, H, 128], k, v [total_k, H_kv, 128]
+        (bf16, contiguous), cu_q / cu_k int32 [B + 1] on the device, max lengths."""
+        if not hasattr(self.new_args(), "cu_seqlens_q"):
+            raise AttngenError("INVALID_ARGUMENT", "cu_seqlens_q: this attngen has no packed "
+                               "variable-length batches (attngen_fwd_args.cu_seqlens_q)")
+        a = self.new_args()
+        a.batch, a.heads, a.head_dim = cu_q.shape[0] - 1, q.shape[1], q.shape[2]
+        a.seqlen_q, a.seqlen_kv = max_q, max_k
+        a.total_q, a.total_kv = q.shape[0], k.shape[0]
+        a.heads_kv = k.shape[1]
+        a.q, a.k, a.v, a.out = q.data_ptr(), k.data_ptr(), v.data_ptr(), out.data_ptr()
+        a.cu_seqlens_q, a.cu_seqlens_k = cu_q.data_ptr(), cu_k.data_ptr()
+        a.layout, a.rounding = _names.layout_code("bshd"), _names.rounding_code(rounding)
+        a.causal = 1 if causal else 0
+        a.stream = stream
+        self._variant = variant.encode() if variant else None
+        a.variant = self._variant
+        return a
+
     def fwd_args(self, a):
         """Launches attngen_fwd with prepared FwdArgs (no synchronization)."""
         self.fwd(a)

@@ -66,6 +66,11 @@ SHAPES = {
              (1, 24, 32760, 32760), (16, 12, 1024, 1024)],
 }
 
+# The packed varlen batch of docs/SHAPES.md (--shapes varlen): sequences, heads, KV heads,
+# length range and total tokens; the lengths are drawn per --seed (varlen_lengths).
+VARLEN = {"sequences": 16, "heads": 32, "heads_kv": 8, "min": 256, "max": 16384,
+          "total": 65536}
+
 PEERS = [("cudnn", SDPBackend.CUDNN_ATTENTION), ("flash", SDPBackend.FLASH_ATTENTION),
          ("efficient", SDPBackend.EFFICIENT_ATTENTION), ("fa3", None)]
 PEER_NAMES = [p for p, _ in PEERS]
@@ -289,6 +294,128 @@ def bench_shape(ag, shape, layout, args, gen):
     return row
 
 
+def varlen_lengths(seed, n=VARLEN["sequences"], lo=VARLEN["min"], hi=VARLEN["max"],
+                   total=VARLEN["total"]):
+    """n long-tailed lengths in [lo, hi] summing to about `total`: log-normal draws
+    (sigma 1.2, seeded) scaled to the total, clamped, rescaled until the clamps settle, then
+    rounded to multiples of 8; sorted longest first for the printout only."""
+    import random
+    r = random.Random(seed)
+    x = [math.exp(r.gauss(0.0, 1.2)) for _ in range(n)]
+    x = [v * total / sum(x) for v in x]
+    for _ in range(50):
+        x = [min(hi, max(lo, v)) for v in x]
+        free = [i for i in range(n) if lo < x[i] < hi]
+        fixed = sum(v for i, v in enumerate(x) if i not in free)
+        if not free or abs(sum(x) - total) < 1:
+            break
+        scale = (total - fixed) / sum(x[i] for i in free)
+        x = [v * scale if i in free else v for i, v in enumerate(x)]
+    return [int(min(hi, max(lo, round(v / 8) * 8))) for v in x]
+
+
+def causal_pairs(n):
+    """(query, key) pairs of a causal self-attention sequence of n tokens."""
+    return n * (n + 1) // 2
+
+
+def bench_varlen(ag, args, gen):
+    """--shapes varlen: one packed causal batch (FlashAttention's varlen convention) against
+    the dense kernel on the padded equivalent (every sequence padded to the longest, causal,
+    B = sequences) and against the peers that take packed batches. TFLOP/s count the (query,
+    key) pairs the causal mask keeps in the real sequences for every column (the padded call
+    computes more: its time per real token is what the comparison is about); the dense
+    kernel's own rate on the pairs it computes is printed too."""
+    lens = varlen_lengths(args.seed)
+    n, h, hkv = len(lens), VARLEN["heads"], VARLEN["heads_kv"]
+    total, mx = sum(lens), max(lens)
+    print(f"varlen batch (seed {args.seed}): {n} sequences, {total} tokens, lengths "
+          f"{sorted(lens, reverse=True)}; {h} query heads over {hkv} KV heads, causal")
+    cu = torch.tensor([0] + [sum(lens[:i + 1]) for i in range(n)], dtype=torch.int32,
+                      device="cuda")
+    real = 4.0 * h * HEAD_DIM * sum(causal_pairs(x) for x in lens)
+    nsets = 2
+    sets = []
+    for _ in range(nsets):
+        q = torch.randn(total, h, HEAD_DIM, device="cuda", dtype=torch.bfloat16, generator=gen)
+        k = torch.randn(total, hkv, HEAD_DIM, device="cuda", dtype=torch.bfloat16, generator=gen)
+        v = torch.randn(total, hkv, HEAD_DIM, device="cuda", dtype=torch.bfloat16, generator=gen)
+        sets.append((q, k, v, torch.empty_like(q)))
+    stream = torch.cuda.current_stream().cuda_stream
+    res = {}
+
+    def timed(name, fn):
+        try:
+            ms, it = time_calls(fn, nsets, args.budget, args.min_iters, args.max_iters,
+                                args.warmup)
+            res[name] = ms
+            print(f"  {name}: {ms:.3f} ms, {real / (ms * 1e-3) / 1e12:.1f} TFLOP/s on the real "
+                  f"pairs, {ms * 1e3 / total:.4f} us per real token ({it} calls)", flush=True)
+        except Exception as e:  # a peer that is missing or refuses the call
+            print(f"  {name}: n/a ({type(e).__name__}: {str(e).splitlines()[0][:160]})",
+                  flush=True)
+
+    ag_args = [ag.varlen_args(q, k, v, o, cu, cu, mx, mx, rounding=args.round, stream=stream,
+                              variant=args.variant, causal=True) for q, k, v, o in sets]
+    variant = ag.explain(ag_args[0])[0]
+    timed("attngen varlen", lambda i: ag.fwd_args(ag_args[i]))
+    # the padded equivalent: [n, max, H, 128], causal, every sequence padded to the longest
+    pad = make_sets(n, h, mx, mx, "bshd", 1, gen, hkv)
+    pad_args = [ag.args(q, k, v, o, layout="bshd", rounding=args.round, stream=stream,
+                        variant=args.variant, causal=True, heads_kv=hkv) for q, k, v, o in pad]
+    pad_variant = ag.explain(pad_args[0])[0]
+    timed("attngen dense, padded", lambda i: ag.fwd_args(pad_args[0]))
+    if "attngen dense, padded" in res:
+        padded = flops(n, h, mx, mx, causal=True)
+        ms = res["attngen dense, padded"]
+        print(f"  (the padded call computes {padded / real:.2f}x the real pairs: "
+              f"{padded / (ms * 1e-3) / 1e12:.1f} TFLOP/s on the pairs it computes)")
+    del pad, pad_args
+    torch.cuda.empty_cache()
+    print("  torch SDPA (cudnn, flash, efficient): n/a (scaled_dot_product_attention has no "
+          "packed variable-length form; nested tensors are not timed here)")
+    # FlashAttention-2 / -3 when installed: their own flash_attn_varlen_func
+    for name, module in (("flash-attn 2", "flash_attn"), ("flash-attn 3", "flash_attn_interface")):
+        try:
+            fn = __import__(module, fromlist=["flash_attn_varlen_func"]).flash_attn_varlen_func
+        except ImportError as e:
+            print(f"  {name}: n/a (import {module}: {e})")
+            continue
+        timed(name, lambda i, fn=fn: fn(sets[i][0], sets[i][1], sets[i][2], cu, cu, mx, mx,
+                                        causal=True))
+    if "fa3" in args.peers:
+        print("  fa3 (--fa3-lib): n/a (its C entry point is dense; the installed "
+              "flash_attn_interface above is FlashAttention-3's varlen path)")
+    # correctness next to the timing: sequence 0 and the longest against attngen's dense call
+    ag.fwd_args(ag_args[0])
+    q, k, v, o = sets[0]
+    worst = 0.0
+    for b in sorted({0, lens.index(mx)}):
+        s0, s1 = int(cu[b]), int(cu[b + 1])
+        want = torch.empty_like(q[None, s0:s1])
+        one = ag.args(q[None, s0:s1], k[None, s0:s1], v[None, s0:s1], want, layout="bshd",
+                      rounding=args.round, stream=stream, variant=variant, causal=True,
+                      heads_kv=hkv)
+        ag.fwd_args(one)
+        torch.cuda.synchronize()
+        worst = max(worst, (o[s0:s1].float() - want[0].float()).abs().max().item())
+    print(f"  check: packed rows vs the dense call of the same variant on sequences 0 and the "
+          f"longest: max |diff| {worst:.3g} (0 expected: bit for bit)")
+    lines = [f"varlen: {n} sequences, {total} tokens (seed {args.seed}, lengths "
+             f"{sorted(lens, reverse=True)}), H {h} / KV {hkv}, causal; attngen `{variant}`, "
+             f"padded dense `{pad_variant}`", "",
+             "| kernel | ms | TFLOP/s (real pairs) | us / real token | vs attngen varlen |",
+             "|---|---|---|---|---|"]
+    base = res.get("attngen varlen")
+    for name, ms in res.items():
+        rel = "n/a" if base is None else f"{ms / base:.2f}x the time"
+        lines.append(f"| {name} | {ms:.3f} | {real / (ms * 1e-3) / 1e12:.1f} | "
+                     f"{ms * 1e3 / total:.4f} | {rel} |")
+    del sets, ag_args
+    torch.cuda.empty_cache()
+    return "\n".join(lines)
+
+
 def fmt(x):
     return "n/a" if x is None else f"{x:.1f}"
 
@@ -331,9 +458,12 @@ def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--lib", help="path of libattngen.so (default: $ATTNGEN_LIB, build/)")
     p.add_argument("--shapes", choices=["sweep", "video", "short", "fewhead", "prefill", "hd64",
-                                        "all"],
+                                        "varlen", "all"],
                    default="all", help="a group of docs/SHAPES.md (all: every group but "
-                   "prefill, which runs with the causal mask, and hd64, at head_dim 64)")
+                   "prefill, which runs with the causal mask, hd64, at head_dim 64, and varlen: "
+                   "one packed causal batch of 16 long-tailed sequences, ~64k tokens, drawn per "
+                   "--seed, vs the dense kernel on the padded equivalent and FlashAttention's "
+                   "flash_attn_varlen_func when installed)")
     p.add_argument("--head-dim", type=int, choices=[64, 128, 256], default=None,
                    help="elements per row of q, k, v (default 128; 64 with --shapes hd64)")
     p.add_argument("--shape", action="append", default=[], metavar="B,H,SQ,SKV[,HKV]",
@@ -436,6 +566,17 @@ def main():
     if args.causal:  # (explicit shapes were checked above)
         work = [(shape, lay) for shape, lay in work if shape[2] == shape[3]]
 
+    if args.shapes == "varlen" and not args.shape:
+        print(f"attngen {ag.version} | {gpu} | torch {torch.__version__} | round {args.round} "
+              f"| GPU sleep {args.gpu_sleep_us:g} us before each timed call")
+        text = bench_varlen(ag, args, torch.Generator(device="cuda").manual_seed(args.seed))
+        ag.close()
+        print()
+        print(text)
+        if args.md:
+            with open(args.md, "w") as f:
+                f.write(text + "\n")
+        return
     t0 = time.time()
     print(f"attngen {ag.version} | {gpu} | torch {torch.__version__} | cuDNN "
           f"{torch.backends.cudnn.version()} | round {args.round} | {len(work)} runs | "

@@ -281,4 +281,45 @@ typedef struct attngen__verify_result {
  * memory); a wrong result is OK with r->pass == 0. */
 attngen_status attngen__verify_run(const attngen__verify_args *a, attngen__verify_result *r);
 
+/* ---- packed variable-length batches (verify_packed.c) ---------------------------------- */
+
+/* One packed batch (attngen_fwd_args.cu_seqlens_q/_k) against the per-sequence dense calls:
+ * seeded inputs of total_q / total_kv rows (bshd, heads_kv KV heads), the packed call run
+ * twice on ctx into a poisoned output with guard bands; then for each sequence with a query
+ * the dense call of its own lengths on the same variant (forced by name: the dispatcher may
+ * pick another for another shape), that call checked against the contract (verify_run: 1
+ * ULP, NaN/Inf, LSE, and the fp64 bound with `exact`), and the packed output's rows and LSE
+ * compared with it bit for bit (docs/NUMERICS.md: a packed call is exactly the per-sequence
+ * dense calls). */
+typedef struct attngen__packed_args {
+  attngen_context *ctx;
+  int nseq;
+  const int32_t *lens_q, *lens_k; /* [nseq] query and key lengths (>= 0) */
+  const int32_t *kv_lengths;      /* [nseq] args.kv_lengths as well (seqused_k), or NULL */
+  int heads, heads_kv;            /* heads_kv 0 = heads */
+  attngen_rounding rounding;
+  int causal;
+  float scale;
+  attngen__input_kind inputs;
+  uint64_t seed;
+  const char *variant;            /* NULL: the dispatcher's choice for the packed call */
+  int exact, strict;              /* as attngen__verify_args */
+  FILE *report;                   /* one line per sequence and failure blocks, or NULL */
+} attngen__packed_args;
+
+typedef struct attngen__packed_result {
+  int pass;
+  int sequences;                  /* dense calls made (sequences with a query) */
+  int dense_failed;               /* of those, calls that failed the contract */
+  int64_t out_mismatch;           /* packed output elements != the dense call's */
+  int64_t lse_mismatch;           /* packed LSE values != the dense call's (bitwise) */
+  int64_t unwritten, guard_damage;
+  int deterministic;              /* the two packed runs bitwise equal (out and LSE) */
+  char variant[128];
+} attngen__packed_result;
+
+/* Status other than OK: the check could not be made (a call failed: attngen_last_error;
+ * INVALID_ARGUMENT when the lengths give no query row or a negative length). */
+attngen_status attngen__verify_packed(const attngen__packed_args *a, attngen__packed_result *r);
+
 #endif /* ATTNGEN_VERIFY_H */

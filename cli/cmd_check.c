@@ -83,6 +83,22 @@ static const attngen__cli_option options[] = {
      "non-finite v of a key a row does not see may reach it: docs/NUMERICS.md)",
      .excludes = "--shape --heads-kv --head-dim --layout --round --scale --inputs "
                  "--large-scores --special --variant --causal"},
+    {"--seqlens", ATTNGEN__CLI_TEXT, "N,N,...",
+     "a packed variable-length batch (args.cu_seqlens_q/_k) of these query\n"
+     "lengths (>= 0, at least one > 0; bshd = THD rows), checked against\n"
+     "the per-sequence dense calls on the same variant: each dense call\n"
+     "against the contract, the packed rows and LSE bit for bit, coverage,\n"
+     "guard bands, two runs bitwise equal. Heads from --heads", .max_len = 4095,
+     .excludes = "--shape --all --layout --special --head-dim"},
+    {"--kv-seqlens", ATTNGEN__CLI_TEXT, "N,N,...",
+     "--seqlens: the key lengths (default: the query lengths), one per\n"
+     "sequence", .max_len = 4095, .needs = "--seqlens"},
+    {"--seqused-k", ATTNGEN__CLI_TEXT, "N,N,...",
+     "--seqlens: per-sequence key lengths passed as args.kv_lengths as\n"
+     "well (FlashAttention-3's seqused_k; any int32, clamped)", .max_len = 4095,
+     .needs = "--seqlens"},
+    {"--heads", ATTNGEN__CLI_INT, "N", "--seqlens: query heads (default 2)", 1, 65535,
+     .needs = "--seqlens"},
     {"--filter", ATTNGEN__CLI_TEXT, "GLOB", "--all: only variants whose name matches GLOB",
      .needs = "--all"},
     {"-j", ATTNGEN__CLI_INT, "N", "--all on emu: JIT compiles at a time (default 2; -jN too)", 1,
@@ -93,7 +109,8 @@ static int check(const attngen__cli_args *args);
 
 const attngen__cli_command attngen__cli_cmd_check = {
     "check", "check a backend against the numerics contract",
-    "--shape B,H,Sq,Skv [options] | --all [--backend B] [--filter GLOB] [-j N] [--seed N]",
+    "--shape B,H,Sq,Skv [options] | --seqlens N,N,... [--kv-seqlens N,N,...] [options] | "
+    "--all [--backend B] [--filter GLOB] [-j N] [--seed N]",
     "Runs one backend on fresh random inputs and checks it against the numerics\n"
     "contract: the CPU reference (<= 1 bf16 ULP, NaN/Inf exact, NaN = 0x7FFF), the\n"
     "exact fp64 attention (relative L2 <= 1e-2), LSE, coverage (poisoned output),\n"
@@ -520,9 +537,85 @@ static int check_all(check_opts *o) {
   return failed_variants || compile_failed ? 1 : 0;
 }
 
+/* A comma-separated list of int32 (at most `max` values) into out; its count, or -1 with a
+ * usage error printed. */
+static int parse_list(const attngen__cli_args *args, const char *opt, int32_t *out, int max,
+                      long long lo) {
+  const char *text = attngen__cli_text(args, opt, "");
+  int n = 0;
+  for (const char *p = text; *p;) {
+    char *end = NULL;
+    errno = 0;
+    const long long v = strtoll(p, &end, 10);
+    if (end == p || errno || v < lo || v > INT32_MAX || (*end && *end != ',') || n == max) {
+      attngen__cli_usage_error(args->cmd, "%s %s: expected at most %d comma-separated integers "
+                               "in [%lld, 2147483647]", opt, text, max, lo);
+      return -1;
+    }
+    out[n++] = (int32_t)v;
+    p = *end ? end + 1 : end;
+  }
+  return n;
+}
+
+#define PACKED_MAX_SEQS 1024
+
+/* --seqlens: one packed batch against its per-sequence dense calls (verify_packed.c). */
+static int check_packed(const attngen__cli_args *args, const check_opts *o) {
+  static int32_t lq[PACKED_MAX_SEQS], lk[PACKED_MAX_SEQS], used[PACKED_MAX_SEQS];
+  const int n = parse_list(args, "--seqlens", lq, PACKED_MAX_SEQS, 0);
+  if (n < 0) return 2;
+  int nk = n, nu = 0;
+  if (attngen__cli_given(args, "--kv-seqlens")) {
+    if ((nk = parse_list(args, "--kv-seqlens", lk, PACKED_MAX_SEQS, 0)) < 0) return 2;
+  } else {
+    memcpy(lk, lq, sizeof(int32_t) * (size_t)n);
+  }
+  if (attngen__cli_given(args, "--seqused-k") &&
+      (nu = parse_list(args, "--seqused-k", used, PACKED_MAX_SEQS, INT32_MIN)) < 0)
+    return 2;
+  if (n == 0 || nk != n || (nu && nu != n))
+    return attngen__cli_usage_error(args->cmd, "--seqlens gives %d lengths, --kv-seqlens %d, "
+                                    "--seqused-k %d (allowed: the same count, at least one)",
+                                    n, nk, nu ? nu : n);
+  const int heads = (int)attngen__cli_int(args, "--heads", 2);
+  if (o->shape.heads_kv > 0 && heads % o->shape.heads_kv != 0)
+    return attngen__cli_usage_error(args->cmd, "--heads-kv %d does not divide --heads %d "
+                                    "(allowed: a divisor of the heads)", o->shape.heads_kv, heads);
+  attngen_context *ctx = NULL;
+  attngen_context_options opts = {o->backend, o->device};
+  attngen_status st = attngen_create(&ctx, &opts);
+  attngen__packed_args pa = {ctx, n, lq, lk, nu ? used : NULL, heads,
+                             o->shape.heads_kv == heads ? 0 : o->shape.heads_kv,
+                             (attngen_rounding)o->shape.rounding, o->causal, o->scale, o->inputs,
+                             o->seed, o->variant, 1, 0, stdout};
+  attngen__packed_result r;
+  memset(&r, 0, sizeof r);
+  if (!st) {
+    printf("attngen check: packed batch of %d sequences, %d heads (%d KV), seed %llu, "
+           "backend %s\n", n, heads, pa.heads_kv ? pa.heads_kv : heads,
+           (unsigned long long)o->seed, o->backend);
+    st = attngen__verify_packed(&pa, &r);
+  }
+  if (st) {
+    fprintf(stderr, "attngen check: %s: %s\n", attngen_status_name(st),
+            attngen_last_error()[0] ? attngen_last_error() : "the packed check could not run");
+    attngen_destroy(ctx);
+    return 1;
+  }
+  printf("variant %s: %d dense calls (%d failed), packed vs dense: %lld output elements and "
+         "%lld LSE values differ; unwritten %lld, guard damage %lld, deterministic %s: %s\n",
+         r.variant, r.sequences, r.dense_failed, (long long)r.out_mismatch,
+         (long long)r.lse_mismatch, (long long)r.unwritten, (long long)r.guard_damage,
+         r.deterministic ? "yes" : "no", r.pass ? "PASS" : "FAIL");
+  attngen_destroy(ctx);
+  return r.pass ? 0 : 1;
+}
+
 static int check(const attngen__cli_args *args) {
   check_opts o;
   options_of(args, &o);
+  if (attngen__cli_given(args, "--seqlens")) return check_packed(args, &o);
   if (attngen__cli_given(args, "--all")) {
     if (!strcmp(o.backend, "cpu"))
       return attngen__cli_usage_error(args->cmd, "--all checks kernel variants; backend 'cpu' "
@@ -530,7 +623,8 @@ static int check(const attngen__cli_args *args) {
     return check_all(&o);
   }
   if (!attngen__cli_given(args, "--shape"))
-    return attngen__cli_usage_error(args->cmd, "--shape B,H,Sq,Skv is required (or --all)");
+    return attngen__cli_usage_error(args->cmd, "--shape B,H,Sq,Skv is required (or --all), "
+                                    "or --seqlens for a packed batch");
   const int hd = attngen__shape_head_dim(&o.shape);
   if (hd != 64 && hd != 128 && hd != 256)
     return attngen__cli_usage_error(args->cmd, "--head-dim %d is not supported (allowed: 64, "

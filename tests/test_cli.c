@@ -129,6 +129,36 @@ static void test_cli_check_emu_and_nan_output(void **state) {
   assert_true(out_has("2048 of 2048 elements finite"));
 }
 
+/* `check --seqlens`: a packed batch against its per-sequence dense calls on the cpu backend
+ * (through attngen_fwd, cu_seqlens uploaded), with 0- and 1-length sequences, cross lengths,
+ * GQA, causal and seqused_k; the emulator (gfx942) refuses packed batches by name; bad
+ * lists are usage errors. */
+static void test_cli_check_seqlens(void **state) {
+  (void)state;
+  assert_int_equal(cli("check --backend cpu --seqlens 5,70,0,1 --kv-seqlens 9,64,3,0 --heads 4 "
+                       "--heads-kv 2 --causal --seqused-k 4,-1,2,7 --seed 5"), 0);
+  assert_true(out_has("packed batch of 4 sequences, 4 heads (2 KV)"));
+  assert_true(out_has("sequence 3: Sq 1, Skv 0 (kv_lengths given): dense call PASS"));
+  assert_true(out_has("3 dense calls (0 failed)"));
+  assert_true(out_has("0 output elements and 0 LSE values differ"));
+  assert_true(out_has(": PASS"));
+  assert_int_equal(cli("check --backend emu --seqlens 5,3"), 1);
+  assert_true(err_has("NO_VARIANT"));
+  assert_true(err_has("args.cu_seqlens_q"));
+  assert_int_equal(cli("check --backend cpu --seqlens 5,x"), 2);
+  assert_true(err_has("--seqlens 5,x"));
+  assert_int_equal(cli("check --backend cpu --seqlens 5,-1"), 2);
+  assert_int_equal(cli("check --backend cpu --seqlens 5,3 --kv-seqlens 5"), 2);
+  assert_true(err_has("--kv-seqlens 1"));
+  assert_int_equal(cli("check --backend cpu --seqlens 0,0"), 1);
+  assert_true(err_has("INVALID_ARGUMENT"));
+  assert_int_equal(cli("check --backend cpu --seqlens 5 --shape 1,1,5,5"), 2);
+  assert_int_equal(cli("check --backend cpu --kv-seqlens 5"), 2);
+  assert_true(err_has("--kv-seqlens needs --seqlens"));
+  assert_int_equal(cli("check --backend cpu --seqlens 5,3 --heads 6 --heads-kv 4"), 2);
+  assert_true(err_has("--heads-kv 4 does not divide --heads 6"));
+}
+
 /* Reads tmp/NAME into buf (empty when missing). */
 static void slurp_tmp(const char *name, char *buf, size_t size) {
   char path[300];
@@ -469,6 +499,7 @@ int main(void) {
     cmocka_unit_test_setup_teardown(test_cli_tune_over_another_backends_database, setup,
                                     teardown),
     cmocka_unit_test_setup_teardown(test_cli_check_emu_and_nan_output, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_cli_check_seqlens, setup, teardown),
     cmocka_unit_test_setup_teardown(test_cli_cache_ls_and_clear, setup, teardown),
     cmocka_unit_test_setup_teardown(test_cli_list_search_space, setup, teardown),
     cmocka_unit_test_setup_teardown(test_cli_run_prints_variant_and_reason, setup, teardown),

@@ -175,6 +175,133 @@ static void test_dispatch_kv_lengths(void **state) {
   assert_int_equal(attngen__check_args(&a, 0), ATTNGEN_STATUS_OK); /* no pointers: no check */
 }
 
+/* A packed batch (args.cu_seqlens_q/_k, read on the device): both or neither, bshd only,
+ * totals only with them and in range, cu_seqlens aligned and not under an output; the memo
+ * cannot hide the gfx942 refusal (a dense call of the same shape first), nothing written. */
+static void test_dispatch_packed_args(void **state) {
+  (void)state;
+  const size_t t = (size_t)2 * 2 * 8 * 128 * 2;
+  int32_t *cu = (int32_t *)(arena + 5 * t); /* 3 + 3 int32, contents never read here */
+  attngen_fwd_args a = valid_args();
+  a.cu_seqlens_q = cu;
+  a.cu_seqlens_k = cu + 4;
+  a.total_q = 16; /* the two entries' rows of valid_args' tensors */
+  a.total_kv = 16;
+  expect(&a, ATTNGEN_STATUS_OK, NULL);
+  a.cu_seqlens_k = NULL;
+  expect(&a, ATTNGEN_STATUS_NULL_POINTER, "args.cu_seqlens_k");
+  a.cu_seqlens_k = cu + 4;
+  a.cu_seqlens_q = NULL;
+  expect(&a, ATTNGEN_STATUS_NULL_POINTER, "args.cu_seqlens_q");
+  a.cu_seqlens_q = cu;
+  a.layout = ATTNGEN_LAYOUT_BHSD;
+  expect(&a, ATTNGEN_STATUS_BAD_LAYOUT, "args.layout");
+  assert_non_null(strstr(attngen_last_error(), "args.cu_seqlens_q"));
+  a.layout = ATTNGEN_LAYOUT_BSHD;
+  a.head_dim = 64; /* packed batches: head_dim 128 only */
+  expect(&a, ATTNGEN_STATUS_UNSUPPORTED_HEAD_DIM, "args.head_dim");
+  assert_non_null(strstr(attngen_last_error(), "args.cu_seqlens_q"));
+  a.head_dim = 128;
+  a.total_q = 0;
+  expect(&a, ATTNGEN_STATUS_BAD_SHAPE, "args.total_q");
+  a.total_q = 16;
+  a.total_kv = -1;
+  expect(&a, ATTNGEN_STATUS_BAD_SHAPE, "args.total_kv");
+  a.total_kv = 0; /* no key rows while a sequence may have keys */
+  expect(&a, ATTNGEN_STATUS_BAD_SHAPE, "args.total_kv");
+  a.seqlen_kv = 0; /* no sequence has a key: fine, k and v may be NULL */
+  a.k = a.v = NULL;
+  expect(&a, ATTNGEN_STATUS_OK, NULL);
+  a = valid_args();
+  a.total_q = 5; /* totals without cu_seqlens */
+  expect(&a, ATTNGEN_STATUS_INVALID_ARGUMENT, "args.total_q");
+  a.total_q = 0;
+  a.total_kv = 3;
+  expect(&a, ATTNGEN_STATUS_INVALID_ARGUMENT, "args.total_kv");
+  a = valid_args();
+  a.cu_seqlens_q = cu;
+  a.cu_seqlens_k = cu + 4;
+  a.total_q = 1 << 16; /* 2^16 rows x 256 heads... : 2^31 bytes of q */
+  a.heads = 256;
+  a.seqlen_q = 8;
+  a.total_kv = 16;
+  a.heads_kv = 2;
+  expect(&a, ATTNGEN_STATUS_TOO_LARGE, "args.total_q");
+  a = valid_args();
+  a.cu_seqlens_q = cu;
+  a.cu_seqlens_k = (const int32_t *)((const char *)(cu + 4) + 2);
+  a.total_q = a.total_kv = 16;
+  expect(&a, ATTNGEN_STATUS_MISALIGNED, "args.cu_seqlens_k");
+  a.cu_seqlens_k = cu + 4;
+  a.cu_seqlens_q = (const int32_t *)a.lse + 30; /* [30, 33): lse is [H, total_q] = 32 floats */
+  expect(&a, ATTNGEN_STATUS_ALIASING, "args.cu_seqlens_q");
+  a.cu_seqlens_q = (const int32_t *)a.lse + 32; /* directly after */
+  expect(&a, ATTNGEN_STATUS_OK, NULL);
+  a.cu_seqlens_q = (const int32_t *)a.out + 2;
+  expect(&a, ATTNGEN_STATUS_ALIASING, "args.cu_seqlens_q");
+
+  /* gfx942 (emu) refuses packed batches by name, after a dense call of the same shape */
+  attngen_context *emu = NULL;
+  attngen_context_options eo = {"emu", 0};
+  assert_int_equal(attngen_create(&emu, &eo), ATTNGEN_STATUS_OK);
+  static _Alignas(16) uint16_t q[2 * 8 * 128], kv[2 * 8 * 128], out[2 * 8 * 128];
+  static int32_t cuq[3] = {0, 3, 8}, cuk[3] = {0, 8, 8};
+  for (int i = 0; i < 2 * 8 * 128; ++i) q[i] = kv[i] = 0x3F80u;
+  attngen_fwd_args c;
+  attngen_fwd_args_init(&c);
+  c.q = q;
+  c.k = kv;
+  c.v = kv;
+  c.out = out;
+  c.batch = 2;
+  c.heads = 1;
+  c.seqlen_q = 8;
+  c.seqlen_kv = 8;
+  assert_int_equal(attngen_fwd(emu, &c), ATTNGEN_STATUS_OK);
+  c.cu_seqlens_q = cuq;
+  c.cu_seqlens_k = cuk;
+  c.total_q = 8;
+  c.total_kv = 8;
+  memset(out, 0x7B, sizeof out);
+  attngen_choice ch;
+  assert_int_equal(attngen_explain(emu, &c, &ch), ATTNGEN_STATUS_NO_VARIANT);
+  assert_non_null(strstr(attngen_last_error(), "args.cu_seqlens_q"));
+  assert_int_equal(attngen_fwd(emu, &c), ATTNGEN_STATUS_NO_VARIANT);
+  assert_non_null(strstr(attngen_last_error(), "args.cu_seqlens_q"));
+  for (size_t i = 0; i < sizeof out / sizeof out[0]; ++i) assert_int_equal(out[i], 0x7B7B);
+  attngen_destroy(emu);
+}
+
+/* attngen_check_cu_seqlens: the host helper checks host copies fully, naming the array, the
+ * index and the value. */
+static void test_dispatch_check_cu_seqlens(void **state) {
+  (void)state;
+  const int32_t q[4] = {0, 5, 5, 12}, k[4] = {0, 0, 9, 10};
+  assert_int_equal(attngen_check_cu_seqlens(q, k, 3, 12, 10, 7, 9), ATTNGEN_STATUS_OK);
+  assert_int_equal(attngen_check_cu_seqlens(q, k, 3, 12, 10, 6, 9), ATTNGEN_STATUS_INVALID_ARGUMENT);
+  assert_non_null(strstr(attngen_last_error(), "cu_seqlens_q[3] - cu_seqlens_q[2] = 7"));
+  assert_non_null(strstr(attngen_last_error(), "max_seqlen_q = 6"));
+  assert_int_equal(attngen_check_cu_seqlens(q, k, 3, 12, 10, 7, 8), ATTNGEN_STATUS_INVALID_ARGUMENT);
+  assert_non_null(strstr(attngen_last_error(), "cu_seqlens_k[2]"));
+  assert_int_equal(attngen_check_cu_seqlens(q, k, 3, 13, 10, 7, 9), ATTNGEN_STATUS_INVALID_ARGUMENT);
+  assert_non_null(strstr(attngen_last_error(), "total_q = 13"));
+  assert_int_equal(attngen_check_cu_seqlens(q, k, 3, 12, 11, 7, 9), ATTNGEN_STATUS_INVALID_ARGUMENT);
+  assert_non_null(strstr(attngen_last_error(), "cu_seqlens_k[3] = 10"));
+  const int32_t dec[4] = {0, 5, 4, 12}, start[4] = {1, 5, 5, 12};
+  assert_int_equal(attngen_check_cu_seqlens(dec, k, 3, 12, 10, 8, 9), ATTNGEN_STATUS_INVALID_ARGUMENT);
+  assert_non_null(strstr(attngen_last_error(), "cu_seqlens_q[2] = 4 < cu_seqlens_q[1] = 5"));
+  assert_int_equal(attngen_check_cu_seqlens(start, k, 3, 12, 10, 8, 9), ATTNGEN_STATUS_INVALID_ARGUMENT);
+  assert_non_null(strstr(attngen_last_error(), "cu_seqlens_q[0] = 1"));
+  assert_int_equal(attngen_check_cu_seqlens(q, NULL, 3, 12, 10, 7, 9), ATTNGEN_STATUS_NULL_POINTER);
+  assert_non_null(strstr(attngen_last_error(), "cu_seqlens_k"));
+  assert_int_equal(attngen_check_cu_seqlens(q, k, 0, 12, 10, 7, 9), ATTNGEN_STATUS_BAD_SHAPE);
+  /* a length difference that overflows int32 is still caught */
+  const int32_t wide[3] = {0, INT32_MAX, INT32_MAX}, neg[3] = {0, INT32_MIN, INT32_MAX};
+  assert_int_equal(attngen_check_cu_seqlens(wide, neg, 2, INT32_MAX, INT32_MAX, INT32_MAX,
+                                            INT32_MAX), ATTNGEN_STATUS_INVALID_ARGUMENT);
+  assert_non_null(strstr(attngen_last_error(), "cu_seqlens_k[1]"));
+}
+
 /* args.causal: 0 or 1, anything else INVALID_ARGUMENT naming it. The gfx942 kernels (emu)
  * refuse the mask with NO_VARIANT naming args.causal (explain and fwd, nothing written);
  * the cpu reference runs it: row i of a causal call with Sq = Skv = 8 equals the row of a
@@ -667,6 +794,8 @@ int main(void) {
     cmocka_unit_test(test_dispatch_misaligned),
     cmocka_unit_test(test_dispatch_aliasing),
     cmocka_unit_test(test_dispatch_kv_lengths),
+    cmocka_unit_test(test_dispatch_packed_args),
+    cmocka_unit_test(test_dispatch_check_cu_seqlens),
     cmocka_unit_test(test_dispatch_causal),
     cmocka_unit_test(test_dispatch_heads_kv),
     cmocka_unit_test(test_dispatch_bad_layout_rounding_scale),

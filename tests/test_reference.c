@@ -938,6 +938,191 @@ static void test_reference_kv_lengths(void **state) {
   }
 }
 
+/* A packed batch (cu_seqlens) is exactly the per-sequence dense calls, bit for bit (output,
+ * LSE [H, total_q], the fp64 attention): lengths 0 and 1, Sq < Skv and Sq > Skv, a sequence
+ * without keys (out 0, LSE -inf), GQA (4 heads over 2), causal per sequence (bottom-right in
+ * each), with and without key lengths (seqused_k: the smaller length wins), a step of 16 and
+ * of 64. Then cu_seqlens that break the rules (decreasing, negative, past the totals, longer
+ * than the maxima): the sequences are the clamped ones (derived here by hand), rows no
+ * sequence covers keep their poison, nothing past the output is written. */
+static void packed_expect(const attngen__ref_args *a, const int32_t *qs, const int32_t *qn,
+                          const int32_t *ks, const int32_t *kn, const int32_t *kvl, int n,
+                          int hkv, const uint16_t *out, const float *lse) {
+  const int H = a->shape.heads;
+  for (int b = 0; b < n; ++b) {
+    if (qn[b] == 0) continue;
+    attngen__ref_args e = *a;
+    e.cu_seqlens_q = e.cu_seqlens_k = NULL;
+    e.total_q = e.total_kv = 0;
+    e.kv_lengths = kvl ? &kvl[b] : NULL;
+    e.shape.batch = 1;
+    e.shape.seqlen_q = qn[b];
+    e.shape.seqlen_kv = kn[b];
+    e.q.data += (size_t)qs[b] * a->q.ss;
+    e.k.data += (size_t)ks[b] * a->k.ss;
+    e.v.data += (size_t)ks[b] * a->v.ss;
+    uint16_t *want = xcalloc((size_t)qn[b] * H * D, 2);
+    float *lw = xcalloc((size_t)qn[b] * H, sizeof(float));
+    e.out = attngen__view_out(want, ATTNGEN_LAYOUT_BSHD, H, qn[b]);
+    e.lse = lw;
+    assert_int_equal(attngen__reference_fwd(&e), ATTNGEN_STATUS_OK);
+    assert_memory_equal(out + (size_t)qs[b] * H * D, want, (size_t)qn[b] * H * D * 2);
+    for (int h = 0; h < H; ++h)
+      assert_memory_equal(&lse[(size_t)h * a->total_q + qs[b]], &lw[(size_t)h * qn[b]],
+                          (size_t)qn[b] * sizeof(float));
+    (void)hkv;
+    free(want);
+    free(lw);
+  }
+}
+
+static void test_reference_packed(void **state) {
+  (void)state;
+  enum { N = 7, H = 4, HKV = 2 };
+  static const int32_t lq[N] = {5, 130, 0, 1, 64, 77, 3}, lk[N] = {5, 70, 9, 64, 0, 200, 1};
+  static const int32_t kvl[N] = {3, -1, 100, 1000, 5, 150, 0};
+  int32_t cq[N + 1] = {0}, ck[N + 1] = {0};
+  int mq = 0, mk = 0;
+  for (int b = 0; b < N; ++b) {
+    cq[b + 1] = cq[b] + lq[b];
+    ck[b + 1] = ck[b] + lk[b];
+    mq = lq[b] > mq ? lq[b] : mq;
+    mk = lk[b] > mk ? lk[b] : mk;
+  }
+  const int TQ = cq[N], TK = ck[N];
+  attngen__inputs in;
+  assert_int_equal(attngen__inputs_make_gqa(&in, ATTNGEN__INPUT_LARGE, 91, ATTNGEN_LAYOUT_BSHD, 1,
+                                            H, HKV, TQ, TK, DEFAULT_SCALE), ATTNGEN_STATUS_OK);
+  const size_t nq = (size_t)TQ * H * D, guard = 512;
+  uint16_t *buf = xcalloc(nq + 2 * guard, 2), *out = buf + guard;
+  float *lse = xcalloc((size_t)TQ * H, sizeof(float));
+  double *ex = xcalloc(nq, sizeof(double));
+  for (int causal = 0; causal < 2; ++causal)
+    for (int with_kvl = 0; with_kvl < 2; ++with_kvl)
+      for (int step = 16; step <= 64; step *= 4) {
+        attngen__ref_args a = {attngen__inputs_q(&in), attngen__inputs_k(&in),
+                               attngen__inputs_v(&in),
+                               attngen__view_out(out, ATTNGEN_LAYOUT_BSHD, H, TQ),
+                               {N, H, mq, mk, ATTNGEN_LAYOUT_BSHD,
+                                (attngen_rounding)((causal + step) % 3), HKV},
+                               DEFAULT_SCALE, lse, 0, 0, step, 0, NULL};
+        a.causal = causal;
+        a.kv_lengths = with_kvl ? kvl : NULL;
+        a.cu_seqlens_q = cq;
+        a.cu_seqlens_k = ck;
+        a.total_q = TQ;
+        a.total_kv = TK;
+        memset(buf, 0xFF, (nq + 2 * guard) * 2);
+        memset(lse, 0xFF, (size_t)TQ * H * sizeof(float));
+        assert_int_equal(attngen__reference_fwd(&a), ATTNGEN_STATUS_OK);
+        int32_t kn[N];
+        for (int b = 0; b < N; ++b) {
+          const int u = kvl[b] < 0 ? 0 : kvl[b];
+          kn[b] = with_kvl && u < lk[b] ? u : lk[b];
+        }
+        packed_expect(&a, cq, lq, ck, kn, NULL, N, HKV, out, lse);
+        for (size_t i = 0; i < guard; ++i) {
+          assert_int_equal(buf[i], 0xFFFF);
+          assert_int_equal(out[nq + i], 0xFFFF);
+        }
+        /* sequence 4 has no key, the 1-row sequence 3 one row: out 0, LSE -inf / finite */
+        for (int h = 0; h < H; ++h) {
+          for (int i = 0; i < lq[4]; ++i) {
+            assert_true(isinf(lse[h * TQ + cq[4] + i]) && lse[h * TQ + cq[4] + i] < 0);
+            for (int d = 0; d < D; ++d)
+              assert_int_equal(out[((size_t)(cq[4] + i) * H + h) * D + d], 0);
+          }
+          assert_true(isfinite(lse[h * TQ + cq[3]]) || (with_kvl && kvl[3] <= 0));
+        }
+        /* the fp64 attention: packed = per-sequence */
+        attngen__exact_args e = {a.q, a.k, a.v, attngen__view_f64(ex, ATTNGEN_LAYOUT_BSHD, H, TQ),
+                                 N, H, mq, mk, DEFAULT_SCALE, NULL, 0, a.kv_lengths, causal, HKV,
+                                 128, cq, ck, TQ, TK};
+        assert_int_equal(attngen__exact_fwd(&e), ATTNGEN_STATUS_OK);
+        for (int b = 0; b < N; ++b) {
+          if (lq[b] == 0) continue;
+          double *w = xcalloc((size_t)lq[b] * H * D, sizeof(double));
+          attngen__exact_args eb = e;
+          eb.cu_seqlens_q = eb.cu_seqlens_k = NULL;
+          eb.total_q = eb.total_kv = 0;
+          eb.kv_lengths = a.kv_lengths ? &kvl[b] : NULL;
+          eb.batch = 1;
+          eb.seqlen_q = lq[b];
+          eb.seqlen_kv = lk[b];
+          eb.q.data += (size_t)cq[b] * a.q.ss;
+          eb.k.data += (size_t)ck[b] * a.k.ss;
+          eb.v.data += (size_t)ck[b] * a.v.ss;
+          eb.out = attngen__view_f64(w, ATTNGEN_LAYOUT_BSHD, H, lq[b]);
+          assert_int_equal(attngen__exact_fwd(&eb), ATTNGEN_STATUS_OK);
+          for (size_t i = 0; i < (size_t)lq[b] * H * D; ++i)
+            assert_true(ex[(size_t)cq[b] * H * D + i] == w[i]);
+          free(w);
+        }
+      }
+
+  /* cu_seqlens that break the rules: sequence b is start = clamp(cu[b], 0, total), end =
+   * clamp(cu[b + 1], 0, total), length = clamp(end - start, 0, max) */
+  static const int32_t bq[N + 1] = {-3, 7, 3, 10, 50, 60, 1000, INT32_MIN};
+  static const int32_t bk[N + 1] = {-9, 50, 20, 300, INT32_MAX, 100, 90, 95};
+  const int maxq = 20, maxk = 64;
+  int32_t qs[N], qn[N], ks[N], kn[N];
+  for (int b = 0; b < N; ++b) {
+    const int64_t s0 = bq[b] < 0 ? 0 : bq[b] > TQ ? TQ : bq[b];
+    const int64_t e0 = bq[b + 1] < 0 ? 0 : bq[b + 1] > TQ ? TQ : bq[b + 1];
+    qs[b] = (int32_t)s0;
+    qn[b] = (int32_t)(e0 - s0 < 0 ? 0 : e0 - s0 > maxq ? maxq : e0 - s0);
+    const int64_t s1 = bk[b] < 0 ? 0 : bk[b] > TK ? TK : bk[b];
+    const int64_t e1 = bk[b + 1] < 0 ? 0 : bk[b + 1] > TK ? TK : bk[b + 1];
+    ks[b] = (int32_t)s1;
+    kn[b] = (int32_t)(e1 - s1 < 0 ? 0 : e1 - s1 > maxk ? maxk : e1 - s1);
+  }
+  assert_int_equal(qn[1], 0);  /* decreasing: empty */
+  assert_int_equal(qn[3], 20); /* 10 .. 50: clamped to the maximum */
+  assert_int_equal(kn[2], 64); /* 20 .. 300: clamped to the maximum */
+  assert_int_equal(kn[3], TK - 300); /* 300 .. past the total: ends at the total */
+  attngen__ref_args a = {attngen__inputs_q(&in), attngen__inputs_k(&in), attngen__inputs_v(&in),
+                         attngen__view_out(out, ATTNGEN_LAYOUT_BSHD, H, TQ),
+                         {N, H, maxq, maxk, ATTNGEN_LAYOUT_BSHD, ATTNGEN_ROUND_RTNE, HKV},
+                         DEFAULT_SCALE, lse, 0, 0, 0, 0, NULL};
+  a.causal = 1;
+  a.cu_seqlens_q = bq;
+  a.cu_seqlens_k = bk;
+  a.total_q = TQ;
+  a.total_kv = TK;
+  memset(buf, 0xFF, (nq + 2 * guard) * 2);
+  memset(lse, 0xFF, (size_t)TQ * H * sizeof(float));
+  assert_int_equal(attngen__reference_fwd(&a), ATTNGEN_STATUS_OK);
+  /* the clamped sequences may overlap (cu not increasing): rows of none keep the poison */
+  unsigned char *covered = xcalloc((size_t)TQ, 1);
+  for (int b = 0; b < N; ++b)
+    for (int i = 0; i < qn[b]; ++i) covered[qs[b] + i] = 1;
+  for (int r = 0; r < TQ; ++r)
+    if (!covered[r])
+      for (int h = 0; h < H; ++h)
+        for (int d = 0; d < D; ++d) assert_int_equal(out[((size_t)r * H + h) * D + d], 0xFFFF);
+  for (size_t i = 0; i < guard; ++i) {
+    assert_int_equal(buf[i], 0xFFFF);
+    assert_int_equal(out[nq + i], 0xFFFF);
+  }
+  /* sequences that share no row with another compare with their dense calls */
+  int32_t only[N];
+  for (int b = 0; b < N; ++b) only[b] = 1;
+  for (int b = 0; b < N; ++b)
+    for (int c = 0; c < N; ++c)
+      if (b != c && qn[b] && qn[c] && qs[b] < qs[c] + qn[c] && qs[c] < qs[b] + qn[b]) only[b] = 0;
+  int32_t qn_only[N];
+  for (int b = 0; b < N; ++b) qn_only[b] = only[b] ? qn[b] : 0;
+  packed_expect(&a, qs, qn_only, ks, kn, NULL, N, HKV, out, lse);
+  int checked = 0;
+  for (int b = 0; b < N; ++b) checked += qn_only[b] > 0;
+  assert_int_equal(checked, 3); /* sequences 3, 4, 5 (0 and 2 overlap) */
+  free(covered);
+  free(buf);
+  free(lse);
+  free(ex);
+  attngen__inputs_free(&in);
+}
+
 /* The causal mask (bottom-right aligned): row i of entry b equals, bit for bit (output and
  * LSE, and the fp64 attention), the one-row call of that row with the first
  * attngen__causal_keys(1, i, n_b, Sq) keys (n_b: the entry's length); a row that sees no key
@@ -1254,6 +1439,7 @@ int main(void) {
       cmocka_unit_test(test_reference_split_plan_row_flags),
       cmocka_unit_test(test_reference_kv_lengths),
       cmocka_unit_test(test_reference_causal),
+      cmocka_unit_test(test_reference_packed),
       cmocka_unit_test(test_reference_gqa_equals_repeated_kv),
       cmocka_unit_test(test_reference_bad_args),
   };

@@ -7,6 +7,10 @@
 // block's 64 rows. K and V tiles of 64 keys stream through shared memory by
 // cp.async, double-buffered; operands come from shared memory by ldmatrix (V transposed).
 // Numerics follow docs/NUMERICS.md step by step (see the comments numbered like its steps).
+// Packed variable-length batches (kargs.cu_q / cu_k, bshd only): block (q-block, head,
+// sequence) over the largest query length; a block past its sequence's length exits; the
+// rows and keys of a sequence are its own rows in the packed tensors (loads and stores stop
+// at its end), LSE [H, total_q].
 //
 // Shared memory (rows of 256 bytes, the 16 chunks of 16 bytes of a row are XOR-swizzled with
 // the row's low 3 bits so that ldmatrix and cp.async are free of bank conflicts):
@@ -46,6 +50,13 @@ typedef struct attngen_kargs {
   // KV heads (attngen_fwd_args.heads_kv; == H for a dense call): k and v have H_kv heads
   // ([B,Skv,H_kv,128] / [B,H_kv,Skv,128]) and query head h reads KV head h / (H / H_kv).
   int H_kv;
+  // Packed variable-length batch (attngen_fwd_args.cu_seqlens_q/_k), or 0 = dense: int32
+  // [B + 1] row offsets into q/o ([total_q, H, 128]) and k/v ([total_kv, H_kv, 128]); Sq and
+  // Skv are the largest lengths. Sequence b: start = clamp(cu[b], 0, total), end =
+  // clamp(cu[b + 1], 0, total), length = clamp(end - start, 0, Sq or Skv); lse [H, total_q].
+  const int *cu_q;
+  const int *cu_k;
+  int total_q, total_kv;
 } attngen_kargs;
 
 #endif // ATTNGEN_KARGS_H
@@ -233,7 +244,7 @@ SM90_FN sm90_u32 sm90_pack_bf16x2_rtna(float lo, float hi) {
 
 // The wgmma family's wrappers (impl = "wgmma", templates/sm90/attn_fwd_wgmma.cu.in): names
 // carry the prefix wg_; the wgmma operand lists are generated per N the variant uses.
-#line 16 "templates/sm90/attn_fwd.cu.in"
+#line 20 "templates/sm90/attn_fwd.cu.in"
 #define AG_BF16_FN static __device__ __forceinline__
 #line 1 "templates/common/bf16_round.h"
 // bf16_round.h: the fp32 -> bf16 rounding formulas of docs/NUMERICS.md, on bit patterns.
@@ -285,9 +296,9 @@ AG_BF16_FN unsigned int ag_bf16_round(unsigned int u, int mode) {
 AG_BF16_FN unsigned int ag_bf16_to_f32_bits(unsigned int b) { return (b & 0xFFFFu) << 16; }
 
 #endif // AG_BF16_ROUND_H
-#line 18 "templates/sm90/attn_fwd.cu.in"
-
 #line 22 "templates/sm90/attn_fwd.cu.in"
+
+#line 26 "templates/sm90/attn_fwd.cu.in"
 namespace {
 
 constexpr int kQTiles = 1;
@@ -323,7 +334,8 @@ extern "C" __global__ void __launch_bounds__(128, 1) attn_fwd_d128_bhsd_rtna_q1_
   const int t4 = lane & 3;          // mma threadID_in_group: fragment columns 2*t4, +1
   const int lm_mat = lane >> 3;     // ldmatrix: the matrix this lane addresses
   const int lm_row = lane & 7;      //           and the row within it
-  const int H = a.H, Sq = a.Sq, Skv = a.Skv;
+  const int H = a.H, Skv = a.Skv;
+  int Sq = a.Sq;
   const int h = (int)blockIdx.y, b = (int)blockIdx.z;
   // KV heads (grouped-query calls: H_kv divides H; 0 = H): query head h reads K and V of KV
   // head h H_kv / H = h / (H / H_kv)
@@ -331,14 +343,20 @@ extern "C" __global__ void __launch_bounds__(128, 1) attn_fwd_d128_bhsd_rtna_q1_
   const int hk = (int)((unsigned)h * (unsigned)Hkv / (unsigned)H);
   const int q0 = (int)blockIdx.x * kBlockM;
   const int warp_row0 = warp * kWarpRows;
+  // A packed batch (the host allows it with bshd only): sequence b's first rows and lengths,
+  // clamped as kargs.h says (start = clamp(cu[b], 0, total), end = clamp(cu[b + 1], 0,
+  // total), length = clamp(end - start, 0, max)); Sq becomes its query length, its keys the
+  // smaller of its key length and kv_len.
+  int q_row0 = 0, kv_seq = Skv;
+#line 90 "templates/sm90/attn_fwd.cu.in"
 
   // Element offsets: 64-bit per-(batch, head) base, 32-bit row offsets within a batch.
-#line 73 "templates/sm90/attn_fwd.cu.in"
+#line 99 "templates/sm90/attn_fwd.cu.in"
   const long long q_base = ((long long)b * H + h) * (long long)Sq * 128;
   const long long kv_base = ((long long)b * Hkv + hk) * (long long)Skv * 128;
   const int q_stride = 128;
   const int kv_stride = 128;
-#line 78 "templates/sm90/attn_fwd.cu.in"
+#line 104 "templates/sm90/attn_fwd.cu.in"
   const unsigned short *qg = (const unsigned short *)a.q + q_base;
   const unsigned short *kg = (const unsigned short *)a.k + kv_base;
   const unsigned short *vg = (const unsigned short *)a.v + kv_base;
@@ -346,18 +364,18 @@ extern "C" __global__ void __launch_bounds__(128, 1) attn_fwd_d128_bhsd_rtna_q1_
 
   // This batch entry's keys: its length (attngen_kargs.kv_len) clamped into [0, Skv], or Skv.
   // Keys past it are never loaded (zero-filled like keys past Skv) and masked like them.
-  int kv_n = Skv;
+  int kv_n = kv_seq;
   if (a.kv_len != 0) {
     kv_n = a.kv_len[b];
-    kv_n = kv_n < 0 ? 0 : (kv_n > Skv ? Skv : kv_n);
+    kv_n = kv_n < 0 ? 0 : (kv_n > kv_seq ? kv_seq : kv_n);
   }
   // The causal mask (the variant's axis mask): query row i sees the keys j <= i + kv_n - Sq;
   // this block's rows need the keys below min(kv_n, min(q0 + block_m, Sq) + kv_n - Sq), its
   // later tiles are not loaded or computed. Its first row sees the fewest (kv_first).
   int kv_end = kv_n, kv_first = kv_n;
-#line 97 "templates/sm90/attn_fwd.cu.in"
+#line 123 "templates/sm90/attn_fwd.cu.in"
   constexpr bool kCausal = false;
-#line 99 "templates/sm90/attn_fwd.cu.in"
+#line 125 "templates/sm90/attn_fwd.cu.in"
   if (kCausal) {
     const int last = (q0 + kBlockM < Sq ? q0 + kBlockM : Sq) + kv_n - Sq;
     kv_end = last < kv_n ? (last > 0 ? last : 0) : kv_n;
@@ -397,13 +415,13 @@ extern "C" __global__ void __launch_bounds__(128, 1) attn_fwd_d128_bhsd_rtna_q1_
                      sQ + swz(warp_row0 + qt * 16 + (lm_mat & 1) * 8 + lm_row,
                               2 * kk + (lm_mat >> 1)));
   };
-#line 139 "templates/sm90/attn_fwd.cu.in"
+#line 165 "templates/sm90/attn_fwd.cu.in"
   sm90_u32 qf[kQTiles][8][4];
 #pragma unroll
   for (int qt = 0; qt < kQTiles; ++qt)
 #pragma unroll
     for (int kk = 0; kk < 8; ++kk) load_q_frag(qf[qt][kk], qt, kk);
-#line 145 "templates/sm90/attn_fwd.cu.in"
+#line 171 "templates/sm90/attn_fwd.cu.in"
 
   const float neg_inf = __int_as_float(0xff800000);  // -inf
   float o[kQTiles][16][4];   // O accumulators: 16 n-tiles of 8 head dims
@@ -443,7 +461,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) attn_fwd_d128_bhsd_rtna_q1_
         for (int e = 0; e < 4; ++e) s[qt][n][e] = 0.f;
 #pragma unroll
     for (int kk = 0; kk < 8; ++kk) {
-#line 189 "templates/sm90/attn_fwd.cu.in"
+#line 215 "templates/sm90/attn_fwd.cu.in"
 #pragma unroll
       for (int np = 0; np < kSNTiles / 2; ++np) {
         sm90_u32 b0, b1, b2, b3;
@@ -452,9 +470,9 @@ extern "C" __global__ void __launch_bounds__(128, 1) attn_fwd_d128_bhsd_rtna_q1_
                                           2 * kk + (lm_mat & 1)));
 #pragma unroll
         for (int qt = 0; qt < kQTiles; ++qt) {
-#line 198 "templates/sm90/attn_fwd.cu.in"
+#line 224 "templates/sm90/attn_fwd.cu.in"
           const sm90_u32 *qa = qf[qt][kk];
-#line 202 "templates/sm90/attn_fwd.cu.in"
+#line 228 "templates/sm90/attn_fwd.cu.in"
           sm90_mma_bf16_16816(s[qt][2 * np], qa[0], qa[1], qa[2], qa[3], b0, b1);
           sm90_mma_bf16_16816(s[qt][2 * np + 1], qa[0], qa[1], qa[2], qa[3], b2, b3);
         }
@@ -591,7 +609,10 @@ extern "C" __global__ void __launch_bounds__(128, 1) attn_fwd_d128_bhsd_rtna_q1_
       }
       if (a.lse != 0 && t4 == 0 && q0 + row < Sq) {
         const float lse = m[qt][r] * kLn2 + sm90_lg2(lr) * kLn2;
-        sm90_st_global_f32(a.lse + ((long long)b * H + h) * Sq + q0 + row, lse);
+        // [B, H, Sq], or [H, total_q] from the sequence's first row
+        const long long at = a.cu_q != 0 ? (long long)h * a.total_q + q_row0
+                                         : ((long long)b * H + h) * Sq;
+        sm90_st_global_f32(a.lse + at + q0 + row, lse);
       }
     }
   __syncwarp();

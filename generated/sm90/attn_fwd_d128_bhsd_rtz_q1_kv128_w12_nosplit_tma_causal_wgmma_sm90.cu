@@ -32,6 +32,13 @@ typedef struct attngen_kargs {
   // KV heads (attngen_fwd_args.heads_kv; == H for a dense call): k and v have H_kv heads
   // ([B,Skv,H_kv,128] / [B,H_kv,Skv,128]) and query head h reads KV head h / (H / H_kv).
   int H_kv;
+  // Packed variable-length batch (attngen_fwd_args.cu_seqlens_q/_k), or 0 = dense: int32
+  // [B + 1] row offsets into q/o ([total_q, H, 128]) and k/v ([total_kv, H_kv, 128]); Sq and
+  // Skv are the largest lengths. Sequence b: start = clamp(cu[b], 0, total), end =
+  // clamp(cu[b + 1], 0, total), length = clamp(end - start, 0, Sq or Skv); lse [H, total_q].
+  const int *cu_q;
+  const int *cu_k;
+  int total_q, total_kv;
 } attngen_kargs;
 
 #endif // ATTNGEN_KARGS_H
@@ -579,6 +586,12 @@ WG_FN void wg_st_shared_b32(wg_u32 addr, wg_u32 x) {
   asm volatile("st.shared.b32 [%0], %1;" ::"r"(addr), "r"(x) : "memory");
 }
 
+WG_FN wg_u32 wg_ld_shared_b32(wg_u32 addr) {
+  wg_u32 x;
+  asm volatile("ld.shared.b32 %0, [%1];" : "=r"(x) : "r"(addr) : "memory");
+  return x;
+}
+
 WG_FN void wg_ld_shared_v4(wg_u32 &x, wg_u32 &y, wg_u32 &z, wg_u32 &w, wg_u32 addr) {
   asm volatile("ld.shared.v4.b32 {%0, %1, %2, %3}, [%4];"
                : "=r"(x), "=r"(y), "=r"(z), "=r"(w)
@@ -716,8 +729,20 @@ AG_BF16_FN unsigned int ag_bf16_to_f32_bits(unsigned int b) { return (b & 0xFFFF
 // tensor stores through the o map (rows past Sq are dropped), waits until they have read
 // the buffer and frees it (named barriers 3 and 4, kBarOFree below). With 2 buffer(s): one per consumer.
 #line 82 "templates/sm90/attn_fwd_wgmma.cu.in"
+// Packed variable-length batches (kernel argument kargs.cu_q / cu_k, bshd only; 0 = dense):
+// the jobs are (m-block, head, sequence) over ceil(Sq / block_m) m-blocks, Sq the largest
+// query length; every role of the block (producer, storer, consumers) walks the same jobs and
+// passes over those whose m-block starts at or past the sequence's query length (live_round).
+// Q/K/V/O rows are addressed from the sequence's first row (the maps and pointers see one
+// batch entry of total rows). Tiles that reach past a sequence read the next sequence's rows
+// (or zeros past the total): harmless for Q (rows are independent, and rows past the
+// sequence are never stored), and for K/V those keys are masked exactly like keys past a
+// kv_len (scores -inf, V rows zeroed: zero_v_tail). O rows past the sequence must not be
+// stored (they belong to the next sequence): a consumer whose 64 rows cross the sequence's
+// end stores them from registers, row by row (the storer skips that box); LSE goes to
+// [H, total_q]. Dense calls keep every loop as it was (per-job setup only).
 // Numerics follow docs/NUMERICS.md step by step (comments numbered like its steps).
-// attngen-launch: threads=384 block_m=128 smem_bytes=230512
+// attngen-launch: threads=384 block_m=128 smem_bytes=230528
 
 namespace {
 
@@ -738,13 +763,13 @@ constexpr int kQBufs = 2;            // Q buffers: job n uses buffer n % kQBufs
 constexpr wg_u32 kQBytes = 32768;
 constexpr wg_u32 kOffK = kQBufs * kQBytes;
 constexpr wg_u32 kOffV = kOffK + kStages * kKvStage;
-#line 105 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 117 "templates/sm90/attn_fwd_wgmma.cu.in"
 constexpr int kOBufs = 2;
 constexpr wg_u32 kOBufBytes = 16384;  // boxes x 64 rows x 128 bytes
 constexpr wg_u32 kOBox = kOBufBytes / kBoxes;
 constexpr wg_u32 kOffO = kOffV + kStages * kKvStage;
 constexpr wg_u32 kOffBar = kOffO + kOBufs * kOBufBytes;
-#line 113 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 125 "templates/sm90/attn_fwd_wgmma.cu.in"
 constexpr float kLn2 = 0.693147180559945309f;
 
 // 128-byte swizzled, 1024-byte atoms: wgmma shared-memory descriptor for a start address,
@@ -763,9 +788,9 @@ __device__ __forceinline__ wg_u32 swz(int r, int c) {
 // P (step 5): two fp32 probabilities -> bf16x2 with the variant's rounding, lower column low.
 // For P only finite values in [0, 1] and NaN occur; NaN stays a NaN (it only feeds P.V).
 __device__ __forceinline__ wg_u32 pack_p(float lo, float hi) {
-#line 134 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 146 "templates/sm90/attn_fwd_wgmma.cu.in"
   return wg_pack_bf16x2_rz(lo, hi);
-#line 140 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 152 "templates/sm90/attn_fwd_wgmma.cu.in"
 }
 
 // Output rounding (step 6) of two values, lower column low: exactly the docs/NUMERICS.md formula
@@ -773,9 +798,9 @@ __device__ __forceinline__ wg_u32 pack_p(float lo, float hi) {
 // (cvt.rn / cvt.rz to bf16x2 round finite values as the formulas and give 0x7FFF for every
 // NaN); RTNA has no cvt and uses the integer formula.
 __device__ __forceinline__ wg_u32 round_out2(float lo, float hi) {
-#line 150 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 162 "templates/sm90/attn_fwd_wgmma.cu.in"
   return wg_pack_bf16x2_rz(lo, hi);
-#line 154 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 166 "templates/sm90/attn_fwd_wgmma.cu.in"
 }
 
 __device__ __forceinline__ void mbar_wait(wg_u32 bar, wg_u32 parity) {
@@ -785,11 +810,11 @@ __device__ __forceinline__ void mbar_wait(wg_u32 bar, wg_u32 parity) {
 
 } // namespace
 
-#line 164 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 176 "templates/sm90/attn_fwd_wgmma.cu.in"
 extern "C" __global__ void __launch_bounds__(384, 1)
     attn_fwd_d128_bhsd_rtz_q1_kv128_w12_nosplit_tma_causal_wgmma_sm90(const __grid_constant__ attngen_kargs_tma prm) {
   const attngen_kargs a = prm.a;            // (a reference kept the param address live: a spill)
-#line 170 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 182 "templates/sm90/attn_fwd_wgmma.cu.in"
   extern __shared__ __align__(1024) unsigned char smem_raw[];
   const wg_u32 sbase = (wg_smem_addr(smem_raw) + 1023u) & ~1023u;
   const wg_u32 sQ = sbase;
@@ -801,20 +826,31 @@ extern "C" __global__ void __launch_bounds__(384, 1)
   const wg_u32 bar_full_v = bar_full_k + 8 * kStages;
   const wg_u32 bar_empty_k = bar_full_v + 8 * kStages;  // [stage]: K tile released
   const wg_u32 bar_empty_v = bar_empty_k + 8 * kStages;
-#line 182 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 194 "templates/sm90/attn_fwd_wgmma.cu.in"
   // (macros, not variables: computed where used, so that no register holds them in the
   // producer's 24-register code)
 #define sO (sbase + kOffO)
 #define bar_o_full (bar_empty_v + 8 * kStages)   /* [O buffer]: written (128 arrivals) */
+  // The producer thread's count of the jobs it loaded (the Q buffers' uses; a packed batch
+  // passes over jobs, so the round is not the count): in shared memory, because held in one
+  // of its 24 registers it spilled. (16 bytes: the derive of target_sm90_wgmma.lua.)
+#define job_count (bar_o_full + 8 * kOBufs)
+  // The Q tile coordinates of the job being loaded, made where its keys are and read where
+  // its Q is loaded (after K_0; decoded there, a packed sequence's first row spilled): the
+  // row (a packed sequence's first row + the m-block's), and head | batch << 16 (both are
+  // < 2^16: ATTNGEN__GRID_YZ_LIMIT).
+#define job_q_row (job_count + 4)
+#define job_q_hb (job_count + 8)
   // O buffer free again (its stores have read it): named barriers kBarOFree + c (after the
   // consumers' turn barriers 1..kConsumers), 160 threads (a consumer's 128 wait with bar.sync,
   // the storer's warp arrives). One buffer: kBarOFree + c = "free for consumer c" (the
   // storer arrives on it after storing the previous consumer's tile); a buffer per consumer:
-  // kBarOFree + c = "buffer c free". The storer arrives ahead for the first use (of consumer
-  // 0's barrier only with one buffer, where consumer c + 1 waits for consumer c's tile) and
-  // leaves out the arrivals that no later use waits for.
+  // kBarOFree + c = "buffer c free". The storer makes each job's first arrivals when it
+  // takes the job up (consumer 0's barrier, and every consumer's with a buffer per consumer:
+  // the previous job's stores have read the buffers), so no arrival is left that no use
+  // waits for.
   constexpr wg_u32 kBarOFree = 1 + kConsumers;
-#line 195 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 218 "templates/sm90/attn_fwd_wgmma.cu.in"
 
   const int tid = (int)threadIdx.x;
   const int wgroup = tid >> 7;
@@ -825,28 +861,59 @@ extern "C" __global__ void __launch_bounds__(384, 1)
   const int n_mb = a.num_q_blocks;
   const int n_jobs = n_mb * H * a.B;
   const int n_tiles = (Skv + kKv - 1) / kKv;
+  // A packed batch (kargs.cu_q != 0; the host allows it with bshd and head_dim 128 only, so
+  // the other kernels compile without its code: in the head_dim 64 ones it spilled 4 bytes):
+  // Sq and Skv are the largest lengths.
+#line 234 "templates/sm90/attn_fwd_wgmma.cu.in"
+  constexpr bool packed = false;
+#line 236 "templates/sm90/attn_fwd_wgmma.cu.in"
+  // Sequence b of a packed batch in a cu_seqlens array: its first row (start) and length,
+  // clamped as kargs.h says, so that no value can address a row outside [0, total).
+  auto seq_of = [&](const int *cu, int b, int total, int max, int &start) -> int {
+    int s0 = cu[b], e0 = cu[b + 1];
+    s0 = s0 < 0 ? 0 : (s0 > total ? total : s0);
+    e0 = e0 < 0 ? 0 : (e0 > total ? total : e0);
+    start = s0;
+    const int n = e0 - s0;
+    return n < 0 ? 0 : (n > max ? max : n);
+  };
+  // The query rows of batch entry b (Sq, or its sequence's length) and its first row.
+  auto q_len = [&](int b, int &row0) -> int {
+    row0 = 0;
+    return packed ? seq_of(a.cu_q, b, a.total_q, Sq, row0) : Sq;
+  };
   // The causal mask is the variant's (axis mask; the dispatcher gives it only calls with
   // kargs.causal set accordingly): the dense kernels compile without any of its code.
-#line 208 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 254 "templates/sm90/attn_fwd_wgmma.cu.in"
   constexpr bool kCausal = true;
-#line 212 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 258 "templates/sm90/attn_fwd_wgmma.cu.in"
   // Keys of the jobs of batch entry b: its length (attngen_kargs.kv_len) clamped into
   // [0, Skv], or Skv; and a job's KV tiles: at least one (a job with no key runs one fully
   // masked tile, so that every job keeps its place in the pipeline; n_tiles == 0, Skv = 0,
   // is handled apart).
-  auto keys_of = [&](int b) -> int {
-    if (a.kv_len == 0) return Skv;
-    const int n = a.kv_len[b];
-    return n < 0 ? 0 : (n > Skv ? Skv : n);
+  // A packed sequence's keys: the smaller of its cu_seqlens_k length and its kv_len; its
+  // first key row in row0 (0 in a dense call).
+  auto keys_of = [&](int b, int &row0) -> int {
+    int n = Skv;
+    if (a.kv_len != 0) {
+      n = a.kv_len[b];
+      n = n < 0 ? 0 : (n > Skv ? Skv : n);
+    }
+    row0 = 0;
+    if (packed) {
+      const int m = seq_of(a.cu_k, b, a.total_kv, Skv, row0);
+      n = m < n ? m : n;
+    }
+    return n;
   };
   auto tiles_of = [&](int keys) -> int { return keys > kKv ? (keys + kKv - 1) / kKv : 1; };
-  // The causal mask (a.causal): query row i of an entry with n keys sees the keys
-  // j <= i + n - Sq. The keys the job of m-block row q0 needs: below
-  // min(n, min(q0 + block_m, Sq) + n - Sq) (<= 0: none of its rows sees a key); its tiles
-  // past them are neither loaded nor computed.
-  auto job_keys = [&](int n, int q0) -> int {
+  // The causal mask (a.causal): query row i of an entry with n keys and sq queries (Sq, or
+  // its sequence's length) sees the keys j <= i + n - sq. The keys the job of m-block row q0
+  // needs: below min(n, min(q0 + block_m, sq) + n - sq) (<= 0: none of its rows sees a key);
+  // its tiles past them are neither loaded nor computed.
+  auto job_keys = [&](int n, int q0, int sq) -> int {
     if (!kCausal) return n;
-    const int last = (q0 + kBlockM < Sq ? q0 + kBlockM : Sq) + n - Sq;
+    const int last = (q0 + kBlockM < sq ? q0 + kBlockM : sq) + n - sq;
     return last < n ? last : n;
   };
   // The job of this block's round i: x + i * gridDim.x; causal: in odd rounds the blocks take
@@ -870,24 +937,39 @@ extern "C" __global__ void __launch_bounds__(384, 1)
     h = hb % H;
     b = hb / H;
   };
-#line 261 "templates/sm90/attn_fwd_wgmma.cu.in"
+  // The first round at or after round i whose job has query rows (past the last job: a round
+  // whose job is >= n_jobs). Dense calls: i itself. A packed job whose m-block starts at or
+  // past its sequence's length is passed over by every role alike.
+  auto live_round = [&](int i) -> int {
+    while (packed) {
+      const int job = job_at(i);
+      if (job >= n_jobs) break;
+      int mb, h, b, r0;
+      decode(job, mb, h, b);
+      if (mb * kBlockM < q_len(b, r0)) break;
+      ++i;
+    }
+    return i;
+  };
+#line 331 "templates/sm90/attn_fwd_wgmma.cu.in"
   // Element offsets of job `job`'s Q/O rows and K/V rows (those of its KV head): 64-bit
   // per-(batch, head) base, 32-bit row offsets within a batch. Also returns the job's first
   // query row.
+  // A packed job: the bases of its sequence's first rows (b then counts no rows).
   auto job_bases = [&](int job, long long &q_base, long long &kv_base, int &q0, int &h, int &b) {
     int mb;
     decode(job, mb, h, b);
     q0 = mb * kBlockM;
     const int hk = (int)((unsigned)h * (unsigned)Hkv / (unsigned)H);
-#line 273 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 349 "templates/sm90/attn_fwd_wgmma.cu.in"
     q_base = ((long long)b * H + h) * (long long)Sq * kD;
     kv_base = ((long long)b * Hkv + hk) * (long long)Skv * kD;
-#line 276 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 352 "templates/sm90/attn_fwd_wgmma.cu.in"
   };
 
-#line 279 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 355 "templates/sm90/attn_fwd_wgmma.cu.in"
   constexpr wg_u32 kFullArrivals = 1;        // the producer thread's arrive.expect_tx
-#line 283 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 359 "templates/sm90/attn_fwd_wgmma.cu.in"
   if (tid == 0) {
     for (int i = 0; i < kQBufs; ++i) {
       wg_mbar_init(bar_q + 8 * i, kFullArrivals);
@@ -899,9 +981,9 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       wg_mbar_init(bar_empty_k + 8 * s, 4 * kConsumers);
       wg_mbar_init(bar_empty_v + 8 * s, 4 * kConsumers);
     }
-#line 295 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 371 "templates/sm90/attn_fwd_wgmma.cu.in"
     for (int i = 0; i < kOBufs; ++i) wg_mbar_init(bar_o_full + 8 * i, 128);  // its consumer
-#line 297 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 373 "templates/sm90/attn_fwd_wgmma.cu.in"
     wg_fence_mbar_init();
   }
   __syncthreads();
@@ -909,7 +991,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
   if (wgroup == 0) {
     // ================================ producer ================================
     wg_setmaxnreg_dec<24>();
-#line 305 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 381 "templates/sm90/attn_fwd_wgmma.cu.in"
     if (tid == 0 && n_tiles > 0) {
       const void *map_q = &prm.q;
       const void *map_k = &prm.k;
@@ -922,17 +1004,36 @@ extern "C" __global__ void __launch_bounds__(384, 1)
 #define keep wg_policy_evict_last()
 #define once wg_policy_evict_first()
       int it = 0;                            // K/V tiles issued so far (ring position)
-      // The round of job_at(i) is i = job / gridDim.x (job_at(i) is in [i g, i g + g)): the
-      // jobs' count is derived from job, not held.
-      for (int job = job_at(0); job < n_jobs; job = job_at(job / (int)gridDim.x + 1)) {
-        // K/V of the job's KV head hk; its Q coordinates (m-block, head) and round nj are
-        // made again where used (j == 0) from an opaque copy of job: held across the tile
-        // loop next to hk they cost this 24-register thread a spill.
+      wg_st_shared_b32(job_count, 0u);
+      // A packed job without query rows is passed over here (continue) rather than by
+      // live_round: that second copy of the test in the loop's step spilled.
+      for (int ri = 0;; ++ri) {
+        const int job = job_at(ri);
+        if (job >= n_jobs) break;
+        // K/V of the job's KV head hk; its Q coordinates (row, head, batch) go to shared
+        // memory for j == 0 (held across the tile loop next to hk they cost this 24-register
+        // thread a spill). The K/V coordinates: row j kKv of batch b, or in a packed batch
+        // row kr + j kKv of batch 0, kr the sequence's first key row; one register holds b or
+        // kr (kc; both held spilled).
         int mb, h, b;
         decode(job, mb, h, b);
         const int hk = (int)((unsigned)h * (unsigned)Hkv / (unsigned)H);
-        const int nt = !kCausal && a.kv_len == 0 ? n_tiles
-                                                 : tiles_of(job_keys(keys_of(b), mb * kBlockM));
+        int nt = n_tiles, kc = b, qr = 0;
+        if (kCausal || a.kv_len != 0 || packed) {
+          int kr;
+          const int sq = q_len(b, qr);
+          if (packed && mb * kBlockM >= sq) continue;
+          const int kn = keys_of(b, kr);
+          nt = tiles_of(job_keys(kn, mb * kBlockM, sq));
+          if (packed) {
+            kc = kr;
+            b = 0;
+          }
+        }
+        wg_st_shared_b32(job_q_row, (wg_u32)(qr + mb * kBlockM));
+        wg_st_shared_b32(job_q_hb, (wg_u32)h | ((wg_u32)b << 16));
+#define kv_row (packed ? kc + j * kKv : j * kKv)
+#define kv_batch (packed ? 0 : kc)
         for (int j = 0; j < nt; ++j, ++it) {
           const int s = it % kStages;
           const wg_u32 round_parity = (wg_u32)((it / kStages - 1) & 1);
@@ -945,16 +1046,17 @@ extern "C" __global__ void __launch_bounds__(384, 1)
           wg_mbar_arrive_expect_tx(fk, kBoxes * kKvHalf);
 #pragma unroll
           for (int x = 0; x < kBoxes; ++x)
-            wg_tma_load_4d(dk + x * kKvHalf, map_k, fk, 64 * x, j * kKv, hk, b, keep);
+            wg_tma_load_4d(dk + x * kKvHalf, map_k, fk, 64 * x, kv_row, hk, kv_batch, keep);
           if (j == 0) {
             // The job's Q after its first K tile: K_0's stage is free a round before the
             // previous job's last S releases Q, so K_0 is not held up behind that wait.
             // Job nj's Q goes to buffer nj % kQBufs, its (nj / kQBufs)-th use: wait until the
             // use before was released (with two buffers: by job nj - 2, long done).
-            const int jq = wg_opaque(job);
-            int mq, hq, bq;
-            decode(jq, mq, hq, bq);          // decoded again here, not kept
-            const int nj = jq / (int)gridDim.x;  // the job's round
+            const int mq = (int)wg_ld_shared_b32(job_q_row);
+            const wg_u32 hbq = wg_ld_shared_b32(job_q_hb);
+            const int hq = (int)(hbq & 0xFFFFu), bq = (int)(hbq >> 16);
+            const int nj = (int)wg_ld_shared_b32(job_count);  // the job's place in the block
+            wg_st_shared_b32(job_count, (wg_u32)nj + 1u);
             const int qb = nj % kQBufs, qu = nj / kQBufs;
             if (qu > 0) mbar_wait(bar_q_empty + 8 * qb, (wg_u32)((qu - 1) & 1));
             const wg_u32 fq = bar_q + 8 * qb;
@@ -962,7 +1064,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
             wg_mbar_arrive_expect_tx(fq, kBoxes * kQHalf);
 #pragma unroll
             for (int x = 0; x < kBoxes; ++x)
-              wg_tma_load_4d(dq + x * kQHalf, map_q, fq, 64 * x, mq * kBlockM, hq, bq, once);
+              wg_tma_load_4d(dq + x * kQHalf, map_q, fq, 64 * x, mq, hq, bq, once);
             // (No L2 prefetch of the next job's Q: run T5 measured no effect, and its
             // coordinates cost this 24-register thread a spill here.)
           }
@@ -972,8 +1074,10 @@ extern "C" __global__ void __launch_bounds__(384, 1)
           wg_mbar_arrive_expect_tx(fv, kBoxes * kKvHalf);
 #pragma unroll
           for (int x = 0; x < kBoxes; ++x)
-            wg_tma_load_4d(dv + x * kKvHalf, map_v, fv, 64 * x, j * kKv, hk, b, keep);
+            wg_tma_load_4d(dv + x * kKvHalf, map_v, fv, 64 * x, kv_row, hk, kv_batch, keep);
         }
+#undef kv_row
+#undef kv_batch
       }
 #undef keep
 #undef once
@@ -984,47 +1088,58 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       const bool issuer = tid == 32;
       const void *map_o = &prm.o;
       if (issuer) wg_prefetch_tensormap(map_o);
-      wg_bar_arrive(kBarOFree, 160);         // the first use (consumer 0's)
-      if (kOBufs == kConsumers)
-        for (int c = 1; c < kConsumers; ++c) wg_bar_arrive(kBarOFree + c, 160);
       // The k-th use of a buffer completes phase k of its o_full: with one buffer the uses
-      // are kConsumers n + c, with a buffer per consumer n (the job count's parity).
+      // are kConsumers n + c, with a buffer per consumer n (n: the count of the block's jobs
+      // stored so far, whose parity jpar holds). Each job begins with the arrivals that free
+      // the buffer(s) for its first box(es) (the previous job's stores have read them; the
+      // block's first job: nothing was stored yet), so the last job leaves no arrival that no
+      // use waits for (and no look-ahead is needed to know it is the last: a packed batch
+      // passes over jobs).
       // The job's coordinates are stepped, not divided (this thread has 24 registers and
-      // issues the stores that free the O buffer: no divisions in between); the causal
-      // order decodes them per job.
+      // issues the stores that free the O buffer: no divisions in between); the causal order
+      // and packed batches decode them per job. A packed job's box is stored here only when
+      // all its 64 rows are in the sequence (its consumer stores a box that crosses the
+      // sequence's end itself); the sequence's first row qr offsets the row coordinate.
       wg_u32 jpar = 0;
-      int ni = 0;
       int mb = (int)blockIdx.x % n_mb;
       int h = ((int)blockIdx.x / n_mb) % H;
       int b = ((int)blockIdx.x / n_mb) / H;
-      for (int job = job_at(0); job < n_jobs; job = job_at(++ni), jpar ^= 1u) {
-        if (kCausal) decode(job, mb, h, b);
+      for (int ni = 0;; ++ni) {
+        const int job = job_at(ni);
+        if (job >= n_jobs) break;
+        if (kCausal || packed) decode(job, mb, h, b);
+        int qr = 0, sq = Sq;
+        if (packed) {
+          sq = q_len(b, qr);
+          if (mb * kBlockM >= sq) continue;  // passed over (live_round)
+        }
+        wg_bar_arrive(kBarOFree, 160);       // consumer 0's (a buffer per consumer: all free)
+        if (kOBufs == kConsumers)
+          for (int c = 1; c < kConsumers; ++c) wg_bar_arrive(kBarOFree + c, 160);
         for (int c = 0; c < kConsumers; ++c) {
           const int ob = kOBufs == kConsumers ? c : 0;
           const int row = mb * kBlockM + 64 * c;
           if (issuer) {
             mbar_wait(bar_o_full + 8 * ob, kOBufs == kConsumers
                                                ? jpar
-                                               : (wg_u32)((kConsumers & 1 ? ni : 0) + c) & 1u);
-            if (row < Sq) {                  // (a box wholly past Sq has nothing to store)
+                                               : ((kConsumers & 1 ? jpar : 0u) + (wg_u32)c) & 1u);
+            // (a box wholly past Sq has nothing to store)
+            if (packed ? row + 64 <= sq : row < Sq) {
               const wg_u32 src = sO + (wg_u32)ob * kOBufBytes;
 #pragma unroll
               for (int x = 0; x < kBoxes; ++x)
-                wg_tma_store_4d(map_o, src + x * kOBox, 64 * x, row, h, b);
+                wg_tma_store_4d(map_o, src + x * kOBox, 64 * x, qr + row, h, packed ? 0 : b);
               wg_bulk_commit();
               wg_bulk_wait_read<0>();
             }
           }
           __syncwarp();
           // One buffer: consumer c's tile is stored, so the buffer is free for the next
-          // consumer; a buffer per consumer: buffer c is free (for consumer c).
-          const bool more = job_at(ni + 1) < n_jobs;
-          if (more || (kOBufs == 1 && c + 1 < kConsumers))
-            wg_bar_arrive(kOBufs == kConsumers ? kBarOFree + c
-                                               : kBarOFree + (c + 1 < kConsumers ? c + 1 : 0),
-                          160);
+          // consumer of this job (the next job's consumer 0: when the storer takes it up).
+          if (kOBufs == 1 && c + 1 < kConsumers) wg_bar_arrive(kBarOFree + c + 1, 160);
         }
-        if (!kCausal) {
+        jpar ^= 1u;
+        if (!kCausal && !packed) {
           for (mb += (int)gridDim.x; mb >= n_mb; mb -= n_mb) {
             if (++h == H) {
               h = 0;
@@ -1034,7 +1149,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
         }
       }
     }
-#line 493 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 604 "templates/sm90/attn_fwd_wgmma.cu.in"
   } else {
     // ================================ consumers ===============================
     wg_setmaxnreg_inc<240>();
@@ -1061,7 +1176,9 @@ extern "C" __global__ void __launch_bounds__(384, 1)
     float m0, m1;                            // running max of t (rows g, g + 8), step 3
     float l0, l1;                            // this thread's part of l, step 4
     int kv_n = Skv, nt = n_tiles;            // keys and KV tiles of the job whose S is next
-    int cq0 = 0;                             // that job's first query row (causal mask)
+    // That job's causal diagonal: its first query row + kv_n - its entry's query rows (Sq, a
+    // packed sequence's length): query row q0 + i sees the keys below cdiag + i + 1.
+    int cdiag = Skv - Sq;
 
     // This consumer's 64 rows of the Q buffer of the job whose S is issued next, and that
     // buffer's q_empty mbarrier (switched at each job boundary).
@@ -1092,12 +1209,12 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       }
       wg_commit();
     };
-#line 551 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 664 "templates/sm90/attn_fwd_wgmma.cu.in"
     // Waits for my turn on the tensor cores, then orders my register writes before the
     // wgmmas (the tiles arrived through the async proxy: no proxy fence).
     auto begin_issue = [&]() {
       wg_bar_sync(bar_me, 256);
-#line 562 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 675 "templates/sm90/attn_fwd_wgmma.cu.in"
 #pragma unroll
       for (int i = 0; i < kORegs; ++i) wg_fence_operand(o[i]);
 #pragma unroll
@@ -1125,7 +1242,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       // past kv_n and the causal ones.
       int rk0 = kv_n, rk1 = kv_n, wk = kv_n;
       if (kCausal) {
-        const int r = cq0 + 64 * cw + 16 * wq + kv_n - Sq + 1;
+        const int r = cdiag + 64 * cw + 16 * wq + 1;
         wk = r < kv_n ? r : kv_n;
         rk0 = r + g < kv_n ? r + g : kv_n;
         rk1 = r + g + 8 < kv_n ? r + g + 8 : kv_n;
@@ -1209,8 +1326,9 @@ extern "C" __global__ void __launch_bounds__(384, 1)
     // NaN). `vrows` = the tile's keys within the length. Both consumers write the same zeros;
     // the stage is not refilled before both release it. Each thread's stores, its proxy fence,
     // then begin_issue's barrier: the wgmmas of the warpgroup see all of them.
+    // (A packed sequence's keys past its end are the next sequence's rows: zeroed alike.)
     auto zero_v_tail = [&](int sp, int vrows) {
-      if (a.kv_len == 0 || vrows >= kKv) return;
+      if ((a.kv_len == 0 && !packed) || vrows >= kKv) return;
       const wg_u32 vt = sV + sp * kKvStage;
       for (int i = ct; i < (kKv - vrows) * (kD / 2); i += 128) {  // kD / 2 words per row
         const wg_u32 w = (wg_u32)i % (kD / 2), r = (wg_u32)i / (kD / 2);  // (shifts, masks)
@@ -1222,16 +1340,16 @@ extern "C" __global__ void __launch_bounds__(384, 1)
     auto set_pending = [&](float alpha0, float alpha1) {
       pa0 = alpha0;
       pa1 = alpha1;
-#line 691 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 805 "templates/sm90/attn_fwd_wgmma.cu.in"
       prs = wg_any(alpha0 != 1.f || alpha1 != 1.f);
-#line 693 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 807 "templates/sm90/attn_fwd_wgmma.cu.in"
     };
 
-#line 696 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 810 "templates/sm90/attn_fwd_wgmma.cu.in"
     // Step 6: o = O * (1 / l) (l = 0 -> 0), rounded, into this consumer's O buffer (the
     // storer writes it out). Step 7: LSE = m ln2 + ln l. For job `job` with the final running
     // max (em0, em1) and this thread's parts of l (el0, el1).
-#line 704 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 818 "templates/sm90/attn_fwd_wgmma.cu.in"
     auto epilogue = [&](int job, float em0, float em1, float el0, float el1) {
       long long q_base, kv_base;
       int q0, h, b;
@@ -1256,9 +1374,10 @@ extern "C" __global__ void __launch_bounds__(384, 1)
         for (int i = 0; i < kORegs; i += 4) o[i + 2] = o[i + 3] = 0.f;
       }
       const int qa = q0 + 64 * cw + 16 * wq + g;  // rows qa and qa + 8
-      const bool ok0 = qa < Sq, ok1 = qa + 8 < Sq;
-#line 730 "templates/sm90/attn_fwd_wgmma.cu.in"
-      (void)q_base;
+      int qr = 0;                            // a packed sequence's first row, its rows sq
+      const int sq = q_len(b, qr);
+      const bool ok0 = qa < sq, ok1 = qa + 8 < sq;
+#line 846 "templates/sm90/attn_fwd_wgmma.cu.in"
       // Wait until the buffer's previous contents have been read by their stores (a named
       // barrier: an mbarrier wait loop here, with O and S live, made ptxas spill).
       const int ob = kOBufs == kConsumers ? cw : 0;
@@ -1267,23 +1386,37 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       // the chunk bits (4..6) of the address XOR c, with g's bits set in `orow`.
       const wg_u32 orow = (sO + (wg_u32)ob * kOBufBytes + (wg_u32)(16 * wq) * 128u +
                            (wg_u32)g * 128u + 4u * t4) | ((wg_u32)g << 4);
-#line 744 "templates/sm90/attn_fwd_wgmma.cu.in"
+      // A packed box that crosses its sequence's end: stored from registers here (a quad of
+      // lanes writes 16 contiguous bytes of a row, rows past the end not at all); the storer
+      // skips it (same condition) but the buffer's handshake runs as for any box.
+      const bool direct = packed && q0 + 64 * cw + 64 > sq;
+      const wg_u32 row_stride = (wg_u32)H * (wg_u32)kD;
+      unsigned short *og = (unsigned short *)a.o + q_base + 2 * t4;
+      unsigned short *og0 = og + (wg_u32)(ok0 ? qa : 0) * row_stride;
+      unsigned short *og1 = og + (wg_u32)(ok1 ? qa + 8 : 0) * row_stride;
+#line 867 "templates/sm90/attn_fwd_wgmma.cu.in"
 #pragma unroll
       for (int i = 0; i < kD / 8; ++i) {
         const wg_u32 r0 = round_out2(wg_mul_rn(o[4 * i], inv0), wg_mul_rn(o[4 * i + 1], inv0));
         const wg_u32 r1 = round_out2(wg_mul_rn(o[4 * i + 2], inv1), wg_mul_rn(o[4 * i + 3], inv1));
-#line 749 "templates/sm90/attn_fwd_wgmma.cu.in"
-        const wg_u32 at = (orow ^ ((wg_u32)(i & 7) << 4)) + (wg_u32)(i >> 3) * kOBox;
-        wg_st_shared_b32(at, r0);
-        wg_st_shared_b32(at + 8u * 128u, r1);
-#line 756 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 872 "templates/sm90/attn_fwd_wgmma.cu.in"
+        if (direct) {
+          if (ok0) wg_st_global_b32(og0 + 8 * i, r0);
+          if (ok1) wg_st_global_b32(og1 + 8 * i, r1);
+        } else {
+          const wg_u32 at = (orow ^ ((wg_u32)(i & 7) << 4)) + (wg_u32)(i >> 3) * kOBox;
+          wg_st_shared_b32(at, r0);
+          wg_st_shared_b32(at + 8u * 128u, r1);
+        }
+#line 884 "templates/sm90/attn_fwd_wgmma.cu.in"
       }
-#line 758 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 886 "templates/sm90/attn_fwd_wgmma.cu.in"
       wg_fence_proxy_async();                // st.shared (generic) -> the stores (async proxy)
       wg_mbar_arrive(bar_o_full + 8 * ob);
-#line 761 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 889 "templates/sm90/attn_fwd_wgmma.cu.in"
       if (a.lse != 0 && t4 == 0) {
-        float *lse = a.lse + ((long long)b * H + h) * (long long)Sq;
+        // [B, H, Sq], or [H, total_q] from the sequence's first row
+        float *lse = a.lse + (packed ? (long long)h * a.total_q + qr : ((long long)b * H + h) * (long long)Sq);
         if (ok0) wg_st_global_f32(lse + qa, wg_add_rn(wg_mul_rn(em0, kLn2), logf(ls0)));
         if (ok1) wg_st_global_f32(lse + qa + 8, wg_add_rn(wg_mul_rn(em1, kLn2), logf(ls1)));
       }
@@ -1305,21 +1438,25 @@ extern "C" __global__ void __launch_bounds__(384, 1)
     // waited on.
     int it = 0;                              // K/V tiles consumed so far (ring position)
     int nj = 0;                              // jobs of this block so far
-    int job = job_at(0);                     // the job of the current round
+    int ri = live_round(0);                  // the round of the current job
+    int job = job_at(ri);                    // the job of the current round
     int o_job = job;                         // the job whose O is in o[]
     if (n_tiles == 0) {                      // Skv = 0: out = 0, LSE = -inf
-      for (; job < n_jobs; job = job_at(++nj)) epilogue(job, neg_inf, neg_inf, 0.f, 0.f);
+      for (; job < n_jobs; job = job_at(ri = live_round(ri + 1)))
+        epilogue(job, neg_inf, neg_inf, 0.f, 0.f);
       return;
     }
+    if (job >= n_jobs) return;               // a packed block without a live job
     // The keys, first query row and KV tiles of job jb, for its rounds.
     // (A dense call without key lengths keeps Skv and n_tiles: nothing to decode.)
     auto start_job = [&](int jb) {
-      if (!kCausal && a.kv_len == 0) return;
-      int mb, h, b;
+      if (!kCausal && a.kv_len == 0 && !packed) return;
+      int mb, h, b, r0;
       decode(jb, mb, h, b);
-      cq0 = mb * kBlockM;
-      kv_n = keys_of(b);
-      nt = tiles_of(job_keys(kv_n, cq0));
+      kv_n = keys_of(b, r0);
+      const int sq = q_len(b, r0);
+      cdiag = mb * kBlockM + kv_n - sq;
+      nt = tiles_of(job_keys(kv_n, mb * kBlockM, sq));
     };
     start_job(job);
     if (cw == kConsumers - 1) wg_bar_arrive(1, 256);  // consumer 0 issues first
@@ -1379,7 +1516,8 @@ extern "C" __global__ void __launch_bounds__(384, 1)
     };
     it = 1;
     for (int j = 1; j < nt; ++j) steady_round(j);
-    for (job = job_at(nj + 1); job < n_jobs; job = job_at(nj + 1)) {
+    for (job = job_at(ri = live_round(ri + 1)); job < n_jobs;
+         job = job_at(ri = live_round(ri + 1))) {
       ++nj;
       {
         // Job boundary: S_0 of `job` and the last P.V of o_job; then o_job's epilogue.
@@ -1443,6 +1581,9 @@ extern "C" __global__ void __launch_bounds__(384, 1)
     }
   }
 }
-#line 923 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1057 "templates/sm90/attn_fwd_wgmma.cu.in"
 #undef sO
 #undef bar_o_full
+#undef job_count
+#undef job_q_row
+#undef job_q_hb

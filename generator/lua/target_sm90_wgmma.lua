@@ -16,7 +16,9 @@
 --            64 output rows, swizzled like Q, which one producer thread stores with bulk
 --            tensor copies (two buffers when they fit, one per consumer; else one, taken in turn)
 --   mbarriers: q_full[q_bufs], q_empty[q_bufs], full_k[stages], full_v[stages],
---            empty_k[stages], empty_v[stages], o_full[o_bufs] (tma)
+--            empty_k[stages], empty_v[stages], o_full[o_bufs] (tma); then (tma) 16 bytes
+--            where the producer thread keeps its job count and the next Q tile's
+--            coordinates (held in its 24 registers they spilled)
 -- stages: the most (<= 4) that fit next to one Q and one O buffer; then a second Q buffer, then
 -- a second O buffer, each when it fits (kv 176: 2 stages, 1 Q, 1 O; 144: 2, 2, 1; 128: 2, 2, 2;
 -- 96: 3, 2, 1; 64: 4, 2, 2).
@@ -45,7 +47,7 @@ function M.derive(v)
   local tma = v.load == "tma"
   local o_buf_bytes = tma and (64 * boxes * HALF_ROW_BYTES) or 0
   local function total(stages, o_bufs, q_bufs)
-    local bars = 8 * (2 * q_bufs + 4 * stages + o_bufs)
+    local bars = 8 * (2 * q_bufs + 4 * stages + o_bufs) + (tma and 16 or 0)
     return q_bufs * q_bytes + 2 * stages * kv_stage_bytes + o_bufs * o_buf_bytes + bars
       + ALIGN_SLACK
   end

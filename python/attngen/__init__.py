@@ -3,6 +3,7 @@
     import attngen
     out = attngen.attention(q, k, v)                      # [B, S, H, 128] bf16
     out, lse = attngen.attention(q, k, v, layout=attngen.LAYOUTS[1], return_lse=True)
+    out = attngen.varlen_attention(q, k, v, cu_q, cu_k, max_q, max_k)   # packed [T, H, 128]
 
 The package loads libattngen.so with ctypes (no compiled extension): the copy bundled at
 install time, or $ATTNGEN_LIB. Framework backends: attngen.integrations.{diffusers, sglang,
@@ -12,12 +13,12 @@ from . import _names
 from ._lib import AttngenError, library_path, load as load_library
 from .merge import merge_partials, Merger
 from .ops import (HAS_CUSTOM_OP, attention, clear_plans, explain, get_context, prepare,
-                  set_cpu_backend)
+                  set_cpu_backend, varlen_attention)
 
 __all__ = [
     "AttngenError", "HAS_CUSTOM_OP", "LAYOUTS", "ROUNDINGS", "Merger", "attention", "clear_plans", "explain", "get_context", "info",
     "library_path", "load_library", "merge_partials", "prepare", "ring_attention",
-    "set_cpu_backend", "ulysses_attention", "usp_attention",
+    "set_cpu_backend", "ulysses_attention", "usp_attention", "varlen_attention",
 ]
 
 

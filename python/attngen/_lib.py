@@ -45,6 +45,8 @@ class FwdArgs(ctypes.Structure):
         ("kv_lengths", ctypes.c_void_p),
         ("causal", ctypes.c_int),
         ("heads_kv", ctypes.c_int),
+        ("cu_seqlens_q", ctypes.c_void_p), ("cu_seqlens_k", ctypes.c_void_p),
+        ("total_q", ctypes.c_int), ("total_kv", ctypes.c_int),
     ]
 
 
@@ -117,6 +119,8 @@ def _declare(lib):
         "attngen_synchronize": (c_int, [c_void_p, c_void_p]),
         "attngen_time_fwd": (c_int, [c_void_p, ctypes.POINTER(FwdArgs), c_int,
                                      ctypes.POINTER(ctypes.c_float)]),
+        "attngen_check_cu_seqlens": (c_int, [c_void_p, c_void_p, c_int, c_int, c_int, c_int,
+                                             c_int]),
     }
     for name, (res, args) in sigs.items():
         fn = getattr(lib, name)

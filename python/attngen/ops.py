@@ -483,6 +483,137 @@ def attention(q, k, v, *, scale=None, layout=None, rounding=None, return_lse=Fal
     return (o, l) if return_lse else o
 
 
+def _check_cu(name, cu, q, batch=None):
+    """A cu_seqlens tensor as the contiguous int32 [B + 1] tensor the library reads."""
+    if not isinstance(cu, torch.Tensor):
+        raise AttngenError("INVALID_ARGUMENT", f"{name} is a {type(cu).__name__} (allowed: an "
+                                               "int32 tensor [B + 1])")
+    if cu.dtype != torch.int32:
+        raise AttngenError("INVALID_ARGUMENT", f"{name}.dtype = {cu.dtype} (allowed: torch.int32)")
+    if cu.device != q.device:
+        raise AttngenError("INVALID_ARGUMENT", f"{name} is on {cu.device} (allowed: q's device "
+                                               f"{q.device}; attngen never copies between devices)")
+    if cu.dim() != 1 or cu.shape[0] < 2 or (batch is not None and cu.shape[0] != batch + 1):
+        want = f"({batch + 1},) like cu_seqlens_q" if batch is not None else "(B + 1,), B >= 1"
+        raise AttngenError("BAD_SHAPE", f"{name}.shape = {tuple(cu.shape)} (allowed: {want})")
+    return cu.contiguous()
+
+
+def _check_packed(q, k, v):
+    for name, t in (("q", q), ("k", k), ("v", v)):
+        if not isinstance(t, torch.Tensor):
+            raise AttngenError("INVALID_ARGUMENT", f"{name} is a {type(t).__name__}, not a tensor")
+        if t.dim() != 3:
+            raise AttngenError("BAD_SHAPE", f"{name} has {t.dim()} dimensions (allowed: 3, "
+                                            "packed [total, H, D] rows)")
+        if t.dtype != torch.bfloat16:
+            raise AttngenError("INVALID_ARGUMENT",
+                               f"{name}.dtype = {t.dtype} (allowed: torch.bfloat16)")
+    if not (q.device == k.device == v.device):
+        raise AttngenError("INVALID_ARGUMENT",
+                           f"q, k, v are on {q.device}, {k.device}, {v.device}: they must be on "
+                           "one device (attngen never copies between devices)")
+    if tuple(k.shape) != tuple(v.shape):
+        raise AttngenError("BAD_SHAPE", f"k.shape = {tuple(k.shape)} and v.shape = "
+                                        f"{tuple(v.shape)} differ")
+    if k.shape[2] != q.shape[2]:
+        raise AttngenError("BAD_SHAPE", f"q.shape = {tuple(q.shape)} and k.shape = "
+                                        f"{tuple(k.shape)} disagree on head_dim")
+    Hq, Hk = q.shape[1], k.shape[1]
+    if Hk != Hq and (Hk < 1 or Hq % Hk != 0):
+        raise AttngenError("BAD_SHAPE", f"k and v have {Hk} heads and q has {Hq} (heads_kv = "
+                                        f"{Hk}; allowed: a divisor of q's heads)")
+
+
+def _packed_rows(t):
+    """t with unit-stride rows of [H, D] packed one after the other (a copy otherwise)."""
+    H, D = t.shape[1], t.shape[2]
+    if t.stride(2) == 1 and t.stride(1) == D and (t.shape[0] <= 1 or t.stride(0) == H * D):
+        return t
+    return t.contiguous()
+
+
+def varlen_attention(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q, max_seqlen_k, *,
+                     causal=False, scale=None, rounding=None, return_lse=False, variant=None,
+                     kv_lengths=None):
+    """Packed variable-length attention (FlashAttention's varlen convention).
+
+    q: [total_q, H, D], k and v: [total_k, H_kv, D] (H_kv dividing H: grouped-query), bf16;
+    cu_seqlens_q / cu_seqlens_k: int32 [B + 1] on q's device, sequence b's rows are
+    [cu[b], cu[b + 1]); max_seqlen_q / max_seqlen_k: the largest lengths (ints). Each sequence
+    is computed exactly as attention() on its own rows (causal bottom-right aligned per
+    sequence; a sequence without keys gets out = 0, LSE = -inf). Returns out [total_q, H, D]
+    bf16 (rows no sequence covers are left as allocated), or (out, lse) with lse fp32
+    [H, total_q]. kv_lengths (int32 [B], FlashAttention-3's seqused_k): sequence b uses the
+    first min(its key length, kv_lengths[b]) keys. On CPU tensors the cu_seqlens are checked
+    fully (attngen_check_cu_seqlens: start 0, non-decreasing, ending at the totals, lengths
+    <= the maxima; AttngenError INVALID_ARGUMENT naming the array and index); on a GPU they
+    are not read (no host sync): the kernels assume those rules and clamp whatever they hold
+    (README). rounding: one of ROUNDINGS (default the first, as attention()). Runs on the cpu
+    backend and the NVIDIA kernels; the AMD kernels refuse it (AttngenError NO_VARIANT naming
+    args.cu_seqlens_q). Eager only (no torch.ops op)."""
+    _check_no_grad(q, k, v)
+    _check_packed(q, k, v)
+    layout, rounding = _defaults(None, rounding)
+    _check_names(layout, rounding)
+    cu_seqlens_q = _check_cu("cu_seqlens_q", cu_seqlens_q, q)
+    B = cu_seqlens_q.shape[0] - 1
+    cu_seqlens_k = _check_cu("cu_seqlens_k", cu_seqlens_k, q, B)
+    for name, m in (("max_seqlen_q", max_seqlen_q), ("max_seqlen_k", max_seqlen_k)):
+        if isinstance(m, bool) or not isinstance(m, int) or m < 0:
+            raise AttngenError("INVALID_ARGUMENT", f"{name} = {m!r} (allowed: an int >= 0, the "
+                                                   "largest sequence length)")
+    if kv_lengths is not None:
+        kv_lengths = _check_kv_lengths(kv_lengths, q, B)
+    if scale is None:
+        scale = 1.0 / math.sqrt(q.shape[-1])
+    scale = float(scale)
+    if not math.isfinite(scale):
+        raise AttngenError("BAD_SCALE", f"scale = {scale} is not finite")
+    total_q, H, D = q.shape
+    total_k, Hk = k.shape[0], k.shape[1]
+    ctx = get_context(q.device)
+    if q.device.type == "cpu":
+        st = ctx.lib.attngen_check_cu_seqlens(cu_seqlens_q.data_ptr(), cu_seqlens_k.data_ptr(),
+                                              B, total_q, total_k, max_seqlen_q, max_seqlen_k)
+        if st != 0:
+            _lib.raise_status(ctx.lib, st, "varlen_attention")
+    q, k, v = _packed_rows(q), _packed_rows(k), _packed_rows(v)
+    out = torch.empty_like(q)
+    lse = (torch.empty((H, total_q), dtype=torch.float32, device=q.device)
+           if return_lse else None)
+    if total_q == 0 or max_seqlen_q == 0:  # no query row: nothing to compute
+        return (out, lse) if return_lse else out
+    a = ctx.new_args()
+    a.batch, a.heads, a.seqlen_q, a.seqlen_kv, a.head_dim = B, H, max_seqlen_q, max_seqlen_k, D
+    a.heads_kv = Hk
+    a.total_q, a.total_kv = total_q, total_k
+    a.layout = _names.layout_code(layout)
+    a.rounding = _names.rounding_code(rounding)
+    a.softmax_scale = scale
+    a.causal = 1 if causal else 0
+    vb = variant.encode() if variant else None
+    a.variant = vb
+    a.q, a.k, a.v, a.out = q.data_ptr(), k.data_ptr(), v.data_ptr(), out.data_ptr()
+    a.lse = lse.data_ptr() if lse is not None else None
+    a.cu_seqlens_q, a.cu_seqlens_k = cu_seqlens_q.data_ptr(), cu_seqlens_k.data_ptr()
+    if kv_lengths is not None:
+        a.kv_lengths = kv_lengths.data_ptr()
+    if q.device.type == "cuda":
+        a.stream = (_raw_stream(q.get_device()) if _raw_stream is not None
+                    else torch.cuda.current_stream(q.device).cuda_stream)
+    ws_bytes = ctx.explain(a)["workspace_bytes"]
+    ws = None
+    if ws_bytes:  # (no packed-batch variant splits today; kept general)
+        ws = torch.empty(ws_bytes + 16, dtype=torch.uint8, device=q.device)
+        addr = ws.data_ptr()
+        a.workspace, a.workspace_bytes = addr + (-addr) % 16, ws_bytes
+    ctx.prepare(a)
+    ctx.fwd(a)
+    del ws
+    return (out, lse) if return_lse else out
+
+
 def prepare(q, k, v, *, scale=None, layout=None, rounding=None, variant=None, causal=False):
     """Plans the call attention(q, k, v, ...) would make and loads (or JIT-compiles) its
     variant, without running it: call before capturing a CUDA graph. Returns attngen's

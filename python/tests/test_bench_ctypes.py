@@ -35,3 +35,21 @@ def test_bad_names():
     ag = attngen_ctypes.Attngen(backend="cpu")
     with pytest.raises(attngen.AttngenError, match="bshd"):
         ag.args(q, q, q, torch.empty_like(q), layout="bsdh")
+
+
+def test_varlen_args_and_launch():
+    """bench.py --shapes varlen's argument block (packed q/k/v, cu_seqlens, GQA, causal) runs
+    the same call as attngen.varlen_attention."""
+    g = torch.Generator().manual_seed(4)
+    lens = [7, 33, 1]
+    q = torch.randn(sum(lens), 4, 128, generator=g).to(torch.bfloat16)
+    k = torch.randn(sum(lens), 2, 128, generator=g).to(torch.bfloat16)
+    v = torch.randn(sum(lens), 2, 128, generator=g).to(torch.bfloat16)
+    cu = torch.tensor([0, 7, 40, 41], dtype=torch.int32)
+    ag = attngen_ctypes.Attngen(backend="cpu")
+    out = torch.empty_like(q)
+    a = ag.varlen_args(q, k, v, out, cu, cu, 33, 33, rounding="rtz", causal=True)
+    assert (a.batch, a.total_q, a.total_kv, a.heads_kv) == (3, 41, 41, 2)
+    ag.fwd_args(a)
+    want = attngen.varlen_attention(q, k, v, cu, cu, 33, 33, causal=True, rounding="rtz")
+    assert torch.equal(out, want)

@@ -387,14 +387,18 @@ static attngen_status cuda_launch_tma(void *st, void *fn, const unsigned grid[3]
   memset(&p, 0, sizeof p);
   p.a = *k;
   /* k and v have H_kv heads (grouped-query calls: fewer than q's H); the kernels address
-   * them by KV head */
-  if ((rc = encode_map(&p.q, "q", k->q, boxes->layout, k->B, k->H, k->Sq, boxes->head_dim,
+   * them by KV head. A packed batch (k->cu_q) is one batch entry of total rows: the kernels
+   * add each sequence's first row to the row coordinate. */
+  const int packed = k->cu_q != NULL;
+  const int nb = packed ? 1 : k->B;
+  const int sq = packed ? k->total_q : k->Sq, skv = packed ? k->total_kv : k->Skv;
+  if ((rc = encode_map(&p.q, "q", k->q, boxes->layout, nb, k->H, sq, boxes->head_dim,
                          boxes->q_rows)) ||
-      (rc = encode_map(&p.k, "k", k->k, boxes->layout, k->B, k->H_kv, k->Skv, boxes->head_dim,
+      (rc = encode_map(&p.k, "k", k->k, boxes->layout, nb, k->H_kv, skv, boxes->head_dim,
                          boxes->kv_rows)) ||
-      (rc = encode_map(&p.v, "v", k->v, boxes->layout, k->B, k->H_kv, k->Skv, boxes->head_dim,
+      (rc = encode_map(&p.v, "v", k->v, boxes->layout, nb, k->H_kv, skv, boxes->head_dim,
                          boxes->kv_rows)) ||
-      (rc = encode_map(&p.o, "o", k->o, boxes->layout, k->B, k->H, k->Sq, boxes->head_dim,
+      (rc = encode_map(&p.o, "o", k->o, boxes->layout, nb, k->H, sq, boxes->head_dim,
                          boxes->o_rows)))
     return rc;
   void *params[] = {&p};

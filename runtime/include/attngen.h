@@ -162,10 +162,44 @@ typedef struct attngen_fwd_args {
    * place (no copy). Allowed: 0 or a divisor of heads (1 = MQA); anything else is BAD_SHAPE
    * naming args.heads_kv. q, out and lse keep heads heads. */
   int heads_kv;
+  /* Packed variable-length batch (FlashAttention's varlen convention, flash_attn_varlen_func):
+   * cu_seqlens_q and cu_seqlens_k, int32 [batch + 1] each, device memory (host memory on
+   * cpu/emu), 4-byte aligned, not overlapping out or lse; both or neither (NULL = a dense
+   * call). Sequence b's queries are the rows [cu_seqlens_q[b], cu_seqlens_q[b + 1]) of q and
+   * out, its keys the rows [cu_seqlens_k[b], cu_seqlens_k[b + 1]) of k and v: q and out are
+   * [total_q, heads, 128], k and v [total_kv, heads_kv, 128] (layout ATTNGEN_LAYOUT_BSHD,
+   * i.e. FlashAttention's THD: packed rows, no batch dimension; BHSD is refused: BAD_LAYOUT
+   * naming args.layout), lse [heads, total_q]. seqlen_q and seqlen_kv are then the largest
+   * query and key lengths (max_seqlen_q, max_seqlen_k: seqlen_q >= 1, seqlen_kv >= 0; jobs
+   * are planned over seqlen_q); total_q (>= 1) and total_kv (>= 1 when seqlen_kv > 0) the
+   * rows of the packed tensors (both 0 in a dense call). The result is exactly the
+   * per-sequence dense calls (docs/NUMERICS.md): causal is bottom-right aligned per
+   * sequence, a sequence with no key gets out = 0 and LSE = -inf; kv_lengths may be given
+   * too (FlashAttention-3's seqused_k with cu_seqlens_k): sequence b then uses the first
+   * min(its cu_seqlens_k length, kv_lengths[b]) keys.
+   * The host checks the pointers (pairing, alignment, overlap) and the scalars; the values
+   * live on the device and are not read before the launch (attngen_check_cu_seqlens checks a
+   * host copy). The kernels assume cu_seqlens non-decreasing, starting at 0, ending at the
+   * totals, every length <= its maximum; whatever they hold, no access is out of bounds: a
+   * sequence is start = clamp(cu[b], 0, total), end = clamp(cu[b + 1], 0, total), length =
+   * clamp(end - start, 0, maximum) (rows of q no sequence covers are not written).
+   * head_dim 128 only (else UNSUPPORTED_HEAD_DIM naming args.head_dim). Backends: cpu and
+   * cuda (sm90 kernels); gfx942 (hip, emu): NO_VARIANT naming args.cu_seqlens_q. */
+  const int32_t *cu_seqlens_q, *cu_seqlens_k;
+  int total_q, total_kv;
 } attngen_fwd_args;
 
 /* Defaults: everything 0/NULL, head_dim 128, bshd, rtne, softmax_scale 1/sqrt(128). */
 void attngen_fwd_args_init(attngen_fwd_args *a);
+
+/* Checks host copies of a packed batch's cu_seqlens (attngen_fwd_args.cu_seqlens_q/_k, each
+ * batch + 1 values) fully, as attngen_fwd cannot without reading device memory: each starts
+ * at 0, never decreases, ends at its total (total_q, total_kv), and no length exceeds its
+ * maximum (max_seqlen_q, max_seqlen_k: attngen_fwd_args.seqlen_q / seqlen_kv). NULL_POINTER
+ * or INVALID_ARGUMENT naming the array, the index and the value (attngen_last_error). */
+attngen_status attngen_check_cu_seqlens(const int32_t *cu_seqlens_q, const int32_t *cu_seqlens_k,
+                                        int batch, int total_q, int total_kv, int max_seqlen_q,
+                                        int max_seqlen_k);
 
 /* Validates the arguments (nothing is launched and out is untouched on failure), picks a
  * variant, loads or JIT-compiles it on first use, and launches it on a->stream. Never

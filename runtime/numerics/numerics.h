@@ -146,6 +146,14 @@ typedef struct attngen__ref_args {
    * other keys contribute nothing (not visited); a row that sees none gets out = 0 and
    * LSE = -inf. */
   int causal;
+  /* Packed batch (attngen_fwd_args.cu_seqlens_q/_k, host copies [B + 1]), or NULL = dense:
+   * the views are then of one batch entry ([total_q, H] / [total_kv, H_kv] rows: sb is not
+   * read), shape.seqlen_q / seqlen_kv the largest lengths, sequence b is rows
+   * attngen__packed_seq of them; lse is [H, total_q], tol [H, total_q, 128]; no split
+   * (kv_per_split > 0: INVALID_ARGUMENT). A sequence is computed as the dense call of its own
+   * lengths (causal per sequence); rows no sequence covers are not written. */
+  const int32_t *cu_seqlens_q, *cu_seqlens_k;
+  int total_q, total_kv;
 } attngen__ref_args;
 
 /* Relative uncertainty of a kernel's p = exp2(t - m) allowed by the comparator: 2^-20, four
@@ -173,6 +181,39 @@ static inline int attngen__kv_len_of(const int32_t *kv_lengths, int b, int seqle
   return n <= 0 ? 0 : n < seqlen_kv ? (int)n : seqlen_kv;
 }
 
+/* Sequence b of a packed batch (cu: cu_seqlens, [B + 1]) as the kernels clamp any values:
+ * start = clamp(cu[b], 0, total), end = clamp(cu[b + 1], 0, total), *n = clamp(end - start,
+ * 0, max). */
+static inline void attngen__packed_seq(const int32_t *cu, int b, int total, int max, int *start,
+                                       int *n) {
+  const int32_t s = cu[b] < 0 ? 0 : cu[b] > total ? total : cu[b];
+  const int32_t e = cu[b + 1] < 0 ? 0 : cu[b + 1] > total ? total : cu[b + 1];
+  *start = (int)s;
+  *n = e - s <= 0 ? 0 : e - s < max ? (int)(e - s) : max;
+}
+
+/* One batch entry (sequence) of a call, dense or packed: the batch index of the views (0 in
+ * a packed call), the first query and key rows (0 in a dense call), the query rows and the
+ * keys (kv_lengths applied; in a packed call the smaller of the two lengths). */
+typedef struct attngen__entry {
+  int vb, q0, nq, k0, nk;
+} attngen__entry;
+
+static inline attngen__entry attngen__entry_of(const int32_t *cu_q, const int32_t *cu_k,
+                                               int total_q, int total_kv,
+                                               const int32_t *kv_lengths, int b, int seqlen_q,
+                                               int seqlen_kv) {
+  attngen__entry e = {b, 0, seqlen_q, 0, attngen__kv_len_of(kv_lengths, b, seqlen_kv)};
+  if (cu_q && cu_k) {
+    int nk;
+    e.vb = 0;
+    attngen__packed_seq(cu_q, b, total_q, seqlen_q, &e.q0, &e.nq);
+    attngen__packed_seq(cu_k, b, total_kv, seqlen_kv, &e.k0, &nk);
+    if (nk < e.nk) e.nk = nk;
+  }
+  return e;
+}
+
 /* The reference arguments of a call: views of a->q, k, v, out (dense in a->layout), its
  * lse, shape, scale, rounding and kv_lengths (read on the host: cpu/emu memory, or a host
  * copy the caller put there); everything else 0 (defaults). */
@@ -189,6 +230,8 @@ typedef struct attngen__exact_args {
   int causal;                /* as attngen__ref_args.causal */
   int heads_kv;              /* as attngen__ref_args.shape.heads_kv (k/v views: H_kv heads) */
   int head_dim;              /* elements per row (1..ATTNGEN__HEAD_DIM_MAX); 0 = 128 */
+  const int32_t *cu_seqlens_q, *cu_seqlens_k; /* as attngen__ref_args (lse [H, total_q]) */
+  int total_q, total_kv;
 } attngen__exact_args;
 
 /* Plain softmax attention in fp64 without intermediate rounding (sanity bound). */

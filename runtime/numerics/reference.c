@@ -149,8 +149,14 @@ static void ref_job(void *p, int64_t job) {
   const int h = (int)((job / c->q_blocks) % sh->heads);
   const int b = (int)(job / c->q_blocks / sh->heads);
   const int hk = h / (sh->heads / attngen__shape_heads_kv(sh)); /* the group's KV head */
+  /* the entry's rows: its sequence in a packed call (vb = 0, rows from e.q0 / e.k0) */
+  const attngen__entry e =
+      attngen__entry_of(a->cu_seqlens_q, a->cu_seqlens_k, a->total_q, a->total_kv,
+                        a->kv_lengths, b, sh->seqlen_q, sh->seqlen_kv);
+  const int packed = a->cu_seqlens_q != NULL;
   const int q0 = qb * Q_BLOCK;
-  const int rows = sh->seqlen_q - q0 < Q_BLOCK ? sh->seqlen_q - q0 : Q_BLOCK;
+  const int rows = e.nq - q0 < Q_BLOCK ? e.nq - q0 : Q_BLOCK;
+  if (rows <= 0) return; /* a packed sequence shorter than the largest */
   const int rmode = (int)sh->rounding;
   const int step = c->step;
   const int D = c->d;
@@ -184,8 +190,8 @@ static void ref_job(void *p, int64_t job) {
   float *part_t = want_tol ? tacc + (size_t)Q_BLOCK * D : NULL;
   float m[Q_BLOCK], l[Q_BLOCK];
 
-  load_rows(qf, a->q.data + attngen__view_offset(a->q.sb, a->q.sh, a->q.ss, b, h, q0), a->q.ss,
-            rows, D);
+  load_rows(qf, a->q.data + attngen__view_offset(a->q.sb, a->q.sh, a->q.ss, e.vb, h, e.q0 + q0),
+            a->q.ss, rows, D);
   for (int r = 0; r < rows; ++r) {
     m[r] = -INFINITY;
     l[r] = 0.0f;
@@ -193,19 +199,18 @@ static void ref_job(void *p, int64_t job) {
   memset(acc, 0, sizeof(float) * (size_t)rows * D);
   if (tacc) memset(tacc, 0, sizeof(float) * (size_t)rows * D);
 
-  const int kvn = attngen__kv_len_of(a->kv_lengths, b, sh->seqlen_kv); /* keys of entry b */
-  int row_keys[Q_BLOCK]; /* the keys each row sees (the causal mask) */
-  for (int r = 0; r < rows; ++r)
-    row_keys[r] = attngen__causal_keys(a->causal, q0 + r, kvn, sh->seqlen_q);
+  const int kvn = e.nk; /* keys of entry b */
+  int row_keys[Q_BLOCK]; /* the keys each row sees (the causal mask, per sequence) */
+  for (int r = 0; r < rows; ++r) row_keys[r] = attngen__causal_keys(a->causal, q0 + r, kvn, e.nq);
   for (int kv0 = 0; kv0 < kvn; kv0 += step) {
     const int n = kvn - kv0 < step ? kvn - kv0 : step;
     /* a new part starts here: split rows save the finished one and restart */
     const int part_start = nparts > 0 && kv0 > 0 && kv0 % a->kv_per_split == 0;
     const int done_part = part_start ? kv0 / a->kv_per_split - 1 : 0;
-    load_rows(kf, a->k.data + attngen__view_offset(a->k.sb, a->k.sh, a->k.ss, b, hk, kv0),
-              a->k.ss, n, D);
-    load_rows(vf, a->v.data + attngen__view_offset(a->v.sb, a->v.sh, a->v.ss, b, hk, kv0),
-              a->v.ss, n, D);
+    load_rows(kf, a->k.data + attngen__view_offset(a->k.sb, a->k.sh, a->k.ss, e.vb, hk,
+                                                   e.k0 + kv0), a->k.ss, n, D);
+    load_rows(vf, a->v.data + attngen__view_offset(a->v.sb, a->v.sh, a->v.ss, e.vb, hk,
+                                                   e.k0 + kv0), a->v.ss, n, D);
     for (int r = 0; r < rows; ++r) {
       float *o = acc + r * D;
       if (part_start && split[r]) {
@@ -291,19 +296,22 @@ static void ref_job(void *p, int64_t job) {
   }
 
   /* steps 6-7 */
+  /* the row's place in lse and tol: [B,H,Sq], or [H, total_q] in a packed call */
+  const int64_t row_base = packed ? (int64_t)h * a->total_q + e.q0 + q0
+                                  : ((int64_t)b * sh->heads + h) * sh->seqlen_q + q0;
   for (int r = 0; r < rows; ++r) {
-    uint16_t *dst = a->out.data + attngen__view_offset(a->out.sb, a->out.sh, a->out.ss, b, h,
-                                                       q0 + r);
+    uint16_t *dst = a->out.data + attngen__view_offset(a->out.sb, a->out.sh, a->out.ss, e.vb, h,
+                                                       e.q0 + q0 + r);
     const float inv_l = l[r] == 0.0f ? 0.0f : 1.0f / l[r]; /* l == 0 only without keys */
     for (int d = 0; d < D; ++d) {
       dst[d] = (uint16_t)ag_bf16_round(attngen__f32_bits(acc[r * D + d] * inv_l), rmode);
     }
     if (tacc) {
-      float *tol = a->tol + (((int64_t)b * sh->heads + h) * sh->seqlen_q + q0 + r) * D;
+      float *tol = a->tol + (row_base + r) * D;
       for (int d = 0; d < D; ++d) tol[d] = tacc[r * D + d] * inv_l;
     }
     if (a->lse) {
-      float *lse = a->lse + ((int64_t)b * sh->heads + h) * sh->seqlen_q + q0 + r;
+      float *lse = a->lse + row_base + r;
       *lse = row_keys[r] == 0 ? -INFINITY : m[r] * 0.693147182f + logf(l[r]);
     }
   }
@@ -323,6 +331,9 @@ attngen_status attngen__reference_fwd(const attngen__ref_args *a) {
   const int step = a->kv_step > 0 ? a->kv_step : KV_TILE;
   if (a->kv_step < 0 || a->kv_per_split < 0 || a->kv_per_split % step != 0)
     return ATTNGEN_STATUS_INVALID_ARGUMENT;
+  if ((!a->cu_seqlens_q) != (!a->cu_seqlens_k) || (a->cu_seqlens_q && a->kv_per_split > 0))
+    return ATTNGEN_STATUS_INVALID_ARGUMENT;
+  if (a->cu_seqlens_q && (a->total_q < 0 || a->total_kv < 0)) return ATTNGEN_STATUS_BAD_SHAPE;
   if (!has_work(sh->batch, sh->heads, sh->seqlen_q)) return ATTNGEN_STATUS_OK;
   if (!a->q.data || !a->out.data) return ATTNGEN_STATUS_NULL_POINTER;
   if (sh->seqlen_kv > 0 && (!a->k.data || !a->v.data)) return ATTNGEN_STATUS_NULL_POINTER;
@@ -351,28 +362,37 @@ static void exact_job(void *p, int64_t job) {
   const int h = (int)((job / a->seqlen_q) % a->heads);
   const int b = (int)(job / a->seqlen_q / a->heads);
   const int hk = h / (a->heads / (a->heads_kv > 0 ? a->heads_kv : a->heads));
-  const uint16_t *q = a->q.data + attngen__view_offset(a->q.sb, a->q.sh, a->q.ss, b, h, s);
-  double *out = a->out.data + attngen__view_offset(a->out.sb, a->out.sh, a->out.ss, b, h, s);
+  const attngen__entry e = attngen__entry_of(a->cu_seqlens_q, a->cu_seqlens_k, a->total_q,
+                                             a->total_kv, a->kv_lengths, b, a->seqlen_q,
+                                             a->seqlen_kv);
+  if (s >= e.nq) return; /* a packed sequence shorter than the largest */
+  const uint16_t *q =
+      a->q.data + attngen__view_offset(a->q.sb, a->q.sh, a->q.ss, e.vb, h, e.q0 + s);
+  double *out =
+      a->out.data + attngen__view_offset(a->out.sb, a->out.sh, a->out.ss, e.vb, h, e.q0 + s);
   const int D = a->head_dim > 0 ? a->head_dim : ATTNGEN__HEAD_DIM;
   double o[ATTNGEN__HEAD_DIM_MAX];
   for (int d = 0; d < D; ++d) o[d] = 0.0;
   double mx = -INFINITY, sum = 0.0;
-  const int kvn = attngen__causal_keys(
-      a->causal, s, attngen__kv_len_of(a->kv_lengths, b, a->seqlen_kv), a->seqlen_q);
+  const int kvn = attngen__causal_keys(a->causal, s, e.nk, e.nq);
   for (int j = 0; j < kvn; ++j) {
-    const uint16_t *k = a->k.data + attngen__view_offset(a->k.sb, a->k.sh, a->k.ss, b, hk, j);
+    const uint16_t *k =
+        a->k.data + attngen__view_offset(a->k.sb, a->k.sh, a->k.ss, e.vb, hk, e.k0 + j);
     mx = fmax(mx, dot_f64(q, k, D) * a->softmax_scale);
   }
   for (int j = 0; j < kvn; ++j) {
-    const uint16_t *k = a->k.data + attngen__view_offset(a->k.sb, a->k.sh, a->k.ss, b, hk, j);
-    const uint16_t *v = a->v.data + attngen__view_offset(a->v.sb, a->v.sh, a->v.ss, b, hk, j);
+    const uint16_t *k =
+        a->k.data + attngen__view_offset(a->k.sb, a->k.sh, a->k.ss, e.vb, hk, e.k0 + j);
+    const uint16_t *v =
+        a->v.data + attngen__view_offset(a->v.sb, a->v.sh, a->v.ss, e.vb, hk, e.k0 + j);
     const double pj = exp(dot_f64(q, k, D) * a->softmax_scale - mx);
     sum += pj;
     for (int d = 0; d < D; ++d) o[d] += pj * (double)bf16_value(v[d]);
   }
   for (int d = 0; d < D; ++d) out[d] = sum == 0.0 ? 0.0 : o[d] / sum;
   if (a->lse) {
-    a->lse[job] = kvn == 0 ? -INFINITY : mx + log(sum);
+    const int64_t at = a->cu_seqlens_q ? (int64_t)h * a->total_q + e.q0 + s : job;
+    a->lse[at] = kvn == 0 ? -INFINITY : mx + log(sum);
   }
 }
 
@@ -384,6 +404,7 @@ attngen_status attngen__exact_fwd(const attngen__exact_args *a) {
   if (a->head_dim < 0 || a->head_dim > ATTNGEN__HEAD_DIM_MAX)
     return ATTNGEN_STATUS_UNSUPPORTED_HEAD_DIM;
   if (!isfinite(a->softmax_scale)) return ATTNGEN_STATUS_BAD_SCALE;
+  if ((!a->cu_seqlens_q) != (!a->cu_seqlens_k)) return ATTNGEN_STATUS_INVALID_ARGUMENT;
   if (!has_work(a->batch, a->heads, a->seqlen_q)) return ATTNGEN_STATUS_OK;
   if (!a->q.data || !a->out.data) return ATTNGEN_STATUS_NULL_POINTER;
   if (a->seqlen_kv > 0 && (!a->k.data || !a->v.data)) return ATTNGEN_STATUS_NULL_POINTER;
@@ -395,11 +416,19 @@ attngen__ref_args attngen__ref_args_of_call(const attngen_fwd_args *a) {
   attngen__ref_args r;
   memset(&r, 0, sizeof r);
   const int d = a->head_dim;
-  r.q = attngen__view_in_d(a->q, a->layout, a->heads, a->seqlen_q, d);
+  /* a packed batch: views of one entry of total rows (the layout is bshd) */
+  const int packed = a->cu_seqlens_q != NULL;
+  const int rows_q = packed ? a->total_q : a->seqlen_q;
+  const int rows_kv = packed ? a->total_kv : a->seqlen_kv;
+  r.q = attngen__view_in_d(a->q, a->layout, a->heads, rows_q, d);
   const int heads_kv = a->heads_kv > 0 ? a->heads_kv : a->heads;
-  r.k = attngen__view_in_d(a->k, a->layout, heads_kv, a->seqlen_kv, d);
-  r.v = attngen__view_in_d(a->v, a->layout, heads_kv, a->seqlen_kv, d);
-  r.out = attngen__view_out_d(a->out, a->layout, a->heads, a->seqlen_q, d);
+  r.k = attngen__view_in_d(a->k, a->layout, heads_kv, rows_kv, d);
+  r.v = attngen__view_in_d(a->v, a->layout, heads_kv, rows_kv, d);
+  r.out = attngen__view_out_d(a->out, a->layout, a->heads, rows_q, d);
+  r.cu_seqlens_q = a->cu_seqlens_q;
+  r.cu_seqlens_k = a->cu_seqlens_k;
+  r.total_q = a->total_q;
+  r.total_kv = a->total_kv;
   r.shape = attngen__call_shape_of(a);
   r.softmax_scale = a->softmax_scale;
   r.lse = a->lse;

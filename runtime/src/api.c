@@ -340,6 +340,7 @@ static attngen_status make_plan(attngen_context *c, const attngen_fwd_args *a, p
   in.compute_units = c->props.compute_units;
   in.shape = attngen__call_shape_of(a);
   in.causal = a->causal != 0;
+  in.varlen = a->cu_seqlens_q != NULL;
   if (a->variant && a->variant[0]) {
     in.forced = a->variant;
     in.forced_by = "args.variant";
@@ -381,6 +382,7 @@ typedef struct plan_key {
   attngen__call_shape shape;
   int tuning_on;
   int causal;         /* args.causal (only variants with that mask run it) */
+  int varlen;         /* args.cu_seqlens_q given (not every target takes packed batches) */
   uint32_t scale_bits;
   char forced[128]; /* args.variant, else ATTNGEN_VARIANT, else "" */
 } plan_key;
@@ -398,6 +400,7 @@ static int plan_key_of(const attngen_context *c, const attngen_fwd_args *a, plan
   strcpy(key->forced, forced);
   key->tuning_on = c->env.tuning;
   key->causal = a->causal;
+  key->varlen = a->cu_seqlens_q != NULL;
   key->shape = attngen__call_shape_of(a);
   memcpy(&key->scale_bits, &a->softmax_scale, sizeof key->scale_bits);
   return 1;
@@ -618,6 +621,10 @@ attngen_status attngen_fwd(attngen_context *c, const attngen_fwd_args *a) {
   kargs.ws = ws;
   kargs.kv_len = a->kv_lengths;
   kargs.causal = a->causal;
+  kargs.cu_q = a->cu_seqlens_q;
+  kargs.cu_k = a->cu_seqlens_k;
+  kargs.total_q = a->total_q;
+  kargs.total_kv = a->total_kv;
   if (p.vt_grid[0] > 0) {
     attngen__log(ATTNGEN__LOG_DEBUG, "launch %s (V pre-pass) grid (%u,%u,%u) x %d threads, "
                  "%zu bytes of V in operand order", k->name, p.vt_grid[0], p.vt_grid[1],

@@ -67,6 +67,26 @@ attngen_status attngen__check_args(const attngen_fwd_args *a, int need_pointers)
     return attngen__fail(ATTNGEN_STATUS_BAD_ROUNDING,
                          "args.rounding = %d is unknown (allowed: ATTNGEN_ROUND_RTNE = 0, "
                          "ATTNGEN_ROUND_RTNA = 1, ATTNGEN_ROUND_RTZ = 2)", (int)a->rounding);
+  const int packed = a->cu_seqlens_q != NULL || a->cu_seqlens_k != NULL;
+  if (packed && (!a->cu_seqlens_q || !a->cu_seqlens_k))
+    return attngen__fail(ATTNGEN_STATUS_NULL_POINTER,
+                         "args.%s is NULL and args.%s is not (allowed: both cu_seqlens of a "
+                         "packed batch, or neither)", a->cu_seqlens_q ? "cu_seqlens_k" :
+                         "cu_seqlens_q", a->cu_seqlens_q ? "cu_seqlens_q" : "cu_seqlens_k");
+  if (packed && a->layout != ATTNGEN_LAYOUT_BSHD)
+    return attngen__fail(ATTNGEN_STATUS_BAD_LAYOUT,
+                         "args.layout = ATTNGEN_LAYOUT_BHSD with args.cu_seqlens_q (allowed: "
+                         "ATTNGEN_LAYOUT_BSHD, packed rows [total_q, heads, 128]: a packed "
+                         "batch has no batch dimension to put heads outside)");
+  if (packed && a->head_dim != 128)
+    return attngen__fail(ATTNGEN_STATUS_UNSUPPORTED_HEAD_DIM,
+                         "args.head_dim = %d with args.cu_seqlens_q (allowed: 128; the packed "
+                         "batches' kernels are built for head_dim 128)", a->head_dim);
+  if (!packed && (a->total_q != 0 || a->total_kv != 0))
+    return attngen__fail(ATTNGEN_STATUS_INVALID_ARGUMENT,
+                         "args.%s = %d without args.cu_seqlens_q (allowed: 0; the totals "
+                         "belong to packed batches)", a->total_q ? "total_q" : "total_kv",
+                         a->total_q ? a->total_q : a->total_kv);
   if (a->batch < 1)
     return attngen__fail(ATTNGEN_STATUS_BAD_SHAPE, "args.batch = %d (allowed: >= 1)", a->batch);
   if (a->heads < 1)
@@ -83,19 +103,33 @@ attngen_status attngen__check_args(const attngen_fwd_args *a, int need_pointers)
                          "divisor of heads: each KV head serves heads / heads_kv query heads)",
                          a->heads_kv, a->heads);
   const int heads_kv = a->heads_kv > 0 ? a->heads_kv : a->heads;
+  if (packed && a->total_q < 1)
+    return attngen__fail(ATTNGEN_STATUS_BAD_SHAPE,
+                         "args.total_q = %d with args.cu_seqlens_q (allowed: >= 1, the rows of "
+                         "the packed q)", a->total_q);
+  if (packed && (a->total_kv < 0 || (a->total_kv == 0 && a->seqlen_kv > 0)))
+    return attngen__fail(ATTNGEN_STATUS_BAD_SHAPE,
+                         "args.total_kv = %d with args.seqlen_kv (max_seqlen_k) = %d (allowed: "
+                         ">= 1 when seqlen_kv > 0, else >= 0: the rows of the packed k and v)",
+                         a->total_kv, a->seqlen_kv);
   if (a->heads > GRID_YZ_LIMIT || a->batch > GRID_YZ_LIMIT)
     return attngen__fail(ATTNGEN_STATUS_TOO_LARGE,
                          "args.%s = %d exceeds the launch grid (allowed: <= %d)",
                          a->heads > GRID_YZ_LIMIT ? "heads" : "batch",
                          a->heads > GRID_YZ_LIMIT ? a->heads : a->batch, GRID_YZ_LIMIT);
-  int64_t q_slice = (int64_t)a->seqlen_q * a->heads * a->head_dim * 2;
-  int64_t kv_slice = (int64_t)a->seqlen_kv * heads_kv * a->head_dim * 2;
+  /* A packed batch is one batch entry of total_q (total_kv) rows for these limits: the
+   * kernels address its rows with 32-bit offsets from the tensor's start. */
+  const int rows_q = packed ? a->total_q : a->seqlen_q;
+  const int rows_kv = packed ? a->total_kv : a->seqlen_kv;
+  int64_t q_slice = (int64_t)rows_q * a->heads * a->head_dim * 2;
+  int64_t kv_slice = (int64_t)rows_kv * heads_kv * a->head_dim * 2;
   if (q_slice >= BATCH_SLICE_LIMIT || kv_slice >= BATCH_SLICE_LIMIT) {
     int q = q_slice >= BATCH_SLICE_LIMIT;
     return attngen__fail(ATTNGEN_STATUS_TOO_LARGE,
                          "args.%s * args.%s * args.head_dim * 2 = %lld bytes per batch entry "
                          "(allowed: < 2^31 = 2147483648, the kernels' 32-bit offsets within one "
-                         "batch)", q ? "seqlen_q" : "seqlen_kv",
+                         "batch)",
+                         q ? (packed ? "total_q" : "seqlen_q") : (packed ? "total_kv" : "seqlen_kv"),
                          q || a->heads_kv <= 0 ? "heads" : "heads_kv",
                          (long long)(q ? q_slice : kv_slice));
   }
@@ -115,11 +149,14 @@ attngen_status attngen__check_args(const attngen_fwd_args *a, int need_pointers)
   if ((st = check_align(a->q, "q", 16)) || (st = check_align(a->k, "k", 16)) ||
       (st = check_align(a->v, "v", 16)) || (st = check_align(a->out, "out", 16)) ||
       (st = check_align(a->lse, "lse", 4)) ||
-      (st = check_align(a->kv_lengths, "kv_lengths", 4)))
+      (st = check_align(a->kv_lengths, "kv_lengths", 4)) ||
+      (st = check_align(a->cu_seqlens_q, "cu_seqlens_q", 4)) ||
+      (st = check_align(a->cu_seqlens_k, "cu_seqlens_k", 4)))
     return st;
-  uintptr_t qb = (uintptr_t)q_slice * (uintptr_t)a->batch;
-  uintptr_t kvb = (uintptr_t)kv_slice * (uintptr_t)a->batch;
-  uintptr_t lseb = (uintptr_t)a->batch * a->heads * a->seqlen_q * sizeof(float);
+  const uintptr_t entries = packed ? 1 : (uintptr_t)a->batch;
+  uintptr_t qb = (uintptr_t)q_slice * entries;
+  uintptr_t kvb = (uintptr_t)kv_slice * entries;
+  uintptr_t lseb = (uintptr_t)entries * a->heads * rows_q * sizeof(float);
   byte_range q = {"q", (uintptr_t)a->q, (uintptr_t)a->q + qb};
   byte_range k = {"k", (uintptr_t)a->k, (uintptr_t)a->k + kvb};
   byte_range v = {"v", (uintptr_t)a->v, (uintptr_t)a->v + kvb};
@@ -127,10 +164,14 @@ attngen_status attngen__check_args(const attngen_fwd_args *a, int need_pointers)
   byte_range l = {"lse", (uintptr_t)a->lse, a->lse ? (uintptr_t)a->lse + lseb : (uintptr_t)a->lse};
   const uintptr_t kl0 = (uintptr_t)a->kv_lengths;
   byte_range kl = {"kv_lengths", kl0, kl0 ? kl0 + (uintptr_t)a->batch * sizeof(int32_t) : kl0};
+  const uintptr_t cq0 = (uintptr_t)a->cu_seqlens_q, ck0 = (uintptr_t)a->cu_seqlens_k;
+  const uintptr_t cu_bytes = ((uintptr_t)a->batch + 1) * sizeof(int32_t);
+  byte_range cq = {"cu_seqlens_q", cq0, cq0 ? cq0 + cu_bytes : cq0};
+  byte_range ck = {"cu_seqlens_k", ck0, ck0 ? ck0 + cu_bytes : ck0};
   const byte_range *writes[] = {&o, &l};
-  const byte_range *others[] = {&q, &k, &v, &o, &kl};
+  const byte_range *others[] = {&q, &k, &v, &o, &kl, &cq, &ck};
   for (size_t w = 0; w < 2; w++) {
-    for (size_t i = 0; i < 5; i++) {
+    for (size_t i = 0; i < sizeof others / sizeof others[0]; i++) {
       if (writes[w] == others[i] || !overlaps(writes[w], others[i])) continue;
       return attngen__fail(ATTNGEN_STATUS_ALIASING,
                            "args.%s [%p, +%zu bytes) overlaps args.%s [%p, +%zu bytes) (allowed: "
@@ -141,6 +182,48 @@ attngen_status attngen__check_args(const attngen_fwd_args *a, int need_pointers)
     }
   }
   return ATTNGEN_STATUS_OK;
+}
+
+/* One cu_seqlens array (host copy): starts at 0, never decreases, ends at total, lengths
+ * <= max. */
+static attngen_status check_cu(const int32_t *cu, const char *name, int batch, int total,
+                               const char *total_name, int max, const char *max_name) {
+  if (!cu)
+    return attngen__fail(ATTNGEN_STATUS_NULL_POINTER,
+                         "%s is NULL (allowed: a host array of batch + 1 int32)", name);
+  if (cu[0] != 0)
+    return attngen__fail(ATTNGEN_STATUS_INVALID_ARGUMENT, "%s[0] = %d (allowed: 0)", name,
+                         (int)cu[0]);
+  for (int b = 0; b < batch; ++b) {
+    const int64_t n = (int64_t)cu[b + 1] - cu[b];
+    if (n < 0)
+      return attngen__fail(ATTNGEN_STATUS_INVALID_ARGUMENT,
+                           "%s[%d] = %d < %s[%d] = %d (allowed: non-decreasing)", name, b + 1,
+                           (int)cu[b + 1], name, b, (int)cu[b]);
+    if (n > max)
+      return attngen__fail(ATTNGEN_STATUS_INVALID_ARGUMENT,
+                           "%s[%d] - %s[%d] = %lld exceeds %s = %d (allowed: every length <= "
+                           "the maximum)", name, b + 1, name, b, (long long)n, max_name, max);
+  }
+  if (cu[batch] != total)
+    return attngen__fail(ATTNGEN_STATUS_INVALID_ARGUMENT,
+                         "%s[%d] = %d differs from %s = %d (allowed: the last entry is the "
+                         "total)", name, batch, (int)cu[batch], total_name, total);
+  return ATTNGEN_STATUS_OK;
+}
+
+attngen_status attngen_check_cu_seqlens(const int32_t *cu_seqlens_q, const int32_t *cu_seqlens_k,
+                                        int batch, int total_q, int total_kv, int max_seqlen_q,
+                                        int max_seqlen_k) {
+  attngen__clear_error();
+  if (batch < 1)
+    return attngen__fail(ATTNGEN_STATUS_BAD_SHAPE, "batch = %d (allowed: >= 1)", batch);
+  attngen_status st = check_cu(cu_seqlens_q, "cu_seqlens_q", batch, total_q, "total_q",
+                               max_seqlen_q, "max_seqlen_q");
+  if (st == ATTNGEN_STATUS_OK)
+    st = check_cu(cu_seqlens_k, "cu_seqlens_k", batch, total_kv, "total_kv", max_seqlen_k,
+                  "max_seqlen_k");
+  return st;
 }
 
 /* ---- occupancy model -------------------------------------------------------------------- */
@@ -386,6 +469,9 @@ static const char *unsupported(const attngen__dispatch_input *in, const attngen_
   else if (attngen__desc_head_dim(d) != attngen__shape_head_dim(&in->shape))
     snprintf(buf, len, "it reads rows of head_dim %d and args.head_dim is %d",
              attngen__desc_head_dim(d), attngen__shape_head_dim(&in->shape));
+  else if (in->varlen && d->target != ATTNGEN__TARGET_SM90)
+    snprintf(buf, len, "it is a %s variant and args.cu_seqlens_q is set (packed batches run on "
+             "sm90 variants and the cpu reference)", target_str(d->target));
   else if (in->causal != (d->mask == ATTNGEN__MASK_CAUSAL))
     snprintf(buf, len, in->causal ? "it has no causal mask and args.causal is 1 (variants with "
                                     "mask causal take it: sm90 with kv_tile <= 128)"
@@ -473,6 +559,11 @@ attngen_status attngen__dispatch_select(const attngen__dispatch_input *in,
       c[n++] = &in->candidates[i];
   if (n == 0) {
     free(c);
+    if (in->varlen && in->target != ATTNGEN__TARGET_SM90)
+      return attngen__fail(ATTNGEN_STATUS_NO_VARIANT,
+                           "args.cu_seqlens_q: no %s variant takes packed variable-length "
+                           "batches (allowed on this backend: NULL; packed batches run on sm90 "
+                           "(cuda) and the cpu reference)", target_str(in->target));
     {
       /* a variant of the call's head_dim at all (else the other features exclude it); the
        * message lists the head dims this target's variants have */

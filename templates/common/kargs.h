@@ -30,6 +30,13 @@ typedef struct attngen_kargs {
   // KV heads (attngen_fwd_args.heads_kv; == H for a dense call): k and v have H_kv heads
   // ([B,Skv,H_kv,128] / [B,H_kv,Skv,128]) and query head h reads KV head h / (H / H_kv).
   int H_kv;
+  // Packed variable-length batch (attngen_fwd_args.cu_seqlens_q/_k), or 0 = dense: int32
+  // [B + 1] row offsets into q/o ([total_q, H, 128]) and k/v ([total_kv, H_kv, 128]); Sq and
+  // Skv are the largest lengths. Sequence b: start = clamp(cu[b], 0, total), end =
+  // clamp(cu[b + 1], 0, total), length = clamp(end - start, 0, Sq or Skv); lse [H, total_q].
+  const int *cu_q;
+  const int *cu_k;
+  int total_q, total_kv;
 } attngen_kargs;
 
 #endif // ATTNGEN_KARGS_H

@@ -521,6 +521,12 @@ WG_FN void wg_st_shared_b32(wg_u32 addr, wg_u32 x) {
   asm volatile("st.shared.b32 [%0], %1;" ::"r"(addr), "r"(x) : "memory");
 }
 
+WG_FN wg_u32 wg_ld_shared_b32(wg_u32 addr) {
+  wg_u32 x;
+  asm volatile("ld.shared.b32 %0, [%1];" : "=r"(x) : "r"(addr) : "memory");
+  return x;
+}
+
 WG_FN void wg_ld_shared_v4(wg_u32 &x, wg_u32 &y, wg_u32 &z, wg_u32 &w, wg_u32 addr) {
   asm volatile("ld.shared.v4.b32 {%0, %1, %2, %3}, [%4];"
                : "=r"(x), "=r"(y), "=r"(z), "=r"(w)

@@ -1,0 +1,125 @@
+"""attngen.varlen_attention and flash_attn_interface.flash_attn_varlen_func on the cpu
+backend: a packed batch equals the per-sequence attention() calls bit for bit (0- and 1-row
+sequences, sequences without keys, cross lengths, GQA, causal per sequence, seqused_k), LSE
+[H, total_q], non-contiguous inputs, and refusals naming the argument."""
+import pytest
+import torch
+
+import attngen
+from attngen import AttngenError
+from attngen.flash_attn_interface import flash_attn_varlen_func
+
+
+def _packed(lq, lk, H, Hk, seed=5):
+    g = torch.Generator().manual_seed(seed)
+    q = torch.randn(sum(lq), H, 128, generator=g).to(torch.bfloat16)
+    k = torch.randn(sum(lk), Hk, 128, generator=g).to(torch.bfloat16)
+    v = torch.randn(sum(lk), Hk, 128, generator=g).to(torch.bfloat16)
+    cq = torch.tensor([0] + list(torch.tensor(lq).cumsum(0)), dtype=torch.int32)
+    ck = torch.tensor([0] + list(torch.tensor(lk).cumsum(0)), dtype=torch.int32)
+    return q, k, v, cq, ck
+
+
+CASES = [  # (query lengths, key lengths, H, H_kv)
+    ([5, 70, 0, 1, 33], [5, 70, 9, 64, 0], 2, 2),
+    ([3, 130, 17], [200, 1, 17], 4, 2),
+    ([64, 1], [1, 64], 3, 1),
+]
+
+
+@pytest.mark.parametrize("causal", [False, True])
+@pytest.mark.parametrize("lq,lk,H,Hk", CASES)
+def test_packed_equals_per_sequence(lq, lk, H, Hk, causal):
+    q, k, v, cq, ck = _packed(lq, lk, H, Hk)
+    out, lse = attngen.varlen_attention(q, k, v, cq, ck, max(lq), max(lk), causal=causal,
+                                        return_lse=True)
+    assert out.shape == q.shape and lse.shape == (H, sum(lq)) and lse.dtype == torch.float32
+    for b, (nq, nk) in enumerate(zip(lq, lk)):
+        if nq == 0:
+            continue
+        s, t = int(cq[b]), int(ck[b])
+        o1, l1 = attngen.attention(q[None, s:s + nq], k[None, t:t + nk], v[None, t:t + nk],
+                                   causal=causal, return_lse=True)
+        assert torch.equal(out[s:s + nq], o1[0]), b
+        assert torch.equal(lse[:, s:s + nq], l1[0]), b
+        if nk == 0:
+            assert torch.all(out[s:s + nq] == 0) and torch.all(lse[:, s:s + nq] == -float("inf"))
+
+
+def test_seqused_k_and_rounding_and_scale():
+    lq, lk = [7, 40, 2], [30, 50, 9]
+    q, k, v, cq, ck = _packed(lq, lk, 2, 2, seed=8)
+    used = torch.tensor([12, 1000, 0], dtype=torch.int32)
+    out = attngen.varlen_attention(q, k, v, cq, ck, 40, 50, kv_lengths=used, rounding="rtz",
+                                   scale=0.3)
+    for b in range(3):
+        s, t, n = int(cq[b]), int(ck[b]), min(lk[b], int(used[b]))
+        o1 = attngen.attention(q[None, s:s + lq[b]], k[None, t:t + n], v[None, t:t + n],
+                               rounding="rtz", scale=0.3)
+        assert torch.equal(out[s:s + lq[b]], o1[0]), b
+    assert torch.all(out[int(cq[2]):] == 0)  # no key used
+
+
+def test_noncontiguous_inputs_and_flash_interface():
+    lq = [9, 20]
+    q, k, v, cq, ck = _packed(lq, lq, 4, 4, seed=2)
+    want = attngen.varlen_attention(q, k, v, cq, ck, 20, 20, causal=True)
+    qt = q.transpose(0, 1).contiguous().transpose(0, 1)  # same values, head-major memory
+    assert not qt.is_contiguous()
+    assert torch.equal(attngen.varlen_attention(qt, k, v, cq, ck, 20, 20, causal=True), want)
+    assert torch.equal(flash_attn_varlen_func(q, k, v, cq, ck, 20, 20, causal=True), want)
+    out, lse, probs = flash_attn_varlen_func(q, k, v, cq, ck, 20, 20, softmax_scale=0.2,
+                                             return_attn_probs=True)
+    o2, l2 = attngen.varlen_attention(q, k, v, cq, ck, 20, 20, scale=0.2, return_lse=True)
+    assert probs is None and torch.equal(out, o2) and torch.equal(lse, l2)
+
+
+@pytest.mark.parametrize("kw,name", [(dict(dropout_p=0.1), "dropout_p"),
+                                     (dict(window_size=(4, 0)), "window_size"),
+                                     (dict(softcap=30.0), "softcap"),
+                                     (dict(alibi_slopes=torch.ones(2)), "alibi_slopes"),
+                                     (dict(block_table=torch.zeros(1, 1)), "block_table")])
+def test_flash_varlen_refusals_name_the_argument(kw, name):
+    q, k, v, cq, ck = _packed([4], [4], 2, 2)
+    with pytest.raises(AttngenError) as e:
+        flash_attn_varlen_func(q, k, v, cq, ck, 4, 4, **kw)
+    assert e.value.status == "INVALID_ARGUMENT" and name in str(e.value)
+    assert "flash_attn_varlen_func" in str(e.value)
+
+
+def test_bad_arguments_name_them():
+    q, k, v, cq, ck = _packed([5, 3], [4, 6], 2, 2)
+    cases = [
+        (dict(cu_seqlens_q=cq.long()), "INVALID_ARGUMENT", "cu_seqlens_q.dtype"),
+        (dict(cu_seqlens_k=ck[:2]), "BAD_SHAPE", "cu_seqlens_k.shape"),
+        (dict(cu_seqlens_q=torch.tensor([0, 5, 4], dtype=torch.int32)), "INVALID_ARGUMENT",
+         "cu_seqlens_q[2] = 4 < cu_seqlens_q[1] = 5"),
+        (dict(cu_seqlens_q=torch.tensor([1, 5, 8], dtype=torch.int32)), "INVALID_ARGUMENT",
+         "cu_seqlens_q[0] = 1"),
+        (dict(cu_seqlens_k=torch.tensor([0, 4, 9], dtype=torch.int32)), "INVALID_ARGUMENT",
+         "total_kv = 10"),
+        (dict(max_seqlen_q=4), "INVALID_ARGUMENT", "max_seqlen_q = 4"),
+        (dict(max_seqlen_k=-1), "INVALID_ARGUMENT", "max_seqlen_k = -1"),
+        (dict(q=q[None]), "BAD_SHAPE", "q has 4 dimensions"),
+        (dict(k=torch.zeros(10, 3, 128, dtype=torch.bfloat16),
+              v=torch.zeros(10, 3, 128, dtype=torch.bfloat16)), "BAD_SHAPE", "3 heads"),
+        (dict(v=v.float()), "INVALID_ARGUMENT", "v.dtype"),
+    ]
+    for kw, status, text in cases:
+        args = dict(q=q, k=k, v=v, cu_seqlens_q=cq, cu_seqlens_k=ck, max_seqlen_q=5,
+                    max_seqlen_k=6)
+        args.update(kw)
+        with pytest.raises(AttngenError) as e:
+            attngen.varlen_attention(**args)
+        assert e.value.status == status and text in str(e.value), (kw.keys(), str(e.value))
+
+
+def test_emu_refuses_packed_batches_by_name():
+    q, k, v, cq, ck = _packed([5, 3], [4, 6], 2, 2)
+    attngen.set_cpu_backend("emu")
+    try:
+        with pytest.raises(AttngenError) as e:
+            attngen.varlen_attention(q, k, v, cq, ck, 5, 6)
+        assert e.value.status == "NO_VARIANT" and "args.cu_seqlens_q" in str(e.value)
+    finally:
+        attngen.set_cpu_backend("cpu")
