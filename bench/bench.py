@@ -549,7 +549,8 @@ def main():
     args.fa3 = FA3(args.fa3_lib, args.head_dim, args.causal) if "fa3" in args.peers else None
     SLEEP_CYCLES[0] = int(args.gpu_sleep_us * 1980)  # cycles at 1.98 GHz (H100/H200 boost)
     gpu = torch.cuda.get_device_name()
-    groups = ["sweep", "video", "short", "fewhead"] if args.shapes == "all" else [args.shapes]
+    groups = (["sweep", "video", "short", "fewhead"] if args.shapes == "all"
+              else [] if args.shapes == "varlen" else [args.shapes])  # (varlen: below)
     work = []
     if shapes:
         groups = []

@@ -17,7 +17,7 @@ from ._common import extend_enum, patch_everywhere, refuse
 
 _BASE = "sglang.multimodal_gen.runtime.layers.attention"
 _installed = {}
-# the head sizes attngen has kernels of on both targets (gfx942 and sm90)
+# the head sizes attngen has kernels of on both GPU targets
 HEAD_SIZES = [64, 128]
 
 
