@@ -626,9 +626,9 @@ static int check(const attngen__cli_args *args) {
     return attngen__cli_usage_error(args->cmd, "--shape B,H,Sq,Skv is required (or --all), "
                                     "or --seqlens for a packed batch");
   const int hd = attngen__shape_head_dim(&o.shape);
-  if (hd != 64 && hd != 128 && hd != 256)
-    return attngen__cli_usage_error(args->cmd, "--head-dim %d is not supported (allowed: 64, "
-                                               "128, 256)", hd);
+  if (!attngen__head_dim_valid(hd))
+    return attngen__cli_usage_error(args->cmd, "--head-dim %d is not supported (allowed: "
+                                               ATTNGEN__HEAD_DIM_LIST ")", hd);
   if (o.shape.heads_kv > 0 && o.shape.heads % o.shape.heads_kv != 0)
     return attngen__cli_usage_error(args->cmd, "--heads-kv %d does not divide the %d heads of "
                                                "--shape (allowed: a divisor of the heads)",

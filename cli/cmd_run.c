@@ -52,9 +52,9 @@ static int run(const attngen__cli_args *args) {
   a.rounding = (attngen_rounding)attngen__cli_choice(args, "--round", ATTNGEN_ROUND_RTNE);
   a.variant = attngen__cli_text(args, "--variant", NULL);
   a.head_dim = (int)attngen__cli_int(args, "--head-dim", 128);
-  if (a.head_dim != 64 && a.head_dim != 128 && a.head_dim != 256)
-    return attngen__cli_usage_error(args->cmd, "--head-dim %d is not supported (allowed: 64, "
-                                               "128, 256)", a.head_dim);
+  if (!attngen__head_dim_valid(a.head_dim))
+    return attngen__cli_usage_error(args->cmd, "--head-dim %d is not supported (allowed: "
+                                               ATTNGEN__HEAD_DIM_LIST ")", a.head_dim);
   a.softmax_scale = (float)attngen__cli_real(args, "--scale", 1.0 / sqrt((double)a.head_dim));
   attngen_context_options o = {attngen__cli_text(args, "--backend", NULL),
                                (int)attngen__cli_int(args, "--device", 0)};

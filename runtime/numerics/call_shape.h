@@ -26,6 +26,11 @@ static inline attngen__call_shape attngen__call_shape_of(const attngen_fwd_args 
   return s;
 }
 
+/* The values of the generator's head_dim axis (generator/lua/config.lua): what args.head_dim
+ * and the CLI's --head-dim accept; which backend has kernels of which is the dispatcher's. */
+#define ATTNGEN__HEAD_DIM_LIST "64, 128, 256"
+static inline int attngen__head_dim_valid(int d) { return d == 64 || d == 128 || d == 256; }
+
 /* The head dimension of a shape: head_dim, or 128 when it is 0. */
 static inline int attngen__shape_head_dim(const attngen__call_shape *s) {
   return s->head_dim > 0 ? s->head_dim : 128;

@@ -54,9 +54,10 @@ attngen_status attngen__check_args(const attngen_fwd_args *a, int need_pointers)
   }
   /* the values of the generator's head_dim axis (generator/lua/config.lua); which backend
    * has variants of which is the dispatcher's (NO_VARIANT naming args.head_dim) */
-  if (a->head_dim != 64 && a->head_dim != 128 && a->head_dim != 256)
+  if (!attngen__head_dim_valid(a->head_dim))
     return attngen__fail(ATTNGEN_STATUS_UNSUPPORTED_HEAD_DIM,
-                         "args.head_dim = %d is not supported (allowed: 64, 128, 256)",
+                         "args.head_dim = %d is not supported (allowed: "
+                         ATTNGEN__HEAD_DIM_LIST ")",
                          a->head_dim);
   if (a->layout != ATTNGEN_LAYOUT_BSHD && a->layout != ATTNGEN_LAYOUT_BHSD)
     return attngen__fail(ATTNGEN_STATUS_BAD_LAYOUT,
