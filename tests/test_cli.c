@@ -131,8 +131,8 @@ static void test_cli_check_emu_and_nan_output(void **state) {
 
 /* `check --seqlens`: a packed batch against its per-sequence dense calls on the cpu backend
  * (through attngen_fwd, cu_seqlens uploaded), with 0- and 1-length sequences, cross lengths,
- * GQA, causal and seqused_k; the emulator (gfx942) refuses packed batches by name; bad
- * lists are usage errors. */
+ * GQA, causal and seqused_k; on the emulator (gfx942) a variant without the tail split (a
+ * tail-split one, forced, is refused by name); bad lists are usage errors. */
 static void test_cli_check_seqlens(void **state) {
   (void)state;
   assert_int_equal(cli("check --backend cpu --seqlens 5,70,0,1 --kv-seqlens 9,64,3,0 --heads 4 "
@@ -142,7 +142,13 @@ static void test_cli_check_seqlens(void **state) {
   assert_true(out_has("3 dense calls (0 failed)"));
   assert_true(out_has("0 output elements and 0 LSE values differ"));
   assert_true(out_has(": PASS"));
-  assert_int_equal(cli("check --backend emu --seqlens 5,3"), 1);
+  assert_int_equal(cli("check --backend emu --seqlens 5,3 --kv-seqlens 0,40 --heads 2 "
+                       "--heads-kv 1 --seed 7"), 0);
+  assert_true(out_has("0 output elements and 0 LSE values differ"));
+  assert_true(out_has("_nosplit_"));
+  assert_true(out_has(": PASS"));
+  assert_int_equal(cli("check --backend emu --seqlens 5,3 --variant "
+                       "attn_fwd_d128_bshd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942"), 1);
   assert_true(err_has("NO_VARIANT"));
   assert_true(err_has("args.cu_seqlens_q"));
   assert_int_equal(cli("check --backend cpu --seqlens 5,x"), 2);

@@ -176,8 +176,9 @@ static void test_dispatch_kv_lengths(void **state) {
 }
 
 /* A packed batch (args.cu_seqlens_q/_k, read on the device): both or neither, bshd only,
- * totals only with them and in range, cu_seqlens aligned and not under an output; the memo
- * cannot hide the gfx942 refusal (a dense call of the same shape first), nothing written. */
+ * totals only with them and in range, cu_seqlens aligned and not under an output; on gfx942
+ * (emu) the memo cannot hide the refusal of a tail-split variant (a dense call of the same
+ * shape first), nothing written, and the packed call runs on a variant without the split. */
 static void test_dispatch_packed_args(void **state) {
   (void)state;
   const size_t t = (size_t)2 * 2 * 8 * 128 * 2;
@@ -240,13 +241,20 @@ static void test_dispatch_packed_args(void **state) {
   a.cu_seqlens_q = (const int32_t *)a.out + 2;
   expect(&a, ATTNGEN_STATUS_ALIASING, "args.cu_seqlens_q");
 
-  /* gfx942 (emu) refuses packed batches by name, after a dense call of the same shape */
+  /* gfx942 (emu) runs packed batches on the variants without the tail split: after a dense
+   * call of the same shape (the memo keys on cu_seqlens) the plan is a nosplit variant, and
+   * a forced tail variant is refused by name (NO_VARIANT naming args.cu_seqlens_q), nothing
+   * written; the packed rows are the dense calls' of each sequence (bitwise) */
   attngen_context *emu = NULL;
   attngen_context_options eo = {"emu", 0};
   assert_int_equal(attngen_create(&emu, &eo), ATTNGEN_STATUS_OK);
   static _Alignas(16) uint16_t q[2 * 8 * 128], kv[2 * 8 * 128], out[2 * 8 * 128];
+  static _Alignas(16) uint16_t dense[2 * 8 * 128];
   static int32_t cuq[3] = {0, 3, 8}, cuk[3] = {0, 8, 8};
-  for (int i = 0; i < 2 * 8 * 128; ++i) q[i] = kv[i] = 0x3F80u;
+  for (int i = 0; i < 2 * 8 * 128; ++i) {
+    q[i] = (uint16_t)(0x3C00u + (uint16_t)((i * 37) % 251));
+    kv[i] = (uint16_t)(0x3F00u + (uint16_t)((i * 11) % 127) - 60);
+  }
   attngen_fwd_args c;
   attngen_fwd_args_init(&c);
   c.q = q;
@@ -262,6 +270,7 @@ static void test_dispatch_packed_args(void **state) {
   c.cu_seqlens_k = cuk;
   c.total_q = 8;
   c.total_kv = 8;
+  c.variant = "attn_fwd_d128_bshd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942";
   memset(out, 0x7B, sizeof out);
   attngen_choice ch;
   assert_int_equal(attngen_explain(emu, &c, &ch), ATTNGEN_STATUS_NO_VARIANT);
@@ -269,6 +278,22 @@ static void test_dispatch_packed_args(void **state) {
   assert_int_equal(attngen_fwd(emu, &c), ATTNGEN_STATUS_NO_VARIANT);
   assert_non_null(strstr(attngen_last_error(), "args.cu_seqlens_q"));
   for (size_t i = 0; i < sizeof out / sizeof out[0]; ++i) assert_int_equal(out[i], 0x7B7B);
+  c.variant = NULL;
+  assert_int_equal(attngen_explain(emu, &c, &ch), ATTNGEN_STATUS_OK);
+  assert_non_null(strstr(ch.variant, "_nosplit_"));
+  assert_int_equal(attngen_fwd(emu, &c), ATTNGEN_STATUS_OK);
+  assert_int_equal(attngen_synchronize(emu, NULL), ATTNGEN_STATUS_OK);
+  /* sequence 0: rows 0-2 over keys 0-7; sequence 1: rows 3-7 without keys (O = 0) */
+  attngen_fwd_args d = c;
+  d.cu_seqlens_q = d.cu_seqlens_k = NULL;
+  d.total_q = d.total_kv = 0;
+  d.batch = 1;
+  d.seqlen_q = 3;
+  d.out = dense;
+  assert_int_equal(attngen_fwd(emu, &d), ATTNGEN_STATUS_OK);
+  assert_int_equal(attngen_synchronize(emu, NULL), ATTNGEN_STATUS_OK);
+  assert_memory_equal(out, dense, 3 * 128 * sizeof out[0]);
+  for (int i = 3 * 128; i < 8 * 128; ++i) assert_int_equal(out[i], 0);
   attngen_destroy(emu);
 }
 

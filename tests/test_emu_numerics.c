@@ -18,7 +18,10 @@
  * runs on a third of the variants; ATTNGEN_TEST_ALL_CASES=1 runs all, as `attngen check
  * --all` does). Each variant runs at its own head_dim (64 or 128: inputs, call and
  * reference). Input seeds are fresh per run (printed;
- * ATTNGEN_TEST_SEED=N repeats one). Prints its duration and the emulator's rate. */
+ * ATTNGEN_TEST_SEED=N repeats one). Prints its duration and the emulator's rate.
+ * --varlen (its own ctest entry, test_emu_numerics_varlen): packed variable-length batches
+ * on the default gfx942 variants (against the per-sequence dense calls, and with garbage
+ * cu_seqlens). */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -280,6 +283,202 @@ static void test_emu_numerics_all_gfx942_variants(void **state) {
   assert_int_equal(E.failures, 0);
 }
 
+/* ---- packed variable-length batches ---------------------------------------------------- */
+
+/* Packed variable-length batches (args.cu_seqlens_q/_k) on every default head_dim 128 bshd
+ * gfx942 variant without the tail split, on the emulator: the packed call against the
+ * per-sequence dense calls of the same variant (attngen__verify_packed: each dense call
+ * meets the contract against the reference, strict, with the fp64 bound; the packed rows and
+ * LSE equal them bit for bit, nothing unwritten, guard bands intact, two runs equal).
+ * The length sets of test_gpu_sm90's packed test, smaller for the emulator: sequences of 0
+ * and 1 rows, partial and several q-blocks, sequences without keys, cross lengths, GQA and
+ * MQA, key lengths as well (seqused_k: -1, 0, shorter and longer than the sequence's),
+ * large scores, 11 seeded lengths. Causal variants run them with args.causal = 1. The tail
+ * variants refuse packed batches by name (NO_VARIANT naming args.cu_seqlens_q). */
+static void test_emu_numerics_packed(void **state) {
+  (void)state;
+  if (!E.ctx[0]) fail_msg("the emu backend does not open (%s)", attngen_last_error());
+  if (attngen__emu_kernel_count == 0) {
+    print_message("SKIPPED: no gfx942 variants compiled for the emulator (clang++-19 missing)\n");
+    skip();
+    return;
+  }
+  static const int32_t aq[] = {5, 300, 0, 77, 1, 257}, ak[] = {5, 300, 0, 77, 1, 257};
+  static const int32_t bq[] = {200, 1, 64, 0, 97}, bk[] = {150, 9, 0, 33, 128};
+  static const int32_t bkvl[] = {100, -1, 5, 1000, 0};
+  int32_t cq[11], ck[11];
+  attngen__rng rng;
+  attngen__rng_seed(&rng, E.seed + 25);
+  for (int i = 0; i < 11; ++i) {
+    cq[i] = (int32_t)(attngen__rng_next(&rng) % 300);
+    ck[i] = i % 5 == 0 ? cq[i] : (int32_t)(attngen__rng_next(&rng) % 400);
+  }
+  print_message("emu packed: seeded lengths q {");
+  for (int i = 0; i < 11; ++i) print_message("%s%d", i ? "," : "", cq[i]);
+  print_message("} k {");
+  for (int i = 0; i < 11; ++i) print_message("%s%d", i ? "," : "", ck[i]);
+  print_message("} (input seed %llu)\n", (unsigned long long)E.seed);
+  struct {
+    const char *name;
+    int n;
+    const int32_t *q, *k, *kvl;
+    int heads, heads_kv;
+    attngen__input_kind kind;
+  } sets[] = {{"self-gqa", 6, aq, ak, NULL, 4, 2, ATTNGEN__INPUT_REALISTIC},
+              {"cross-kvlen", 5, bq, bk, bkvl, 3, 0, ATTNGEN__INPUT_LARGE},
+              {"11-seeded-mqa", 11, cq, ck, NULL, 2, 1, ATTNGEN__INPUT_REALISTIC}};
+  int checked = 0, refused = 0, failures = 0;
+  const double t0 = now_s();
+  for (size_t i = 0; i < attngen__manifest_count; ++i) {
+    const attngen__variant_desc *d = &attngen__manifest[i];
+    if (!d->name || d->target != ATTNGEN__TARGET_GFX942 || d->layout != ATTNGEN__LAYOUT_BSHD ||
+        attngen__desc_head_dim(d) != 128)
+      continue;
+    const double tv = now_s();
+    for (size_t si = 0; si < sizeof sets / sizeof sets[0]; ++si) {
+      attngen__packed_args pa = {E.ctx[0], sets[si].n, sets[si].q, sets[si].k, sets[si].kvl,
+                                 sets[si].heads, sets[si].heads_kv,
+                                 (attngen_rounding)d->rounding, d->mask == ATTNGEN__MASK_CAUSAL,
+                                 ATTNGEN__DEFAULT_SCALE, sets[si].kind, E.seed + si, d->name, 1,
+                                 1, NULL};
+      attngen__packed_result r;
+      const attngen_status st = attngen__verify_packed(&pa, &r);
+      if (d->kv_split == ATTNGEN__SPLIT_TAIL) {
+        if (st != ATTNGEN_STATUS_NO_VARIANT || !strstr(attngen_last_error(), "args.cu_seqlens_q"))
+          fail_msg("%s: a packed call gave %s (%s), expected NO_VARIANT naming "
+                   "args.cu_seqlens_q", d->name, attngen_status_name(st), attngen_last_error());
+        ++refused;
+        break;
+      }
+      const int ok = st == ATTNGEN_STATUS_OK && r.pass && strcmp(r.variant, d->name) == 0;
+      print_message("  %-56s %-14s %s", d->name, sets[si].name, ok ? "pass" : "FAIL");
+      if (st != ATTNGEN_STATUS_OK)
+        print_message(" (%s: %s)", attngen_status_name(st), attngen_last_error());
+      else if (!r.pass)
+        print_message(" (dense failed %d, packed != dense: %lld out, %lld LSE; unwritten %lld, "
+                      "guard %lld, deterministic %d)", r.dense_failed,
+                      (long long)r.out_mismatch, (long long)r.lse_mismatch,
+                      (long long)r.unwritten, (long long)r.guard_damage, r.deterministic);
+      print_message("\n");
+      failures += !ok;
+      ++checked;
+    }
+    if (d->kv_split != ATTNGEN__SPLIT_TAIL)
+      print_message("  %-56s %.2f s\n", d->name, now_s() - tv);
+  }
+  print_message("emu packed: %d checks, %d failed, %d tail variants refused, %.1f s\n", checked,
+                failures, refused, now_s() - t0);
+  assert_int_equal(failures, 0);
+  assert_true(checked >= 9); /* three roundings x three sets */
+  assert_true(refused >= 3);
+}
+
+/* Whatever device-resident cu_seqlens hold, no access is out of bounds and each sequence is
+ * what kargs.h's clamping makes of it (start = clamp(cu[b], 0, total), end = clamp(cu[b + 1],
+ * 0, total), length = clamp(end - start, 0, max)): negative, decreasing, past the totals and
+ * longer than the maxima, on each default bshd head_dim 128 gfx942 variant without the split.
+ * The packed rows of each clamped sequence equal the dense call on those rows (same variant,
+ * bitwise, LSE too), the rows no sequence covers keep the poison, the guard bands hold. */
+static void test_emu_numerics_packed_garbage(void **state) {
+  (void)state;
+  if (!E.ctx[0]) fail_msg("the emu backend does not open (%s)", attngen_last_error());
+  if (attngen__emu_kernel_count == 0) {
+    print_message("SKIPPED: no gfx942 variants compiled for the emulator (clang++-19 missing)\n");
+    skip();
+    return;
+  }
+  enum { TQ = 130, TK = 90, MQ = 40, MK = 50, H = 2, NB = 5, D = 128 };
+  /* sequences, queries: [-7 -> 0, 30), [30, 70), [70, 1000 -> 130: cut to 40 = [70, 110)),
+   * [1000 -> 130, 120): empty, [120, 5000 -> 130); rows [110, 120) are no sequence's.
+   * keys: [0, 20), [20, 75): cut to 50, [75, -3 -> 0): none, [-3 -> 0, 60): cut to 50,
+   * [60, 2000 -> 90) */
+  static const int32_t cuq[NB + 1] = {-7, 30, 70, 1000, 120, 5000};
+  static const int32_t cuk[NB + 1] = {0, 20, 75, -3, 60, 2000};
+  int32_t qs[NB], ql[NB], ks[NB], kl[NB];
+  for (int b = 0; b < NB; ++b) {
+#define CL(x, t) ((x) < 0 ? 0 : (x) > (t) ? (t) : (x))
+    qs[b] = CL(cuq[b], TQ);
+    const int32_t qe = CL(cuq[b + 1], TQ);
+    ql[b] = qe <= qs[b] ? 0 : qe - qs[b] < MQ ? qe - qs[b] : MQ;
+    ks[b] = CL(cuk[b], TK);
+    const int32_t ke = CL(cuk[b + 1], TK);
+    kl[b] = ke <= ks[b] ? 0 : ke - ks[b] < MK ? ke - ks[b] : MK;
+#undef CL
+  }
+  attngen__inputs in;
+  assert_int_equal(attngen__inputs_make(&in, ATTNGEN__INPUT_REALISTIC, E.seed + 77,
+                                        ATTNGEN_LAYOUT_BSHD, 1, H, TQ, TK,
+                                        ATTNGEN__DEFAULT_SCALE), ATTNGEN_STATUS_OK);
+  int checked = 0;
+  for (size_t i = 0; i < attngen__manifest_count; ++i) {
+    const attngen__variant_desc *d = &attngen__manifest[i];
+    if (!d->name || d->target != ATTNGEN__TARGET_GFX942 || d->layout != ATTNGEN__LAYOUT_BSHD ||
+        attngen__desc_head_dim(d) != 128 || d->kv_split == ATTNGEN__SPLIT_TAIL)
+      continue;
+    run_out r;
+    run_out_alloc(&r, (int64_t)TQ * H * D, (int64_t)H * TQ);
+    attngen_fwd_args a;
+    attngen_fwd_args_init(&a);
+    a.q = in.q;
+    a.k = in.k;
+    a.v = in.v;
+    a.out = r.out.data;
+    a.lse = r.lse;
+    a.batch = NB;
+    a.heads = H;
+    a.seqlen_q = MQ;
+    a.seqlen_kv = MK;
+    a.cu_seqlens_q = cuq;
+    a.cu_seqlens_k = cuk;
+    a.total_q = TQ;
+    a.total_kv = TK;
+    a.rounding = (attngen_rounding)d->rounding;
+    a.causal = d->mask == ATTNGEN__MASK_CAUSAL;
+    a.variant = d->name;
+    assert_int_equal(attngen_fwd(E.ctx[0], &a), ATTNGEN_STATUS_OK);
+    assert_int_equal(attngen_synchronize(E.ctx[0], NULL), ATTNGEN_STATUS_OK);
+    assert_int_equal(attngen__guarded_check(&r.out, NULL), 0);
+    assert_int_equal(lse_guard_bad(&r), 0);
+    unsigned char covered[TQ] = {0};
+    for (int b = 0; b < NB; ++b) {
+      for (int s = 0; s < ql[b]; ++s) covered[qs[b] + s] = 1;
+      if (ql[b] == 0) continue;
+      uint16_t dense[MQ * H * D];
+      float dlse[H * MQ];
+      attngen_fwd_args c = a;
+      c.cu_seqlens_q = c.cu_seqlens_k = NULL;
+      c.total_q = c.total_kv = 0;
+      c.batch = 1;
+      c.seqlen_q = ql[b];
+      c.seqlen_kv = kl[b];
+      c.q = in.q + (size_t)qs[b] * H * D;
+      c.k = kl[b] ? in.k + (size_t)ks[b] * H * D : NULL;
+      c.v = kl[b] ? in.v + (size_t)ks[b] * H * D : NULL;
+      c.out = dense;
+      c.lse = dlse;
+      assert_int_equal(attngen_fwd(E.ctx[0], &c), ATTNGEN_STATUS_OK);
+      assert_int_equal(attngen_synchronize(E.ctx[0], NULL), ATTNGEN_STATUS_OK);
+      assert_memory_equal(r.out.data + (size_t)qs[b] * H * D, dense,
+                          (size_t)ql[b] * H * D * sizeof dense[0]);
+      for (int h = 0; h < H; ++h)
+        assert_memory_equal(r.lse + (size_t)h * TQ + qs[b], dlse + (size_t)h * ql[b],
+                            (size_t)ql[b] * sizeof dlse[0]);
+    }
+    for (int s = 0; s < TQ; ++s)
+      for (int e = 0; e < H * D; ++e)
+        if (!covered[s]) assert_int_equal(r.out.data[(size_t)s * H * D + e], 0xFFFF);
+    for (int h = 0; h < H; ++h)
+      for (int s = 0; s < TQ; ++s)
+        if (!covered[s]) assert_true(r.lse[(size_t)h * TQ + s] == LSE_POISON);
+    run_out_free(&r);
+    ++checked;
+  }
+  attngen__inputs_free(&in);
+  print_message("emu packed, garbage cu_seqlens: %d variants, rows per sequence as clamped\n",
+                checked);
+  assert_true(checked >= 3);
+}
+
 /* ---- the search space ------------------------------------------------------------------ */
 
 typedef struct compile_work {
@@ -409,13 +608,19 @@ int main(int argc, char **argv) {
   const struct CMUnitTest default_set[] = {
       cmocka_unit_test(test_emu_numerics_all_gfx942_variants),
   };
+  const struct CMUnitTest varlen[] = {
+      cmocka_unit_test(test_emu_numerics_packed),
+      cmocka_unit_test(test_emu_numerics_packed_garbage),
+  };
   const struct CMUnitTest search_space[] = {
       cmocka_unit_test(test_emu_numerics_search_space),
   };
   if (argc > 1 && !strcmp(argv[1], "--search-space"))
     return attngen_test_exit(cmocka_run_group_tests(search_space, setup, teardown));
+  if (argc > 1 && !strcmp(argv[1], "--varlen"))
+    return attngen_test_exit(cmocka_run_group_tests(varlen, setup, teardown));
   if (argc > 1) {
-    fprintf(stderr, "usage: test_emu_numerics [--search-space]\n");
+    fprintf(stderr, "usage: test_emu_numerics [--search-space | --varlen]\n");
     return 2;
   }
   return attngen_test_exit(cmocka_run_group_tests(default_set, setup, teardown));

@@ -470,9 +470,10 @@ static const char *unsupported(const attngen__dispatch_input *in, const attngen_
   else if (attngen__desc_head_dim(d) != attngen__shape_head_dim(&in->shape))
     snprintf(buf, len, "it reads rows of head_dim %d and args.head_dim is %d",
              attngen__desc_head_dim(d), attngen__shape_head_dim(&in->shape));
-  else if (in->varlen && d->target != ATTNGEN__TARGET_SM90)
-    snprintf(buf, len, "it is a %s variant and args.cu_seqlens_q is set (packed batches run on "
-             "sm90 variants and the cpu reference)", target_str(d->target));
+  else if (in->varlen && d->kv_split == ATTNGEN__SPLIT_TAIL)
+    snprintf(buf, len, "it splits KV (kv_split=" ATTNGEN__SPLIT_TAIL_NAME ", a split plan made "
+             "for a dense shape) and args.cu_seqlens_q is set (packed batches run on the "
+             "variants without the split)");
   else if (in->causal != (d->mask == ATTNGEN__MASK_CAUSAL))
     snprintf(buf, len, in->causal ? "it has no causal mask and args.causal is 1 (variants with "
                                     "mask causal take it: sm90 with kv_tile <= 128)"
@@ -560,11 +561,13 @@ attngen_status attngen__dispatch_select(const attngen__dispatch_input *in,
       c[n++] = &in->candidates[i];
   if (n == 0) {
     free(c);
-    if (in->varlen && in->target != ATTNGEN__TARGET_SM90)
+    if (in->varlen)
       return attngen__fail(ATTNGEN_STATUS_NO_VARIANT,
-                           "args.cu_seqlens_q: no %s variant takes packed variable-length "
-                           "batches (allowed on this backend: NULL; packed batches run on sm90 "
-                           "(cuda) and the cpu reference)", target_str(in->target));
+                           "args.cu_seqlens_q: no embedded %s variant without the tail KV split "
+                           "reads layout %s with rounding %s%s (packed batches run on variants "
+                           "with kv_split=off; name one with args.variant / ATTNGEN_VARIANT)",
+                           target_str(in->target), layout_str(in->shape.layout),
+                           rounding_str(in->shape.rounding), in->causal ? " and mask causal" : "");
     {
       /* a variant of the call's head_dim at all (else the other features exclude it); the
        * message lists the head dims this target's variants have */
