@@ -51,6 +51,14 @@ extern const char *const attngen__mask_names[ATTNGEN__MASK_COUNT];
 #define ATTNGEN__MASK_NONE_NAME "none"
 #define ATTNGEN__MASK_CAUSAL_NAME "causal"
 
+/* axis skip */
+typedef enum { ATTNGEN__SKIP_OFF = 0, ATTNGEN__SKIP_ON = 1, ATTNGEN__SKIP_COUNT = 2 } attngen__skip;
+extern const char *const attngen__skip_names[ATTNGEN__SKIP_COUNT];
+#define ATTNGEN__SKIP_LIST "off, on" /* for messages */
+#define ATTNGEN__SKIP_CHOICES "off|on" /* for usage texts */
+#define ATTNGEN__SKIP_OFF_NAME "off"
+#define ATTNGEN__SKIP_ON_NAME "on"
+
 /* axis impl */
 typedef enum { ATTNGEN__IMPL_MFMA = 0, ATTNGEN__IMPL_MMA = 1, ATTNGEN__IMPL_WGMMA = 2, ATTNGEN__IMPL_COUNT = 3 } attngen__impl;
 extern const char *const attngen__impl_names[ATTNGEN__IMPL_COUNT];
@@ -93,9 +101,10 @@ typedef struct attngen__variant_desc {
   int load; /* attngen__load: TMA = the kernel's parameter is attngen_kargs_tma (tensor maps of q, k, v encoded by the runtime at launch) */
   int mask; /* attngen__mask: CAUSAL = the kernel applies the causal mask (kargs.causal = 1); a variant serves only calls with its mask */
   int head_dim; /* elements per row of q, k, v and out (axis head_dim); a variant serves only calls with its head_dim (0 in a hand-made descriptor: 128) */
+  int skip; /* attngen__skip: ON = the kernel reads and writes tile skip lists (kargs.skip_*); a variant serves only calls with its skip (args.skip given or not) */
 } attngen__variant_desc;
 
 /* X(field) for every int field of attngen__variant_desc, in order. */
-#define ATTNGEN__VARIANT_DESC_FIELDS(X) X(target) X(layout) X(rounding) X(q_tiles) X(kv_tile) X(waves) X(kv_split) X(impl) X(threads) X(block_m) X(smem_bytes) X(softmax_step) X(ws_row_bytes) X(score_fma) X(v_path) X(load) X(mask) X(head_dim)
+#define ATTNGEN__VARIANT_DESC_FIELDS(X) X(target) X(layout) X(rounding) X(q_tiles) X(kv_tile) X(waves) X(kv_split) X(impl) X(threads) X(block_m) X(smem_bytes) X(softmax_step) X(ws_row_bytes) X(score_fma) X(v_path) X(load) X(mask) X(head_dim) X(skip)
 
 #endif /* ATTNGEN_VARIANT_AXES_H */

@@ -110,9 +110,39 @@ static void test_generator_name_derivation(void **state) {
                        "local ok, e = c.validate(v); return e",
                        "rule 'sm90-v-path': v_path=vt is not supported on sm90 (allowed: perm)");
   assert_eval_contains("local c = require('config'); local v, e = c.parse("
-                       "'attn_fwd_d128_bshd_rtne_q2_kv96_w8_tail_vt_tma_vt_causal_mfma_gfx942'); "
+                       "'attn_fwd_d128_bshd_rtne_q2_kv96_w8_tail_vt_tma_vt_causal_skip_mfma_gfx942'); "
                        "return e",
-                       "has 13 axis tokens, expected 12");
+                       "has 14 axis tokens, expected 13");
+  /* skip: the default (off) adds no token, on adds "skip" after the mask; refused for every
+   * family until its template has the skip code (M.skip_built); no skip variant in the
+   * default set; the descriptor carries it */
+  assert_eval("local c = require('config'); return c.name{layout='bshd', rounding='rtne', "
+              "q_tiles=1, kv_tile=128, waves=12, kv_split='off', load='tma', mask='causal', "
+              "skip='on', impl='wgmma', target='sm90'}",
+              "attn_fwd_d128_bshd_rtne_q1_kv128_w12_nosplit_tma_causal_skip_wgmma_sm90");
+  assert_eval("local c = require('config'); "
+              "local v = assert(c.parse('attn_fwd_d128_bshd_rtne_q1_kv128_w12_nosplit_tma_skip_wgmma_sm90')); "
+              "local w = assert(c.parse('attn_fwd_d128_bshd_rtne_q1_kv128_w12_nosplit_tma_wgmma_sm90')); "
+              "return v.skip .. ' ' .. w.skip", "on off");
+  assert_eval_contains("local c = require('config'); local v = assert(c.parse("
+                       "'attn_fwd_d128_bshd_rtne_q2_kv96_w8_nosplit_vt_skip_mfma_gfx942')); "
+                       "local ok, e = c.validate(v); return e",
+                       "rule 'skip': skip=on is built for no kernel yet (the cpu reference "
+                       "skips) (this is target=gfx942 impl=mfma");
+  assert_eval("local c = require('config'); local saved = c.skip_built; "
+              "c.skip_built = { { target = 'sm90', impl = 'wgmma', load = 'tma' } }; "
+              "local ok1 = c.validate(assert(c.parse("
+              "'attn_fwd_d128_bshd_rtne_q1_kv128_w12_nosplit_tma_skip_wgmma_sm90'))); "
+              "local ok2, e = c.validate(assert(c.parse("
+              "'attn_fwd_d128_bshd_rtne_q2_kv96_w8_nosplit_vt_skip_mfma_gfx942'))); "
+              "c.skip_built = saved; "
+              "return tostring(ok1) .. ' ' .. tostring(ok2) .. ' ' .. "
+              "tostring(e:find('built for load=tma impl=wgmma target=sm90 only', 1, true) ~= nil)",
+              "true false true");
+  assert_eval("local g = require('generate'); local n = 0\n"
+              "for _, v in ipairs(require('config').default_variants()) do\n"
+              "  assert(v.skip == 'off' and g.desc_values(v).skip == 0); n = n + 1 end\n"
+              "return tostring(n > 0)", "true");
   /* mask: the default (none) adds no token, causal does; sm90 only, wgmma tiles <= 128 */
   assert_eval("local c = require('config'); return c.name{layout='bshd', rounding='rtz', "
               "q_tiles=1, kv_tile=128, waves=12, kv_split='off', load='tma', mask='causal', "

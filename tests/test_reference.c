@@ -1418,6 +1418,409 @@ static void test_reference_bad_args(void **state) {
   assert_int_equal(attngen__exact_fwd(NULL), ATTNGEN_STATUS_NULL_POINTER);
 }
 
+/* ---- tile skipping (docs/NUMERICS.md "Tile skipping") ---------------------------------- */
+
+/* A list of the grid g with each bit set with probability pct / 100 (seeded). */
+static uint32_t *random_list(const attngen__skip_grid *g, int b, int h, int pct, uint64_t seed) {
+  const size_t words = (size_t)b * h * g->nqt * g->nw;
+  uint32_t *w = xcalloc(words, sizeof(uint32_t));
+  attngen__rng r;
+  attngen__rng_seed(&r, seed);
+  for (size_t i = 0; i < words; ++i)
+    for (int bit = 0; bit < 32; ++bit)
+      if ((int)(attngen__rng_next(&r) % 100) < pct) w[i] |= 1u << bit;
+  return w;
+}
+
+/* With nothing skipped (no read list, or an all-zero one; no must-skip) a skipping call is
+ * bitwise the dense call (output and LSE), whatever the must-do mask and the threshold, on
+ * both layouts, with steps of 16 and 32, a tail split, key lengths, the causal mask,
+ * grouped-query heads and NaN/Inf inputs; and it counts every visited tile, skips none. */
+static void test_reference_skip_nothing_is_dense(void **state) {
+  (void)state;
+  static const struct {
+    int layout, step, split, causal, lens, heads_kv, special, bm, bn;
+  } cases[] = {{0, 16, 0, 0, 0, 0, 0, 16, 32}, {1, 32, 64, 0, 1, 0, 1, 24, 32},
+               {0, 16, 0, 1, 1, 1, 0, 16, 48}, {1, 64, 0, 0, 0, 1, 1, 40, 64}};
+  const int B = 2, H = 2, Sq = 45, Skv = 150;
+  const int32_t lens[2] = {150, 70};
+  for (size_t ci = 0; ci < sizeof cases / sizeof cases[0]; ++ci) {
+    const attngen_layout layout = (attngen_layout)cases[ci].layout;
+    const attngen_rounding mode = (attngen_rounding)(ci % 3);
+    attngen__inputs in;
+    assert_int_equal(attngen__inputs_make_gqa(&in, ATTNGEN__INPUT_UNIFORM, 90 + ci, layout, B, H,
+                                              cases[ci].heads_kv, Sq, Skv, DEFAULT_SCALE),
+                     ATTNGEN_STATUS_OK);
+    if (cases[ci].special) attngen__plant_special(&in);
+    const size_t nq = elems(B, H, Sq);
+    uint16_t *out = xcalloc(nq, 2), *want = xcalloc(nq, 2);
+    float lse[2 * 2 * 45], lse_want[2 * 2 * 45];
+    attngen__ref_args a = {attngen__inputs_q(&in), attngen__inputs_k(&in), attngen__inputs_v(&in),
+                           attngen__view_out(want, layout, H, Sq),
+                           {B, H, Sq, Skv, layout, mode}, DEFAULT_SCALE, lse_want, 0, 0, 0, 0,
+                           NULL};
+    a.shape.heads_kv = cases[ci].heads_kv;
+    a.kv_step = cases[ci].step;
+    a.kv_per_split = cases[ci].split;
+    a.causal = cases[ci].causal;
+    a.kv_lengths = cases[ci].lens ? lens : NULL;
+    assert_int_equal(attngen__reference_fwd(&a), ATTNGEN_STATUS_OK);
+    const attngen__skip_grid g = attngen__skip_grid_of(Sq, Skv, cases[ci].bm, cases[ci].bn);
+    uint32_t *zero = xcalloc((size_t)B * H * g.nqt * g.nw, sizeof(uint32_t));
+    uint32_t *md = random_list(&g, B, H, 40, 7 + ci);
+    uint32_t *w = xcalloc((size_t)B * H * g.nqt * g.nw, sizeof(uint32_t));
+    for (int variant = 0; variant < 2; ++variant) {
+      attngen__ref_args s = a;
+      s.out = attngen__view_out(out, layout, H, Sq);
+      s.lse = lse;
+      s.skip_block_m = cases[ci].bm;
+      s.skip_block_n = cases[ci].bn;
+      s.skip_read = variant ? zero : NULL;
+      s.skip_must_skip = variant ? zero : NULL;
+      s.skip_must_do = variant ? md : NULL;
+      s.skip_write = w;
+      s.skip_threshold_log2 = variant ? -6.0f : -INFINITY;
+      uint32_t count[2] = {5, 7};
+      s.skip_count = count;
+      memset(out, 0xFF, nq * 2);
+      memset(w, 0xAB, (size_t)B * H * g.nqt * g.nw * sizeof(uint32_t));
+      assert_int_equal(attngen__reference_fwd(&s), ATTNGEN_STATUS_OK);
+      assert_memory_equal(out, want, nq * 2);
+      assert_memory_equal(lse, lse_want, sizeof lse);
+      /* visited tiles: per (b, qt), the tiles with a key some row sees */
+      uint32_t visited = 0;
+      for (int b = 0; b < B; ++b)
+        for (int qt = 0; qt < g.nqt; ++qt) {
+          const int n = cases[ci].lens ? lens[b] : Skv;
+          const int last = (qt + 1) * cases[ci].bm < Sq ? (qt + 1) * cases[ci].bm - 1 : Sq - 1;
+          const int seen = attngen__causal_keys(cases[ci].causal, last, n, Sq);
+          visited += (uint32_t)(H * ((seen + cases[ci].bn - 1) / cases[ci].bn));
+        }
+      assert_int_equal(count[0], 5);
+      assert_int_equal(count[1], 7 + visited);
+      /* with T = -inf nothing is marked: W is all zero (every word written) */
+      if (!variant)
+        for (size_t i = 0; i < (size_t)B * H * g.nqt * g.nw; ++i) assert_int_equal(w[i], 0);
+    }
+    free(zero);
+    free(md);
+    free(w);
+    free(out);
+    free(want);
+    attngen__inputs_free(&in);
+  }
+}
+
+/* One row over keys [k0, k1) in steps from k0, passing over the tiles of bn keys whose bit is
+ * set in skip (bit kt): (m, l, O) of the part, and per tile kt the row's max t over its keys
+ * (tile_max, -inf when none is computed) and the running max after it (tile_m). */
+static void transcribe_part_skip(const uint16_t *q, const uint16_t *k, const uint16_t *v, int k0,
+                                 int k1, int step, int bn, uint64_t skip, float scale_log2,
+                                 attngen_rounding mode, float *m, float *l, float *acc,
+                                 float *tile_max, float *tile_m) {
+  *m = -INFINITY;
+  *l = 0.0f;
+  for (int d = 0; d < D; ++d) acc[d] = 0.0f;
+  for (int kv0 = k0; kv0 < k1; kv0 += step) {
+    const int kt = kv0 / bn;
+    if ((skip >> kt) & 1u) continue;
+    const int n = k1 - kv0 < step ? k1 - kv0 : step;
+    float t[256], mt = *m;
+    for (int j = 0; j < n; ++j) {
+      float s = 0.0f;
+      for (int d = 0; d < D; ++d)
+        s += attngen_bf16_to_float(q[d]) * attngen_bf16_to_float(k[(size_t)(kv0 + j) * D + d]);
+      t[j] = s * scale_log2;
+      mt = fmaxf(mt, t[j]);
+      tile_max[kt] = fmaxf(tile_max[kt], t[j]);
+    }
+    if (mt > *m) {
+      const float alpha = exp2f(*m - mt);
+      *l *= alpha;
+      for (int d = 0; d < D; ++d) acc[d] *= alpha;
+      *m = mt;
+    }
+    tile_m[kt] = *m;
+    for (int j = 0; j < n; ++j) {
+      const float p = exp2f(t[j] - *m);
+      *l += p;
+      const float pb = attngen_bf16_to_float(attngen_bf16_round(p, mode));
+      const uint16_t *vj = v + (size_t)(kv0 + j) * D;
+      for (int d = 0; d < D; ++d) acc[d] += pb * attngen_bf16_to_float(vj[d]);
+    }
+  }
+}
+
+/* transcribe_row_tiled with skipped tiles: parts of kv_per_split keys (0 = none) merged as
+ * NAME_merge does; tile_max / tile_m per tile as transcribe_part_skip (NKT entries). */
+static void transcribe_row_skip(const uint16_t *q, const uint16_t *k, const uint16_t *v, int skv,
+                                int step, int kv_per_split, int bn, uint64_t skip,
+                                float scale_log2, attngen_rounding mode, uint16_t *out,
+                                float *lse, float *tile_max, float *tile_m) {
+  enum { MAX_PARTS = 16 };
+  const int span = kv_per_split > 0 ? kv_per_split : (skv > 0 ? skv : 1);
+  const int parts = (skv + span - 1) / span;
+  assert_true(parts <= MAX_PARTS);
+  float pm[MAX_PARTS], pl[MAX_PARTS], po[MAX_PARTS][D];
+  for (int p = 0; p < parts; ++p) {
+    const int k1 = (p + 1) * span < skv ? (p + 1) * span : skv;
+    transcribe_part_skip(q, k, v, p * span, k1, step, bn, skip, scale_log2, mode, &pm[p], &pl[p],
+                         po[p], tile_max, tile_m);
+  }
+  float m = -INFINITY, l = 0.0f, acc[D];
+  if (parts == 1) {
+    m = pm[0];
+    l = pl[0];
+    memcpy(acc, po[0], sizeof acc);
+  } else {
+    for (int p = 0; p < parts; ++p) m = fmaxf(m, pm[p]);
+    for (int d = 0; d < D; ++d) acc[d] = 0.0f;
+    for (int p = 0; p < parts; ++p) {
+      const float w = pm[p] == -INFINITY ? 0.0f : exp2f(pm[p] - m);
+      l += pl[p] * w;
+      for (int d = 0; d < D; ++d) acc[d] += po[p][d] * w;
+    }
+  }
+  const float inv = l == 0.0f ? 0.0f : 1.0f / l;
+  for (int d = 0; d < D; ++d) out[d] = attngen_bf16_round(acc[d] * inv, mode);
+  *lse = skv == 0 || m == -INFINITY ? -INFINITY : m * 0.693147182f + logf(l);
+}
+
+/* Skipping against the transcription, bitwise: random read, must-skip and must-do lists; the
+ * output and LSE of every row are those of the row computed without its q-tile's skipped
+ * tiles ((R | MS) & !MD over the visited tiles), the write list is derived from the
+ * transcription's per-row tile maxima (skipped tiles 1, must-do tiles 0, a computed tile 1
+ * iff every row with a key in it has tile max - running max < T), the counter counts. With a
+ * step below the tile, a tail split (parts restart the running max), key lengths (tiles past
+ * an entry's keys are not visited) and the causal mask. */
+static void test_reference_skip_matches_transcription(void **state) {
+  (void)state;
+  const int B = 2, H = 2, Sq = 40, Skv = 150, BM = 16, BN = 32;
+  const float scale = 0.02f, T = -3.0f;
+  static const struct {
+    int step, split, causal;
+    int32_t lens[2];
+  } cases[] = {{16, 0, 0, {150, 150}}, {32, 64, 0, {150, 70}}, {16, 0, 1, {150, 100}}};
+  const attngen__skip_grid g = attngen__skip_grid_of(Sq, Skv, BM, BN);
+  assert_int_equal(g.nqt, 3);
+  assert_int_equal(g.nkt, 5);
+  assert_int_equal(g.nw, 1);
+  int marked_total = 0, unmarked_total = 0, not_visited = 0;
+  for (size_t ci = 0; ci < sizeof cases / sizeof cases[0]; ++ci) {
+    const attngen_rounding mode = (attngen_rounding)(ci % 3);
+    attngen__inputs in;
+    make(&in, ATTNGEN__INPUT_UNIFORM, 50 + ci, ATTNGEN_LAYOUT_BHSD, B, H, Sq, Skv, scale);
+    attngen__rng r;
+    attngen__rng_seed(&r, 60 + ci);
+    fill_pow2(in.q, elems(B, H, Sq), &r);
+    fill_pow2(in.k, elems(B, H, Skv), &r);
+    fill_pow2(in.v, elems(B, H, Skv), &r);
+    /* q and the keys of tile 0 positive: tile 0 holds every row's max (t ~ 4), the other
+     * tiles' scores are small (|t| ~ 0.4), so later tiles fall below the max by more than
+     * |T| where tile 0 was computed in the same part */
+    for (size_t i = 0; i < elems(B, H, Sq); ++i) in.q[i] &= 0x7FFF;
+    for (int bh = 0; bh < B * H; ++bh)
+      for (size_t i = 0; i < (size_t)BN * D; ++i) in.k[(size_t)bh * Skv * D + i] &= 0x7FFF;
+    uint32_t *rl = random_list(&g, B, H, 25, 1 + ci), *ms = random_list(&g, B, H, 15, 2 + ci);
+    uint32_t *md = random_list(&g, B, H, 20, 3 + ci);
+    const size_t words = (size_t)B * H * g.nqt * g.nw;
+    uint32_t *w = xcalloc(words, sizeof(uint32_t)), *w_want = xcalloc(words, sizeof(uint32_t));
+    const size_t nq = elems(B, H, Sq);
+    uint16_t *out = xcalloc(nq, 2), *want = xcalloc(nq, 2);
+    float lse[2 * 2 * 40], lse_want[2 * 2 * 40];
+    attngen__ref_args a = {attngen__inputs_q(&in), attngen__inputs_k(&in), attngen__inputs_v(&in),
+                           attngen__view_out(out, in.layout, H, Sq),
+                           {B, H, Sq, Skv, in.layout, mode}, scale, lse, 0, 0, 0, 0, NULL};
+    a.kv_step = cases[ci].step;
+    a.kv_per_split = cases[ci].split;
+    a.causal = cases[ci].causal;
+    a.kv_lengths = cases[ci].lens;
+    a.skip_block_m = BM;
+    a.skip_block_n = BN;
+    a.skip_read = rl;
+    a.skip_must_skip = ms;
+    a.skip_must_do = md;
+    a.skip_write = w;
+    a.skip_threshold_log2 = T;
+    uint32_t count[2] = {0, 0};
+    a.skip_count = count;
+    memset(w, 0xAB, words * sizeof(uint32_t));
+    assert_int_equal(attngen__reference_fwd(&a), ATTNGEN_STATUS_OK);
+    uint32_t skipped = 0, visited = 0;
+    for (int b = 0; b < B; ++b)
+      for (int h = 0; h < H; ++h)
+        for (int qt = 0; qt < g.nqt; ++qt) {
+          const size_t word = ((size_t)b * H + h) * g.nqt + qt;
+          const int n = cases[ci].lens[b];
+          const int rows = Sq - qt * BM < BM ? Sq - qt * BM : BM;
+          const int seen = attngen__causal_keys(cases[ci].causal, qt * BM + rows - 1, n, Sq);
+          const int nvis = (seen + BN - 1) / BN;
+          not_visited += g.nkt - nvis;
+          uint64_t skip = 0;
+          for (int kt = 0; kt < nvis; ++kt)
+            if ((((rl[word] | ms[word]) & ~md[word]) >> kt) & 1u) skip |= 1u << kt;
+          float tmax[BM][5], tm[BM][5];
+          for (int i = 0; i < rows; ++i) {
+            const int s = qt * BM + i;
+            for (int kt = 0; kt < 5; ++kt) tmax[i][kt] = tm[i][kt] = -INFINITY;
+            const size_t row = ((size_t)b * H + h) * Sq + s;
+            transcribe_row_skip(in.q + row * D, in.k + ((size_t)b * H + h) * Skv * D,
+                                in.v + ((size_t)b * H + h) * Skv * D,
+                                attngen__causal_keys(cases[ci].causal, s, n, Sq),
+                                cases[ci].step, cases[ci].split, BN, skip,
+                                attngen__scale_log2(scale), mode, want + row * D,
+                                &lse_want[row], tmax[i], tm[i]);
+          }
+          uint32_t wv = 0;
+          for (int kt = 0; kt < nvis; ++kt) {
+            visited++;
+            if ((skip >> kt) & 1u) {
+              skipped++;
+              wv |= 1u << kt;
+              continue;
+            }
+            if ((md[word] >> kt) & 1u) continue;
+            int mark = 1;
+            for (int i = 0; i < rows; ++i)
+              if (tmax[i][kt] != -INFINITY && !(tmax[i][kt] - tm[i][kt] < T)) mark = 0;
+            if (mark) wv |= 1u << kt;
+            marked_total += mark;
+            unmarked_total += !mark;
+          }
+          w_want[word] = wv;
+        }
+    assert_memory_equal(out, want, nq * 2);
+    assert_memory_equal(lse, lse_want, sizeof lse);
+    assert_memory_equal(w, w_want, words * sizeof(uint32_t));
+    assert_int_equal(count[0], skipped);
+    assert_int_equal(count[1], visited);
+    assert_true(skipped > 0);
+    free(rl);
+    free(ms);
+    free(md);
+    free(w);
+    free(w_want);
+    free(out);
+    free(want);
+    attngen__inputs_free(&in);
+  }
+  /* the verdicts went both ways, and some tiles were past a q-tile's keys */
+  assert_true(marked_total > 0);
+  assert_true(unmarked_total > 0);
+  assert_true(not_visited > 0);
+}
+
+/* Hand-computed: one q-tile of 2 rows, 4 tiles of one key, scale_log2 = 1 (t = s), T = -4.
+ * Scores (row 0 | row 1) per key: (0 | -8), (8 | 2), (1 | -4), (6 | 3). In order: tile 0
+ * row 0: 0 - 0 (not marked); tile 1: 8 - 8 (no); tile 2: 1 - 8 = -7 and -4 - 2 = -6 (marked);
+ * tile 3: 6 - 8 = -2 (no): W = 0b0100. Reading R = tile 1 drops the max key: W = 0b0010
+ * (tile 2 is now 1 - 1 = 0 for row 0), and key 1 gets no weight. A split in parts of 2 tiles
+ * restarts the running max: tile 2 is 1 - 1 (no) and W = 0. Must-do on tile 2: W = 0;
+ * must-skip on tile 3: W = 0b1100; must-skip and must-do on tile 3: computed, W = 0b0100. */
+static void test_reference_skip_hand_case(void **state) {
+  (void)state;
+  const int Sq = 2, Skv = 4;
+  uint16_t *q = xcalloc((size_t)Sq * D, 2), *k = xcalloc((size_t)Skv * D, 2);
+  uint16_t *v = xcalloc((size_t)Skv * D, 2), *out = xcalloc((size_t)Sq * D, 2);
+  static const float ka[4] = {0, 8, 1, 6}, kb[4] = {-8, 2, -4, 3};
+  q[0] = attngen_bf16_round(1.0f, ATTNGEN_ROUND_RTNE);     /* row 0 reads k[.][0] */
+  q[D + 1] = attngen_bf16_round(1.0f, ATTNGEN_ROUND_RTNE); /* row 1 reads k[.][1] */
+  for (int j = 0; j < Skv; ++j) {
+    k[(size_t)j * D] = attngen_bf16_round(ka[j], ATTNGEN_ROUND_RTNE);
+    k[(size_t)j * D + 1] = attngen_bf16_round(kb[j], ATTNGEN_ROUND_RTNE);
+    v[(size_t)j * D + 2 + j] = attngen_bf16_round(1.0f, ATTNGEN_ROUND_RTNE); /* v_j = e_{2+j} */
+  }
+  const float ln2 = 0.693147182f;
+  assert_true(attngen__scale_log2(ln2) == 1.0f);
+  static const struct {
+    uint32_t r, ms, md;
+    int split;
+    uint32_t w, skipped;
+  } cases[] = {{0, 0, 0, 0, 0x4, 0}, {0x2, 0, 0, 0, 0x2, 1}, {0, 0, 0, 2, 0x0, 0},
+               {0, 0, 0x4, 0, 0x0, 0}, {0, 0x8, 0, 0, 0xC, 1}, {0, 0x8, 0x8, 0, 0x4, 0}};
+  for (size_t ci = 0; ci < sizeof cases / sizeof cases[0]; ++ci) {
+    attngen__ref_args a = {attngen__view_in(q, ATTNGEN_LAYOUT_BHSD, 1, Sq),
+                           attngen__view_in(k, ATTNGEN_LAYOUT_BHSD, 1, Skv),
+                           attngen__view_in(v, ATTNGEN_LAYOUT_BHSD, 1, Skv),
+                           attngen__view_out(out, ATTNGEN_LAYOUT_BHSD, 1, Sq),
+                           {1, 1, Sq, Skv, ATTNGEN_LAYOUT_BHSD, ATTNGEN_ROUND_RTNE}, ln2, NULL,
+                           1, 0, 0, 0, NULL};
+    a.kv_step = 1;
+    a.kv_per_split = cases[ci].split;
+    a.skip_block_m = 2;
+    a.skip_block_n = 1;
+    a.skip_read = &cases[ci].r;
+    a.skip_must_skip = &cases[ci].ms;
+    a.skip_must_do = &cases[ci].md;
+    uint32_t w = 0xFFFFFFFFu, count[2] = {0, 0};
+    a.skip_write = &w;
+    a.skip_count = count;
+    a.skip_threshold_log2 = -4.0f;
+    assert_int_equal(attngen__reference_fwd(&a), ATTNGEN_STATUS_OK);
+    assert_int_equal(w, cases[ci].w);
+    assert_int_equal(count[0], cases[ci].skipped);
+    assert_int_equal(count[1], 4);
+    /* row 0 (no split): weights 2^(s - max) over the keys computed */
+    if (cases[ci].split == 0) {
+      float l = 0.0f, mx = -INFINITY;
+      const uint32_t skip = (cases[ci].r | cases[ci].ms) & ~cases[ci].md;
+      for (int j = 0; j < Skv; ++j)
+        if (!((skip >> j) & 1u)) mx = fmaxf(mx, ka[j]);
+      for (int j = 0; j < Skv; ++j)
+        if (!((skip >> j) & 1u)) l += exp2f(ka[j] - mx);
+      for (int j = 0; j < Skv; ++j) {
+        const float want = (skip >> j) & 1u ? 0.0f : exp2f(ka[j] - mx) * (1.0f / l);
+        assert_int_equal(out[2 + j], attngen_bf16_round(want, ATTNGEN_ROUND_RTNE));
+      }
+    }
+  }
+  free(q);
+  free(k);
+  free(v);
+  free(out);
+}
+
+/* Bad skip arguments: INVALID_ARGUMENT and nothing written. */
+static void test_reference_skip_bad_args(void **state) {
+  (void)state;
+  attngen__inputs in;
+  make(&in, ATTNGEN__INPUT_UNIFORM, 3, ATTNGEN_LAYOUT_BSHD, 1, 1, 8, 64, DEFAULT_SCALE);
+  uint16_t out[8 * D];
+  uint32_t w[1] = {0x5A5A5A5Au};
+  static const int32_t cu[2] = {0, 8};
+  for (int ci = 0; ci < 8; ++ci) {
+    attngen__ref_args a = {attngen__inputs_q(&in), attngen__inputs_k(&in), attngen__inputs_v(&in),
+                           attngen__view_out(out, in.layout, 1, 8),
+                           {1, 1, 8, 64, in.layout, ATTNGEN_ROUND_RTNE}, DEFAULT_SCALE, NULL, 0,
+                           0, 0, 0, NULL};
+    a.kv_step = 16;
+    a.skip_block_m = 8;
+    a.skip_block_n = 32;
+    a.skip_write = w;
+    a.skip_threshold_log2 = -6.0f;
+    switch (ci) {
+    case 0: a.skip_block_n = 0; break;                 /* no kv-tile */
+    case 1: a.skip_block_n = 24; break;                /* not a multiple of the step */
+    case 2: a.kv_per_split = 48; break;                /* a part boundary inside a tile */
+    case 3: a.skip_threshold_log2 = 0.0f; break;       /* not negative */
+    case 4: a.skip_threshold_log2 = NAN; break;
+    case 5: a.skip_threshold_log2 = INFINITY; break;
+    case 6: a.skip_block_m = -1; break;
+    case 7:                                            /* packed batches: not with skipping */
+      a.cu_seqlens_q = cu;
+      a.cu_seqlens_k = cu;
+      a.total_q = 8;
+      a.total_kv = 8;
+      break;
+    }
+    memset(out, 0xEE, sizeof out);
+    assert_int_equal(attngen__reference_fwd(&a), ATTNGEN_STATUS_INVALID_ARGUMENT);
+    assert_int_equal(w[0], 0x5A5A5A5Au);
+    for (size_t i = 0; i < sizeof out / 2; ++i) assert_int_equal(out[i], 0xEEEE);
+  }
+  attngen__inputs_free(&in);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_reference_skv_zero),
@@ -1442,6 +1845,10 @@ int main(void) {
       cmocka_unit_test(test_reference_packed),
       cmocka_unit_test(test_reference_gqa_equals_repeated_kv),
       cmocka_unit_test(test_reference_bad_args),
+      cmocka_unit_test(test_reference_skip_nothing_is_dense),
+      cmocka_unit_test(test_reference_skip_matches_transcription),
+      cmocka_unit_test(test_reference_skip_hand_case),
+      cmocka_unit_test(test_reference_skip_bad_args),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -8,7 +8,7 @@ M.op_prefix = "attn_fwd"
 
 -- Axes in canonical name order. `short` turns a value into its name token.
 M.axis_order = { "head_dim", "layout", "rounding", "q_tiles", "kv_tile", "waves", "kv_split", "v_path",
-  "load", "mask", "impl", "target" }
+  "load", "mask", "skip", "impl", "target" }
 
 -- Axes with named values have C enums (generated/variant_axes.h, by `attngen generate`):
 -- `c_enum` is the enum's prefix (ATTNGEN__<c_enum>_<VALUE>), a value's id its position
@@ -48,6 +48,13 @@ M.axes = {
   -- (the dispatcher pairs args.causal with it), so the dense kernels carry no causal code.
   mask = { values = { "none", "causal" }, tokens = { none = "", causal = "causal" },
            default = "none", c_enum = "MASK" },
+  -- Temporal tile skipping (issue 27; docs/NUMERICS.md "Tile skipping"): "on" = the kernel
+  -- reads a skip list (kargs.skip_read, must-skip / must-do masks), neither loads nor computes
+  -- the (q-tile, kv-tile) pairs it marks, and writes the next list (kargs.skip_write) from its
+  -- own row maxima. A variant serves only calls with its skip (the dispatcher pairs
+  -- args.skip with it), so the dense kernels carry no skip code. "off" adds no name token.
+  skip = { values = { "off", "on" }, tokens = { off = "", on = "skip" }, default = "off",
+           c_enum = "SKIP" },
   impl = { values = { "mfma", "mma", "wgmma" }, c_enum = "IMPL" },
   target = { values = { "gfx942", "sm90" }, c_enum = "TARGET" },
 }
@@ -57,6 +64,10 @@ for _, a in pairs(M.axes) do
     for i, value in ipairs(a.values) do a.ids[value] = i - 1 end
   end
 end
+
+-- The kernel families with skip code (rule "skip"): each entry a set of axis values a skip=on
+-- variant must have, e.g. { target = "sm90", impl = "wgmma", load = "tma", mask = "none" }.
+M.skip_built = {}
 
 -- Per target: the architecture its kernels are compiled for (JIT and AOT), the runtime
 -- backend that runs them on a GPU, and the extension of its generated sources.
@@ -257,6 +268,30 @@ M.rules = {
         v.kv_tile)
     end
     return true
+  end },
+  -- skip=on: the kernels that read and write skip lists. The kernel writers add their family
+  -- to M.skip_built when its template has the skip code (until then every skip=on variant is
+  -- refused, and the cpu reference is the only backend that skips).
+  { name = "skip", check = function(v)
+    if v.skip ~= "on" then return true end
+    for _, f in ipairs(M.skip_built) do
+      local match = true
+      for axis, value in pairs(f) do
+        if v[axis] ~= value then match = false end
+      end
+      if match then return true end
+    end
+    local built = {}
+    for _, f in ipairs(M.skip_built) do
+      local parts = {}
+      for _, axis in ipairs(M.axis_order) do
+        if f[axis] ~= nil then parts[#parts + 1] = axis .. "=" .. tostring(f[axis]) end
+      end
+      built[#built + 1] = table.concat(parts, " ")
+    end
+    return false, string.format("skip=on is built for %s only (this is target=%s impl=%s "
+      .. "load=%s mask=%s kv_split=%s)", #built > 0 and table.concat(built, " and ") or
+      "no kernel yet (the cpu reference skips)", v.target, v.impl, v.load, v.mask, v.kv_split)
   end },
   -- Shared memory budget of the sm90 kernel: 227 KiB per block on Hopper.
   { name = "sm90-smem-budget", check = function(v)

@@ -90,6 +90,8 @@ M.desc_fields = {
     .. "a variant serves only calls with its mask" },
   { "head_dim", "elements per row of q, k, v and out (axis head_dim); a variant serves only "
     .. "calls with its head_dim (0 in a hand-made descriptor: 128)" },
+  { "skip", "attngen__skip: ON = the kernel reads and writes tile skip lists (kargs.skip_*); a "
+    .. "variant serves only calls with its skip (args.skip given or not)" },
 }
 
 -- Descriptor values of a variant: field -> integer (enum ids for named axes).

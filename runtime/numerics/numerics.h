@@ -154,7 +154,41 @@ typedef struct attngen__ref_args {
    * lengths (causal per sequence); rows no sequence covers are not written. */
   const int32_t *cu_seqlens_q, *cu_seqlens_k;
   int total_q, total_kv;
+  /* Temporal tile skipping (docs/NUMERICS.md "Tile skipping"): skip_block_m = 0 = off (the
+   * lists are not read). Else the grid is q-tiles of skip_block_m rows x kv-tiles of
+   * skip_block_n keys per (b, query head) (the variant's block_m and kv_tile), and the lists
+   * are laid out as kargs.h says (attngen__skip_grid): tile (b, h, qt, kt) is bit kt % 32 of
+   * word ((b * H + h) * nqt + qt) * nw + kt / 32. A visited tile (one with a key some row of
+   * the q-tile sees) is skipped when (R | MS) & !MD: its keys contribute nothing, its W bit
+   * is 1; a computed tile's W bit is 1 when !MD and every row with a key in it has
+   * max t over the tile - m < threshold (t = fl(s * scale_log2), m the row's running max
+   * after the tile, restarted at a split part's start), in fp32. W gets every word of the
+   * grid (bits of tiles not visited: 0); count[0] += skipped tiles, count[1] += visited
+   * tiles. Needs skip_block_n a multiple of the step, kv_per_split a multiple of
+   * skip_block_n, no packed batch, threshold < 0 or -inf (else INVALID_ARGUMENT). */
+  int skip_block_m, skip_block_n;
+  const uint32_t *skip_read;      /* R, or NULL = none */
+  const uint32_t *skip_must_skip; /* MS, or NULL */
+  const uint32_t *skip_must_do;   /* MD, or NULL */
+  uint32_t *skip_write;           /* W, or NULL = not written */
+  uint32_t *skip_count;           /* [2], or NULL; added to atomically */
+  float skip_threshold_log2;
 } attngen__ref_args;
+
+/* The tile grid of tile skipping: q-tiles, kv-tiles and list words per q-tile of a call with
+ * seqlen_q queries and seqlen_kv keys on tiles of block_m x block_n (both > 0). */
+typedef struct attngen__skip_grid {
+  int nqt, nkt, nw;
+} attngen__skip_grid;
+
+static inline attngen__skip_grid attngen__skip_grid_of(int seqlen_q, int seqlen_kv, int block_m,
+                                                       int block_n) {
+  attngen__skip_grid g;
+  g.nqt = seqlen_q <= 0 ? 0 : (seqlen_q + block_m - 1) / block_m;
+  g.nkt = seqlen_kv <= 0 ? 0 : (seqlen_kv + block_n - 1) / block_n;
+  g.nw = (g.nkt + 31) / 32;
+  return g;
+}
 
 /* Relative uncertainty of a kernel's p = exp2(t - m) allowed by the comparator: 2^-20, four
  * times the documented error bound of ex2.approx.f32 (2 ulp = 2^-22 relative). */

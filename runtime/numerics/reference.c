@@ -86,6 +86,8 @@ typedef struct ref_job_ctx {
   const attngen__ref_args *a;
   float scale_log2;
   int q_blocks;
+  int q_rows; /* query rows per job: Q_BLOCK, or the skip grid's q-tile */
+  attngen__skip_grid grid; /* tile skipping (a->skip_block_m > 0) */
   int step;   /* keys per running-max update */
   int nparts; /* KV parts of a split row (0 when nothing is split) */
   int d;      /* head_dim: elements per row */
@@ -136,11 +138,27 @@ static void merge_parts(int nparts, const float *pm, const float *pl, const floa
   *l = lt;
 }
 
-/* Rows [q0, q0 + Q_BLOCK) of one (b, h): the online softmax of docs/NUMERICS.md per row, one
+/* The skip verdicts of one job's q-tile (tile skipping, attngen__ref_args.skip_*). */
+typedef struct skip_job {
+  size_t word0;        /* its first list word */
+  uint32_t *w;         /* W words being built (nw) */
+  float *tmax;         /* per row: max t over the current tile */
+  unsigned char *hask; /* per row: the row has a key in the current tile */
+  int visited, skipped, must_do;
+  uint32_t n_skipped, n_visited;
+} skip_job;
+
+static int list_bit(const uint32_t *list, size_t word, int kt) {
+  return list && ((list[word + (size_t)kt / 32] >> (kt % 32)) & 1u);
+}
+
+/* Rows [q0, q0 + q_rows) of one (b, h): the online softmax of docs/NUMERICS.md per row, one
  * running-max update per step of keys, with the K/V keys of a step converted to fp32 once
  * for all rows of the block. A split row restarts at each part boundary (a multiple of the
  * step) after saving the part's (m, l, O), and merges the parts at the end. Rows are
- * independent, so the result of a row does not depend on the block it falls in. */
+ * independent, so the result of a row does not depend on the block it falls in. With tile
+ * skipping a job is one q-tile: a skipped tile's steps are passed over (its keys are not
+ * read), and each computed tile's verdict is taken after its last step. */
 static void ref_job(void *p, int64_t job) {
   ref_job_ctx *c = p;
   const attngen__ref_args *a = c->a;
@@ -154,14 +172,34 @@ static void ref_job(void *p, int64_t job) {
       attngen__entry_of(a->cu_seqlens_q, a->cu_seqlens_k, a->total_q, a->total_kv,
                         a->kv_lengths, b, sh->seqlen_q, sh->seqlen_kv);
   const int packed = a->cu_seqlens_q != NULL;
-  const int q0 = qb * Q_BLOCK;
-  const int rows = e.nq - q0 < Q_BLOCK ? e.nq - q0 : Q_BLOCK;
+  const int QR = c->q_rows;
+  const int q0 = qb * QR;
+  const int rows = e.nq - q0 < QR ? e.nq - q0 : QR;
   if (rows <= 0) return; /* a packed sequence shorter than the largest */
   const int rmode = (int)sh->rounding;
   const int step = c->step;
   const int D = c->d;
 
-  unsigned char split[Q_BLOCK];
+  /* per-row state: m, l, the keys each row sees, split flags, skip verdict inputs */
+  const int sk = a->skip_block_m > 0;
+  const int nw = sk ? c->grid.nw : 0;
+  char *rowmem = malloc((size_t)QR * (3 * sizeof(float) + sizeof(int) + 2) +
+                        (size_t)nw * sizeof(uint32_t) + 16);
+  if (!rowmem) {
+    atomic_store(&c->out_of_memory, 1);
+    return;
+  }
+  float *m = (float *)(void *)rowmem, *l = m + QR;
+  int *row_keys = (int *)(void *)(l + QR); /* the keys each row sees (the causal mask) */
+  skip_job sj = {0};
+  sj.tmax = (float *)(void *)(row_keys + QR);
+  sj.w = (uint32_t *)(void *)(sj.tmax + QR);
+  unsigned char *split = (unsigned char *)(sj.w + nw);
+  sj.hask = split + QR;
+  if (sk) {
+    sj.word0 = (((size_t)b * sh->heads + h) * (size_t)c->grid.nqt + (size_t)qb) * (size_t)nw;
+    memset(sj.w, 0, sizeof(uint32_t) * (size_t)nw);
+  }
   int any_split = 0;
   for (int r = 0; r < rows; ++r) {
     const int64_t row = ((int64_t)b * sh->heads + h) * sh->seqlen_q + q0 + r;
@@ -173,22 +211,23 @@ static void ref_job(void *p, int64_t job) {
   /* fp32 working set: Q block, O accumulators, the K and V keys of one step, the scores of
    * one row, and (split rows) every part's O, m and l */
   const int want_tol = a->tol != NULL;
-  const size_t floats = (size_t)2 * Q_BLOCK * D + (size_t)2 * step * D + (size_t)2 * step +
-                        (size_t)Q_BLOCK * nparts * (D + 2) +
-                        (want_tol ? (size_t)Q_BLOCK * D * (1 + (size_t)nparts) : 0);
+  const size_t floats = (size_t)2 * QR * D + (size_t)2 * step * D + (size_t)2 * step +
+                        (size_t)QR * nparts * (D + 2) +
+                        (want_tol ? (size_t)QR * D * (1 + (size_t)nparts) : 0);
   float *scratch = malloc(sizeof(float) * floats);
   if (!scratch) {
+    free(rowmem);
     atomic_store(&c->out_of_memory, 1);
     return;
   }
-  float *qf = scratch, *acc = qf + Q_BLOCK * D, *kf = acc + Q_BLOCK * D, *vf = kf + step * D;
+  float *qf = scratch, *acc = qf + (size_t)QR * D, *kf = acc + (size_t)QR * D;
+  float *vf = kf + step * D;
   float *t = vf + step * D, *sc = t + step; /* t = s * c, and the score s itself */
-  float *part_o = sc + step, *part_m = part_o + (size_t)Q_BLOCK * nparts * D;
-  float *part_l = part_m + (size_t)Q_BLOCK * nparts;
+  float *part_o = sc + step, *part_m = part_o + (size_t)QR * nparts * D;
+  float *part_l = part_m + (size_t)QR * nparts;
   /* tolerance accumulators (a->tol): handled exactly like acc and part_o */
-  float *tacc = want_tol ? part_l + (size_t)Q_BLOCK * nparts : NULL;
-  float *part_t = want_tol ? tacc + (size_t)Q_BLOCK * D : NULL;
-  float m[Q_BLOCK], l[Q_BLOCK];
+  float *tacc = want_tol ? part_l + (size_t)QR * nparts : NULL;
+  float *part_t = want_tol ? tacc + (size_t)QR * D : NULL;
 
   load_rows(qf, a->q.data + attngen__view_offset(a->q.sb, a->q.sh, a->q.ss, e.vb, h, e.q0 + q0),
             a->q.ss, rows, D);
@@ -200,17 +239,39 @@ static void ref_job(void *p, int64_t job) {
   if (tacc) memset(tacc, 0, sizeof(float) * (size_t)rows * D);
 
   const int kvn = e.nk; /* keys of entry b */
-  int row_keys[Q_BLOCK]; /* the keys each row sees (the causal mask, per sequence) */
-  for (int r = 0; r < rows; ++r) row_keys[r] = attngen__causal_keys(a->causal, q0 + r, kvn, e.nq);
+  int seen = 0;         /* the most keys a row of the job sees: tiles from there are not visited */
+  for (int r = 0; r < rows; ++r) {
+    row_keys[r] = attngen__causal_keys(a->causal, q0 + r, kvn, e.nq);
+    if (row_keys[r] > seen) seen = row_keys[r];
+  }
+  const int bn = sk ? a->skip_block_n : 0;
   for (int kv0 = 0; kv0 < kvn; kv0 += step) {
     const int n = kvn - kv0 < step ? kvn - kv0 : step;
     /* a new part starts here: split rows save the finished one and restart */
     const int part_start = nparts > 0 && kv0 > 0 && kv0 % a->kv_per_split == 0;
     const int done_part = part_start ? kv0 / a->kv_per_split - 1 : 0;
-    load_rows(kf, a->k.data + attngen__view_offset(a->k.sb, a->k.sh, a->k.ss, e.vb, hk,
-                                                   e.k0 + kv0), a->k.ss, n, D);
-    load_rows(vf, a->v.data + attngen__view_offset(a->v.sb, a->v.sh, a->v.ss, e.vb, hk,
-                                                   e.k0 + kv0), a->v.ss, n, D);
+    const int kt = sk ? kv0 / bn : 0;
+    if (sk && kv0 % bn == 0) { /* a tile starts: skip it, or compute it and judge it */
+      sj.visited = kv0 < seen;
+      sj.must_do = list_bit(a->skip_must_do, sj.word0, kt);
+      sj.skipped = sj.visited && !sj.must_do &&
+                   (list_bit(a->skip_read, sj.word0, kt) ||
+                    list_bit(a->skip_must_skip, sj.word0, kt));
+      sj.n_visited += (uint32_t)sj.visited;
+      sj.n_skipped += (uint32_t)sj.skipped;
+      if (sj.skipped) sj.w[kt / 32] |= 1u << (kt % 32);
+      for (int r = 0; r < rows; ++r) {
+        sj.tmax[r] = -INFINITY;
+        sj.hask[r] = 0;
+      }
+    }
+    const int skipped = sk && sj.skipped;
+    if (!skipped) {
+      load_rows(kf, a->k.data + attngen__view_offset(a->k.sb, a->k.sh, a->k.ss, e.vb, hk,
+                                                     e.k0 + kv0), a->k.ss, n, D);
+      load_rows(vf, a->v.data + attngen__view_offset(a->v.sb, a->v.sh, a->v.ss, e.vb, hk,
+                                                     e.k0 + kv0), a->v.ss, n, D);
+    }
     for (int r = 0; r < rows; ++r) {
       float *o = acc + r * D;
       if (part_start && split[r]) {
@@ -227,15 +288,19 @@ static void ref_job(void *p, int64_t job) {
         }
       }
       /* keys past the row's causal limit are not visited (a step wholly past it changes
-       * nothing: its max would be m, its p 0) */
+       * nothing: its max would be m, its p 0); a skipped tile's keys are not either */
       const int nr = row_keys[r] - kv0 < n ? row_keys[r] - kv0 : n;
-      if (nr <= 0) continue;
+      if (nr <= 0 || skipped) continue;
       /* steps 1-2: scores in fp32, scaled into base 2 */
       float step_max = m[r];
       for (int j = 0; j < nr; ++j) {
         sc[j] = dot_f32(qf + r * D, kf + j * D, D);
         t[j] = sc[j] * c->scale_log2;
         step_max = fmaxf(step_max, t[j]); /* a NaN score does not become the max */
+      }
+      if (sk) {
+        sj.hask[r] = 1;
+        for (int j = 0; j < nr; ++j) sj.tmax[r] = fmaxf(sj.tmax[r], t[j]);
       }
       /* step 3: on a new max, rescale O and l by exp2(m_old - m_new) */
       if (step_max > m[r]) {
@@ -273,6 +338,23 @@ static void ref_job(void *p, int64_t job) {
             for (int d = 0; d < D; ++d) tacc[r * D + d] += (phi - plo) * fabsf(vj[d]);
         }
       }
+    }
+    /* the tile's last step: a computed tile is marked when every row with a key in it stays
+     * below its running max (m after this tile) by more than |threshold| */
+    const int tile_end = (kt + 1) * bn < kvn ? (kt + 1) * bn : kvn;
+    if (sk && sj.visited && !skipped && !sj.must_do && kv0 + n >= tile_end) {
+      int mark = 1;
+      for (int r = 0; r < rows && mark; ++r)
+        mark = !sj.hask[r] || sj.tmax[r] - m[r] < a->skip_threshold_log2;
+      if (mark) sj.w[kt / 32] |= 1u << (kt % 32);
+    }
+  }
+  if (sk) {
+    if (a->skip_write)
+      memcpy(a->skip_write + sj.word0, sj.w, sizeof(uint32_t) * (size_t)nw);
+    if (a->skip_count) {
+      __atomic_fetch_add(&a->skip_count[0], sj.n_skipped, __ATOMIC_RELAXED);
+      __atomic_fetch_add(&a->skip_count[1], sj.n_visited, __ATOMIC_RELAXED);
     }
   }
 
@@ -316,6 +398,7 @@ static void ref_job(void *p, int64_t job) {
     }
   }
   free(scratch);
+  free(rowmem);
 }
 
 attngen_status attngen__reference_fwd(const attngen__ref_args *a) {
@@ -337,11 +420,19 @@ attngen_status attngen__reference_fwd(const attngen__ref_args *a) {
   if (!has_work(sh->batch, sh->heads, sh->seqlen_q)) return ATTNGEN_STATUS_OK;
   if (!a->q.data || !a->out.data) return ATTNGEN_STATUS_NULL_POINTER;
   if (sh->seqlen_kv > 0 && (!a->k.data || !a->v.data)) return ATTNGEN_STATUS_NULL_POINTER;
+  const int sk = a->skip_block_m > 0;
+  if (sk && (a->skip_block_n <= 0 || a->skip_block_n % step != 0 ||
+             a->kv_per_split % a->skip_block_n != 0 || a->cu_seqlens_q ||
+             !(a->skip_threshold_log2 < 0.0f)))
+    return ATTNGEN_STATUS_INVALID_ARGUMENT;
+  if (a->skip_block_m < 0) return ATTNGEN_STATUS_INVALID_ARGUMENT;
   const int nparts =
       a->kv_per_split > 0 ? (sh->seqlen_kv + a->kv_per_split - 1) / a->kv_per_split : 0;
-  ref_job_ctx c = {a, attngen__scale_log2(a->softmax_scale),
-                   (sh->seqlen_q + Q_BLOCK - 1) / Q_BLOCK, step, nparts,
-                   attngen__shape_head_dim(sh), 0};
+  const int q_rows = sk ? a->skip_block_m : Q_BLOCK;
+  ref_job_ctx c = {a, attngen__scale_log2(a->softmax_scale), (sh->seqlen_q + q_rows - 1) / q_rows,
+                   q_rows, {0, 0, 0}, step, nparts, attngen__shape_head_dim(sh), 0};
+  if (sk)
+    c.grid = attngen__skip_grid_of(sh->seqlen_q, sh->seqlen_kv, a->skip_block_m, a->skip_block_n);
   st = attngen__parallel_for((int64_t)sh->batch * sh->heads * c.q_blocks, a->threads, ref_job, &c);
   if (st == ATTNGEN_STATUS_OK && atomic_load(&c.out_of_memory)) st = ATTNGEN_STATUS_OUT_OF_MEMORY;
   return st;

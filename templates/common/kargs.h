@@ -37,6 +37,22 @@ typedef struct attngen_kargs {
   const int *cu_q;
   const int *cu_k;
   int total_q, total_kv;
+  // Temporal tile skipping (variant axis skip = on; docs/NUMERICS.md "Tile skipping"); all 0
+  // when the call has no skip state (skip = off kernels never read them). The grid: q-tiles
+  // of the variant's block_m rows x kv-tiles of its kv_tile keys per (batch, query head).
+  // A list is uint32 words: tile (b, h, qt, kt) is bit kt % 32 of word
+  // ((b * H + h) * skip_nqt + qt) * skip_nw + kt / 32; bit 1 = skip.
+  const unsigned *skip_read;      // R: tiles to skip this call, or 0 = none
+  unsigned *skip_write;           // W: this call's list for the next call (every word of the
+                                  // job's rows stored whole), or 0 = not written
+  const unsigned *skip_must_skip; // MS: skipped whatever R says, or 0 = none
+  const unsigned *skip_must_do;   // MD: computed and never marked, wins over R and MS; or 0
+  unsigned *skip_count;           // [2]: += skipped tiles, += visited tiles; or 0
+  float skip_threshold_log2;      // T < 0: a computed tile is marked when every valid row's
+                                  // max t over the tile is below its running max + T
+  int skip_nqt;                   // ceil(Sq / block_m)
+  int skip_nkt;                   // ceil(Skv / kv_tile)
+  int skip_nw;                    // ceil(skip_nkt / 32): words per (b, h, qt)
 } attngen_kargs;
 
 #endif // ATTNGEN_KARGS_H
