@@ -78,7 +78,7 @@ static attngen_status reference(const attngen__verify_args *a, attngen__verify_r
   r->kv_per_split = follow.kv_per_split;
   r->split_rows = 0;
   for (size_t i = 0; rows && i < nl; ++i) r->split_rows += rows[i] != 0;
-  const int same = ref->valid && ref->nq == nq && ref->nl == nl &&
+  const int same = !c->skip && ref->valid && ref->nq == nq && ref->nl == nl &&
                    ref->rounding == (int)c->rounding &&
                    follow.kv_step == ref->kv_step && follow.score_fma == ref->score_fma &&
                    follow.kv_per_split == ref->kv_per_split &&
@@ -128,6 +128,17 @@ static attngen_status reference(const attngen__verify_args *a, attngen__verify_r
   ra.kv_per_split = follow.kv_per_split;
   ra.split_rows = rows;
   ra.tol = ref->tol;
+  if (c->skip) { /* the tiles the call skipped, on its variant's grid */
+    ra.skip_block_m = follow.skip_block_m;
+    ra.skip_block_n = follow.skip_block_n;
+    ra.skip_read = a->skip_read;
+    ra.skip_must_skip = a->skip_must_skip;
+    ra.skip_must_do = a->skip_must_do;
+    ra.skip_threshold_log2 = a->skip_threshold_log2;
+    ra.skip_write = a->skip_write_ref;
+    ra.skip_count = a->skip_count_ref;
+    if (a->skip_count_ref) a->skip_count_ref[0] = a->skip_count_ref[1] = 0;
+  }
   if ((st = attngen__reference_fwd(&ra)) != ATTNGEN_STATUS_OK) return st;
   ref->has_exact = 0;
   if (a->exact) {
@@ -140,7 +151,7 @@ static attngen_status reference(const attngen__verify_args *a, attngen__verify_r
     if ((st = attngen__exact_fwd(&e)) != ATTNGEN_STATUS_OK) return st;
     ref->has_exact = 1;
   }
-  ref->valid = 1;
+  ref->valid = !c->skip; /* a skipping call's reference is its lists' alone */
   ref->heads_kv = c->heads_kv;
   ref->rounding = (int)c->rounding;
   ref->layout = (int)c->layout;

@@ -264,6 +264,15 @@ typedef struct attngen__verify_args {
   const int32_t *kv_lengths;    /* host copy of the call's per-batch key lengths [batch], or
                                    NULL (none); with out == NULL verify_run uploads them and
                                    passes the device copy as args.kv_lengths */
+  /* Tile skipping (call->skip set; docs/NUMERICS.md "Tile skipping"): host copies of what
+   * the call reads, taken before it runs: its read list (NULL = none), must-skip and must-do
+   * masks (NULL = none), and its threshold. The reference skips the same tiles on the grid
+   * of the variant the call runs and writes its list into skip_write_ref (the state's
+   * words) and its counts into skip_count_ref ([2]), each when not NULL; the caller compares
+   * them with the state's (attngen_skip_state_get_list / _stats). Never cached. */
+  const uint32_t *skip_read, *skip_must_skip, *skip_must_do;
+  float skip_threshold_log2;
+  uint32_t *skip_write_ref, *skip_count_ref;
 } attngen__verify_args;
 
 typedef struct attngen__verify_result {

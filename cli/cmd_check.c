@@ -99,6 +99,22 @@ static const attngen__cli_option options[] = {
      .needs = "--seqlens"},
     {"--heads", ATTNGEN__CLI_INT, "N", "--seqlens: query heads (default 2)", 1, 65535,
      .needs = "--seqlens"},
+    {"--skip", ATTNGEN__CLI_REAL, "T",
+     "temporal tile skipping (args.skip, docs/NUMERICS.md \"Tile skipping\"):\n"
+     "a skip state with threshold T (log2 units, < 0) over --skip-steps\n"
+     "calls on the same inputs, each read list the previous call's; per\n"
+     "call the output against the reference run on the same lists (the\n"
+     "contract but the fp64 bound), the written list and the counts bit\n"
+     "for bit",
+     -1e30, -1e-30, .excludes = "--all --seqlens --special"},
+    {"--skip-steps", ATTNGEN__CLI_INT, "N", "--skip: calls on one state (default 3)", 1, 100,
+     .needs = "--skip"},
+    {"--skip-read", ATTNGEN__CLI_INT, "PCT",
+     "--skip: the first call reads a random list with PCT% of the tiles\n"
+     "set (default 0: none)", 0, 100, .needs = "--skip"},
+    {"--skip-masks", ATTNGEN__CLI_INT, "PCT",
+     "--skip: random must-skip and must-do masks, PCT% of the tiles each\n"
+     "(default 0: none)", 0, 100, .needs = "--skip"},
     {"--filter", ATTNGEN__CLI_TEXT, "GLOB", "--all: only variants whose name matches GLOB",
      .needs = "--all"},
     {"-j", ATTNGEN__CLI_INT, "N", "--all on emu: JIT compiles at a time (default 2; -jN too)", 1,
@@ -612,6 +628,110 @@ static int check_packed(const attngen__cli_args *args, const check_opts *o) {
   return r.pass ? 0 : 1;
 }
 
+/* ---- --skip ------------------------------------------------------------------------------ */
+
+static uint32_t *random_words(size_t n, int pct, attngen__rng *r) {
+  uint32_t *w = calloc(n ? n : 1, sizeof(uint32_t));
+  for (size_t i = 0; w && i < n; ++i)
+    for (int b = 0; b < 32; ++b)
+      if ((int)(attngen__rng_next(r) % 100) < pct) w[i] |= 1u << b;
+  return w;
+}
+
+/* --skip T: calls on one skip state, each checked against the reference on the lists it
+ * read (verify_run with the lists), its written list and counts against the reference's. */
+static int check_skip(const attngen__cli_args *args, const check_opts *o) {
+  const float t = (float)attngen__cli_real(args, "--skip", -6.0);
+  const int steps = (int)attngen__cli_int(args, "--skip-steps", 3);
+  const int read_pct = (int)attngen__cli_int(args, "--skip-read", 0);
+  const int mask_pct = (int)attngen__cli_int(args, "--skip-masks", 0);
+  attngen__inputs in;
+  memset(&in, 0, sizeof in);
+  attngen_context *ctx = NULL;
+  attngen_skip_state *s = NULL;
+  uint32_t *r = NULL, *w = NULL, *wref = NULL, *ms = NULL, *md = NULL;
+  int pass = 1;
+  attngen_status st = make_inputs(o, &in);
+  attngen_context_options copts = {o->backend, o->device};
+  if (!st) st = attngen_create(&ctx, &copts);
+  attngen_fwd_args a;
+  call_args(o, &a);
+  if (!st) st = attngen_skip_state_create(ctx, &a, 0, 0, t, &s);
+  attngen_skip_info info;
+  memset(&info, 0, sizeof info);
+  if (!st) st = attngen_skip_state_info(s, &info);
+  if (!st) {
+    r = calloc(info.words + 1, 4);
+    w = calloc(info.words + 1, 4);
+    wref = calloc(info.words + 1, 4);
+    attngen__rng rng;
+    attngen__rng_seed(&rng, o->seed ^ 0x5EEDu);
+    if (mask_pct) {
+      ms = random_words(info.words, mask_pct, &rng);
+      md = random_words(info.words, mask_pct, &rng);
+    }
+    if (!r || !w || !wref || (mask_pct && (!ms || !md))) st = ATTNGEN_STATUS_OUT_OF_MEMORY;
+    if (!st && ms) st = attngen_skip_state_set_list(s, ATTNGEN_SKIP_MUST_SKIP, ms);
+    if (!st && md) st = attngen_skip_state_set_list(s, ATTNGEN_SKIP_MUST_DO, md);
+    if (!st && read_pct) {
+      uint32_t *first = random_words(info.words, read_pct, &rng);
+      st = first ? attngen_skip_state_set_list(s, ATTNGEN_SKIP_NEXT_READ, first)
+                 : ATTNGEN_STATUS_OUT_OF_MEMORY;
+      free(first);
+    }
+  }
+  if (!st)
+    printf("check %s skip %dx%dx%dx%d %s %s seed %llu inputs %s scale %g: variant %s, tile "
+           "grid %d x %d (%d x %d tiles, %zu words), T = %g, %d calls%s\n", o->backend,
+           o->shape.batch, o->shape.heads, o->shape.seqlen_q, o->shape.seqlen_kv,
+           attngen__layout_name(o->shape.layout), attngen__rounding_name(o->shape.rounding),
+           (unsigned long long)o->seed, input_names[o->inputs], (double)o->scale, info.variant,
+           info.block_m, info.block_n, info.q_tiles, info.kv_tiles, info.words, (double)t, steps,
+           mask_pct ? " +must-skip/must-do masks" : "");
+  for (int step = 1; step <= steps && !st; ++step) {
+    const int reads = step > 1 || read_pct > 0;
+    if (reads) st = attngen_skip_state_get_list(s, ATTNGEN_SKIP_NEXT_READ, r);
+    if (st) break;
+    a.skip = s;
+    uint32_t cref[2] = {0, 0};
+    /* no fp64 bound: the exact attention has every key, the call does not */
+    attngen__verify_args va = {ctx, &a, &in, NULL, NULL, 0, 0, NULL, o->kvl,
+                               reads ? r : NULL, ms, md, t, wref, cref};
+    attngen__verify_result vr;
+    if ((st = attngen__verify_run(&va, &vr))) break;
+    uint64_t sk = 0, vi = 0;
+    double f = 0;
+    if ((st = attngen_skip_state_get_list(s, ATTNGEN_SKIP_NEXT_READ, w))) break;
+    if ((st = attngen_skip_state_stats(s, &sk, &vi, &f))) break;
+    size_t wbad = 0;
+    for (size_t i = 0; i < info.words; ++i) wbad += w[i] != wref[i];
+    const int counts_ok = sk == cref[0] && vi == cref[1];
+    char title[160];
+    snprintf(title, sizeof title, "  call %d: skipped %llu of %llu tiles (%.4f)", step,
+             (unsigned long long)sk, (unsigned long long)vi, f);
+    attngen__compare_print(stdout, title, &vr.out);
+    attngen__compare_lse_print(stdout, &vr.lse);
+    printf("  written list: %zu of %zu words differ from the reference's; counts %s "
+           "(reference: %u skipped of %u)\n", wbad, info.words, counts_ok ? "equal" : "DIFFER",
+           cref[0], cref[1]);
+    pass &= vr.pass && wbad == 0 && counts_ok;
+  }
+  if (st)
+    fprintf(stderr, "attngen check --skip: %s: %s\n", attngen_status_name(st),
+            attngen_last_error());
+  else
+    printf("check: %s\n", pass ? "PASS" : "FAIL");
+  attngen_skip_state_destroy(s);
+  if (ctx) attngen_destroy(ctx);
+  attngen__inputs_free(&in);
+  free(r);
+  free(w);
+  free(wref);
+  free(ms);
+  free(md);
+  return st || !pass ? 1 : 0;
+}
+
 static int check(const attngen__cli_args *args) {
   check_opts o;
   options_of(args, &o);
@@ -636,5 +756,6 @@ static int check(const attngen__cli_args *args) {
   if (o.inputs == ATTNGEN__INPUT_LARGE && o.scale == 0.0f)
     return attngen__cli_usage_error(args->cmd, "--inputs large sets the scores' size through "
                                                "--scale: it needs a nonzero --scale");
+  if (attngen__cli_given(args, "--skip")) return check_skip(args, &o);
   return check_one(&o, stdout);
 }

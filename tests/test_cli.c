@@ -334,6 +334,24 @@ static void test_cli_run_usage_errors_exit_2(void **state) {
   assert_int_equal(cli("run"), 2);
 }
 
+/* check --skip (tile skipping, issue 27): a skip state over --skip-steps calls, each checked
+ * against the reference on the lists it read; its options' usage errors exit 2, a backend
+ * without skip variants fails by name (exit 1). */
+static void test_cli_check_skip(void **state) {
+  assert_int_equal(cli("check --backend cpu --shape 1,2,300,700 --skip -1 --skip-read 30 "
+                       "--skip-masks 10 --seed 5"), 0);
+  assert_true(out_has("tile grid 128 x 128 (3 x 6 tiles, 6 words)"));
+  assert_true(out_has("call 3: skipped"));
+  assert_true(out_has("written list: 0 of 6 words differ"));
+  assert_true(out_has("check: PASS"));
+  assert_int_equal(cli("check --backend cpu --shape 1,1,16,16 --skip 0.5"), 2);
+  assert_true(err_has("--skip"));
+  assert_int_equal(cli("check --backend cpu --shape 1,1,16,16 --skip-steps 2"), 2);
+  assert_int_equal(cli("check --backend cpu --all --skip -6"), 2);
+  assert_int_equal(cli("check --backend emu --shape 1,1,16,16 --skip -6"), 1);
+  assert_true(err_has("args.skip"));
+}
+
 /* Issue 29, defect 5: shape texts that the old tokenizer accepted (empty fields, signs, a
  * trailing separator: "1,1,16,0x" read as 1,1,16,0) are refused by every command. */
 static void test_cli_shape_grammar_is_strict(void **state) {
@@ -493,6 +511,7 @@ int main(void) {
                                     teardown),
     cmocka_unit_test_setup_teardown(test_cli_shape_syntax_is_shared, setup, teardown),
     cmocka_unit_test_setup_teardown(test_cli_run_usage_errors_exit_2, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_cli_check_skip, setup, teardown),
     cmocka_unit_test_setup_teardown(test_cli_shape_grammar_is_strict, setup, teardown),
     cmocka_unit_test_setup_teardown(test_cli_duplicate_options_are_refused, setup, teardown),
     cmocka_unit_test_setup_teardown(test_cli_scale_range_is_the_same_in_run_and_check, setup,

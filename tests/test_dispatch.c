@@ -579,6 +579,40 @@ static void test_dispatch_forced_mismatch_is_an_error(void **state) {
   assert_non_null(strstr(attngen_last_error(), "split"));
 }
 
+/* args.skip pairs with skip=on variants only, and a dense call with skip=off only: a set
+ * with one skip variant gives it to skip calls (and never to dense ones); without one, a skip
+ * call is NO_VARIANT naming args.skip; a forced variant of the other kind is refused. */
+static void test_dispatch_skip_pairing(void **state) {
+  attngen__variant_desc set[3] = {gfx_set[0], gfx_set[2], gfx_set[2]};
+  set[2].name = "g_q3_skip";
+  set[2].skip = ATTNGEN__SKIP_ON;
+  attngen__dispatch_input in = gfx_input(1, 4, 4096, 4096, 304);
+  in.candidates = set;
+  in.count = 3;
+  attngen__dispatch_result r;
+  in.skip = 1;
+  pick(&in, &r);
+  assert_string_equal(r.name, "g_q3_skip");
+  in.skip = 0;
+  for (int cus = 1; cus < 400; cus += 57) {
+    in.compute_units = cus;
+    pick(&in, &r);
+    assert_int_equal(r.desc.skip, ATTNGEN__SKIP_OFF);
+  }
+  in.forced = "g_q3_skip";
+  in.forced_by = "args.variant";
+  assert_int_equal(attngen__dispatch_select(&in, &r), ATTNGEN_STATUS_NO_VARIANT);
+  assert_non_null(strstr(attngen_last_error(), "it skips tiles (skip on) and args.skip is NULL"));
+  in.skip = 1;
+  in.forced = "g_q2_off";
+  assert_int_equal(attngen__dispatch_select(&in, &r), ATTNGEN_STATUS_NO_VARIANT);
+  assert_non_null(strstr(attngen_last_error(), "args.skip is set"));
+  in.forced = NULL;
+  in.count = 2; /* no skip variant */
+  assert_int_equal(attngen__dispatch_select(&in, &r), ATTNGEN_STATUS_NO_VARIANT);
+  assert_non_null(strstr(attngen_last_error(), "args.skip: no embedded gfx942 variant skips"));
+}
+
 static void test_dispatch_tuning_entry_used_and_bad_one_ignored(void **state) {
   attngen__dispatch_input in = gfx_input(8, 16, 4096, 4096, 304);
   in.tuned = "g_q2_tail";
@@ -822,6 +856,7 @@ int main(void) {
     cmocka_unit_test(test_dispatch_packed_args),
     cmocka_unit_test(test_dispatch_check_cu_seqlens),
     cmocka_unit_test(test_dispatch_causal),
+    cmocka_unit_test(test_dispatch_skip_pairing),
     cmocka_unit_test(test_dispatch_heads_kv),
     cmocka_unit_test(test_dispatch_bad_layout_rounding_scale),
     cmocka_unit_test(test_dispatch_explain_skips_pointer_checks),

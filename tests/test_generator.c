@@ -56,7 +56,7 @@ static void test_generator_name_derivation(void **state) {
   assert_eval_contains("local c = require('config'); local v, e = c.parse('attn_fwd_d128_bshd_rtxx_q3_kv64_w8_nosplit_mfma_gfx942'); return e",
                        "unknown rounding 'rtxx' (allowed: rtne, rtna, rtz)");
   assert_eval_contains("local c = require('config'); local v, e = c.parse('attn_fwd_d128_bshd'); return e",
-                       "has 2 axis tokens, expected 12");
+                       "has 2 axis tokens, expected 13");
   /* head_dim: the first token (d64, d128), 64 on the sm90 wgmma TMA kernel and on gfx942 */
   assert_eval("local c = require('config'); local v = {head_dim=64, layout='bshd', "
               "rounding='rtne', q_tiles=1, kv_tile=128, waves=12, kv_split='off', "
@@ -128,7 +128,7 @@ static void test_generator_name_derivation(void **state) {
                        "'attn_fwd_d128_bshd_rtne_q2_kv96_w8_nosplit_vt_skip_mfma_gfx942')); "
                        "local ok, e = c.validate(v); return e",
                        "rule 'skip': skip=on is built for no kernel yet (the cpu reference "
-                       "skips) (this is target=gfx942 impl=mfma");
+                       "skips; this is target=gfx942 impl=mfma");
   assert_eval("local c = require('config'); local saved = c.skip_built; "
               "c.skip_built = { { target = 'sm90', impl = 'wgmma', load = 'tma' } }; "
               "local ok1 = c.validate(assert(c.parse("

@@ -289,9 +289,13 @@ M.rules = {
       end
       built[#built + 1] = table.concat(parts, " ")
     end
-    return false, string.format("skip=on is built for %s only (this is target=%s impl=%s "
-      .. "load=%s mask=%s kv_split=%s)", #built > 0 and table.concat(built, " and ") or
-      "no kernel yet (the cpu reference skips)", v.target, v.impl, v.load, v.mask, v.kv_split)
+    local this = string.format("this is target=%s impl=%s load=%s mask=%s kv_split=%s",
+      v.target, v.impl, v.load, v.mask, v.kv_split)
+    if #built == 0 then
+      return false, "skip=on is built for no kernel yet (the cpu reference skips; " .. this .. ")"
+    end
+    return false, string.format("skip=on is built for %s only (%s)", table.concat(built, " and "),
+      this)
   end },
   -- Shared memory budget of the sm90 kernel: 227 KiB per block on Hopper.
   { name = "sm90-smem-budget", check = function(v)

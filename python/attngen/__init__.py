@@ -14,11 +14,12 @@ from ._lib import AttngenError, library_path, load as load_library
 from .merge import merge_partials, Merger
 from .ops import (HAS_CUSTOM_OP, attention, clear_plans, explain, get_context, prepare,
                   set_cpu_backend, varlen_attention)
+from .skip import SkipState
 
 __all__ = [
     "AttngenError", "HAS_CUSTOM_OP", "LAYOUTS", "ROUNDINGS", "Merger", "attention", "clear_plans", "explain", "get_context", "info",
     "library_path", "load_library", "merge_partials", "prepare", "ring_attention",
-    "set_cpu_backend", "ulysses_attention", "usp_attention", "varlen_attention",
+    "set_cpu_backend", "SkipState", "ulysses_attention", "usp_attention", "varlen_attention",
 ]
 
 

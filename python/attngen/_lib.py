@@ -47,6 +47,21 @@ class FwdArgs(ctypes.Structure):
         ("heads_kv", ctypes.c_int),
         ("cu_seqlens_q", ctypes.c_void_p), ("cu_seqlens_k", ctypes.c_void_p),
         ("total_q", ctypes.c_int), ("total_kv", ctypes.c_int),
+        ("skip", ctypes.c_void_p),
+    ]
+
+
+class SkipInfo(ctypes.Structure):
+    _fields_ = [
+        ("batch", ctypes.c_int), ("heads", ctypes.c_int), ("seqlen_q", ctypes.c_int),
+        ("seqlen_kv", ctypes.c_int),
+        ("block_m", ctypes.c_int), ("block_n", ctypes.c_int),
+        ("q_tiles", ctypes.c_int), ("kv_tiles", ctypes.c_int),
+        ("words_per_q_tile", ctypes.c_int),
+        ("words", ctypes.c_size_t),
+        ("threshold_log2", ctypes.c_float),
+        ("variant", ctypes.c_char * 128),
+        ("calls", ctypes.c_longlong),
     ]
 
 
@@ -121,6 +136,17 @@ def _declare(lib):
                                      ctypes.POINTER(ctypes.c_float)]),
         "attngen_check_cu_seqlens": (c_int, [c_void_p, c_void_p, c_int, c_int, c_int, c_int,
                                              c_int]),
+        "attngen_skip_state_create": (c_int, [c_void_p, ctypes.POINTER(FwdArgs), c_int, c_int,
+                                              ctypes.c_float, ctypes.POINTER(c_void_p)]),
+        "attngen_skip_state_destroy": (None, [c_void_p]),
+        "attngen_skip_state_reset": (c_int, [c_void_p]),
+        "attngen_skip_state_set_threshold": (c_int, [c_void_p, ctypes.c_float]),
+        "attngen_skip_state_set_list": (c_int, [c_void_p, c_int, c_void_p]),
+        "attngen_skip_state_get_list": (c_int, [c_void_p, c_int, c_void_p]),
+        "attngen_skip_state_info": (c_int, [c_void_p, ctypes.POINTER(SkipInfo)]),
+        "attngen_skip_state_stats": (c_int, [c_void_p, ctypes.POINTER(ctypes.c_uint64),
+                                             ctypes.POINTER(ctypes.c_uint64),
+                                             ctypes.POINTER(ctypes.c_double)]),
     }
     for name, (res, args) in sigs.items():
         fn = getattr(lib, name)

@@ -226,7 +226,7 @@ class _Plan:
                  "copy_q", "copy_kv", "stream", "variant", "empty", "chosen")
 
 
-def _make_plan(q, k, v, scale, layout, rounding, variant=None, causal=False):
+def _make_plan(q, k, v, scale, layout, rounding, variant=None, causal=False, skip=False):
     _check_names(layout, rounding)
     _check_tensors(q, k, v, layout)
     if not math.isfinite(scale):
@@ -261,7 +261,17 @@ def _make_plan(q, k, v, scale, layout, rounding, variant=None, causal=False):
     p.empty = p.B * p.H * p.Sq == 0
     if p.empty:
         a.batch, a.heads, a.seqlen_q = max(p.B, 1), max(p.H, 1), max(p.Sq, 1)
-    ch = ctx.explain(a)  # validates the shape, options and variant without pointers
+    if skip and not p.empty:  # a skip call: the variant that skips, with a state of the shape
+        from .skip import SkipState
+        probe = SkipState(-6.0)
+        a.skip = probe._bind(ctx, a, None)
+        try:
+            ch = ctx.explain(a)
+        finally:
+            a.skip = None
+            probe.close()
+    else:
+        ch = ctx.explain(a)  # validates the shape, options and variant without pointers
     p.ws_bytes = 0 if p.empty else ch["workspace_bytes"]
     p.chosen = ch["variant"]  # the variant the dispatcher picked (or the forced one)
     a.workspace_bytes = p.ws_bytes
@@ -269,17 +279,17 @@ def _make_plan(q, k, v, scale, layout, rounding, variant=None, causal=False):
     return p
 
 
-def _plan_for(q, k, v, scale, layout, rounding, variant=None, causal=False):
+def _plan_for(q, k, v, scale, layout, rounding, variant=None, causal=False, skip=False):
     # the key: sizes and strides (a tuple of torch.Size/tuples: concatenating is slower),
     # dtypes, devices (torch.device: get_device() is -1 for both cpu and meta), options, the
     # CPU backend's name for CPU tensors, the forced variant.
     dev = q.device
     key = (q.shape, q.stride(), k.shape, k.stride(), v.shape, v.stride(), q.dtype, k.dtype,
            v.dtype, dev, k.device, v.device, scale, layout, rounding,
-           _cpu_backend if dev.type == "cpu" else None, variant, causal)
+           _cpu_backend if dev.type == "cpu" else None, variant, causal, skip)
     p = _plans.get(key)
     if p is None:
-        p = _make_plan(q, k, v, scale, layout, rounding, variant, causal)
+        p = _make_plan(q, k, v, scale, layout, rounding, variant, causal, skip)
         _plans[key] = p
     return p, key
 
@@ -304,8 +314,10 @@ def _stream_of(p, q):
     return torch.cuda.current_stream(q.device).cuda_stream
 
 
-def _launch(p, q, k, v, out, lse, first, kv_lengths=None):
+def _launch(p, q, k, v, out, lse, first, kv_lengths=None, skip=None, key=None):
     a = _lib.FwdArgs.from_buffer_copy(p.template)
+    if skip is not None:  # the layer's state, (re)made for this plan's shape
+        a.skip = skip._bind(p.ctx, a, (id(p.ctx), key))
     if kv_lengths is not None:
         a.kv_lengths = kv_lengths.data_ptr()
     a.q = q.data_ptr()
@@ -324,6 +336,8 @@ def _launch(p, q, k, v, out, lse, first, kv_lengths=None):
     if first:
         p.ctx.prepare(a)  # load / JIT the variant before the first launch
     p.ctx.fwd(a)
+    if skip is not None:
+        skip.calls += 1
     return ws
 
 
@@ -344,13 +358,22 @@ def _check_no_grad(q, k, v):
 
 
 def _fwd_impl(q, k, v, scale, layout, rounding, want_lse, out=None, lse=None, variant=None,
-              kv_lengths=None, causal=False):
+              kv_lengths=None, causal=False, skip=None):
     """Eager implementation: (out, lse or None)."""
     _check_no_grad(q, k, v)
     if kv_lengths is not None:
         _check_tensors(q, k, v, layout)
         kv_lengths = _check_kv_lengths(kv_lengths, q, _dims(q, layout)[0])
-    p, key = _plan_for(q, k, v, scale, layout, rounding, variant, bool(causal))
+    if skip is not None:
+        from .skip import SkipState
+        if not isinstance(skip, SkipState):
+            raise AttngenError("INVALID_ARGUMENT", f"skip is a {type(skip).__name__} (allowed: "
+                                                   "None or an attngen.SkipState)")
+        if skip.calibrate:
+            return _fwd_calibrate(q, k, v, scale, layout, rounding, want_lse, out, lse,
+                                  variant, kv_lengths, causal, skip)
+    p, key = _plan_for(q, k, v, scale, layout, rounding, variant, bool(causal),
+                       skip is not None)
     if p.copy_q:
         q = _to_memory(q, layout, p.mem)
     if p.copy_kv:
@@ -370,11 +393,28 @@ def _fwd_impl(q, k, v, scale, layout, rounding, want_lse, out=None, lse=None, va
     if p.empty:
         return out, lse
     if key in _prepared:
-        _launch(p, q, k, v, out, lse, False, kv_lengths)
+        _launch(p, q, k, v, out, lse, False, kv_lengths, skip, key)
     else:
-        _launch(p, q, k, v, out, lse, True, kv_lengths)
+        _launch(p, q, k, v, out, lse, True, kv_lengths, skip, key)
         _prepared.add(key)
     return out, lse
+
+
+def _fwd_calibrate(q, k, v, scale, layout, rounding, want_lse, out, lse, variant, kv_lengths,
+                   causal, skip):
+    """Calibration: the skipping call into scratch tensors, the dense call into the caller's
+    (its output is returned), and what skipping cost recorded in skip.calibration."""
+    from .skip import record_calibration
+    skip.calibrate = False
+    try:
+        o_skip, _ = _fwd_impl(q, k, v, scale, layout, rounding, False, variant=variant,
+                              kv_lengths=kv_lengths, causal=causal, skip=skip)
+    finally:
+        skip.calibrate = True
+    o, l = _fwd_impl(q, k, v, scale, layout, rounding, want_lse, out=out, lse=lse,
+                     kv_lengths=kv_lengths, causal=causal)
+    record_calibration(skip, o_skip, o)
+    return o, l
 
 
 def _check_out(out, q, p, layout):
@@ -437,7 +477,7 @@ if HAS_CUSTOM_OP:
 
 
 def attention(q, k, v, *, scale=None, layout=None, rounding=None, return_lse=False,
-              out=None, lse=None, variant=None, kv_lengths=None, causal=False):
+              out=None, lse=None, variant=None, kv_lengths=None, causal=False, skip=None):
     """softmax(q k^T * scale) v with attngen's kernels (bf16 in/out, head_dim 128).
 
     q: [B, Sq, H, D] (layout: the first of attngen._names.LAYOUTS, the default) or
@@ -454,18 +494,23 @@ def attention(q, k, v, *, scale=None, layout=None, rounding=None, return_lse=Fal
     causal: the causal mask, bottom-right aligned (FlashAttention >= 2.1): query i of an
     entry with n keys sees keys j <= i + n - Sq; a row that sees none gets out = 0 and
     LSE = -inf. On the cpu backend and the NVIDIA kernels; the AMD kernels refuse it:
-    AttngenError NO_VARIANT naming args.causal."""
+    AttngenError NO_VARIANT naming args.causal.
+    skip: None, or an attngen.SkipState (temporal tile skipping, docs/NUMERICS.md "Tile
+    skipping"): the call reads the list the state's previous call wrote, skips those tiles
+    and writes the next list (eager calls; only kernels that skip run it: AttngenError
+    NO_VARIANT naming args.skip otherwise; the cpu backend always skips)."""
     layout, rounding = _defaults(layout, rounding)
     if scale is None:
         scale = 1.0 / math.sqrt(q.shape[-1])
     scale = float(scale)
     want = bool(return_lse) or lse is not None
     fast = (not HAS_CUSTOM_OP) or variant is not None or kv_lengths is not None or (
+        skip is not None) or (
         type(q) is torch.Tensor and type(k) is torch.Tensor and type(v) is torch.Tensor
         and not _is_compiling())
     if fast:
         o, l = _fwd_impl(q, k, v, scale, layout, rounding, want, out=out, lse=lse,
-                         variant=variant, kv_lengths=kv_lengths, causal=causal)
+                         variant=variant, kv_lengths=kv_lengths, causal=causal, skip=skip)
         return (o, l) if return_lse else o
     _check_names(layout, rounding)
     if out is not None:

@@ -34,7 +34,8 @@ def _c_fields(struct):
 @pytest.mark.parametrize("struct,cls", [("attngen_fwd_args", _lib.FwdArgs),
                                         ("attngen_choice", _lib.Choice),
                                         ("attngen_device_props", _lib.DeviceProps),
-                                        ("attngen_context_options", _lib.ContextOptions)])
+                                        ("attngen_context_options", _lib.ContextOptions),
+                                        ("attngen_skip_info", _lib.SkipInfo)])
 def test_struct_fields_match_header(struct, cls):
     assert [f[0] for f in cls._fields_] == _c_fields(struct)
 
@@ -42,7 +43,7 @@ def test_struct_fields_match_header(struct, cls):
 @pytest.mark.skipif(shutil.which("cc") is None, reason="no C compiler to read sizeof/offsetof")
 def test_struct_layout_matches_c(tmp_path):
     structs = {"attngen_fwd_args": _lib.FwdArgs, "attngen_choice": _lib.Choice,
-               "attngen_device_props": _lib.DeviceProps}
+               "attngen_device_props": _lib.DeviceProps, "attngen_skip_info": _lib.SkipInfo}
     lines = ["#include <stdio.h>", "#include <stddef.h>", '#include "attngen.h"',
              "int main(void) {"]
     for s, cls in structs.items():

@@ -80,6 +80,7 @@ typedef CUresult (*pfn_getproc_v2)(const char *symbol, void **pfn, int version,
   X(cuMemcpyHtoD, CUresult, (CUdeviceptr dst, const void *src, size_t bytes))              \
   X(cuMemcpyDtoH, CUresult, (void *dst, CUdeviceptr src, size_t bytes))                    \
   X(cuMemsetD8, CUresult, (CUdeviceptr dst, unsigned char v, size_t n))                    \
+  X(cuMemsetD8Async, CUresult, (CUdeviceptr dst, unsigned char v, size_t n, CUstream s))   \
   X(cuEventCreate, CUresult, (CUevent *e, unsigned flags))                                 \
   X(cuEventRecord, CUresult, (CUevent e, CUstream s))                                      \
   X(cuEventSynchronize, CUresult, (CUevent e))                                             \
@@ -262,6 +263,16 @@ static attngen_status cuda_memset(void *st, void *dst, int byte, size_t bytes) {
   if (rc) return rc;
   CU_CHECK(api.cuMemsetD8((CUdeviceptr)(uintptr_t)dst, (unsigned char)byte, bytes),
            ATTNGEN_STATUS_BACKEND_ERROR, "cuMemsetD8");
+  return ATTNGEN_STATUS_OK;
+}
+
+static attngen_status cuda_memset_async(void *st, void *dst, int byte, size_t bytes,
+                                        void *stream) {
+  attngen_status rc = make_current(st);
+  if (rc) return rc;
+  CU_CHECK(api.cuMemsetD8Async((CUdeviceptr)(uintptr_t)dst, (unsigned char)byte, bytes,
+                               (CUstream)stream),
+           ATTNGEN_STATUS_BACKEND_ERROR, "cuMemsetD8Async");
   return ATTNGEN_STATUS_OK;
 }
 
@@ -449,6 +460,7 @@ const attngen__backend_ops attngen__backend_cuda = {
   .memcpy_htod = cuda_htod,
   .memcpy_dtoh = cuda_dtoh,
   .memset = cuda_memset,
+  .memset_async = cuda_memset_async,
   .synchronize = cuda_sync,
   .synchronize_device = cuda_device_sync,
   .stream_capturing = cuda_capturing,

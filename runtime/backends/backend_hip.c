@@ -57,6 +57,7 @@ enum {
   X(hipFree, hipError_t, (void *p))                                                        \
   X(hipMemcpy, hipError_t, (void *dst, const void *src, size_t bytes, int kind))           \
   X(hipMemset, hipError_t, (void *dst, int v, size_t bytes))                               \
+  X(hipMemsetAsync, hipError_t, (void *dst, int v, size_t bytes, hipStream_t s))           \
   X(hipEventCreate, hipError_t, (hipEvent_t *e))                                           \
   X(hipEventRecord, hipError_t, (hipEvent_t e, hipStream_t s))                             \
   X(hipEventSynchronize, hipError_t, (hipEvent_t e))                                       \
@@ -252,6 +253,15 @@ static attngen_status hip_memset_(void *st, void *dst, int byte, size_t bytes) {
   return ATTNGEN_STATUS_OK;
 }
 
+static attngen_status hip_memset_async(void *st, void *dst, int byte, size_t bytes,
+                                       void *stream) {
+  attngen_status rc = make_current(st);
+  if (rc) return rc;
+  HIP_CHECK(api.hipMemsetAsync(dst, byte, bytes, (hipStream_t)stream),
+            ATTNGEN_STATUS_BACKEND_ERROR, "hipMemsetAsync");
+  return ATTNGEN_STATUS_OK;
+}
+
 static attngen_status hip_sync(void *st, void *stream) {
   attngen_status rc = make_current(st);
   if (rc) return rc;
@@ -357,6 +367,7 @@ const attngen__backend_ops attngen__backend_hip = {
   .memcpy_htod = hip_htod,
   .memcpy_dtoh = hip_dtoh,
   .memset = hip_memset_,
+  .memset_async = hip_memset_async,
   .synchronize = hip_sync,
   .synchronize_device = hip_device_sync,
   .stream_capturing = hip_capturing,

@@ -114,6 +114,9 @@ attngen_status attngen_device_info(attngen_context *ctx, attngen_device_props *o
 
 /* ---- forward attention -------------------------------------------------------------- */
 
+/* Temporal tile skipping state (attngen_skip_state_create, below). */
+typedef struct attngen_skip_state attngen_skip_state;
+
 typedef struct attngen_fwd_args {
   const void *q, *k, *v; /* bf16; device pointers (host pointers for cpu/emu), 16-byte aligned;
                             k and v may be NULL when seqlen_kv == 0 (then out = 0, LSE = -inf) */
@@ -187,6 +190,17 @@ typedef struct attngen_fwd_args {
    * cuda (sm90 kernels); gfx942 (hip, emu): NO_VARIANT naming args.cu_seqlens_q. */
   const int32_t *cu_seqlens_q, *cu_seqlens_k;
   int total_q, total_kv;
+  /* Temporal tile skipping (docs/NUMERICS.md "Tile skipping"), or NULL = dense. The state
+   * (attngen_skip_state_create) holds the lists: the call reads the list the previous call
+   * with this state wrote (none after create / reset), skips the tiles it marks (and the
+   * must-skip mask's, not the must-do mask's), writes the next list and counts. Only
+   * variants with skip on run such a call (NO_VARIANT naming args.skip otherwise) and only
+   * dense variants run a call without it. Refused, naming args.skip: a state of another
+   * context (INVALID_ARGUMENT), of another shape (batch, heads, seqlen_q, seqlen_kv:
+   * BAD_SHAPE), with a packed batch (INVALID_ARGUMENT), or when the call's variant has
+   * another tile grid than the state's (INVALID_ARGUMENT). Calls with one state must be
+   * ordered (one stream, or synchronized): each reads what the previous one wrote. */
+  attngen_skip_state *skip;
 } attngen_fwd_args;
 
 /* Defaults: everything 0/NULL, head_dim 128, bshd, rtne, softmax_scale 1/sqrt(128). */
@@ -239,6 +253,69 @@ typedef struct attngen_choice {
  * options are needed). */
 attngen_status attngen_explain(attngen_context *ctx, const attngen_fwd_args *a,
                                attngen_choice *out);
+
+/* ---- temporal tile skipping (docs/NUMERICS.md "Tile skipping") ---------------------- */
+
+/* A skip state holds, for one attention layer of one shape, the double-buffered skip lists
+ * (device memory; host memory on cpu/emu), the optional must-skip and must-do masks, the
+ * threshold and a counter, on a tile grid of block_m query rows x block_n keys per (batch,
+ * query head). Create it once per layer, pass it as args.skip in every denoising step of a
+ * prompt, reset it between prompts.
+ * a: the shape of the calls (batch, heads, seqlen_q, seqlen_kv, head_dim, heads_kv,
+ * layout, rounding, causal, variant; pointers are not read). block_m, block_n: the grid; 0
+ * = the grid of the variant the dispatcher picks for a with skipping (the cpu backend: 128
+ * x 128); on a GPU backend a nonzero value must be that variant's (INVALID_ARGUMENT naming
+ * block_m / block_n); on cpu any positive values (the reference's softmax step is then
+ * 64 when block_n is a multiple of 64, else block_n). threshold_log2:
+ * T < 0 in log2 units (-6: a tile whose scores stay 2^6 below every row's running max is
+ * marked); -INFINITY marks nothing (then only the must-skip mask skips); NaN, 0 or positive:
+ * INVALID_ARGUMENT naming threshold_log2. NO_VARIANT naming args.skip when the backend has
+ * no variant that skips (the cpu reference always does). */
+attngen_status attngen_skip_state_create(attngen_context *ctx, const attngen_fwd_args *a,
+                                         int block_m, int block_n, float threshold_log2,
+                                         attngen_skip_state **out);
+/* Frees the state's memory (the calls that use it must have run). NULL is a no-op. */
+void attngen_skip_state_destroy(attngen_skip_state *s);
+/* Forget the lists: the next call reads no list (computes every tile but the must-skip
+ * ones) and starts a new sequence of steps. The masks and the threshold stay. */
+attngen_status attngen_skip_state_reset(attngen_skip_state *s);
+/* The threshold for the next calls (the rules of create). */
+attngen_status attngen_skip_state_set_threshold(attngen_skip_state *s, float threshold_log2);
+
+/* The lists of a state, each attngen_skip_info.words uint32 words in the layout of
+ * docs/NUMERICS.md (bit kt % 32 of word ((b * H + h) * q_tiles + qt) * words_per_q_tile +
+ * kt / 32). */
+typedef enum attngen_skip_list {
+  ATTNGEN_SKIP_MUST_SKIP = 0, /* MS: tiles skipped whatever the read list says */
+  ATTNGEN_SKIP_MUST_DO = 1,   /* MD: tiles always computed and never marked (wins over MS) */
+  ATTNGEN_SKIP_NEXT_READ = 2  /* the list the next call reads (after a call: what it wrote) */
+} attngen_skip_list;
+/* Copies `words` (host memory, attngen_skip_info.words words; NULL = clear: no mask, or for
+ * NEXT_READ the state of a reset) into the list. Synchronous. */
+attngen_status attngen_skip_state_set_list(attngen_skip_state *s, attngen_skip_list which,
+                                           const uint32_t *words);
+/* Copies the list into `words` (host memory; an absent mask or a fresh read list reads as
+ * zeros). Waits for the last call that used the state. */
+attngen_status attngen_skip_state_get_list(attngen_skip_state *s, attngen_skip_list which,
+                                           uint32_t *words);
+
+typedef struct attngen_skip_info {
+  int batch, heads, seqlen_q, seqlen_kv;
+  int block_m, block_n;      /* the tile grid */
+  int q_tiles, kv_tiles;     /* ceil(seqlen_q / block_m), ceil(seqlen_kv / block_n) */
+  int words_per_q_tile;      /* ceil(kv_tiles / 32) */
+  size_t words;              /* batch * heads * q_tiles * words_per_q_tile */
+  float threshold_log2;
+  char variant[128];         /* the variant whose grid it is ("reference" on cpu) */
+  long long calls;           /* calls since create / reset */
+} attngen_skip_info;
+attngen_status attngen_skip_state_info(const attngen_skip_state *s, attngen_skip_info *out);
+
+/* The last call's counts: tiles skipped, tiles visited (tiles with a key some row of the
+ * q-tile sees), and skipped / visited (0 when nothing was visited or no call ran since
+ * create / reset). Waits for that call (reads the device counter). Any pointer may be NULL. */
+attngen_status attngen_skip_state_stats(attngen_skip_state *s, uint64_t *skipped,
+                                        uint64_t *visited, double *skipped_fraction);
 
 /* ---- memory, streams, timing (no vendor SDK needed) --------------------------------- */
 

@@ -19,6 +19,7 @@
 #include "jit.h"
 #include "status.h"
 #include "numerics.h"
+#include "skip_state.h"
 #include "split_plan.h"
 #include "tuning.h"
 #include "variant.h"
@@ -330,7 +331,9 @@ static attngen_status plan_launch(plan *p, const attngen_fwd_args *a, int comput
   return ATTNGEN_STATUS_OK;
 }
 
-static attngen_status make_plan(attngen_context *c, const attngen_fwd_args *a, plan *p) {
+/* skip: plan a call with a skip state (skip=on variants only), whatever a->skip says. */
+static attngen_status make_plan_skip(attngen_context *c, const attngen_fwd_args *a, int skip,
+                                     plan *p) {
   memset(p, 0, sizeof *p);
   if (!c->runs_target)
     return attngen__fail(ATTNGEN_STATUS_NO_VARIANT, "%s: %s", c->props.backend, c->target_problem);
@@ -341,6 +344,7 @@ static attngen_status make_plan(attngen_context *c, const attngen_fwd_args *a, p
   in.shape = attngen__call_shape_of(a);
   in.causal = a->causal != 0;
   in.varlen = a->cu_seqlens_q != NULL;
+  in.skip = skip;
   if (a->variant && a->variant[0]) {
     in.forced = a->variant;
     in.forced_by = "args.variant";
@@ -375,6 +379,55 @@ static attngen_status make_plan(attngen_context *c, const attngen_fwd_args *a, p
   return plan_launch(p, a, c->props.compute_units);
 }
 
+static attngen_status make_plan(attngen_context *c, const attngen_fwd_args *a, plan *p) {
+  return make_plan_skip(c, a, a->skip != NULL, p);
+}
+
+static attngen_status cpu_variant_check(const attngen_context *c, const attngen_fwd_args *a);
+
+#define SKIP_CPU_BLOCK 128 /* the cpu backend's tile grid when create is given 0 */
+
+attngen_status attngen_skip_state_create(attngen_context *c, const attngen_fwd_args *a,
+                                         int block_m, int block_n, float threshold_log2,
+                                         attngen_skip_state **out) {
+  attngen__clear_error();
+  if (!c || !a || !out)
+    return attngen__fail(ATTNGEN_STATUS_NULL_POINTER, "attngen_skip_state_create: %s is NULL",
+                         !c ? "ctx" : !a ? "args" : "out");
+  *out = NULL;
+  attngen_status st = attngen__check_args(a, 0);
+  if (st != ATTNGEN_STATUS_OK) return st;
+  if (a->cu_seqlens_q || a->cu_seqlens_k)
+    return attngen__fail(ATTNGEN_STATUS_INVALID_ARGUMENT,
+                         "args.cu_seqlens_q: tile skipping does not take packed batches "
+                         "(allowed: NULL)");
+  if (block_m < 0 || block_n < 0)
+    return attngen__fail(ATTNGEN_STATUS_INVALID_ARGUMENT,
+                         "%s = %d (allowed: 0 = the variant's, or a positive tile size)",
+                         block_m < 0 ? "block_m" : "block_n", block_m < 0 ? block_m : block_n);
+  if (!(threshold_log2 < 0.0f))
+    return attngen__fail(ATTNGEN_STATUS_INVALID_ARGUMENT,
+                         "threshold_log2 = %g (allowed: a negative value in log2 units, e.g. "
+                         "-6, or -INFINITY = mark nothing)", (double)threshold_log2);
+  if (c->be->kind == ATTNGEN__BACKEND_CPU) {
+    if ((st = cpu_variant_check(c, a)) != ATTNGEN_STATUS_OK) return st;
+    return attngen__skip_state_new(c, a, block_m ? block_m : SKIP_CPU_BLOCK,
+                                   block_n ? block_n : SKIP_CPU_BLOCK, threshold_log2,
+                                   "reference", out);
+  }
+  plan p;
+  if ((st = make_plan_skip(c, a, 1, &p)) != ATTNGEN_STATUS_OK) return st;
+  const int vm = p.sel.desc.block_m, vn = p.sel.desc.kv_tile;
+  if ((block_m && block_m != vm) || (block_n && block_n != vn)) {
+    const int bad_m = block_m && block_m != vm;
+    return attngen__fail(ATTNGEN_STATUS_INVALID_ARGUMENT,
+                         "%s = %d: the calls of this shape run %s, whose tile grid is %d x %d "
+                         "(allowed: 0 or that value)", bad_m ? "block_m" : "block_n",
+                         bad_m ? block_m : block_n, p.sel.name, vm, vn);
+  }
+  return attngen__skip_state_new(c, a, vm, vn, threshold_log2, p.sel.name, out);
+}
+
 /* What decides a call's plan: calls with the same key get the same variant, grid and
  * kernel arguments, so attngen_fwd reuses the context's last plan instead of walking the
  * dispatch rules (and formatting their reasons) again for every call of a shape. */
@@ -383,6 +436,7 @@ typedef struct plan_key {
   int tuning_on;
   int causal;         /* args.causal (only variants with that mask run it) */
   int varlen;         /* args.cu_seqlens_q given (not every target takes packed batches) */
+  int skip;           /* args.skip given (only skip=on variants run it) */
   uint32_t scale_bits;
   char forced[128]; /* args.variant, else ATTNGEN_VARIANT, else "" */
 } plan_key;
@@ -401,6 +455,7 @@ static int plan_key_of(const attngen_context *c, const attngen_fwd_args *a, plan
   key->tuning_on = c->env.tuning;
   key->causal = a->causal;
   key->varlen = a->cu_seqlens_q != NULL;
+  key->skip = a->skip != NULL;
   key->shape = attngen__call_shape_of(a);
   memcpy(&key->scale_bits, &a->softmax_scale, sizeof key->scale_bits);
   return 1;
@@ -591,6 +646,7 @@ attngen_status attngen_prepare(attngen_context *c, const attngen_fwd_args *a) {
   attngen__clear_error();
   if (!c) return attngen__fail(ATTNGEN_STATUS_NULL_POINTER, "attngen_prepare: ctx is NULL");
   attngen_status st = attngen__check_args(a, 0);
+  if (st == ATTNGEN_STATUS_OK) st = attngen__skip_check_call(c, a);
   if (st != ATTNGEN_STATUS_OK) return st;
   if (c->be->kind == ATTNGEN__BACKEND_CPU) return cpu_variant_check(c, a);
   plan p;
@@ -603,16 +659,38 @@ attngen_status attngen_fwd(attngen_context *c, const attngen_fwd_args *a) {
   attngen__clear_error();
   if (!c) return attngen__fail(ATTNGEN_STATUS_NULL_POINTER, "attngen_fwd: ctx is NULL");
   attngen_status st = attngen__check_args(a, 1);
+  if (st == ATTNGEN_STATUS_OK) st = attngen__skip_check_call(c, a);
   if (st != ATTNGEN_STATUS_OK) return st;
   if (c->be->kind == ATTNGEN__BACKEND_CPU) {
     if ((st = cpu_variant_check(c, a)) != ATTNGEN_STATUS_OK) return st;
-    return c->be->reference(c->bs, a);
+    if (!a->skip) return c->be->reference(c->bs, a);
+    /* the reference skips on the state's grid; its softmax step is the default's (64) where
+     * the kv-tile is a multiple of it, else the kv-tile */
+    attngen__ref_args r = attngen__ref_args_of_call(a);
+    attngen__skip_fill_ref(a->skip, &r);
+    r.kv_step = r.skip_block_n % ATTNGEN__REF_KV_TILE == 0 ? ATTNGEN__REF_KV_TILE : r.skip_block_n;
+    memset(a->skip->count, 0, 2 * sizeof(uint32_t));
+    if ((st = attngen__reference_fwd(&r)) != ATTNGEN_STATUS_OK)
+      return attngen__fail(st, "the cpu reference refused the skip call (%s)",
+                           attngen_status_name(st));
+    attngen__skip_after_call(a->skip, a->stream);
+    return ATTNGEN_STATUS_OK;
   }
   plan p;
   kernel *k = NULL;
   void *ws = NULL;
   if ((st = prepare_call(c, a, &p, &k, &ws)) != ATTNGEN_STATUS_OK) return st;
+  if (a->skip && (st = attngen__skip_check_grid(a->skip, k->name, k->desc.block_m,
+                                                k->desc.kv_tile)) != ATTNGEN_STATUS_OK)
+    return st;
   attngen_kargs kargs = p.k;
+  if (a->skip) {
+    attngen__skip_fill_kargs(a->skip, &kargs);
+    /* the counter of this call: zeroed on the stream before the kernels add to it */
+    if ((st = c->be->memset_async(c->bs, a->skip->count, 0, 2 * sizeof(uint32_t), a->stream)) !=
+        ATTNGEN_STATUS_OK)
+      return st;
+  }
   kargs.q = a->q;
   kargs.k = a->k;
   kargs.v = a->v;
@@ -660,6 +738,7 @@ attngen_status attngen_fwd(attngen_context *c, const attngen_fwd_args *a) {
                  p.workspace_bytes);
     st = c->be->launch(c->bs, k->merge_fn, p.merge_grid, p.merge_threads, 0, a->stream, &kargs);
   }
+  if (st == ATTNGEN_STATUS_OK && a->skip) attngen__skip_after_call(a->skip, a->stream);
   return st;
 }
 
@@ -669,6 +748,7 @@ attngen_status attngen_explain(attngen_context *c, const attngen_fwd_args *a, at
     return attngen__fail(ATTNGEN_STATUS_NULL_POINTER, "attngen_explain: %s is NULL", !c ? "ctx" : "out");
   memset(out, 0, sizeof *out);
   attngen_status st = attngen__check_args(a, 0);
+  if (st == ATTNGEN_STATUS_OK) st = attngen__skip_check_call(c, a);
   if (st != ATTNGEN_STATUS_OK) return st;
   static const char *const rule_names[] = {"forced", "tuning database", "heuristic"};
   if (c->be->kind == ATTNGEN__BACKEND_CPU) {
@@ -713,14 +793,22 @@ attngen_status attngen__ref_follow_call(attngen_context *c, const attngen_fwd_ar
     return attngen__fail(ATTNGEN_STATUS_NULL_POINTER, "attngen__ref_follow_call: %s is NULL",
                          !c ? "ctx" : !a ? "args" : !r ? "ref args" : "rows");
   attngen_status st = attngen__check_args(a, 0);
+  if (st == ATTNGEN_STATUS_OK) st = attngen__skip_check_call(c, a);
   if (st != ATTNGEN_STATUS_OK) return st;
   r->kv_step = 0;
   r->score_fma = 0;
   r->kv_per_split = 0;
   r->split_rows = NULL;
+  r->skip_block_m = r->skip_block_n = 0;
   if (c->be->kind == ATTNGEN__BACKEND_CPU) {
     if ((st = cpu_variant_check(c, a)) != ATTNGEN_STATUS_OK) return st;
     if (variant && variant_size) snprintf(variant, variant_size, "reference");
+    if (a->skip) { /* the cpu backend's skip call (attngen_fwd) */
+      r->skip_block_m = a->skip->block_m;
+      r->skip_block_n = a->skip->block_n;
+      r->kv_step = r->skip_block_n % ATTNGEN__REF_KV_TILE == 0 ? ATTNGEN__REF_KV_TILE
+                                                                : r->skip_block_n;
+    }
     return ATTNGEN_STATUS_OK;
   }
   plan p;
@@ -729,6 +817,10 @@ attngen_status attngen__ref_follow_call(attngen_context *c, const attngen_fwd_ar
   const attngen__variant_desc *d = &p.sel.desc;
   r->kv_step = d->softmax_step > 0 ? d->softmax_step : d->kv_tile;
   r->score_fma = d->score_fma;
+  if (d->skip == ATTNGEN__SKIP_ON) { /* the grid of the variant's skip lists */
+    r->skip_block_m = d->block_m;
+    r->skip_block_n = d->kv_tile;
+  }
   if (p.split.num_splits < 2) return ATTNGEN_STATUS_OK;
   unsigned char *flags = malloc((size_t)a->batch * a->heads * a->seqlen_q);
   if (!flags) return attngen__fail(ATTNGEN_STATUS_OUT_OF_MEMORY, "out of memory (split rows)");

@@ -12,7 +12,9 @@
  * sets r->kv_step to the variant's softmax_step and, when the call's tail KV split plan
  * splits some q-jobs, r->kv_per_split and r->split_rows (*rows, malloc'd [B,H,Sq] flags the
  * caller frees; NULL when nothing is split). Other fields of r are left alone. The cpu
- * backend gives the reference defaults. `variant` (may be NULL) gets the variant name. */
+ * backend gives the reference defaults. `variant` (may be NULL) gets the variant name.
+ * With a->skip: r->skip_block_m / skip_block_n get the tile grid (the variant's block_m and
+ * kv_tile; the state's on cpu); the lists and threshold are the caller's to set. */
 attngen_status attngen__ref_follow_call(attngen_context *ctx, const attngen_fwd_args *a,
                                         attngen__ref_args *r, unsigned char **rows,
                                         char *variant, size_t variant_size);

@@ -100,6 +100,12 @@ attngen_status attngen__host_memset(void *st, void *dst, int byte, size_t bytes)
   return ATTNGEN_STATUS_OK;
 }
 
+attngen_status attngen__host_memset_async(void *st, void *dst, int byte, size_t bytes,
+                                          void *stream) {
+  (void)stream; /* host backends run everything in call order */
+  return attngen__host_memset(st, dst, byte, bytes);
+}
+
 attngen_status attngen__host_sync(void *st, void *stream) { return ATTNGEN_STATUS_OK; }
 
 attngen_status attngen__host_device_sync(void *st) { return ATTNGEN_STATUS_OK; }

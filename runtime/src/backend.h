@@ -40,6 +40,8 @@ typedef struct attngen__backend_ops {
   attngen_status (*memcpy_htod)(void *st, void *dst, const void *src, size_t bytes);
   attngen_status (*memcpy_dtoh)(void *st, void *dst, const void *src, size_t bytes);
   attngen_status (*memset)(void *st, void *dst, int byte, size_t bytes);
+  /* As memset, queued on `stream` (returns without waiting; capturable in a graph). */
+  attngen_status (*memset_async)(void *st, void *dst, int byte, size_t bytes, void *stream);
   attngen_status (*synchronize)(void *st, void *stream);
   attngen_status (*synchronize_device)(void *st); /* every stream of the device */
   /* *capturing = 1 when the stream records a graph (JIT must not run then). */
@@ -89,6 +91,8 @@ attngen_status attngen__host_alloc(void *st, size_t bytes, void **ptr);
 attngen_status attngen__host_free(void *st, void *ptr);
 attngen_status attngen__host_copy(void *st, void *dst, const void *src, size_t bytes);
 attngen_status attngen__host_memset(void *st, void *dst, int byte, size_t bytes);
+attngen_status attngen__host_memset_async(void *st, void *dst, int byte, size_t bytes,
+                                          void *stream);
 attngen_status attngen__host_sync(void *st, void *stream);
 attngen_status attngen__host_device_sync(void *st);
 attngen_status attngen__host_not_capturing(void *st, void *stream, int *capturing);
@@ -102,7 +106,8 @@ void attngen__host_event_destroy(void *st, void *ev);
 #define ATTNGEN__HOST_BACKEND_OPS                                                             \
   .mem_alloc = attngen__host_alloc, .mem_free = attngen__host_free,                          \
   .memcpy_htod = attngen__host_copy, .memcpy_dtoh = attngen__host_copy,                      \
-  .memset = attngen__host_memset, .synchronize = attngen__host_sync,                         \
+  .memset = attngen__host_memset, .memset_async = attngen__host_memset_async,                \
+  .synchronize = attngen__host_sync,                                                         \
   .synchronize_device = attngen__host_device_sync,                                           \
   .stream_capturing = attngen__host_not_capturing,                                           \
   .event_create = attngen__host_event_create, .event_record = attngen__host_event_record,    \

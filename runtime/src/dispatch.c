@@ -478,6 +478,10 @@ static const char *unsupported(const attngen__dispatch_input *in, const attngen_
     snprintf(buf, len, in->causal ? "it has no causal mask and args.causal is 1 (variants with "
                                     "mask causal take it: sm90 with kv_tile <= 128)"
                                   : "it applies the causal mask and args.causal is 0");
+  else if (in->skip != (d->skip == ATTNGEN__SKIP_ON))
+    snprintf(buf, len, in->skip ? "it has no tile skipping (skip off) and args.skip is set "
+                                  "(variants with skip on take it)"
+                                : "it skips tiles (skip on) and args.skip is NULL");
   else if (d->kv_split == ATTNGEN__SPLIT_TAIL && !in->split_supported)
     snprintf(buf, len,
              ATTNGEN__SPLIT_TAIL_NAME " KV split is not supported by this build (no split planner)");
@@ -591,6 +595,12 @@ attngen_status attngen__dispatch_select(const attngen__dispatch_input *in,
                              list[0] ? list : "none");
       }
     }
+    if (in->skip)
+      return attngen__fail(ATTNGEN_STATUS_NO_VARIANT,
+                           "args.skip: no embedded %s variant skips tiles (skip on) for this "
+                           "call (allowed on this backend: NULL; the cpu reference skips; name "
+                           "a skip variant with args.variant to JIT-compile it)",
+                           target_str(in->target));
     if (in->causal)
       return attngen__fail(ATTNGEN_STATUS_NO_VARIANT,
                            "args.causal: no embedded %s variant has the causal mask (allowed on "

@@ -48,6 +48,7 @@ typedef struct attngen__dispatch_input {
   int split_supported;        /* kv_split=tail variants can be planned and launched */
   int causal;                 /* args.causal: only variants with that mask (axis mask) */
   int varlen;                 /* args.cu_seqlens_q set: sm90 variants only (a kernel argument) */
+  int skip;                   /* args.skip set: only variants with skip on (axis skip) */
   attngen__describe_fn describe; /* for names outside the candidates */
   void *describe_user;           /* describe's first argument */
 } attngen__dispatch_input;

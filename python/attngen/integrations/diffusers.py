@@ -27,6 +27,8 @@ instead of running as a different mask; on CPU an AttngenError). Any other mask 
 additive, per-query [B, 1, Sq, N], other shapes) is refused with an AttngenError, as are
 masks with context parallelism.
 """
+import threading
+
 import torch
 
 from .. import ops
@@ -96,17 +98,18 @@ def mask_to_kv_lengths(attn_mask, batch, seqlen_kv):
     return lens.contiguous()
 
 
-def _run(query, key, value, scale, return_lse, rounding, attn_mask=None, causal=False):
+def _run(query, key, value, scale, return_lse, rounding, attn_mask=None, causal=False,
+         skip=None):
     kvl = None
     if attn_mask is not None:
         kvl = mask_to_kv_lengths(attn_mask, query.shape[0], key.shape[1])
     if return_lse:
         out, lse = ops.attention(query, key, value, scale=scale, layout=_names.SEQ_MAJOR,
                                  rounding=rounding, return_lse=True, kv_lengths=kvl,
-                                 causal=causal)
+                                 causal=causal, skip=skip)
         return out, lse.transpose(1, 2)  # [B, H, S] -> diffusers' [B, S, H]
     return ops.attention(query, key, value, scale=scale, layout=_names.SEQ_MAJOR,
-                         rounding=rounding, kv_lengths=kvl, causal=causal)
+                         rounding=rounding, kv_lengths=kvl, causal=causal, skip=skip)
 
 
 def forward_op(ctx, query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False,
@@ -130,9 +133,9 @@ def make_backend(rounding=None):
                           _parallel_config=None):
         _check(query, key, attn_mask, dropout_p, is_causal, enable_gqa,
                parallel=_parallel_config is not None)
-        if _parallel_config is None:
+        if _parallel_config is None:  # (enable_skip: the running layer's SkipState)
             return _run(query, key, value, scale, return_lse, rounding, attn_mask,
-                        bool(is_causal))
+                        bool(is_causal), _skip_for(query, key, 1))
         from diffusers.models import attention_dispatch as ad
         return ad._templated_context_parallel_attention(
             query, key, value, None, dropout_p, is_causal, scale, False, return_lse,
@@ -221,7 +224,8 @@ class _SDPAToAttngen(torch.overrides.TorchFunctionMode):
         if why is None:
             self.stats.routed += 1
             return ops.attention(q, k, v, scale=a.get("scale"), layout=_names.HEAD_MAJOR,
-                                 rounding=self.rounding, causal=bool(a.get("is_causal")))
+                                 rounding=self.rounding, causal=bool(a.get("is_causal")),
+                                 skip=_skip_for(q, k, 2))
         if self.strict:
             raise AttngenError("INVALID_ARGUMENT", f"scaled_dot_product_attention call not "
                                                    f"routed to attngen: {why}")
@@ -285,3 +289,158 @@ def uninstall_processors(model):
                 p.__dict__.pop(attr, None)
         procs[name] = p
     model.set_attn_processor(procs)
+
+
+# ---- temporal tile skipping across the denoising steps of a pipeline call ------------------
+
+_skip_tls = threading.local()  # the (controller, layer name) of the attention module running
+
+
+def _skip_for(query, key, layout_seq_dim):
+    """The SkipState of the attention layer running now (None outside enable_skip's hooks,
+    and for cross-attention calls when the controller is self_only)."""
+    cur = getattr(_skip_tls, "layer", None)
+    if cur is None:
+        return None
+    ctl, name = cur
+    if ctl.self_only and query.shape[layout_seq_dim] != key.shape[layout_seq_dim]:
+        return None
+    return ctl.state(name)
+
+
+class SkipController:
+    """One attngen.SkipState per attention layer (and per transformer pass of a denoising
+    step: classifier-free guidance run as two passes keeps two states per layer), made with
+    the controller's settings on the layer's first call. enable_skip() makes one."""
+
+    def __init__(self, threshold_log2=-6.0, calibrate=False, self_only=True):
+        from ..skip import SkipState, _check_threshold
+        self._make = lambda: SkipState(threshold_log2, calibrate=calibrate)
+        self.threshold_log2 = _check_threshold(threshold_log2)
+        self.calibrate = bool(calibrate)
+        self.self_only = bool(self_only)
+        self.states = {}        # (layer name, pass) -> SkipState
+        self.branch = 0         # this transformer pass's index within its denoising step
+        self._last_t = None
+        self.steps = 0          # denoising steps seen since the last reset
+        self.prompts = 0        # resets (pipeline calls) so far
+        self._undo = []
+
+    def state(self, name):
+        key = (name, self.branch)
+        s = self.states.get(key)
+        if s is None:
+            s = self.states[key] = self._make()
+        return s
+
+    def reset(self):
+        """A new prompt: every state forgets its lists (the next step computes every tile)."""
+        for s in self.states.values():
+            s.reset()
+        self.branch, self._last_t, self.steps = 0, None, 0
+        self.prompts += 1
+
+    def transformer_pass(self, timestep):
+        """Called before each transformer forward: a pass with the timestep of the previous
+        one is another branch of the same step (classifier-free guidance in two passes)."""
+        t = None
+        if isinstance(timestep, torch.Tensor):
+            t = tuple(timestep.detach().flatten()[:8].tolist())
+        elif timestep is not None:
+            t = timestep
+        if t is not None and t == self._last_t:
+            self.branch += 1
+        else:
+            self.branch = 0
+            self.steps += 1
+        self._last_t = t
+
+    def skipped_fractions(self):
+        """{(layer, pass): skipped fraction of its last call} (reads every state's counter)."""
+        return {k: s.skipped_fraction for k, s in self.states.items()}
+
+    def mean_skipped_fraction(self):
+        f = self.skipped_fractions()
+        return sum(f.values()) / len(f) if f else 0.0
+
+
+def _attention_modules(model):
+    """diffusers' attention modules of model: those with a processor (Attention and
+    AttentionModuleMixin modules)."""
+    for name, m in model.named_modules():
+        if hasattr(m, "processor") and hasattr(m, "set_processor"):
+            yield name, m
+
+
+def _denoiser(pipe_or_model):
+    """The pipeline's transformer (or unet), or the model itself."""
+    for attr in ("transformer", "unet"):
+        m = getattr(pipe_or_model, attr, None)
+        if isinstance(m, torch.nn.Module):
+            return m
+    return pipe_or_model
+
+
+def enable_skip(pipe_or_model, threshold_log2=-6.0, calibrate=False, self_only=True):
+    """Temporal tile skipping for a diffusers pipeline (or its transformer): every attention
+    module of the transformer gets one attngen.SkipState (per transformer pass of a step),
+    kept across the denoising steps of a pipeline call and reset when the pipeline is called
+    again (a new prompt; with a bare model call reset() on the returned controller).
+    Attention reaches attngen through the attngen backend (register() +
+    set_attention_backend("attngen")) or install_processors(); the calls of other backends
+    are not affected. self_only: skip only calls with as many keys as queries
+    (self-attention; cross-attention to text runs dense). calibrate: run dense alongside,
+    return the dense output and record the cost (SkipState.calibration). Off unless this is
+    called; disable_skip() undoes it. Returns the SkipController."""
+    model = _denoiser(pipe_or_model)
+    if getattr(model, "_attngen_skip", None) is not None:
+        disable_skip(pipe_or_model)
+    ctl = SkipController(threshold_log2, calibrate, self_only)
+    for name, m in _attention_modules(model):
+        def pre(mod, args, _name=name):
+            mod._attngen_skip_prev = getattr(_skip_tls, "layer", None)
+            _skip_tls.layer = (ctl, _name)
+
+        def post(mod, args, out):
+            _skip_tls.layer = getattr(mod, "_attngen_skip_prev", None)
+
+        ctl._undo.append(m.register_forward_pre_hook(pre))
+        ctl._undo.append(m.register_forward_hook(post))
+    orig_forward = model.forward
+
+    def forward(*args, **kwargs):
+        ctl.transformer_pass(kwargs.get("timestep", args[1] if len(args) > 1 else None))
+        return orig_forward(*args, **kwargs)
+
+    model.forward = forward
+    model._attngen_skip = ctl
+    if model is not pipe_or_model:  # a pipeline: each call is a new prompt
+        pipe = pipe_or_model
+        base = type(pipe)
+        orig_call = base.__call__
+
+        def __call__(self, *args, **kwargs):
+            ctl.reset()
+            return orig_call(self, *args, **kwargs)
+
+        pipe.__class__ = type("AttngenSkip" + base.__name__, (base,), {"__call__": __call__})
+        pipe._attngen_skip_base = base
+    return ctl
+
+
+def disable_skip(pipe_or_model):
+    """Removes enable_skip's hooks (and frees the states' lists)."""
+    model = _denoiser(pipe_or_model)
+    ctl = getattr(model, "_attngen_skip", None)
+    if ctl is None:
+        return
+    for h in ctl._undo:
+        h.remove()
+    model.__dict__.pop("forward", None)
+    model._attngen_skip = None
+    base = getattr(pipe_or_model, "_attngen_skip_base", None)
+    if base is not None:
+        pipe_or_model.__class__ = base
+        del pipe_or_model._attngen_skip_base
+    for s in ctl.states.values():
+        s.close()

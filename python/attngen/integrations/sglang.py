@@ -7,7 +7,14 @@ install() adds AttentionBackendEnum.ATTNGEN and makes the attention selector ret
 AttngenBackend for head_size 64 or 128 / bfloat16 (other layers keep the selector's choice).
 AttngenImpl.forward takes SGLang's [B, S, H, D] tensors; forward_ring_kv_chunk takes packed
 [T, H, D] tensors and returns (out, lse [H, T]) for SGLang's ring attention.
+
+enable_skip(threshold_log2=-6.0) turns on temporal tile skipping (attngen.SkipState): each
+attention layer (AttngenImpl) keeps one state across the denoising steps of a request, for
+its self-attention calls (as many keys as queries); reset_skip() starts a new request (call
+it between requests); disable_skip() turns it off. Off unless asked.
 """
+import weakref
+
 import torch
 
 from .. import ops
@@ -17,6 +24,8 @@ from ._common import extend_enum, patch_everywhere, refuse
 
 _BASE = "sglang.multimodal_gen.runtime.layers.attention"
 _installed = {}
+_skip = {"on": False, "threshold_log2": -6.0, "calibrate": False}
+_impls = weakref.WeakSet()  # every AttngenImpl made (their skip states)
 # the head sizes attngen has kernels of on both GPU targets
 HEAD_SIZES = [64, 128]
 
@@ -49,10 +58,12 @@ def _build():
             self.head_size = head_size
             self.softmax_scale = softmax_scale
             self.rounding = extra_impl_args.get("attngen_rounding")
+            self.skip_state = None
+            _impls.add(self)
 
         def forward(self, query, key, value, attn_metadata=None):
             return ops.attention(query, key, value, scale=self.softmax_scale, layout=_names.SEQ_MAJOR,
-                                 rounding=self.rounding)
+                                 rounding=self.rounding, skip=_skip_state(self, query, key))
 
         def forward_ring_kv_chunk(self, query, key, value):
             # packed [T, H, D] -> a batch of one; lse [1, H, T] -> [H, T]
@@ -90,6 +101,43 @@ def _build():
 
     _installed["backend"] = AttngenBackend
     return AttngenBackend
+
+
+def _skip_state(impl, query, key):
+    """impl's SkipState when skipping is on and the call is self-attention ([B, S, H, D])."""
+    if not _skip["on"] or query.shape[1] != key.shape[1]:
+        return None
+    if impl.skip_state is None:
+        from ..skip import SkipState
+        impl.skip_state = SkipState(_skip["threshold_log2"], calibrate=_skip["calibrate"])
+    return impl.skip_state
+
+
+def enable_skip(threshold_log2=-6.0, calibrate=False):
+    """Temporal tile skipping in every attngen layer (see the module's docstring)."""
+    from ..skip import _check_threshold
+    _skip.update(on=True, threshold_log2=_check_threshold(threshold_log2),
+                 calibrate=bool(calibrate))
+    for impl in list(_impls):
+        impl.skip_state = None  # made again with these settings
+
+
+def disable_skip():
+    _skip["on"] = False
+    for impl in list(_impls):
+        impl.skip_state = None
+
+
+def reset_skip():
+    """A new request: every layer's state forgets its lists."""
+    for impl in list(_impls):
+        if impl.skip_state is not None:
+            impl.skip_state.reset()
+
+
+def skip_states():
+    """The layers' SkipStates (those made so far)."""
+    return [impl.skip_state for impl in list(_impls) if impl.skip_state is not None]
 
 
 def backend_class():
