@@ -237,6 +237,166 @@ def test_diffusers_missing_is_clear(stubs):
     del sys.modules["diffusers"]
 
 
+# ---- tile skipping across denoising steps (enable_skip) -------------------------------------
+
+def _blocky_bshd(B=1, S=256, H=2, seed=0):
+    """q, k, v whose scores are large inside 128-token blocks and small across them."""
+    g = torch.Generator().manual_seed(seed)
+    base = torch.randn(S // 128, H, 128, generator=g).repeat_interleave(128, 0)[None]
+    base = base.expand(B, S, H, 128)
+    q = (0.9 * base + 0.3 * torch.randn(B, S, H, 128, generator=g)).to(torch.bfloat16)
+    k = (0.9 * base + 0.3 * torch.randn(B, S, H, 128, generator=g)).to(torch.bfloat16)
+    return q, k, torch.randn(B, S, H, 128, generator=g).to(torch.bfloat16)
+
+
+def _fake_pipeline(ad):
+    """A transformer of two self-attention modules and one cross-attention module (diffusers'
+    Attention: a processor, set_processor) that reach attention through the dispatcher, and
+    a pipeline that runs it over 3 steps with classifier-free guidance in two passes."""
+    q, k, v = _blocky_bshd()
+    text = rand(1, 16, 2, 128, seed=9)
+
+    class Attn(torch.nn.Module):
+        def __init__(self, cross):
+            super().__init__()
+            self.processor, self.cross, self.outs = "proc", cross, []
+
+        def set_processor(self, p):
+            self.processor = p
+
+        def forward(self, x):
+            kk, vv = (text, text) if self.cross else (k, v)
+            out = ad.dispatch_attention_fn(x, kk, vv, backend="attngen")
+            self.outs.append(out)
+            return x
+
+    class Transformer(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.blocks = torch.nn.ModuleList([Attn(False), Attn(True), Attn(False)])
+
+        def forward(self, hidden_states, timestep=None):
+            for b in self.blocks:
+                hidden_states = b(hidden_states)
+            return hidden_states
+
+    class Pipeline:
+        def __init__(self):
+            self.transformer = Transformer()
+
+        def __call__(self, steps=3):
+            for t in range(steps, 0, -1):
+                for _ in range(2):  # conditional and unconditional passes
+                    self.transformer(q, timestep=torch.tensor([float(t)]))
+
+    return Pipeline(), (q, k, v)
+
+
+def test_diffusers_enable_skip(stubs):
+    ad, _ = _diffusers_stub()
+    from attngen.integrations import diffusers as agd
+    agd.register()
+    pipe, (q, k, v) = _fake_pipeline(ad)
+    dense = attngen.attention(q, k, v)
+    blocks = pipe.transformer.blocks
+    pipe()                                          # off unless asked: every call dense
+    assert all(torch.equal(o, dense) for o in blocks[0].outs)
+    ctl = agd.enable_skip(pipe, threshold_log2=-6.0)
+    for b in blocks:
+        b.outs.clear()
+    pipe()
+    # one state per self-attention layer and pass: 2 layers x (cond, uncond)
+    assert sorted(ctl.states) == [("blocks.0", 0), ("blocks.0", 1), ("blocks.2", 0),
+                                  ("blocks.2", 1)]
+    assert ctl.steps == 3 and ctl.prompts == 1
+    outs = blocks[0].outs                           # step 1 cond, uncond, step 2 cond, ...
+    assert torch.equal(outs[0], dense) and torch.equal(outs[1], dense)
+    assert not torch.equal(outs[2], dense)          # step 2 skips what step 1 marked
+    assert 0 < ctl.states[("blocks.0", 0)].skipped_fraction < 1
+    assert ctl.mean_skipped_fraction() > 0
+    assert all(torch.equal(o, attngen.attention(q, *(rand(1, 16, 2, 128, seed=9),) * 2))
+               for o in blocks[1].outs)             # cross-attention: dense (self_only)
+    for b in blocks:
+        b.outs.clear()
+    pipe()                                          # a new prompt: the states start afresh
+    assert ctl.prompts == 2 and torch.equal(blocks[0].outs[0], dense)
+    assert not torch.equal(blocks[0].outs[2], dense)
+    agd.disable_skip(pipe)
+    assert type(pipe).__name__ == "Pipeline" and "forward" not in vars(pipe.transformer)
+    for b in blocks:
+        b.outs.clear()
+    pipe()
+    assert all(torch.equal(o, dense) for o in blocks[0].outs)
+    with pytest.raises(AttngenError) as e:
+        agd.enable_skip(pipe, threshold_log2=0.5)
+    assert "threshold_log2" in str(e.value)
+
+
+def _sdpa_stand_in(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False,
+                   scale=None, enable_gqa=False):
+    """torch < 2.0 has no scaled_dot_product_attention: a stand-in that dispatches through
+    __torch_function__ as torch's own does (so install_processors' mode sees it)."""
+    from torch.overrides import handle_torch_function, has_torch_function
+    if has_torch_function((query, key, value)):
+        return handle_torch_function(_sdpa_stand_in, (query, key, value), query, key, value,
+                                     attn_mask=attn_mask, dropout_p=dropout_p,
+                                     is_causal=is_causal, scale=scale, enable_gqa=enable_gqa)
+    s = query.float() @ key.float().transpose(-1, -2) * (scale or query.shape[-1] ** -0.5)
+    return (s.softmax(-1) @ value.float()).to(query.dtype)
+
+
+def test_diffusers_enable_skip_routes_processors(stubs, monkeypatch):
+    """install_processors' SDPA route takes the running layer's state too (BHSD calls)."""
+    if not hasattr(torch.nn.functional, "scaled_dot_product_attention"):
+        monkeypatch.setattr(torch.nn.functional, "scaled_dot_product_attention",
+                            _sdpa_stand_in, raising=False)
+    _diffusers_stub()
+    from attngen.integrations import diffusers as agd
+    q, k, v = _blocky_bshd(seed=4)
+    qh, kh, vh = (t.transpose(1, 2) for t in (q, k, v))
+    dense = attngen.attention(q, k, v)
+
+    class Proc:
+        def __call__(self, attn, x):
+            return torch.nn.functional.scaled_dot_product_attention(qh, kh, vh)
+
+    class Attn(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.processor = Proc()
+
+        def set_processor(self, p):
+            self.processor = p
+
+        def forward(self, x):
+            return self.processor(self, x)
+
+    class Model(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.attn = Attn()
+
+        @property
+        def attn_processors(self):
+            return {"attn.processor": self.attn.processor}
+
+        def set_attn_processor(self, procs):
+            self.attn.processor = procs["attn.processor"]
+
+        def forward(self, x, timestep=None):
+            return self.attn(x)
+
+    m = Model()
+    stats = agd.install_processors(m)
+    ctl = agd.enable_skip(m)
+    outs = [m(q, timestep=torch.tensor([float(t)])).transpose(1, 2) for t in (3, 2)]
+    assert stats.routed == 2
+    assert torch.equal(outs[0], dense) and not torch.equal(outs[1], dense)
+    assert ctl.states[("attn", 0)].skipped_fraction > 0
+    ctl.reset()
+    assert torch.equal(m(q, timestep=torch.tensor([1.0])).transpose(1, 2), dense)
+
+
 # ---- SGLang multimodal_gen -----------------------------------------------------------------
 
 def _sglang_stub():
@@ -337,6 +497,41 @@ def test_sglang_backend(stubs):
         backend.get_impl_cls()(num_heads=4, head_size=128, softmax_scale=0.05, num_kv_heads=2)
     ags.uninstall()
     assert layer.get_attn_backend(128, torch.bfloat16) is sdpa
+
+
+def test_sglang_skip(stubs):
+    """enable_skip: each layer (impl) keeps a state per pass of a step (current_timestep
+    repeated = the unconditional pass), skips from the second step on, starts afresh when
+    the timestep goes back (a new request) or on reset_skip; off unless asked."""
+    _sglang_stub()
+    from attngen.integrations import sglang as ags
+    backend = ags.install()
+    g = torch.Generator().manual_seed(5)
+    base = torch.randn(2, 2, 128, generator=g).repeat_interleave(128, 0)[None]
+    q = (0.9 * base + 0.3 * torch.randn(1, 256, 2, 128, generator=g)).to(torch.bfloat16)
+    k = (0.9 * base + 0.3 * torch.randn(1, 256, 2, 128, generator=g)).to(torch.bfloat16)
+    v = torch.randn(1, 256, 2, 128, generator=g).to(torch.bfloat16)
+    dense = attngen.attention(q, k, v)
+    impl = backend.get_impl_cls()(num_heads=2, head_size=128, softmax_scale=128 ** -0.5)
+    meta = backend.get_metadata_cls()
+    assert torch.equal(impl.forward(q, k, v, meta(current_timestep=0)), dense)  # off
+    ags.enable_skip(threshold_log2=-6.0)
+    outs = [impl.forward(q, k, v, meta(current_timestep=t)) for t in (0, 0, 1, 1)]
+    assert torch.equal(outs[0], dense) and torch.equal(outs[1], dense)
+    assert not torch.equal(outs[2], dense) and not torch.equal(outs[3], dense)
+    states = ags.skip_states()
+    assert len(states) == 2 and all(s.skipped_fraction > 0 for s in states)
+    assert torch.equal(impl.forward(q, k, v, meta(current_timestep=0)), dense)  # new request
+    impl.forward(q, k, v, meta(current_timestep=1))
+    ags.reset_skip()
+    assert torch.equal(impl.forward(q, k, v, meta(current_timestep=2)), dense)
+    cross = impl.forward(q, k[:, :100], v[:, :100], meta(current_timestep=3))
+    assert torch.equal(cross, attngen.attention(q, k[:, :100], v[:, :100],
+                                                scale=128 ** -0.5))
+    ags.disable_skip()
+    assert ags.skip_states() == []
+    assert torch.equal(impl.forward(q, k, v, meta(current_timestep=4)), dense)
+    ags.uninstall()
 
 
 # ---- xDiT -----------------------------------------------------------------------------------

@@ -128,3 +128,25 @@ def test_emu_has_no_skip_kernel_yet():
                 "args.skip")
     finally:
         attngen.set_cpu_backend("cpu")
+
+
+def test_skip_study_script(tmp_path):
+    """bench/skip_study.py on a tiny grid: step 1 reads nothing (no skip, no error), later
+    steps skip at the loose threshold with an error that grows as the threshold loosens."""
+    import json
+    import os
+    import subprocess
+    import sys
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    out = tmp_path / "study.json"
+    subprocess.run([sys.executable, os.path.join(root, "bench", "skip_study.py"), "--grid",
+                    "8,4,8", "--heads", "1", "--steps", "3", "--thresholds=-1,-8", "--noise", "0.3",
+                    "--json", str(out)], check=True, capture_output=True, text=True)
+    res = json.loads(out.read_text())
+    rows = {(r["step"], r["threshold_log2"]): r for r in res["rows"]}
+    assert res["tokens"] == 256 and res["tile_grid"] == [128, 128]
+    for t in (-1.0, -8.0):
+        assert rows[(1, t)]["skipped_fraction"] == 0 and rows[(1, t)]["rel_l2_err"] == 0
+    assert rows[(3, -1.0)]["skipped_fraction"] > 0 and rows[(3, -1.0)]["rel_l2_err"] > 0
+    assert rows[(3, -1.0)]["skipped_fraction"] >= rows[(3, -8.0)]["skipped_fraction"]
+    assert rows[(3, -1.0)]["rel_l2_err"] >= rows[(3, -8.0)]["rel_l2_err"]

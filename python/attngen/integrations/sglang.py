@@ -9,9 +9,12 @@ AttngenImpl.forward takes SGLang's [B, S, H, D] tensors; forward_ring_kv_chunk t
 [T, H, D] tensors and returns (out, lse [H, T]) for SGLang's ring attention.
 
 enable_skip(threshold_log2=-6.0) turns on temporal tile skipping (attngen.SkipState): each
-attention layer (AttngenImpl) keeps one state across the denoising steps of a request, for
-its self-attention calls (as many keys as queries); reset_skip() starts a new request (call
-it between requests); disable_skip() turns it off. Off unless asked.
+attention layer (AttngenImpl) keeps a state per pass of a denoising step (a call with the
+previous call's attn_metadata.current_timestep is the next pass of the same step:
+classifier-free guidance run as two passes) across the steps of a request, for its
+self-attention calls (as many keys as queries). A timestep lower than the previous one
+starts a new request (the states forget their lists), and so does reset_skip();
+disable_skip() turns it off. Off unless asked.
 """
 import weakref
 
@@ -58,12 +61,14 @@ def _build():
             self.head_size = head_size
             self.softmax_scale = softmax_scale
             self.rounding = extra_impl_args.get("attngen_rounding")
-            self.skip_state = None
+            self.skip_states = {}  # pass of the step -> SkipState
+            self.skip_pass, self.skip_t = 0, None
             _impls.add(self)
 
         def forward(self, query, key, value, attn_metadata=None):
             return ops.attention(query, key, value, scale=self.softmax_scale, layout=_names.SEQ_MAJOR,
-                                 rounding=self.rounding, skip=_skip_state(self, query, key))
+                                 rounding=self.rounding,
+                                 skip=_skip_state(self, query, key, attn_metadata))
 
         def forward_ring_kv_chunk(self, query, key, value):
             # packed [T, H, D] -> a batch of one; lse [1, H, T] -> [H, T]
@@ -103,14 +108,26 @@ def _build():
     return AttngenBackend
 
 
-def _skip_state(impl, query, key):
-    """impl's SkipState when skipping is on and the call is self-attention ([B, S, H, D])."""
+def _skip_state(impl, query, key, attn_metadata):
+    """impl's SkipState for this pass when skipping is on and the call is self-attention
+    ([B, S, H, D]); the step and the pass from attn_metadata.current_timestep."""
     if not _skip["on"] or query.shape[1] != key.shape[1]:
         return None
-    if impl.skip_state is None:
+    t = getattr(attn_metadata, "current_timestep", None)
+    if t is not None and impl.skip_t is not None and t == impl.skip_t:
+        impl.skip_pass += 1
+    else:
+        if t is not None and impl.skip_t is not None and t < impl.skip_t:
+            for s in impl.skip_states.values():  # the timestep went back: a new request
+                s.reset()
+        impl.skip_pass = 0
+    impl.skip_t = t
+    s = impl.skip_states.get(impl.skip_pass)
+    if s is None:
         from ..skip import SkipState
-        impl.skip_state = SkipState(_skip["threshold_log2"], calibrate=_skip["calibrate"])
-    return impl.skip_state
+        s = impl.skip_states[impl.skip_pass] = SkipState(_skip["threshold_log2"],
+                                                         calibrate=_skip["calibrate"])
+    return s
 
 
 def enable_skip(threshold_log2=-6.0, calibrate=False):
@@ -119,25 +136,26 @@ def enable_skip(threshold_log2=-6.0, calibrate=False):
     _skip.update(on=True, threshold_log2=_check_threshold(threshold_log2),
                  calibrate=bool(calibrate))
     for impl in list(_impls):
-        impl.skip_state = None  # made again with these settings
+        impl.skip_states = {}  # made again with these settings
 
 
 def disable_skip():
     _skip["on"] = False
     for impl in list(_impls):
-        impl.skip_state = None
+        impl.skip_states = {}
 
 
 def reset_skip():
     """A new request: every layer's state forgets its lists."""
     for impl in list(_impls):
-        if impl.skip_state is not None:
-            impl.skip_state.reset()
+        for s in impl.skip_states.values():
+            s.reset()
+        impl.skip_t = None
 
 
 def skip_states():
     """The layers' SkipStates (those made so far)."""
-    return [impl.skip_state for impl in list(_impls) if impl.skip_state is not None]
+    return [s for impl in list(_impls) for s in impl.skip_states.values()]
 
 
 def backend_class():

@@ -17,7 +17,16 @@ worse than native bf16's (x1.25 + 1e-3 relative L2).
             set_attention_backend does not reach it; attngen.integrations.diffusers.
             install_processors routes those calls (every attention call counted as routed,
             none left to SDPA), then uninstall_processors restores SDPA
+  skip      temporal tile skipping (attngen.integrations.diffusers.enable_skip) in the
+            HunyuanVideo model over 3 denoising steps (timesteps 900, 800, 700, inputs that
+            drift), on --skip-device (default cpu: attngen's cpu backend skips with the
+            reference; cuda once the sm90 skip kernels exist): one SkipState per attention
+            module, the first step bitwise the dense backend's output, the later steps'
+            skipped fractions reported and their error against dense bounded; a second
+            pipeline-style run after ctl.reset() starts afresh (bitwise dense again); the
+            calibration mode returns the dense output and records the cost
 usage: python3 real_diffusers.py --diffusers-src DIR [--out DIR] [--only NAME,...]
+       [--skip-device cpu|cuda] [--skip-threshold T]
 """
 import argparse
 import json
@@ -181,7 +190,62 @@ def run_sd3(args):
     return detail
 
 
-CHECKS = {"hunyuan": run_hunyuan, "sd3": run_sd3}
+def run_skip(args):
+    from diffusers import HunyuanVideoTransformer3DModel
+    from diffusers.models.attention_dispatch import attention_backend
+    import attngen.integrations.diffusers as agd
+    dev = torch.device(args.skip_device)
+    torch.manual_seed(0)
+    cfg = dict(in_channels=4, out_channels=4, num_attention_heads=2, attention_head_dim=128,
+               num_layers=2, num_single_layers=2, num_refiner_layers=1, mlp_ratio=2.0,
+               patch_size=2, patch_size_t=1, text_embed_dim=64, pooled_projection_dim=32,
+               rope_axes_dim=(16, 56, 56))
+    m = HunyuanVideoTransformer3DModel(**cfg).to(dev).eval().to(torch.bfloat16)
+    B, L = 1, 24
+    x0 = torch.randn(B, 4, 3, 16, 16, device=dev)
+    ehs = torch.randn(B, L, 64, device=dev).to(torch.bfloat16)
+    emask = torch.ones(B, L, device=dev, dtype=torch.int64)
+    pooled = torch.randn(B, 32, device=dev).to(torch.bfloat16)
+    guidance = torch.tensor([6000.0], device=dev)
+
+    def step(i):
+        g = torch.Generator(device="cpu").manual_seed(100 + i)
+        x = (x0 + 0.05 * i * torch.randn(x0.shape, generator=g).to(dev)).to(torch.bfloat16)
+        t = torch.tensor([900 - 100 * i], device=dev)
+        with torch.no_grad(), attention_backend("attngen"):
+            return m(hidden_states=x, timestep=t, encoder_hidden_states=ehs,
+                     encoder_attention_mask=emask, pooled_projections=pooled,
+                     guidance=guidance, return_dict=False)[0].float()
+
+    dense = [step(i) for i in range(3)]
+    ctl = agd.enable_skip(m, threshold_log2=args.skip_threshold)
+    with CallCounter() as cc:
+        sk = [step(i) for i in range(3)]
+    fractions = {f"{k[0]}/{k[1]}": v for k, v in ctl.skipped_fractions().items()}
+    errs = [rel_l2(a, b) for a, b in zip(sk, dense)]
+    ctl.reset()
+    again = step(0)
+    agd.disable_skip(m)
+    ctl_cal = agd.enable_skip(m, threshold_log2=args.skip_threshold, calibrate=True)
+    cal = [step(i) for i in range(3)]
+    cal_cost = {f"{k[0]}/{k[1]}": s.calibration for k, s in ctl_cal.states.items()}
+    agd.disable_skip(m)
+    detail = dict(device=str(dev), threshold_log2=args.skip_threshold, attngen_calls=cc.calls,
+                  states=len(ctl.states), steps=ctl.steps, skipped_fraction_last_step=fractions,
+                  rel_l2_vs_dense_per_step=errs,
+                  first_step_bitwise_dense=torch.equal(sk[0], dense[0]),
+                  after_reset_bitwise_dense=torch.equal(again, dense[0]),
+                  calibration_returns_dense=all(torch.equal(a, b) for a, b in zip(cal, dense)),
+                  calibration=cal_cost)
+    assert cc.calls >= 4 and len(ctl.states) >= 4 and ctl.steps == 3, detail
+    assert detail["first_step_bitwise_dense"] and detail["after_reset_bitwise_dense"], detail
+    assert detail["calibration_returns_dense"], detail
+    assert all(torch.isfinite(o).all() for o in sk), detail
+    assert max(errs) < 0.1, detail
+    return detail
+
+
+CHECKS = {"hunyuan": run_hunyuan, "sd3": run_sd3, "skip": run_skip}
 
 
 def main():
@@ -191,6 +255,10 @@ def main():
     ap.add_argument("--out", default=os.environ.get("OUT", "."))
     ap.add_argument("--only", default="", help="run only these checks, comma-separated "
                     f"({', '.join(CHECKS)})")
+    ap.add_argument("--skip-device", default="cpu",
+                    help="device of the skip check (cpu: attngen's reference; cuda)")
+    ap.add_argument("--skip-threshold", type=float, default=-2.0,
+                    help="the skip check's threshold_log2 (default -2)")
     args = ap.parse_args()
     if not os.path.isdir(os.path.join(args.diffusers_src, "diffusers")):
         ap.error(f"--diffusers-src {args.diffusers_src}: no diffusers package folder in it")
@@ -204,7 +272,8 @@ def main():
     import attngen.integrations.diffusers as agd
     agd.register()
     print(f"diffusers {diffusers.__version__} from {diffusers.__file__}, torch "
-          f"{torch.__version__}, attngen {attngen.__version__}, {torch.cuda.get_device_name()}",
+          f"{torch.__version__}, attngen {attngen.__version__}, "
+          f"{torch.cuda.get_device_name() if torch.cuda.is_available() else 'no GPU'}",
           flush=True)
     for name, fn in CHECKS.items():
         if only and name not in only:
