@@ -39,7 +39,9 @@ attngen_status attngen__skip_state_new(attngen_context *c, const attngen_fwd_arg
                          "%s = %d (allowed: 0 = the variant's, or a positive tile size)",
                          block_m <= 0 ? "block_m" : "block_n", block_m <= 0 ? block_m : block_n);
   attngen_skip_state *s = calloc(1, sizeof *s);
-  if (!s) return attngen__fail(ATTNGEN_STATUS_OUT_OF_MEMORY, "attngen_skip_state_create: out of memory");
+  if (!s)
+    return attngen__fail(ATTNGEN_STATUS_OUT_OF_MEMORY,
+                         "attngen_skip_state_create: out of memory");
   s->ctx = c;
   s->batch = a->batch;
   s->heads = a->heads;
@@ -77,7 +79,8 @@ void attngen_skip_state_destroy(attngen_skip_state *s) {
 
 attngen_status attngen_skip_state_reset(attngen_skip_state *s) {
   attngen__clear_error();
-  if (!s) return attngen__fail(ATTNGEN_STATUS_NULL_POINTER, "attngen_skip_state_reset: state is NULL");
+  if (!s)
+    return attngen__fail(ATTNGEN_STATUS_NULL_POINTER, "attngen_skip_state_reset: state is NULL");
   s->fresh = 1;
   s->calls = 0;
   return ATTNGEN_STATUS_OK;

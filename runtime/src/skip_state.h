@@ -1,6 +1,7 @@
-/* skip_state.h: the temporal tile-skip state behind attngen_skip_state (skip_state.c; docs/NUMERICS.md
- * "Tile skipping") and what attngen_fwd (api.c) does with it around a call: check it against
- * the call and the variant, fill the kernel arguments or the reference's, swap the lists. */
+/* skip_state.h: the temporal tile-skip state behind attngen_skip_state (skip_state.c;
+ * docs/NUMERICS.md "Tile skipping") and what attngen_fwd (api.c) does with it around a call:
+ * check it against the call and the variant, fill the kernel arguments or the reference's,
+ * swap the lists. */
 #ifndef ATTNGEN_SKIP_STATE_H
 #define ATTNGEN_SKIP_STATE_H
 
