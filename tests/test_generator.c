@@ -125,10 +125,14 @@ static void test_generator_name_derivation(void **state) {
               "local w = assert(c.parse('attn_fwd_d128_bshd_rtne_q1_kv128_w12_nosplit_tma_wgmma_sm90')); "
               "return v.skip .. ' ' .. w.skip", "on off");
   assert_eval_contains("local c = require('config'); local v = assert(c.parse("
-                       "'attn_fwd_d128_bshd_rtne_q2_kv96_w8_nosplit_vt_skip_mfma_gfx942')); "
-                       "local ok, e = c.validate(v); return e",
-                       "rule 'skip': skip=on is built for no kernel yet (the cpu reference "
-                       "skips; this is target=gfx942 impl=mfma");
+                       "'attn_fwd_d128_bshd_rtne_q1_kv128_w12_nosplit_tma_causal_skip_wgmma_sm90'"
+                       ")); local ok, e = c.validate(v); return e",
+                       "(this is target=sm90 impl=wgmma load=tma mask=causal kv_split=off)");
+  assert_eval_contains("local c = require('config'); local v = assert(c.parse("
+                       "'attn_fwd_d128_bshd_rtne_q1_kv128_w12_nosplit_tma_causal_skip_wgmma_sm90'"
+                       ")); local ok, e = c.validate(v); return e",
+                       "rule 'skip': skip=on is built for kv_split=off load=tma mask=none "
+                       "impl=wgmma target=sm90");
   assert_eval("local c = require('config'); local saved = c.skip_built; "
               "c.skip_built = { { target = 'sm90', impl = 'wgmma', load = 'tma' } }; "
               "local ok1 = c.validate(assert(c.parse("
@@ -141,8 +145,10 @@ static void test_generator_name_derivation(void **state) {
               "true false true");
   assert_eval("local g = require('generate'); local n = 0\n"
               "for _, v in ipairs(require('config').default_variants()) do\n"
-              "  assert(v.skip == 'off' and g.desc_values(v).skip == 0); n = n + 1 end\n"
-              "return tostring(n > 0)", "true");
+              "  assert(g.desc_values(v).skip == (v.skip == 'on' and 1 or 0))\n"
+              "  assert(v.skip == 'off' or v.mask == 'none')\n"
+              "  if v.skip == 'on' then n = n + 1 end end\n"
+              "return tostring(n >= 6)", "true");
   /* mask: the default (none) adds no token, causal does; sm90 only, wgmma tiles <= 128 */
   assert_eval("local c = require('config'); return c.name{layout='bshd', rounding='rtz', "
               "q_tiles=1, kv_tile=128, waves=12, kv_split='off', load='tma', mask='causal', "

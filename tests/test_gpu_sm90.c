@@ -26,7 +26,7 @@
 typedef struct gpu_env {
   attngen_context *ctx;
   char skip_reason[256];
-  const attngen__variant_desc *variants[64];
+  const attngen__variant_desc *variants[256];
   int nvariants;
   uint64_t seed;
 } gpu_env;
@@ -271,6 +271,7 @@ static int run_case(const gpu_case *c, int hd) {
      * test_gpu_sm90_mask_pairing checks */
     if ((var->mask == ATTNGEN__MASK_CAUSAL) != (c->causal != 0)) continue;
     if (attngen__desc_head_dim(var) != hd) continue; /* (the inputs' head_dim) */
+    if (var->skip == ATTNGEN__SKIP_ON) continue;     /* (skip calls only: test_gpu_sm90_skip) */
     ran++;
     const int mode = var->rounding;
     int ri = 0;
@@ -475,7 +476,7 @@ static void test_gpu_sm90_mask_pairing(void **state) {
       a.head_dim = attngen__desc_head_dim(env.variants[i]); /* (q holds 64 x 128 elements) */
       a.layout = (attngen_layout)env.variants[i]->layout;
       a.rounding = (attngen_rounding)env.variants[i]->rounding;
-      if (vc == c) continue;
+      if (vc == c || env.variants[i]->skip == ATTNGEN__SKIP_ON) continue;
       dense += !vc;
       causal += vc;
       assert_int_equal(attngen_explain(env.ctx, &a, &ch), ATTNGEN_STATUS_NO_VARIANT);
@@ -618,6 +619,7 @@ static void test_gpu_sm90_packed(void **state) {
   for (int v = 0; v < env.nvariants; ++v) {
     const attngen__variant_desc *d = env.variants[v];
     if (d->layout != ATTNGEN__LAYOUT_BSHD || attngen__desc_head_dim(d) != 128) continue;
+    if (d->skip == ATTNGEN__SKIP_ON) continue; /* (packed batches are not skipped) */
     for (size_t si = 0; si < sizeof sets / sizeof sets[0]; ++si) {
       attngen__packed_args pa = {env.ctx, sets[si].n, sets[si].q, sets[si].k, sets[si].kvl,
                                  sets[si].heads, sets[si].heads_kv,
@@ -643,6 +645,112 @@ static void test_gpu_sm90_packed(void **state) {
   assert_int_equal(failures, 0);
 }
 
+/* Tile skipping (docs/NUMERICS.md "Tile skipping"): every skip variant over several calls on
+ * one skip state, each call against the cpu reference on the lists it read (output, LSE), its
+ * written list and its counts bit for bit; random first read lists and must-skip / must-do
+ * masks; a case with more jobs than SMs (several jobs per block: the kernels' verdict buffers
+ * rotate) and one with a key length per batch entry. */
+static uint32_t *random_words(size_t n, int pct, attngen__rng *r) {
+  uint32_t *w = calloc(n ? n : 1, sizeof(uint32_t));
+  assert_non_null(w);
+  for (size_t i = 0; i < n; ++i)
+    for (int b = 0; b < 32; ++b)
+      if ((int)(attngen__rng_next(r) % 100) < pct) w[i] |= 1u << b;
+  return w;
+}
+
+static void test_gpu_sm90_skip(void **state) {
+  (void)state;
+  SKIP_WITHOUT_GPU();
+  static const struct {
+    const char *name;
+    attngen__input_kind inputs;
+    int b, h, sq, skv, steps, read_pct, mask_pct;
+    float t;
+    int kvl;
+  } cases[] = {{"ragged", ATTNGEN__INPUT_REALISTIC, 2, 3, 1000, 4099, 3, 30, 10, -6.f, 0},
+               {"short", ATTNGEN__INPUT_UNIFORM, 1, 2, 257, 129, 2, 0, 0, -3.f, 0},
+               {"many-jobs", ATTNGEN__INPUT_REALISTIC, 4, 40, 300, 1000, 3, 20, 5, -5.f, 0},
+               {"kv-lengths", ATTNGEN__INPUT_LARGE, 3, 2, 200, 1500, 2, 10, 0, -8.f, 1}};
+  int ran = 0, failures = 0;
+  for (int v = 0; v < env.nvariants; ++v) {
+    const attngen__variant_desc *d = env.variants[v];
+    if (d->skip != ATTNGEN__SKIP_ON) continue;
+    for (size_t ci = 0; ci < sizeof cases / sizeof cases[0]; ++ci) {
+      gpu_case gc = {cases[ci].name, cases[ci].inputs, cases[ci].b, cases[ci].h, cases[ci].sq,
+                     cases[ci].skv, 0.f, NULL, 0, 0};
+      attngen_fwd_args a = call_of(d, &gc, ATTNGEN__DEFAULT_SCALE);
+      attngen__inputs in;
+      CHECK_OK(attngen__inputs_make_hd(&in, cases[ci].inputs, case_seed(&gc),
+                                       (attngen_layout)d->layout, gc.batch, gc.heads, 0,
+                                       gc.seqlen_q, gc.seqlen_kv, attngen__desc_head_dim(d),
+                                       a.softmax_scale));
+      int32_t kvl[3] = {1500, 700, 1};
+      attngen_skip_state *s = NULL;
+      CHECK_OK(attngen_skip_state_create(env.ctx, &a, 0, 0, cases[ci].t, &s));
+      attngen_skip_info info;
+      CHECK_OK(attngen_skip_state_info(s, &info));
+      assert_string_equal(info.variant, d->name);
+      attngen__rng rng;
+      attngen__rng_seed(&rng, case_seed(&gc) ^ 0x5EEDu);
+      uint32_t *r = calloc(info.words + 1, 4), *w = calloc(info.words + 1, 4);
+      uint32_t *wref = calloc(info.words + 1, 4), *ms = NULL, *md = NULL;
+      assert_true(r && w && wref);
+      if (cases[ci].mask_pct) {
+        ms = random_words(info.words, cases[ci].mask_pct, &rng);
+        md = random_words(info.words, cases[ci].mask_pct, &rng);
+        CHECK_OK(attngen_skip_state_set_list(s, ATTNGEN_SKIP_MUST_SKIP, ms));
+        CHECK_OK(attngen_skip_state_set_list(s, ATTNGEN_SKIP_MUST_DO, md));
+      }
+      if (cases[ci].read_pct) {
+        uint32_t *first = random_words(info.words, cases[ci].read_pct, &rng);
+        CHECK_OK(attngen_skip_state_set_list(s, ATTNGEN_SKIP_NEXT_READ, first));
+        free(first);
+      }
+      int ok = 1;
+      uint64_t skipped_total = 0;
+      for (int step = 1; step <= cases[ci].steps; ++step) {
+        const int reads = step > 1 || cases[ci].read_pct > 0;
+        if (reads) CHECK_OK(attngen_skip_state_get_list(s, ATTNGEN_SKIP_NEXT_READ, r));
+        a.skip = s;
+        uint32_t cref[2] = {0, 0};
+        attngen__verify_args va = {env.ctx, &a, &in, NULL, NULL, 0, 0, NULL,
+                                   cases[ci].kvl ? kvl : NULL, reads ? r : NULL, ms, md,
+                                   cases[ci].t, wref, cref};
+        attngen__verify_result vr;
+        CHECK_OK(attngen__verify_run(&va, &vr));
+        uint64_t sk = 0, vi = 0;
+        double f = 0;
+        CHECK_OK(attngen_skip_state_get_list(s, ATTNGEN_SKIP_NEXT_READ, w));
+        CHECK_OK(attngen_skip_state_stats(s, &sk, &vi, &f));
+        size_t wbad = 0;
+        for (size_t i = 0; i < info.words; ++i) wbad += w[i] != wref[i];
+        const int step_ok = vr.pass && wbad == 0 && sk == cref[0] && vi == cref[1];
+        if (!step_ok)
+          printf("  %s %s call %d: output %s, %zu of %zu list words differ, counts %llu/%llu "
+                 "(reference %u/%u)\n", d->name, gc.name, step, vr.pass ? "pass" : "FAIL",
+                 wbad, info.words, (unsigned long long)sk, (unsigned long long)vi, cref[0],
+                 cref[1]);
+        ok &= step_ok;
+        skipped_total += sk;
+      }
+      printf("%-64s %-10s %s (%llu tiles skipped over %d calls)\n", d->name, gc.name,
+             ok ? "PASS" : "FAIL", (unsigned long long)skipped_total, cases[ci].steps);
+      failures += !ok;
+      ran++;
+      attngen_skip_state_destroy(s);
+      attngen__inputs_free(&in);
+      free(r);
+      free(w);
+      free(wref);
+      free(ms);
+      free(md);
+    }
+  }
+  assert_true(ran > 0); /* the default set has skip variants */
+  assert_int_equal(failures, 0);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_gpu_sm90_ragged),      cmocka_unit_test(test_gpu_sm90_cross),
@@ -654,6 +762,7 @@ int main(void) {
       cmocka_unit_test(test_gpu_sm90_mask_pairing),
       cmocka_unit_test(test_gpu_sm90_gqa),
       cmocka_unit_test(test_gpu_sm90_packed),
+      cmocka_unit_test(test_gpu_sm90_skip),
   };
   const int failed = cmocka_run_group_tests(tests, group_setup, group_teardown);
   /* Every test skipped (no CUDA device): exit 77, which ctest reports as "Not Run"

@@ -630,7 +630,41 @@ WG_FN bool wg_any(bool pred) {
   return r != 0;
 }
 
+// Whether every lane of the warp has `pred` (vote.all).
+WG_FN bool wg_all(bool pred) {
+  wg_u32 r;
+  asm volatile("{\n.reg .pred p, q;\nsetp.ne.u32 p, %1, 0;\nvote.sync.all.pred q, p, 0xffffffff;\n"
+               "selp.u32 %0, 1, 0, q;\n}\n"
+               : "=r"(r)
+               : "r"((wg_u32)pred));
+  return r != 0;
+}
+
 // ---- shared / global moves -------------------------------------------------------------------
+
+// A 4-byte global load (the tile-skipping kernels' list words).
+WG_FN wg_u32 wg_ld_global_b32(const void *p) {
+  wg_u32 x;
+  asm volatile("ld.global.b32 %0, [%1];" : "=r"(x) : "l"(p) : "memory");
+  return x;
+}
+
+// *addr &= x in shared memory, no result (red.shared.and).
+WG_FN void wg_red_shared_and(wg_u32 addr, wg_u32 x) {
+  asm volatile("red.shared.and.b32 [%0], %1;" ::"r"(addr), "r"(x) : "memory");
+}
+
+// *addr += x in shared memory; returns the old value (atom.shared.add).
+WG_FN wg_u32 wg_atom_shared_add(wg_u32 addr, wg_u32 x) {
+  wg_u32 r;
+  asm volatile("atom.shared.add.u32 %0, [%1], %2;" : "=r"(r) : "r"(addr), "r"(x) : "memory");
+  return r;
+}
+
+// *p += x in global memory, no result (red.global.add).
+WG_FN void wg_red_global_add(void *p, wg_u32 x) {
+  asm volatile("red.global.add.u32 [%0], %1;" ::"l"(p), "r"(x) : "memory");
+}
 
 WG_FN void wg_st_shared_b32(wg_u32 addr, wg_u32 x) {
   asm volatile("st.shared.b32 [%0], %1;" ::"r"(addr), "r"(x) : "memory");
@@ -791,6 +825,7 @@ AG_BF16_FN unsigned int ag_bf16_to_f32_bits(unsigned int b) { return (b & 0xFFFF
 // stored (they belong to the next sequence): a consumer whose 64 rows cross the sequence's
 // end stores them from registers, row by row (the storer skips that box); LSE goes to
 // [H, total_q]. Dense calls keep every loop as it was (per-job setup only).
+#line 107 "templates/sm90/attn_fwd_wgmma.cu.in"
 // Numerics follow docs/NUMERICS.md step by step (comments numbered like its steps).
 // attngen-launch: threads=384 block_m=128 smem_bytes=181440
 
@@ -813,14 +848,15 @@ constexpr int kQBufs = 2;            // Q buffers: job n uses buffer n % kQBufs
 constexpr wg_u32 kQBytes = 16384;
 constexpr wg_u32 kOffK = kQBufs * kQBytes;
 constexpr wg_u32 kOffV = kOffK + kStages * kKvStage;
-#line 117 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 130 "templates/sm90/attn_fwd_wgmma.cu.in"
 constexpr int kOBufs = 2;
 constexpr wg_u32 kOBufBytes = 8192;  // boxes x 64 rows x 128 bytes
 constexpr wg_u32 kOBox = kOBufBytes / kBoxes;
 constexpr wg_u32 kOffO = kOffV + kStages * kKvStage;
 constexpr wg_u32 kOffBar = kOffO + kOBufs * kOBufBytes;
-#line 125 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 138 "templates/sm90/attn_fwd_wgmma.cu.in"
 constexpr float kLn2 = 0.693147180559945309f;
+#line 142 "templates/sm90/attn_fwd_wgmma.cu.in"
 
 // 128-byte swizzled, 1024-byte atoms: wgmma shared-memory descriptor for a start address,
 // leading and stride byte offsets (PTX ISA "Matrix Descriptor Format", swizzle mode 1).
@@ -838,9 +874,9 @@ __device__ __forceinline__ wg_u32 swz(int r, int c) {
 // P (step 5): two fp32 probabilities -> bf16x2 with the variant's rounding, lower column low.
 // For P only finite values in [0, 1] and NaN occur; NaN stays a NaN (it only feeds P.V).
 __device__ __forceinline__ wg_u32 pack_p(float lo, float hi) {
-#line 144 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 160 "templates/sm90/attn_fwd_wgmma.cu.in"
   return wg_pack_bf16x2_rn(lo, hi);
-#line 152 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 168 "templates/sm90/attn_fwd_wgmma.cu.in"
 }
 
 // Output rounding (step 6) of two values, lower column low: exactly the docs/NUMERICS.md formula
@@ -848,9 +884,9 @@ __device__ __forceinline__ wg_u32 pack_p(float lo, float hi) {
 // (cvt.rn / cvt.rz to bf16x2 round finite values as the formulas and give 0x7FFF for every
 // NaN); RTNA has no cvt and uses the integer formula.
 __device__ __forceinline__ wg_u32 round_out2(float lo, float hi) {
-#line 160 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 176 "templates/sm90/attn_fwd_wgmma.cu.in"
   return wg_pack_bf16x2_rn(lo, hi);
-#line 166 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 182 "templates/sm90/attn_fwd_wgmma.cu.in"
 }
 
 __device__ __forceinline__ void mbar_wait(wg_u32 bar, wg_u32 parity) {
@@ -860,11 +896,11 @@ __device__ __forceinline__ void mbar_wait(wg_u32 bar, wg_u32 parity) {
 
 } // namespace
 
-#line 176 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 192 "templates/sm90/attn_fwd_wgmma.cu.in"
 extern "C" __global__ void __launch_bounds__(384, 1)
     attn_fwd_d64_bshd_rtne_q1_kv128_w12_nosplit_tma_wgmma_sm90(const __grid_constant__ attngen_kargs_tma prm) {
   const attngen_kargs a = prm.a;            // (a reference kept the param address live: a spill)
-#line 182 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 198 "templates/sm90/attn_fwd_wgmma.cu.in"
   extern __shared__ __align__(1024) unsigned char smem_raw[];
   const wg_u32 sbase = (wg_smem_addr(smem_raw) + 1023u) & ~1023u;
   const wg_u32 sQ = sbase;
@@ -876,7 +912,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
   const wg_u32 bar_full_v = bar_full_k + 8 * kStages;
   const wg_u32 bar_empty_k = bar_full_v + 8 * kStages;  // [stage]: K tile released
   const wg_u32 bar_empty_v = bar_empty_k + 8 * kStages;
-#line 194 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 210 "templates/sm90/attn_fwd_wgmma.cu.in"
   // (macros, not variables: computed where used, so that no register holds them in the
   // producer's 24-register code)
 #define sO (sbase + kOffO)
@@ -891,6 +927,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
   // < 2^16: ATTNGEN__GRID_YZ_LIMIT).
 #define job_q_row (job_count + 4)
 #define job_q_hb (job_count + 8)
+#line 237 "templates/sm90/attn_fwd_wgmma.cu.in"
   // O buffer free again (its stores have read it): named barriers kBarOFree + c (after the
   // consumers' turn barriers 1..kConsumers), 160 threads (a consumer's 128 wait with bar.sync,
   // the storer's warp arrives). One buffer: kBarOFree + c = "free for consumer c" (the
@@ -900,7 +937,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
   // the previous job's stores have read the buffers), so no arrival is left that no use
   // waits for.
   constexpr wg_u32 kBarOFree = 1 + kConsumers;
-#line 218 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 247 "templates/sm90/attn_fwd_wgmma.cu.in"
 
   const int tid = (int)threadIdx.x;
   const int wgroup = tid >> 7;
@@ -914,9 +951,9 @@ extern "C" __global__ void __launch_bounds__(384, 1)
   // A packed batch (kargs.cu_q != 0; the host allows it with bshd and head_dim 128 only, so
   // the other kernels compile without its code: in the head_dim 64 ones it spilled 4 bytes):
   // Sq and Skv are the largest lengths.
-#line 234 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 263 "templates/sm90/attn_fwd_wgmma.cu.in"
   constexpr bool packed = false;
-#line 236 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 265 "templates/sm90/attn_fwd_wgmma.cu.in"
   // Sequence b of a packed batch in a cu_seqlens array: its first row (start) and length,
   // clamped as kargs.h says, so that no value can address a row outside [0, total).
   auto seq_of = [&](const int *cu, int b, int total, int max, int &start) -> int {
@@ -934,9 +971,9 @@ extern "C" __global__ void __launch_bounds__(384, 1)
   };
   // The causal mask is the variant's (axis mask; the dispatcher gives it only calls with
   // kargs.causal set accordingly): the dense kernels compile without any of its code.
-#line 256 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 285 "templates/sm90/attn_fwd_wgmma.cu.in"
   constexpr bool kCausal = false;
-#line 258 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 287 "templates/sm90/attn_fwd_wgmma.cu.in"
   // Keys of the jobs of batch entry b: its length (attngen_kargs.kv_len) clamped into
   // [0, Skv], or Skv; and a job's KV tiles: at least one (a job with no key runs one fully
   // masked tile, so that every job keeps its place in the pipeline; n_tiles == 0, Skv = 0,
@@ -1001,7 +1038,40 @@ extern "C" __global__ void __launch_bounds__(384, 1)
     }
     return i;
   };
-#line 331 "templates/sm90/attn_fwd_wgmma.cu.in"
+  // Tile skipping (variant axis skip): the dense kernels compile without any of its code.
+#line 355 "templates/sm90/attn_fwd_wgmma.cu.in"
+  constexpr bool kSkip = false;
+#line 357 "templates/sm90/attn_fwd_wgmma.cu.in"
+  // A job's list entry: the index of its first word (the host keeps lists below 2^32 words).
+  auto skip_base = [&](int mb, int h, int b) -> wg_u32 {
+    return (((wg_u32)b * (wg_u32)H + (wg_u32)h) * (wg_u32)a.skip_nqt + (wg_u32)mb) *
+           (wg_u32)a.skip_nw;
+  };
+  // Word w of the lists: the tiles computed, ~((R | MS) & ~MD).
+  auto live_word = [&](wg_u32 w) -> wg_u32 {
+    wg_u32 sk = 0;
+    if (a.skip_read != 0) sk = wg_ld_global_b32(a.skip_read + w);
+    if (a.skip_must_skip != 0) sk |= wg_ld_global_b32(a.skip_must_skip + w);
+    if (a.skip_must_do != 0) sk &= ~wg_ld_global_b32(a.skip_must_do + w);
+    return ~sk;
+  };
+  // The first tile at or after j (< nt) of the job whose entry starts at word `base` that is
+  // computed, or nt (one word per 32 tiles).
+  auto next_live = [&](wg_u32 base, int j, int nt) -> int {
+    for (; j < nt; j = (j | 31) + 1) {
+      const wg_u32 live = live_word(base + (wg_u32)(j >> 5)) >> (j & 31);
+      if (live != 0) {
+        j += __ffs((int)live) - 1;
+        return j < nt ? j : nt;
+      }
+    }
+    return nt;
+  };
+  (void)kSkip;
+  (void)skip_base;
+  (void)next_live;
+  (void)live_word;
+#line 395 "templates/sm90/attn_fwd_wgmma.cu.in"
   // Element offsets of job `job`'s Q/O rows and K/V rows (those of its KV head): 64-bit
   // per-(batch, head) base, 32-bit row offsets within a batch. Also returns the job's first
   // query row.
@@ -1011,7 +1081,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
     decode(job, mb, h, b);
     q0 = mb * kBlockM;
     const int hk = (int)((unsigned)h * (unsigned)Hkv / (unsigned)H);
-#line 341 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 405 "templates/sm90/attn_fwd_wgmma.cu.in"
     int qr = 0, kr = 0;
     if (packed) {
       q_len(b, qr);
@@ -1019,12 +1089,12 @@ extern "C" __global__ void __launch_bounds__(384, 1)
     }
     q_base = (((packed ? 0ll : (long long)b * Sq) + qr) * H + h) * kD;
     kv_base = (((packed ? 0ll : (long long)b * Skv) + kr) * Hkv + hk) * kD;
-#line 352 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 416 "templates/sm90/attn_fwd_wgmma.cu.in"
   };
 
-#line 355 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 419 "templates/sm90/attn_fwd_wgmma.cu.in"
   constexpr wg_u32 kFullArrivals = 1;        // the producer thread's arrive.expect_tx
-#line 359 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 423 "templates/sm90/attn_fwd_wgmma.cu.in"
   if (tid == 0) {
     for (int i = 0; i < kQBufs; ++i) {
       wg_mbar_init(bar_q + 8 * i, kFullArrivals);
@@ -1036,9 +1106,9 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       wg_mbar_init(bar_empty_k + 8 * s, 4 * kConsumers);
       wg_mbar_init(bar_empty_v + 8 * s, 4 * kConsumers);
     }
-#line 371 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 435 "templates/sm90/attn_fwd_wgmma.cu.in"
     for (int i = 0; i < kOBufs; ++i) wg_mbar_init(bar_o_full + 8 * i, 128);  // its consumer
-#line 373 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 441 "templates/sm90/attn_fwd_wgmma.cu.in"
     wg_fence_mbar_init();
   }
   __syncthreads();
@@ -1046,7 +1116,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
   if (wgroup == 0) {
     // ================================ producer ================================
     wg_setmaxnreg_dec<24>();
-#line 381 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 449 "templates/sm90/attn_fwd_wgmma.cu.in"
     if (tid == 0 && n_tiles > 0) {
       const void *map_q = &prm.q;
       const void *map_k = &prm.k;
@@ -1060,6 +1130,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
 #define once wg_policy_evict_first()
       int it = 0;                            // K/V tiles issued so far (ring position)
       wg_st_shared_b32(job_count, 0u);
+#line 483 "templates/sm90/attn_fwd_wgmma.cu.in"
       // A packed job without query rows is passed over here (continue) rather than by
       // live_round: that second copy of the test in the loop's step spilled.
       for (int ri = 0;; ++ri) {
@@ -1089,7 +1160,9 @@ extern "C" __global__ void __launch_bounds__(384, 1)
         wg_st_shared_b32(job_q_hb, (wg_u32)h | ((wg_u32)b << 16));
 #define kv_row (packed ? kc + j * kKv : j * kKv)
 #define kv_batch (packed ? 0 : kc)
+#line 521 "templates/sm90/attn_fwd_wgmma.cu.in"
         for (int j = 0; j < nt; ++j, ++it) {
+#line 523 "templates/sm90/attn_fwd_wgmma.cu.in"
           const int s = it % kStages;
           const wg_u32 round_parity = (wg_u32)((it / kStages - 1) & 1);
           // K tile j, then V tile j (keys past Skv are zero-filled: their scores are masked,
@@ -1204,7 +1277,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
         }
       }
     }
-#line 604 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 703 "templates/sm90/attn_fwd_wgmma.cu.in"
   } else {
     // ================================ consumers ===============================
     wg_setmaxnreg_inc<240>();
@@ -1234,6 +1307,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
     // That job's causal diagonal: its first query row + kv_n - its entry's query rows (Sq, a
     // packed sequence's length): query row q0 + i sees the keys below cdiag + i + 1.
     int cdiag = Skv - Sq;
+#line 763 "templates/sm90/attn_fwd_wgmma.cu.in"
 
     // This consumer's 64 rows of the Q buffer of the job whose S is issued next, and that
     // buffer's q_empty mbarrier (switched at each job boundary).
@@ -1264,12 +1338,12 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       }
       wg_commit();
     };
-#line 664 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 794 "templates/sm90/attn_fwd_wgmma.cu.in"
     // Waits for my turn on the tensor cores, then orders my register writes before the
     // wgmmas (the tiles arrived through the async proxy: no proxy fence).
     auto begin_issue = [&]() {
       wg_bar_sync(bar_me, 256);
-#line 675 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 805 "templates/sm90/attn_fwd_wgmma.cu.in"
 #pragma unroll
       for (int i = 0; i < kORegs; ++i) wg_fence_operand(o[i]);
 #pragma unroll
@@ -1310,7 +1384,9 @@ extern "C" __global__ void __launch_bounds__(384, 1)
           if (col >= ((i & 2) ? lim1 : lim0)) s[i] = neg_inf;
         }
       }
+#line 848 "templates/sm90/attn_fwd_wgmma.cu.in"
       float mx0 = m0, mx1 = m1;              // row max, 4 threads share a row
+#line 850 "templates/sm90/attn_fwd_wgmma.cu.in"
 #pragma unroll
       for (int i = 0; i < kSRegs; i += 4) {
         mx0 = wg_max(mx0, wg_max(s[i], s[i + 1]));
@@ -1320,6 +1396,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       mx0 = wg_max(mx0, wg_shfl_xor(mx0, 2));
       mx1 = wg_max(mx1, wg_shfl_xor(mx1, 1));
       mx1 = wg_max(mx1, wg_shfl_xor(mx1, 2));
+#line 865 "templates/sm90/attn_fwd_wgmma.cu.in"
       // A row that sees no key (a job with no key, a causal row above the diagonal): max 0,
       // so p = exp2(-inf - 0) = 0 and l = 0 (the epilogue writes out = 0, LSE = -inf).
       if (rk0 <= 0) mx0 = 0.f;
@@ -1383,7 +1460,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
     // then begin_issue's barrier: the wgmmas of the warpgroup see all of them.
     // (A packed sequence's keys past its end are the next sequence's rows: zeroed alike.)
     auto zero_v_tail = [&](int sp, int vrows) {
-      if ((a.kv_len == 0 && !packed) || vrows >= kKv) return;
+      if ((a.kv_len == 0 && !packed && !kSkip) || vrows >= kKv) return;
       const wg_u32 vt = sV + sp * kKvStage;
       for (int i = ct; i < (kKv - vrows) * (kD / 2); i += 128) {  // kD / 2 words per row
         const wg_u32 w = (wg_u32)i % (kD / 2), r = (wg_u32)i / (kD / 2);  // (shifts, masks)
@@ -1395,16 +1472,16 @@ extern "C" __global__ void __launch_bounds__(384, 1)
     auto set_pending = [&](float alpha0, float alpha1) {
       pa0 = alpha0;
       pa1 = alpha1;
-#line 805 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 945 "templates/sm90/attn_fwd_wgmma.cu.in"
       prs = wg_any(alpha0 != 1.f || alpha1 != 1.f);
-#line 807 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 947 "templates/sm90/attn_fwd_wgmma.cu.in"
     };
 
-#line 810 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 950 "templates/sm90/attn_fwd_wgmma.cu.in"
     // Step 6: o = O * (1 / l) (l = 0 -> 0), rounded, into this consumer's O buffer (the
     // storer writes it out). Step 7: LSE = m ln2 + ln l. For job `job` with the final running
     // max (em0, em1) and this thread's parts of l (el0, el1).
-#line 818 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 958 "templates/sm90/attn_fwd_wgmma.cu.in"
     auto epilogue = [&](int job, float em0, float em1, float el0, float el1) {
       long long q_base, kv_base;
       int q0, h, b;
@@ -1432,7 +1509,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       int qr = 0;                            // a packed sequence's first row, its rows sq
       const int sq = q_len(b, qr);
       const bool ok0 = qa < sq, ok1 = qa + 8 < sq;
-#line 846 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 986 "templates/sm90/attn_fwd_wgmma.cu.in"
       // Wait until the buffer's previous contents have been read by their stores (a named
       // barrier: an mbarrier wait loop here, with O and S live, made ptxas spill).
       const int ob = kOBufs == kConsumers ? cw : 0;
@@ -1449,12 +1526,12 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       unsigned short *og = (unsigned short *)a.o + q_base + 2 * t4;
       unsigned short *og0 = og + (wg_u32)(ok0 ? qa : 0) * row_stride;
       unsigned short *og1 = og + (wg_u32)(ok1 ? qa + 8 : 0) * row_stride;
-#line 867 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1007 "templates/sm90/attn_fwd_wgmma.cu.in"
 #pragma unroll
       for (int i = 0; i < kD / 8; ++i) {
         const wg_u32 r0 = round_out2(wg_mul_rn(o[4 * i], inv0), wg_mul_rn(o[4 * i + 1], inv0));
         const wg_u32 r1 = round_out2(wg_mul_rn(o[4 * i + 2], inv1), wg_mul_rn(o[4 * i + 3], inv1));
-#line 872 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1012 "templates/sm90/attn_fwd_wgmma.cu.in"
         if (direct) {
           if (ok0) wg_st_global_b32(og0 + 8 * i, r0);
           if (ok1) wg_st_global_b32(og1 + 8 * i, r1);
@@ -1463,12 +1540,12 @@ extern "C" __global__ void __launch_bounds__(384, 1)
           wg_st_shared_b32(at, r0);
           wg_st_shared_b32(at + 8u * 128u, r1);
         }
-#line 884 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1024 "templates/sm90/attn_fwd_wgmma.cu.in"
       }
-#line 886 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1026 "templates/sm90/attn_fwd_wgmma.cu.in"
       wg_fence_proxy_async();                // st.shared (generic) -> the stores (async proxy)
       wg_mbar_arrive(bar_o_full + 8 * ob);
-#line 889 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1029 "templates/sm90/attn_fwd_wgmma.cu.in"
       if (a.lse != 0 && t4 == 0) {
         // [B, H, Sq], or [H, total_q] from the sequence's first row
         float *lse = a.lse + (packed ? (long long)h * a.total_q + qr : ((long long)b * H + h) * (long long)Sq);
@@ -1505,14 +1582,16 @@ extern "C" __global__ void __launch_bounds__(384, 1)
     // The keys, first query row and KV tiles of job jb, for its rounds.
     // (A dense call without key lengths keeps Skv and n_tiles: nothing to decode.)
     auto start_job = [&](int jb) {
-      if (!kCausal && a.kv_len == 0 && !packed) return;
+      if (!kCausal && a.kv_len == 0 && !packed && !kSkip) return;
       int mb, h, b, r0;
       decode(jb, mb, h, b);
       kv_n = keys_of(b, r0);
       const int sq = q_len(b, r0);
       cdiag = mb * kBlockM + kv_n - sq;
       nt = tiles_of(job_keys(kv_n, mb * kBlockM, sq));
+#line 1090 "templates/sm90/attn_fwd_wgmma.cu.in"
     };
+#line 1153 "templates/sm90/attn_fwd_wgmma.cu.in"
     start_job(job);
     if (cw == kConsumers - 1) wg_bar_arrive(1, 256);  // consumer 0 issues first
     {
@@ -1531,10 +1610,12 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       }
       float alpha0, alpha1;
       softmax(0, true, alpha0, alpha1);
+#line 1174 "templates/sm90/attn_fwd_wgmma.cu.in"
       pack();
     }
-    // A round that issues S_j and P_{j-1} V_{j-1} of the same job (1 <= j < nt).
-    auto steady_round = [&](int j) {
+    // A round that issues S_j and P_{j-1} V_{j-1} of the same job (1 <= j < nt; `last`: j is
+    // the job's last computed tile).
+    auto steady_round = [&](int j, bool last) {
       const int sj = it % kStages;
       const int sp = (it + kStages - 1) % kStages;
       mbar_wait(bar_full_k + 8 * sj, (wg_u32)((it / kStages) & 1));
@@ -1548,7 +1629,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       for (int i = 0; i < kSRegs; ++i) wg_fence_operand(s[i]);
       if (lane == 0) {
         wg_mbar_arrive(bar_empty_k + 8 * sj);
-        if (j == nt - 1) wg_mbar_arrive(q_empty);  // the job's last read of Q
+        if (last) wg_mbar_arrive(q_empty);   // the job's last read of Q
       }
       // In the SASS, ptxas schedules the wgmma.wait_group 0 below to the top of the softmax's
       // basic block (right after the score scaling and masking), so the softmax runs once
@@ -1559,6 +1640,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       // rescaled before the P.V was issued (rescale_then_pv).
       float alpha0, alpha1;
       softmax(j, false, alpha0, alpha1);
+#line 1206 "templates/sm90/attn_fwd_wgmma.cu.in"
       set_pending(alpha0, alpha1);
       wg_wait<0>();
 #pragma unroll
@@ -1570,7 +1652,9 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       ++it;
     };
     it = 1;
-    for (int j = 1; j < nt; ++j) steady_round(j);
+#line 1224 "templates/sm90/attn_fwd_wgmma.cu.in"
+    for (int j = 1; j < nt; ++j) steady_round(j, j == nt - 1);
+#line 1226 "templates/sm90/attn_fwd_wgmma.cu.in"
     for (job = job_at(ri = live_round(ri + 1)); job < n_jobs;
          job = job_at(ri = live_round(ri + 1))) {
       ++nj;
@@ -1604,6 +1688,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
         m1 = neg_inf;
         float alpha0, alpha1;
         softmax(0, true, alpha0, alpha1);
+#line 1262 "templates/sm90/attn_fwd_wgmma.cu.in"
         prs = false;                         // the new job's O starts at 0: nothing to rescale
         wg_wait<0>();
 #pragma unroll
@@ -1612,13 +1697,16 @@ extern "C" __global__ void __launch_bounds__(384, 1)
         for (int i = 0; i < kPRegs; ++i) wg_fence_operand(p[i]);
         if (lane == 0) wg_mbar_arrive(bar_empty_v + 8 * sp);
         epilogue(o_job, pm0, pm1, pl0, pl1);
+#line 1273 "templates/sm90/attn_fwd_wgmma.cu.in"
         o_job = job;
 #pragma unroll
         for (int i = 0; i < kORegs; ++i) o[i] = 0.f;
         pack();
         ++it;
       }
-      for (int j = 1; j < nt; ++j) steady_round(j);
+#line 1286 "templates/sm90/attn_fwd_wgmma.cu.in"
+      for (int j = 1; j < nt; ++j) steady_round(j, j == nt - 1);
+#line 1288 "templates/sm90/attn_fwd_wgmma.cu.in"
     }
     {
       // The last job's P_{n-1} V_{n-1}, then its epilogue.
@@ -1633,10 +1721,11 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       for (int i = 0; i < kORegs; ++i) wg_fence_operand(o[i]);
       if (lane == 0) wg_mbar_arrive(bar_empty_v + 8 * sp);
       epilogue(o_job, m0, m1, l0, l1);
+#line 1305 "templates/sm90/attn_fwd_wgmma.cu.in"
     }
   }
 }
-#line 1057 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1309 "templates/sm90/attn_fwd_wgmma.cu.in"
 #undef sO
 #undef bar_o_full
 #undef job_count

@@ -67,7 +67,9 @@ end
 
 -- The kernel families with skip code (rule "skip"): each entry a set of axis values a skip=on
 -- variant must have, e.g. { target = "sm90", impl = "wgmma", load = "tma", mask = "none" }.
-M.skip_built = {}
+M.skip_built = {
+  { target = "sm90", impl = "wgmma", load = "tma", mask = "none", kv_split = "off" },
+}
 
 -- Per target: the architecture its kernels are compiled for (JIT and AOT), the runtime
 -- backend that runs them on a GPU, and the extension of its generated sources.
@@ -370,6 +372,10 @@ M.default_set = {
   { target = "sm90", head_dim = 128, layout = all_layouts, rounding = all_modes, q_tiles = 1,
     kv_tile = { 64, 96, 128, 144, 176 }, waves = 12, kv_split = "off", load = "tma",
     impl = "wgmma" },
+  -- Tile skipping (skip = on, issue 27): the TMA kernel with the dense default's long-KV tile
+  -- (176) and 128, every layout and mode.
+  { target = "sm90", head_dim = 128, layout = all_layouts, rounding = all_modes, q_tiles = 1,
+    kv_tile = { 128, 176 }, waves = 12, kv_split = "off", load = "tma", skip = "on", impl = "wgmma" },
   -- The causal mask (mask = causal): the 128-key TMA kernel, every layout and mode.
   { target = "sm90", head_dim = 128, layout = all_layouts, rounding = all_modes, q_tiles = 1,
     kv_tile = 128, waves = 12, kv_split = "off", load = "tma", mask = "causal",
@@ -414,6 +420,9 @@ M.search_space = {
     { target = "sm90", head_dim = 128, layout = all_layouts, rounding = all_modes, q_tiles = 1,
       kv_tile = { 64, 96, 128, 144, 176 }, waves = 12, kv_split = "off",
       load = { "thread", "tma" }, mask = { "none", "causal" }, impl = "wgmma" },
+    { target = "sm90", head_dim = 128, layout = all_layouts, rounding = all_modes, q_tiles = 1,
+      kv_tile = { 64, 96, 128, 144, 176 }, waves = 12, kv_split = "off", load = "tma",
+      skip = "on", impl = "wgmma" },
     { target = "sm90", head_dim = 64, layout = all_layouts, rounding = all_modes, q_tiles = 1,
       kv_tile = { 64, 96, 128, 144, 176 }, waves = { 12, 16 }, kv_split = "off", load = "tma",
       mask = { "none", "causal" }, impl = "wgmma" },

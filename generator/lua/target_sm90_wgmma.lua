@@ -18,7 +18,9 @@
 --   mbarriers: q_full[q_bufs], q_empty[q_bufs], full_k[stages], full_v[stages],
 --            empty_k[stages], empty_v[stages], o_full[o_bufs] (tma); then (tma) 16 bytes
 --            where the producer thread keeps its job count and the next Q tile's
---            coordinates (held in its 24 registers they spilled)
+--            coordinates (held in its 24 registers they spilled); skip = on: 32 bytes more
+--            (the job's list entry, first tile, done counts, held list word), then 3 x 64 uint32, the verdict words of the
+--            jobs in flight
 -- stages: the most (<= 4) that fit next to one Q and one O buffer; then a second Q buffer, then
 -- a second O buffer, each when it fits (kv 176: 2 stages, 1 Q, 1 O; 144: 2, 2, 1; 128: 2, 2, 2;
 -- 96: 3, 2, 1; 64: 4, 2, 2).
@@ -36,6 +38,9 @@ local CONSUMER_REGS = 232
 -- 128*24 + 256*240 = 64512 <= 65536, 3 consumers (waves = 16) 128*24 + 384*160 = 64512.
 local TMA_PRODUCER_REGS = 24
 local REGS_PER_SM = 65536
+-- skip = on (load = tma): the verdict words of the jobs in flight, 3 x SKIP_WORDS uint32 after
+-- the producer's 16 bytes (SKIP_WORDS x 32 KV tiles per job at most: the runtime refuses more).
+local SKIP_WORDS = 64
 
 function M.derive(v)
   local boxes = v.head_dim // 64       -- 64-column boxes per row
@@ -46,8 +51,10 @@ function M.derive(v)
   local kv_stage_bytes = boxes * kv_half_bytes
   local tma = v.load == "tma"
   local o_buf_bytes = tma and (64 * boxes * HALF_ROW_BYTES) or 0
+  local skip = v.skip == "on"
   local function total(stages, o_bufs, q_bufs)
     local bars = 8 * (2 * q_bufs + 4 * stages + o_bufs) + (tma and 16 or 0)
+      + (skip and 32 + 3 * SKIP_WORDS * 4 or 0)
     return q_bufs * q_bytes + 2 * stages * kv_stage_bytes + o_bufs * o_buf_bytes + bars
       + ALIGN_SLACK
   end
@@ -74,6 +81,7 @@ function M.derive(v)
     q_bufs = q_bufs,
     o_buf_bytes = o_buf_bytes,
     tma = tma,
+    skip_words = SKIP_WORDS,
     reg_producer = tma and TMA_PRODUCER_REGS or PRODUCER_REGS,
     reg_consumer = tma and
       (REGS_PER_SM - 128 * TMA_PRODUCER_REGS) // (128 * consumers) // 8 * 8 or CONSUMER_REGS,

@@ -683,6 +683,8 @@ attngen_status attngen_fwd(attngen_context *c, const attngen_fwd_args *a) {
   if (a->skip && (st = attngen__skip_check_grid(a->skip, k->name, k->desc.block_m,
                                                 k->desc.kv_tile)) != ATTNGEN_STATUS_OK)
     return st;
+  if (a->skip && (st = attngen__skip_check_kernel(a->skip, &k->desc)) != ATTNGEN_STATUS_OK)
+    return st;
   attngen_kargs kargs = p.k;
   if (a->skip) {
     attngen__skip_fill_kargs(a->skip, &kargs);

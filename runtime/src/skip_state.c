@@ -238,6 +238,22 @@ attngen_status attngen__skip_check_grid(const attngen_skip_state *s, const char 
                        s->block_m, s->block_n, s->variant, variant, block_m, kv_tile);
 }
 
+attngen_status attngen__skip_check_kernel(const attngen_skip_state *s,
+                                          const attngen__variant_desc *d) {
+  if (d->target == ATTNGEN__TARGET_SM90 && s->grid.nw > ATTNGEN__SKIP_SM90_MAX_WORDS)
+    return attngen__fail(ATTNGEN_STATUS_INVALID_ARGUMENT,
+                         "args.skip: seqlen_kv %d is %d KV tiles of %d keys; the sm90 skip "
+                         "kernels take at most %d (allowed: seqlen_kv <= %d)",
+                         s->seqlen_kv, s->grid.nkt, s->block_n, 32 * ATTNGEN__SKIP_SM90_MAX_WORDS,
+                         32 * ATTNGEN__SKIP_SM90_MAX_WORDS * s->block_n);
+  if (s->words > 0xFFFFFFFFu)
+    return attngen__fail(ATTNGEN_STATUS_INVALID_ARGUMENT,
+                         "args.skip: %zu list words (batch x heads x q-tiles x words per q-tile); "
+                         "the kernels index at most 2^32 - 1 (allowed: a smaller call)",
+                         s->words);
+  return ATTNGEN_STATUS_OK;
+}
+
 void attngen__skip_fill_kargs(const attngen_skip_state *s, attngen_kargs *k) {
   k->skip_read = s->fresh ? NULL : s->lists[s->cur];
   k->skip_write = s->lists[1 - s->cur];

@@ -10,6 +10,7 @@
 #include "attngen.h"
 #include "kargs.h"
 #include "numerics.h"
+#include "variant.h"
 
 struct attngen_skip_state {
   attngen_context *ctx;
@@ -29,6 +30,16 @@ struct attngen_skip_state {
   void *stream;              /* the last call's stream */
   int launched;              /* a call was queued (stream is meaningful) */
 };
+
+/* The sm90 skip kernels hold a job's verdict words in shared memory: at most this many
+ * (templates/sm90/attn_fwd_wgmma.cu.in, kSkipWords; target_sm90_wgmma.lua SKIP_WORDS). */
+#define ATTNGEN__SKIP_SM90_MAX_WORDS 64
+
+/* What the kernel that runs a skip call can hold: the sm90 kernels at most
+ * ATTNGEN__SKIP_SM90_MAX_WORDS words per q-tile (2048 KV tiles), every kernel list indices
+ * below 2^32 words. INVALID_ARGUMENT naming args.skip and the limit otherwise. */
+attngen_status attngen__skip_check_kernel(const attngen_skip_state *s,
+                                          const attngen__variant_desc *d);
 
 /* attngen_skip_state_create (api.c) once the grid is known: allocates the lists and the
  * counter in the context's memory; checks the threshold and the grid (INVALID_ARGUMENT). */

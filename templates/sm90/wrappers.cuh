@@ -515,7 +515,41 @@ WG_FN bool wg_any(bool pred) {
   return r != 0;
 }
 
+// Whether every lane of the warp has `pred` (vote.all).
+WG_FN bool wg_all(bool pred) {
+  wg_u32 r;
+  asm volatile("{\n.reg .pred p, q;\nsetp.ne.u32 p, %1, 0;\nvote.sync.all.pred q, p, 0xffffffff;\n"
+               "selp.u32 %0, 1, 0, q;\n}\n"
+               : "=r"(r)
+               : "r"((wg_u32)pred));
+  return r != 0;
+}
+
 // ---- shared / global moves -------------------------------------------------------------------
+
+// A 4-byte global load (the tile-skipping kernels' list words).
+WG_FN wg_u32 wg_ld_global_b32(const void *p) {
+  wg_u32 x;
+  asm volatile("ld.global.b32 %0, [%1];" : "=r"(x) : "l"(p) : "memory");
+  return x;
+}
+
+// *addr &= x in shared memory, no result (red.shared.and).
+WG_FN void wg_red_shared_and(wg_u32 addr, wg_u32 x) {
+  asm volatile("red.shared.and.b32 [%0], %1;" ::"r"(addr), "r"(x) : "memory");
+}
+
+// *addr += x in shared memory; returns the old value (atom.shared.add).
+WG_FN wg_u32 wg_atom_shared_add(wg_u32 addr, wg_u32 x) {
+  wg_u32 r;
+  asm volatile("atom.shared.add.u32 %0, [%1], %2;" : "=r"(r) : "r"(addr), "r"(x) : "memory");
+  return r;
+}
+
+// *p += x in global memory, no result (red.global.add).
+WG_FN void wg_red_global_add(void *p, wg_u32 x) {
+  asm volatile("red.global.add.u32 [%0], %1;" ::"l"(p), "r"(x) : "memory");
+}
 
 WG_FN void wg_st_shared_b32(wg_u32 addr, wg_u32 x) {
   asm volatile("st.shared.b32 [%0], %1;" ::"r"(addr), "r"(x) : "memory");
