@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # gpu_session.sh: everything one device call runs on the GPU machine, from the repo root,
 # with the artifacts of bench/gpu_pack.sh in .gpu/. Steps (pick with arguments):
+#   compile JIT-compile the default sm90 set into the cache, 16 at a time (a pack built
+#           without nvcc, ATTNGEN_NVCC=OFF, has no AOT cubins: run this before tests)
 #   tests   the GPU test suite (every default sm90 variant vs the CPU reference)
 #   jit     first-call JIT time vs cached load of a non-default variant, + check of it
 #   check   attngen check through cuda for an AOT variant (large scores, NaN/Inf)
@@ -8,6 +10,9 @@
 #   tune    attngen tune on 3 shapes, then a second process runs them with the database
 #   python  python/tests/gpu/gpu_check.py (ATTNGEN_PYCHECKS: its --only list; default all but
 #           cpu_suite)
+#   skip    tile skipping: bench/skip_speed.py (dense vs skipping calls at forced skipped
+#           fractions) and bench/skip_study.py on the kernels (synthetic denoising, Wan 1.3B
+#           480p grid, 12 heads: skipped fraction, error vs dense and time per threshold)
 #   diffusers  python/tests/gpu/real_diffusers.py on the real diffusers source: a tarball of a
 #           diffusers checkout's src/diffusers at $ATTNGEN_DIFFUSERS_TGZ (default
 #           .gpu-ext/diffusers-src.tar.gz, carried), unpacked into /tmp
@@ -33,7 +38,14 @@ JITV=attn_fwd_d128_bshd_rtne_q1_kv128_w8_nosplit_mma_sm90
 for step in $steps; do
   echo "== step $step"
   case $step in
+    compile) run "$A" compile --target sm90 -j 16 2>&1 | tail -3 | tee "$OUT/compile.log"; piped ;;
     tests) run "$G/test_gpu_sm90" 2>&1 | tee "$OUT/gpu_tests.log"; piped ;;
+    skip)
+      run env PYTHONPATH="$PWD/python" python3 bench/skip_speed.py --lib "$G/libattngen.so" \
+        2>&1 | tee "$OUT/skip_speed.log"; piped
+      run env ATTNGEN_LIB="$G/libattngen.so" PYTHONPATH="$PWD/python" python3 \
+        bench/skip_study.py --device cuda --grid 21,30,52 --heads 12 --time \
+        --md "$OUT/skip_study.md" 2>&1 | tee "$OUT/skip_study.log"; piped ;;
     jit)
       rm -rf "$ATTNGEN_CACHE_DIR"
       for i in 1 2; do
