@@ -1739,10 +1739,10 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       }
       float alpha0, alpha1;
       softmax(jf, true, alpha0, alpha1);
-#line 1172 "templates/sm90/attn_fwd_wgmma.cu.in"
-      skip_verdict(jf, jn1 >= nt);
-#line 1174 "templates/sm90/attn_fwd_wgmma.cu.in"
       pack();
+#line 1173 "templates/sm90/attn_fwd_wgmma.cu.in"
+      skip_verdict(jf, jn1 >= nt);
+#line 1175 "templates/sm90/attn_fwd_wgmma.cu.in"
     }
     // A round that issues S_j and P_{j-1} V_{j-1} of the same job (1 <= j < nt; `last`: j is
     // the job's last computed tile).
@@ -1771,9 +1771,6 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       // rescaled before the P.V was issued (rescale_then_pv).
       float alpha0, alpha1;
       softmax(j, false, alpha0, alpha1);
-#line 1204 "templates/sm90/attn_fwd_wgmma.cu.in"
-      skip_verdict(j, last);
-#line 1206 "templates/sm90/attn_fwd_wgmma.cu.in"
       set_pending(alpha0, alpha1);
       wg_wait<0>();
 #pragma unroll
@@ -1782,16 +1779,21 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       for (int i = 0; i < kPRegs; ++i) wg_fence_operand(p[i]);
       if (lane == 0) wg_mbar_arrive(bar_empty_v + 8 * sp);
       pack();
+#line 1212 "templates/sm90/attn_fwd_wgmma.cu.in"
+      // (after the wait and the packing: between the softmax and the wait, its branches kept
+      // ptxas from moving the wait to the top of the softmax's block, as in the dense kernel)
+      skip_verdict(j, last);
+#line 1216 "templates/sm90/attn_fwd_wgmma.cu.in"
       ++it;
     };
     it = 1;
-#line 1218 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1220 "templates/sm90/attn_fwd_wgmma.cu.in"
     for (int j = jn1; j < nt;) {
       const int jn = next_live_c(j + 1);
       steady_round(j, jn >= nt);
       j = jn;
     }
-#line 1226 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1228 "templates/sm90/attn_fwd_wgmma.cu.in"
     for (job = job_at(ri = live_round(ri + 1)); job < n_jobs;
          job = job_at(ri = live_round(ri + 1))) {
       ++nj;
@@ -1825,9 +1827,6 @@ extern "C" __global__ void __launch_bounds__(384, 1)
         m1 = neg_inf;
         float alpha0, alpha1;
         softmax(jf, true, alpha0, alpha1);
-#line 1260 "templates/sm90/attn_fwd_wgmma.cu.in"
-        skip_verdict(jf, jn1 >= nt);
-#line 1262 "templates/sm90/attn_fwd_wgmma.cu.in"
         prs = false;                         // the new job's O starts at 0: nothing to rescale
         wg_wait<0>();
 #pragma unroll
@@ -1836,22 +1835,25 @@ extern "C" __global__ void __launch_bounds__(384, 1)
         for (int i = 0; i < kPRegs; ++i) wg_fence_operand(p[i]);
         if (lane == 0) wg_mbar_arrive(bar_empty_v + 8 * sp);
         epilogue(o_job, pm0, pm1, pl0, pl1);
-#line 1271 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1270 "templates/sm90/attn_fwd_wgmma.cu.in"
         skip_done(nj - 1, o_job);
-#line 1273 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1272 "templates/sm90/attn_fwd_wgmma.cu.in"
         o_job = job;
 #pragma unroll
         for (int i = 0; i < kORegs; ++i) o[i] = 0.f;
         pack();
+#line 1277 "templates/sm90/attn_fwd_wgmma.cu.in"
+        skip_verdict(jf, jn1 >= nt);
+#line 1279 "templates/sm90/attn_fwd_wgmma.cu.in"
         ++it;
       }
-#line 1280 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1282 "templates/sm90/attn_fwd_wgmma.cu.in"
       for (int j = jn1; j < nt;) {
         const int jn = next_live_c(j + 1);
         steady_round(j, jn >= nt);
         j = jn;
       }
-#line 1288 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1290 "templates/sm90/attn_fwd_wgmma.cu.in"
     }
     {
       // The last job's P_{n-1} V_{n-1}, then its epilogue.
@@ -1866,19 +1868,19 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       for (int i = 0; i < kORegs; ++i) wg_fence_operand(o[i]);
       if (lane == 0) wg_mbar_arrive(bar_empty_v + 8 * sp);
       epilogue(o_job, m0, m1, l0, l1);
-#line 1303 "templates/sm90/attn_fwd_wgmma.cu.in"
-      skip_done(nj, o_job);
 #line 1305 "templates/sm90/attn_fwd_wgmma.cu.in"
+      skip_done(nj, o_job);
+#line 1307 "templates/sm90/attn_fwd_wgmma.cu.in"
     }
   }
 }
-#line 1309 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1311 "templates/sm90/attn_fwd_wgmma.cu.in"
 #undef sO
 #undef bar_o_full
 #undef job_count
 #undef job_q_row
 #undef job_q_hb
-#line 1315 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1317 "templates/sm90/attn_fwd_wgmma.cu.in"
 #undef job_skip_base
 #undef job_skip_first
 #undef skip_done_count

@@ -1576,8 +1576,8 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       }
       float alpha0, alpha1;
       softmax(0, true, alpha0, alpha1);
-#line 1174 "templates/sm90/attn_fwd_wgmma.cu.in"
       pack();
+#line 1175 "templates/sm90/attn_fwd_wgmma.cu.in"
     }
     // A round that issues S_j and P_{j-1} V_{j-1} of the same job (1 <= j < nt; `last`: j is
     // the job's last computed tile).
@@ -1606,7 +1606,6 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       // rescaled before the P.V was issued (rescale_then_pv).
       float alpha0, alpha1;
       softmax(j, false, alpha0, alpha1);
-#line 1206 "templates/sm90/attn_fwd_wgmma.cu.in"
       set_pending(alpha0, alpha1);
       wg_wait<0>();
 #pragma unroll
@@ -1615,12 +1614,13 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       for (int i = 0; i < kPRegs; ++i) wg_fence_operand(p[i]);
       if (lane == 0) wg_mbar_arrive(bar_empty_v + 8 * sp);
       pack();
+#line 1216 "templates/sm90/attn_fwd_wgmma.cu.in"
       ++it;
     };
     it = 1;
-#line 1224 "templates/sm90/attn_fwd_wgmma.cu.in"
-    for (int j = 1; j < nt; ++j) steady_round(j, j == nt - 1);
 #line 1226 "templates/sm90/attn_fwd_wgmma.cu.in"
+    for (int j = 1; j < nt; ++j) steady_round(j, j == nt - 1);
+#line 1228 "templates/sm90/attn_fwd_wgmma.cu.in"
     for (job = job_at(ri = live_round(ri + 1)); job < n_jobs;
          job = job_at(ri = live_round(ri + 1))) {
       ++nj;
@@ -1654,7 +1654,6 @@ extern "C" __global__ void __launch_bounds__(384, 1)
         m1 = neg_inf;
         float alpha0, alpha1;
         softmax(0, true, alpha0, alpha1);
-#line 1262 "templates/sm90/attn_fwd_wgmma.cu.in"
         prs = false;                         // the new job's O starts at 0: nothing to rescale
         wg_wait<0>();
 #pragma unroll
@@ -1663,16 +1662,17 @@ extern "C" __global__ void __launch_bounds__(384, 1)
         for (int i = 0; i < kPRegs; ++i) wg_fence_operand(p[i]);
         if (lane == 0) wg_mbar_arrive(bar_empty_v + 8 * sp);
         epilogue(o_job, pm0, pm1, pl0, pl1);
-#line 1273 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1272 "templates/sm90/attn_fwd_wgmma.cu.in"
         o_job = job;
 #pragma unroll
         for (int i = 0; i < kORegs; ++i) o[i] = 0.f;
         pack();
+#line 1279 "templates/sm90/attn_fwd_wgmma.cu.in"
         ++it;
       }
-#line 1286 "templates/sm90/attn_fwd_wgmma.cu.in"
-      for (int j = 1; j < nt; ++j) steady_round(j, j == nt - 1);
 #line 1288 "templates/sm90/attn_fwd_wgmma.cu.in"
+      for (int j = 1; j < nt; ++j) steady_round(j, j == nt - 1);
+#line 1290 "templates/sm90/attn_fwd_wgmma.cu.in"
     }
     {
       // The last job's P_{n-1} V_{n-1}, then its epilogue.
@@ -1687,11 +1687,11 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       for (int i = 0; i < kORegs; ++i) wg_fence_operand(o[i]);
       if (lane == 0) wg_mbar_arrive(bar_empty_v + 8 * sp);
       epilogue(o_job, m0, m1, l0, l1);
-#line 1305 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1307 "templates/sm90/attn_fwd_wgmma.cu.in"
     }
   }
 }
-#line 1309 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1311 "templates/sm90/attn_fwd_wgmma.cu.in"
 #undef sO
 #undef bar_o_full
 #undef job_count
