@@ -1451,9 +1451,10 @@ extern "C" __global__ void __launch_bounds__(384, 1)
     // NaN). `vrows` = the tile's keys within the length. Both consumers write the same zeros;
     // the stage is not refilled before both release it. Each thread's stores, its proxy fence,
     // then begin_issue's barrier: the wgmmas of the warpgroup see all of them.
-    // (A packed sequence's keys past its end are the next sequence's rows: zeroed alike.)
+    // (A packed sequence's keys past its end are the next sequence's rows: zeroed alike. A
+    // skipping job whose every tile is skipped runs tile 0 with kv_n = 0: its V rows too.)
     auto zero_v_tail = [&](int sp, int vrows) {
-      if ((a.kv_len == 0 && !packed && !kSkip) || vrows >= kKv) return;
+      if ((a.kv_len == 0 && !packed && !(kSkip && kv_n == 0)) || vrows >= kKv) return;
       const wg_u32 vt = sV + sp * kKvStage;
       for (int i = ct; i < (kKv - vrows) * (kD / 2); i += 128) {  // kD / 2 words per row
         const wg_u32 w = (wg_u32)i % (kD / 2), r = (wg_u32)i / (kD / 2);  // (shifts, masks)
@@ -1465,18 +1466,18 @@ extern "C" __global__ void __launch_bounds__(384, 1)
     auto set_pending = [&](float alpha0, float alpha1) {
       pa0 = alpha0;
       pa1 = alpha1;
-#line 941 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 942 "templates/sm90/attn_fwd_wgmma.cu.in"
       // (RTNA rescales always: with the skip its long shapes ran 3% slower in runs AB4 and
       // AB5, where RTNE and RTZ gained 0.4-2.6%.)
       prs = true;
-#line 947 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 948 "templates/sm90/attn_fwd_wgmma.cu.in"
     };
 
-#line 950 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 951 "templates/sm90/attn_fwd_wgmma.cu.in"
     // Step 6: o = O * (1 / l) (l = 0 -> 0), rounded, into this consumer's O buffer (the
     // storer writes it out). Step 7: LSE = m ln2 + ln l. For job `job` with the final running
     // max (em0, em1) and this thread's parts of l (el0, el1).
-#line 958 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 959 "templates/sm90/attn_fwd_wgmma.cu.in"
     auto epilogue = [&](int job, float em0, float em1, float el0, float el1) {
       long long q_base, kv_base;
       int q0, h, b;
@@ -1504,7 +1505,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       int qr = 0;                            // a packed sequence's first row, its rows sq
       const int sq = q_len(b, qr);
       const bool ok0 = qa < sq, ok1 = qa + 8 < sq;
-#line 986 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 987 "templates/sm90/attn_fwd_wgmma.cu.in"
       // Wait until the buffer's previous contents have been read by their stores (a named
       // barrier: an mbarrier wait loop here, with O and S live, made ptxas spill).
       const int ob = kOBufs == kConsumers ? cw : 0;
@@ -1521,12 +1522,12 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       unsigned short *og = (unsigned short *)a.o + q_base + 2 * t4;
       unsigned short *og0 = og + (wg_u32)(ok0 ? qa : 0) * row_stride;
       unsigned short *og1 = og + (wg_u32)(ok1 ? qa + 8 : 0) * row_stride;
-#line 1007 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1008 "templates/sm90/attn_fwd_wgmma.cu.in"
 #pragma unroll
       for (int i = 0; i < kD / 8; ++i) {
         const wg_u32 r0 = round_out2(wg_mul_rn(o[4 * i], inv0), wg_mul_rn(o[4 * i + 1], inv0));
         const wg_u32 r1 = round_out2(wg_mul_rn(o[4 * i + 2], inv1), wg_mul_rn(o[4 * i + 3], inv1));
-#line 1012 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1013 "templates/sm90/attn_fwd_wgmma.cu.in"
         if (direct) {
           if (ok0) wg_st_global_b32(og0 + 8 * i, r0);
           if (ok1) wg_st_global_b32(og1 + 8 * i, r1);
@@ -1535,12 +1536,12 @@ extern "C" __global__ void __launch_bounds__(384, 1)
           wg_st_shared_b32(at, r0);
           wg_st_shared_b32(at + 8u * 128u, r1);
         }
-#line 1024 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1025 "templates/sm90/attn_fwd_wgmma.cu.in"
       }
-#line 1026 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1027 "templates/sm90/attn_fwd_wgmma.cu.in"
       wg_fence_proxy_async();                // st.shared (generic) -> the stores (async proxy)
       wg_mbar_arrive(bar_o_full + 8 * ob);
-#line 1029 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1030 "templates/sm90/attn_fwd_wgmma.cu.in"
       if (a.lse != 0 && t4 == 0) {
         // [B, H, Sq], or [H, total_q] from the sequence's first row
         float *lse = a.lse + (packed ? (long long)h * a.total_q + qr : ((long long)b * H + h) * (long long)Sq);
@@ -1584,9 +1585,9 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       const int sq = q_len(b, r0);
       cdiag = mb * kBlockM + kv_n - sq;
       nt = tiles_of(job_keys(kv_n, mb * kBlockM, sq));
-#line 1090 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1091 "templates/sm90/attn_fwd_wgmma.cu.in"
     };
-#line 1153 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1154 "templates/sm90/attn_fwd_wgmma.cu.in"
     start_job(job);
     if (cw == kConsumers - 1) wg_bar_arrive(1, 256);  // consumer 0 issues first
     {
@@ -1606,7 +1607,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       float alpha0, alpha1;
       softmax(0, true, alpha0, alpha1);
       pack();
-#line 1175 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1176 "templates/sm90/attn_fwd_wgmma.cu.in"
     }
     // A round that issues S_j and P_{j-1} V_{j-1} of the same job (1 <= j < nt; `last`: j is
     // the job's last computed tile).
@@ -1643,13 +1644,13 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       for (int i = 0; i < kPRegs; ++i) wg_fence_operand(p[i]);
       if (lane == 0) wg_mbar_arrive(bar_empty_v + 8 * sp);
       pack();
-#line 1216 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1217 "templates/sm90/attn_fwd_wgmma.cu.in"
       ++it;
     };
     it = 1;
-#line 1226 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1227 "templates/sm90/attn_fwd_wgmma.cu.in"
     for (int j = 1; j < nt; ++j) steady_round(j, j == nt - 1);
-#line 1228 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1229 "templates/sm90/attn_fwd_wgmma.cu.in"
     for (job = job_at(ri = live_round(ri + 1)); job < n_jobs;
          job = job_at(ri = live_round(ri + 1))) {
       ++nj;
@@ -1691,17 +1692,17 @@ extern "C" __global__ void __launch_bounds__(384, 1)
         for (int i = 0; i < kPRegs; ++i) wg_fence_operand(p[i]);
         if (lane == 0) wg_mbar_arrive(bar_empty_v + 8 * sp);
         epilogue(o_job, pm0, pm1, pl0, pl1);
-#line 1272 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1273 "templates/sm90/attn_fwd_wgmma.cu.in"
         o_job = job;
 #pragma unroll
         for (int i = 0; i < kORegs; ++i) o[i] = 0.f;
         pack();
-#line 1279 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1280 "templates/sm90/attn_fwd_wgmma.cu.in"
         ++it;
       }
-#line 1288 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1289 "templates/sm90/attn_fwd_wgmma.cu.in"
       for (int j = 1; j < nt; ++j) steady_round(j, j == nt - 1);
-#line 1290 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1291 "templates/sm90/attn_fwd_wgmma.cu.in"
     }
     {
       // The last job's P_{n-1} V_{n-1}, then its epilogue.
@@ -1716,11 +1717,11 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       for (int i = 0; i < kORegs; ++i) wg_fence_operand(o[i]);
       if (lane == 0) wg_mbar_arrive(bar_empty_v + 8 * sp);
       epilogue(o_job, m0, m1, l0, l1);
-#line 1307 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1308 "templates/sm90/attn_fwd_wgmma.cu.in"
     }
   }
 }
-#line 1311 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1312 "templates/sm90/attn_fwd_wgmma.cu.in"
 #undef sO
 #undef bar_o_full
 #undef job_count

@@ -1544,9 +1544,10 @@ extern "C" __global__ void __launch_bounds__(384, 1)
     // NaN). `vrows` = the tile's keys within the length. Both consumers write the same zeros;
     // the stage is not refilled before both release it. Each thread's stores, its proxy fence,
     // then begin_issue's barrier: the wgmmas of the warpgroup see all of them.
-    // (A packed sequence's keys past its end are the next sequence's rows: zeroed alike.)
+    // (A packed sequence's keys past its end are the next sequence's rows: zeroed alike. A
+    // skipping job whose every tile is skipped runs tile 0 with kv_n = 0: its V rows too.)
     auto zero_v_tail = [&](int sp, int vrows) {
-      if ((a.kv_len == 0 && !packed && !kSkip) || vrows >= kKv) return;
+      if ((a.kv_len == 0 && !packed && !(kSkip && kv_n == 0)) || vrows >= kKv) return;
       const wg_u32 vt = sV + sp * kKvStage;
       for (int i = ct; i < (kKv - vrows) * (kD / 2); i += 128) {  // kD / 2 words per row
         const wg_u32 w = (wg_u32)i % (kD / 2), r = (wg_u32)i / (kD / 2);  // (shifts, masks)
@@ -1558,16 +1559,16 @@ extern "C" __global__ void __launch_bounds__(384, 1)
     auto set_pending = [&](float alpha0, float alpha1) {
       pa0 = alpha0;
       pa1 = alpha1;
-#line 945 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 946 "templates/sm90/attn_fwd_wgmma.cu.in"
       prs = wg_any(alpha0 != 1.f || alpha1 != 1.f);
-#line 947 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 948 "templates/sm90/attn_fwd_wgmma.cu.in"
     };
 
-#line 950 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 951 "templates/sm90/attn_fwd_wgmma.cu.in"
     // Step 6: o = O * (1 / l) (l = 0 -> 0), rounded, into this consumer's O buffer (the
     // storer writes it out). Step 7: LSE = m ln2 + ln l. For job `job` with the final running
     // max (em0, em1) and this thread's parts of l (el0, el1).
-#line 958 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 959 "templates/sm90/attn_fwd_wgmma.cu.in"
     auto epilogue = [&](int job, float em0, float em1, float el0, float el1) {
       long long q_base, kv_base;
       int q0, h, b;
@@ -1595,7 +1596,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       int qr = 0;                            // a packed sequence's first row, its rows sq
       const int sq = q_len(b, qr);
       const bool ok0 = qa < sq, ok1 = qa + 8 < sq;
-#line 986 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 987 "templates/sm90/attn_fwd_wgmma.cu.in"
       // Wait until the buffer's previous contents have been read by their stores (a named
       // barrier: an mbarrier wait loop here, with O and S live, made ptxas spill).
       const int ob = kOBufs == kConsumers ? cw : 0;
@@ -1612,12 +1613,12 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       unsigned short *og = (unsigned short *)a.o + q_base + 2 * t4;
       unsigned short *og0 = og + (wg_u32)(ok0 ? qa : 0) * row_stride;
       unsigned short *og1 = og + (wg_u32)(ok1 ? qa + 8 : 0) * row_stride;
-#line 1007 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1008 "templates/sm90/attn_fwd_wgmma.cu.in"
 #pragma unroll
       for (int i = 0; i < kD / 8; ++i) {
         const wg_u32 r0 = round_out2(wg_mul_rn(o[4 * i], inv0), wg_mul_rn(o[4 * i + 1], inv0));
         const wg_u32 r1 = round_out2(wg_mul_rn(o[4 * i + 2], inv1), wg_mul_rn(o[4 * i + 3], inv1));
-#line 1012 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1013 "templates/sm90/attn_fwd_wgmma.cu.in"
         if (direct) {
           if (ok0) wg_st_global_b32(og0 + 8 * i, r0);
           if (ok1) wg_st_global_b32(og1 + 8 * i, r1);
@@ -1626,12 +1627,12 @@ extern "C" __global__ void __launch_bounds__(384, 1)
           wg_st_shared_b32(at, r0);
           wg_st_shared_b32(at + 8u * 128u, r1);
         }
-#line 1024 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1025 "templates/sm90/attn_fwd_wgmma.cu.in"
       }
-#line 1026 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1027 "templates/sm90/attn_fwd_wgmma.cu.in"
       wg_fence_proxy_async();                // st.shared (generic) -> the stores (async proxy)
       wg_mbar_arrive(bar_o_full + 8 * ob);
-#line 1029 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1030 "templates/sm90/attn_fwd_wgmma.cu.in"
       if (a.lse != 0 && t4 == 0) {
         // [B, H, Sq], or [H, total_q] from the sequence's first row
         float *lse = a.lse + (packed ? (long long)h * a.total_q + qr : ((long long)b * H + h) * (long long)Sq);
@@ -1675,7 +1676,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       const int sq = q_len(b, r0);
       cdiag = mb * kBlockM + kv_n - sq;
       nt = tiles_of(job_keys(kv_n, mb * kBlockM, sq));
-#line 1073 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1074 "templates/sm90/attn_fwd_wgmma.cu.in"
       // Its computed tiles (every tile skipped: tile 0 with no key, masked whole).
       n_vis = kv_n > 0 ? nt : 0;
       n_live = 0;
@@ -1692,9 +1693,9 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       const int qa = mb * kBlockM + 64 * cw + 16 * wq + g;
       rv0 = qa < sq;
       rv1 = qa + 8 < sq;
-#line 1090 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1091 "templates/sm90/attn_fwd_wgmma.cu.in"
     };
-#line 1092 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1093 "templates/sm90/attn_fwd_wgmma.cu.in"
     // The skip verdict of computed tile j of the job whose S was just softmaxed (m0, m1 its
     // new running max, tmx0, tmx1 the tile's): marked when every valid row of the warp has a
     // tile max of -inf (no key; NaN scores do not count: a NaN max is no key) or below its
@@ -1755,7 +1756,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       }
       if (lane == 0) wg_st_shared_b32(cnt, 0u);
     };
-#line 1153 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1154 "templates/sm90/attn_fwd_wgmma.cu.in"
     start_job(job);
     if (cw == kConsumers - 1) wg_bar_arrive(1, 256);  // consumer 0 issues first
     {
@@ -1775,9 +1776,9 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       float alpha0, alpha1;
       softmax(jf, true, alpha0, alpha1);
       pack();
-#line 1173 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1174 "templates/sm90/attn_fwd_wgmma.cu.in"
       skip_verdict(jf, jn1 >= nt);
-#line 1175 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1176 "templates/sm90/attn_fwd_wgmma.cu.in"
     }
     // A round that issues S_j and P_{j-1} V_{j-1} of the same job (1 <= j < nt; `last`: j is
     // the job's last computed tile).
@@ -1814,21 +1815,21 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       for (int i = 0; i < kPRegs; ++i) wg_fence_operand(p[i]);
       if (lane == 0) wg_mbar_arrive(bar_empty_v + 8 * sp);
       pack();
-#line 1212 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1213 "templates/sm90/attn_fwd_wgmma.cu.in"
       // (after the wait and the packing: between the softmax and the wait, its branches kept
       // ptxas from moving the wait to the top of the softmax's block, as in the dense kernel)
       skip_verdict(j, last);
-#line 1216 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1217 "templates/sm90/attn_fwd_wgmma.cu.in"
       ++it;
     };
     it = 1;
-#line 1220 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1221 "templates/sm90/attn_fwd_wgmma.cu.in"
     for (int j = jn1; j < nt;) {
       const int jn = next_live_c(j + 1);
       steady_round(j, jn >= nt);
       j = jn;
     }
-#line 1228 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1229 "templates/sm90/attn_fwd_wgmma.cu.in"
     for (job = job_at(ri = live_round(ri + 1)); job < n_jobs;
          job = job_at(ri = live_round(ri + 1))) {
       ++nj;
@@ -1870,25 +1871,25 @@ extern "C" __global__ void __launch_bounds__(384, 1)
         for (int i = 0; i < kPRegs; ++i) wg_fence_operand(p[i]);
         if (lane == 0) wg_mbar_arrive(bar_empty_v + 8 * sp);
         epilogue(o_job, pm0, pm1, pl0, pl1);
-#line 1270 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1271 "templates/sm90/attn_fwd_wgmma.cu.in"
         skip_done(nj - 1, o_job);
-#line 1272 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1273 "templates/sm90/attn_fwd_wgmma.cu.in"
         o_job = job;
 #pragma unroll
         for (int i = 0; i < kORegs; ++i) o[i] = 0.f;
         pack();
-#line 1277 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1278 "templates/sm90/attn_fwd_wgmma.cu.in"
         skip_verdict(jf, jn1 >= nt);
-#line 1279 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1280 "templates/sm90/attn_fwd_wgmma.cu.in"
         ++it;
       }
-#line 1282 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1283 "templates/sm90/attn_fwd_wgmma.cu.in"
       for (int j = jn1; j < nt;) {
         const int jn = next_live_c(j + 1);
         steady_round(j, jn >= nt);
         j = jn;
       }
-#line 1290 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1291 "templates/sm90/attn_fwd_wgmma.cu.in"
     }
     {
       // The last job's P_{n-1} V_{n-1}, then its epilogue.
@@ -1903,19 +1904,19 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       for (int i = 0; i < kORegs; ++i) wg_fence_operand(o[i]);
       if (lane == 0) wg_mbar_arrive(bar_empty_v + 8 * sp);
       epilogue(o_job, m0, m1, l0, l1);
-#line 1305 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1306 "templates/sm90/attn_fwd_wgmma.cu.in"
       skip_done(nj, o_job);
-#line 1307 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1308 "templates/sm90/attn_fwd_wgmma.cu.in"
     }
   }
 }
-#line 1311 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1312 "templates/sm90/attn_fwd_wgmma.cu.in"
 #undef sO
 #undef bar_o_full
 #undef job_count
 #undef job_q_row
 #undef job_q_hb
-#line 1317 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1318 "templates/sm90/attn_fwd_wgmma.cu.in"
 #undef job_skip_base
 #undef job_skip_first
 #undef skip_done_count
