@@ -327,10 +327,11 @@ static void test_dispatch_check_cu_seqlens(void **state) {
   assert_non_null(strstr(attngen_last_error(), "cu_seqlens_k[1]"));
 }
 
-/* args.causal: 0 or 1, anything else INVALID_ARGUMENT naming it. The gfx942 kernels (emu)
- * refuse the mask with NO_VARIANT naming args.causal (explain and fwd, nothing written);
- * the cpu reference runs it: row i of a causal call with Sq = Skv = 8 equals the row of a
- * dense call with Skv = i + 1 (its first keys), bitwise. */
+/* args.causal: 0 or 1, anything else INVALID_ARGUMENT naming it. A forced gfx942 variant
+ * without the mask (emu) refuses it with NO_VARIANT naming args.causal (explain and fwd,
+ * nothing written); the cpu reference and the gfx942 causal kernels (emu) run it: row i of
+ * a causal call with Sq = Skv = 8 equals the row of a dense call with Skv = i + 1 (its first
+ * keys) on the same backend, bitwise. */
 static void test_dispatch_causal(void **state) {
   (void)state;
   attngen_fwd_args a = valid_args();
@@ -365,22 +366,31 @@ static void test_dispatch_causal(void **state) {
   c.causal = 1;
   attngen_choice ch;
   memset(out, 0x7B, sizeof out);
+  c.variant = "attn_fwd_d128_bshd_rtne_q2_kv96_w8_nosplit_vt_mfma_gfx942";
   assert_int_equal(attngen_explain(emu, &c, &ch), ATTNGEN_STATUS_NO_VARIANT);
   assert_non_null(strstr(attngen_last_error(), "args.causal"));
   assert_int_equal(attngen_fwd(emu, &c), ATTNGEN_STATUS_NO_VARIANT);
+  assert_non_null(strstr(attngen_last_error(), "args.causal"));
   for (int i = 0; i < N; ++i) assert_int_equal(out[i], 0x7B7B);
-  assert_int_equal(attngen_fwd(cpu, &c), ATTNGEN_STATUS_OK);
-  assert_int_equal(attngen_synchronize(cpu, NULL), ATTNGEN_STATUS_OK);
-  for (int i = 0; i < S; ++i) {
-    attngen_fwd_args d = c;
-    d.causal = 0;
-    d.q = q + i * 128;
-    d.out = row;
-    d.seqlen_q = 1;
-    d.seqlen_kv = i + 1;
-    assert_int_equal(attngen_fwd(cpu, &d), ATTNGEN_STATUS_OK);
-    assert_int_equal(attngen_synchronize(cpu, NULL), ATTNGEN_STATUS_OK);
-    assert_memory_equal(row, out + i * 128, sizeof row);
+  c.variant = NULL;
+  assert_int_equal(attngen_explain(emu, &c, &ch), ATTNGEN_STATUS_OK);
+  assert_non_null(strstr(ch.variant, "_causal_"));
+  attngen_context *both[2] = {emu, cpu};
+  for (int bi = 0; bi < 2; ++bi) {
+    memset(out, 0x7B, sizeof out);
+    assert_int_equal(attngen_fwd(both[bi], &c), ATTNGEN_STATUS_OK);
+    assert_int_equal(attngen_synchronize(both[bi], NULL), ATTNGEN_STATUS_OK);
+    for (int i = 0; i < S; ++i) {
+      attngen_fwd_args d = c;
+      d.causal = 0;
+      d.q = q + i * 128;
+      d.out = row;
+      d.seqlen_q = 1;
+      d.seqlen_kv = i + 1;
+      assert_int_equal(attngen_fwd(both[bi], &d), ATTNGEN_STATUS_OK);
+      assert_int_equal(attngen_synchronize(both[bi], NULL), ATTNGEN_STATUS_OK);
+      assert_memory_equal(row, out + i * 128, sizeof row);
+    }
   }
   /* not the dense call: its first row sees every key, the causal one only key 0 (so it
    * is v_0, p = 1); their last rows agree */

@@ -460,11 +460,16 @@ static double run_variant(const attngen__emu_kernel *k, const attngen__variant_d
       for (int i = 0; i < Sq; i++) {
         size_t qrow = d->layout == 0 ? ((size_t)i * H + h) * D : ((size_t)h * Sq + i) * D;
         double m = -INFINITY, l = 0;
+        /* a causal variant (mask = causal) applies its mask whatever a.causal says: row i
+         * sees the keys j <= i + Skv - Sq (bottom-right) */
+        const int seen = d->mask == ATTNGEN__MASK_CAUSAL
+                             ? (i + Skv - Sq + 1 < 0 ? 0 : i + Skv - Sq + 1 > Skv ? Skv : i + Skv - Sq + 1)
+                             : Skv;
         for (int j = 0; j < Skv; j++) {
           size_t krow = d->layout == 0 ? ((size_t)j * H + h) * D : ((size_t)h * Skv + j) * D;
           double s = 0;
           for (int x = 0; x < D; x++) s += (double)bf2f(q[qrow + x]) * bf2f(kk[krow + x]);
-          sc[j] = s * scale;
+          sc[j] = j < seen ? s * scale : -INFINITY;
           if (sc[j] > m) m = sc[j];
         }
         for (int j = 0; j < Skv; j++) l += (sc[j] = exp(sc[j] - m));

@@ -21,7 +21,10 @@
  * ATTNGEN_TEST_SEED=N repeats one). Prints its duration and the emulator's rate.
  * --varlen (its own ctest entry, test_emu_numerics_varlen): packed variable-length batches
  * on the default gfx942 variants (against the per-sequence dense calls, and with garbage
- * cu_seqlens). */
+ * cu_seqlens; causal variants with args.causal = 1), and the causal kernels' KV range (the
+ * emulator's MFMA count: the tiles past each block's diagonal are skipped), and the causal
+ * variants on the case set above with args.causal = 1, without its NaN/Inf cases (every
+ * other case per variant). */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -165,6 +168,7 @@ static int run_case(const attngen__variant_desc *var, const attngen__contract_ca
   a.kv_lengths = kvl; /* host memory on the emu backend */
   a.heads_kv = c->heads_kv; /* k, v: heads_kv heads, read in place */
   a.head_dim = D;
+  a.causal = var->mask == ATTNGEN__MASK_CAUSAL; /* a variant serves only calls of its mask */
 
   char problems[1024] = "";
   size_t pl = 0;
@@ -237,6 +241,13 @@ static int run_case(const attngen__variant_desc *var, const attngen__contract_ca
   return pass;
 }
 
+/* Causal variants run the case set with args.causal = 1, without the NaN/Inf cases
+ * (docs/NUMERICS.md's causal carve-out: a non-finite v of a key a row does not see may reach
+ * it through P = 0), as `attngen check --all` does. */
+static int skip_case(const attngen__variant_desc *var, const attngen__contract_case *c) {
+  return var->mask == ATTNGEN__MASK_CAUSAL && c->special;
+}
+
 static void test_emu_numerics_all_gfx942_variants(void **state) {
   (void)state;
   /* the emu backend is part of every build: not opening is a failure (it was a skip) */
@@ -259,16 +270,20 @@ static void test_emu_numerics_all_gfx942_variants(void **state) {
   for (size_t i = 0; i < attngen__manifest_count; ++i) {
     const attngen__variant_desc *var = &attngen__manifest[i];
     if (!var->name || var->target != ATTNGEN__TARGET_GFX942) continue;
+    if (var->mask == ATTNGEN__MASK_CAUSAL) continue; /* --varlen: test_emu_numerics_causal */
     attngen__contract_case cases[ATTNGEN__CONTRACT_CASES_MAX];
     const size_t nc = attngen__contract_cases(var->kv_tile, cases);
     const double tv = now_s();
     int bad = 0;
+    size_t ran = 0;
     for (size_t ci = 0; ci < nc; ++ci) {
+      if (skip_case(var, &cases[ci])) continue;
       ++E.runs;
+      ++ran;
       if (!run_case(var, &cases[ci], seed++)) ++bad;
     }
     E.failures += bad;
-    print_message("  %-56s %zu cases %s  %.2f s\n", var->name, nc, bad ? "FAIL" : "pass",
+    print_message("  %-56s %zu cases %s  %.2f s\n", var->name, ran, bad ? "FAIL" : "pass",
                   now_s() - tv);
   }
   attngen__emu_get_stats(&s1);
@@ -479,6 +494,156 @@ static void test_emu_numerics_packed_garbage(void **state) {
   assert_true(checked >= 3);
 }
 
+/* The default causal gfx942 variants (mask = causal) on the contract's case set with
+ * args.causal = 1, without its NaN/Inf cases (skip_case), as the default set above: to keep
+ * CI short each runs every other case (the k-th variant: cases k mod 2, +2, ...), so every
+ * case runs on half of them (ATTNGEN_TEST_ALL_CASES=1 runs all); their dense twins run every
+ * case above, and the causal code is checked further by the packed and tile tests here. */
+static void test_emu_numerics_causal(void **state) {
+  (void)state;
+  if (!E.ctx[0] || !E.ctx[1]) fail_msg("the emu backend does not open (%s)", attngen_last_error());
+  if (attngen__emu_kernel_count == 0) {
+    print_message("SKIPPED: no gfx942 variants compiled for the emulator (clang++-19 missing)\n");
+    skip();
+    return;
+  }
+  const char *all_env = getenv("ATTNGEN_TEST_ALL_CASES");
+  const size_t stride = all_env && !strcmp(all_env, "1") ? 1 : 2;
+  size_t case_runs[ATTNGEN__CONTRACT_CASES_MAX] = {0};
+  uint64_t seed = E.seed + 31337;
+  int checked = 0, failures = 0;
+  size_t nc = 0;
+  attngen__contract_case cases[ATTNGEN__CONTRACT_CASES_MAX];
+  for (size_t i = 0; i < attngen__manifest_count; ++i) {
+    const attngen__variant_desc *var = &attngen__manifest[i];
+    if (!var->name || var->target != ATTNGEN__TARGET_GFX942 || var->mask != ATTNGEN__MASK_CAUSAL)
+      continue;
+    nc = attngen__contract_cases(var->kv_tile, cases);
+    const double tv = now_s();
+    int bad = 0;
+    size_t ran = 0;
+    for (size_t ci = (size_t)checked % stride; ci < nc; ci += stride) {
+      if (skip_case(var, &cases[ci])) continue;
+      ++ran;
+      ++case_runs[ci];
+      if (!run_case(var, &cases[ci], seed++)) ++bad;
+    }
+    ++checked;
+    failures += bad;
+    print_message("  %-62s %zu cases %s  %.2f s\n", var->name, ran, bad ? "FAIL" : "pass",
+                  now_s() - tv);
+  }
+  print_message("emu causal: %d variants, %d failed cases (input seed %llu)\n", checked, failures,
+                (unsigned long long)E.seed);
+  assert_true(checked >= 12);
+  for (size_t ci = 0; ci < nc; ++ci)
+    if (!cases[ci].special) assert_true(case_runs[ci] > 0);
+  assert_int_equal(failures, 0);
+}
+
+/* ---- the causal mask's KV range ---------------------------------------------------------- */
+
+/* MFMAs one block of a gfx942 variant executes with nt KV tiles: per wave the zero-C MFMAs
+ * that clear O (q_tiles x head_dim / 16) and per tile S = Q K^T (q_tiles x kv_tile / 16 x
+ * head_dim / 16) and O += P V (the same count). */
+static uint64_t block_mfma(const attngen__variant_desc *d, uint64_t nt) {
+  const uint64_t D = (uint64_t)attngen__desc_head_dim(d), waves = (uint64_t)d->threads / 64;
+  const uint64_t q = (uint64_t)d->block_m / 16 / waves, nkb = (uint64_t)d->kv_tile / 16;
+  return waves * (q * D / 16 + nt * 2 * q * nkb * D / 16);
+}
+
+/* The causal kernels skip the KV tiles past each block's diagonal: on every default causal
+ * gfx942 variant (head_dim 128 and 64, one layout and mode each) the emulator's MFMA count of
+ * a causal call is exactly that of the tiles up to each q-block's last row's diagonal
+ * (kv_end = clamp(last row + 1 + Skv - Sq, 0, Skv), ceil(kv_end / kv_tile) tiles; a block
+ * whose rows see no key runs none), and of a dense call all ceil(Skv / kv_tile) tiles per
+ * block (the count itself checked); Sq = Skv, Sq < Skv, Sq > Skv (first blocks see no key;
+ * those rows out = +0 and LSE = -inf with +Inf in a v that the other rows see). */
+static void test_emu_numerics_causal_skips_tiles(void **state) {
+  (void)state;
+  if (!E.ctx[0]) fail_msg("the emu backend does not open (%s)", attngen_last_error());
+  if (attngen__emu_kernel_count == 0) {
+    print_message("SKIPPED: no gfx942 variants compiled for the emulator (clang++-19 missing)\n");
+    skip();
+    return;
+  }
+  static const int shapes[][2] = {{1024, 1024}, {300, 1000}, {900, 200}};
+  int checked = 0;
+  for (size_t i = 0; i < attngen__manifest_count; ++i) {
+    const attngen__variant_desc *d = &attngen__manifest[i];
+    if (!d->name || d->target != ATTNGEN__TARGET_GFX942 || d->mask != ATTNGEN__MASK_CAUSAL ||
+        d->layout != ATTNGEN__LAYOUT_BSHD || d->rounding != ATTNGEN__ROUNDING_RTNE)
+      continue;
+    const int D = attngen__desc_head_dim(d), bm = d->block_m, kt = d->kv_tile;
+    for (size_t si = 0; si < sizeof shapes / sizeof shapes[0]; ++si) {
+      const int sq = shapes[si][0], skv = shapes[si][1];
+      attngen__inputs in;
+      assert_int_equal(attngen__inputs_make_hd(&in, ATTNGEN__INPUT_REALISTIC, E.seed + si,
+                                               ATTNGEN_LAYOUT_BSHD, 1, 1, 0, sq, skv, D,
+                                               ATTNGEN__DEFAULT_SCALE), ATTNGEN_STATUS_OK);
+      uint16_t *out = malloc((size_t)sq * D * sizeof *out);
+      float *lse = malloc((size_t)sq * sizeof *lse);
+      assert_non_null(out);
+      assert_non_null(lse);
+      /* Sq > Skv: +Inf in v of key 0, which every row that sees a key sees; the rows that see
+       * none (the first Sq - Skv, some in a block whose other rows see keys) stay out = +0,
+       * LSE = -inf */
+      if (sq > skv) in.v[0] = ATTNGEN__BF16_POS_INF;
+      uint64_t want[2] = {0, 0}, got[2];
+      for (int qb = 0; qb * bm < sq; ++qb) {
+        const int last = (qb + 1) * bm < sq ? (qb + 1) * bm : sq;
+        int kv_end = last + skv - sq;
+        kv_end = kv_end < 0 ? 0 : kv_end > skv ? skv : kv_end;
+        want[0] += block_mfma(d, (uint64_t)((skv + kt - 1) / kt));
+        want[1] += block_mfma(d, (uint64_t)((kv_end + kt - 1) / kt));
+      }
+      for (int causal = 0; causal < 2; ++causal) {
+        attngen_fwd_args a;
+        attngen_fwd_args_init(&a);
+        a.q = in.q;
+        a.k = in.k;
+        a.v = in.v;
+        a.out = out;
+        a.lse = lse;
+        a.batch = 1;
+        a.heads = 1;
+        a.seqlen_q = sq;
+        a.seqlen_kv = skv;
+        a.head_dim = D;
+        a.causal = causal;
+        a.softmax_scale = ATTNGEN__DEFAULT_SCALE;
+        /* the causal variant; the dense one of the same tiles without the split */
+        char dense[128];
+        snprintf(dense, sizeof dense, "%s", d->name);
+        char *tok = strstr(dense, "_causal");
+        assert_non_null(tok);
+        memmove(tok, tok + 7, strlen(tok + 7) + 1);
+        a.variant = causal ? d->name : dense;
+        attngen__emu_stats s0, s1;
+        attngen__emu_get_stats(&s0);
+        assert_int_equal(attngen_fwd(E.ctx[0], &a), ATTNGEN_STATUS_OK);
+        assert_int_equal(attngen_synchronize(E.ctx[0], NULL), ATTNGEN_STATUS_OK);
+        attngen__emu_get_stats(&s1);
+        got[causal] = s1.mfma - s0.mfma;
+      }
+      for (int r = 0; r < sq - skv; ++r) {
+        for (int e = 0; e < D; ++e) assert_int_equal(out[(size_t)r * D + e], 0);
+        assert_true(isinf(lse[r]) && lse[r] < 0.0f);
+      }
+      print_message("  %-58s Sq %4d Skv %4d: MFMA dense %llu, causal %llu (%.3f)\n", d->name,
+                    sq, skv, (unsigned long long)got[0], (unsigned long long)got[1],
+                    (double)got[1] / (double)got[0]);
+      assert_true(got[0] == want[0]);
+      assert_true(got[1] == want[1]);
+      free(out);
+      free(lse);
+      attngen__inputs_free(&in);
+      ++checked;
+    }
+  }
+  assert_true(checked >= 6); /* head_dim 128 and 64, three shapes */
+}
+
 /* ---- the search space ------------------------------------------------------------------ */
 
 typedef struct compile_work {
@@ -577,6 +742,7 @@ static void test_emu_numerics_search_space(void **state) {
     const double tv = now_s();
     int bad = 0, ran = 0;
     for (size_t ci = (size_t)(checked % stride); ci < nc; ci += (size_t)stride) {
+      if (skip_case(&var, &cases[ci])) continue;
       ++E.runs;
       ++ran;
       ++case_runs[ci];
@@ -611,6 +777,8 @@ int main(int argc, char **argv) {
   const struct CMUnitTest varlen[] = {
       cmocka_unit_test(test_emu_numerics_packed),
       cmocka_unit_test(test_emu_numerics_packed_garbage),
+      cmocka_unit_test(test_emu_numerics_causal_skips_tiles),
+      cmocka_unit_test(test_emu_numerics_causal),
   };
   const struct CMUnitTest search_space[] = {
       cmocka_unit_test(test_emu_numerics_search_space),

@@ -95,7 +95,7 @@ static void test_generator_name_derivation(void **state) {
   assert_eval("local g = require('generate'); local n = 0\n"
               "for _, v in ipairs(require('config').default_variants()) do\n"
               "  if v.head_dim == 64 then n = n + 1; assert(g.desc_values(v).head_dim == 64) end end\n"
-              "return tostring(n)", "30");
+              "return tostring(n)", "36");
   /* v_path: the default (perm) adds no token, vt does; sm90 has only perm */
   assert_eval("local c = require('config'); return c.name{layout='bshd', rounding='rtne', "
               "q_tiles=2, kv_tile=96, waves=8, kv_split='tail', v_path='vt', impl='mfma', "
@@ -149,7 +149,8 @@ static void test_generator_name_derivation(void **state) {
               "  assert(v.skip == 'off' or v.mask == 'none')\n"
               "  if v.skip == 'on' then n = n + 1 end end\n"
               "return tostring(n >= 6)", "true");
-  /* mask: the default (none) adds no token, causal does; sm90 only, wgmma tiles <= 128 */
+  /* mask: the default (none) adds no token, causal does; wgmma tiles <= 128, gfx942 without
+   * the KV split */
   assert_eval("local c = require('config'); return c.name{layout='bshd', rounding='rtz', "
               "q_tiles=1, kv_tile=128, waves=12, kv_split='off', load='tma', mask='causal', "
               "impl='wgmma', target='sm90'}",
@@ -160,10 +161,12 @@ static void test_generator_name_derivation(void **state) {
                        "'attn_fwd_d128_bshd_rtne_q1_kv176_w12_nosplit_tma_causal_wgmma_sm90')); "
                        "local ok, e = c.validate(v); return e",
                        "rule 'mask-causal': mask=causal with kv_tile=176 spills");
+  assert_eval("local c = require('config'); return tostring(c.validate(assert(c.parse("
+              "'attn_fwd_d128_bshd_rtne_q2_kv96_w8_nosplit_vt_causal_mfma_gfx942'))))", "true");
   assert_eval_contains("local c = require('config'); local v = assert(c.parse("
-                       "'attn_fwd_d128_bshd_rtne_q2_kv96_w8_nosplit_causal_mfma_gfx942')); "
+                       "'attn_fwd_d128_bshd_rtne_q2_kv96_w8_tail_vt_causal_mfma_gfx942')); "
                        "local ok, e = c.validate(v); return e",
-                       "rule 'mask-causal': mask=causal is built for target=sm90 only");
+                       "rule 'mask-causal': mask=causal is built without the KV split on gfx942");
   /* load: the default (thread) adds no token, tma does; tma only for the sm90 wgmma family */
   assert_eval("local c = require('config'); return c.name{layout='bhsd', rounding='rtna', "
               "q_tiles=1, kv_tile=176, waves=12, kv_split='off', load='tma', impl='wgmma', "

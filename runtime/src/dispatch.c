@@ -476,7 +476,8 @@ static const char *unsupported(const attngen__dispatch_input *in, const attngen_
              "variants without the split)");
   else if (in->causal != (d->mask == ATTNGEN__MASK_CAUSAL))
     snprintf(buf, len, in->causal ? "it has no causal mask and args.causal is 1 (variants with "
-                                    "mask causal take it: sm90 with kv_tile <= 128)"
+                                    "mask causal take it: sm90 with kv_tile <= 128, gfx942 "
+                                    "without the tail KV split)"
                                   : "it applies the causal mask and args.causal is 0");
   else if (in->skip != (d->skip == ATTNGEN__SKIP_ON))
     snprintf(buf, len, in->skip ? "it has no tile skipping (skip off) and args.skip is set "
@@ -603,9 +604,12 @@ attngen_status attngen__dispatch_select(const attngen__dispatch_input *in,
                            target_str(in->target));
     if (in->causal)
       return attngen__fail(ATTNGEN_STATUS_NO_VARIANT,
-                           "args.causal: no embedded %s variant has the causal mask (allowed on "
-                           "this backend: 0; variants with mask causal: sm90 (cuda); the cpu "
-                           "reference takes it too)", target_str(in->target));
+                           "args.causal: no embedded %s variant reads layout %s with rounding "
+                           "%s and the causal mask (name one with args.variant / "
+                           "ATTNGEN_VARIANT; variants with mask causal: sm90 (cuda), gfx942 (hip, "
+                           "emu) without the tail KV split; the cpu reference takes it too)",
+                           target_str(in->target), layout_str(in->shape.layout),
+                           rounding_str(in->shape.rounding));
     return attngen__fail(ATTNGEN_STATUS_NO_VARIANT,
                          "no embedded %s variant reads layout %s with rounding %s (name one with "
                          "args.variant / ATTNGEN_VARIANT to JIT-compile it)", target_str(in->target),
