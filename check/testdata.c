@@ -17,6 +17,14 @@ uint64_t attngen__rng_next(attngen__rng *r) {
   return z ^ (z >> 31);
 }
 
+uint32_t *attngen__rng_words(attngen__rng *r, size_t n, int pct) {
+  uint32_t *w = calloc(n ? n : 1, sizeof(uint32_t));
+  for (size_t i = 0; w && i < n; ++i)
+    for (int b = 0; b < 32; ++b)
+      if ((int)(attngen__rng_next(r) % 100) < pct) w[i] |= 1u << b;
+  return w;
+}
+
 double attngen__rng_uniform(attngen__rng *r) {
   return (double)(attngen__rng_next(r) >> 11) * 0x1.0p-53;
 }

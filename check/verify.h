@@ -117,6 +117,9 @@ typedef struct attngen__rng {
 
 void attngen__rng_seed(attngen__rng *r, uint64_t seed);
 uint64_t attngen__rng_next(attngen__rng *r);      /* splitmix64 */
+/* n uint32 words (calloc'd; NULL when out of memory), each bit set with probability pct %:
+ * random skip lists and masks (docs/NUMERICS.md "Tile skipping"). */
+uint32_t *attngen__rng_words(attngen__rng *r, size_t n, int pct);
 double attngen__rng_uniform(attngen__rng *r);     /* [0, 1), 53 bits */
 double attngen__rng_normal(attngen__rng *r);      /* N(0,1), Box-Muller */
 

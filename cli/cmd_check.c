@@ -630,14 +630,6 @@ static int check_packed(const attngen__cli_args *args, const check_opts *o) {
 
 /* ---- --skip ------------------------------------------------------------------------------ */
 
-static uint32_t *random_words(size_t n, int pct, attngen__rng *r) {
-  uint32_t *w = calloc(n ? n : 1, sizeof(uint32_t));
-  for (size_t i = 0; w && i < n; ++i)
-    for (int b = 0; b < 32; ++b)
-      if ((int)(attngen__rng_next(r) % 100) < pct) w[i] |= 1u << b;
-  return w;
-}
-
 /* --skip T: calls on one skip state, each checked against the reference on the lists it
  * read (verify_run with the lists), its written list and counts against the reference's. */
 static int check_skip(const attngen__cli_args *args, const check_opts *o) {
@@ -667,14 +659,14 @@ static int check_skip(const attngen__cli_args *args, const check_opts *o) {
     attngen__rng rng;
     attngen__rng_seed(&rng, o->seed ^ 0x5EEDu);
     if (mask_pct) {
-      ms = random_words(info.words, mask_pct, &rng);
-      md = random_words(info.words, mask_pct, &rng);
+      ms = attngen__rng_words(&rng, info.words, mask_pct);
+      md = attngen__rng_words(&rng, info.words, mask_pct);
     }
     if (!r || !w || !wref || (mask_pct && (!ms || !md))) st = ATTNGEN_STATUS_OUT_OF_MEMORY;
     if (!st && ms) st = attngen_skip_state_set_list(s, ATTNGEN_SKIP_MUST_SKIP, ms);
     if (!st && md) st = attngen_skip_state_set_list(s, ATTNGEN_SKIP_MUST_DO, md);
     if (!st && read_pct) {
-      uint32_t *first = random_words(info.words, read_pct, &rng);
+      uint32_t *first = attngen__rng_words(&rng, info.words, read_pct);
       st = first ? attngen_skip_state_set_list(s, ATTNGEN_SKIP_NEXT_READ, first)
                  : ATTNGEN_STATUS_OUT_OF_MEMORY;
       free(first);

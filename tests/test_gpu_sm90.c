@@ -650,15 +650,6 @@ static void test_gpu_sm90_packed(void **state) {
  * written list and its counts bit for bit; random first read lists and must-skip / must-do
  * masks; a case with more jobs than SMs (several jobs per block: the kernels' verdict buffers
  * rotate) and one with a key length per batch entry. */
-static uint32_t *random_words(size_t n, int pct, attngen__rng *r) {
-  uint32_t *w = calloc(n ? n : 1, sizeof(uint32_t));
-  assert_non_null(w);
-  for (size_t i = 0; i < n; ++i)
-    for (int b = 0; b < 32; ++b)
-      if ((int)(attngen__rng_next(r) % 100) < pct) w[i] |= 1u << b;
-  return w;
-}
-
 static void test_gpu_sm90_skip(void **state) {
   (void)state;
   SKIP_WITHOUT_GPU();
@@ -697,13 +688,15 @@ static void test_gpu_sm90_skip(void **state) {
       uint32_t *wref = calloc(info.words + 1, 4), *ms = NULL, *md = NULL;
       assert_true(r && w && wref);
       if (cases[ci].mask_pct) {
-        ms = random_words(info.words, cases[ci].mask_pct, &rng);
-        md = random_words(info.words, cases[ci].mask_pct, &rng);
+        ms = attngen__rng_words(&rng, info.words, cases[ci].mask_pct);
+        md = attngen__rng_words(&rng, info.words, cases[ci].mask_pct);
+        assert_true(ms && md);
         CHECK_OK(attngen_skip_state_set_list(s, ATTNGEN_SKIP_MUST_SKIP, ms));
         CHECK_OK(attngen_skip_state_set_list(s, ATTNGEN_SKIP_MUST_DO, md));
       }
       if (cases[ci].read_pct) {
-        uint32_t *first = random_words(info.words, cases[ci].read_pct, &rng);
+        uint32_t *first = attngen__rng_words(&rng, info.words, cases[ci].read_pct);
+        assert_non_null(first);
         CHECK_OK(attngen_skip_state_set_list(s, ATTNGEN_SKIP_NEXT_READ, first));
         free(first);
       }

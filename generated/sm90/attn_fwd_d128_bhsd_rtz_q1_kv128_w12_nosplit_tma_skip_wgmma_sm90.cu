@@ -794,7 +794,7 @@ AG_BF16_FN unsigned int ag_bf16_to_f32_bits(unsigned int b) { return (b & 0xFFFF
 #line 95 "templates/sm90/attn_fwd_wgmma.cu.in"
 // Tile skipping (axis skip = on; docs/NUMERICS.md "Tile skipping"): a job's KV tiles whose
 // skip bit ((R | MS) & ~MD, kargs.skip_*) is set are neither loaded nor computed: producer
-// and consumers walk the same computed tiles (next_live: one list word per 32 tiles), so the
+// and consumers walk the same computed tiles (next_live_p / next_live_c: one list word per 32 tiles), so the
 // ring and the ping-pong run as for a shorter job; a job whose every tile is skipped runs its
 // tile 0 with every key masked (out = 0, LSE = -inf), keeping its place in the pipeline. Per
 // computed tile each consumer warp votes whether all its valid rows' tile max is below the
@@ -1047,23 +1047,10 @@ extern "C" __global__ void __launch_bounds__(384, 1)
     if (a.skip_must_do != 0) sk &= ~wg_ld_global_b32(a.skip_must_do + w);
     return ~sk;
   };
-  // The first tile at or after j (< nt) of the job whose entry starts at word `base` that is
-  // computed, or nt (one word per 32 tiles).
-  auto next_live = [&](wg_u32 base, int j, int nt) -> int {
-    for (; j < nt; j = (j | 31) + 1) {
-      const wg_u32 live = live_word(base + (wg_u32)(j >> 5)) >> (j & 31);
-      if (live != 0) {
-        j += __ffs((int)live) - 1;
-        return j < nt ? j : nt;
-      }
-    }
-    return nt;
-  };
   (void)kSkip;
   (void)skip_base;
-  (void)next_live;
   (void)live_word;
-#line 395 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 382 "templates/sm90/attn_fwd_wgmma.cu.in"
   // Element offsets of job `job`'s Q/O rows and K/V rows (those of its KV head): 64-bit
   // per-(batch, head) base, 32-bit row offsets within a batch. Also returns the job's first
   // query row.
@@ -1073,15 +1060,15 @@ extern "C" __global__ void __launch_bounds__(384, 1)
     decode(job, mb, h, b);
     q0 = mb * kBlockM;
     const int hk = (int)((unsigned)h * (unsigned)Hkv / (unsigned)H);
-#line 413 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 400 "templates/sm90/attn_fwd_wgmma.cu.in"
     q_base = ((long long)b * H + h) * (long long)Sq * kD;
     kv_base = ((long long)b * Hkv + hk) * (long long)Skv * kD;
-#line 416 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 403 "templates/sm90/attn_fwd_wgmma.cu.in"
   };
 
-#line 419 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 406 "templates/sm90/attn_fwd_wgmma.cu.in"
   constexpr wg_u32 kFullArrivals = 1;        // the producer thread's arrive.expect_tx
-#line 423 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 410 "templates/sm90/attn_fwd_wgmma.cu.in"
   if (tid == 0) {
     for (int i = 0; i < kQBufs; ++i) {
       wg_mbar_init(bar_q + 8 * i, kFullArrivals);
@@ -1093,12 +1080,12 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       wg_mbar_init(bar_empty_k + 8 * s, 4 * kConsumers);
       wg_mbar_init(bar_empty_v + 8 * s, 4 * kConsumers);
     }
-#line 435 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 422 "templates/sm90/attn_fwd_wgmma.cu.in"
     for (int i = 0; i < kOBufs; ++i) wg_mbar_init(bar_o_full + 8 * i, 128);  // its consumer
-#line 437 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 424 "templates/sm90/attn_fwd_wgmma.cu.in"
     for (int i = 0; i < 3 * kSkipWords; ++i) wg_st_shared_b32(skip_words + 4 * i, ~0u);
     for (int i = 0; i < 3; ++i) wg_st_shared_b32(skip_done_count + 4 * i, 0u);
-#line 441 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 428 "templates/sm90/attn_fwd_wgmma.cu.in"
     wg_fence_mbar_init();
   }
   __syncthreads();
@@ -1106,7 +1093,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
   if (wgroup == 0) {
     // ================================ producer ================================
     wg_setmaxnreg_dec<24>();
-#line 449 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 436 "templates/sm90/attn_fwd_wgmma.cu.in"
     if (tid == 0 && n_tiles > 0) {
       const void *map_q = &prm.q;
       const void *map_k = &prm.k;
@@ -1120,7 +1107,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
 #define once wg_policy_evict_first()
       int it = 0;                            // K/V tiles issued so far (ring position)
       wg_st_shared_b32(job_count, 0u);
-#line 463 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 450 "templates/sm90/attn_fwd_wgmma.cu.in"
       // next_live of the job being loaded, its list word held in shared memory.
       auto next_live_p = [&](int j, int nt) -> int {
         for (; j < nt; j = (j | 31) + 1) {
@@ -1140,7 +1127,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
         }
         return nt;
       };
-#line 483 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 470 "templates/sm90/attn_fwd_wgmma.cu.in"
       // A packed job without query rows is passed over here (continue) rather than by
       // live_round: that second copy of the test in the loop's step spilled.
       for (int ri = 0;; ++ri) {
@@ -1170,7 +1157,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
         wg_st_shared_b32(job_q_hb, (wg_u32)h | ((wg_u32)b << 16));
 #define kv_row (packed ? kc + j * kKv : j * kKv)
 #define kv_batch (packed ? 0 : kc)
-#line 513 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 500 "templates/sm90/attn_fwd_wgmma.cu.in"
         // The computed tiles only; every tile skipped: tile 0 (masked whole by the consumers).
         wg_st_shared_b32(job_skip_base, skip_base(mb, h, b));
         wg_st_shared_b32(job_skip_lw_i, ~0u);
@@ -1178,7 +1165,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
         jq = jq < nt ? jq : 0;
         wg_st_shared_b32(job_skip_first, (wg_u32)jq);
         for (int j = jq; j < nt; j = next_live_p(j + 1, nt), ++it) {
-#line 523 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 510 "templates/sm90/attn_fwd_wgmma.cu.in"
           const int s = it % kStages;
           const wg_u32 round_parity = (wg_u32)((it / kStages - 1) & 1);
           // K tile j, then V tile j (keys past Skv are zero-filled: their scores are masked,
@@ -1293,7 +1280,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
         }
       }
     }
-#line 703 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 690 "templates/sm90/attn_fwd_wgmma.cu.in"
   } else {
     // ================================ consumers ===============================
     wg_setmaxnreg_inc<240>();
@@ -1323,7 +1310,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
     // That job's causal diagonal: its first query row + kv_n - its entry's query rows (Sq, a
     // packed sequence's length): query row q0 + i sees the keys below cdiag + i + 1.
     int cdiag = Skv - Sq;
-#line 733 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 720 "templates/sm90/attn_fwd_wgmma.cu.in"
     // Tile skipping, for the job whose S is next: its list entry, first computed tile (jf) and
     // the one after (jn1), its visited tiles and computed tiles so far, the last computed tile
     // (jl: its V is the last the job reads), whether this thread's rows are valid (< Sq), and
@@ -1353,7 +1340,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       return nt;
     };
     const float skip_t = a.skip_threshold_log2;
-#line 763 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 750 "templates/sm90/attn_fwd_wgmma.cu.in"
 
     // This consumer's 64 rows of the Q buffer of the job whose S is issued next, and that
     // buffer's q_empty mbarrier (switched at each job boundary).
@@ -1384,12 +1371,12 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       }
       wg_commit();
     };
-#line 794 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 781 "templates/sm90/attn_fwd_wgmma.cu.in"
     // Waits for my turn on the tensor cores, then orders my register writes before the
     // wgmmas (the tiles arrived through the async proxy: no proxy fence).
     auto begin_issue = [&]() {
       wg_bar_sync(bar_me, 256);
-#line 805 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 792 "templates/sm90/attn_fwd_wgmma.cu.in"
 #pragma unroll
       for (int i = 0; i < kORegs; ++i) wg_fence_operand(o[i]);
 #pragma unroll
@@ -1430,9 +1417,9 @@ extern "C" __global__ void __launch_bounds__(384, 1)
           if (col >= ((i & 2) ? lim1 : lim0)) s[i] = neg_inf;
         }
       }
-#line 846 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 833 "templates/sm90/attn_fwd_wgmma.cu.in"
       float mx0 = neg_inf, mx1 = neg_inf;    // the tile's row max first (the skip verdict)
-#line 850 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 837 "templates/sm90/attn_fwd_wgmma.cu.in"
 #pragma unroll
       for (int i = 0; i < kSRegs; i += 4) {
         mx0 = wg_max(mx0, wg_max(s[i], s[i + 1]));
@@ -1442,12 +1429,12 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       mx0 = wg_max(mx0, wg_shfl_xor(mx0, 2));
       mx1 = wg_max(mx1, wg_shfl_xor(mx1, 1));
       mx1 = wg_max(mx1, wg_shfl_xor(mx1, 2));
-#line 860 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 847 "templates/sm90/attn_fwd_wgmma.cu.in"
       tmx0 = mx0;
       tmx1 = mx1;
       mx0 = wg_max(m0, mx0);                 // (max is exact: the same m as the dense kernel's)
       mx1 = wg_max(m1, mx1);
-#line 865 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 852 "templates/sm90/attn_fwd_wgmma.cu.in"
       // A row that sees no key (a job with no key, a causal row above the diagonal): max 0,
       // so p = exp2(-inf - 0) = 0 and l = 0 (the epilogue writes out = 0, LSE = -inf).
       if (rk0 <= 0) mx0 = 0.f;
@@ -1524,16 +1511,16 @@ extern "C" __global__ void __launch_bounds__(384, 1)
     auto set_pending = [&](float alpha0, float alpha1) {
       pa0 = alpha0;
       pa1 = alpha1;
-#line 946 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 933 "templates/sm90/attn_fwd_wgmma.cu.in"
       prs = wg_any(alpha0 != 1.f || alpha1 != 1.f);
-#line 948 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 935 "templates/sm90/attn_fwd_wgmma.cu.in"
     };
 
-#line 951 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 938 "templates/sm90/attn_fwd_wgmma.cu.in"
     // Step 6: o = O * (1 / l) (l = 0 -> 0), rounded, into this consumer's O buffer (the
     // storer writes it out). Step 7: LSE = m ln2 + ln l. For job `job` with the final running
     // max (em0, em1) and this thread's parts of l (el0, el1).
-#line 959 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 946 "templates/sm90/attn_fwd_wgmma.cu.in"
     auto epilogue = [&](int job, float em0, float em1, float el0, float el1) {
       long long q_base, kv_base;
       int q0, h, b;
@@ -1561,7 +1548,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       int qr = 0;                            // a packed sequence's first row, its rows sq
       const int sq = q_len(b, qr);
       const bool ok0 = qa < sq, ok1 = qa + 8 < sq;
-#line 987 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 974 "templates/sm90/attn_fwd_wgmma.cu.in"
       // Wait until the buffer's previous contents have been read by their stores (a named
       // barrier: an mbarrier wait loop here, with O and S live, made ptxas spill).
       const int ob = kOBufs == kConsumers ? cw : 0;
@@ -1578,12 +1565,12 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       unsigned short *og = (unsigned short *)a.o + q_base + 2 * t4;
       unsigned short *og0 = og + (wg_u32)(ok0 ? qa : 0) * row_stride;
       unsigned short *og1 = og + (wg_u32)(ok1 ? qa + 8 : 0) * row_stride;
-#line 1008 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 995 "templates/sm90/attn_fwd_wgmma.cu.in"
 #pragma unroll
       for (int i = 0; i < kD / 8; ++i) {
         const wg_u32 r0 = round_out2(wg_mul_rn(o[4 * i], inv0), wg_mul_rn(o[4 * i + 1], inv0));
         const wg_u32 r1 = round_out2(wg_mul_rn(o[4 * i + 2], inv1), wg_mul_rn(o[4 * i + 3], inv1));
-#line 1013 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1000 "templates/sm90/attn_fwd_wgmma.cu.in"
         if (direct) {
           if (ok0) wg_st_global_b32(og0 + 8 * i, r0);
           if (ok1) wg_st_global_b32(og1 + 8 * i, r1);
@@ -1592,12 +1579,12 @@ extern "C" __global__ void __launch_bounds__(384, 1)
           wg_st_shared_b32(at, r0);
           wg_st_shared_b32(at + 8u * 128u, r1);
         }
-#line 1025 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1012 "templates/sm90/attn_fwd_wgmma.cu.in"
       }
-#line 1027 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1014 "templates/sm90/attn_fwd_wgmma.cu.in"
       wg_fence_proxy_async();                // st.shared (generic) -> the stores (async proxy)
       wg_mbar_arrive(bar_o_full + 8 * ob);
-#line 1030 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1017 "templates/sm90/attn_fwd_wgmma.cu.in"
       if (a.lse != 0 && t4 == 0) {
         // [B, H, Sq], or [H, total_q] from the sequence's first row
         float *lse = a.lse + (packed ? (long long)h * a.total_q + qr : ((long long)b * H + h) * (long long)Sq);
@@ -1641,7 +1628,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       const int sq = q_len(b, r0);
       cdiag = mb * kBlockM + kv_n - sq;
       nt = tiles_of(job_keys(kv_n, mb * kBlockM, sq));
-#line 1074 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1061 "templates/sm90/attn_fwd_wgmma.cu.in"
       // Its computed tiles (every tile skipped: tile 0 with no key, masked whole).
       n_vis = kv_n > 0 ? nt : 0;
       n_live = 0;
@@ -1658,9 +1645,9 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       const int qa = mb * kBlockM + 64 * cw + 16 * wq + g;
       rv0 = qa < sq;
       rv1 = qa + 8 < sq;
-#line 1091 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1078 "templates/sm90/attn_fwd_wgmma.cu.in"
     };
-#line 1093 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1080 "templates/sm90/attn_fwd_wgmma.cu.in"
     // The skip verdict of computed tile j of the job whose S was just softmaxed (m0, m1 its
     // new running max, tmx0, tmx1 the tile's): marked when every valid row of the warp has a
     // tile max of -inf (no key; NaN scores do not count: a NaN max is no key) or below its
@@ -1721,7 +1708,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       }
       if (lane == 0) wg_st_shared_b32(cnt, 0u);
     };
-#line 1154 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1141 "templates/sm90/attn_fwd_wgmma.cu.in"
     start_job(job);
     if (cw == kConsumers - 1) wg_bar_arrive(1, 256);  // consumer 0 issues first
     {
@@ -1741,9 +1728,9 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       float alpha0, alpha1;
       softmax(jf, true, alpha0, alpha1);
       pack();
-#line 1174 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1161 "templates/sm90/attn_fwd_wgmma.cu.in"
       skip_verdict(jf, jn1 >= nt);
-#line 1176 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1163 "templates/sm90/attn_fwd_wgmma.cu.in"
     }
     // A round that issues S_j and P_{j-1} V_{j-1} of the same job (1 <= j < nt; `last`: j is
     // the job's last computed tile).
@@ -1780,21 +1767,21 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       for (int i = 0; i < kPRegs; ++i) wg_fence_operand(p[i]);
       if (lane == 0) wg_mbar_arrive(bar_empty_v + 8 * sp);
       pack();
-#line 1213 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1200 "templates/sm90/attn_fwd_wgmma.cu.in"
       // (after the wait and the packing: between the softmax and the wait, its branches kept
       // ptxas from moving the wait to the top of the softmax's block, as in the dense kernel)
       skip_verdict(j, last);
-#line 1217 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1204 "templates/sm90/attn_fwd_wgmma.cu.in"
       ++it;
     };
     it = 1;
-#line 1221 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1208 "templates/sm90/attn_fwd_wgmma.cu.in"
     for (int j = jn1; j < nt;) {
       const int jn = next_live_c(j + 1);
       steady_round(j, jn >= nt);
       j = jn;
     }
-#line 1229 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1216 "templates/sm90/attn_fwd_wgmma.cu.in"
     for (job = job_at(ri = live_round(ri + 1)); job < n_jobs;
          job = job_at(ri = live_round(ri + 1))) {
       ++nj;
@@ -1836,25 +1823,25 @@ extern "C" __global__ void __launch_bounds__(384, 1)
         for (int i = 0; i < kPRegs; ++i) wg_fence_operand(p[i]);
         if (lane == 0) wg_mbar_arrive(bar_empty_v + 8 * sp);
         epilogue(o_job, pm0, pm1, pl0, pl1);
-#line 1271 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1258 "templates/sm90/attn_fwd_wgmma.cu.in"
         skip_done(nj - 1, o_job);
-#line 1273 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1260 "templates/sm90/attn_fwd_wgmma.cu.in"
         o_job = job;
 #pragma unroll
         for (int i = 0; i < kORegs; ++i) o[i] = 0.f;
         pack();
-#line 1278 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1265 "templates/sm90/attn_fwd_wgmma.cu.in"
         skip_verdict(jf, jn1 >= nt);
-#line 1280 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1267 "templates/sm90/attn_fwd_wgmma.cu.in"
         ++it;
       }
-#line 1283 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1270 "templates/sm90/attn_fwd_wgmma.cu.in"
       for (int j = jn1; j < nt;) {
         const int jn = next_live_c(j + 1);
         steady_round(j, jn >= nt);
         j = jn;
       }
-#line 1291 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1278 "templates/sm90/attn_fwd_wgmma.cu.in"
     }
     {
       // The last job's P_{n-1} V_{n-1}, then its epilogue.
@@ -1869,19 +1856,19 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       for (int i = 0; i < kORegs; ++i) wg_fence_operand(o[i]);
       if (lane == 0) wg_mbar_arrive(bar_empty_v + 8 * sp);
       epilogue(o_job, m0, m1, l0, l1);
-#line 1306 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1293 "templates/sm90/attn_fwd_wgmma.cu.in"
       skip_done(nj, o_job);
-#line 1308 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1295 "templates/sm90/attn_fwd_wgmma.cu.in"
     }
   }
 }
-#line 1312 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1299 "templates/sm90/attn_fwd_wgmma.cu.in"
 #undef sO
 #undef bar_o_full
 #undef job_count
 #undef job_q_row
 #undef job_q_hb
-#line 1318 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1305 "templates/sm90/attn_fwd_wgmma.cu.in"
 #undef job_skip_base
 #undef job_skip_first
 #undef skip_done_count

@@ -1055,23 +1055,10 @@ extern "C" __global__ void __launch_bounds__(384, 1)
     if (a.skip_must_do != 0) sk &= ~wg_ld_global_b32(a.skip_must_do + w);
     return ~sk;
   };
-  // The first tile at or after j (< nt) of the job whose entry starts at word `base` that is
-  // computed, or nt (one word per 32 tiles).
-  auto next_live = [&](wg_u32 base, int j, int nt) -> int {
-    for (; j < nt; j = (j | 31) + 1) {
-      const wg_u32 live = live_word(base + (wg_u32)(j >> 5)) >> (j & 31);
-      if (live != 0) {
-        j += __ffs((int)live) - 1;
-        return j < nt ? j : nt;
-      }
-    }
-    return nt;
-  };
   (void)kSkip;
   (void)skip_base;
-  (void)next_live;
   (void)live_word;
-#line 395 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 382 "templates/sm90/attn_fwd_wgmma.cu.in"
   // Element offsets of job `job`'s Q/O rows and K/V rows (those of its KV head): 64-bit
   // per-(batch, head) base, 32-bit row offsets within a batch. Also returns the job's first
   // query row.
@@ -1081,7 +1068,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
     decode(job, mb, h, b);
     q0 = mb * kBlockM;
     const int hk = (int)((unsigned)h * (unsigned)Hkv / (unsigned)H);
-#line 405 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 392 "templates/sm90/attn_fwd_wgmma.cu.in"
     int qr = 0, kr = 0;
     if (packed) {
       q_len(b, qr);
@@ -1089,12 +1076,12 @@ extern "C" __global__ void __launch_bounds__(384, 1)
     }
     q_base = (((packed ? 0ll : (long long)b * Sq) + qr) * H + h) * kD;
     kv_base = (((packed ? 0ll : (long long)b * Skv) + kr) * Hkv + hk) * kD;
-#line 416 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 403 "templates/sm90/attn_fwd_wgmma.cu.in"
   };
 
-#line 419 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 406 "templates/sm90/attn_fwd_wgmma.cu.in"
   constexpr wg_u32 kFullArrivals = 1;        // the producer thread's arrive.expect_tx
-#line 423 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 410 "templates/sm90/attn_fwd_wgmma.cu.in"
   if (tid == 0) {
     for (int i = 0; i < kQBufs; ++i) {
       wg_mbar_init(bar_q + 8 * i, kFullArrivals);
@@ -1106,9 +1093,9 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       wg_mbar_init(bar_empty_k + 8 * s, 4 * kConsumers);
       wg_mbar_init(bar_empty_v + 8 * s, 4 * kConsumers);
     }
-#line 435 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 422 "templates/sm90/attn_fwd_wgmma.cu.in"
     for (int i = 0; i < kOBufs; ++i) wg_mbar_init(bar_o_full + 8 * i, 128);  // its consumer
-#line 441 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 428 "templates/sm90/attn_fwd_wgmma.cu.in"
     wg_fence_mbar_init();
   }
   __syncthreads();
@@ -1116,7 +1103,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
   if (wgroup == 0) {
     // ================================ producer ================================
     wg_setmaxnreg_dec<24>();
-#line 449 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 436 "templates/sm90/attn_fwd_wgmma.cu.in"
     if (tid == 0 && n_tiles > 0) {
       const void *map_q = &prm.q;
       const void *map_k = &prm.k;
@@ -1130,7 +1117,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
 #define once wg_policy_evict_first()
       int it = 0;                            // K/V tiles issued so far (ring position)
       wg_st_shared_b32(job_count, 0u);
-#line 483 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 470 "templates/sm90/attn_fwd_wgmma.cu.in"
       // A packed job without query rows is passed over here (continue) rather than by
       // live_round: that second copy of the test in the loop's step spilled.
       for (int ri = 0;; ++ri) {
@@ -1160,9 +1147,9 @@ extern "C" __global__ void __launch_bounds__(384, 1)
         wg_st_shared_b32(job_q_hb, (wg_u32)h | ((wg_u32)b << 16));
 #define kv_row (packed ? kc + j * kKv : j * kKv)
 #define kv_batch (packed ? 0 : kc)
-#line 521 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 508 "templates/sm90/attn_fwd_wgmma.cu.in"
         for (int j = 0; j < nt; ++j, ++it) {
-#line 523 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 510 "templates/sm90/attn_fwd_wgmma.cu.in"
           const int s = it % kStages;
           const wg_u32 round_parity = (wg_u32)((it / kStages - 1) & 1);
           // K tile j, then V tile j (keys past Skv are zero-filled: their scores are masked,
@@ -1277,7 +1264,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
         }
       }
     }
-#line 703 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 690 "templates/sm90/attn_fwd_wgmma.cu.in"
   } else {
     // ================================ consumers ===============================
     wg_setmaxnreg_inc<240>();
@@ -1307,7 +1294,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
     // That job's causal diagonal: its first query row + kv_n - its entry's query rows (Sq, a
     // packed sequence's length): query row q0 + i sees the keys below cdiag + i + 1.
     int cdiag = Skv - Sq;
-#line 763 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 750 "templates/sm90/attn_fwd_wgmma.cu.in"
 
     // This consumer's 64 rows of the Q buffer of the job whose S is issued next, and that
     // buffer's q_empty mbarrier (switched at each job boundary).
@@ -1338,12 +1325,12 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       }
       wg_commit();
     };
-#line 794 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 781 "templates/sm90/attn_fwd_wgmma.cu.in"
     // Waits for my turn on the tensor cores, then orders my register writes before the
     // wgmmas (the tiles arrived through the async proxy: no proxy fence).
     auto begin_issue = [&]() {
       wg_bar_sync(bar_me, 256);
-#line 805 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 792 "templates/sm90/attn_fwd_wgmma.cu.in"
 #pragma unroll
       for (int i = 0; i < kORegs; ++i) wg_fence_operand(o[i]);
 #pragma unroll
@@ -1384,9 +1371,9 @@ extern "C" __global__ void __launch_bounds__(384, 1)
           if (col >= ((i & 2) ? lim1 : lim0)) s[i] = neg_inf;
         }
       }
-#line 848 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 835 "templates/sm90/attn_fwd_wgmma.cu.in"
       float mx0 = m0, mx1 = m1;              // row max, 4 threads share a row
-#line 850 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 837 "templates/sm90/attn_fwd_wgmma.cu.in"
 #pragma unroll
       for (int i = 0; i < kSRegs; i += 4) {
         mx0 = wg_max(mx0, wg_max(s[i], s[i + 1]));
@@ -1396,7 +1383,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       mx0 = wg_max(mx0, wg_shfl_xor(mx0, 2));
       mx1 = wg_max(mx1, wg_shfl_xor(mx1, 1));
       mx1 = wg_max(mx1, wg_shfl_xor(mx1, 2));
-#line 865 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 852 "templates/sm90/attn_fwd_wgmma.cu.in"
       // A row that sees no key (a job with no key, a causal row above the diagonal): max 0,
       // so p = exp2(-inf - 0) = 0 and l = 0 (the epilogue writes out = 0, LSE = -inf).
       if (rk0 <= 0) mx0 = 0.f;
@@ -1473,16 +1460,16 @@ extern "C" __global__ void __launch_bounds__(384, 1)
     auto set_pending = [&](float alpha0, float alpha1) {
       pa0 = alpha0;
       pa1 = alpha1;
-#line 946 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 933 "templates/sm90/attn_fwd_wgmma.cu.in"
       prs = wg_any(alpha0 != 1.f || alpha1 != 1.f);
-#line 948 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 935 "templates/sm90/attn_fwd_wgmma.cu.in"
     };
 
-#line 951 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 938 "templates/sm90/attn_fwd_wgmma.cu.in"
     // Step 6: o = O * (1 / l) (l = 0 -> 0), rounded, into this consumer's O buffer (the
     // storer writes it out). Step 7: LSE = m ln2 + ln l. For job `job` with the final running
     // max (em0, em1) and this thread's parts of l (el0, el1).
-#line 959 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 946 "templates/sm90/attn_fwd_wgmma.cu.in"
     auto epilogue = [&](int job, float em0, float em1, float el0, float el1) {
       long long q_base, kv_base;
       int q0, h, b;
@@ -1510,7 +1497,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       int qr = 0;                            // a packed sequence's first row, its rows sq
       const int sq = q_len(b, qr);
       const bool ok0 = qa < sq, ok1 = qa + 8 < sq;
-#line 987 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 974 "templates/sm90/attn_fwd_wgmma.cu.in"
       // Wait until the buffer's previous contents have been read by their stores (a named
       // barrier: an mbarrier wait loop here, with O and S live, made ptxas spill).
       const int ob = kOBufs == kConsumers ? cw : 0;
@@ -1527,12 +1514,12 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       unsigned short *og = (unsigned short *)a.o + q_base + 2 * t4;
       unsigned short *og0 = og + (wg_u32)(ok0 ? qa : 0) * row_stride;
       unsigned short *og1 = og + (wg_u32)(ok1 ? qa + 8 : 0) * row_stride;
-#line 1008 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 995 "templates/sm90/attn_fwd_wgmma.cu.in"
 #pragma unroll
       for (int i = 0; i < kD / 8; ++i) {
         const wg_u32 r0 = round_out2(wg_mul_rn(o[4 * i], inv0), wg_mul_rn(o[4 * i + 1], inv0));
         const wg_u32 r1 = round_out2(wg_mul_rn(o[4 * i + 2], inv1), wg_mul_rn(o[4 * i + 3], inv1));
-#line 1013 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1000 "templates/sm90/attn_fwd_wgmma.cu.in"
         if (direct) {
           if (ok0) wg_st_global_b32(og0 + 8 * i, r0);
           if (ok1) wg_st_global_b32(og1 + 8 * i, r1);
@@ -1541,12 +1528,12 @@ extern "C" __global__ void __launch_bounds__(384, 1)
           wg_st_shared_b32(at, r0);
           wg_st_shared_b32(at + 8u * 128u, r1);
         }
-#line 1025 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1012 "templates/sm90/attn_fwd_wgmma.cu.in"
       }
-#line 1027 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1014 "templates/sm90/attn_fwd_wgmma.cu.in"
       wg_fence_proxy_async();                // st.shared (generic) -> the stores (async proxy)
       wg_mbar_arrive(bar_o_full + 8 * ob);
-#line 1030 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1017 "templates/sm90/attn_fwd_wgmma.cu.in"
       if (a.lse != 0 && t4 == 0) {
         // [B, H, Sq], or [H, total_q] from the sequence's first row
         float *lse = a.lse + (packed ? (long long)h * a.total_q + qr : ((long long)b * H + h) * (long long)Sq);
@@ -1590,9 +1577,9 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       const int sq = q_len(b, r0);
       cdiag = mb * kBlockM + kv_n - sq;
       nt = tiles_of(job_keys(kv_n, mb * kBlockM, sq));
-#line 1091 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1078 "templates/sm90/attn_fwd_wgmma.cu.in"
     };
-#line 1154 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1141 "templates/sm90/attn_fwd_wgmma.cu.in"
     start_job(job);
     if (cw == kConsumers - 1) wg_bar_arrive(1, 256);  // consumer 0 issues first
     {
@@ -1612,7 +1599,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       float alpha0, alpha1;
       softmax(0, true, alpha0, alpha1);
       pack();
-#line 1176 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1163 "templates/sm90/attn_fwd_wgmma.cu.in"
     }
     // A round that issues S_j and P_{j-1} V_{j-1} of the same job (1 <= j < nt; `last`: j is
     // the job's last computed tile).
@@ -1649,13 +1636,13 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       for (int i = 0; i < kPRegs; ++i) wg_fence_operand(p[i]);
       if (lane == 0) wg_mbar_arrive(bar_empty_v + 8 * sp);
       pack();
-#line 1217 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1204 "templates/sm90/attn_fwd_wgmma.cu.in"
       ++it;
     };
     it = 1;
-#line 1227 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1214 "templates/sm90/attn_fwd_wgmma.cu.in"
     for (int j = 1; j < nt; ++j) steady_round(j, j == nt - 1);
-#line 1229 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1216 "templates/sm90/attn_fwd_wgmma.cu.in"
     for (job = job_at(ri = live_round(ri + 1)); job < n_jobs;
          job = job_at(ri = live_round(ri + 1))) {
       ++nj;
@@ -1697,17 +1684,17 @@ extern "C" __global__ void __launch_bounds__(384, 1)
         for (int i = 0; i < kPRegs; ++i) wg_fence_operand(p[i]);
         if (lane == 0) wg_mbar_arrive(bar_empty_v + 8 * sp);
         epilogue(o_job, pm0, pm1, pl0, pl1);
-#line 1273 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1260 "templates/sm90/attn_fwd_wgmma.cu.in"
         o_job = job;
 #pragma unroll
         for (int i = 0; i < kORegs; ++i) o[i] = 0.f;
         pack();
-#line 1280 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1267 "templates/sm90/attn_fwd_wgmma.cu.in"
         ++it;
       }
-#line 1289 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1276 "templates/sm90/attn_fwd_wgmma.cu.in"
       for (int j = 1; j < nt; ++j) steady_round(j, j == nt - 1);
-#line 1291 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1278 "templates/sm90/attn_fwd_wgmma.cu.in"
     }
     {
       // The last job's P_{n-1} V_{n-1}, then its epilogue.
@@ -1722,11 +1709,11 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       for (int i = 0; i < kORegs; ++i) wg_fence_operand(o[i]);
       if (lane == 0) wg_mbar_arrive(bar_empty_v + 8 * sp);
       epilogue(o_job, m0, m1, l0, l1);
-#line 1308 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1295 "templates/sm90/attn_fwd_wgmma.cu.in"
     }
   }
 }
-#line 1312 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1299 "templates/sm90/attn_fwd_wgmma.cu.in"
 #undef sO
 #undef bar_o_full
 #undef job_count
