@@ -4,8 +4,8 @@
 # (bench.py, attngen_ctypes.py), optionally base/ (another build's libattngen.so) and cubins/
 # (for the sass step), optionally fa3/ (a FlashAttention-3 library built by the user outside
 # the repository, see bench/bench.py: when present, fa3 joins the peers of bench, modes and ab).
-# Steps (arguments, in order): tests check bench modes base ab tune ncu ncudetail ncusrc
-# ncupair sass.
+# Steps (arguments, in order): compile tests check bench modes base ab tune ncu ncudetail
+# ncusrc ncupair sass skipspeed.
 # Every step has its own time limit; a failing GPU suite stops the timing steps.
 set -u
 D="$(cd "$(dirname "$0")/.." && pwd)"
@@ -24,6 +24,10 @@ echo "== $(date -u +%FT%TZ) $(nvidia-smi --query-gpu=name,driver_version,clocks.
 for step in $steps; do
   echo "== step $step ($(date -u +%T))"
   case $step in
+    compile)
+      # A build without nvcc (ATTNGEN_NVCC=OFF) has no AOT cubins: JIT the default sm90 set
+      # (COMPILE_FILTER: a name glob) into the cache, 16 at a time, before the suite.
+      timeout 400 "$A" compile --target sm90 --filter "${COMPILE_FILTER:-*}" -j 16 2>&1 | tail -3 ;;
     tests)
       timeout 240 "$D/test_gpu_sm90" > "$OUT/gpu_tests.log" 2>&1
       rc=$?
@@ -145,6 +149,14 @@ for step in $steps; do
         echo "$n: $(cuobjdump -res-usage "$c" 2>&1 | grep -o 'REG:[0-9]*.*STACK:[0-9]*' | head -1)"
         sed -nE 's/^\s+\/\*[0-9a-f]+\*\/\s+(@!?U?P[0-9T]+\s+)?([A-Z][A-Z0-9_]*).*/\2/p' "$OUT/$n.sass" | \
           sort | uniq -c | sort -rn | head -16 | tr '\n' ' '; echo
+      done ;;
+    skipspeed)
+      # Tile skipping: dense vs skipping calls at forced skipped fractions (bench/skip_speed.py)
+      # on SKIP_SHAPES (default the two Wan shapes of the issue).
+      for sh in ${SKIP_SHAPES:-1,12,32760,32760 1,40,75600,75600}; do
+        timeout 200 python3 "$D/bench/skip_speed.py" --lib "$D/libattngen.so" --shape "$sh" \
+          ${SKIP_ARGS:-} > "$OUT/skip_${sh//,/x}.log" 2>&1
+        echo "skip_speed $sh rc $?"; tail -20 "$OUT/skip_${sh//,/x}.log"
       done ;;
     *) echo "unknown step $step" ;;
   esac

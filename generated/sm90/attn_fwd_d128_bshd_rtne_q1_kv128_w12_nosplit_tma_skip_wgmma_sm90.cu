@@ -845,6 +845,15 @@ __device__ __forceinline__ wg_u64 make_desc(wg_u32 addr, wg_u32 lbo, wg_u32 sbo)
          ((wg_u64)((sbo & 0x3FFFFu) >> 4) << 32) | (1ull << 62);
 }
 
+// The descriptor d advanced by `bytes` (a multiple of 16): one 32-bit add on the start address
+// field, which cannot carry into the leading byte offset (shared addresses stay below 2^18).
+// Built once per tile and advanced per k-step, as CUTLASS's descriptor iterator does: the
+// per-k-step mask/shift/or sequence (0.9 uniform-datapath instructions per score, run G1) goes.
+__device__ __forceinline__ wg_u64 desc_add(wg_u64 d, wg_u32 bytes) {
+  const wg_u32 lo = (wg_u32)d + (bytes >> 4);
+  return ((d >> 32) << 32) | (wg_u64)lo;
+}
+
 // Byte offset of 16-byte chunk c (0..7) of row r in a swizzled half (r counted from an atom
 // boundary; rows are 128 bytes apart).
 __device__ __forceinline__ wg_u32 swz(int r, int c) {
@@ -854,9 +863,9 @@ __device__ __forceinline__ wg_u32 swz(int r, int c) {
 // P (step 5): two fp32 probabilities -> bf16x2 with the variant's rounding, lower column low.
 // For P only finite values in [0, 1] and NaN occur; NaN stays a NaN (it only feeds P.V).
 __device__ __forceinline__ wg_u32 pack_p(float lo, float hi) {
-#line 160 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 169 "templates/sm90/attn_fwd_wgmma.cu.in"
   return wg_pack_bf16x2_rn(lo, hi);
-#line 168 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 177 "templates/sm90/attn_fwd_wgmma.cu.in"
 }
 
 // Output rounding (step 6) of two values, lower column low: exactly the docs/NUMERICS.md formula
@@ -864,9 +873,9 @@ __device__ __forceinline__ wg_u32 pack_p(float lo, float hi) {
 // (cvt.rn / cvt.rz to bf16x2 round finite values as the formulas and give 0x7FFF for every
 // NaN); RTNA has no cvt and uses the integer formula.
 __device__ __forceinline__ wg_u32 round_out2(float lo, float hi) {
-#line 176 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 185 "templates/sm90/attn_fwd_wgmma.cu.in"
   return wg_pack_bf16x2_rn(lo, hi);
-#line 182 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 191 "templates/sm90/attn_fwd_wgmma.cu.in"
 }
 
 __device__ __forceinline__ void mbar_wait(wg_u32 bar, wg_u32 parity) {
@@ -876,11 +885,11 @@ __device__ __forceinline__ void mbar_wait(wg_u32 bar, wg_u32 parity) {
 
 } // namespace
 
-#line 192 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 201 "templates/sm90/attn_fwd_wgmma.cu.in"
 extern "C" __global__ void __launch_bounds__(384, 1)
     attn_fwd_d128_bshd_rtne_q1_kv128_w12_nosplit_tma_skip_wgmma_sm90(const __grid_constant__ attngen_kargs_tma prm) {
   const attngen_kargs a = prm.a;            // (a reference kept the param address live: a spill)
-#line 198 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 207 "templates/sm90/attn_fwd_wgmma.cu.in"
   extern __shared__ __align__(1024) unsigned char smem_raw[];
   const wg_u32 sbase = (wg_smem_addr(smem_raw) + 1023u) & ~1023u;
   const wg_u32 sQ = sbase;
@@ -892,7 +901,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
   const wg_u32 bar_full_v = bar_full_k + 8 * kStages;
   const wg_u32 bar_empty_k = bar_full_v + 8 * kStages;  // [stage]: K tile released
   const wg_u32 bar_empty_v = bar_empty_k + 8 * kStages;
-#line 210 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 219 "templates/sm90/attn_fwd_wgmma.cu.in"
   // (macros, not variables: computed where used, so that no register holds them in the
   // producer's 24-register code)
 #define sO (sbase + kOffO)
@@ -907,7 +916,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
   // < 2^16: ATTNGEN__GRID_YZ_LIMIT).
 #define job_q_row (job_count + 4)
 #define job_q_hb (job_count + 8)
-#line 225 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 234 "templates/sm90/attn_fwd_wgmma.cu.in"
   // The list entry (word index) and first computed tile of the job being loaded (held, they
   // spilled), the verdict word buffers [3][kSkipWords] (all ones when free) and their counts
   // of consumer warps done [3] (0 when free).
@@ -919,7 +928,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
 #define job_skip_lw_i (job_count + 32)
 #define job_skip_lw (job_count + 36)
 #define skip_words (job_count + 48)
-#line 237 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 246 "templates/sm90/attn_fwd_wgmma.cu.in"
   // O buffer free again (its stores have read it): named barriers kBarOFree + c (after the
   // consumers' turn barriers 1..kConsumers), 160 threads (a consumer's 128 wait with bar.sync,
   // the storer's warp arrives). One buffer: kBarOFree + c = "free for consumer c" (the
@@ -929,10 +938,13 @@ extern "C" __global__ void __launch_bounds__(384, 1)
   // the previous job's stores have read the buffers), so no arrival is left that no use
   // waits for.
   constexpr wg_u32 kBarOFree = 1 + kConsumers;
-#line 247 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 256 "templates/sm90/attn_fwd_wgmma.cu.in"
 
   const int tid = (int)threadIdx.x;
-  const int wgroup = tid >> 7;
+  // The warpgroup index, broadcast from lane 0 so that the compiler knows it is the same in
+  // the whole warp: what derives from it (shared addresses, wgmma descriptors) then stays in
+  // the uniform datapath instead of being moved there (R2UR) before every wgmma.
+  const int wgroup = __shfl_sync(0xffffffffu, tid >> 7, 0);
   const int H = a.H, Sq = a.Sq, Skv = a.Skv;
   // KV heads (grouped-query calls: H_kv divides H; 0 = H): query head h reads K and V of KV
   // head h H_kv / H = h / (H / H_kv)
@@ -943,9 +955,9 @@ extern "C" __global__ void __launch_bounds__(384, 1)
   // A packed batch (kargs.cu_q != 0; the host allows it with bshd and head_dim 128 only, so
   // the other kernels compile without its code: in the head_dim 64 ones it spilled 4 bytes):
   // Sq and Skv are the largest lengths.
-#line 261 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 273 "templates/sm90/attn_fwd_wgmma.cu.in"
   const bool packed = a.cu_q != 0;
-#line 265 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 277 "templates/sm90/attn_fwd_wgmma.cu.in"
   // Sequence b of a packed batch in a cu_seqlens array: its first row (start) and length,
   // clamped as kargs.h says, so that no value can address a row outside [0, total).
   auto seq_of = [&](const int *cu, int b, int total, int max, int &start) -> int {
@@ -963,9 +975,9 @@ extern "C" __global__ void __launch_bounds__(384, 1)
   };
   // The causal mask is the variant's (axis mask; the dispatcher gives it only calls with
   // kargs.causal set accordingly): the dense kernels compile without any of its code.
-#line 285 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 297 "templates/sm90/attn_fwd_wgmma.cu.in"
   constexpr bool kCausal = false;
-#line 287 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 299 "templates/sm90/attn_fwd_wgmma.cu.in"
   // Keys of the jobs of batch entry b: its length (attngen_kargs.kv_len) clamped into
   // [0, Skv], or Skv; and a job's KV tiles: at least one (a job with no key runs one fully
   // masked tile, so that every job keeps its place in the pipeline; n_tiles == 0, Skv = 0,
@@ -1031,9 +1043,9 @@ extern "C" __global__ void __launch_bounds__(384, 1)
     return i;
   };
   // Tile skipping (variant axis skip): the dense kernels compile without any of its code.
-#line 353 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 365 "templates/sm90/attn_fwd_wgmma.cu.in"
   constexpr bool kSkip = true;
-#line 357 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 369 "templates/sm90/attn_fwd_wgmma.cu.in"
   // A job's list entry: the index of its first word (the host keeps lists below 2^32 words).
   auto skip_base = [&](int mb, int h, int b) -> wg_u32 {
     return (((wg_u32)b * (wg_u32)H + (wg_u32)h) * (wg_u32)a.skip_nqt + (wg_u32)mb) *
@@ -1047,10 +1059,12 @@ extern "C" __global__ void __launch_bounds__(384, 1)
     if (a.skip_must_do != 0) sk &= ~wg_ld_global_b32(a.skip_must_do + w);
     return ~sk;
   };
+  (void)skip_base;                         // (used by the skip variants only)
+  (void)live_word;
   (void)kSkip;
   (void)skip_base;
   (void)live_word;
-#line 382 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 396 "templates/sm90/attn_fwd_wgmma.cu.in"
   // Element offsets of job `job`'s Q/O rows and K/V rows (those of its KV head): 64-bit
   // per-(batch, head) base, 32-bit row offsets within a batch. Also returns the job's first
   // query row.
@@ -1060,7 +1074,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
     decode(job, mb, h, b);
     q0 = mb * kBlockM;
     const int hk = (int)((unsigned)h * (unsigned)Hkv / (unsigned)H);
-#line 392 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 406 "templates/sm90/attn_fwd_wgmma.cu.in"
     int qr = 0, kr = 0;
     if (packed) {
       q_len(b, qr);
@@ -1068,12 +1082,12 @@ extern "C" __global__ void __launch_bounds__(384, 1)
     }
     q_base = (((packed ? 0ll : (long long)b * Sq) + qr) * H + h) * kD;
     kv_base = (((packed ? 0ll : (long long)b * Skv) + kr) * Hkv + hk) * kD;
-#line 403 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 417 "templates/sm90/attn_fwd_wgmma.cu.in"
   };
 
-#line 406 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 420 "templates/sm90/attn_fwd_wgmma.cu.in"
   constexpr wg_u32 kFullArrivals = 1;        // the producer thread's arrive.expect_tx
-#line 410 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 424 "templates/sm90/attn_fwd_wgmma.cu.in"
   if (tid == 0) {
     for (int i = 0; i < kQBufs; ++i) {
       wg_mbar_init(bar_q + 8 * i, kFullArrivals);
@@ -1085,12 +1099,12 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       wg_mbar_init(bar_empty_k + 8 * s, 4 * kConsumers);
       wg_mbar_init(bar_empty_v + 8 * s, 4 * kConsumers);
     }
-#line 422 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 436 "templates/sm90/attn_fwd_wgmma.cu.in"
     for (int i = 0; i < kOBufs; ++i) wg_mbar_init(bar_o_full + 8 * i, 128);  // its consumer
-#line 424 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 438 "templates/sm90/attn_fwd_wgmma.cu.in"
     for (int i = 0; i < 3 * kSkipWords; ++i) wg_st_shared_b32(skip_words + 4 * i, ~0u);
     for (int i = 0; i < 3; ++i) wg_st_shared_b32(skip_done_count + 4 * i, 0u);
-#line 428 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 442 "templates/sm90/attn_fwd_wgmma.cu.in"
     wg_fence_mbar_init();
   }
   __syncthreads();
@@ -1098,7 +1112,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
   if (wgroup == 0) {
     // ================================ producer ================================
     wg_setmaxnreg_dec<24>();
-#line 436 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 450 "templates/sm90/attn_fwd_wgmma.cu.in"
     if (tid == 0 && n_tiles > 0) {
       const void *map_q = &prm.q;
       const void *map_k = &prm.k;
@@ -1112,7 +1126,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
 #define once wg_policy_evict_first()
       int it = 0;                            // K/V tiles issued so far (ring position)
       wg_st_shared_b32(job_count, 0u);
-#line 450 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 464 "templates/sm90/attn_fwd_wgmma.cu.in"
       // next_live of the job being loaded, its list word held in shared memory.
       auto next_live_p = [&](int j, int nt) -> int {
         for (; j < nt; j = (j | 31) + 1) {
@@ -1132,7 +1146,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
         }
         return nt;
       };
-#line 470 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 484 "templates/sm90/attn_fwd_wgmma.cu.in"
       // A packed job without query rows is passed over here (continue) rather than by
       // live_round: that second copy of the test in the loop's step spilled.
       for (int ri = 0;; ++ri) {
@@ -1162,7 +1176,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
         wg_st_shared_b32(job_q_hb, (wg_u32)h | ((wg_u32)b << 16));
 #define kv_row (packed ? kc + j * kKv : j * kKv)
 #define kv_batch (packed ? 0 : kc)
-#line 500 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 514 "templates/sm90/attn_fwd_wgmma.cu.in"
         // The computed tiles only; every tile skipped: tile 0 (masked whole by the consumers).
         wg_st_shared_b32(job_skip_base, skip_base(mb, h, b));
         wg_st_shared_b32(job_skip_lw_i, ~0u);
@@ -1170,7 +1184,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
         jq = jq < nt ? jq : 0;
         wg_st_shared_b32(job_skip_first, (wg_u32)jq);
         for (int j = jq; j < nt; j = next_live_p(j + 1, nt), ++it) {
-#line 510 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 524 "templates/sm90/attn_fwd_wgmma.cu.in"
           const int s = it % kStages;
           const wg_u32 round_parity = (wg_u32)((it / kStages - 1) & 1);
           // K tile j, then V tile j (keys past Skv are zero-filled: their scores are masked,
@@ -1285,7 +1299,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
         }
       }
     }
-#line 690 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 704 "templates/sm90/attn_fwd_wgmma.cu.in"
   } else {
     // ================================ consumers ===============================
     wg_setmaxnreg_inc<240>();
@@ -1315,7 +1329,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
     // That job's causal diagonal: its first query row + kv_n - its entry's query rows (Sq, a
     // packed sequence's length): query row q0 + i sees the keys below cdiag + i + 1.
     int cdiag = Skv - Sq;
-#line 720 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 734 "templates/sm90/attn_fwd_wgmma.cu.in"
     // Tile skipping, for the job whose S is next: its list entry, first computed tile (jf) and
     // the one after (jn1), its visited tiles and computed tiles so far, the last computed tile
     // (jl: its V is the last the job reads), whether this thread's rows are valid (< Sq), and
@@ -1345,7 +1359,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       return nt;
     };
     const float skip_t = a.skip_threshold_log2;
-#line 750 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 764 "templates/sm90/attn_fwd_wgmma.cu.in"
 
     // This consumer's 64 rows of the Q buffer of the job whose S is issued next, and that
     // buffer's q_empty mbarrier (switched at each job boundary).
@@ -1355,11 +1369,12 @@ extern "C" __global__ void __launch_bounds__(384, 1)
     // Issue S = Q K_j^T (step 1) from stage sj: kD / 16 k-steps of 16 over d; the k-step's 32
     // bytes sit at offset 32 (kk & 3) of box kk >> 2 (the hardware applies the swizzle).
     auto issue_qk = [&](int sj) {
-      const wg_u32 kt = sK + sj * kKvStage;
+      const wg_u64 da0 = make_desc(q_rows, 16, 1024);
+      const wg_u64 db0 = make_desc(sK + sj * kKvStage, 16, 1024);
 #pragma unroll
       for (int kk = 0; kk < kD / 16; ++kk) {
-        const wg_u64 da = make_desc(q_rows + (kk >> 2) * kQHalf + (kk & 3) * 32, 16, 1024);
-        const wg_u64 db = make_desc(kt + (kk >> 2) * kKvHalf + (kk & 3) * 32, 16, 1024);
+        const wg_u64 da = desc_add(da0, (kk >> 2) * kQHalf + (kk & 3) * 32);
+        const wg_u64 db = desc_add(db0, (kk >> 2) * kKvHalf + (kk & 3) * 32);
         wg_mma_ss_m64n128k16(s, da, db, kk > 0 ? 1 : 0);
       }
       wg_commit();
@@ -1368,20 +1383,20 @@ extern "C" __global__ void __launch_bounds__(384, 1)
     // the boxes kKvHalf apart (LBO), 8-key groups 1024 bytes apart (SBO), 16 keys per
     // k-step = 2048 bytes.
     auto issue_pv = [&](int sp) {
-      const wg_u32 vt = sV + sp * kKvStage;
+      const wg_u64 db0 = make_desc(sV + sp * kKvStage, kKvHalf, 1024);
 #pragma unroll
       for (int kk = 0; kk < kKv / 16; ++kk) {
-        const wg_u64 db = make_desc(vt + kk * 2048, kKvHalf, 1024);
+        const wg_u64 db = desc_add(db0, kk * 2048);
         wg_mma_rs_tb_m64n128k16(o, p[4 * kk], p[4 * kk + 1], p[4 * kk + 2], p[4 * kk + 3], db, 1);
       }
       wg_commit();
     };
-#line 781 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 796 "templates/sm90/attn_fwd_wgmma.cu.in"
     // Waits for my turn on the tensor cores, then orders my register writes before the
     // wgmmas (the tiles arrived through the async proxy: no proxy fence).
     auto begin_issue = [&]() {
       wg_bar_sync(bar_me, 256);
-#line 792 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 807 "templates/sm90/attn_fwd_wgmma.cu.in"
 #pragma unroll
       for (int i = 0; i < kORegs; ++i) wg_fence_operand(o[i]);
 #pragma unroll
@@ -1422,9 +1437,9 @@ extern "C" __global__ void __launch_bounds__(384, 1)
           if (col >= ((i & 2) ? lim1 : lim0)) s[i] = neg_inf;
         }
       }
-#line 833 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 848 "templates/sm90/attn_fwd_wgmma.cu.in"
       float mx0 = neg_inf, mx1 = neg_inf;    // the tile's row max first (the skip verdict)
-#line 837 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 852 "templates/sm90/attn_fwd_wgmma.cu.in"
 #pragma unroll
       for (int i = 0; i < kSRegs; i += 4) {
         mx0 = wg_max(mx0, wg_max(s[i], s[i + 1]));
@@ -1434,12 +1449,12 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       mx0 = wg_max(mx0, wg_shfl_xor(mx0, 2));
       mx1 = wg_max(mx1, wg_shfl_xor(mx1, 1));
       mx1 = wg_max(mx1, wg_shfl_xor(mx1, 2));
-#line 847 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 862 "templates/sm90/attn_fwd_wgmma.cu.in"
       tmx0 = mx0;
       tmx1 = mx1;
       mx0 = wg_max(m0, mx0);                 // (max is exact: the same m as the dense kernel's)
       mx1 = wg_max(m1, mx1);
-#line 852 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 867 "templates/sm90/attn_fwd_wgmma.cu.in"
       // A row that sees no key (a job with no key, a causal row above the diagonal): max 0,
       // so p = exp2(-inf - 0) = 0 and l = 0 (the epilogue writes out = 0, LSE = -inf).
       if (rk0 <= 0) mx0 = 0.f;
@@ -1516,16 +1531,16 @@ extern "C" __global__ void __launch_bounds__(384, 1)
     auto set_pending = [&](float alpha0, float alpha1) {
       pa0 = alpha0;
       pa1 = alpha1;
-#line 933 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 948 "templates/sm90/attn_fwd_wgmma.cu.in"
       prs = wg_any(alpha0 != 1.f || alpha1 != 1.f);
-#line 935 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 950 "templates/sm90/attn_fwd_wgmma.cu.in"
     };
 
-#line 938 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 953 "templates/sm90/attn_fwd_wgmma.cu.in"
     // Step 6: o = O * (1 / l) (l = 0 -> 0), rounded, into this consumer's O buffer (the
     // storer writes it out). Step 7: LSE = m ln2 + ln l. For job `job` with the final running
     // max (em0, em1) and this thread's parts of l (el0, el1).
-#line 946 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 961 "templates/sm90/attn_fwd_wgmma.cu.in"
     auto epilogue = [&](int job, float em0, float em1, float el0, float el1) {
       long long q_base, kv_base;
       int q0, h, b;
@@ -1553,7 +1568,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       int qr = 0;                            // a packed sequence's first row, its rows sq
       const int sq = q_len(b, qr);
       const bool ok0 = qa < sq, ok1 = qa + 8 < sq;
-#line 974 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 989 "templates/sm90/attn_fwd_wgmma.cu.in"
       // Wait until the buffer's previous contents have been read by their stores (a named
       // barrier: an mbarrier wait loop here, with O and S live, made ptxas spill).
       const int ob = kOBufs == kConsumers ? cw : 0;
@@ -1570,12 +1585,12 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       unsigned short *og = (unsigned short *)a.o + q_base + 2 * t4;
       unsigned short *og0 = og + (wg_u32)(ok0 ? qa : 0) * row_stride;
       unsigned short *og1 = og + (wg_u32)(ok1 ? qa + 8 : 0) * row_stride;
-#line 995 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1010 "templates/sm90/attn_fwd_wgmma.cu.in"
 #pragma unroll
       for (int i = 0; i < kD / 8; ++i) {
         const wg_u32 r0 = round_out2(wg_mul_rn(o[4 * i], inv0), wg_mul_rn(o[4 * i + 1], inv0));
         const wg_u32 r1 = round_out2(wg_mul_rn(o[4 * i + 2], inv1), wg_mul_rn(o[4 * i + 3], inv1));
-#line 1000 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1015 "templates/sm90/attn_fwd_wgmma.cu.in"
         if (direct) {
           if (ok0) wg_st_global_b32(og0 + 8 * i, r0);
           if (ok1) wg_st_global_b32(og1 + 8 * i, r1);
@@ -1584,12 +1599,12 @@ extern "C" __global__ void __launch_bounds__(384, 1)
           wg_st_shared_b32(at, r0);
           wg_st_shared_b32(at + 8u * 128u, r1);
         }
-#line 1012 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1027 "templates/sm90/attn_fwd_wgmma.cu.in"
       }
-#line 1014 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1029 "templates/sm90/attn_fwd_wgmma.cu.in"
       wg_fence_proxy_async();                // st.shared (generic) -> the stores (async proxy)
       wg_mbar_arrive(bar_o_full + 8 * ob);
-#line 1017 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1032 "templates/sm90/attn_fwd_wgmma.cu.in"
       if (a.lse != 0 && t4 == 0) {
         // [B, H, Sq], or [H, total_q] from the sequence's first row
         float *lse = a.lse + (packed ? (long long)h * a.total_q + qr : ((long long)b * H + h) * (long long)Sq);
@@ -1633,7 +1648,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       const int sq = q_len(b, r0);
       cdiag = mb * kBlockM + kv_n - sq;
       nt = tiles_of(job_keys(kv_n, mb * kBlockM, sq));
-#line 1061 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1076 "templates/sm90/attn_fwd_wgmma.cu.in"
       // Its computed tiles (every tile skipped: tile 0 with no key, masked whole).
       n_vis = kv_n > 0 ? nt : 0;
       n_live = 0;
@@ -1650,9 +1665,9 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       const int qa = mb * kBlockM + 64 * cw + 16 * wq + g;
       rv0 = qa < sq;
       rv1 = qa + 8 < sq;
-#line 1078 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1093 "templates/sm90/attn_fwd_wgmma.cu.in"
     };
-#line 1080 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1095 "templates/sm90/attn_fwd_wgmma.cu.in"
     // The skip verdict of computed tile j of the job whose S was just softmaxed (m0, m1 its
     // new running max, tmx0, tmx1 the tile's): marked when every valid row of the warp has a
     // tile max of -inf (no key; NaN scores do not count: a NaN max is no key) or below its
@@ -1713,7 +1728,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       }
       if (lane == 0) wg_st_shared_b32(cnt, 0u);
     };
-#line 1141 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1156 "templates/sm90/attn_fwd_wgmma.cu.in"
     start_job(job);
     if (cw == kConsumers - 1) wg_bar_arrive(1, 256);  // consumer 0 issues first
     {
@@ -1733,9 +1748,9 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       float alpha0, alpha1;
       softmax(jf, true, alpha0, alpha1);
       pack();
-#line 1161 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1176 "templates/sm90/attn_fwd_wgmma.cu.in"
       skip_verdict(jf, jn1 >= nt);
-#line 1163 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1178 "templates/sm90/attn_fwd_wgmma.cu.in"
     }
     // A round that issues S_j and P_{j-1} V_{j-1} of the same job (1 <= j < nt; `last`: j is
     // the job's last computed tile).
@@ -1772,21 +1787,21 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       for (int i = 0; i < kPRegs; ++i) wg_fence_operand(p[i]);
       if (lane == 0) wg_mbar_arrive(bar_empty_v + 8 * sp);
       pack();
-#line 1200 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1215 "templates/sm90/attn_fwd_wgmma.cu.in"
       // (after the wait and the packing: between the softmax and the wait, its branches kept
       // ptxas from moving the wait to the top of the softmax's block, as in the dense kernel)
       skip_verdict(j, last);
-#line 1204 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1219 "templates/sm90/attn_fwd_wgmma.cu.in"
       ++it;
     };
     it = 1;
-#line 1208 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1223 "templates/sm90/attn_fwd_wgmma.cu.in"
     for (int j = jn1; j < nt;) {
       const int jn = next_live_c(j + 1);
       steady_round(j, jn >= nt);
       j = jn;
     }
-#line 1216 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1231 "templates/sm90/attn_fwd_wgmma.cu.in"
     for (job = job_at(ri = live_round(ri + 1)); job < n_jobs;
          job = job_at(ri = live_round(ri + 1))) {
       ++nj;
@@ -1828,25 +1843,25 @@ extern "C" __global__ void __launch_bounds__(384, 1)
         for (int i = 0; i < kPRegs; ++i) wg_fence_operand(p[i]);
         if (lane == 0) wg_mbar_arrive(bar_empty_v + 8 * sp);
         epilogue(o_job, pm0, pm1, pl0, pl1);
-#line 1258 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1273 "templates/sm90/attn_fwd_wgmma.cu.in"
         skip_done(nj - 1, o_job);
-#line 1260 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1275 "templates/sm90/attn_fwd_wgmma.cu.in"
         o_job = job;
 #pragma unroll
         for (int i = 0; i < kORegs; ++i) o[i] = 0.f;
         pack();
-#line 1265 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1280 "templates/sm90/attn_fwd_wgmma.cu.in"
         skip_verdict(jf, jn1 >= nt);
-#line 1267 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1282 "templates/sm90/attn_fwd_wgmma.cu.in"
         ++it;
       }
-#line 1270 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1285 "templates/sm90/attn_fwd_wgmma.cu.in"
       for (int j = jn1; j < nt;) {
         const int jn = next_live_c(j + 1);
         steady_round(j, jn >= nt);
         j = jn;
       }
-#line 1278 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1293 "templates/sm90/attn_fwd_wgmma.cu.in"
     }
     {
       // The last job's P_{n-1} V_{n-1}, then its epilogue.
@@ -1861,19 +1876,19 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       for (int i = 0; i < kORegs; ++i) wg_fence_operand(o[i]);
       if (lane == 0) wg_mbar_arrive(bar_empty_v + 8 * sp);
       epilogue(o_job, m0, m1, l0, l1);
-#line 1293 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1308 "templates/sm90/attn_fwd_wgmma.cu.in"
       skip_done(nj, o_job);
-#line 1295 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1310 "templates/sm90/attn_fwd_wgmma.cu.in"
     }
   }
 }
-#line 1299 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1314 "templates/sm90/attn_fwd_wgmma.cu.in"
 #undef sO
 #undef bar_o_full
 #undef job_count
 #undef job_q_row
 #undef job_q_hb
-#line 1305 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1320 "templates/sm90/attn_fwd_wgmma.cu.in"
 #undef job_skip_base
 #undef job_skip_first
 #undef skip_done_count
