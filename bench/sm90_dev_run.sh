@@ -29,7 +29,7 @@ for step in $steps; do
       # (COMPILE_FILTER: a name glob) into the cache, 16 at a time, before the suite.
       timeout 400 "$A" compile --target sm90 --filter "${COMPILE_FILTER:-*}" -j 16 2>&1 | tail -3 ;;
     tests)
-      timeout 240 "$D/test_gpu_sm90" > "$OUT/gpu_tests.log" 2>&1
+      timeout 420 "$D/test_gpu_sm90" > "$OUT/gpu_tests.log" 2>&1
       rc=$?
       grep -E "device:|FAIL|PASSED" "$OUT/gpu_tests.log" | tail -25
       echo "tests rc $rc"

@@ -828,12 +828,13 @@ AG_BF16_FN unsigned int ag_bf16_to_f32_bits(unsigned int b) { return (b & 0xFFFF
 // ring and the ping-pong run as for a shorter job; a job whose every tile is skipped runs its
 // tile 0 with every key masked (out = 0, LSE = -inf), keeping its place in the pipeline. Per
 // computed tile each consumer warp votes whether all its valid rows' tile max is below the
-// running max + T and gathers the verdicts of 32 tiles in a register; the warps AND them into
+// running max + T (in the next round, while that round's wgmmas run, as is the walk to the
+// tile after it) and gathers the verdicts of 32 tiles in a register; the warps AND them into
 // the job's word buffer in shared memory (3 buffers, job n: n % 3); after its epilogue each
 // consumer warp counts itself done, and the last one writes the buffer to kargs.skip_write as
 // whole words and sets it back to all ones (skip_done). Up to 64 words (2048 tiles) per
 // job: the runtime refuses longer key sequences for these variants.
-#line 107 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 108 "templates/sm90/attn_fwd_wgmma.cu.in"
 // Numerics follow docs/NUMERICS.md step by step (comments numbered like its steps).
 // attngen-launch: threads=384 block_m=128 smem_bytes=231304
 
@@ -856,17 +857,17 @@ constexpr int kQBufs = 1;            // Q buffers: job n uses buffer n % kQBufs
 constexpr wg_u32 kQBytes = 32768;
 constexpr wg_u32 kOffK = kQBufs * kQBytes;
 constexpr wg_u32 kOffV = kOffK + kStages * kKvStage;
-#line 130 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 131 "templates/sm90/attn_fwd_wgmma.cu.in"
 constexpr int kOBufs = 1;
 constexpr wg_u32 kOBufBytes = 16384;  // boxes x 64 rows x 128 bytes
 constexpr wg_u32 kOBox = kOBufBytes / kBoxes;
 constexpr wg_u32 kOffO = kOffV + kStages * kKvStage;
 constexpr wg_u32 kOffBar = kOffO + kOBufs * kOBufBytes;
-#line 138 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 139 "templates/sm90/attn_fwd_wgmma.cu.in"
 constexpr float kLn2 = 0.693147180559945309f;
-#line 140 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 141 "templates/sm90/attn_fwd_wgmma.cu.in"
 constexpr int kSkipWords = 64;    // list words per job held in shared memory
-#line 142 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 143 "templates/sm90/attn_fwd_wgmma.cu.in"
 
 // 128-byte swizzled, 1024-byte atoms: wgmma shared-memory descriptor for a start address,
 // leading and stride byte offsets (PTX ISA "Matrix Descriptor Format", swizzle mode 1).
@@ -893,9 +894,9 @@ __device__ __forceinline__ wg_u32 swz(int r, int c) {
 // P (step 5): two fp32 probabilities -> bf16x2 with the variant's rounding, lower column low.
 // For P only finite values in [0, 1] and NaN occur; NaN stays a NaN (it only feeds P.V).
 __device__ __forceinline__ wg_u32 pack_p(float lo, float hi) {
-#line 171 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 172 "templates/sm90/attn_fwd_wgmma.cu.in"
   return wg_pack_bf16x2_rz(lo, hi);
-#line 177 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 178 "templates/sm90/attn_fwd_wgmma.cu.in"
 }
 
 // Output rounding (step 6) of two values, lower column low: exactly the docs/NUMERICS.md formula
@@ -903,9 +904,9 @@ __device__ __forceinline__ wg_u32 pack_p(float lo, float hi) {
 // (cvt.rn / cvt.rz to bf16x2 round finite values as the formulas and give 0x7FFF for every
 // NaN); RTNA has no cvt and uses the integer formula.
 __device__ __forceinline__ wg_u32 round_out2(float lo, float hi) {
-#line 187 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 188 "templates/sm90/attn_fwd_wgmma.cu.in"
   return wg_pack_bf16x2_rz(lo, hi);
-#line 191 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 192 "templates/sm90/attn_fwd_wgmma.cu.in"
 }
 
 __device__ __forceinline__ void mbar_wait(wg_u32 bar, wg_u32 parity) {
@@ -915,11 +916,11 @@ __device__ __forceinline__ void mbar_wait(wg_u32 bar, wg_u32 parity) {
 
 } // namespace
 
-#line 201 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 202 "templates/sm90/attn_fwd_wgmma.cu.in"
 extern "C" __global__ void __launch_bounds__(384, 1)
     attn_fwd_d128_bhsd_rtz_q1_kv176_w12_nosplit_tma_skip_wgmma_sm90(const __grid_constant__ attngen_kargs_tma prm) {
   const attngen_kargs a = prm.a;            // (a reference kept the param address live: a spill)
-#line 207 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 208 "templates/sm90/attn_fwd_wgmma.cu.in"
   extern __shared__ __align__(1024) unsigned char smem_raw[];
   const wg_u32 sbase = (wg_smem_addr(smem_raw) + 1023u) & ~1023u;
   const wg_u32 sQ = sbase;
@@ -931,7 +932,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
   const wg_u32 bar_full_v = bar_full_k + 8 * kStages;
   const wg_u32 bar_empty_k = bar_full_v + 8 * kStages;  // [stage]: K tile released
   const wg_u32 bar_empty_v = bar_empty_k + 8 * kStages;
-#line 219 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 220 "templates/sm90/attn_fwd_wgmma.cu.in"
   // (macros, not variables: computed where used, so that no register holds them in the
   // producer's 24-register code)
 #define sO (sbase + kOffO)
@@ -946,7 +947,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
   // < 2^16: ATTNGEN__GRID_YZ_LIMIT).
 #define job_q_row (job_count + 4)
 #define job_q_hb (job_count + 8)
-#line 234 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 235 "templates/sm90/attn_fwd_wgmma.cu.in"
   // The list entry (word index) and first computed tile of the job being loaded (held, they
   // spilled), the verdict word buffers [3][kSkipWords] (all ones when free) and their counts
   // of consumer warps done [3] (0 when free).
@@ -958,7 +959,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
 #define job_skip_lw_i (job_count + 32)
 #define job_skip_lw (job_count + 36)
 #define skip_words (job_count + 48)
-#line 246 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 247 "templates/sm90/attn_fwd_wgmma.cu.in"
   // O buffer free again (its stores have read it): named barriers kBarOFree + c (after the
   // consumers' turn barriers 1..kConsumers), 160 threads (a consumer's 128 wait with bar.sync,
   // the storer's warp arrives). One buffer: kBarOFree + c = "free for consumer c" (the
@@ -968,7 +969,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
   // the previous job's stores have read the buffers), so no arrival is left that no use
   // waits for.
   constexpr wg_u32 kBarOFree = 1 + kConsumers;
-#line 256 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 257 "templates/sm90/attn_fwd_wgmma.cu.in"
 
   const int tid = (int)threadIdx.x;
   // The warpgroup index, broadcast from lane 0 so that the compiler knows it is the same in
@@ -985,9 +986,9 @@ extern "C" __global__ void __launch_bounds__(384, 1)
   // A packed batch (kargs.cu_q != 0; the host allows it with bshd and head_dim 128 only, so
   // the other kernels compile without its code: in the head_dim 64 ones it spilled 4 bytes):
   // Sq and Skv are the largest lengths.
-#line 275 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 276 "templates/sm90/attn_fwd_wgmma.cu.in"
   constexpr bool packed = false;
-#line 277 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 278 "templates/sm90/attn_fwd_wgmma.cu.in"
   // Sequence b of a packed batch in a cu_seqlens array: its first row (start) and length,
   // clamped as kargs.h says, so that no value can address a row outside [0, total).
   auto seq_of = [&](const int *cu, int b, int total, int max, int &start) -> int {
@@ -1005,9 +1006,9 @@ extern "C" __global__ void __launch_bounds__(384, 1)
   };
   // The causal mask is the variant's (axis mask; the dispatcher gives it only calls with
   // kargs.causal set accordingly): the dense kernels compile without any of its code.
-#line 297 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 298 "templates/sm90/attn_fwd_wgmma.cu.in"
   constexpr bool kCausal = false;
-#line 299 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 300 "templates/sm90/attn_fwd_wgmma.cu.in"
   // Keys of the jobs of batch entry b: its length (attngen_kargs.kv_len) clamped into
   // [0, Skv], or Skv; and a job's KV tiles: at least one (a job with no key runs one fully
   // masked tile, so that every job keeps its place in the pipeline; n_tiles == 0, Skv = 0,
@@ -1073,9 +1074,9 @@ extern "C" __global__ void __launch_bounds__(384, 1)
     return i;
   };
   // Tile skipping (variant axis skip): the dense kernels compile without any of its code.
-#line 365 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 366 "templates/sm90/attn_fwd_wgmma.cu.in"
   constexpr bool kSkip = true;
-#line 369 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 370 "templates/sm90/attn_fwd_wgmma.cu.in"
   // A job's list entry: the index of its first word (the host keeps lists below 2^32 words).
   auto skip_base = [&](int mb, int h, int b) -> wg_u32 {
     return (((wg_u32)b * (wg_u32)H + (wg_u32)h) * (wg_u32)a.skip_nqt + (wg_u32)mb) *
@@ -1094,7 +1095,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
   (void)kSkip;
   (void)skip_base;
   (void)live_word;
-#line 396 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 397 "templates/sm90/attn_fwd_wgmma.cu.in"
   // Element offsets of job `job`'s Q/O rows and K/V rows (those of its KV head): 64-bit
   // per-(batch, head) base, 32-bit row offsets within a batch. Also returns the job's first
   // query row.
@@ -1104,15 +1105,15 @@ extern "C" __global__ void __launch_bounds__(384, 1)
     decode(job, mb, h, b);
     q0 = mb * kBlockM;
     const int hk = (int)((unsigned)h * (unsigned)Hkv / (unsigned)H);
-#line 414 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 415 "templates/sm90/attn_fwd_wgmma.cu.in"
     q_base = ((long long)b * H + h) * (long long)Sq * kD;
     kv_base = ((long long)b * Hkv + hk) * (long long)Skv * kD;
-#line 417 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 418 "templates/sm90/attn_fwd_wgmma.cu.in"
   };
 
-#line 420 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 421 "templates/sm90/attn_fwd_wgmma.cu.in"
   constexpr wg_u32 kFullArrivals = 1;        // the producer thread's arrive.expect_tx
-#line 424 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 425 "templates/sm90/attn_fwd_wgmma.cu.in"
   if (tid == 0) {
     for (int i = 0; i < kQBufs; ++i) {
       wg_mbar_init(bar_q + 8 * i, kFullArrivals);
@@ -1124,12 +1125,12 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       wg_mbar_init(bar_empty_k + 8 * s, 4 * kConsumers);
       wg_mbar_init(bar_empty_v + 8 * s, 4 * kConsumers);
     }
-#line 436 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 437 "templates/sm90/attn_fwd_wgmma.cu.in"
     for (int i = 0; i < kOBufs; ++i) wg_mbar_init(bar_o_full + 8 * i, 128);  // its consumer
-#line 438 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 439 "templates/sm90/attn_fwd_wgmma.cu.in"
     for (int i = 0; i < 3 * kSkipWords; ++i) wg_st_shared_b32(skip_words + 4 * i, ~0u);
     for (int i = 0; i < 3; ++i) wg_st_shared_b32(skip_done_count + 4 * i, 0u);
-#line 442 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 443 "templates/sm90/attn_fwd_wgmma.cu.in"
     wg_fence_mbar_init();
   }
   __syncthreads();
@@ -1137,7 +1138,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
   if (wgroup == 0) {
     // ================================ producer ================================
     wg_setmaxnreg_dec<24>();
-#line 450 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 451 "templates/sm90/attn_fwd_wgmma.cu.in"
     if (tid == 0 && n_tiles > 0) {
       const void *map_q = &prm.q;
       const void *map_k = &prm.k;
@@ -1151,7 +1152,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
 #define once wg_policy_evict_first()
       int it = 0;                            // K/V tiles issued so far (ring position)
       wg_st_shared_b32(job_count, 0u);
-#line 464 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 465 "templates/sm90/attn_fwd_wgmma.cu.in"
       // next_live of the job being loaded, its list word held in shared memory.
       auto next_live_p = [&](int j, int nt) -> int {
         for (; j < nt; j = (j | 31) + 1) {
@@ -1171,7 +1172,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
         }
         return nt;
       };
-#line 484 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 485 "templates/sm90/attn_fwd_wgmma.cu.in"
       // A packed job without query rows is passed over here (continue) rather than by
       // live_round: that second copy of the test in the loop's step spilled.
       for (int ri = 0;; ++ri) {
@@ -1201,7 +1202,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
         wg_st_shared_b32(job_q_hb, (wg_u32)h | ((wg_u32)b << 16));
 #define kv_row (packed ? kc + j * kKv : j * kKv)
 #define kv_batch (packed ? 0 : kc)
-#line 514 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 515 "templates/sm90/attn_fwd_wgmma.cu.in"
         // The computed tiles only; every tile skipped: tile 0 (masked whole by the consumers).
         wg_st_shared_b32(job_skip_base, skip_base(mb, h, b));
         wg_st_shared_b32(job_skip_lw_i, ~0u);
@@ -1209,7 +1210,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
         jq = jq < nt ? jq : 0;
         wg_st_shared_b32(job_skip_first, (wg_u32)jq);
         for (int j = jq; j < nt; j = next_live_p(j + 1, nt), ++it) {
-#line 524 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 525 "templates/sm90/attn_fwd_wgmma.cu.in"
           const int s = it % kStages;
           const wg_u32 round_parity = (wg_u32)((it / kStages - 1) & 1);
           // K tile j, then V tile j (keys past Skv are zero-filled: their scores are masked,
@@ -1324,7 +1325,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
         }
       }
     }
-#line 704 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 705 "templates/sm90/attn_fwd_wgmma.cu.in"
   } else {
     // ================================ consumers ===============================
     wg_setmaxnreg_inc<240>();
@@ -1354,7 +1355,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
     // That job's causal diagonal: its first query row + kv_n - its entry's query rows (Sq, a
     // packed sequence's length): query row q0 + i sees the keys below cdiag + i + 1.
     int cdiag = Skv - Sq;
-#line 734 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 735 "templates/sm90/attn_fwd_wgmma.cu.in"
     // Tile skipping, for the job whose S is next: its list entry, first computed tile (jf) and
     // the one after (jn1), its visited tiles and computed tiles so far, the last computed tile
     // (jl: its V is the last the job reads), whether this thread's rows are valid (< Sq), and
@@ -1364,6 +1365,12 @@ extern "C" __global__ void __launch_bounds__(384, 1)
     bool rv0 = true, rv1 = true;
     wg_u32 vw = ~0u;
     int vwi = 0;
+    // The computed tile whose verdict is pending (vj; vlast: the job's last) and its job's
+    // next computed tile: the verdict and the walk run while the next round's wgmmas do, not
+    // between its wait and its issue (run J3: 41 instructions per warp and tile there, +7.6%
+    // cycles at f = 0).
+    int vj = 0;
+    bool vlast = false;
     float tmx0 = 0.f, tmx1 = 0.f;            // the tile maxima of the last softmax
     // The computed tiles of word lw_i of the job's entry, held: the list words are read once
     // per 32 tiles, not per tile (next_live_c).
@@ -1384,7 +1391,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       return nt;
     };
     const float skip_t = a.skip_threshold_log2;
-#line 764 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 771 "templates/sm90/attn_fwd_wgmma.cu.in"
 
     // This consumer's 64 rows of the Q buffer of the job whose S is issued next, and that
     // buffer's q_empty mbarrier (switched at each job boundary).
@@ -1416,12 +1423,12 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       }
       wg_commit();
     };
-#line 796 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 803 "templates/sm90/attn_fwd_wgmma.cu.in"
     // Waits for my turn on the tensor cores, then orders my register writes before the
     // wgmmas (the tiles arrived through the async proxy: no proxy fence).
     auto begin_issue = [&]() {
       wg_bar_sync(bar_me, 256);
-#line 807 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 814 "templates/sm90/attn_fwd_wgmma.cu.in"
 #pragma unroll
       for (int i = 0; i < kORegs; ++i) wg_fence_operand(o[i]);
 #pragma unroll
@@ -1462,9 +1469,9 @@ extern "C" __global__ void __launch_bounds__(384, 1)
           if (col >= ((i & 2) ? lim1 : lim0)) s[i] = neg_inf;
         }
       }
-#line 848 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 855 "templates/sm90/attn_fwd_wgmma.cu.in"
       float mx0 = neg_inf, mx1 = neg_inf;    // the tile's row max first (the skip verdict)
-#line 852 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 859 "templates/sm90/attn_fwd_wgmma.cu.in"
 #pragma unroll
       for (int i = 0; i < kSRegs; i += 4) {
         mx0 = wg_max(mx0, wg_max(s[i], s[i + 1]));
@@ -1474,12 +1481,12 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       mx0 = wg_max(mx0, wg_shfl_xor(mx0, 2));
       mx1 = wg_max(mx1, wg_shfl_xor(mx1, 1));
       mx1 = wg_max(mx1, wg_shfl_xor(mx1, 2));
-#line 862 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 869 "templates/sm90/attn_fwd_wgmma.cu.in"
       tmx0 = mx0;
       tmx1 = mx1;
       mx0 = wg_max(m0, mx0);                 // (max is exact: the same m as the dense kernel's)
       mx1 = wg_max(m1, mx1);
-#line 867 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 874 "templates/sm90/attn_fwd_wgmma.cu.in"
       // A row that sees no key (a job with no key, a causal row above the diagonal): max 0,
       // so p = exp2(-inf - 0) = 0 and l = 0 (the epilogue writes out = 0, LSE = -inf).
       if (rk0 <= 0) mx0 = 0.f;
@@ -1556,16 +1563,16 @@ extern "C" __global__ void __launch_bounds__(384, 1)
     auto set_pending = [&](float alpha0, float alpha1) {
       pa0 = alpha0;
       pa1 = alpha1;
-#line 948 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 955 "templates/sm90/attn_fwd_wgmma.cu.in"
       prs = wg_any(alpha0 != 1.f || alpha1 != 1.f);
-#line 950 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 957 "templates/sm90/attn_fwd_wgmma.cu.in"
     };
 
-#line 953 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 960 "templates/sm90/attn_fwd_wgmma.cu.in"
     // Step 6: o = O * (1 / l) (l = 0 -> 0), rounded, into this consumer's O buffer (the
     // storer writes it out). Step 7: LSE = m ln2 + ln l. For job `job` with the final running
     // max (em0, em1) and this thread's parts of l (el0, el1).
-#line 961 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 968 "templates/sm90/attn_fwd_wgmma.cu.in"
     auto epilogue = [&](int job, float em0, float em1, float el0, float el1) {
       long long q_base, kv_base;
       int q0, h, b;
@@ -1593,7 +1600,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       int qr = 0;                            // a packed sequence's first row, its rows sq
       const int sq = q_len(b, qr);
       const bool ok0 = qa < sq, ok1 = qa + 8 < sq;
-#line 989 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 996 "templates/sm90/attn_fwd_wgmma.cu.in"
       // Wait until the buffer's previous contents have been read by their stores (a named
       // barrier: an mbarrier wait loop here, with O and S live, made ptxas spill).
       const int ob = kOBufs == kConsumers ? cw : 0;
@@ -1610,12 +1617,12 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       unsigned short *og = (unsigned short *)a.o + q_base + 2 * t4;
       unsigned short *og0 = og + (wg_u32)(ok0 ? qa : 0) * row_stride;
       unsigned short *og1 = og + (wg_u32)(ok1 ? qa + 8 : 0) * row_stride;
-#line 1010 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1017 "templates/sm90/attn_fwd_wgmma.cu.in"
 #pragma unroll
       for (int i = 0; i < kD / 8; ++i) {
         const wg_u32 r0 = round_out2(wg_mul_rn(o[4 * i], inv0), wg_mul_rn(o[4 * i + 1], inv0));
         const wg_u32 r1 = round_out2(wg_mul_rn(o[4 * i + 2], inv1), wg_mul_rn(o[4 * i + 3], inv1));
-#line 1015 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1022 "templates/sm90/attn_fwd_wgmma.cu.in"
         if (direct) {
           if (ok0) wg_st_global_b32(og0 + 8 * i, r0);
           if (ok1) wg_st_global_b32(og1 + 8 * i, r1);
@@ -1624,12 +1631,12 @@ extern "C" __global__ void __launch_bounds__(384, 1)
           wg_st_shared_b32(at, r0);
           wg_st_shared_b32(at + 8u * 128u, r1);
         }
-#line 1027 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1034 "templates/sm90/attn_fwd_wgmma.cu.in"
       }
-#line 1029 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1036 "templates/sm90/attn_fwd_wgmma.cu.in"
       wg_fence_proxy_async();                // st.shared (generic) -> the stores (async proxy)
       wg_mbar_arrive(bar_o_full + 8 * ob);
-#line 1032 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1039 "templates/sm90/attn_fwd_wgmma.cu.in"
       if (a.lse != 0 && t4 == 0) {
         // [B, H, Sq], or [H, total_q] from the sequence's first row
         float *lse = a.lse + (packed ? (long long)h * a.total_q + qr : ((long long)b * H + h) * (long long)Sq);
@@ -1673,7 +1680,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       const int sq = q_len(b, r0);
       cdiag = mb * kBlockM + kv_n - sq;
       nt = tiles_of(job_keys(kv_n, mb * kBlockM, sq));
-#line 1076 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1083 "templates/sm90/attn_fwd_wgmma.cu.in"
       // Its computed tiles (every tile skipped: tile 0 with no key, masked whole).
       n_vis = kv_n > 0 ? nt : 0;
       n_live = 0;
@@ -1690,9 +1697,9 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       const int qa = mb * kBlockM + 64 * cw + 16 * wq + g;
       rv0 = qa < sq;
       rv1 = qa + 8 < sq;
-#line 1093 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1100 "templates/sm90/attn_fwd_wgmma.cu.in"
     };
-#line 1095 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1102 "templates/sm90/attn_fwd_wgmma.cu.in"
     // The skip verdict of computed tile j of the job whose S was just softmaxed (m0, m1 its
     // new running max, tmx0, tmx1 the tile's): marked when every valid row of the warp has a
     // tile max of -inf (no key; NaN scores do not count: a NaN max is no key) or below its
@@ -1753,7 +1760,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       }
       if (lane == 0) wg_st_shared_b32(cnt, 0u);
     };
-#line 1156 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1163 "templates/sm90/attn_fwd_wgmma.cu.in"
     start_job(job);
     if (cw == kConsumers - 1) wg_bar_arrive(1, 256);  // consumer 0 issues first
     {
@@ -1773,13 +1780,15 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       float alpha0, alpha1;
       softmax(jf, true, alpha0, alpha1);
       pack();
-#line 1176 "templates/sm90/attn_fwd_wgmma.cu.in"
-      skip_verdict(jf, jn1 >= nt);
-#line 1178 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1183 "templates/sm90/attn_fwd_wgmma.cu.in"
+      vj = jf;                               // (its verdict: in the next round's wait)
+      vlast = jn1 >= nt;
+#line 1186 "templates/sm90/attn_fwd_wgmma.cu.in"
     }
     // A round that issues S_j and P_{j-1} V_{j-1} of the same job (1 <= j < nt; `last`: j is
-    // the job's last computed tile).
-    auto steady_round = [&](int j, bool last) {
+    // the job's last computed tile; skip variants find it themselves). Returns the job's next
+    // computed tile.
+    auto steady_round = [&](int j, bool last_in) -> int {
       const int sj = it % kStages;
       const int sp = (it + kStages - 1) % kStages;
       mbar_wait(bar_full_k + 8 * sj, (wg_u32)((it / kStages) & 1));
@@ -1788,6 +1797,12 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       issue_qk(sj);
       rescale_then_pv(sp);
       wg_bar_arrive(bar_other, 256);         // the other consumer's wgmmas queue behind mine
+#line 1200 "templates/sm90/attn_fwd_wgmma.cu.in"
+      skip_verdict(vj, vlast);               // the previous computed tile's, during the wgmmas
+      const int jn = next_live_c(j + 1);
+      const bool last = jn >= nt;
+      (void)last_in;
+#line 1208 "templates/sm90/attn_fwd_wgmma.cu.in"
       wg_wait<1>();                          // S_j done, P V may still run
 #pragma unroll
       for (int i = 0; i < kSRegs; ++i) wg_fence_operand(s[i]);
@@ -1812,21 +1827,17 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       for (int i = 0; i < kPRegs; ++i) wg_fence_operand(p[i]);
       if (lane == 0) wg_mbar_arrive(bar_empty_v + 8 * sp);
       pack();
-#line 1215 "templates/sm90/attn_fwd_wgmma.cu.in"
-      // (after the wait and the packing: between the softmax and the wait, its branches kept
-      // ptxas from moving the wait to the top of the softmax's block, as in the dense kernel)
-      skip_verdict(j, last);
-#line 1219 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1233 "templates/sm90/attn_fwd_wgmma.cu.in"
+      vj = j;
+      vlast = last;
+#line 1236 "templates/sm90/attn_fwd_wgmma.cu.in"
       ++it;
+      return jn;
     };
     it = 1;
-#line 1223 "templates/sm90/attn_fwd_wgmma.cu.in"
-    for (int j = jn1; j < nt;) {
-      const int jn = next_live_c(j + 1);
-      steady_round(j, jn >= nt);
-      j = jn;
-    }
-#line 1231 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1241 "templates/sm90/attn_fwd_wgmma.cu.in"
+    for (int j = jn1; j < nt;) j = steady_round(j, false);
+#line 1245 "templates/sm90/attn_fwd_wgmma.cu.in"
     for (job = job_at(ri = live_round(ri + 1)); job < n_jobs;
          job = job_at(ri = live_round(ri + 1))) {
       ++nj;
@@ -1842,6 +1853,9 @@ extern "C" __global__ void __launch_bounds__(384, 1)
         }
         mbar_wait(bar_full_k + 8 * sj, (wg_u32)((it / kStages) & 1));
         mbar_wait(bar_full_v + 8 * sp, (wg_u32)(((it - 1) / kStages) & 1));
+#line 1261 "templates/sm90/attn_fwd_wgmma.cu.in"
+        skip_verdict(vj, vlast);             // o_job's last computed tile (vlast true; sets jl)
+#line 1263 "templates/sm90/attn_fwd_wgmma.cu.in"
         zero_v_tail(sp, kv_n - jl * kKv);  // o_job's last V tile
         start_job(job);                      // from here on: the new job's
         begin_issue();
@@ -1868,30 +1882,30 @@ extern "C" __global__ void __launch_bounds__(384, 1)
         for (int i = 0; i < kPRegs; ++i) wg_fence_operand(p[i]);
         if (lane == 0) wg_mbar_arrive(bar_empty_v + 8 * sp);
         epilogue(o_job, pm0, pm1, pl0, pl1);
-#line 1273 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1290 "templates/sm90/attn_fwd_wgmma.cu.in"
         skip_done(nj - 1, o_job);
-#line 1275 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1292 "templates/sm90/attn_fwd_wgmma.cu.in"
         o_job = job;
 #pragma unroll
         for (int i = 0; i < kORegs; ++i) o[i] = 0.f;
         pack();
-#line 1280 "templates/sm90/attn_fwd_wgmma.cu.in"
-        skip_verdict(jf, jn1 >= nt);
-#line 1282 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1297 "templates/sm90/attn_fwd_wgmma.cu.in"
+        vj = jf;
+        vlast = jn1 >= nt;
+#line 1300 "templates/sm90/attn_fwd_wgmma.cu.in"
         ++it;
       }
-#line 1285 "templates/sm90/attn_fwd_wgmma.cu.in"
-      for (int j = jn1; j < nt;) {
-        const int jn = next_live_c(j + 1);
-        steady_round(j, jn >= nt);
-        j = jn;
-      }
-#line 1293 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1303 "templates/sm90/attn_fwd_wgmma.cu.in"
+      for (int j = jn1; j < nt;) j = steady_round(j, false);
+#line 1307 "templates/sm90/attn_fwd_wgmma.cu.in"
     }
     {
       // The last job's P_{n-1} V_{n-1}, then its epilogue.
       const int sp = (it + kStages - 1) % kStages;
       mbar_wait(bar_full_v + 8 * sp, (wg_u32)(((it - 1) / kStages) & 1));
+#line 1313 "templates/sm90/attn_fwd_wgmma.cu.in"
+      skip_verdict(vj, vlast);               // the last job's last computed tile (sets jl)
+#line 1315 "templates/sm90/attn_fwd_wgmma.cu.in"
       zero_v_tail(sp, kv_n - jl * kKv);
       begin_issue();
       rescale_then_pv(sp);
@@ -1901,19 +1915,19 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       for (int i = 0; i < kORegs; ++i) wg_fence_operand(o[i]);
       if (lane == 0) wg_mbar_arrive(bar_empty_v + 8 * sp);
       epilogue(o_job, m0, m1, l0, l1);
-#line 1308 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1325 "templates/sm90/attn_fwd_wgmma.cu.in"
       skip_done(nj, o_job);
-#line 1310 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1327 "templates/sm90/attn_fwd_wgmma.cu.in"
     }
   }
 }
-#line 1314 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1331 "templates/sm90/attn_fwd_wgmma.cu.in"
 #undef sO
 #undef bar_o_full
 #undef job_count
 #undef job_q_row
 #undef job_q_hb
-#line 1320 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1337 "templates/sm90/attn_fwd_wgmma.cu.in"
 #undef job_skip_base
 #undef job_skip_first
 #undef skip_done_count
