@@ -422,6 +422,13 @@ static double run_variant(const attngen__emu_kernel *k, const attngen__variant_d
   const float scale = 1.0f / sqrtf((float)D);
   a.scale_log2 = scale * 1.44269504088896341f;
   a.num_q_blocks = (Sq + d->block_m - 1) / d->block_m;
+  { /* the variant's layout, dense (the runtime fills these from the call: kargs.h) */
+    attngen_fwd_args fa;
+    attngen_fwd_args_init(&fa);
+    fa.batch = B, fa.heads = H, fa.seqlen_q = Sq, fa.seqlen_kv = Skv, fa.head_dim = D;
+    fa.layout = (attngen_layout)d->layout;
+    attngen__kargs_set_strides(&a, &fa);
+  }
   a.split_first = a.num_q_blocks * B * H;
   a.num_splits = 1;
   a.kv_per_split = Skv;

@@ -631,6 +631,314 @@ static void test_runtime_bad_out_overlaps_q_tail(void **state) {
   attngen_destroy(ctx);
 }
 
+/* ---- element strides (args.q_strides, k_strides, v_strides, out_strides) ------------------ */
+
+/* Each bad stride: its own status, the message names the stride, out untouched; explain
+ * (no pointers) refuses the same. The problem is 2 x 2 x 16 x 16, dense bshd. */
+static void bad_strides(size_t field, int64_t sb, int64_t ss, int64_t sh, attngen_status want,
+                        const char *mention) {
+  attngen_context *ctx = cpu_context();
+  problem p;
+  problem_make(&p, ATTNGEN_LAYOUT_BSHD, ATTNGEN_ROUND_RTNE, 2, 2, 16, 16, 5);
+  int64_t *s = (int64_t *)((char *)&p.a + field);
+  s[0] = sb, s[1] = ss, s[2] = sh;
+  bad(ctx, &p, want, mention);
+  attngen_choice ch;
+  assert_int_equal(attngen_explain(ctx, &p.a, &ch), want);
+  assert_non_null(strstr(attngen_last_error(), mention));
+  problem_free(&p);
+  attngen_destroy(ctx);
+}
+#define STRIDES_OF(field) offsetof(attngen_fwd_args, field)
+
+static void test_runtime_bad_strides(void **state) {
+  (void)state;
+  /* negative; 0 on a dimension of extent > 1 */
+  bad_strides(STRIDES_OF(q_strides), 4096, 256, -128, ATTNGEN_STATUS_INVALID_ARGUMENT,
+              "args.q_strides[2] = -128");
+  bad_strides(STRIDES_OF(k_strides), 4096, 0, 128, ATTNGEN_STATUS_INVALID_ARGUMENT,
+              "args.k_strides[1] = 0");
+  bad_strides(STRIDES_OF(out_strides), 0, 256, 128, ATTNGEN_STATUS_INVALID_ARGUMENT,
+              "args.out_strides[0] = 0");
+  /* not a multiple of 8 elements (16 bytes) */
+  bad_strides(STRIDES_OF(v_strides), 4096, 256, 132, ATTNGEN_STATUS_MISALIGNED,
+              "args.v_strides[2] = 132");
+  bad_strides(STRIDES_OF(q_strides), 4100, 256, 128, ATTNGEN_STATUS_MISALIGNED,
+              "args.q_strides[0] = 4100");
+  /* past the kernels' offsets: a row stride of 2^30, a batch entry spanning 2^31 bytes, a
+   * batch stride of 2^39 */
+  bad_strides(STRIDES_OF(k_strides), 4096, (int64_t)1 << 30, 128, ATTNGEN_STATUS_TOO_LARGE,
+              "args.k_strides[1]");
+  bad_strides(STRIDES_OF(q_strides), 4096, (int64_t)1 << 27, 128, ATTNGEN_STATUS_TOO_LARGE,
+              "one batch entry of q spans");
+  bad_strides(STRIDES_OF(v_strides), (int64_t)1 << 39, 256, 128, ATTNGEN_STATUS_TOO_LARGE,
+              "args.v_strides[0]");
+  /* out: heads on top of each other; batch entries overlapping */
+  bad_strides(STRIDES_OF(out_strides), 4096, 256, 256, ATTNGEN_STATUS_ALIASING,
+              "args.out_strides = {4096, 256, 256}");
+  bad_strides(STRIDES_OF(out_strides), 2048, 256, 128, ATTNGEN_STATUS_ALIASING,
+              "two elements of out share an address");
+  /* the same strides are fine for an input (reading overlapping rows) */
+  attngen_context *ctx = cpu_context();
+  problem p;
+  problem_make(&p, ATTNGEN_LAYOUT_BSHD, ATTNGEN_ROUND_RTNE, 2, 2, 16, 16, 5);
+  p.a.k_strides[0] = 2048, p.a.k_strides[1] = 256, p.a.k_strides[2] = 128;
+  assert_int_equal(attngen_fwd(ctx, &p.a), ATTNGEN_STATUS_OK);
+  problem_free(&p);
+  /* q's span (batch stride 4 entries, 2 entries) covers out, placed between its entries: refused
+   * by spans, although no byte is shared */
+  problem_make(&p, ATTNGEN_LAYOUT_BSHD, ATTNGEN_ROUND_RTNE, 2, 2, 16, 16, 5);
+  const size_t entry = 16 * 2 * 128;
+  uint16_t *big = aligned_alloc(64, entry * 5 * 2);
+  assert_non_null(big);
+  memset(big, 0xFF, entry * 5 * 2);
+  memcpy(big, p.in.q, entry * 2);
+  memcpy(big + 4 * entry, p.in.q + entry, entry * 2);
+  p.a.q = big;
+  p.a.q_strides[0] = 4 * (int64_t)entry, p.a.q_strides[1] = 256, p.a.q_strides[2] = 128;
+  p.a.out = big + entry;
+  assert_int_equal(attngen_fwd(ctx, &p.a), ATTNGEN_STATUS_ALIASING);
+  assert_non_null(strstr(attngen_last_error(), "args.out"));
+  assert_non_null(strstr(attngen_last_error(), "args.q"));
+  for (size_t i = entry; i < 4 * entry; i++) assert_int_equal(big[i], 0xFFFF);
+  free(big);
+  problem_free(&p);
+  attngen_destroy(ctx);
+}
+
+/* Logical [B, S, H, D] rows (src: dense bshd) to / from a tensor at element strides s. */
+static void strided_place(uint16_t *dst, const uint16_t *src, int B, int S, int H, int D,
+                          const int64_t s[3]) {
+  for (int b = 0; b < B; b++)
+    for (int i = 0; i < S; i++)
+      for (int h = 0; h < H; h++)
+        memcpy(dst + b * s[0] + i * s[1] + h * s[2], src + (((size_t)b * S + i) * H + h) * D,
+               (size_t)D * 2);
+}
+static void strided_gather(uint16_t *dst, const uint16_t *src, int B, int S, int H, int D,
+                           const int64_t s[3]) {
+  for (int b = 0; b < B; b++)
+    for (int i = 0; i < S; i++)
+      for (int h = 0; h < H; h++)
+        memcpy(dst + (((size_t)b * S + i) * H + h) * D, src + b * s[0] + i * s[1] + h * s[2],
+               (size_t)D * 2);
+}
+
+/* The views of one strided case: q, k, v, out of a B x H x S x S call (H_kv KV heads). */
+typedef enum view_kind {
+  VIEW_QKV_PACKED = 0, /* one [B, S, H + 2 H_kv, D] tensor (a fused projection), out dense */
+  VIEW_PERMUTED = 1,   /* each tensor in the other layout's memory order, out too */
+  VIEW_PADDED = 2,     /* rows D + 8 apart, 64 elements between batch entries, out too */
+  VIEW_COUNT = 3
+} view_kind;
+
+typedef struct strided_case {
+  int batch, heads, heads_kv, seqlen, head_dim, causal;
+  const char *variant; /* NULL: the dispatcher's choice */
+} strided_case;
+
+/* Runs the dense call (strides 0, layout L) and each view of c with layout L on ctx; every
+ * view's out and LSE must be bit for bit the dense call's, and the elements of its buffers
+ * that the view does not cover untouched. Returns the variant that ran. */
+static void check_strided_case(attngen_context *ctx, const strided_case *c, attngen_layout L,
+                               char *ran, size_t ran_size) {
+  const int B = c->batch, H = c->heads, Hkv = c->heads_kv, S = c->seqlen, D = c->head_dim;
+  attngen__inputs in;
+  assert_int_equal(attngen__inputs_make_hd(&in, ATTNGEN__INPUT_REALISTIC, 77, ATTNGEN_LAYOUT_BSHD,
+                                           B, H, Hkv, S, S, D, 1.0f / sqrtf((float)D)),
+                   ATTNGEN_STATUS_OK);
+  const size_t nq = (size_t)B * S * H * D, nk = (size_t)B * S * Hkv * D;
+  attngen_fwd_args a;
+  attngen_fwd_args_init(&a);
+  a.batch = B, a.heads = H, a.heads_kv = Hkv == H ? 0 : Hkv, a.seqlen_q = S, a.seqlen_kv = S;
+  a.head_dim = D, a.layout = L, a.causal = c->causal, a.variant = c->variant;
+  a.softmax_scale = 1.0f / sqrtf((float)D);
+  /* dense in L */
+  int64_t dq[3], dk[3];
+  attngen__dense_strides_d(L, H, S, D, &dq[0], &dq[2], &dq[1]);
+  attngen__dense_strides_d(L, Hkv, S, D, &dk[0], &dk[2], &dk[1]);
+  uint16_t *q = aligned_alloc(64, nq * 2), *k = aligned_alloc(64, nk * 2);
+  uint16_t *v = aligned_alloc(64, nk * 2), *o = aligned_alloc(64, nq * 2);
+  uint16_t *want = malloc(nq * 2), *got = malloc(nq * 2);
+  float *lse_want = aligned_alloc(64, (size_t)B * H * S * 4 + 64);
+  float *lse_got = aligned_alloc(64, (size_t)B * H * S * 4 + 64);
+  assert_true(q && k && v && o && want && got && lse_want && lse_got);
+  strided_place(q, in.q, B, S, H, D, dq);
+  strided_place(k, in.k, B, S, Hkv, D, dk);
+  strided_place(v, in.v, B, S, Hkv, D, dk);
+  for (size_t i = 0; i < nq; i++) o[i] = ATTNGEN__BF16_POISON;
+  a.q = q, a.k = k, a.v = v, a.out = o, a.lse = lse_want;
+  attngen_status st = attngen_fwd(ctx, &a);
+  if (st != ATTNGEN_STATUS_OK) print_message("dense: %s\n", attngen_last_error());
+  assert_int_equal(st, ATTNGEN_STATUS_OK);
+  assert_int_equal(attngen_synchronize(ctx, NULL), ATTNGEN_STATUS_OK);
+  strided_gather(want, o, B, S, H, D, dq);
+  attngen_choice ch;
+  assert_int_equal(attngen_explain(ctx, &a, &ch), ATTNGEN_STATUS_OK);
+  snprintf(ran, ran_size, "%s", ch.variant);
+  free(q), free(k), free(v), free(o);
+  for (int vk = 0; vk < VIEW_COUNT; vk++) {
+    int64_t sq[3], sk[3], so[3];
+    size_t k_off = 0, v_off = 0, in_elems, out_elems;
+    if (vk == VIEW_QKV_PACKED) {
+      const int64_t w = (int64_t)(H + 2 * Hkv) * D; /* elements per (b, s) */
+      sq[0] = sk[0] = (int64_t)S * w, sq[1] = sk[1] = w, sq[2] = sk[2] = D;
+      k_off = (size_t)H * D, v_off = (size_t)(H + Hkv) * D;
+      in_elems = (size_t)B * S * w;
+      memcpy(so, dq, sizeof so);
+      out_elems = nq;
+    } else if (vk == VIEW_PERMUTED) {
+      const attngen_layout other = L == ATTNGEN_LAYOUT_BSHD ? ATTNGEN_LAYOUT_BHSD : ATTNGEN_LAYOUT_BSHD;
+      attngen__dense_strides_d(other, H, S, D, &sq[0], &sq[2], &sq[1]);
+      attngen__dense_strides_d(other, Hkv, S, D, &sk[0], &sk[2], &sk[1]);
+      memcpy(so, sq, sizeof so);
+      k_off = nq, v_off = nq + nk, in_elems = nq + 2 * nk, out_elems = nq;
+    } else {
+      sq[2] = D + 8, sq[1] = (int64_t)H * (D + 8), sq[0] = (int64_t)S * H * (D + 8) + 64;
+      sk[2] = D + 8, sk[1] = (int64_t)Hkv * (D + 8), sk[0] = (int64_t)S * Hkv * (D + 8) + 64;
+      memcpy(so, sq, sizeof so);
+      k_off = (size_t)B * sq[0], v_off = k_off + (size_t)B * sk[0];
+      in_elems = v_off + (size_t)B * sk[0], out_elems = (size_t)B * sq[0];
+    }
+    uint16_t *buf = aligned_alloc(64, in_elems * 2), *ob = aligned_alloc(64, out_elems * 2 + 64);
+    assert_true(buf && ob);
+    memset(buf, 0, in_elems * 2);
+    strided_place(buf, in.q, B, S, H, D, sq);
+    strided_place(buf + k_off, in.k, B, S, Hkv, D, sk);
+    strided_place(buf + v_off, in.v, B, S, Hkv, D, sk);
+    for (size_t i = 0; i < out_elems; i++) ob[i] = ATTNGEN__BF16_POISON;
+    attngen_fwd_args sa = a;
+    sa.q = buf, sa.k = buf + k_off, sa.v = buf + v_off, sa.out = ob, sa.lse = lse_got;
+    memcpy(sa.q_strides, sq, sizeof sq);
+    memcpy(sa.k_strides, sk, sizeof sk);
+    memcpy(sa.v_strides, sk, sizeof sk);
+    if (vk != VIEW_QKV_PACKED) memcpy(sa.out_strides, so, sizeof so); /* packed: out dense */
+    st = attngen_fwd(ctx, &sa);
+    if (st != ATTNGEN_STATUS_OK) print_message("view %d: %s\n", vk, attngen_last_error());
+    assert_int_equal(st, ATTNGEN_STATUS_OK);
+    assert_int_equal(attngen_synchronize(ctx, NULL), ATTNGEN_STATUS_OK);
+    strided_gather(got, ob, B, S, H, D, so);
+    size_t diff = 0;
+    for (size_t i = 0; i < nq; i++) diff += got[i] != want[i];
+    if (diff) print_message("%s %s view %d: %zu of %zu out elements differ from the dense call\n",
+                            ran, attngen_enum_name("layout", (int)L), vk, diff, nq);
+    assert_int_equal(diff, 0);
+    assert_memory_equal(lse_got, lse_want, (size_t)B * H * S * 4);
+    /* every element outside the view's rows is untouched: poison the rows, then all is */
+    for (size_t i = 0; i < nq; i++) got[i] = ATTNGEN__BF16_POISON;
+    strided_place(ob, got, B, S, H, D, so);
+    size_t written = 0;
+    for (size_t i = 0; i < out_elems; i++) written += ob[i] != ATTNGEN__BF16_POISON;
+    assert_int_equal(written, 0);
+    free(buf);
+    free(ob);
+  }
+  free(want), free(got), free(lse_want), free(lse_got);
+  attngen__inputs_free(&in);
+}
+
+static const strided_case strided_cases[] = {
+  {2, 2, 2, 100, 128, 0, NULL}, /* MHA, partial tiles */
+  {1, 4, 2, 70, 128, 1, NULL},  /* grouped-query, causal */
+  {2, 2, 2, 90, 64, 0, NULL},   /* head_dim 64 */
+};
+
+/* Strided views on the cpu reference: bit for bit the dense call in both layouts. */
+static void test_runtime_strided_views_cpu(void **state) {
+  (void)state;
+  attngen_context *ctx = cpu_context();
+  char ran[128];
+  for (size_t i = 0; i < sizeof strided_cases / sizeof strided_cases[0]; i++)
+    for (int l = 0; l < 2; l++)
+      check_strided_case(ctx, &strided_cases[i], (attngen_layout)l, ran, sizeof ran);
+  attngen_destroy(ctx);
+}
+
+/* Strided views on the gfx942 kernels in the emulator: the dispatcher's variant of each case
+ * and layout (bshd and bhsd families, causal, head_dim 64), and a forced tail-split variant
+ * whose merge kernel writes out: bit for bit the dense call of the same variant. */
+static void test_runtime_strided_views_emu(void **state) {
+  (void)state;
+  setenv("ATTNGEN_EMU_CUS", "3", 1);
+  attngen_context_options o = {"emu", 0};
+  attngen_context *ctx = NULL;
+  attngen_status st = attngen_create(&ctx, &o);
+  unsetenv("ATTNGEN_EMU_CUS");
+  if (st != ATTNGEN_STATUS_OK) fail_msg("emu backend: %s", attngen_last_error());
+  char ran[128];
+  for (size_t i = 0; i < sizeof strided_cases / sizeof strided_cases[0]; i++)
+    for (int l = 0; l < 2; l++) {
+      check_strided_case(ctx, &strided_cases[i], (attngen_layout)l, ran, sizeof ran);
+      print_message("strided views on %s: bitwise equal to the dense call\n", ran);
+      assert_non_null(strstr(ran, l ? "_bhsd_" : "_bshd_"));
+    }
+  /* 3 CUs, 4 q-blocks of 256 rows: the last job alone, its 9 KV tiles split in parts; the
+   * merge kernel writes out */
+  const strided_case split = {1, 1, 1, 800, 128, 0,
+                              "attn_fwd_d128_bhsd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942"};
+  attngen_fwd_args sa;
+  attngen_fwd_args_init(&sa);
+  sa.batch = 1, sa.heads = 1, sa.seqlen_q = 800, sa.seqlen_kv = 800, sa.variant = split.variant;
+  sa.layout = ATTNGEN_LAYOUT_BHSD;
+  attngen_choice ch;
+  assert_int_equal(attngen_explain(ctx, &sa, &ch), ATTNGEN_STATUS_OK);
+  print_message("%s on 1x1x800x800: %d parts\n", ch.variant, ch.num_splits);
+  assert_true(ch.num_splits > 1);
+  check_strided_case(ctx, &split, ATTNGEN_LAYOUT_BHSD, ran, sizeof ran);
+  assert_string_equal(ran, split.variant);
+  attngen_destroy(ctx);
+}
+
+/* A packed variable-length batch read from a fused [total, 3, H, D] qkv tensor (FlashAttention's
+ * varlen qkvpacked): bit for bit the call on separate dense q, k, v (cpu and emu). */
+static void test_runtime_strided_varlen_qkv(void **state) {
+  (void)state;
+  const int H = 2, D = 128, total = 157;
+  const int32_t cu[4] = {0, 60, 61, 157};
+  attngen__inputs in;
+  assert_int_equal(attngen__inputs_make_hd(&in, ATTNGEN__INPUT_REALISTIC, 9, ATTNGEN_LAYOUT_BSHD,
+                                           1, H, H, total, total, D, 0.08838834764831845f),
+                   ATTNGEN_STATUS_OK);
+  const size_t n = (size_t)total * H * D;
+  uint16_t *qkv = aligned_alloc(64, 3 * n * 2), *o1 = aligned_alloc(64, n * 2);
+  uint16_t *o2 = aligned_alloc(64, n * 2);
+  float *l1 = aligned_alloc(64, (size_t)H * total * 4 + 64), *l2 = aligned_alloc(64, (size_t)H * total * 4 + 64);
+  assert_true(qkv && o1 && o2 && l1 && l2);
+  const int64_t s3[3] = {0, 3 * H * D, D};
+  strided_place(qkv, in.q, 1, total, H, D, s3);
+  strided_place(qkv + H * D, in.k, 1, total, H, D, s3);
+  strided_place(qkv + 2 * H * D, in.v, 1, total, H, D, s3);
+  const char *backends[] = {"cpu", "emu"};
+  for (int bi = 0; bi < 2; bi++) {
+    attngen_context_options o = {backends[bi], 0};
+    attngen_context *ctx = NULL;
+    assert_int_equal(attngen_create(&ctx, &o), ATTNGEN_STATUS_OK);
+    attngen_fwd_args a;
+    attngen_fwd_args_init(&a);
+    a.batch = 3, a.heads = H, a.seqlen_q = 96, a.seqlen_kv = 96, a.total_q = total;
+    a.total_kv = total, a.cu_seqlens_q = cu, a.cu_seqlens_k = cu, a.causal = 1;
+    a.q = in.q, a.k = in.k, a.v = in.v, a.out = o1, a.lse = l1;
+    for (size_t i = 0; i < n; i++) o1[i] = o2[i] = ATTNGEN__BF16_POISON;
+    assert_int_equal(attngen_fwd(ctx, &a), ATTNGEN_STATUS_OK);
+    a.q = qkv, a.k = qkv + H * D, a.v = qkv + 2 * H * D, a.out = o2, a.lse = l2;
+    memcpy(a.q_strides, s3, sizeof s3);
+    memcpy(a.k_strides, s3, sizeof s3);
+    memcpy(a.v_strides, s3, sizeof s3);
+    a.q_strides[0] = 12345 * 8; /* not used by a packed batch */
+    attngen_status st = attngen_fwd(ctx, &a);
+    if (st != ATTNGEN_STATUS_OK) print_message("%s\n", attngen_last_error());
+    assert_int_equal(st, ATTNGEN_STATUS_OK);
+    assert_memory_equal(o1, o2, n * 2);
+    assert_memory_equal(l1, l2, (size_t)H * total * 4);
+    size_t poisoned = 0;
+    for (size_t i = 0; i < n; i++) poisoned += o2[i] == ATTNGEN__BF16_POISON;
+    assert_int_equal(poisoned, 0);
+    attngen_destroy(ctx);
+  }
+  free(qkv), free(o1), free(o2), free(l1), free(l2);
+  attngen__inputs_free(&in);
+}
+
 static void test_runtime_null_context_and_args(void **state) {
   attngen_fwd_args a;
   attngen_fwd_args_init(&a);
@@ -762,6 +1070,10 @@ int main(void) {
     cmocka_unit_test(test_runtime_bad_layout),
     cmocka_unit_test(test_runtime_bad_rounding),
     cmocka_unit_test(test_runtime_bad_scale),
+    cmocka_unit_test(test_runtime_bad_strides),
+    cmocka_unit_test(test_runtime_strided_views_cpu),
+    cmocka_unit_test(test_runtime_strided_views_emu),
+    cmocka_unit_test(test_runtime_strided_varlen_qkv),
     cmocka_unit_test(test_runtime_null_context_and_args),
     cmocka_unit_test(test_runtime_cpu_ref_follow_call),
     cmocka_unit_test(test_runtime_emu_tail_split_plan),

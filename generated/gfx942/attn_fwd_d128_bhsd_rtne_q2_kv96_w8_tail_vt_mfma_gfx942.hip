@@ -8,10 +8,10 @@
 #define ATTNGEN_KARGS_H
 
 typedef struct attngen_kargs {
-  const void *q;     // bf16, layout per variant (bshd: [B,Sq,H,128], bhsd: [B,H,Sq,128])
-  const void *k;     // bf16, [B,Skv,H_kv,128] or [B,H_kv,Skv,128]
-  const void *v;     // bf16, same layout as k
-  void *o;           // bf16, same layout as q
+  const void *q;     // bf16 [B,Sq,H,D] by index, in memory per q_sb, q_ss, q_sh (below)
+  const void *k;     // bf16 [B,Skv,H_kv,D] by index (k_* strides)
+  const void *v;     // bf16 [B,Skv,H_kv,D] by index (v_* strides)
+  void *o;           // bf16 [B,Sq,H,D] by index (o_* strides)
   float *lse;        // fp32 [B,H,Sq] natural-log LSE, or 0 when not requested
   float *ws;         // fp32 workspace for tail KV split partials, or 0 (kv_split = off)
   int B, H, Sq, Skv;
@@ -55,6 +55,14 @@ typedef struct attngen_kargs {
   int skip_nqt;                   // ceil(Sq / block_m)
   int skip_nkt;                   // ceil(Skv / kv_tile)
   int skip_nw;                    // ceil(skip_nkt / 32): words per (b, h, qt)
+  // Element strides (batch, sequence, head) of q, k, v and o; the last dimension is
+  // unit-stride. Always filled by the runtime (attngen_fwd_args.q_strides ..., else the
+  // layout's dense strides), so a kernel addresses (b, s, h) at b sb + s ss + h sh whatever
+  // its layout; a packed batch has sb = 0 (a sequence's first row counts its rows). The host
+  // keeps every stride a multiple of 8 and a batch entry's span of each tensor below 2^31
+  // bytes, so ss and sh fit 32-bit row offsets.
+  long long q_sb, k_sb, v_sb, o_sb;
+  int q_ss, q_sh, k_ss, k_sh, v_ss, v_sh, o_ss, o_sh;
 } attngen_kargs;
 
 #endif // ATTNGEN_KARGS_H
@@ -500,25 +508,29 @@ AG_KERNEL(512) void attn_fwd_d128_bhsd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
   }
 #line 171 "templates/gfx942/attn_fwd.hip.in"
     if (x < chunks) {  // wave-uniform
+      // V of (b, KV head h) through the call's strides (kargs.h; a packed sequence: from its
+      // first key row, sb = 0)
+      const unsigned rs = (unsigned)a.v_ss * 2u;
+#line 178 "templates/gfx942/attn_fwd.hip.in"
+      const unsigned long long kv_row0 = 0ull;
 #line 180 "templates/gfx942/attn_fwd.hip.in"
-      const unsigned rs = 256u;
-      const unsigned long long kv_base = ((unsigned long long)b * Hkv + h) * (unsigned)a.Skv * 256ull;
-#line 183 "templates/gfx942/attn_fwd.hip.in"
+      const unsigned long long kv_base = 2ull * ((unsigned long long)b * (unsigned long long)a.v_sb +
+                                                 kv_row0 * (unsigned)a.v_ss + (unsigned long long)h * (unsigned)a.v_sh);
       const ag_rsrc src = ag_make_rsrc((const char *)a.v + kv_base, kv_n > 0u ? (kv_n - 1u) * rs + 256u : 0u);
       const ag_rsrc dst = ag_make_rsrc((char *)a.ws + ((unsigned long long)b * Hkv + h) * chunks * 4096ull,
                                        chunks * 4096u);
       ag_u32x4 r[4];
-#line 188 "templates/gfx942/attn_fwd.hip.in"
+#line 187 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<0>(r[0], src, (16u * x + 4u * g + 0u) * rs + 16u * c);
-#line 188 "templates/gfx942/attn_fwd.hip.in"
+#line 187 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<0>(r[1], src, (16u * x + 4u * g + 1u) * rs + 16u * c);
-#line 188 "templates/gfx942/attn_fwd.hip.in"
+#line 187 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<0>(r[2], src, (16u * x + 4u * g + 2u) * rs + 16u * c);
-#line 188 "templates/gfx942/attn_fwd.hip.in"
+#line 187 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<0>(r[3], src, (16u * x + 4u * g + 3u) * rs + 16u * c);
-#line 190 "templates/gfx942/attn_fwd.hip.in"
+#line 189 "templates/gfx942/attn_fwd.hip.in"
       ag_s_waitcnt_vmcnt<0>(r[0], r[1], r[2], r[3]);
-#line 192 "templates/gfx942/attn_fwd.hip.in"
+#line 191 "templates/gfx942/attn_fwd.hip.in"
       {
         const ag_u32x4 t = {ag_v_perm_b32(r[1][0], r[0][0], 0x05040100u),
                             ag_v_perm_b32(r[3][0], r[2][0], 0x05040100u),
@@ -526,7 +538,7 @@ AG_KERNEL(512) void attn_fwd_d128_bhsd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
                             ag_v_perm_b32(r[3][0], r[2][0], 0x07060302u)};
         ag_buffer_store_dwordx4<0>(dst, x * 4096u + lane * 16u, t);
       }
-#line 192 "templates/gfx942/attn_fwd.hip.in"
+#line 191 "templates/gfx942/attn_fwd.hip.in"
       {
         const ag_u32x4 t = {ag_v_perm_b32(r[1][1], r[0][1], 0x05040100u),
                             ag_v_perm_b32(r[3][1], r[2][1], 0x05040100u),
@@ -534,7 +546,7 @@ AG_KERNEL(512) void attn_fwd_d128_bhsd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
                             ag_v_perm_b32(r[3][1], r[2][1], 0x07060302u)};
         ag_buffer_store_dwordx4<1024>(dst, x * 4096u + lane * 16u, t);
       }
-#line 192 "templates/gfx942/attn_fwd.hip.in"
+#line 191 "templates/gfx942/attn_fwd.hip.in"
       {
         const ag_u32x4 t = {ag_v_perm_b32(r[1][2], r[0][2], 0x05040100u),
                             ag_v_perm_b32(r[3][2], r[2][2], 0x05040100u),
@@ -542,7 +554,7 @@ AG_KERNEL(512) void attn_fwd_d128_bhsd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
                             ag_v_perm_b32(r[3][2], r[2][2], 0x07060302u)};
         ag_buffer_store_dwordx4<2048>(dst, x * 4096u + lane * 16u, t);
       }
-#line 192 "templates/gfx942/attn_fwd.hip.in"
+#line 191 "templates/gfx942/attn_fwd.hip.in"
       {
         const ag_u32x4 t = {ag_v_perm_b32(r[1][3], r[0][3], 0x05040100u),
                             ag_v_perm_b32(r[3][3], r[2][3], 0x05040100u),
@@ -550,14 +562,14 @@ AG_KERNEL(512) void attn_fwd_d128_bhsd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
                             ag_v_perm_b32(r[3][3], r[2][3], 0x07060302u)};
         ag_buffer_store_dwordx4<3072>(dst, x * 4096u + lane * 16u, t);
       }
-#line 200 "templates/gfx942/attn_fwd.hip.in"
+#line 199 "templates/gfx942/attn_fwd.hip.in"
     }
     return;
   }
-#line 204 "templates/gfx942/attn_fwd.hip.in"
+#line 203 "templates/gfx942/attn_fwd.hip.in"
 
   // ---- the block's job: (b, h, q-block) and KV range [kv_begin, kv_end)
-#line 207 "templates/gfx942/attn_fwd.hip.in"
+#line 206 "templates/gfx942/attn_fwd.hip.in"
   const unsigned work = ag_block_id_x();
   unsigned job, kv_begin, kv_end;
   int part;
@@ -583,7 +595,7 @@ AG_KERNEL(512) void attn_fwd_d128_bhsd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
   const unsigned qb = job % (unsigned)a.num_q_blocks;
   const unsigned bh = job / (unsigned)a.num_q_blocks;
   const unsigned h = bh % H, b = bh / H;
-#line 247 "templates/gfx942/attn_fwd.hip.in"
+#line 246 "templates/gfx942/attn_fwd.hip.in"
   // ---- per-batch key length: keys >= kv_len[b] (clamped into [0, Skv]) do not exist for
   // this block; a split part past it is empty (no tile: m = -inf, l = 0, O = 0)
   {
@@ -597,137 +609,147 @@ AG_KERNEL(512) void attn_fwd_d128_bhsd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
     const int kl = (int)kl_raw;
     kv_n = ag_uniform(kl <= 0 ? 0u : ((unsigned)kl < kv_n ? (unsigned)kl : kv_n));
   }
-#line 251 "templates/gfx942/attn_fwd.hip.in"
+#line 250 "templates/gfx942/attn_fwd.hip.in"
     kv_end = kv_end < kv_n ? kv_end : kv_n;
-#line 253 "templates/gfx942/attn_fwd.hip.in"
+#line 252 "templates/gfx942/attn_fwd.hip.in"
     kv_begin = kv_begin < kv_end ? kv_begin : kv_end;
-#line 255 "templates/gfx942/attn_fwd.hip.in"
+#line 254 "templates/gfx942/attn_fwd.hip.in"
   }
-#line 280 "templates/gfx942/attn_fwd.hip.in"
+#line 279 "templates/gfx942/attn_fwd.hip.in"
 
-  // ---- per-(b, h) slices: row strides rs (q, o) and kv_rs (k, v) in bytes, buffer
-  // descriptors bounded to the rows; K and V are those of the group's KV head hk
+  // ---- per-(b, h) slices through the call's strides (kargs.h: element (b, s, h) at
+  // b sb + s ss + h sh, whatever the layout): row strides in bytes rs (q), o_rs (o), kv_rs
+  // (k), v_rs (v), buffer descriptors bounded to the rows; K and V are those of the group's
+  // KV head hk
   const unsigned hk = ag_uniform(h * Hkv / H);
-#line 298 "templates/gfx942/attn_fwd.hip.in"
-  const unsigned rs = 256u, kv_rs = 256u;
-  const unsigned long long q_base = ((unsigned long long)b * H + h) * (unsigned)a.Sq * 256ull;
-  const unsigned long long kv_base = ((unsigned long long)b * Hkv + hk) * (unsigned)a.Skv * 256ull;
-  const unsigned q_bytes = a.Sq > 0 ? ((unsigned)a.Sq - 1u) * rs + 256u : 0u;
-#line 303 "templates/gfx942/attn_fwd.hip.in"
+  const unsigned rs = (unsigned)a.q_ss * 2u, o_rs = (unsigned)a.o_ss * 2u;
+  const unsigned kv_rs = (unsigned)a.k_ss * 2u;
+#line 293 "templates/gfx942/attn_fwd.hip.in"
+  const unsigned long long q_row0s = 0ull, kv_row0s = 0ull;
+  const unsigned q_n = (unsigned)a.Sq;
+#line 296 "templates/gfx942/attn_fwd.hip.in"
+  const unsigned long long q_base = 2ull * ((unsigned long long)b * (unsigned long long)a.q_sb +
+                                            q_row0s * (unsigned)a.q_ss + (unsigned long long)h * (unsigned)a.q_sh);
+  const unsigned long long o_base = 2ull * ((unsigned long long)b * (unsigned long long)a.o_sb +
+                                            q_row0s * (unsigned)a.o_ss + (unsigned long long)h * (unsigned)a.o_sh);
+  const unsigned long long kv_base = 2ull * ((unsigned long long)b * (unsigned long long)a.k_sb +
+                                             kv_row0s * (unsigned)a.k_ss + (unsigned long long)hk * (unsigned)a.k_sh);
+  const unsigned q_bytes = q_n > 0u ? (q_n - 1u) * rs + 256u : 0u;
+  const unsigned o_bytes = q_n > 0u ? (q_n - 1u) * o_rs + 256u : 0u;
   const unsigned kv_bytes = kv_end > 0 ? (kv_end - 1u) * kv_rs + 256u : 0u;
   const ag_rsrc q_rsrc = ag_make_rsrc((const char *)a.q + q_base, q_bytes);
-  const ag_rsrc o_rsrc = ag_make_rsrc((const char *)a.o + q_base, q_bytes);
+  const ag_rsrc o_rsrc = ag_make_rsrc((const char *)a.o + o_base, o_bytes);
   const ag_rsrc k_rsrc = ag_make_rsrc((const char *)a.k + kv_base, kv_bytes);
-#line 308 "templates/gfx942/attn_fwd.hip.in"
+#line 309 "templates/gfx942/attn_fwd.hip.in"
   // V in operand order (written by the pre-pass): chunk x (keys 16x .. 16x+15) of this
   // (b, h) at byte 4096 x, bounded to the chunks below kv_end (a split part ends on a tile
   // boundary, the last chunk of Skv is zero-padded by the pre-pass)
   const unsigned vt_chunks = ((unsigned)a.Skv + 15u) / 16u;
   const ag_rsrc v_rsrc = ag_make_rsrc((const char *)a.ws + ((unsigned long long)b * Hkv + hk) * vt_chunks * 4096ull,
                                       (kv_end + 15u) / 16u * 4096u);
-#line 317 "templates/gfx942/attn_fwd.hip.in"
+#line 322 "templates/gfx942/attn_fwd.hip.in"
 
   const unsigned q_row0 = qb * 256u + wave * 32u;  // first row of q-tile 0
   const unsigned kv_len = kv_end - kv_begin;
   const unsigned nt = (kv_len + 95u) / 96u;             // KV tiles
 
   // ---- per-lane address parts
-#line 324 "templates/gfx942/attn_fwd.hip.in"
+#line 329 "templates/gfx942/attn_fwd.hip.in"
   // K tile in LDS: key rows at a pitch of 272 bytes (256 + 16 of padding), so that the
   // ds_read_b128 of 8 consecutive lanes (rows c..c+7, same 16-byte chunk) start 4 banks
   // apart: conflict-free. The LDS DMA of wave w writes key rows w + 8u, 256 bytes per row.
   const unsigned k_dma_off = lane << 2;
   // K fragment reads: key row 16kb + c, columns 32hh + 8g .. +7 (hh, kb: immediate offsets).
   const unsigned k_rd = lds + c * 272u + g * 16u;
-#line 346 "templates/gfx942/attn_fwd.hip.in"
+#line 351 "templates/gfx942/attn_fwd.hip.in"
   // V operand chunk: 16 bytes per lane and column pair (dd = 2w, 2w + 1) at 1024 w.
   const unsigned v_lane = lane * 16u;
-#line 355 "templates/gfx942/attn_fwd.hip.in"
+#line 360 "templates/gfx942/attn_fwd.hip.in"
 
   // ---- Q fragments (B operand of S^T = K Q^T) and K tile 0
   ag_u32x4 qv[2][4];
-#line 360 "templates/gfx942/attn_fwd.hip.in"
+#line 365 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dwordx4<0>(qv[0][0], q_rsrc, (q_row0 + 0u + c) * rs + 16u * g);
-#line 360 "templates/gfx942/attn_fwd.hip.in"
+#line 365 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dwordx4<64>(qv[0][1], q_rsrc, (q_row0 + 0u + c) * rs + 16u * g);
-#line 360 "templates/gfx942/attn_fwd.hip.in"
+#line 365 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dwordx4<128>(qv[0][2], q_rsrc, (q_row0 + 0u + c) * rs + 16u * g);
-#line 360 "templates/gfx942/attn_fwd.hip.in"
+#line 365 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dwordx4<192>(qv[0][3], q_rsrc, (q_row0 + 0u + c) * rs + 16u * g);
-#line 360 "templates/gfx942/attn_fwd.hip.in"
+#line 365 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dwordx4<0>(qv[1][0], q_rsrc, (q_row0 + 16u + c) * rs + 16u * g);
-#line 360 "templates/gfx942/attn_fwd.hip.in"
+#line 365 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dwordx4<64>(qv[1][1], q_rsrc, (q_row0 + 16u + c) * rs + 16u * g);
-#line 360 "templates/gfx942/attn_fwd.hip.in"
+#line 365 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dwordx4<128>(qv[1][2], q_rsrc, (q_row0 + 16u + c) * rs + 16u * g);
-#line 360 "templates/gfx942/attn_fwd.hip.in"
+#line 365 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dwordx4<192>(qv[1][3], q_rsrc, (q_row0 + 16u + c) * rs + 16u * g);
-#line 366 "templates/gfx942/attn_fwd.hip.in"
+#line 371 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + wave + 0u) * kv_rs,
                            lds + 0u + (wave + 0u) * 272u);
-#line 366 "templates/gfx942/attn_fwd.hip.in"
+#line 371 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + wave + 8u) * kv_rs,
                            lds + 0u + (wave + 8u) * 272u);
-#line 366 "templates/gfx942/attn_fwd.hip.in"
+#line 371 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + wave + 16u) * kv_rs,
                            lds + 0u + (wave + 16u) * 272u);
-#line 366 "templates/gfx942/attn_fwd.hip.in"
+#line 371 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + wave + 24u) * kv_rs,
                            lds + 0u + (wave + 24u) * 272u);
-#line 366 "templates/gfx942/attn_fwd.hip.in"
+#line 371 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + wave + 32u) * kv_rs,
                            lds + 0u + (wave + 32u) * 272u);
-#line 366 "templates/gfx942/attn_fwd.hip.in"
+#line 371 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + wave + 40u) * kv_rs,
                            lds + 0u + (wave + 40u) * 272u);
-#line 366 "templates/gfx942/attn_fwd.hip.in"
+#line 371 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + wave + 48u) * kv_rs,
                            lds + 0u + (wave + 48u) * 272u);
-#line 366 "templates/gfx942/attn_fwd.hip.in"
+#line 371 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + wave + 56u) * kv_rs,
                            lds + 0u + (wave + 56u) * 272u);
-#line 366 "templates/gfx942/attn_fwd.hip.in"
+#line 371 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + wave + 64u) * kv_rs,
                            lds + 0u + (wave + 64u) * 272u);
-#line 366 "templates/gfx942/attn_fwd.hip.in"
+#line 371 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + wave + 72u) * kv_rs,
                            lds + 0u + (wave + 72u) * 272u);
-#line 366 "templates/gfx942/attn_fwd.hip.in"
+#line 371 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + wave + 80u) * kv_rs,
                            lds + 0u + (wave + 80u) * 272u);
-#line 366 "templates/gfx942/attn_fwd.hip.in"
+#line 371 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + wave + 88u) * kv_rs,
                            lds + 0u + (wave + 88u) * 272u);
-#line 375 "templates/gfx942/attn_fwd.hip.in"
+#line 380 "templates/gfx942/attn_fwd.hip.in"
   ag_s_waitcnt_vmcnt<0>(
-#line 377 "templates/gfx942/attn_fwd.hip.in"
+#line 382 "templates/gfx942/attn_fwd.hip.in"
       qv[0][0], qv[0][1], qv[0][2], qv[0][3],
-#line 377 "templates/gfx942/attn_fwd.hip.in"
+#line 382 "templates/gfx942/attn_fwd.hip.in"
       qv[1][0], qv[1][1], qv[1][2], qv[1][3]);
-#line 379 "templates/gfx942/attn_fwd.hip.in"
+#line 384 "templates/gfx942/attn_fwd.hip.in"
   ag_s_barrier();
   // The softmax takes its running max over raw scores, which needs c = scale_log2 > 0: for
   // a negative scale, negate Q (exact) and sc, so that s * sc and fma(s, sc, -m) stay the same.
   float sc = a.scale_log2;
   if (sc < 0.0f) {
     sc = -sc;
-#line 387 "templates/gfx942/attn_fwd.hip.in"
+#line 392 "templates/gfx942/attn_fwd.hip.in"
     qv[0][0] ^= 0x80008000u;
-#line 387 "templates/gfx942/attn_fwd.hip.in"
+#line 392 "templates/gfx942/attn_fwd.hip.in"
     qv[0][1] ^= 0x80008000u;
-#line 387 "templates/gfx942/attn_fwd.hip.in"
+#line 392 "templates/gfx942/attn_fwd.hip.in"
     qv[0][2] ^= 0x80008000u;
-#line 387 "templates/gfx942/attn_fwd.hip.in"
+#line 392 "templates/gfx942/attn_fwd.hip.in"
     qv[0][3] ^= 0x80008000u;
-#line 387 "templates/gfx942/attn_fwd.hip.in"
+#line 392 "templates/gfx942/attn_fwd.hip.in"
     qv[1][0] ^= 0x80008000u;
-#line 387 "templates/gfx942/attn_fwd.hip.in"
+#line 392 "templates/gfx942/attn_fwd.hip.in"
     qv[1][1] ^= 0x80008000u;
-#line 387 "templates/gfx942/attn_fwd.hip.in"
+#line 392 "templates/gfx942/attn_fwd.hip.in"
     qv[1][2] ^= 0x80008000u;
-#line 387 "templates/gfx942/attn_fwd.hip.in"
+#line 392 "templates/gfx942/attn_fwd.hip.in"
     qv[1][3] ^= 0x80008000u;
-#line 390 "templates/gfx942/attn_fwd.hip.in"
+#line 395 "templates/gfx942/attn_fwd.hip.in"
   }
 
   float m[2], l[2];
@@ -741,916 +763,916 @@ AG_KERNEL(512) void attn_fwd_d128_bhsd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
   {  // O = 0 through zero-C MFMAs: 8*Q distinct accumulators (a shared constant zero would
      // make the compiler copy it into each tied accumulator inside the loop)
     const ag_u32x2 zero2 = {0u, 0u};
-#line 404 "templates/gfx942/attn_fwd.hip.in"
+#line 409 "templates/gfx942/attn_fwd.hip.in"
     m[0] = -__builtin_inff();
     l[0] = 0.0f;
-#line 407 "templates/gfx942/attn_fwd.hip.in"
+#line 412 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16_zero(o[0][0], zero2, zero2);
-#line 407 "templates/gfx942/attn_fwd.hip.in"
+#line 412 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16_zero(o[0][1], zero2, zero2);
-#line 407 "templates/gfx942/attn_fwd.hip.in"
+#line 412 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16_zero(o[0][2], zero2, zero2);
-#line 407 "templates/gfx942/attn_fwd.hip.in"
+#line 412 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16_zero(o[0][3], zero2, zero2);
-#line 407 "templates/gfx942/attn_fwd.hip.in"
+#line 412 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16_zero(o[0][4], zero2, zero2);
-#line 407 "templates/gfx942/attn_fwd.hip.in"
+#line 412 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16_zero(o[0][5], zero2, zero2);
-#line 407 "templates/gfx942/attn_fwd.hip.in"
+#line 412 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16_zero(o[0][6], zero2, zero2);
-#line 407 "templates/gfx942/attn_fwd.hip.in"
+#line 412 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16_zero(o[0][7], zero2, zero2);
-#line 404 "templates/gfx942/attn_fwd.hip.in"
+#line 409 "templates/gfx942/attn_fwd.hip.in"
     m[1] = -__builtin_inff();
     l[1] = 0.0f;
-#line 407 "templates/gfx942/attn_fwd.hip.in"
+#line 412 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16_zero(o[1][0], zero2, zero2);
-#line 407 "templates/gfx942/attn_fwd.hip.in"
+#line 412 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16_zero(o[1][1], zero2, zero2);
-#line 407 "templates/gfx942/attn_fwd.hip.in"
+#line 412 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16_zero(o[1][2], zero2, zero2);
-#line 407 "templates/gfx942/attn_fwd.hip.in"
+#line 412 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16_zero(o[1][3], zero2, zero2);
-#line 407 "templates/gfx942/attn_fwd.hip.in"
+#line 412 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16_zero(o[1][4], zero2, zero2);
-#line 407 "templates/gfx942/attn_fwd.hip.in"
+#line 412 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16_zero(o[1][5], zero2, zero2);
-#line 407 "templates/gfx942/attn_fwd.hip.in"
+#line 412 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16_zero(o[1][6], zero2, zero2);
-#line 407 "templates/gfx942/attn_fwd.hip.in"
+#line 412 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16_zero(o[1][7], zero2, zero2);
-#line 410 "templates/gfx942/attn_fwd.hip.in"
+#line 415 "templates/gfx942/attn_fwd.hip.in"
   }
 
-#line 460 "templates/gfx942/attn_fwd.hip.in"
+#line 465 "templates/gfx942/attn_fwd.hip.in"
 
-#line 494 "templates/gfx942/attn_fwd.hip.in"
+#line 499 "templates/gfx942/attn_fwd.hip.in"
 
-#line 505 "templates/gfx942/attn_fwd.hip.in"
+#line 510 "templates/gfx942/attn_fwd.hip.in"
 
-#line 695 "templates/gfx942/attn_fwd.hip.in"
+#line 700 "templates/gfx942/attn_fwd.hip.in"
 
-#line 726 "templates/gfx942/attn_fwd.hip.in"
+#line 731 "templates/gfx942/attn_fwd.hip.in"
 
   if (grp == 1u && nt > 0u) {  // group B: K_1 DMA in slot 0, then start half a phase late
-#line 366 "templates/gfx942/attn_fwd.hip.in"
+#line 371 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + 96u + wave + 0u) * kv_rs,
                            lds + 26112u + (wave + 0u) * 272u);
-#line 366 "templates/gfx942/attn_fwd.hip.in"
+#line 371 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + 96u + wave + 8u) * kv_rs,
                            lds + 26112u + (wave + 8u) * 272u);
-#line 366 "templates/gfx942/attn_fwd.hip.in"
+#line 371 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + 96u + wave + 16u) * kv_rs,
                            lds + 26112u + (wave + 16u) * 272u);
-#line 366 "templates/gfx942/attn_fwd.hip.in"
+#line 371 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + 96u + wave + 24u) * kv_rs,
                            lds + 26112u + (wave + 24u) * 272u);
-#line 366 "templates/gfx942/attn_fwd.hip.in"
+#line 371 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + 96u + wave + 32u) * kv_rs,
                            lds + 26112u + (wave + 32u) * 272u);
-#line 366 "templates/gfx942/attn_fwd.hip.in"
+#line 371 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + 96u + wave + 40u) * kv_rs,
                            lds + 26112u + (wave + 40u) * 272u);
-#line 366 "templates/gfx942/attn_fwd.hip.in"
+#line 371 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + 96u + wave + 48u) * kv_rs,
                            lds + 26112u + (wave + 48u) * 272u);
-#line 366 "templates/gfx942/attn_fwd.hip.in"
+#line 371 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + 96u + wave + 56u) * kv_rs,
                            lds + 26112u + (wave + 56u) * 272u);
-#line 366 "templates/gfx942/attn_fwd.hip.in"
+#line 371 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + 96u + wave + 64u) * kv_rs,
                            lds + 26112u + (wave + 64u) * 272u);
-#line 366 "templates/gfx942/attn_fwd.hip.in"
+#line 371 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + 96u + wave + 72u) * kv_rs,
                            lds + 26112u + (wave + 72u) * 272u);
-#line 366 "templates/gfx942/attn_fwd.hip.in"
+#line 371 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + 96u + wave + 80u) * kv_rs,
                            lds + 26112u + (wave + 80u) * 272u);
-#line 366 "templates/gfx942/attn_fwd.hip.in"
+#line 371 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + 96u + wave + 88u) * kv_rs,
                            lds + 26112u + (wave + 88u) * 272u);
-#line 729 "templates/gfx942/attn_fwd.hip.in"
+#line 734 "templates/gfx942/attn_fwd.hip.in"
     ag_s_barrier();
   }
   if (nt > 0u) {
     {
       const unsigned jj = 0;
-#line 699 "templates/gfx942/attn_fwd.hip.in"
+#line 704 "templates/gfx942/attn_fwd.hip.in"
     const unsigned buf = (jj & 1u) * 26112u;
     // ---- X_j: MFMA phase
     ag_s_setprio<1>();
-#line 705 "templates/gfx942/attn_fwd.hip.in"
+#line 710 "templates/gfx942/attn_fwd.hip.in"
     if (grp == 0u) {  // K_{j+1} into the other buffer (B issued its share in Y_{j-1})
-#line 366 "templates/gfx942/attn_fwd.hip.in"
+#line 371 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 1u) * 96u + wave + 0u) * kv_rs,
                            lds + (26112u - buf) + (wave + 0u) * 272u);
-#line 366 "templates/gfx942/attn_fwd.hip.in"
+#line 371 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 1u) * 96u + wave + 8u) * kv_rs,
                            lds + (26112u - buf) + (wave + 8u) * 272u);
-#line 366 "templates/gfx942/attn_fwd.hip.in"
+#line 371 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 1u) * 96u + wave + 16u) * kv_rs,
                            lds + (26112u - buf) + (wave + 16u) * 272u);
-#line 366 "templates/gfx942/attn_fwd.hip.in"
+#line 371 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 1u) * 96u + wave + 24u) * kv_rs,
                            lds + (26112u - buf) + (wave + 24u) * 272u);
-#line 366 "templates/gfx942/attn_fwd.hip.in"
+#line 371 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 1u) * 96u + wave + 32u) * kv_rs,
                            lds + (26112u - buf) + (wave + 32u) * 272u);
-#line 366 "templates/gfx942/attn_fwd.hip.in"
+#line 371 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 1u) * 96u + wave + 40u) * kv_rs,
                            lds + (26112u - buf) + (wave + 40u) * 272u);
-#line 366 "templates/gfx942/attn_fwd.hip.in"
+#line 371 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 1u) * 96u + wave + 48u) * kv_rs,
                            lds + (26112u - buf) + (wave + 48u) * 272u);
-#line 366 "templates/gfx942/attn_fwd.hip.in"
+#line 371 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 1u) * 96u + wave + 56u) * kv_rs,
                            lds + (26112u - buf) + (wave + 56u) * 272u);
-#line 366 "templates/gfx942/attn_fwd.hip.in"
+#line 371 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 1u) * 96u + wave + 64u) * kv_rs,
                            lds + (26112u - buf) + (wave + 64u) * 272u);
-#line 366 "templates/gfx942/attn_fwd.hip.in"
+#line 371 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 1u) * 96u + wave + 72u) * kv_rs,
                            lds + (26112u - buf) + (wave + 72u) * 272u);
-#line 366 "templates/gfx942/attn_fwd.hip.in"
+#line 371 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 1u) * 96u + wave + 80u) * kv_rs,
                            lds + (26112u - buf) + (wave + 80u) * 272u);
-#line 366 "templates/gfx942/attn_fwd.hip.in"
+#line 371 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 1u) * 96u + wave + 88u) * kv_rs,
                            lds + (26112u - buf) + (wave + 88u) * 272u);
-#line 707 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
     } else {
       ag_s_waitcnt_vmcnt<0>();  // K_{j+1} (DMA issued in Y_{j-1}) lands before the barrier
     }
-#line 471 "templates/gfx942/attn_fwd.hip.in"
+#line 476 "templates/gfx942/attn_fwd.hip.in"
   {
     ag_u32x4 kf[3];
-#line 469 "templates/gfx942/attn_fwd.hip.in"
+#line 474 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<0>(kf[1], k_rd + buf);
-#line 469 "templates/gfx942/attn_fwd.hip.in"
+#line 474 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<4352>(kf[2], k_rd + buf);
-#line 476 "templates/gfx942/attn_fwd.hip.in"
+#line 481 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[1]);
-#line 478 "templates/gfx942/attn_fwd.hip.in"
+#line 483 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][0], kf[1][1]};
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][0][0], qv[0][0][1]};
-#line 483 "templates/gfx942/attn_fwd.hip.in"
+#line 488 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16_zero(s[0][0], ka, qf0);
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][0][0], qv[1][0][1]};
-#line 483 "templates/gfx942/attn_fwd.hip.in"
+#line 488 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16_zero(s[1][0], ka, qf1);
-#line 488 "templates/gfx942/attn_fwd.hip.in"
+#line 493 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 478 "templates/gfx942/attn_fwd.hip.in"
+#line 483 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][2], kf[1][3]};
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][0][2], qv[0][0][3]};
-#line 485 "templates/gfx942/attn_fwd.hip.in"
+#line 490 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][0], ka, qf0);
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][0][2], qv[1][0][3]};
-#line 485 "templates/gfx942/attn_fwd.hip.in"
+#line 490 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][0], ka, qf1);
-#line 488 "templates/gfx942/attn_fwd.hip.in"
+#line 493 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 469 "templates/gfx942/attn_fwd.hip.in"
+#line 474 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<8704>(kf[0], k_rd + buf);
-#line 476 "templates/gfx942/attn_fwd.hip.in"
+#line 481 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[2]);
-#line 478 "templates/gfx942/attn_fwd.hip.in"
+#line 483 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][0], kf[2][1]};
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][0][0], qv[0][0][1]};
-#line 483 "templates/gfx942/attn_fwd.hip.in"
+#line 488 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16_zero(s[0][1], ka, qf0);
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][0][0], qv[1][0][1]};
-#line 483 "templates/gfx942/attn_fwd.hip.in"
+#line 488 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16_zero(s[1][1], ka, qf1);
-#line 488 "templates/gfx942/attn_fwd.hip.in"
+#line 493 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 478 "templates/gfx942/attn_fwd.hip.in"
+#line 483 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][2], kf[2][3]};
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][0][2], qv[0][0][3]};
-#line 485 "templates/gfx942/attn_fwd.hip.in"
+#line 490 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][1], ka, qf0);
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][0][2], qv[1][0][3]};
-#line 485 "templates/gfx942/attn_fwd.hip.in"
+#line 490 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][1], ka, qf1);
-#line 488 "templates/gfx942/attn_fwd.hip.in"
+#line 493 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 469 "templates/gfx942/attn_fwd.hip.in"
+#line 474 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<13056>(kf[1], k_rd + buf);
-#line 476 "templates/gfx942/attn_fwd.hip.in"
+#line 481 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[0]);
-#line 478 "templates/gfx942/attn_fwd.hip.in"
+#line 483 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][0], kf[0][1]};
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][0][0], qv[0][0][1]};
-#line 483 "templates/gfx942/attn_fwd.hip.in"
+#line 488 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16_zero(s[0][2], ka, qf0);
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][0][0], qv[1][0][1]};
-#line 483 "templates/gfx942/attn_fwd.hip.in"
+#line 488 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16_zero(s[1][2], ka, qf1);
-#line 488 "templates/gfx942/attn_fwd.hip.in"
+#line 493 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 478 "templates/gfx942/attn_fwd.hip.in"
+#line 483 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][2], kf[0][3]};
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][0][2], qv[0][0][3]};
-#line 485 "templates/gfx942/attn_fwd.hip.in"
+#line 490 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][2], ka, qf0);
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][0][2], qv[1][0][3]};
-#line 485 "templates/gfx942/attn_fwd.hip.in"
+#line 490 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][2], ka, qf1);
-#line 488 "templates/gfx942/attn_fwd.hip.in"
+#line 493 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 469 "templates/gfx942/attn_fwd.hip.in"
+#line 474 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<17408>(kf[2], k_rd + buf);
-#line 476 "templates/gfx942/attn_fwd.hip.in"
+#line 481 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[1]);
-#line 478 "templates/gfx942/attn_fwd.hip.in"
+#line 483 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][0], kf[1][1]};
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][0][0], qv[0][0][1]};
-#line 483 "templates/gfx942/attn_fwd.hip.in"
+#line 488 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16_zero(s[0][3], ka, qf0);
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][0][0], qv[1][0][1]};
-#line 483 "templates/gfx942/attn_fwd.hip.in"
+#line 488 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16_zero(s[1][3], ka, qf1);
-#line 488 "templates/gfx942/attn_fwd.hip.in"
+#line 493 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 478 "templates/gfx942/attn_fwd.hip.in"
+#line 483 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][2], kf[1][3]};
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][0][2], qv[0][0][3]};
-#line 485 "templates/gfx942/attn_fwd.hip.in"
+#line 490 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][3], ka, qf0);
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][0][2], qv[1][0][3]};
-#line 485 "templates/gfx942/attn_fwd.hip.in"
+#line 490 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][3], ka, qf1);
-#line 488 "templates/gfx942/attn_fwd.hip.in"
+#line 493 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 469 "templates/gfx942/attn_fwd.hip.in"
+#line 474 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<21760>(kf[0], k_rd + buf);
-#line 476 "templates/gfx942/attn_fwd.hip.in"
+#line 481 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[2]);
-#line 478 "templates/gfx942/attn_fwd.hip.in"
+#line 483 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][0], kf[2][1]};
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][0][0], qv[0][0][1]};
-#line 483 "templates/gfx942/attn_fwd.hip.in"
+#line 488 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16_zero(s[0][4], ka, qf0);
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][0][0], qv[1][0][1]};
-#line 483 "templates/gfx942/attn_fwd.hip.in"
+#line 488 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16_zero(s[1][4], ka, qf1);
-#line 488 "templates/gfx942/attn_fwd.hip.in"
+#line 493 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 478 "templates/gfx942/attn_fwd.hip.in"
+#line 483 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][2], kf[2][3]};
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][0][2], qv[0][0][3]};
-#line 485 "templates/gfx942/attn_fwd.hip.in"
+#line 490 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][4], ka, qf0);
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][0][2], qv[1][0][3]};
-#line 485 "templates/gfx942/attn_fwd.hip.in"
+#line 490 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][4], ka, qf1);
-#line 488 "templates/gfx942/attn_fwd.hip.in"
+#line 493 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 469 "templates/gfx942/attn_fwd.hip.in"
+#line 474 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<64>(kf[1], k_rd + buf);
-#line 476 "templates/gfx942/attn_fwd.hip.in"
+#line 481 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[0]);
-#line 478 "templates/gfx942/attn_fwd.hip.in"
+#line 483 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][0], kf[0][1]};
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][0][0], qv[0][0][1]};
-#line 483 "templates/gfx942/attn_fwd.hip.in"
+#line 488 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16_zero(s[0][5], ka, qf0);
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][0][0], qv[1][0][1]};
-#line 483 "templates/gfx942/attn_fwd.hip.in"
+#line 488 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16_zero(s[1][5], ka, qf1);
-#line 488 "templates/gfx942/attn_fwd.hip.in"
+#line 493 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 478 "templates/gfx942/attn_fwd.hip.in"
+#line 483 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][2], kf[0][3]};
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][0][2], qv[0][0][3]};
-#line 485 "templates/gfx942/attn_fwd.hip.in"
+#line 490 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][5], ka, qf0);
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][0][2], qv[1][0][3]};
-#line 485 "templates/gfx942/attn_fwd.hip.in"
+#line 490 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][5], ka, qf1);
-#line 488 "templates/gfx942/attn_fwd.hip.in"
+#line 493 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 469 "templates/gfx942/attn_fwd.hip.in"
+#line 474 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<4416>(kf[2], k_rd + buf);
-#line 476 "templates/gfx942/attn_fwd.hip.in"
+#line 481 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[1]);
-#line 478 "templates/gfx942/attn_fwd.hip.in"
+#line 483 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][0], kf[1][1]};
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][1][0], qv[0][1][1]};
-#line 485 "templates/gfx942/attn_fwd.hip.in"
+#line 490 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][0], ka, qf0);
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][1][0], qv[1][1][1]};
-#line 485 "templates/gfx942/attn_fwd.hip.in"
+#line 490 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][0], ka, qf1);
-#line 488 "templates/gfx942/attn_fwd.hip.in"
+#line 493 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 478 "templates/gfx942/attn_fwd.hip.in"
+#line 483 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][2], kf[1][3]};
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][1][2], qv[0][1][3]};
-#line 485 "templates/gfx942/attn_fwd.hip.in"
+#line 490 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][0], ka, qf0);
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][1][2], qv[1][1][3]};
-#line 485 "templates/gfx942/attn_fwd.hip.in"
+#line 490 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][0], ka, qf1);
-#line 488 "templates/gfx942/attn_fwd.hip.in"
+#line 493 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 469 "templates/gfx942/attn_fwd.hip.in"
+#line 474 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<8768>(kf[0], k_rd + buf);
-#line 476 "templates/gfx942/attn_fwd.hip.in"
+#line 481 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[2]);
-#line 478 "templates/gfx942/attn_fwd.hip.in"
+#line 483 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][0], kf[2][1]};
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][1][0], qv[0][1][1]};
-#line 485 "templates/gfx942/attn_fwd.hip.in"
+#line 490 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][1], ka, qf0);
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][1][0], qv[1][1][1]};
-#line 485 "templates/gfx942/attn_fwd.hip.in"
+#line 490 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][1], ka, qf1);
-#line 488 "templates/gfx942/attn_fwd.hip.in"
+#line 493 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 478 "templates/gfx942/attn_fwd.hip.in"
+#line 483 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][2], kf[2][3]};
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][1][2], qv[0][1][3]};
-#line 485 "templates/gfx942/attn_fwd.hip.in"
+#line 490 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][1], ka, qf0);
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][1][2], qv[1][1][3]};
-#line 485 "templates/gfx942/attn_fwd.hip.in"
+#line 490 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][1], ka, qf1);
-#line 488 "templates/gfx942/attn_fwd.hip.in"
+#line 493 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 469 "templates/gfx942/attn_fwd.hip.in"
+#line 474 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<13120>(kf[1], k_rd + buf);
-#line 476 "templates/gfx942/attn_fwd.hip.in"
+#line 481 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[0]);
-#line 478 "templates/gfx942/attn_fwd.hip.in"
+#line 483 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][0], kf[0][1]};
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][1][0], qv[0][1][1]};
-#line 485 "templates/gfx942/attn_fwd.hip.in"
+#line 490 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][2], ka, qf0);
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][1][0], qv[1][1][1]};
-#line 485 "templates/gfx942/attn_fwd.hip.in"
+#line 490 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][2], ka, qf1);
-#line 488 "templates/gfx942/attn_fwd.hip.in"
+#line 493 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 478 "templates/gfx942/attn_fwd.hip.in"
+#line 483 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][2], kf[0][3]};
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][1][2], qv[0][1][3]};
-#line 485 "templates/gfx942/attn_fwd.hip.in"
+#line 490 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][2], ka, qf0);
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][1][2], qv[1][1][3]};
-#line 485 "templates/gfx942/attn_fwd.hip.in"
+#line 490 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][2], ka, qf1);
-#line 488 "templates/gfx942/attn_fwd.hip.in"
+#line 493 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 469 "templates/gfx942/attn_fwd.hip.in"
+#line 474 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<17472>(kf[2], k_rd + buf);
-#line 476 "templates/gfx942/attn_fwd.hip.in"
+#line 481 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[1]);
-#line 478 "templates/gfx942/attn_fwd.hip.in"
+#line 483 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][0], kf[1][1]};
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][1][0], qv[0][1][1]};
-#line 485 "templates/gfx942/attn_fwd.hip.in"
+#line 490 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][3], ka, qf0);
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][1][0], qv[1][1][1]};
-#line 485 "templates/gfx942/attn_fwd.hip.in"
+#line 490 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][3], ka, qf1);
-#line 488 "templates/gfx942/attn_fwd.hip.in"
+#line 493 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 478 "templates/gfx942/attn_fwd.hip.in"
+#line 483 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][2], kf[1][3]};
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][1][2], qv[0][1][3]};
-#line 485 "templates/gfx942/attn_fwd.hip.in"
+#line 490 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][3], ka, qf0);
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][1][2], qv[1][1][3]};
-#line 485 "templates/gfx942/attn_fwd.hip.in"
+#line 490 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][3], ka, qf1);
-#line 488 "templates/gfx942/attn_fwd.hip.in"
+#line 493 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 469 "templates/gfx942/attn_fwd.hip.in"
+#line 474 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<21824>(kf[0], k_rd + buf);
-#line 476 "templates/gfx942/attn_fwd.hip.in"
+#line 481 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[2]);
-#line 478 "templates/gfx942/attn_fwd.hip.in"
+#line 483 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][0], kf[2][1]};
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][1][0], qv[0][1][1]};
-#line 485 "templates/gfx942/attn_fwd.hip.in"
+#line 490 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][4], ka, qf0);
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][1][0], qv[1][1][1]};
-#line 485 "templates/gfx942/attn_fwd.hip.in"
+#line 490 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][4], ka, qf1);
-#line 488 "templates/gfx942/attn_fwd.hip.in"
+#line 493 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 478 "templates/gfx942/attn_fwd.hip.in"
+#line 483 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][2], kf[2][3]};
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][1][2], qv[0][1][3]};
-#line 485 "templates/gfx942/attn_fwd.hip.in"
+#line 490 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][4], ka, qf0);
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][1][2], qv[1][1][3]};
-#line 485 "templates/gfx942/attn_fwd.hip.in"
+#line 490 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][4], ka, qf1);
-#line 488 "templates/gfx942/attn_fwd.hip.in"
+#line 493 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 469 "templates/gfx942/attn_fwd.hip.in"
+#line 474 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<128>(kf[1], k_rd + buf);
-#line 476 "templates/gfx942/attn_fwd.hip.in"
+#line 481 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[0]);
-#line 478 "templates/gfx942/attn_fwd.hip.in"
+#line 483 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][0], kf[0][1]};
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][1][0], qv[0][1][1]};
-#line 485 "templates/gfx942/attn_fwd.hip.in"
+#line 490 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][5], ka, qf0);
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][1][0], qv[1][1][1]};
-#line 485 "templates/gfx942/attn_fwd.hip.in"
+#line 490 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][5], ka, qf1);
-#line 488 "templates/gfx942/attn_fwd.hip.in"
+#line 493 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 478 "templates/gfx942/attn_fwd.hip.in"
+#line 483 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][2], kf[0][3]};
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][1][2], qv[0][1][3]};
-#line 485 "templates/gfx942/attn_fwd.hip.in"
+#line 490 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][5], ka, qf0);
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][1][2], qv[1][1][3]};
-#line 485 "templates/gfx942/attn_fwd.hip.in"
+#line 490 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][5], ka, qf1);
-#line 488 "templates/gfx942/attn_fwd.hip.in"
+#line 493 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 469 "templates/gfx942/attn_fwd.hip.in"
+#line 474 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<4480>(kf[2], k_rd + buf);
-#line 476 "templates/gfx942/attn_fwd.hip.in"
+#line 481 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[1]);
-#line 478 "templates/gfx942/attn_fwd.hip.in"
+#line 483 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][0], kf[1][1]};
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][2][0], qv[0][2][1]};
-#line 485 "templates/gfx942/attn_fwd.hip.in"
+#line 490 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][0], ka, qf0);
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][2][0], qv[1][2][1]};
-#line 485 "templates/gfx942/attn_fwd.hip.in"
+#line 490 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][0], ka, qf1);
-#line 488 "templates/gfx942/attn_fwd.hip.in"
+#line 493 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 478 "templates/gfx942/attn_fwd.hip.in"
+#line 483 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][2], kf[1][3]};
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][2][2], qv[0][2][3]};
-#line 485 "templates/gfx942/attn_fwd.hip.in"
+#line 490 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][0], ka, qf0);
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][2][2], qv[1][2][3]};
-#line 485 "templates/gfx942/attn_fwd.hip.in"
+#line 490 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][0], ka, qf1);
-#line 488 "templates/gfx942/attn_fwd.hip.in"
+#line 493 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 469 "templates/gfx942/attn_fwd.hip.in"
+#line 474 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<8832>(kf[0], k_rd + buf);
-#line 476 "templates/gfx942/attn_fwd.hip.in"
+#line 481 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[2]);
-#line 478 "templates/gfx942/attn_fwd.hip.in"
+#line 483 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][0], kf[2][1]};
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][2][0], qv[0][2][1]};
-#line 485 "templates/gfx942/attn_fwd.hip.in"
+#line 490 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][1], ka, qf0);
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][2][0], qv[1][2][1]};
-#line 485 "templates/gfx942/attn_fwd.hip.in"
+#line 490 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][1], ka, qf1);
-#line 488 "templates/gfx942/attn_fwd.hip.in"
+#line 493 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 478 "templates/gfx942/attn_fwd.hip.in"
+#line 483 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][2], kf[2][3]};
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][2][2], qv[0][2][3]};
-#line 485 "templates/gfx942/attn_fwd.hip.in"
+#line 490 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][1], ka, qf0);
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][2][2], qv[1][2][3]};
-#line 485 "templates/gfx942/attn_fwd.hip.in"
+#line 490 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][1], ka, qf1);
-#line 488 "templates/gfx942/attn_fwd.hip.in"
+#line 493 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 469 "templates/gfx942/attn_fwd.hip.in"
+#line 474 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<13184>(kf[1], k_rd + buf);
-#line 476 "templates/gfx942/attn_fwd.hip.in"
+#line 481 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[0]);
-#line 478 "templates/gfx942/attn_fwd.hip.in"
+#line 483 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][0], kf[0][1]};
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][2][0], qv[0][2][1]};
-#line 485 "templates/gfx942/attn_fwd.hip.in"
+#line 490 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][2], ka, qf0);
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][2][0], qv[1][2][1]};
-#line 485 "templates/gfx942/attn_fwd.hip.in"
+#line 490 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][2], ka, qf1);
-#line 488 "templates/gfx942/attn_fwd.hip.in"
+#line 493 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 478 "templates/gfx942/attn_fwd.hip.in"
+#line 483 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][2], kf[0][3]};
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][2][2], qv[0][2][3]};
-#line 485 "templates/gfx942/attn_fwd.hip.in"
+#line 490 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][2], ka, qf0);
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][2][2], qv[1][2][3]};
-#line 485 "templates/gfx942/attn_fwd.hip.in"
+#line 490 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][2], ka, qf1);
-#line 488 "templates/gfx942/attn_fwd.hip.in"
+#line 493 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 469 "templates/gfx942/attn_fwd.hip.in"
+#line 474 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<17536>(kf[2], k_rd + buf);
-#line 476 "templates/gfx942/attn_fwd.hip.in"
+#line 481 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[1]);
-#line 478 "templates/gfx942/attn_fwd.hip.in"
+#line 483 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][0], kf[1][1]};
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][2][0], qv[0][2][1]};
-#line 485 "templates/gfx942/attn_fwd.hip.in"
+#line 490 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][3], ka, qf0);
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][2][0], qv[1][2][1]};
-#line 485 "templates/gfx942/attn_fwd.hip.in"
+#line 490 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][3], ka, qf1);
-#line 488 "templates/gfx942/attn_fwd.hip.in"
+#line 493 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 478 "templates/gfx942/attn_fwd.hip.in"
+#line 483 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][2], kf[1][3]};
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][2][2], qv[0][2][3]};
-#line 485 "templates/gfx942/attn_fwd.hip.in"
+#line 490 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][3], ka, qf0);
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][2][2], qv[1][2][3]};
-#line 485 "templates/gfx942/attn_fwd.hip.in"
+#line 490 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][3], ka, qf1);
-#line 488 "templates/gfx942/attn_fwd.hip.in"
+#line 493 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 469 "templates/gfx942/attn_fwd.hip.in"
+#line 474 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<21888>(kf[0], k_rd + buf);
-#line 476 "templates/gfx942/attn_fwd.hip.in"
+#line 481 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[2]);
-#line 478 "templates/gfx942/attn_fwd.hip.in"
+#line 483 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][0], kf[2][1]};
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][2][0], qv[0][2][1]};
-#line 485 "templates/gfx942/attn_fwd.hip.in"
+#line 490 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][4], ka, qf0);
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][2][0], qv[1][2][1]};
-#line 485 "templates/gfx942/attn_fwd.hip.in"
+#line 490 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][4], ka, qf1);
-#line 488 "templates/gfx942/attn_fwd.hip.in"
+#line 493 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 478 "templates/gfx942/attn_fwd.hip.in"
+#line 483 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][2], kf[2][3]};
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][2][2], qv[0][2][3]};
-#line 485 "templates/gfx942/attn_fwd.hip.in"
+#line 490 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][4], ka, qf0);
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][2][2], qv[1][2][3]};
-#line 485 "templates/gfx942/attn_fwd.hip.in"
+#line 490 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][4], ka, qf1);
-#line 488 "templates/gfx942/attn_fwd.hip.in"
+#line 493 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 469 "templates/gfx942/attn_fwd.hip.in"
+#line 474 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<192>(kf[1], k_rd + buf);
-#line 476 "templates/gfx942/attn_fwd.hip.in"
+#line 481 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[0]);
-#line 478 "templates/gfx942/attn_fwd.hip.in"
+#line 483 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][0], kf[0][1]};
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][2][0], qv[0][2][1]};
-#line 485 "templates/gfx942/attn_fwd.hip.in"
+#line 490 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][5], ka, qf0);
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][2][0], qv[1][2][1]};
-#line 485 "templates/gfx942/attn_fwd.hip.in"
+#line 490 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][5], ka, qf1);
-#line 488 "templates/gfx942/attn_fwd.hip.in"
+#line 493 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 478 "templates/gfx942/attn_fwd.hip.in"
+#line 483 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][2], kf[0][3]};
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][2][2], qv[0][2][3]};
-#line 485 "templates/gfx942/attn_fwd.hip.in"
+#line 490 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][5], ka, qf0);
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][2][2], qv[1][2][3]};
-#line 485 "templates/gfx942/attn_fwd.hip.in"
+#line 490 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][5], ka, qf1);
-#line 488 "templates/gfx942/attn_fwd.hip.in"
+#line 493 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 469 "templates/gfx942/attn_fwd.hip.in"
+#line 474 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<4544>(kf[2], k_rd + buf);
-#line 476 "templates/gfx942/attn_fwd.hip.in"
+#line 481 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[1]);
-#line 478 "templates/gfx942/attn_fwd.hip.in"
+#line 483 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][0], kf[1][1]};
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][3][0], qv[0][3][1]};
-#line 485 "templates/gfx942/attn_fwd.hip.in"
+#line 490 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][0], ka, qf0);
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][3][0], qv[1][3][1]};
-#line 485 "templates/gfx942/attn_fwd.hip.in"
+#line 490 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][0], ka, qf1);
-#line 488 "templates/gfx942/attn_fwd.hip.in"
+#line 493 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 478 "templates/gfx942/attn_fwd.hip.in"
+#line 483 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][2], kf[1][3]};
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][3][2], qv[0][3][3]};
-#line 485 "templates/gfx942/attn_fwd.hip.in"
+#line 490 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][0], ka, qf0);
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][3][2], qv[1][3][3]};
-#line 485 "templates/gfx942/attn_fwd.hip.in"
+#line 490 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][0], ka, qf1);
-#line 488 "templates/gfx942/attn_fwd.hip.in"
+#line 493 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 469 "templates/gfx942/attn_fwd.hip.in"
+#line 474 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<8896>(kf[0], k_rd + buf);
-#line 476 "templates/gfx942/attn_fwd.hip.in"
+#line 481 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[2]);
-#line 478 "templates/gfx942/attn_fwd.hip.in"
+#line 483 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][0], kf[2][1]};
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][3][0], qv[0][3][1]};
-#line 485 "templates/gfx942/attn_fwd.hip.in"
+#line 490 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][1], ka, qf0);
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][3][0], qv[1][3][1]};
-#line 485 "templates/gfx942/attn_fwd.hip.in"
+#line 490 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][1], ka, qf1);
-#line 488 "templates/gfx942/attn_fwd.hip.in"
+#line 493 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 478 "templates/gfx942/attn_fwd.hip.in"
+#line 483 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][2], kf[2][3]};
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][3][2], qv[0][3][3]};
-#line 485 "templates/gfx942/attn_fwd.hip.in"
+#line 490 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][1], ka, qf0);
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][3][2], qv[1][3][3]};
-#line 485 "templates/gfx942/attn_fwd.hip.in"
+#line 490 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][1], ka, qf1);
-#line 488 "templates/gfx942/attn_fwd.hip.in"
+#line 493 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 469 "templates/gfx942/attn_fwd.hip.in"
+#line 474 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<13248>(kf[1], k_rd + buf);
-#line 476 "templates/gfx942/attn_fwd.hip.in"
+#line 481 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[0]);
-#line 478 "templates/gfx942/attn_fwd.hip.in"
+#line 483 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][0], kf[0][1]};
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][3][0], qv[0][3][1]};
-#line 485 "templates/gfx942/attn_fwd.hip.in"
+#line 490 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][2], ka, qf0);
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][3][0], qv[1][3][1]};
-#line 485 "templates/gfx942/attn_fwd.hip.in"
+#line 490 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][2], ka, qf1);
-#line 488 "templates/gfx942/attn_fwd.hip.in"
+#line 493 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 478 "templates/gfx942/attn_fwd.hip.in"
+#line 483 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][2], kf[0][3]};
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][3][2], qv[0][3][3]};
-#line 485 "templates/gfx942/attn_fwd.hip.in"
+#line 490 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][2], ka, qf0);
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][3][2], qv[1][3][3]};
-#line 485 "templates/gfx942/attn_fwd.hip.in"
+#line 490 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][2], ka, qf1);
-#line 488 "templates/gfx942/attn_fwd.hip.in"
+#line 493 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 469 "templates/gfx942/attn_fwd.hip.in"
+#line 474 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<17600>(kf[2], k_rd + buf);
-#line 476 "templates/gfx942/attn_fwd.hip.in"
+#line 481 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[1]);
-#line 478 "templates/gfx942/attn_fwd.hip.in"
+#line 483 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][0], kf[1][1]};
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][3][0], qv[0][3][1]};
-#line 485 "templates/gfx942/attn_fwd.hip.in"
+#line 490 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][3], ka, qf0);
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][3][0], qv[1][3][1]};
-#line 485 "templates/gfx942/attn_fwd.hip.in"
+#line 490 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][3], ka, qf1);
-#line 488 "templates/gfx942/attn_fwd.hip.in"
+#line 493 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 478 "templates/gfx942/attn_fwd.hip.in"
+#line 483 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][2], kf[1][3]};
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][3][2], qv[0][3][3]};
-#line 485 "templates/gfx942/attn_fwd.hip.in"
+#line 490 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][3], ka, qf0);
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][3][2], qv[1][3][3]};
-#line 485 "templates/gfx942/attn_fwd.hip.in"
+#line 490 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][3], ka, qf1);
-#line 488 "templates/gfx942/attn_fwd.hip.in"
+#line 493 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 469 "templates/gfx942/attn_fwd.hip.in"
+#line 474 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<21952>(kf[0], k_rd + buf);
-#line 476 "templates/gfx942/attn_fwd.hip.in"
+#line 481 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[2]);
-#line 478 "templates/gfx942/attn_fwd.hip.in"
+#line 483 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][0], kf[2][1]};
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][3][0], qv[0][3][1]};
-#line 485 "templates/gfx942/attn_fwd.hip.in"
+#line 490 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][4], ka, qf0);
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][3][0], qv[1][3][1]};
-#line 485 "templates/gfx942/attn_fwd.hip.in"
+#line 490 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][4], ka, qf1);
-#line 488 "templates/gfx942/attn_fwd.hip.in"
+#line 493 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 478 "templates/gfx942/attn_fwd.hip.in"
+#line 483 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][2], kf[2][3]};
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][3][2], qv[0][3][3]};
-#line 485 "templates/gfx942/attn_fwd.hip.in"
+#line 490 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][4], ka, qf0);
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][3][2], qv[1][3][3]};
-#line 485 "templates/gfx942/attn_fwd.hip.in"
+#line 490 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][4], ka, qf1);
-#line 488 "templates/gfx942/attn_fwd.hip.in"
+#line 493 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 476 "templates/gfx942/attn_fwd.hip.in"
+#line 481 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<0>(kf[0]);
-#line 478 "templates/gfx942/attn_fwd.hip.in"
+#line 483 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][0], kf[0][1]};
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][3][0], qv[0][3][1]};
-#line 485 "templates/gfx942/attn_fwd.hip.in"
+#line 490 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][5], ka, qf0);
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][3][0], qv[1][3][1]};
-#line 485 "templates/gfx942/attn_fwd.hip.in"
+#line 490 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][5], ka, qf1);
-#line 488 "templates/gfx942/attn_fwd.hip.in"
+#line 493 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 478 "templates/gfx942/attn_fwd.hip.in"
+#line 483 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][2], kf[0][3]};
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][3][2], qv[0][3][3]};
-#line 485 "templates/gfx942/attn_fwd.hip.in"
+#line 490 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][5], ka, qf0);
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][3][2], qv[1][3][3]};
-#line 485 "templates/gfx942/attn_fwd.hip.in"
+#line 490 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][5], ka, qf1);
-#line 488 "templates/gfx942/attn_fwd.hip.in"
+#line 493 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 492 "templates/gfx942/attn_fwd.hip.in"
+#line 497 "templates/gfx942/attn_fwd.hip.in"
   }
-#line 711 "templates/gfx942/attn_fwd.hip.in"
+#line 716 "templates/gfx942/attn_fwd.hip.in"
     ag_s_setprio<0>();
     ag_mfma_drain(s[0][0], s[0][1], s[0][2], s[0][3], s[0][4], s[0][5], s[1][0], s[1][1], s[1][2], s[1][3], s[1][4], s[1][5]);
     ag_s_barrier();
     // ---- Y_j: softmax phase
     if (grp == 1u) {  // K_{j+2} into this buffer (everyone is done with K_j)
-#line 366 "templates/gfx942/attn_fwd.hip.in"
+#line 371 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 2u) * 96u + wave + 0u) * kv_rs,
                            lds + buf + (wave + 0u) * 272u);
-#line 366 "templates/gfx942/attn_fwd.hip.in"
+#line 371 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 2u) * 96u + wave + 8u) * kv_rs,
                            lds + buf + (wave + 8u) * 272u);
-#line 366 "templates/gfx942/attn_fwd.hip.in"
+#line 371 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 2u) * 96u + wave + 16u) * kv_rs,
                            lds + buf + (wave + 16u) * 272u);
-#line 366 "templates/gfx942/attn_fwd.hip.in"
+#line 371 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 2u) * 96u + wave + 24u) * kv_rs,
                            lds + buf + (wave + 24u) * 272u);
-#line 366 "templates/gfx942/attn_fwd.hip.in"
+#line 371 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 2u) * 96u + wave + 32u) * kv_rs,
                            lds + buf + (wave + 32u) * 272u);
-#line 366 "templates/gfx942/attn_fwd.hip.in"
+#line 371 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 2u) * 96u + wave + 40u) * kv_rs,
                            lds + buf + (wave + 40u) * 272u);
-#line 366 "templates/gfx942/attn_fwd.hip.in"
+#line 371 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 2u) * 96u + wave + 48u) * kv_rs,
                            lds + buf + (wave + 48u) * 272u);
-#line 366 "templates/gfx942/attn_fwd.hip.in"
+#line 371 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 2u) * 96u + wave + 56u) * kv_rs,
                            lds + buf + (wave + 56u) * 272u);
-#line 366 "templates/gfx942/attn_fwd.hip.in"
+#line 371 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 2u) * 96u + wave + 64u) * kv_rs,
                            lds + buf + (wave + 64u) * 272u);
-#line 366 "templates/gfx942/attn_fwd.hip.in"
+#line 371 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 2u) * 96u + wave + 72u) * kv_rs,
                            lds + buf + (wave + 72u) * 272u);
-#line 366 "templates/gfx942/attn_fwd.hip.in"
+#line 371 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 2u) * 96u + wave + 80u) * kv_rs,
                            lds + buf + (wave + 80u) * 272u);
-#line 366 "templates/gfx942/attn_fwd.hip.in"
+#line 371 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 2u) * 96u + wave + 88u) * kv_rs,
                            lds + buf + (wave + 88u) * 272u);
-#line 717 "templates/gfx942/attn_fwd.hip.in"
+#line 722 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 515 "templates/gfx942/attn_fwd.hip.in"
+#line 520 "templates/gfx942/attn_fwd.hip.in"
   {
     const unsigned kv0 = kv_begin + jj * 96u;
     const bool tail = kv0 + 96u > kv_end;
@@ -1659,306 +1681,306 @@ AG_KERNEL(512) void attn_fwd_d128_bhsd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
       // the keys past kv_end are set to -inf (fma(-inf, 0, -m) = NaN made every row NaN); the
       // slow path below then takes x = fma(t, 1, -m) = -m = fma(s, 0, -m) for the others.
       if (sc == 0.0f) {
-#line 526 "templates/gfx942/attn_fwd.hip.in"
+#line 531 "templates/gfx942/attn_fwd.hip.in"
         s[0][0][0] *= sc;
-#line 526 "templates/gfx942/attn_fwd.hip.in"
+#line 531 "templates/gfx942/attn_fwd.hip.in"
         s[0][0][1] *= sc;
-#line 526 "templates/gfx942/attn_fwd.hip.in"
+#line 531 "templates/gfx942/attn_fwd.hip.in"
         s[0][0][2] *= sc;
-#line 526 "templates/gfx942/attn_fwd.hip.in"
+#line 531 "templates/gfx942/attn_fwd.hip.in"
         s[0][0][3] *= sc;
-#line 526 "templates/gfx942/attn_fwd.hip.in"
+#line 531 "templates/gfx942/attn_fwd.hip.in"
         s[0][1][0] *= sc;
-#line 526 "templates/gfx942/attn_fwd.hip.in"
+#line 531 "templates/gfx942/attn_fwd.hip.in"
         s[0][1][1] *= sc;
-#line 526 "templates/gfx942/attn_fwd.hip.in"
+#line 531 "templates/gfx942/attn_fwd.hip.in"
         s[0][1][2] *= sc;
-#line 526 "templates/gfx942/attn_fwd.hip.in"
+#line 531 "templates/gfx942/attn_fwd.hip.in"
         s[0][1][3] *= sc;
-#line 526 "templates/gfx942/attn_fwd.hip.in"
+#line 531 "templates/gfx942/attn_fwd.hip.in"
         s[0][2][0] *= sc;
-#line 526 "templates/gfx942/attn_fwd.hip.in"
+#line 531 "templates/gfx942/attn_fwd.hip.in"
         s[0][2][1] *= sc;
-#line 526 "templates/gfx942/attn_fwd.hip.in"
+#line 531 "templates/gfx942/attn_fwd.hip.in"
         s[0][2][2] *= sc;
-#line 526 "templates/gfx942/attn_fwd.hip.in"
+#line 531 "templates/gfx942/attn_fwd.hip.in"
         s[0][2][3] *= sc;
-#line 526 "templates/gfx942/attn_fwd.hip.in"
+#line 531 "templates/gfx942/attn_fwd.hip.in"
         s[0][3][0] *= sc;
-#line 526 "templates/gfx942/attn_fwd.hip.in"
+#line 531 "templates/gfx942/attn_fwd.hip.in"
         s[0][3][1] *= sc;
-#line 526 "templates/gfx942/attn_fwd.hip.in"
+#line 531 "templates/gfx942/attn_fwd.hip.in"
         s[0][3][2] *= sc;
-#line 526 "templates/gfx942/attn_fwd.hip.in"
+#line 531 "templates/gfx942/attn_fwd.hip.in"
         s[0][3][3] *= sc;
-#line 526 "templates/gfx942/attn_fwd.hip.in"
+#line 531 "templates/gfx942/attn_fwd.hip.in"
         s[0][4][0] *= sc;
-#line 526 "templates/gfx942/attn_fwd.hip.in"
+#line 531 "templates/gfx942/attn_fwd.hip.in"
         s[0][4][1] *= sc;
-#line 526 "templates/gfx942/attn_fwd.hip.in"
+#line 531 "templates/gfx942/attn_fwd.hip.in"
         s[0][4][2] *= sc;
-#line 526 "templates/gfx942/attn_fwd.hip.in"
+#line 531 "templates/gfx942/attn_fwd.hip.in"
         s[0][4][3] *= sc;
-#line 526 "templates/gfx942/attn_fwd.hip.in"
+#line 531 "templates/gfx942/attn_fwd.hip.in"
         s[0][5][0] *= sc;
-#line 526 "templates/gfx942/attn_fwd.hip.in"
+#line 531 "templates/gfx942/attn_fwd.hip.in"
         s[0][5][1] *= sc;
-#line 526 "templates/gfx942/attn_fwd.hip.in"
+#line 531 "templates/gfx942/attn_fwd.hip.in"
         s[0][5][2] *= sc;
-#line 526 "templates/gfx942/attn_fwd.hip.in"
+#line 531 "templates/gfx942/attn_fwd.hip.in"
         s[0][5][3] *= sc;
-#line 526 "templates/gfx942/attn_fwd.hip.in"
+#line 531 "templates/gfx942/attn_fwd.hip.in"
         s[1][0][0] *= sc;
-#line 526 "templates/gfx942/attn_fwd.hip.in"
+#line 531 "templates/gfx942/attn_fwd.hip.in"
         s[1][0][1] *= sc;
-#line 526 "templates/gfx942/attn_fwd.hip.in"
+#line 531 "templates/gfx942/attn_fwd.hip.in"
         s[1][0][2] *= sc;
-#line 526 "templates/gfx942/attn_fwd.hip.in"
+#line 531 "templates/gfx942/attn_fwd.hip.in"
         s[1][0][3] *= sc;
-#line 526 "templates/gfx942/attn_fwd.hip.in"
+#line 531 "templates/gfx942/attn_fwd.hip.in"
         s[1][1][0] *= sc;
-#line 526 "templates/gfx942/attn_fwd.hip.in"
+#line 531 "templates/gfx942/attn_fwd.hip.in"
         s[1][1][1] *= sc;
-#line 526 "templates/gfx942/attn_fwd.hip.in"
+#line 531 "templates/gfx942/attn_fwd.hip.in"
         s[1][1][2] *= sc;
-#line 526 "templates/gfx942/attn_fwd.hip.in"
+#line 531 "templates/gfx942/attn_fwd.hip.in"
         s[1][1][3] *= sc;
-#line 526 "templates/gfx942/attn_fwd.hip.in"
+#line 531 "templates/gfx942/attn_fwd.hip.in"
         s[1][2][0] *= sc;
-#line 526 "templates/gfx942/attn_fwd.hip.in"
+#line 531 "templates/gfx942/attn_fwd.hip.in"
         s[1][2][1] *= sc;
-#line 526 "templates/gfx942/attn_fwd.hip.in"
+#line 531 "templates/gfx942/attn_fwd.hip.in"
         s[1][2][2] *= sc;
-#line 526 "templates/gfx942/attn_fwd.hip.in"
+#line 531 "templates/gfx942/attn_fwd.hip.in"
         s[1][2][3] *= sc;
-#line 526 "templates/gfx942/attn_fwd.hip.in"
+#line 531 "templates/gfx942/attn_fwd.hip.in"
         s[1][3][0] *= sc;
-#line 526 "templates/gfx942/attn_fwd.hip.in"
+#line 531 "templates/gfx942/attn_fwd.hip.in"
         s[1][3][1] *= sc;
-#line 526 "templates/gfx942/attn_fwd.hip.in"
+#line 531 "templates/gfx942/attn_fwd.hip.in"
         s[1][3][2] *= sc;
-#line 526 "templates/gfx942/attn_fwd.hip.in"
+#line 531 "templates/gfx942/attn_fwd.hip.in"
         s[1][3][3] *= sc;
-#line 526 "templates/gfx942/attn_fwd.hip.in"
+#line 531 "templates/gfx942/attn_fwd.hip.in"
         s[1][4][0] *= sc;
-#line 526 "templates/gfx942/attn_fwd.hip.in"
+#line 531 "templates/gfx942/attn_fwd.hip.in"
         s[1][4][1] *= sc;
-#line 526 "templates/gfx942/attn_fwd.hip.in"
+#line 531 "templates/gfx942/attn_fwd.hip.in"
         s[1][4][2] *= sc;
-#line 526 "templates/gfx942/attn_fwd.hip.in"
+#line 531 "templates/gfx942/attn_fwd.hip.in"
         s[1][4][3] *= sc;
-#line 526 "templates/gfx942/attn_fwd.hip.in"
+#line 531 "templates/gfx942/attn_fwd.hip.in"
         s[1][5][0] *= sc;
-#line 526 "templates/gfx942/attn_fwd.hip.in"
+#line 531 "templates/gfx942/attn_fwd.hip.in"
         s[1][5][1] *= sc;
-#line 526 "templates/gfx942/attn_fwd.hip.in"
+#line 531 "templates/gfx942/attn_fwd.hip.in"
         s[1][5][2] *= sc;
-#line 526 "templates/gfx942/attn_fwd.hip.in"
+#line 531 "templates/gfx942/attn_fwd.hip.in"
         s[1][5][3] *= sc;
-#line 530 "templates/gfx942/attn_fwd.hip.in"
+#line 535 "templates/gfx942/attn_fwd.hip.in"
       }
       // g recomputed here: the kernel's g, kept live across the loop for this rare block,
       // made clang-17 (hipcc/hiprtc 5.7) spill a VGPR in rtna tail (tests/test_rocm.c)
       const unsigned g_tail = ag_lane_id_here() >> 4;
-#line 536 "templates/gfx942/attn_fwd.hip.in"
+#line 541 "templates/gfx942/attn_fwd.hip.in"
       const bool valid0_0 = kv0 + 0u + 4u * g_tail < kv_end;
-#line 538 "templates/gfx942/attn_fwd.hip.in"
+#line 543 "templates/gfx942/attn_fwd.hip.in"
       s[0][0][0] = valid0_0 ? s[0][0][0] : -__builtin_inff();
-#line 538 "templates/gfx942/attn_fwd.hip.in"
+#line 543 "templates/gfx942/attn_fwd.hip.in"
       s[1][0][0] = valid0_0 ? s[1][0][0] : -__builtin_inff();
-#line 536 "templates/gfx942/attn_fwd.hip.in"
+#line 541 "templates/gfx942/attn_fwd.hip.in"
       const bool valid0_1 = kv0 + 1u + 4u * g_tail < kv_end;
-#line 538 "templates/gfx942/attn_fwd.hip.in"
+#line 543 "templates/gfx942/attn_fwd.hip.in"
       s[0][0][1] = valid0_1 ? s[0][0][1] : -__builtin_inff();
-#line 538 "templates/gfx942/attn_fwd.hip.in"
+#line 543 "templates/gfx942/attn_fwd.hip.in"
       s[1][0][1] = valid0_1 ? s[1][0][1] : -__builtin_inff();
-#line 536 "templates/gfx942/attn_fwd.hip.in"
+#line 541 "templates/gfx942/attn_fwd.hip.in"
       const bool valid0_2 = kv0 + 2u + 4u * g_tail < kv_end;
-#line 538 "templates/gfx942/attn_fwd.hip.in"
+#line 543 "templates/gfx942/attn_fwd.hip.in"
       s[0][0][2] = valid0_2 ? s[0][0][2] : -__builtin_inff();
-#line 538 "templates/gfx942/attn_fwd.hip.in"
+#line 543 "templates/gfx942/attn_fwd.hip.in"
       s[1][0][2] = valid0_2 ? s[1][0][2] : -__builtin_inff();
-#line 536 "templates/gfx942/attn_fwd.hip.in"
+#line 541 "templates/gfx942/attn_fwd.hip.in"
       const bool valid0_3 = kv0 + 3u + 4u * g_tail < kv_end;
-#line 538 "templates/gfx942/attn_fwd.hip.in"
+#line 543 "templates/gfx942/attn_fwd.hip.in"
       s[0][0][3] = valid0_3 ? s[0][0][3] : -__builtin_inff();
-#line 538 "templates/gfx942/attn_fwd.hip.in"
+#line 543 "templates/gfx942/attn_fwd.hip.in"
       s[1][0][3] = valid0_3 ? s[1][0][3] : -__builtin_inff();
-#line 536 "templates/gfx942/attn_fwd.hip.in"
+#line 541 "templates/gfx942/attn_fwd.hip.in"
       const bool valid1_0 = kv0 + 16u + 4u * g_tail < kv_end;
-#line 538 "templates/gfx942/attn_fwd.hip.in"
+#line 543 "templates/gfx942/attn_fwd.hip.in"
       s[0][1][0] = valid1_0 ? s[0][1][0] : -__builtin_inff();
-#line 538 "templates/gfx942/attn_fwd.hip.in"
+#line 543 "templates/gfx942/attn_fwd.hip.in"
       s[1][1][0] = valid1_0 ? s[1][1][0] : -__builtin_inff();
-#line 536 "templates/gfx942/attn_fwd.hip.in"
+#line 541 "templates/gfx942/attn_fwd.hip.in"
       const bool valid1_1 = kv0 + 17u + 4u * g_tail < kv_end;
-#line 538 "templates/gfx942/attn_fwd.hip.in"
+#line 543 "templates/gfx942/attn_fwd.hip.in"
       s[0][1][1] = valid1_1 ? s[0][1][1] : -__builtin_inff();
-#line 538 "templates/gfx942/attn_fwd.hip.in"
+#line 543 "templates/gfx942/attn_fwd.hip.in"
       s[1][1][1] = valid1_1 ? s[1][1][1] : -__builtin_inff();
-#line 536 "templates/gfx942/attn_fwd.hip.in"
+#line 541 "templates/gfx942/attn_fwd.hip.in"
       const bool valid1_2 = kv0 + 18u + 4u * g_tail < kv_end;
-#line 538 "templates/gfx942/attn_fwd.hip.in"
+#line 543 "templates/gfx942/attn_fwd.hip.in"
       s[0][1][2] = valid1_2 ? s[0][1][2] : -__builtin_inff();
-#line 538 "templates/gfx942/attn_fwd.hip.in"
+#line 543 "templates/gfx942/attn_fwd.hip.in"
       s[1][1][2] = valid1_2 ? s[1][1][2] : -__builtin_inff();
-#line 536 "templates/gfx942/attn_fwd.hip.in"
+#line 541 "templates/gfx942/attn_fwd.hip.in"
       const bool valid1_3 = kv0 + 19u + 4u * g_tail < kv_end;
-#line 538 "templates/gfx942/attn_fwd.hip.in"
+#line 543 "templates/gfx942/attn_fwd.hip.in"
       s[0][1][3] = valid1_3 ? s[0][1][3] : -__builtin_inff();
-#line 538 "templates/gfx942/attn_fwd.hip.in"
+#line 543 "templates/gfx942/attn_fwd.hip.in"
       s[1][1][3] = valid1_3 ? s[1][1][3] : -__builtin_inff();
-#line 536 "templates/gfx942/attn_fwd.hip.in"
+#line 541 "templates/gfx942/attn_fwd.hip.in"
       const bool valid2_0 = kv0 + 32u + 4u * g_tail < kv_end;
-#line 538 "templates/gfx942/attn_fwd.hip.in"
+#line 543 "templates/gfx942/attn_fwd.hip.in"
       s[0][2][0] = valid2_0 ? s[0][2][0] : -__builtin_inff();
-#line 538 "templates/gfx942/attn_fwd.hip.in"
+#line 543 "templates/gfx942/attn_fwd.hip.in"
       s[1][2][0] = valid2_0 ? s[1][2][0] : -__builtin_inff();
-#line 536 "templates/gfx942/attn_fwd.hip.in"
+#line 541 "templates/gfx942/attn_fwd.hip.in"
       const bool valid2_1 = kv0 + 33u + 4u * g_tail < kv_end;
-#line 538 "templates/gfx942/attn_fwd.hip.in"
+#line 543 "templates/gfx942/attn_fwd.hip.in"
       s[0][2][1] = valid2_1 ? s[0][2][1] : -__builtin_inff();
-#line 538 "templates/gfx942/attn_fwd.hip.in"
+#line 543 "templates/gfx942/attn_fwd.hip.in"
       s[1][2][1] = valid2_1 ? s[1][2][1] : -__builtin_inff();
-#line 536 "templates/gfx942/attn_fwd.hip.in"
+#line 541 "templates/gfx942/attn_fwd.hip.in"
       const bool valid2_2 = kv0 + 34u + 4u * g_tail < kv_end;
-#line 538 "templates/gfx942/attn_fwd.hip.in"
+#line 543 "templates/gfx942/attn_fwd.hip.in"
       s[0][2][2] = valid2_2 ? s[0][2][2] : -__builtin_inff();
-#line 538 "templates/gfx942/attn_fwd.hip.in"
+#line 543 "templates/gfx942/attn_fwd.hip.in"
       s[1][2][2] = valid2_2 ? s[1][2][2] : -__builtin_inff();
-#line 536 "templates/gfx942/attn_fwd.hip.in"
+#line 541 "templates/gfx942/attn_fwd.hip.in"
       const bool valid2_3 = kv0 + 35u + 4u * g_tail < kv_end;
-#line 538 "templates/gfx942/attn_fwd.hip.in"
+#line 543 "templates/gfx942/attn_fwd.hip.in"
       s[0][2][3] = valid2_3 ? s[0][2][3] : -__builtin_inff();
-#line 538 "templates/gfx942/attn_fwd.hip.in"
+#line 543 "templates/gfx942/attn_fwd.hip.in"
       s[1][2][3] = valid2_3 ? s[1][2][3] : -__builtin_inff();
-#line 536 "templates/gfx942/attn_fwd.hip.in"
+#line 541 "templates/gfx942/attn_fwd.hip.in"
       const bool valid3_0 = kv0 + 48u + 4u * g_tail < kv_end;
-#line 538 "templates/gfx942/attn_fwd.hip.in"
+#line 543 "templates/gfx942/attn_fwd.hip.in"
       s[0][3][0] = valid3_0 ? s[0][3][0] : -__builtin_inff();
-#line 538 "templates/gfx942/attn_fwd.hip.in"
+#line 543 "templates/gfx942/attn_fwd.hip.in"
       s[1][3][0] = valid3_0 ? s[1][3][0] : -__builtin_inff();
-#line 536 "templates/gfx942/attn_fwd.hip.in"
+#line 541 "templates/gfx942/attn_fwd.hip.in"
       const bool valid3_1 = kv0 + 49u + 4u * g_tail < kv_end;
-#line 538 "templates/gfx942/attn_fwd.hip.in"
+#line 543 "templates/gfx942/attn_fwd.hip.in"
       s[0][3][1] = valid3_1 ? s[0][3][1] : -__builtin_inff();
-#line 538 "templates/gfx942/attn_fwd.hip.in"
+#line 543 "templates/gfx942/attn_fwd.hip.in"
       s[1][3][1] = valid3_1 ? s[1][3][1] : -__builtin_inff();
-#line 536 "templates/gfx942/attn_fwd.hip.in"
+#line 541 "templates/gfx942/attn_fwd.hip.in"
       const bool valid3_2 = kv0 + 50u + 4u * g_tail < kv_end;
-#line 538 "templates/gfx942/attn_fwd.hip.in"
+#line 543 "templates/gfx942/attn_fwd.hip.in"
       s[0][3][2] = valid3_2 ? s[0][3][2] : -__builtin_inff();
-#line 538 "templates/gfx942/attn_fwd.hip.in"
+#line 543 "templates/gfx942/attn_fwd.hip.in"
       s[1][3][2] = valid3_2 ? s[1][3][2] : -__builtin_inff();
-#line 536 "templates/gfx942/attn_fwd.hip.in"
+#line 541 "templates/gfx942/attn_fwd.hip.in"
       const bool valid3_3 = kv0 + 51u + 4u * g_tail < kv_end;
-#line 538 "templates/gfx942/attn_fwd.hip.in"
+#line 543 "templates/gfx942/attn_fwd.hip.in"
       s[0][3][3] = valid3_3 ? s[0][3][3] : -__builtin_inff();
-#line 538 "templates/gfx942/attn_fwd.hip.in"
+#line 543 "templates/gfx942/attn_fwd.hip.in"
       s[1][3][3] = valid3_3 ? s[1][3][3] : -__builtin_inff();
-#line 536 "templates/gfx942/attn_fwd.hip.in"
+#line 541 "templates/gfx942/attn_fwd.hip.in"
       const bool valid4_0 = kv0 + 64u + 4u * g_tail < kv_end;
-#line 538 "templates/gfx942/attn_fwd.hip.in"
+#line 543 "templates/gfx942/attn_fwd.hip.in"
       s[0][4][0] = valid4_0 ? s[0][4][0] : -__builtin_inff();
-#line 538 "templates/gfx942/attn_fwd.hip.in"
+#line 543 "templates/gfx942/attn_fwd.hip.in"
       s[1][4][0] = valid4_0 ? s[1][4][0] : -__builtin_inff();
-#line 536 "templates/gfx942/attn_fwd.hip.in"
+#line 541 "templates/gfx942/attn_fwd.hip.in"
       const bool valid4_1 = kv0 + 65u + 4u * g_tail < kv_end;
-#line 538 "templates/gfx942/attn_fwd.hip.in"
+#line 543 "templates/gfx942/attn_fwd.hip.in"
       s[0][4][1] = valid4_1 ? s[0][4][1] : -__builtin_inff();
-#line 538 "templates/gfx942/attn_fwd.hip.in"
+#line 543 "templates/gfx942/attn_fwd.hip.in"
       s[1][4][1] = valid4_1 ? s[1][4][1] : -__builtin_inff();
-#line 536 "templates/gfx942/attn_fwd.hip.in"
+#line 541 "templates/gfx942/attn_fwd.hip.in"
       const bool valid4_2 = kv0 + 66u + 4u * g_tail < kv_end;
-#line 538 "templates/gfx942/attn_fwd.hip.in"
+#line 543 "templates/gfx942/attn_fwd.hip.in"
       s[0][4][2] = valid4_2 ? s[0][4][2] : -__builtin_inff();
-#line 538 "templates/gfx942/attn_fwd.hip.in"
+#line 543 "templates/gfx942/attn_fwd.hip.in"
       s[1][4][2] = valid4_2 ? s[1][4][2] : -__builtin_inff();
-#line 536 "templates/gfx942/attn_fwd.hip.in"
+#line 541 "templates/gfx942/attn_fwd.hip.in"
       const bool valid4_3 = kv0 + 67u + 4u * g_tail < kv_end;
-#line 538 "templates/gfx942/attn_fwd.hip.in"
+#line 543 "templates/gfx942/attn_fwd.hip.in"
       s[0][4][3] = valid4_3 ? s[0][4][3] : -__builtin_inff();
-#line 538 "templates/gfx942/attn_fwd.hip.in"
+#line 543 "templates/gfx942/attn_fwd.hip.in"
       s[1][4][3] = valid4_3 ? s[1][4][3] : -__builtin_inff();
-#line 536 "templates/gfx942/attn_fwd.hip.in"
+#line 541 "templates/gfx942/attn_fwd.hip.in"
       const bool valid5_0 = kv0 + 80u + 4u * g_tail < kv_end;
-#line 538 "templates/gfx942/attn_fwd.hip.in"
+#line 543 "templates/gfx942/attn_fwd.hip.in"
       s[0][5][0] = valid5_0 ? s[0][5][0] : -__builtin_inff();
-#line 538 "templates/gfx942/attn_fwd.hip.in"
+#line 543 "templates/gfx942/attn_fwd.hip.in"
       s[1][5][0] = valid5_0 ? s[1][5][0] : -__builtin_inff();
-#line 536 "templates/gfx942/attn_fwd.hip.in"
+#line 541 "templates/gfx942/attn_fwd.hip.in"
       const bool valid5_1 = kv0 + 81u + 4u * g_tail < kv_end;
-#line 538 "templates/gfx942/attn_fwd.hip.in"
+#line 543 "templates/gfx942/attn_fwd.hip.in"
       s[0][5][1] = valid5_1 ? s[0][5][1] : -__builtin_inff();
-#line 538 "templates/gfx942/attn_fwd.hip.in"
+#line 543 "templates/gfx942/attn_fwd.hip.in"
       s[1][5][1] = valid5_1 ? s[1][5][1] : -__builtin_inff();
-#line 536 "templates/gfx942/attn_fwd.hip.in"
+#line 541 "templates/gfx942/attn_fwd.hip.in"
       const bool valid5_2 = kv0 + 82u + 4u * g_tail < kv_end;
-#line 538 "templates/gfx942/attn_fwd.hip.in"
+#line 543 "templates/gfx942/attn_fwd.hip.in"
       s[0][5][2] = valid5_2 ? s[0][5][2] : -__builtin_inff();
-#line 538 "templates/gfx942/attn_fwd.hip.in"
+#line 543 "templates/gfx942/attn_fwd.hip.in"
       s[1][5][2] = valid5_2 ? s[1][5][2] : -__builtin_inff();
-#line 536 "templates/gfx942/attn_fwd.hip.in"
+#line 541 "templates/gfx942/attn_fwd.hip.in"
       const bool valid5_3 = kv0 + 83u + 4u * g_tail < kv_end;
-#line 538 "templates/gfx942/attn_fwd.hip.in"
+#line 543 "templates/gfx942/attn_fwd.hip.in"
       s[0][5][3] = valid5_3 ? s[0][5][3] : -__builtin_inff();
-#line 538 "templates/gfx942/attn_fwd.hip.in"
+#line 543 "templates/gfx942/attn_fwd.hip.in"
       s[1][5][3] = valid5_3 ? s[1][5][3] : -__builtin_inff();
-#line 542 "templates/gfx942/attn_fwd.hip.in"
+#line 547 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 574 "templates/gfx942/attn_fwd.hip.in"
+#line 579 "templates/gfx942/attn_fwd.hip.in"
     bool changed[2];
     float alpha[2];
-#line 579 "templates/gfx942/attn_fwd.hip.in"
+#line 584 "templates/gfx942/attn_fwd.hip.in"
     {
       float mx = s[0][0][0];
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 589 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][0][1]);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 589 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][0][2]);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 589 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][0][3]);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 589 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][1][0]);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 589 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][1][1]);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 589 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][1][2]);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 589 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][1][3]);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 589 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][2][0]);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 589 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][2][1]);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 589 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][2][2]);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 589 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][2][3]);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 589 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][3][0]);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 589 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][3][1]);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 589 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][3][2]);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 589 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][3][3]);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 589 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][4][0]);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 589 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][4][1]);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 589 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][4][2]);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 589 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][4][3]);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 589 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][5][0]);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 589 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][5][1]);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 589 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][5][2]);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 589 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][5][3]);
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 593 "templates/gfx942/attn_fwd.hip.in"
       const float mt = mx * sc;  // this lane's max of t = s * sc (exact: see above)
       changed[0] = ag_any(mt > m[0]);
       alpha[0] = 1.0f;
@@ -1978,56 +2000,56 @@ AG_KERNEL(512) void attn_fwd_d128_bhsd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         big_m = ag_any(!(__builtin_fabsf(m[0]) < 0x1p24f) || !(__builtin_fabsf(m[1]) < 0x1p24f));
       }
     }
-#line 579 "templates/gfx942/attn_fwd.hip.in"
+#line 584 "templates/gfx942/attn_fwd.hip.in"
     {
       float mx = s[1][0][0];
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 589 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][0][1]);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 589 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][0][2]);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 589 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][0][3]);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 589 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][1][0]);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 589 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][1][1]);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 589 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][1][2]);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 589 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][1][3]);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 589 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][2][0]);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 589 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][2][1]);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 589 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][2][2]);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 589 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][2][3]);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 589 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][3][0]);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 589 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][3][1]);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 589 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][3][2]);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 589 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][3][3]);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 589 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][4][0]);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 589 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][4][1]);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 589 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][4][2]);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 589 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][4][3]);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 589 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][5][0]);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 589 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][5][1]);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 589 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][5][2]);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 589 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][5][3]);
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 593 "templates/gfx942/attn_fwd.hip.in"
       const float mt = mx * sc;  // this lane's max of t = s * sc (exact: see above)
       changed[1] = ag_any(mt > m[1]);
       alpha[1] = 1.0f;
@@ -2047,73 +2069,73 @@ AG_KERNEL(512) void attn_fwd_d128_bhsd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         big_m = ag_any(!(__builtin_fabsf(m[0]) < 0x1p24f) || !(__builtin_fabsf(m[1]) < 0x1p24f));
       }
     }
-#line 608 "templates/gfx942/attn_fwd.hip.in"
+#line 613 "templates/gfx942/attn_fwd.hip.in"
     // Slow path (wave-uniform, never the steady state): rows with |m| >= 2^24 take
     // x = fl(s * sc) - m (there fl(max s * sc) = m may be more than 1/2 off the exact product,
     // and the fma form's x at the row's max, that error, made p = +Inf: scale 1e10 gave NaN
     // rows), and a zero scale in the last tile takes x = fma(t, 1, -m) (see above).
-#line 616 "templates/gfx942/attn_fwd.hip.in"
+#line 621 "templates/gfx942/attn_fwd.hip.in"
     const bool zero_tail = tail && sc == 0.0f;
     if (big_m || zero_tail) {
-#line 620 "templates/gfx942/attn_fwd.hip.in"
-    {
 #line 625 "templates/gfx942/attn_fwd.hip.in"
+    {
+#line 630 "templates/gfx942/attn_fwd.hip.in"
       const float nm = -m[0];
-#line 627 "templates/gfx942/attn_fwd.hip.in"
+#line 632 "templates/gfx942/attn_fwd.hip.in"
       const bool big = !(__builtin_fabsf(m[0]) < 0x1p24f) && !zero_tail;
       if (big) {  // s -> t = fl(s * sc): x = fma(t, 1, -m) = t - m
-#line 631 "templates/gfx942/attn_fwd.hip.in"
+#line 636 "templates/gfx942/attn_fwd.hip.in"
         s[0][0][0] *= sc;
-#line 631 "templates/gfx942/attn_fwd.hip.in"
+#line 636 "templates/gfx942/attn_fwd.hip.in"
         s[0][0][1] *= sc;
-#line 631 "templates/gfx942/attn_fwd.hip.in"
+#line 636 "templates/gfx942/attn_fwd.hip.in"
         s[0][0][2] *= sc;
-#line 631 "templates/gfx942/attn_fwd.hip.in"
+#line 636 "templates/gfx942/attn_fwd.hip.in"
         s[0][0][3] *= sc;
-#line 631 "templates/gfx942/attn_fwd.hip.in"
+#line 636 "templates/gfx942/attn_fwd.hip.in"
         s[0][1][0] *= sc;
-#line 631 "templates/gfx942/attn_fwd.hip.in"
+#line 636 "templates/gfx942/attn_fwd.hip.in"
         s[0][1][1] *= sc;
-#line 631 "templates/gfx942/attn_fwd.hip.in"
+#line 636 "templates/gfx942/attn_fwd.hip.in"
         s[0][1][2] *= sc;
-#line 631 "templates/gfx942/attn_fwd.hip.in"
+#line 636 "templates/gfx942/attn_fwd.hip.in"
         s[0][1][3] *= sc;
-#line 631 "templates/gfx942/attn_fwd.hip.in"
+#line 636 "templates/gfx942/attn_fwd.hip.in"
         s[0][2][0] *= sc;
-#line 631 "templates/gfx942/attn_fwd.hip.in"
+#line 636 "templates/gfx942/attn_fwd.hip.in"
         s[0][2][1] *= sc;
-#line 631 "templates/gfx942/attn_fwd.hip.in"
+#line 636 "templates/gfx942/attn_fwd.hip.in"
         s[0][2][2] *= sc;
-#line 631 "templates/gfx942/attn_fwd.hip.in"
+#line 636 "templates/gfx942/attn_fwd.hip.in"
         s[0][2][3] *= sc;
-#line 631 "templates/gfx942/attn_fwd.hip.in"
+#line 636 "templates/gfx942/attn_fwd.hip.in"
         s[0][3][0] *= sc;
-#line 631 "templates/gfx942/attn_fwd.hip.in"
+#line 636 "templates/gfx942/attn_fwd.hip.in"
         s[0][3][1] *= sc;
-#line 631 "templates/gfx942/attn_fwd.hip.in"
+#line 636 "templates/gfx942/attn_fwd.hip.in"
         s[0][3][2] *= sc;
-#line 631 "templates/gfx942/attn_fwd.hip.in"
+#line 636 "templates/gfx942/attn_fwd.hip.in"
         s[0][3][3] *= sc;
-#line 631 "templates/gfx942/attn_fwd.hip.in"
+#line 636 "templates/gfx942/attn_fwd.hip.in"
         s[0][4][0] *= sc;
-#line 631 "templates/gfx942/attn_fwd.hip.in"
+#line 636 "templates/gfx942/attn_fwd.hip.in"
         s[0][4][1] *= sc;
-#line 631 "templates/gfx942/attn_fwd.hip.in"
+#line 636 "templates/gfx942/attn_fwd.hip.in"
         s[0][4][2] *= sc;
-#line 631 "templates/gfx942/attn_fwd.hip.in"
+#line 636 "templates/gfx942/attn_fwd.hip.in"
         s[0][4][3] *= sc;
-#line 631 "templates/gfx942/attn_fwd.hip.in"
+#line 636 "templates/gfx942/attn_fwd.hip.in"
         s[0][5][0] *= sc;
-#line 631 "templates/gfx942/attn_fwd.hip.in"
+#line 636 "templates/gfx942/attn_fwd.hip.in"
         s[0][5][1] *= sc;
-#line 631 "templates/gfx942/attn_fwd.hip.in"
+#line 636 "templates/gfx942/attn_fwd.hip.in"
         s[0][5][2] *= sc;
-#line 631 "templates/gfx942/attn_fwd.hip.in"
+#line 636 "templates/gfx942/attn_fwd.hip.in"
         s[0][5][3] *= sc;
-#line 634 "templates/gfx942/attn_fwd.hip.in"
+#line 639 "templates/gfx942/attn_fwd.hip.in"
       }
       const float scr = big || zero_tail ? 1.0f : sc;
-#line 637 "templates/gfx942/attn_fwd.hip.in"
+#line 642 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[0][0][0], scr, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[0][0][1], scr, nm));
@@ -2126,7 +2148,7 @@ AG_KERNEL(512) void attn_fwd_d128_bhsd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         p[0][0].x = ag_pack_p_rtne(p0, p1);
         p[0][0].y = ag_pack_p_rtne(p2, p3);
       }
-#line 637 "templates/gfx942/attn_fwd.hip.in"
+#line 642 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[0][1][0], scr, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[0][1][1], scr, nm));
@@ -2139,7 +2161,7 @@ AG_KERNEL(512) void attn_fwd_d128_bhsd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         p[0][1].x = ag_pack_p_rtne(p0, p1);
         p[0][1].y = ag_pack_p_rtne(p2, p3);
       }
-#line 637 "templates/gfx942/attn_fwd.hip.in"
+#line 642 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[0][2][0], scr, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[0][2][1], scr, nm));
@@ -2152,7 +2174,7 @@ AG_KERNEL(512) void attn_fwd_d128_bhsd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         p[0][2].x = ag_pack_p_rtne(p0, p1);
         p[0][2].y = ag_pack_p_rtne(p2, p3);
       }
-#line 637 "templates/gfx942/attn_fwd.hip.in"
+#line 642 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[0][3][0], scr, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[0][3][1], scr, nm));
@@ -2165,7 +2187,7 @@ AG_KERNEL(512) void attn_fwd_d128_bhsd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         p[0][3].x = ag_pack_p_rtne(p0, p1);
         p[0][3].y = ag_pack_p_rtne(p2, p3);
       }
-#line 637 "templates/gfx942/attn_fwd.hip.in"
+#line 642 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[0][4][0], scr, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[0][4][1], scr, nm));
@@ -2178,7 +2200,7 @@ AG_KERNEL(512) void attn_fwd_d128_bhsd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         p[0][4].x = ag_pack_p_rtne(p0, p1);
         p[0][4].y = ag_pack_p_rtne(p2, p3);
       }
-#line 637 "templates/gfx942/attn_fwd.hip.in"
+#line 642 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[0][5][0], scr, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[0][5][1], scr, nm));
@@ -2191,67 +2213,67 @@ AG_KERNEL(512) void attn_fwd_d128_bhsd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         p[0][5].x = ag_pack_p_rtne(p0, p1);
         p[0][5].y = ag_pack_p_rtne(p2, p3);
       }
-#line 650 "templates/gfx942/attn_fwd.hip.in"
+#line 655 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 620 "templates/gfx942/attn_fwd.hip.in"
-    {
 #line 625 "templates/gfx942/attn_fwd.hip.in"
+    {
+#line 630 "templates/gfx942/attn_fwd.hip.in"
       const float nm = -m[1];
-#line 627 "templates/gfx942/attn_fwd.hip.in"
+#line 632 "templates/gfx942/attn_fwd.hip.in"
       const bool big = !(__builtin_fabsf(m[1]) < 0x1p24f) && !zero_tail;
       if (big) {  // s -> t = fl(s * sc): x = fma(t, 1, -m) = t - m
-#line 631 "templates/gfx942/attn_fwd.hip.in"
+#line 636 "templates/gfx942/attn_fwd.hip.in"
         s[1][0][0] *= sc;
-#line 631 "templates/gfx942/attn_fwd.hip.in"
+#line 636 "templates/gfx942/attn_fwd.hip.in"
         s[1][0][1] *= sc;
-#line 631 "templates/gfx942/attn_fwd.hip.in"
+#line 636 "templates/gfx942/attn_fwd.hip.in"
         s[1][0][2] *= sc;
-#line 631 "templates/gfx942/attn_fwd.hip.in"
+#line 636 "templates/gfx942/attn_fwd.hip.in"
         s[1][0][3] *= sc;
-#line 631 "templates/gfx942/attn_fwd.hip.in"
+#line 636 "templates/gfx942/attn_fwd.hip.in"
         s[1][1][0] *= sc;
-#line 631 "templates/gfx942/attn_fwd.hip.in"
+#line 636 "templates/gfx942/attn_fwd.hip.in"
         s[1][1][1] *= sc;
-#line 631 "templates/gfx942/attn_fwd.hip.in"
+#line 636 "templates/gfx942/attn_fwd.hip.in"
         s[1][1][2] *= sc;
-#line 631 "templates/gfx942/attn_fwd.hip.in"
+#line 636 "templates/gfx942/attn_fwd.hip.in"
         s[1][1][3] *= sc;
-#line 631 "templates/gfx942/attn_fwd.hip.in"
+#line 636 "templates/gfx942/attn_fwd.hip.in"
         s[1][2][0] *= sc;
-#line 631 "templates/gfx942/attn_fwd.hip.in"
+#line 636 "templates/gfx942/attn_fwd.hip.in"
         s[1][2][1] *= sc;
-#line 631 "templates/gfx942/attn_fwd.hip.in"
+#line 636 "templates/gfx942/attn_fwd.hip.in"
         s[1][2][2] *= sc;
-#line 631 "templates/gfx942/attn_fwd.hip.in"
+#line 636 "templates/gfx942/attn_fwd.hip.in"
         s[1][2][3] *= sc;
-#line 631 "templates/gfx942/attn_fwd.hip.in"
+#line 636 "templates/gfx942/attn_fwd.hip.in"
         s[1][3][0] *= sc;
-#line 631 "templates/gfx942/attn_fwd.hip.in"
+#line 636 "templates/gfx942/attn_fwd.hip.in"
         s[1][3][1] *= sc;
-#line 631 "templates/gfx942/attn_fwd.hip.in"
+#line 636 "templates/gfx942/attn_fwd.hip.in"
         s[1][3][2] *= sc;
-#line 631 "templates/gfx942/attn_fwd.hip.in"
+#line 636 "templates/gfx942/attn_fwd.hip.in"
         s[1][3][3] *= sc;
-#line 631 "templates/gfx942/attn_fwd.hip.in"
+#line 636 "templates/gfx942/attn_fwd.hip.in"
         s[1][4][0] *= sc;
-#line 631 "templates/gfx942/attn_fwd.hip.in"
+#line 636 "templates/gfx942/attn_fwd.hip.in"
         s[1][4][1] *= sc;
-#line 631 "templates/gfx942/attn_fwd.hip.in"
+#line 636 "templates/gfx942/attn_fwd.hip.in"
         s[1][4][2] *= sc;
-#line 631 "templates/gfx942/attn_fwd.hip.in"
+#line 636 "templates/gfx942/attn_fwd.hip.in"
         s[1][4][3] *= sc;
-#line 631 "templates/gfx942/attn_fwd.hip.in"
+#line 636 "templates/gfx942/attn_fwd.hip.in"
         s[1][5][0] *= sc;
-#line 631 "templates/gfx942/attn_fwd.hip.in"
+#line 636 "templates/gfx942/attn_fwd.hip.in"
         s[1][5][1] *= sc;
-#line 631 "templates/gfx942/attn_fwd.hip.in"
+#line 636 "templates/gfx942/attn_fwd.hip.in"
         s[1][5][2] *= sc;
-#line 631 "templates/gfx942/attn_fwd.hip.in"
+#line 636 "templates/gfx942/attn_fwd.hip.in"
         s[1][5][3] *= sc;
-#line 634 "templates/gfx942/attn_fwd.hip.in"
+#line 639 "templates/gfx942/attn_fwd.hip.in"
       }
       const float scr = big || zero_tail ? 1.0f : sc;
-#line 637 "templates/gfx942/attn_fwd.hip.in"
+#line 642 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[1][0][0], scr, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[1][0][1], scr, nm));
@@ -2264,7 +2286,7 @@ AG_KERNEL(512) void attn_fwd_d128_bhsd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         p[1][0].x = ag_pack_p_rtne(p0, p1);
         p[1][0].y = ag_pack_p_rtne(p2, p3);
       }
-#line 637 "templates/gfx942/attn_fwd.hip.in"
+#line 642 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[1][1][0], scr, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[1][1][1], scr, nm));
@@ -2277,7 +2299,7 @@ AG_KERNEL(512) void attn_fwd_d128_bhsd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         p[1][1].x = ag_pack_p_rtne(p0, p1);
         p[1][1].y = ag_pack_p_rtne(p2, p3);
       }
-#line 637 "templates/gfx942/attn_fwd.hip.in"
+#line 642 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[1][2][0], scr, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[1][2][1], scr, nm));
@@ -2290,7 +2312,7 @@ AG_KERNEL(512) void attn_fwd_d128_bhsd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         p[1][2].x = ag_pack_p_rtne(p0, p1);
         p[1][2].y = ag_pack_p_rtne(p2, p3);
       }
-#line 637 "templates/gfx942/attn_fwd.hip.in"
+#line 642 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[1][3][0], scr, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[1][3][1], scr, nm));
@@ -2303,7 +2325,7 @@ AG_KERNEL(512) void attn_fwd_d128_bhsd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         p[1][3].x = ag_pack_p_rtne(p0, p1);
         p[1][3].y = ag_pack_p_rtne(p2, p3);
       }
-#line 637 "templates/gfx942/attn_fwd.hip.in"
+#line 642 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[1][4][0], scr, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[1][4][1], scr, nm));
@@ -2316,7 +2338,7 @@ AG_KERNEL(512) void attn_fwd_d128_bhsd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         p[1][4].x = ag_pack_p_rtne(p0, p1);
         p[1][4].y = ag_pack_p_rtne(p2, p3);
       }
-#line 637 "templates/gfx942/attn_fwd.hip.in"
+#line 642 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[1][5][0], scr, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[1][5][1], scr, nm));
@@ -2329,14 +2351,14 @@ AG_KERNEL(512) void attn_fwd_d128_bhsd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         p[1][5].x = ag_pack_p_rtne(p0, p1);
         p[1][5].y = ag_pack_p_rtne(p2, p3);
       }
-#line 650 "templates/gfx942/attn_fwd.hip.in"
+#line 655 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 652 "templates/gfx942/attn_fwd.hip.in"
+#line 657 "templates/gfx942/attn_fwd.hip.in"
     } else {
-#line 654 "templates/gfx942/attn_fwd.hip.in"
+#line 659 "templates/gfx942/attn_fwd.hip.in"
     {
       const float nm = -m[0];
-#line 657 "templates/gfx942/attn_fwd.hip.in"
+#line 662 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[0][0][0], sc, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[0][0][1], sc, nm));
@@ -2349,7 +2371,7 @@ AG_KERNEL(512) void attn_fwd_d128_bhsd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         p[0][0].x = ag_pack_p_rtne(p0, p1);
         p[0][0].y = ag_pack_p_rtne(p2, p3);
       }
-#line 657 "templates/gfx942/attn_fwd.hip.in"
+#line 662 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[0][1][0], sc, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[0][1][1], sc, nm));
@@ -2362,7 +2384,7 @@ AG_KERNEL(512) void attn_fwd_d128_bhsd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         p[0][1].x = ag_pack_p_rtne(p0, p1);
         p[0][1].y = ag_pack_p_rtne(p2, p3);
       }
-#line 657 "templates/gfx942/attn_fwd.hip.in"
+#line 662 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[0][2][0], sc, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[0][2][1], sc, nm));
@@ -2375,7 +2397,7 @@ AG_KERNEL(512) void attn_fwd_d128_bhsd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         p[0][2].x = ag_pack_p_rtne(p0, p1);
         p[0][2].y = ag_pack_p_rtne(p2, p3);
       }
-#line 657 "templates/gfx942/attn_fwd.hip.in"
+#line 662 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[0][3][0], sc, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[0][3][1], sc, nm));
@@ -2388,7 +2410,7 @@ AG_KERNEL(512) void attn_fwd_d128_bhsd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         p[0][3].x = ag_pack_p_rtne(p0, p1);
         p[0][3].y = ag_pack_p_rtne(p2, p3);
       }
-#line 657 "templates/gfx942/attn_fwd.hip.in"
+#line 662 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[0][4][0], sc, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[0][4][1], sc, nm));
@@ -2401,7 +2423,7 @@ AG_KERNEL(512) void attn_fwd_d128_bhsd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         p[0][4].x = ag_pack_p_rtne(p0, p1);
         p[0][4].y = ag_pack_p_rtne(p2, p3);
       }
-#line 657 "templates/gfx942/attn_fwd.hip.in"
+#line 662 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[0][5][0], sc, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[0][5][1], sc, nm));
@@ -2414,12 +2436,12 @@ AG_KERNEL(512) void attn_fwd_d128_bhsd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         p[0][5].x = ag_pack_p_rtne(p0, p1);
         p[0][5].y = ag_pack_p_rtne(p2, p3);
       }
-#line 670 "templates/gfx942/attn_fwd.hip.in"
+#line 675 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 654 "templates/gfx942/attn_fwd.hip.in"
+#line 659 "templates/gfx942/attn_fwd.hip.in"
     {
       const float nm = -m[1];
-#line 657 "templates/gfx942/attn_fwd.hip.in"
+#line 662 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[1][0][0], sc, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[1][0][1], sc, nm));
@@ -2432,7 +2454,7 @@ AG_KERNEL(512) void attn_fwd_d128_bhsd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         p[1][0].x = ag_pack_p_rtne(p0, p1);
         p[1][0].y = ag_pack_p_rtne(p2, p3);
       }
-#line 657 "templates/gfx942/attn_fwd.hip.in"
+#line 662 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[1][1][0], sc, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[1][1][1], sc, nm));
@@ -2445,7 +2467,7 @@ AG_KERNEL(512) void attn_fwd_d128_bhsd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         p[1][1].x = ag_pack_p_rtne(p0, p1);
         p[1][1].y = ag_pack_p_rtne(p2, p3);
       }
-#line 657 "templates/gfx942/attn_fwd.hip.in"
+#line 662 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[1][2][0], sc, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[1][2][1], sc, nm));
@@ -2458,7 +2480,7 @@ AG_KERNEL(512) void attn_fwd_d128_bhsd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         p[1][2].x = ag_pack_p_rtne(p0, p1);
         p[1][2].y = ag_pack_p_rtne(p2, p3);
       }
-#line 657 "templates/gfx942/attn_fwd.hip.in"
+#line 662 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[1][3][0], sc, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[1][3][1], sc, nm));
@@ -2471,7 +2493,7 @@ AG_KERNEL(512) void attn_fwd_d128_bhsd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         p[1][3].x = ag_pack_p_rtne(p0, p1);
         p[1][3].y = ag_pack_p_rtne(p2, p3);
       }
-#line 657 "templates/gfx942/attn_fwd.hip.in"
+#line 662 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[1][4][0], sc, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[1][4][1], sc, nm));
@@ -2484,7 +2506,7 @@ AG_KERNEL(512) void attn_fwd_d128_bhsd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         p[1][4].x = ag_pack_p_rtne(p0, p1);
         p[1][4].y = ag_pack_p_rtne(p2, p3);
       }
-#line 657 "templates/gfx942/attn_fwd.hip.in"
+#line 662 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[1][5][0], sc, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[1][5][1], sc, nm));
@@ -2497,1272 +2519,1272 @@ AG_KERNEL(512) void attn_fwd_d128_bhsd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         p[1][5].x = ag_pack_p_rtne(p0, p1);
         p[1][5].y = ag_pack_p_rtne(p2, p3);
       }
-#line 670 "templates/gfx942/attn_fwd.hip.in"
-    }
-#line 672 "templates/gfx942/attn_fwd.hip.in"
-    }
-    // V_j for the P_j V_j product of the next X phase (S is dead now: registers are free)
-#line 418 "templates/gfx942/attn_fwd.hip.in"
-    {
-      const unsigned vo = v_lane + (kv0 + 0u) * 256u;
-#line 421 "templates/gfx942/attn_fwd.hip.in"
-      ag_buffer_load_dwordx4<0>(vv[0][0], v_rsrc, vo);
-#line 421 "templates/gfx942/attn_fwd.hip.in"
-      ag_buffer_load_dwordx4<1024>(vv[0][1], v_rsrc, vo);
-#line 421 "templates/gfx942/attn_fwd.hip.in"
-      ag_buffer_load_dwordx4<2048>(vv[0][2], v_rsrc, vo);
-#line 421 "templates/gfx942/attn_fwd.hip.in"
-      ag_buffer_load_dwordx4<3072>(vv[0][3], v_rsrc, vo);
-#line 423 "templates/gfx942/attn_fwd.hip.in"
-    }
-#line 418 "templates/gfx942/attn_fwd.hip.in"
-    {
-      const unsigned vo = v_lane + (kv0 + 16u) * 256u;
-#line 421 "templates/gfx942/attn_fwd.hip.in"
-      ag_buffer_load_dwordx4<0>(vv[1][0], v_rsrc, vo);
-#line 421 "templates/gfx942/attn_fwd.hip.in"
-      ag_buffer_load_dwordx4<1024>(vv[1][1], v_rsrc, vo);
-#line 421 "templates/gfx942/attn_fwd.hip.in"
-      ag_buffer_load_dwordx4<2048>(vv[1][2], v_rsrc, vo);
-#line 421 "templates/gfx942/attn_fwd.hip.in"
-      ag_buffer_load_dwordx4<3072>(vv[1][3], v_rsrc, vo);
-#line 423 "templates/gfx942/attn_fwd.hip.in"
-    }
-#line 418 "templates/gfx942/attn_fwd.hip.in"
-    {
-      const unsigned vo = v_lane + (kv0 + 32u) * 256u;
-#line 421 "templates/gfx942/attn_fwd.hip.in"
-      ag_buffer_load_dwordx4<0>(vv[2][0], v_rsrc, vo);
-#line 421 "templates/gfx942/attn_fwd.hip.in"
-      ag_buffer_load_dwordx4<1024>(vv[2][1], v_rsrc, vo);
-#line 421 "templates/gfx942/attn_fwd.hip.in"
-      ag_buffer_load_dwordx4<2048>(vv[2][2], v_rsrc, vo);
-#line 421 "templates/gfx942/attn_fwd.hip.in"
-      ag_buffer_load_dwordx4<3072>(vv[2][3], v_rsrc, vo);
-#line 423 "templates/gfx942/attn_fwd.hip.in"
+#line 675 "templates/gfx942/attn_fwd.hip.in"
     }
 #line 677 "templates/gfx942/attn_fwd.hip.in"
+    }
+    // V_j for the P_j V_j product of the next X phase (S is dead now: registers are free)
+#line 423 "templates/gfx942/attn_fwd.hip.in"
+    {
+      const unsigned vo = v_lane + (kv0 + 0u) * 256u;
+#line 426 "templates/gfx942/attn_fwd.hip.in"
+      ag_buffer_load_dwordx4<0>(vv[0][0], v_rsrc, vo);
+#line 426 "templates/gfx942/attn_fwd.hip.in"
+      ag_buffer_load_dwordx4<1024>(vv[0][1], v_rsrc, vo);
+#line 426 "templates/gfx942/attn_fwd.hip.in"
+      ag_buffer_load_dwordx4<2048>(vv[0][2], v_rsrc, vo);
+#line 426 "templates/gfx942/attn_fwd.hip.in"
+      ag_buffer_load_dwordx4<3072>(vv[0][3], v_rsrc, vo);
+#line 428 "templates/gfx942/attn_fwd.hip.in"
+    }
+#line 423 "templates/gfx942/attn_fwd.hip.in"
+    {
+      const unsigned vo = v_lane + (kv0 + 16u) * 256u;
+#line 426 "templates/gfx942/attn_fwd.hip.in"
+      ag_buffer_load_dwordx4<0>(vv[1][0], v_rsrc, vo);
+#line 426 "templates/gfx942/attn_fwd.hip.in"
+      ag_buffer_load_dwordx4<1024>(vv[1][1], v_rsrc, vo);
+#line 426 "templates/gfx942/attn_fwd.hip.in"
+      ag_buffer_load_dwordx4<2048>(vv[1][2], v_rsrc, vo);
+#line 426 "templates/gfx942/attn_fwd.hip.in"
+      ag_buffer_load_dwordx4<3072>(vv[1][3], v_rsrc, vo);
+#line 428 "templates/gfx942/attn_fwd.hip.in"
+    }
+#line 423 "templates/gfx942/attn_fwd.hip.in"
+    {
+      const unsigned vo = v_lane + (kv0 + 32u) * 256u;
+#line 426 "templates/gfx942/attn_fwd.hip.in"
+      ag_buffer_load_dwordx4<0>(vv[2][0], v_rsrc, vo);
+#line 426 "templates/gfx942/attn_fwd.hip.in"
+      ag_buffer_load_dwordx4<1024>(vv[2][1], v_rsrc, vo);
+#line 426 "templates/gfx942/attn_fwd.hip.in"
+      ag_buffer_load_dwordx4<2048>(vv[2][2], v_rsrc, vo);
+#line 426 "templates/gfx942/attn_fwd.hip.in"
+      ag_buffer_load_dwordx4<3072>(vv[2][3], v_rsrc, vo);
+#line 428 "templates/gfx942/attn_fwd.hip.in"
+    }
+#line 682 "templates/gfx942/attn_fwd.hip.in"
     // O rows are 4g + i in the accumulator layout: fetch their alpha from lane 4g + i.
-#line 693 "templates/gfx942/attn_fwd.hip.in"
+#line 698 "templates/gfx942/attn_fwd.hip.in"
   }
-#line 719 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
     if (grp == 0u) {
       ag_s_waitcnt_vmcnt<12>();  // K_{j+1} (DMA issued in X_j, before V_j) has landed
       ag_s_barrier();
     } else if (jj + 1u < nt) {
       ag_s_barrier();
     }
-#line 735 "templates/gfx942/attn_fwd.hip.in"
+#line 740 "templates/gfx942/attn_fwd.hip.in"
     }
     for (unsigned jj = 1; jj < nt; ++jj) {
-#line 699 "templates/gfx942/attn_fwd.hip.in"
+#line 704 "templates/gfx942/attn_fwd.hip.in"
     const unsigned buf = (jj & 1u) * 26112u;
     // ---- X_j: MFMA phase
     ag_s_setprio<1>();
-#line 449 "templates/gfx942/attn_fwd.hip.in"
+#line 454 "templates/gfx942/attn_fwd.hip.in"
   {
     ag_u32x2 bv[2];
-#line 438 "templates/gfx942/attn_fwd.hip.in"
+#line 443 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_vmcnt<8>(vv[0][0], vv[0][1], vv[0][2], vv[0][3]);
-#line 441 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[0][0][0];
     bv[1].y = vv[0][0][1];
-#line 441 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[0][0][2];
     bv[0].y = vv[0][0][3];
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][0], p[0][0], bv[1]);
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][0], p[1][0], bv[1]);
-#line 441 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[0][1][0];
     bv[1].y = vv[0][1][1];
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][1], p[0][0], bv[0]);
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][1], p[1][0], bv[0]);
-#line 441 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[0][1][2];
     bv[0].y = vv[0][1][3];
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][2], p[0][0], bv[1]);
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][2], p[1][0], bv[1]);
-#line 441 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[0][2][0];
     bv[1].y = vv[0][2][1];
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][3], p[0][0], bv[0]);
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][3], p[1][0], bv[0]);
-#line 441 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[0][2][2];
     bv[0].y = vv[0][2][3];
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][4], p[0][0], bv[1]);
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][4], p[1][0], bv[1]);
-#line 441 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[0][3][0];
     bv[1].y = vv[0][3][1];
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][5], p[0][0], bv[0]);
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][5], p[1][0], bv[0]);
-#line 441 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[0][3][2];
     bv[0].y = vv[0][3][3];
-#line 418 "templates/gfx942/attn_fwd.hip.in"
+#line 423 "templates/gfx942/attn_fwd.hip.in"
     {
       const unsigned vo = v_lane + ((kv_begin + (jj - 1u) * 96u) + 48u) * 256u;
-#line 421 "templates/gfx942/attn_fwd.hip.in"
+#line 426 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<0>(vv[0][0], v_rsrc, vo);
-#line 421 "templates/gfx942/attn_fwd.hip.in"
+#line 426 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<1024>(vv[0][1], v_rsrc, vo);
-#line 421 "templates/gfx942/attn_fwd.hip.in"
+#line 426 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<2048>(vv[0][2], v_rsrc, vo);
-#line 421 "templates/gfx942/attn_fwd.hip.in"
+#line 426 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<3072>(vv[0][3], v_rsrc, vo);
-#line 423 "templates/gfx942/attn_fwd.hip.in"
+#line 428 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][6], p[0][0], bv[1]);
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][6], p[1][0], bv[1]);
-#line 438 "templates/gfx942/attn_fwd.hip.in"
+#line 443 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_vmcnt<8>(vv[1][0], vv[1][1], vv[1][2], vv[1][3]);
-#line 441 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[1][0][0];
     bv[1].y = vv[1][0][1];
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][7], p[0][0], bv[0]);
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][7], p[1][0], bv[0]);
-#line 441 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[1][0][2];
     bv[0].y = vv[1][0][3];
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][0], p[0][1], bv[1]);
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][0], p[1][1], bv[1]);
-#line 441 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[1][1][0];
     bv[1].y = vv[1][1][1];
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][1], p[0][1], bv[0]);
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][1], p[1][1], bv[0]);
-#line 441 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[1][1][2];
     bv[0].y = vv[1][1][3];
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][2], p[0][1], bv[1]);
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][2], p[1][1], bv[1]);
-#line 441 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[1][2][0];
     bv[1].y = vv[1][2][1];
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][3], p[0][1], bv[0]);
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][3], p[1][1], bv[0]);
-#line 441 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[1][2][2];
     bv[0].y = vv[1][2][3];
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][4], p[0][1], bv[1]);
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][4], p[1][1], bv[1]);
-#line 441 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[1][3][0];
     bv[1].y = vv[1][3][1];
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][5], p[0][1], bv[0]);
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][5], p[1][1], bv[0]);
-#line 441 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[1][3][2];
     bv[0].y = vv[1][3][3];
-#line 418 "templates/gfx942/attn_fwd.hip.in"
+#line 423 "templates/gfx942/attn_fwd.hip.in"
     {
       const unsigned vo = v_lane + ((kv_begin + (jj - 1u) * 96u) + 64u) * 256u;
-#line 421 "templates/gfx942/attn_fwd.hip.in"
+#line 426 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<0>(vv[1][0], v_rsrc, vo);
-#line 421 "templates/gfx942/attn_fwd.hip.in"
+#line 426 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<1024>(vv[1][1], v_rsrc, vo);
-#line 421 "templates/gfx942/attn_fwd.hip.in"
+#line 426 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<2048>(vv[1][2], v_rsrc, vo);
-#line 421 "templates/gfx942/attn_fwd.hip.in"
+#line 426 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<3072>(vv[1][3], v_rsrc, vo);
-#line 423 "templates/gfx942/attn_fwd.hip.in"
+#line 428 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][6], p[0][1], bv[1]);
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][6], p[1][1], bv[1]);
-#line 438 "templates/gfx942/attn_fwd.hip.in"
+#line 443 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_vmcnt<8>(vv[2][0], vv[2][1], vv[2][2], vv[2][3]);
-#line 441 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[2][0][0];
     bv[1].y = vv[2][0][1];
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][7], p[0][1], bv[0]);
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][7], p[1][1], bv[0]);
-#line 441 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[2][0][2];
     bv[0].y = vv[2][0][3];
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][0], p[0][2], bv[1]);
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][0], p[1][2], bv[1]);
-#line 441 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[2][1][0];
     bv[1].y = vv[2][1][1];
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][1], p[0][2], bv[0]);
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][1], p[1][2], bv[0]);
-#line 441 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[2][1][2];
     bv[0].y = vv[2][1][3];
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][2], p[0][2], bv[1]);
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][2], p[1][2], bv[1]);
-#line 441 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[2][2][0];
     bv[1].y = vv[2][2][1];
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][3], p[0][2], bv[0]);
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][3], p[1][2], bv[0]);
-#line 441 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[2][2][2];
     bv[0].y = vv[2][2][3];
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][4], p[0][2], bv[1]);
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][4], p[1][2], bv[1]);
-#line 441 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[2][3][0];
     bv[1].y = vv[2][3][1];
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][5], p[0][2], bv[0]);
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][5], p[1][2], bv[0]);
-#line 441 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[2][3][2];
     bv[0].y = vv[2][3][3];
-#line 418 "templates/gfx942/attn_fwd.hip.in"
+#line 423 "templates/gfx942/attn_fwd.hip.in"
     {
       const unsigned vo = v_lane + ((kv_begin + (jj - 1u) * 96u) + 80u) * 256u;
-#line 421 "templates/gfx942/attn_fwd.hip.in"
+#line 426 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<0>(vv[2][0], v_rsrc, vo);
-#line 421 "templates/gfx942/attn_fwd.hip.in"
+#line 426 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<1024>(vv[2][1], v_rsrc, vo);
-#line 421 "templates/gfx942/attn_fwd.hip.in"
+#line 426 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<2048>(vv[2][2], v_rsrc, vo);
-#line 421 "templates/gfx942/attn_fwd.hip.in"
+#line 426 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<3072>(vv[2][3], v_rsrc, vo);
-#line 423 "templates/gfx942/attn_fwd.hip.in"
+#line 428 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][6], p[0][2], bv[1]);
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][6], p[1][2], bv[1]);
-#line 438 "templates/gfx942/attn_fwd.hip.in"
+#line 443 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_vmcnt<8>(vv[0][0], vv[0][1], vv[0][2], vv[0][3]);
-#line 441 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[0][0][0];
     bv[1].y = vv[0][0][1];
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][7], p[0][2], bv[0]);
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][7], p[1][2], bv[0]);
-#line 441 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[0][0][2];
     bv[0].y = vv[0][0][3];
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][0], p[0][3], bv[1]);
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][0], p[1][3], bv[1]);
-#line 441 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[0][1][0];
     bv[1].y = vv[0][1][1];
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][1], p[0][3], bv[0]);
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][1], p[1][3], bv[0]);
-#line 441 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[0][1][2];
     bv[0].y = vv[0][1][3];
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][2], p[0][3], bv[1]);
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][2], p[1][3], bv[1]);
-#line 441 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[0][2][0];
     bv[1].y = vv[0][2][1];
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][3], p[0][3], bv[0]);
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][3], p[1][3], bv[0]);
-#line 441 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[0][2][2];
     bv[0].y = vv[0][2][3];
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][4], p[0][3], bv[1]);
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][4], p[1][3], bv[1]);
-#line 441 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[0][3][0];
     bv[1].y = vv[0][3][1];
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][5], p[0][3], bv[0]);
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][5], p[1][3], bv[0]);
-#line 441 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[0][3][2];
     bv[0].y = vv[0][3][3];
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][6], p[0][3], bv[1]);
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][6], p[1][3], bv[1]);
-#line 438 "templates/gfx942/attn_fwd.hip.in"
+#line 443 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_vmcnt<4>(vv[1][0], vv[1][1], vv[1][2], vv[1][3]);
-#line 441 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[1][0][0];
     bv[1].y = vv[1][0][1];
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][7], p[0][3], bv[0]);
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][7], p[1][3], bv[0]);
-#line 441 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[1][0][2];
     bv[0].y = vv[1][0][3];
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][0], p[0][4], bv[1]);
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][0], p[1][4], bv[1]);
-#line 441 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[1][1][0];
     bv[1].y = vv[1][1][1];
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][1], p[0][4], bv[0]);
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][1], p[1][4], bv[0]);
-#line 441 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[1][1][2];
     bv[0].y = vv[1][1][3];
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][2], p[0][4], bv[1]);
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][2], p[1][4], bv[1]);
-#line 441 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[1][2][0];
     bv[1].y = vv[1][2][1];
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][3], p[0][4], bv[0]);
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][3], p[1][4], bv[0]);
-#line 441 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[1][2][2];
     bv[0].y = vv[1][2][3];
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][4], p[0][4], bv[1]);
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][4], p[1][4], bv[1]);
-#line 441 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[1][3][0];
     bv[1].y = vv[1][3][1];
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][5], p[0][4], bv[0]);
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][5], p[1][4], bv[0]);
-#line 441 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[1][3][2];
     bv[0].y = vv[1][3][3];
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][6], p[0][4], bv[1]);
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][6], p[1][4], bv[1]);
-#line 438 "templates/gfx942/attn_fwd.hip.in"
+#line 443 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_vmcnt<0>(vv[2][0], vv[2][1], vv[2][2], vv[2][3]);
-#line 441 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[2][0][0];
     bv[1].y = vv[2][0][1];
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][7], p[0][4], bv[0]);
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][7], p[1][4], bv[0]);
-#line 441 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[2][0][2];
     bv[0].y = vv[2][0][3];
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][0], p[0][5], bv[1]);
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][0], p[1][5], bv[1]);
-#line 441 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[2][1][0];
     bv[1].y = vv[2][1][1];
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][1], p[0][5], bv[0]);
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][1], p[1][5], bv[0]);
-#line 441 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[2][1][2];
     bv[0].y = vv[2][1][3];
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][2], p[0][5], bv[1]);
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][2], p[1][5], bv[1]);
-#line 441 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[2][2][0];
     bv[1].y = vv[2][2][1];
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][3], p[0][5], bv[0]);
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][3], p[1][5], bv[0]);
-#line 441 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[2][2][2];
     bv[0].y = vv[2][2][3];
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][4], p[0][5], bv[1]);
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][4], p[1][5], bv[1]);
-#line 441 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[2][3][0];
     bv[1].y = vv[2][3][1];
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][5], p[0][5], bv[0]);
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][5], p[1][5], bv[0]);
-#line 441 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[2][3][2];
     bv[0].y = vv[2][3][3];
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][6], p[0][5], bv[1]);
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][6], p[1][5], bv[1]);
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][7], p[0][5], bv[0]);
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][7], p[1][5], bv[0]);
-#line 458 "templates/gfx942/attn_fwd.hip.in"
+#line 463 "templates/gfx942/attn_fwd.hip.in"
   }
-#line 705 "templates/gfx942/attn_fwd.hip.in"
+#line 710 "templates/gfx942/attn_fwd.hip.in"
     if (grp == 0u) {  // K_{j+1} into the other buffer (B issued its share in Y_{j-1})
-#line 366 "templates/gfx942/attn_fwd.hip.in"
+#line 371 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 1u) * 96u + wave + 0u) * kv_rs,
                            lds + (26112u - buf) + (wave + 0u) * 272u);
-#line 366 "templates/gfx942/attn_fwd.hip.in"
+#line 371 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 1u) * 96u + wave + 8u) * kv_rs,
                            lds + (26112u - buf) + (wave + 8u) * 272u);
-#line 366 "templates/gfx942/attn_fwd.hip.in"
+#line 371 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 1u) * 96u + wave + 16u) * kv_rs,
                            lds + (26112u - buf) + (wave + 16u) * 272u);
-#line 366 "templates/gfx942/attn_fwd.hip.in"
+#line 371 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 1u) * 96u + wave + 24u) * kv_rs,
                            lds + (26112u - buf) + (wave + 24u) * 272u);
-#line 366 "templates/gfx942/attn_fwd.hip.in"
+#line 371 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 1u) * 96u + wave + 32u) * kv_rs,
                            lds + (26112u - buf) + (wave + 32u) * 272u);
-#line 366 "templates/gfx942/attn_fwd.hip.in"
+#line 371 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 1u) * 96u + wave + 40u) * kv_rs,
                            lds + (26112u - buf) + (wave + 40u) * 272u);
-#line 366 "templates/gfx942/attn_fwd.hip.in"
+#line 371 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 1u) * 96u + wave + 48u) * kv_rs,
                            lds + (26112u - buf) + (wave + 48u) * 272u);
-#line 366 "templates/gfx942/attn_fwd.hip.in"
+#line 371 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 1u) * 96u + wave + 56u) * kv_rs,
                            lds + (26112u - buf) + (wave + 56u) * 272u);
-#line 366 "templates/gfx942/attn_fwd.hip.in"
+#line 371 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 1u) * 96u + wave + 64u) * kv_rs,
                            lds + (26112u - buf) + (wave + 64u) * 272u);
-#line 366 "templates/gfx942/attn_fwd.hip.in"
+#line 371 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 1u) * 96u + wave + 72u) * kv_rs,
                            lds + (26112u - buf) + (wave + 72u) * 272u);
-#line 366 "templates/gfx942/attn_fwd.hip.in"
+#line 371 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 1u) * 96u + wave + 80u) * kv_rs,
                            lds + (26112u - buf) + (wave + 80u) * 272u);
-#line 366 "templates/gfx942/attn_fwd.hip.in"
+#line 371 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 1u) * 96u + wave + 88u) * kv_rs,
                            lds + (26112u - buf) + (wave + 88u) * 272u);
-#line 707 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
     } else {
       ag_s_waitcnt_vmcnt<0>();  // K_{j+1} (DMA issued in Y_{j-1}) lands before the barrier
     }
-#line 471 "templates/gfx942/attn_fwd.hip.in"
+#line 476 "templates/gfx942/attn_fwd.hip.in"
   {
     ag_u32x4 kf[3];
-#line 469 "templates/gfx942/attn_fwd.hip.in"
+#line 474 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<0>(kf[1], k_rd + buf);
-#line 469 "templates/gfx942/attn_fwd.hip.in"
+#line 474 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<4352>(kf[2], k_rd + buf);
-#line 476 "templates/gfx942/attn_fwd.hip.in"
+#line 481 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[1]);
-#line 478 "templates/gfx942/attn_fwd.hip.in"
+#line 483 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][0], kf[1][1]};
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][0][0], qv[0][0][1]};
-#line 483 "templates/gfx942/attn_fwd.hip.in"
+#line 488 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16_zero(s[0][0], ka, qf0);
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][0][0], qv[1][0][1]};
-#line 483 "templates/gfx942/attn_fwd.hip.in"
+#line 488 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16_zero(s[1][0], ka, qf1);
-#line 488 "templates/gfx942/attn_fwd.hip.in"
+#line 493 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 478 "templates/gfx942/attn_fwd.hip.in"
+#line 483 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][2], kf[1][3]};
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][0][2], qv[0][0][3]};
-#line 485 "templates/gfx942/attn_fwd.hip.in"
+#line 490 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][0], ka, qf0);
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][0][2], qv[1][0][3]};
-#line 485 "templates/gfx942/attn_fwd.hip.in"
+#line 490 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][0], ka, qf1);
-#line 488 "templates/gfx942/attn_fwd.hip.in"
+#line 493 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 469 "templates/gfx942/attn_fwd.hip.in"
+#line 474 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<8704>(kf[0], k_rd + buf);
-#line 476 "templates/gfx942/attn_fwd.hip.in"
+#line 481 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[2]);
-#line 478 "templates/gfx942/attn_fwd.hip.in"
+#line 483 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][0], kf[2][1]};
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][0][0], qv[0][0][1]};
-#line 483 "templates/gfx942/attn_fwd.hip.in"
+#line 488 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16_zero(s[0][1], ka, qf0);
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][0][0], qv[1][0][1]};
-#line 483 "templates/gfx942/attn_fwd.hip.in"
+#line 488 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16_zero(s[1][1], ka, qf1);
-#line 488 "templates/gfx942/attn_fwd.hip.in"
+#line 493 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 478 "templates/gfx942/attn_fwd.hip.in"
+#line 483 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][2], kf[2][3]};
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][0][2], qv[0][0][3]};
-#line 485 "templates/gfx942/attn_fwd.hip.in"
+#line 490 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][1], ka, qf0);
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][0][2], qv[1][0][3]};
-#line 485 "templates/gfx942/attn_fwd.hip.in"
+#line 490 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][1], ka, qf1);
-#line 488 "templates/gfx942/attn_fwd.hip.in"
+#line 493 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 469 "templates/gfx942/attn_fwd.hip.in"
+#line 474 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<13056>(kf[1], k_rd + buf);
-#line 476 "templates/gfx942/attn_fwd.hip.in"
+#line 481 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[0]);
-#line 478 "templates/gfx942/attn_fwd.hip.in"
+#line 483 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][0], kf[0][1]};
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][0][0], qv[0][0][1]};
-#line 483 "templates/gfx942/attn_fwd.hip.in"
+#line 488 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16_zero(s[0][2], ka, qf0);
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][0][0], qv[1][0][1]};
-#line 483 "templates/gfx942/attn_fwd.hip.in"
+#line 488 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16_zero(s[1][2], ka, qf1);
-#line 488 "templates/gfx942/attn_fwd.hip.in"
+#line 493 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 478 "templates/gfx942/attn_fwd.hip.in"
+#line 483 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][2], kf[0][3]};
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][0][2], qv[0][0][3]};
-#line 485 "templates/gfx942/attn_fwd.hip.in"
+#line 490 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][2], ka, qf0);
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][0][2], qv[1][0][3]};
-#line 485 "templates/gfx942/attn_fwd.hip.in"
+#line 490 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][2], ka, qf1);
-#line 488 "templates/gfx942/attn_fwd.hip.in"
+#line 493 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 469 "templates/gfx942/attn_fwd.hip.in"
+#line 474 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<17408>(kf[2], k_rd + buf);
-#line 476 "templates/gfx942/attn_fwd.hip.in"
+#line 481 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[1]);
-#line 478 "templates/gfx942/attn_fwd.hip.in"
+#line 483 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][0], kf[1][1]};
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][0][0], qv[0][0][1]};
-#line 483 "templates/gfx942/attn_fwd.hip.in"
+#line 488 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16_zero(s[0][3], ka, qf0);
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][0][0], qv[1][0][1]};
-#line 483 "templates/gfx942/attn_fwd.hip.in"
+#line 488 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16_zero(s[1][3], ka, qf1);
-#line 488 "templates/gfx942/attn_fwd.hip.in"
+#line 493 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 478 "templates/gfx942/attn_fwd.hip.in"
+#line 483 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][2], kf[1][3]};
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][0][2], qv[0][0][3]};
-#line 485 "templates/gfx942/attn_fwd.hip.in"
+#line 490 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][3], ka, qf0);
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][0][2], qv[1][0][3]};
-#line 485 "templates/gfx942/attn_fwd.hip.in"
+#line 490 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][3], ka, qf1);
-#line 488 "templates/gfx942/attn_fwd.hip.in"
+#line 493 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 469 "templates/gfx942/attn_fwd.hip.in"
+#line 474 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<21760>(kf[0], k_rd + buf);
-#line 476 "templates/gfx942/attn_fwd.hip.in"
+#line 481 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[2]);
-#line 478 "templates/gfx942/attn_fwd.hip.in"
+#line 483 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][0], kf[2][1]};
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][0][0], qv[0][0][1]};
-#line 483 "templates/gfx942/attn_fwd.hip.in"
+#line 488 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16_zero(s[0][4], ka, qf0);
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][0][0], qv[1][0][1]};
-#line 483 "templates/gfx942/attn_fwd.hip.in"
+#line 488 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16_zero(s[1][4], ka, qf1);
-#line 488 "templates/gfx942/attn_fwd.hip.in"
+#line 493 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 478 "templates/gfx942/attn_fwd.hip.in"
+#line 483 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][2], kf[2][3]};
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][0][2], qv[0][0][3]};
-#line 485 "templates/gfx942/attn_fwd.hip.in"
+#line 490 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][4], ka, qf0);
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][0][2], qv[1][0][3]};
-#line 485 "templates/gfx942/attn_fwd.hip.in"
+#line 490 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][4], ka, qf1);
-#line 488 "templates/gfx942/attn_fwd.hip.in"
+#line 493 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 469 "templates/gfx942/attn_fwd.hip.in"
+#line 474 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<64>(kf[1], k_rd + buf);
-#line 476 "templates/gfx942/attn_fwd.hip.in"
+#line 481 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[0]);
-#line 478 "templates/gfx942/attn_fwd.hip.in"
+#line 483 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][0], kf[0][1]};
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][0][0], qv[0][0][1]};
-#line 483 "templates/gfx942/attn_fwd.hip.in"
+#line 488 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16_zero(s[0][5], ka, qf0);
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][0][0], qv[1][0][1]};
-#line 483 "templates/gfx942/attn_fwd.hip.in"
+#line 488 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16_zero(s[1][5], ka, qf1);
-#line 488 "templates/gfx942/attn_fwd.hip.in"
+#line 493 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 478 "templates/gfx942/attn_fwd.hip.in"
+#line 483 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][2], kf[0][3]};
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][0][2], qv[0][0][3]};
-#line 485 "templates/gfx942/attn_fwd.hip.in"
+#line 490 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][5], ka, qf0);
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][0][2], qv[1][0][3]};
-#line 485 "templates/gfx942/attn_fwd.hip.in"
+#line 490 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][5], ka, qf1);
-#line 488 "templates/gfx942/attn_fwd.hip.in"
+#line 493 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 469 "templates/gfx942/attn_fwd.hip.in"
+#line 474 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<4416>(kf[2], k_rd + buf);
-#line 476 "templates/gfx942/attn_fwd.hip.in"
+#line 481 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[1]);
-#line 478 "templates/gfx942/attn_fwd.hip.in"
+#line 483 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][0], kf[1][1]};
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][1][0], qv[0][1][1]};
-#line 485 "templates/gfx942/attn_fwd.hip.in"
+#line 490 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][0], ka, qf0);
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][1][0], qv[1][1][1]};
-#line 485 "templates/gfx942/attn_fwd.hip.in"
+#line 490 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][0], ka, qf1);
-#line 488 "templates/gfx942/attn_fwd.hip.in"
+#line 493 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 478 "templates/gfx942/attn_fwd.hip.in"
+#line 483 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][2], kf[1][3]};
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][1][2], qv[0][1][3]};
-#line 485 "templates/gfx942/attn_fwd.hip.in"
+#line 490 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][0], ka, qf0);
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][1][2], qv[1][1][3]};
-#line 485 "templates/gfx942/attn_fwd.hip.in"
+#line 490 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][0], ka, qf1);
-#line 488 "templates/gfx942/attn_fwd.hip.in"
+#line 493 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 469 "templates/gfx942/attn_fwd.hip.in"
+#line 474 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<8768>(kf[0], k_rd + buf);
-#line 476 "templates/gfx942/attn_fwd.hip.in"
+#line 481 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[2]);
-#line 478 "templates/gfx942/attn_fwd.hip.in"
+#line 483 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][0], kf[2][1]};
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][1][0], qv[0][1][1]};
-#line 485 "templates/gfx942/attn_fwd.hip.in"
+#line 490 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][1], ka, qf0);
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][1][0], qv[1][1][1]};
-#line 485 "templates/gfx942/attn_fwd.hip.in"
+#line 490 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][1], ka, qf1);
-#line 488 "templates/gfx942/attn_fwd.hip.in"
+#line 493 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 478 "templates/gfx942/attn_fwd.hip.in"
+#line 483 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][2], kf[2][3]};
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][1][2], qv[0][1][3]};
-#line 485 "templates/gfx942/attn_fwd.hip.in"
+#line 490 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][1], ka, qf0);
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][1][2], qv[1][1][3]};
-#line 485 "templates/gfx942/attn_fwd.hip.in"
+#line 490 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][1], ka, qf1);
-#line 488 "templates/gfx942/attn_fwd.hip.in"
+#line 493 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 469 "templates/gfx942/attn_fwd.hip.in"
+#line 474 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<13120>(kf[1], k_rd + buf);
-#line 476 "templates/gfx942/attn_fwd.hip.in"
+#line 481 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[0]);
-#line 478 "templates/gfx942/attn_fwd.hip.in"
+#line 483 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][0], kf[0][1]};
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][1][0], qv[0][1][1]};
-#line 485 "templates/gfx942/attn_fwd.hip.in"
+#line 490 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][2], ka, qf0);
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][1][0], qv[1][1][1]};
-#line 485 "templates/gfx942/attn_fwd.hip.in"
+#line 490 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][2], ka, qf1);
-#line 488 "templates/gfx942/attn_fwd.hip.in"
+#line 493 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 478 "templates/gfx942/attn_fwd.hip.in"
+#line 483 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][2], kf[0][3]};
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][1][2], qv[0][1][3]};
-#line 485 "templates/gfx942/attn_fwd.hip.in"
+#line 490 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][2], ka, qf0);
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][1][2], qv[1][1][3]};
-#line 485 "templates/gfx942/attn_fwd.hip.in"
+#line 490 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][2], ka, qf1);
-#line 488 "templates/gfx942/attn_fwd.hip.in"
+#line 493 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 469 "templates/gfx942/attn_fwd.hip.in"
+#line 474 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<17472>(kf[2], k_rd + buf);
-#line 476 "templates/gfx942/attn_fwd.hip.in"
+#line 481 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[1]);
-#line 478 "templates/gfx942/attn_fwd.hip.in"
+#line 483 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][0], kf[1][1]};
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][1][0], qv[0][1][1]};
-#line 485 "templates/gfx942/attn_fwd.hip.in"
+#line 490 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][3], ka, qf0);
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][1][0], qv[1][1][1]};
-#line 485 "templates/gfx942/attn_fwd.hip.in"
+#line 490 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][3], ka, qf1);
-#line 488 "templates/gfx942/attn_fwd.hip.in"
+#line 493 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 478 "templates/gfx942/attn_fwd.hip.in"
+#line 483 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][2], kf[1][3]};
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][1][2], qv[0][1][3]};
-#line 485 "templates/gfx942/attn_fwd.hip.in"
+#line 490 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][3], ka, qf0);
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][1][2], qv[1][1][3]};
-#line 485 "templates/gfx942/attn_fwd.hip.in"
+#line 490 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][3], ka, qf1);
-#line 488 "templates/gfx942/attn_fwd.hip.in"
+#line 493 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 469 "templates/gfx942/attn_fwd.hip.in"
+#line 474 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<21824>(kf[0], k_rd + buf);
-#line 476 "templates/gfx942/attn_fwd.hip.in"
+#line 481 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[2]);
-#line 478 "templates/gfx942/attn_fwd.hip.in"
+#line 483 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][0], kf[2][1]};
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][1][0], qv[0][1][1]};
-#line 485 "templates/gfx942/attn_fwd.hip.in"
+#line 490 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][4], ka, qf0);
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][1][0], qv[1][1][1]};
-#line 485 "templates/gfx942/attn_fwd.hip.in"
+#line 490 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][4], ka, qf1);
-#line 488 "templates/gfx942/attn_fwd.hip.in"
+#line 493 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 478 "templates/gfx942/attn_fwd.hip.in"
+#line 483 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][2], kf[2][3]};
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][1][2], qv[0][1][3]};
-#line 485 "templates/gfx942/attn_fwd.hip.in"
+#line 490 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][4], ka, qf0);
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][1][2], qv[1][1][3]};
-#line 485 "templates/gfx942/attn_fwd.hip.in"
+#line 490 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][4], ka, qf1);
-#line 488 "templates/gfx942/attn_fwd.hip.in"
+#line 493 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 469 "templates/gfx942/attn_fwd.hip.in"
+#line 474 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<128>(kf[1], k_rd + buf);
-#line 476 "templates/gfx942/attn_fwd.hip.in"
+#line 481 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[0]);
-#line 478 "templates/gfx942/attn_fwd.hip.in"
+#line 483 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][0], kf[0][1]};
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][1][0], qv[0][1][1]};
-#line 485 "templates/gfx942/attn_fwd.hip.in"
+#line 490 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][5], ka, qf0);
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][1][0], qv[1][1][1]};
-#line 485 "templates/gfx942/attn_fwd.hip.in"
+#line 490 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][5], ka, qf1);
-#line 488 "templates/gfx942/attn_fwd.hip.in"
+#line 493 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 478 "templates/gfx942/attn_fwd.hip.in"
+#line 483 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][2], kf[0][3]};
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][1][2], qv[0][1][3]};
-#line 485 "templates/gfx942/attn_fwd.hip.in"
+#line 490 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][5], ka, qf0);
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][1][2], qv[1][1][3]};
-#line 485 "templates/gfx942/attn_fwd.hip.in"
+#line 490 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][5], ka, qf1);
-#line 488 "templates/gfx942/attn_fwd.hip.in"
+#line 493 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 469 "templates/gfx942/attn_fwd.hip.in"
+#line 474 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<4480>(kf[2], k_rd + buf);
-#line 476 "templates/gfx942/attn_fwd.hip.in"
+#line 481 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[1]);
-#line 478 "templates/gfx942/attn_fwd.hip.in"
+#line 483 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][0], kf[1][1]};
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][2][0], qv[0][2][1]};
-#line 485 "templates/gfx942/attn_fwd.hip.in"
+#line 490 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][0], ka, qf0);
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][2][0], qv[1][2][1]};
-#line 485 "templates/gfx942/attn_fwd.hip.in"
+#line 490 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][0], ka, qf1);
-#line 488 "templates/gfx942/attn_fwd.hip.in"
+#line 493 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 478 "templates/gfx942/attn_fwd.hip.in"
+#line 483 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][2], kf[1][3]};
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][2][2], qv[0][2][3]};
-#line 485 "templates/gfx942/attn_fwd.hip.in"
+#line 490 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][0], ka, qf0);
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][2][2], qv[1][2][3]};
-#line 485 "templates/gfx942/attn_fwd.hip.in"
+#line 490 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][0], ka, qf1);
-#line 488 "templates/gfx942/attn_fwd.hip.in"
+#line 493 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 469 "templates/gfx942/attn_fwd.hip.in"
+#line 474 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<8832>(kf[0], k_rd + buf);
-#line 476 "templates/gfx942/attn_fwd.hip.in"
+#line 481 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[2]);
-#line 478 "templates/gfx942/attn_fwd.hip.in"
+#line 483 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][0], kf[2][1]};
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][2][0], qv[0][2][1]};
-#line 485 "templates/gfx942/attn_fwd.hip.in"
+#line 490 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][1], ka, qf0);
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][2][0], qv[1][2][1]};
-#line 485 "templates/gfx942/attn_fwd.hip.in"
+#line 490 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][1], ka, qf1);
-#line 488 "templates/gfx942/attn_fwd.hip.in"
+#line 493 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 478 "templates/gfx942/attn_fwd.hip.in"
+#line 483 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][2], kf[2][3]};
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][2][2], qv[0][2][3]};
-#line 485 "templates/gfx942/attn_fwd.hip.in"
+#line 490 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][1], ka, qf0);
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][2][2], qv[1][2][3]};
-#line 485 "templates/gfx942/attn_fwd.hip.in"
+#line 490 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][1], ka, qf1);
-#line 488 "templates/gfx942/attn_fwd.hip.in"
+#line 493 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 469 "templates/gfx942/attn_fwd.hip.in"
+#line 474 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<13184>(kf[1], k_rd + buf);
-#line 476 "templates/gfx942/attn_fwd.hip.in"
+#line 481 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[0]);
-#line 478 "templates/gfx942/attn_fwd.hip.in"
+#line 483 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][0], kf[0][1]};
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][2][0], qv[0][2][1]};
-#line 485 "templates/gfx942/attn_fwd.hip.in"
+#line 490 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][2], ka, qf0);
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][2][0], qv[1][2][1]};
-#line 485 "templates/gfx942/attn_fwd.hip.in"
+#line 490 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][2], ka, qf1);
-#line 488 "templates/gfx942/attn_fwd.hip.in"
+#line 493 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 478 "templates/gfx942/attn_fwd.hip.in"
+#line 483 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][2], kf[0][3]};
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][2][2], qv[0][2][3]};
-#line 485 "templates/gfx942/attn_fwd.hip.in"
+#line 490 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][2], ka, qf0);
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][2][2], qv[1][2][3]};
-#line 485 "templates/gfx942/attn_fwd.hip.in"
+#line 490 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][2], ka, qf1);
-#line 488 "templates/gfx942/attn_fwd.hip.in"
+#line 493 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 469 "templates/gfx942/attn_fwd.hip.in"
+#line 474 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<17536>(kf[2], k_rd + buf);
-#line 476 "templates/gfx942/attn_fwd.hip.in"
+#line 481 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[1]);
-#line 478 "templates/gfx942/attn_fwd.hip.in"
+#line 483 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][0], kf[1][1]};
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][2][0], qv[0][2][1]};
-#line 485 "templates/gfx942/attn_fwd.hip.in"
+#line 490 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][3], ka, qf0);
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][2][0], qv[1][2][1]};
-#line 485 "templates/gfx942/attn_fwd.hip.in"
+#line 490 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][3], ka, qf1);
-#line 488 "templates/gfx942/attn_fwd.hip.in"
+#line 493 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 478 "templates/gfx942/attn_fwd.hip.in"
+#line 483 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][2], kf[1][3]};
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][2][2], qv[0][2][3]};
-#line 485 "templates/gfx942/attn_fwd.hip.in"
+#line 490 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][3], ka, qf0);
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][2][2], qv[1][2][3]};
-#line 485 "templates/gfx942/attn_fwd.hip.in"
+#line 490 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][3], ka, qf1);
-#line 488 "templates/gfx942/attn_fwd.hip.in"
+#line 493 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 469 "templates/gfx942/attn_fwd.hip.in"
+#line 474 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<21888>(kf[0], k_rd + buf);
-#line 476 "templates/gfx942/attn_fwd.hip.in"
+#line 481 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[2]);
-#line 478 "templates/gfx942/attn_fwd.hip.in"
+#line 483 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][0], kf[2][1]};
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][2][0], qv[0][2][1]};
-#line 485 "templates/gfx942/attn_fwd.hip.in"
+#line 490 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][4], ka, qf0);
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][2][0], qv[1][2][1]};
-#line 485 "templates/gfx942/attn_fwd.hip.in"
+#line 490 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][4], ka, qf1);
-#line 488 "templates/gfx942/attn_fwd.hip.in"
+#line 493 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 478 "templates/gfx942/attn_fwd.hip.in"
+#line 483 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][2], kf[2][3]};
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][2][2], qv[0][2][3]};
-#line 485 "templates/gfx942/attn_fwd.hip.in"
+#line 490 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][4], ka, qf0);
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][2][2], qv[1][2][3]};
-#line 485 "templates/gfx942/attn_fwd.hip.in"
+#line 490 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][4], ka, qf1);
-#line 488 "templates/gfx942/attn_fwd.hip.in"
+#line 493 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 469 "templates/gfx942/attn_fwd.hip.in"
+#line 474 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<192>(kf[1], k_rd + buf);
-#line 476 "templates/gfx942/attn_fwd.hip.in"
+#line 481 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[0]);
-#line 478 "templates/gfx942/attn_fwd.hip.in"
+#line 483 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][0], kf[0][1]};
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][2][0], qv[0][2][1]};
-#line 485 "templates/gfx942/attn_fwd.hip.in"
+#line 490 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][5], ka, qf0);
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][2][0], qv[1][2][1]};
-#line 485 "templates/gfx942/attn_fwd.hip.in"
+#line 490 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][5], ka, qf1);
-#line 488 "templates/gfx942/attn_fwd.hip.in"
+#line 493 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 478 "templates/gfx942/attn_fwd.hip.in"
+#line 483 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][2], kf[0][3]};
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][2][2], qv[0][2][3]};
-#line 485 "templates/gfx942/attn_fwd.hip.in"
+#line 490 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][5], ka, qf0);
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][2][2], qv[1][2][3]};
-#line 485 "templates/gfx942/attn_fwd.hip.in"
+#line 490 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][5], ka, qf1);
-#line 488 "templates/gfx942/attn_fwd.hip.in"
+#line 493 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 469 "templates/gfx942/attn_fwd.hip.in"
+#line 474 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<4544>(kf[2], k_rd + buf);
-#line 476 "templates/gfx942/attn_fwd.hip.in"
+#line 481 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[1]);
-#line 478 "templates/gfx942/attn_fwd.hip.in"
+#line 483 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][0], kf[1][1]};
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][3][0], qv[0][3][1]};
-#line 485 "templates/gfx942/attn_fwd.hip.in"
+#line 490 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][0], ka, qf0);
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][3][0], qv[1][3][1]};
-#line 485 "templates/gfx942/attn_fwd.hip.in"
+#line 490 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][0], ka, qf1);
-#line 488 "templates/gfx942/attn_fwd.hip.in"
+#line 493 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 478 "templates/gfx942/attn_fwd.hip.in"
+#line 483 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][2], kf[1][3]};
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][3][2], qv[0][3][3]};
-#line 485 "templates/gfx942/attn_fwd.hip.in"
+#line 490 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][0], ka, qf0);
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][3][2], qv[1][3][3]};
-#line 485 "templates/gfx942/attn_fwd.hip.in"
+#line 490 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][0], ka, qf1);
-#line 488 "templates/gfx942/attn_fwd.hip.in"
+#line 493 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 469 "templates/gfx942/attn_fwd.hip.in"
+#line 474 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<8896>(kf[0], k_rd + buf);
-#line 476 "templates/gfx942/attn_fwd.hip.in"
+#line 481 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[2]);
-#line 478 "templates/gfx942/attn_fwd.hip.in"
+#line 483 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][0], kf[2][1]};
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][3][0], qv[0][3][1]};
-#line 485 "templates/gfx942/attn_fwd.hip.in"
+#line 490 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][1], ka, qf0);
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][3][0], qv[1][3][1]};
-#line 485 "templates/gfx942/attn_fwd.hip.in"
+#line 490 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][1], ka, qf1);
-#line 488 "templates/gfx942/attn_fwd.hip.in"
+#line 493 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 478 "templates/gfx942/attn_fwd.hip.in"
+#line 483 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][2], kf[2][3]};
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][3][2], qv[0][3][3]};
-#line 485 "templates/gfx942/attn_fwd.hip.in"
+#line 490 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][1], ka, qf0);
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][3][2], qv[1][3][3]};
-#line 485 "templates/gfx942/attn_fwd.hip.in"
+#line 490 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][1], ka, qf1);
-#line 488 "templates/gfx942/attn_fwd.hip.in"
+#line 493 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 469 "templates/gfx942/attn_fwd.hip.in"
+#line 474 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<13248>(kf[1], k_rd + buf);
-#line 476 "templates/gfx942/attn_fwd.hip.in"
+#line 481 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[0]);
-#line 478 "templates/gfx942/attn_fwd.hip.in"
+#line 483 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][0], kf[0][1]};
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][3][0], qv[0][3][1]};
-#line 485 "templates/gfx942/attn_fwd.hip.in"
+#line 490 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][2], ka, qf0);
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][3][0], qv[1][3][1]};
-#line 485 "templates/gfx942/attn_fwd.hip.in"
+#line 490 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][2], ka, qf1);
-#line 488 "templates/gfx942/attn_fwd.hip.in"
+#line 493 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 478 "templates/gfx942/attn_fwd.hip.in"
+#line 483 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][2], kf[0][3]};
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][3][2], qv[0][3][3]};
-#line 485 "templates/gfx942/attn_fwd.hip.in"
+#line 490 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][2], ka, qf0);
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][3][2], qv[1][3][3]};
-#line 485 "templates/gfx942/attn_fwd.hip.in"
+#line 490 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][2], ka, qf1);
-#line 488 "templates/gfx942/attn_fwd.hip.in"
+#line 493 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 469 "templates/gfx942/attn_fwd.hip.in"
+#line 474 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<17600>(kf[2], k_rd + buf);
-#line 476 "templates/gfx942/attn_fwd.hip.in"
+#line 481 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[1]);
-#line 478 "templates/gfx942/attn_fwd.hip.in"
+#line 483 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][0], kf[1][1]};
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][3][0], qv[0][3][1]};
-#line 485 "templates/gfx942/attn_fwd.hip.in"
+#line 490 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][3], ka, qf0);
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][3][0], qv[1][3][1]};
-#line 485 "templates/gfx942/attn_fwd.hip.in"
+#line 490 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][3], ka, qf1);
-#line 488 "templates/gfx942/attn_fwd.hip.in"
+#line 493 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 478 "templates/gfx942/attn_fwd.hip.in"
+#line 483 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][2], kf[1][3]};
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][3][2], qv[0][3][3]};
-#line 485 "templates/gfx942/attn_fwd.hip.in"
+#line 490 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][3], ka, qf0);
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][3][2], qv[1][3][3]};
-#line 485 "templates/gfx942/attn_fwd.hip.in"
+#line 490 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][3], ka, qf1);
-#line 488 "templates/gfx942/attn_fwd.hip.in"
+#line 493 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 469 "templates/gfx942/attn_fwd.hip.in"
+#line 474 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<21952>(kf[0], k_rd + buf);
-#line 476 "templates/gfx942/attn_fwd.hip.in"
+#line 481 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[2]);
-#line 478 "templates/gfx942/attn_fwd.hip.in"
+#line 483 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][0], kf[2][1]};
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][3][0], qv[0][3][1]};
-#line 485 "templates/gfx942/attn_fwd.hip.in"
+#line 490 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][4], ka, qf0);
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][3][0], qv[1][3][1]};
-#line 485 "templates/gfx942/attn_fwd.hip.in"
+#line 490 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][4], ka, qf1);
-#line 488 "templates/gfx942/attn_fwd.hip.in"
+#line 493 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 478 "templates/gfx942/attn_fwd.hip.in"
+#line 483 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][2], kf[2][3]};
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][3][2], qv[0][3][3]};
-#line 485 "templates/gfx942/attn_fwd.hip.in"
+#line 490 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][4], ka, qf0);
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][3][2], qv[1][3][3]};
-#line 485 "templates/gfx942/attn_fwd.hip.in"
+#line 490 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][4], ka, qf1);
-#line 488 "templates/gfx942/attn_fwd.hip.in"
+#line 493 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 476 "templates/gfx942/attn_fwd.hip.in"
+#line 481 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<0>(kf[0]);
-#line 478 "templates/gfx942/attn_fwd.hip.in"
+#line 483 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][0], kf[0][1]};
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][3][0], qv[0][3][1]};
-#line 485 "templates/gfx942/attn_fwd.hip.in"
+#line 490 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][5], ka, qf0);
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][3][0], qv[1][3][1]};
-#line 485 "templates/gfx942/attn_fwd.hip.in"
+#line 490 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][5], ka, qf1);
-#line 488 "templates/gfx942/attn_fwd.hip.in"
+#line 493 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 478 "templates/gfx942/attn_fwd.hip.in"
+#line 483 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][2], kf[0][3]};
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][3][2], qv[0][3][3]};
-#line 485 "templates/gfx942/attn_fwd.hip.in"
+#line 490 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][5], ka, qf0);
-#line 481 "templates/gfx942/attn_fwd.hip.in"
+#line 486 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][3][2], qv[1][3][3]};
-#line 485 "templates/gfx942/attn_fwd.hip.in"
+#line 490 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][5], ka, qf1);
-#line 488 "templates/gfx942/attn_fwd.hip.in"
+#line 493 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 492 "templates/gfx942/attn_fwd.hip.in"
+#line 497 "templates/gfx942/attn_fwd.hip.in"
   }
-#line 711 "templates/gfx942/attn_fwd.hip.in"
+#line 716 "templates/gfx942/attn_fwd.hip.in"
     ag_s_setprio<0>();
     ag_mfma_drain(s[0][0], s[0][1], s[0][2], s[0][3], s[0][4], s[0][5], s[1][0], s[1][1], s[1][2], s[1][3], s[1][4], s[1][5], o[0][0], o[0][1], o[0][2], o[0][3], o[0][4], o[0][5], o[0][6], o[0][7], o[1][0], o[1][1], o[1][2], o[1][3], o[1][4], o[1][5], o[1][6], o[1][7]);
     ag_s_barrier();
     // ---- Y_j: softmax phase
     if (grp == 1u) {  // K_{j+2} into this buffer (everyone is done with K_j)
-#line 366 "templates/gfx942/attn_fwd.hip.in"
+#line 371 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 2u) * 96u + wave + 0u) * kv_rs,
                            lds + buf + (wave + 0u) * 272u);
-#line 366 "templates/gfx942/attn_fwd.hip.in"
+#line 371 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 2u) * 96u + wave + 8u) * kv_rs,
                            lds + buf + (wave + 8u) * 272u);
-#line 366 "templates/gfx942/attn_fwd.hip.in"
+#line 371 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 2u) * 96u + wave + 16u) * kv_rs,
                            lds + buf + (wave + 16u) * 272u);
-#line 366 "templates/gfx942/attn_fwd.hip.in"
+#line 371 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 2u) * 96u + wave + 24u) * kv_rs,
                            lds + buf + (wave + 24u) * 272u);
-#line 366 "templates/gfx942/attn_fwd.hip.in"
+#line 371 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 2u) * 96u + wave + 32u) * kv_rs,
                            lds + buf + (wave + 32u) * 272u);
-#line 366 "templates/gfx942/attn_fwd.hip.in"
+#line 371 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 2u) * 96u + wave + 40u) * kv_rs,
                            lds + buf + (wave + 40u) * 272u);
-#line 366 "templates/gfx942/attn_fwd.hip.in"
+#line 371 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 2u) * 96u + wave + 48u) * kv_rs,
                            lds + buf + (wave + 48u) * 272u);
-#line 366 "templates/gfx942/attn_fwd.hip.in"
+#line 371 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 2u) * 96u + wave + 56u) * kv_rs,
                            lds + buf + (wave + 56u) * 272u);
-#line 366 "templates/gfx942/attn_fwd.hip.in"
+#line 371 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 2u) * 96u + wave + 64u) * kv_rs,
                            lds + buf + (wave + 64u) * 272u);
-#line 366 "templates/gfx942/attn_fwd.hip.in"
+#line 371 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 2u) * 96u + wave + 72u) * kv_rs,
                            lds + buf + (wave + 72u) * 272u);
-#line 366 "templates/gfx942/attn_fwd.hip.in"
+#line 371 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 2u) * 96u + wave + 80u) * kv_rs,
                            lds + buf + (wave + 80u) * 272u);
-#line 366 "templates/gfx942/attn_fwd.hip.in"
+#line 371 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 2u) * 96u + wave + 88u) * kv_rs,
                            lds + buf + (wave + 88u) * 272u);
-#line 717 "templates/gfx942/attn_fwd.hip.in"
+#line 722 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 515 "templates/gfx942/attn_fwd.hip.in"
+#line 520 "templates/gfx942/attn_fwd.hip.in"
   {
     const unsigned kv0 = kv_begin + jj * 96u;
     const bool tail = kv0 + 96u > kv_end;
@@ -3771,306 +3793,306 @@ AG_KERNEL(512) void attn_fwd_d128_bhsd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
       // the keys past kv_end are set to -inf (fma(-inf, 0, -m) = NaN made every row NaN); the
       // slow path below then takes x = fma(t, 1, -m) = -m = fma(s, 0, -m) for the others.
       if (sc == 0.0f) {
-#line 526 "templates/gfx942/attn_fwd.hip.in"
+#line 531 "templates/gfx942/attn_fwd.hip.in"
         s[0][0][0] *= sc;
-#line 526 "templates/gfx942/attn_fwd.hip.in"
+#line 531 "templates/gfx942/attn_fwd.hip.in"
         s[0][0][1] *= sc;
-#line 526 "templates/gfx942/attn_fwd.hip.in"
+#line 531 "templates/gfx942/attn_fwd.hip.in"
         s[0][0][2] *= sc;
-#line 526 "templates/gfx942/attn_fwd.hip.in"
+#line 531 "templates/gfx942/attn_fwd.hip.in"
         s[0][0][3] *= sc;
-#line 526 "templates/gfx942/attn_fwd.hip.in"
+#line 531 "templates/gfx942/attn_fwd.hip.in"
         s[0][1][0] *= sc;
-#line 526 "templates/gfx942/attn_fwd.hip.in"
+#line 531 "templates/gfx942/attn_fwd.hip.in"
         s[0][1][1] *= sc;
-#line 526 "templates/gfx942/attn_fwd.hip.in"
+#line 531 "templates/gfx942/attn_fwd.hip.in"
         s[0][1][2] *= sc;
-#line 526 "templates/gfx942/attn_fwd.hip.in"
+#line 531 "templates/gfx942/attn_fwd.hip.in"
         s[0][1][3] *= sc;
-#line 526 "templates/gfx942/attn_fwd.hip.in"
+#line 531 "templates/gfx942/attn_fwd.hip.in"
         s[0][2][0] *= sc;
-#line 526 "templates/gfx942/attn_fwd.hip.in"
+#line 531 "templates/gfx942/attn_fwd.hip.in"
         s[0][2][1] *= sc;
-#line 526 "templates/gfx942/attn_fwd.hip.in"
+#line 531 "templates/gfx942/attn_fwd.hip.in"
         s[0][2][2] *= sc;
-#line 526 "templates/gfx942/attn_fwd.hip.in"
+#line 531 "templates/gfx942/attn_fwd.hip.in"
         s[0][2][3] *= sc;
-#line 526 "templates/gfx942/attn_fwd.hip.in"
+#line 531 "templates/gfx942/attn_fwd.hip.in"
         s[0][3][0] *= sc;
-#line 526 "templates/gfx942/attn_fwd.hip.in"
+#line 531 "templates/gfx942/attn_fwd.hip.in"
         s[0][3][1] *= sc;
-#line 526 "templates/gfx942/attn_fwd.hip.in"
+#line 531 "templates/gfx942/attn_fwd.hip.in"
         s[0][3][2] *= sc;
-#line 526 "templates/gfx942/attn_fwd.hip.in"
+#line 531 "templates/gfx942/attn_fwd.hip.in"
         s[0][3][3] *= sc;
-#line 526 "templates/gfx942/attn_fwd.hip.in"
+#line 531 "templates/gfx942/attn_fwd.hip.in"
         s[0][4][0] *= sc;
-#line 526 "templates/gfx942/attn_fwd.hip.in"
+#line 531 "templates/gfx942/attn_fwd.hip.in"
         s[0][4][1] *= sc;
-#line 526 "templates/gfx942/attn_fwd.hip.in"
+#line 531 "templates/gfx942/attn_fwd.hip.in"
         s[0][4][2] *= sc;
-#line 526 "templates/gfx942/attn_fwd.hip.in"
+#line 531 "templates/gfx942/attn_fwd.hip.in"
         s[0][4][3] *= sc;
-#line 526 "templates/gfx942/attn_fwd.hip.in"
+#line 531 "templates/gfx942/attn_fwd.hip.in"
         s[0][5][0] *= sc;
-#line 526 "templates/gfx942/attn_fwd.hip.in"
+#line 531 "templates/gfx942/attn_fwd.hip.in"
         s[0][5][1] *= sc;
-#line 526 "templates/gfx942/attn_fwd.hip.in"
+#line 531 "templates/gfx942/attn_fwd.hip.in"
         s[0][5][2] *= sc;
-#line 526 "templates/gfx942/attn_fwd.hip.in"
+#line 531 "templates/gfx942/attn_fwd.hip.in"
         s[0][5][3] *= sc;
-#line 526 "templates/gfx942/attn_fwd.hip.in"
+#line 531 "templates/gfx942/attn_fwd.hip.in"
         s[1][0][0] *= sc;
-#line 526 "templates/gfx942/attn_fwd.hip.in"
+#line 531 "templates/gfx942/attn_fwd.hip.in"
         s[1][0][1] *= sc;
-#line 526 "templates/gfx942/attn_fwd.hip.in"
+#line 531 "templates/gfx942/attn_fwd.hip.in"
         s[1][0][2] *= sc;
-#line 526 "templates/gfx942/attn_fwd.hip.in"
+#line 531 "templates/gfx942/attn_fwd.hip.in"
         s[1][0][3] *= sc;
-#line 526 "templates/gfx942/attn_fwd.hip.in"
+#line 531 "templates/gfx942/attn_fwd.hip.in"
         s[1][1][0] *= sc;
-#line 526 "templates/gfx942/attn_fwd.hip.in"
+#line 531 "templates/gfx942/attn_fwd.hip.in"
         s[1][1][1] *= sc;
-#line 526 "templates/gfx942/attn_fwd.hip.in"
+#line 531 "templates/gfx942/attn_fwd.hip.in"
         s[1][1][2] *= sc;
-#line 526 "templates/gfx942/attn_fwd.hip.in"
+#line 531 "templates/gfx942/attn_fwd.hip.in"
         s[1][1][3] *= sc;
-#line 526 "templates/gfx942/attn_fwd.hip.in"
+#line 531 "templates/gfx942/attn_fwd.hip.in"
         s[1][2][0] *= sc;
-#line 526 "templates/gfx942/attn_fwd.hip.in"
+#line 531 "templates/gfx942/attn_fwd.hip.in"
         s[1][2][1] *= sc;
-#line 526 "templates/gfx942/attn_fwd.hip.in"
+#line 531 "templates/gfx942/attn_fwd.hip.in"
         s[1][2][2] *= sc;
-#line 526 "templates/gfx942/attn_fwd.hip.in"
+#line 531 "templates/gfx942/attn_fwd.hip.in"
         s[1][2][3] *= sc;
-#line 526 "templates/gfx942/attn_fwd.hip.in"
+#line 531 "templates/gfx942/attn_fwd.hip.in"
         s[1][3][0] *= sc;
-#line 526 "templates/gfx942/attn_fwd.hip.in"
+#line 531 "templates/gfx942/attn_fwd.hip.in"
         s[1][3][1] *= sc;
-#line 526 "templates/gfx942/attn_fwd.hip.in"
+#line 531 "templates/gfx942/attn_fwd.hip.in"
         s[1][3][2] *= sc;
-#line 526 "templates/gfx942/attn_fwd.hip.in"
+#line 531 "templates/gfx942/attn_fwd.hip.in"
         s[1][3][3] *= sc;
-#line 526 "templates/gfx942/attn_fwd.hip.in"
+#line 531 "templates/gfx942/attn_fwd.hip.in"
         s[1][4][0] *= sc;
-#line 526 "templates/gfx942/attn_fwd.hip.in"
+#line 531 "templates/gfx942/attn_fwd.hip.in"
         s[1][4][1] *= sc;
-#line 526 "templates/gfx942/attn_fwd.hip.in"
+#line 531 "templates/gfx942/attn_fwd.hip.in"
         s[1][4][2] *= sc;
-#line 526 "templates/gfx942/attn_fwd.hip.in"
+#line 531 "templates/gfx942/attn_fwd.hip.in"
         s[1][4][3] *= sc;
-#line 526 "templates/gfx942/attn_fwd.hip.in"
+#line 531 "templates/gfx942/attn_fwd.hip.in"
         s[1][5][0] *= sc;
-#line 526 "templates/gfx942/attn_fwd.hip.in"
+#line 531 "templates/gfx942/attn_fwd.hip.in"
         s[1][5][1] *= sc;
-#line 526 "templates/gfx942/attn_fwd.hip.in"
+#line 531 "templates/gfx942/attn_fwd.hip.in"
         s[1][5][2] *= sc;
-#line 526 "templates/gfx942/attn_fwd.hip.in"
+#line 531 "templates/gfx942/attn_fwd.hip.in"
         s[1][5][3] *= sc;
-#line 530 "templates/gfx942/attn_fwd.hip.in"
+#line 535 "templates/gfx942/attn_fwd.hip.in"
       }
       // g recomputed here: the kernel's g, kept live across the loop for this rare block,
       // made clang-17 (hipcc/hiprtc 5.7) spill a VGPR in rtna tail (tests/test_rocm.c)
       const unsigned g_tail = ag_lane_id_here() >> 4;
-#line 536 "templates/gfx942/attn_fwd.hip.in"
+#line 541 "templates/gfx942/attn_fwd.hip.in"
       const bool valid0_0 = kv0 + 0u + 4u * g_tail < kv_end;
-#line 538 "templates/gfx942/attn_fwd.hip.in"
+#line 543 "templates/gfx942/attn_fwd.hip.in"
       s[0][0][0] = valid0_0 ? s[0][0][0] : -__builtin_inff();
-#line 538 "templates/gfx942/attn_fwd.hip.in"
+#line 543 "templates/gfx942/attn_fwd.hip.in"
       s[1][0][0] = valid0_0 ? s[1][0][0] : -__builtin_inff();
-#line 536 "templates/gfx942/attn_fwd.hip.in"
+#line 541 "templates/gfx942/attn_fwd.hip.in"
       const bool valid0_1 = kv0 + 1u + 4u * g_tail < kv_end;
-#line 538 "templates/gfx942/attn_fwd.hip.in"
+#line 543 "templates/gfx942/attn_fwd.hip.in"
       s[0][0][1] = valid0_1 ? s[0][0][1] : -__builtin_inff();
-#line 538 "templates/gfx942/attn_fwd.hip.in"
+#line 543 "templates/gfx942/attn_fwd.hip.in"
       s[1][0][1] = valid0_1 ? s[1][0][1] : -__builtin_inff();
-#line 536 "templates/gfx942/attn_fwd.hip.in"
+#line 541 "templates/gfx942/attn_fwd.hip.in"
       const bool valid0_2 = kv0 + 2u + 4u * g_tail < kv_end;
-#line 538 "templates/gfx942/attn_fwd.hip.in"
+#line 543 "templates/gfx942/attn_fwd.hip.in"
       s[0][0][2] = valid0_2 ? s[0][0][2] : -__builtin_inff();
-#line 538 "templates/gfx942/attn_fwd.hip.in"
+#line 543 "templates/gfx942/attn_fwd.hip.in"
       s[1][0][2] = valid0_2 ? s[1][0][2] : -__builtin_inff();
-#line 536 "templates/gfx942/attn_fwd.hip.in"
+#line 541 "templates/gfx942/attn_fwd.hip.in"
       const bool valid0_3 = kv0 + 3u + 4u * g_tail < kv_end;
-#line 538 "templates/gfx942/attn_fwd.hip.in"
+#line 543 "templates/gfx942/attn_fwd.hip.in"
       s[0][0][3] = valid0_3 ? s[0][0][3] : -__builtin_inff();
-#line 538 "templates/gfx942/attn_fwd.hip.in"
+#line 543 "templates/gfx942/attn_fwd.hip.in"
       s[1][0][3] = valid0_3 ? s[1][0][3] : -__builtin_inff();
-#line 536 "templates/gfx942/attn_fwd.hip.in"
+#line 541 "templates/gfx942/attn_fwd.hip.in"
       const bool valid1_0 = kv0 + 16u + 4u * g_tail < kv_end;
-#line 538 "templates/gfx942/attn_fwd.hip.in"
+#line 543 "templates/gfx942/attn_fwd.hip.in"
       s[0][1][0] = valid1_0 ? s[0][1][0] : -__builtin_inff();
-#line 538 "templates/gfx942/attn_fwd.hip.in"
+#line 543 "templates/gfx942/attn_fwd.hip.in"
       s[1][1][0] = valid1_0 ? s[1][1][0] : -__builtin_inff();
-#line 536 "templates/gfx942/attn_fwd.hip.in"
+#line 541 "templates/gfx942/attn_fwd.hip.in"
       const bool valid1_1 = kv0 + 17u + 4u * g_tail < kv_end;
-#line 538 "templates/gfx942/attn_fwd.hip.in"
+#line 543 "templates/gfx942/attn_fwd.hip.in"
       s[0][1][1] = valid1_1 ? s[0][1][1] : -__builtin_inff();
-#line 538 "templates/gfx942/attn_fwd.hip.in"
+#line 543 "templates/gfx942/attn_fwd.hip.in"
       s[1][1][1] = valid1_1 ? s[1][1][1] : -__builtin_inff();
-#line 536 "templates/gfx942/attn_fwd.hip.in"
+#line 541 "templates/gfx942/attn_fwd.hip.in"
       const bool valid1_2 = kv0 + 18u + 4u * g_tail < kv_end;
-#line 538 "templates/gfx942/attn_fwd.hip.in"
+#line 543 "templates/gfx942/attn_fwd.hip.in"
       s[0][1][2] = valid1_2 ? s[0][1][2] : -__builtin_inff();
-#line 538 "templates/gfx942/attn_fwd.hip.in"
+#line 543 "templates/gfx942/attn_fwd.hip.in"
       s[1][1][2] = valid1_2 ? s[1][1][2] : -__builtin_inff();
-#line 536 "templates/gfx942/attn_fwd.hip.in"
+#line 541 "templates/gfx942/attn_fwd.hip.in"
       const bool valid1_3 = kv0 + 19u + 4u * g_tail < kv_end;
-#line 538 "templates/gfx942/attn_fwd.hip.in"
+#line 543 "templates/gfx942/attn_fwd.hip.in"
       s[0][1][3] = valid1_3 ? s[0][1][3] : -__builtin_inff();
-#line 538 "templates/gfx942/attn_fwd.hip.in"
+#line 543 "templates/gfx942/attn_fwd.hip.in"
       s[1][1][3] = valid1_3 ? s[1][1][3] : -__builtin_inff();
-#line 536 "templates/gfx942/attn_fwd.hip.in"
+#line 541 "templates/gfx942/attn_fwd.hip.in"
       const bool valid2_0 = kv0 + 32u + 4u * g_tail < kv_end;
-#line 538 "templates/gfx942/attn_fwd.hip.in"
+#line 543 "templates/gfx942/attn_fwd.hip.in"
       s[0][2][0] = valid2_0 ? s[0][2][0] : -__builtin_inff();
-#line 538 "templates/gfx942/attn_fwd.hip.in"
+#line 543 "templates/gfx942/attn_fwd.hip.in"
       s[1][2][0] = valid2_0 ? s[1][2][0] : -__builtin_inff();
-#line 536 "templates/gfx942/attn_fwd.hip.in"
+#line 541 "templates/gfx942/attn_fwd.hip.in"
       const bool valid2_1 = kv0 + 33u + 4u * g_tail < kv_end;
-#line 538 "templates/gfx942/attn_fwd.hip.in"
+#line 543 "templates/gfx942/attn_fwd.hip.in"
       s[0][2][1] = valid2_1 ? s[0][2][1] : -__builtin_inff();
-#line 538 "templates/gfx942/attn_fwd.hip.in"
+#line 543 "templates/gfx942/attn_fwd.hip.in"
       s[1][2][1] = valid2_1 ? s[1][2][1] : -__builtin_inff();
-#line 536 "templates/gfx942/attn_fwd.hip.in"
+#line 541 "templates/gfx942/attn_fwd.hip.in"
       const bool valid2_2 = kv0 + 34u + 4u * g_tail < kv_end;
-#line 538 "templates/gfx942/attn_fwd.hip.in"
+#line 543 "templates/gfx942/attn_fwd.hip.in"
       s[0][2][2] = valid2_2 ? s[0][2][2] : -__builtin_inff();
-#line 538 "templates/gfx942/attn_fwd.hip.in"
+#line 543 "templates/gfx942/attn_fwd.hip.in"
       s[1][2][2] = valid2_2 ? s[1][2][2] : -__builtin_inff();
-#line 536 "templates/gfx942/attn_fwd.hip.in"
+#line 541 "templates/gfx942/attn_fwd.hip.in"
       const bool valid2_3 = kv0 + 35u + 4u * g_tail < kv_end;
-#line 538 "templates/gfx942/attn_fwd.hip.in"
+#line 543 "templates/gfx942/attn_fwd.hip.in"
       s[0][2][3] = valid2_3 ? s[0][2][3] : -__builtin_inff();
-#line 538 "templates/gfx942/attn_fwd.hip.in"
+#line 543 "templates/gfx942/attn_fwd.hip.in"
       s[1][2][3] = valid2_3 ? s[1][2][3] : -__builtin_inff();
-#line 536 "templates/gfx942/attn_fwd.hip.in"
+#line 541 "templates/gfx942/attn_fwd.hip.in"
       const bool valid3_0 = kv0 + 48u + 4u * g_tail < kv_end;
-#line 538 "templates/gfx942/attn_fwd.hip.in"
+#line 543 "templates/gfx942/attn_fwd.hip.in"
       s[0][3][0] = valid3_0 ? s[0][3][0] : -__builtin_inff();
-#line 538 "templates/gfx942/attn_fwd.hip.in"
+#line 543 "templates/gfx942/attn_fwd.hip.in"
       s[1][3][0] = valid3_0 ? s[1][3][0] : -__builtin_inff();
-#line 536 "templates/gfx942/attn_fwd.hip.in"
+#line 541 "templates/gfx942/attn_fwd.hip.in"
       const bool valid3_1 = kv0 + 49u + 4u * g_tail < kv_end;
-#line 538 "templates/gfx942/attn_fwd.hip.in"
+#line 543 "templates/gfx942/attn_fwd.hip.in"
       s[0][3][1] = valid3_1 ? s[0][3][1] : -__builtin_inff();
-#line 538 "templates/gfx942/attn_fwd.hip.in"
+#line 543 "templates/gfx942/attn_fwd.hip.in"
       s[1][3][1] = valid3_1 ? s[1][3][1] : -__builtin_inff();
-#line 536 "templates/gfx942/attn_fwd.hip.in"
+#line 541 "templates/gfx942/attn_fwd.hip.in"
       const bool valid3_2 = kv0 + 50u + 4u * g_tail < kv_end;
-#line 538 "templates/gfx942/attn_fwd.hip.in"
+#line 543 "templates/gfx942/attn_fwd.hip.in"
       s[0][3][2] = valid3_2 ? s[0][3][2] : -__builtin_inff();
-#line 538 "templates/gfx942/attn_fwd.hip.in"
+#line 543 "templates/gfx942/attn_fwd.hip.in"
       s[1][3][2] = valid3_2 ? s[1][3][2] : -__builtin_inff();
-#line 536 "templates/gfx942/attn_fwd.hip.in"
+#line 541 "templates/gfx942/attn_fwd.hip.in"
       const bool valid3_3 = kv0 + 51u + 4u * g_tail < kv_end;
-#line 538 "templates/gfx942/attn_fwd.hip.in"
+#line 543 "templates/gfx942/attn_fwd.hip.in"
       s[0][3][3] = valid3_3 ? s[0][3][3] : -__builtin_inff();
-#line 538 "templates/gfx942/attn_fwd.hip.in"
+#line 543 "templates/gfx942/attn_fwd.hip.in"
       s[1][3][3] = valid3_3 ? s[1][3][3] : -__builtin_inff();
-#line 536 "templates/gfx942/attn_fwd.hip.in"
+#line 541 "templates/gfx942/attn_fwd.hip.in"
       const bool valid4_0 = kv0 + 64u + 4u * g_tail < kv_end;
-#line 538 "templates/gfx942/attn_fwd.hip.in"
+#line 543 "templates/gfx942/attn_fwd.hip.in"
       s[0][4][0] = valid4_0 ? s[0][4][0] : -__builtin_inff();
-#line 538 "templates/gfx942/attn_fwd.hip.in"
+#line 543 "templates/gfx942/attn_fwd.hip.in"
       s[1][4][0] = valid4_0 ? s[1][4][0] : -__builtin_inff();
-#line 536 "templates/gfx942/attn_fwd.hip.in"
+#line 541 "templates/gfx942/attn_fwd.hip.in"
       const bool valid4_1 = kv0 + 65u + 4u * g_tail < kv_end;
-#line 538 "templates/gfx942/attn_fwd.hip.in"
+#line 543 "templates/gfx942/attn_fwd.hip.in"
       s[0][4][1] = valid4_1 ? s[0][4][1] : -__builtin_inff();
-#line 538 "templates/gfx942/attn_fwd.hip.in"
+#line 543 "templates/gfx942/attn_fwd.hip.in"
       s[1][4][1] = valid4_1 ? s[1][4][1] : -__builtin_inff();
-#line 536 "templates/gfx942/attn_fwd.hip.in"
+#line 541 "templates/gfx942/attn_fwd.hip.in"
       const bool valid4_2 = kv0 + 66u + 4u * g_tail < kv_end;
-#line 538 "templates/gfx942/attn_fwd.hip.in"
+#line 543 "templates/gfx942/attn_fwd.hip.in"
       s[0][4][2] = valid4_2 ? s[0][4][2] : -__builtin_inff();
-#line 538 "templates/gfx942/attn_fwd.hip.in"
+#line 543 "templates/gfx942/attn_fwd.hip.in"
       s[1][4][2] = valid4_2 ? s[1][4][2] : -__builtin_inff();
-#line 536 "templates/gfx942/attn_fwd.hip.in"
+#line 541 "templates/gfx942/attn_fwd.hip.in"
       const bool valid4_3 = kv0 + 67u + 4u * g_tail < kv_end;
-#line 538 "templates/gfx942/attn_fwd.hip.in"
+#line 543 "templates/gfx942/attn_fwd.hip.in"
       s[0][4][3] = valid4_3 ? s[0][4][3] : -__builtin_inff();
-#line 538 "templates/gfx942/attn_fwd.hip.in"
+#line 543 "templates/gfx942/attn_fwd.hip.in"
       s[1][4][3] = valid4_3 ? s[1][4][3] : -__builtin_inff();
-#line 536 "templates/gfx942/attn_fwd.hip.in"
+#line 541 "templates/gfx942/attn_fwd.hip.in"
       const bool valid5_0 = kv0 + 80u + 4u * g_tail < kv_end;
-#line 538 "templates/gfx942/attn_fwd.hip.in"
+#line 543 "templates/gfx942/attn_fwd.hip.in"
       s[0][5][0] = valid5_0 ? s[0][5][0] : -__builtin_inff();
-#line 538 "templates/gfx942/attn_fwd.hip.in"
+#line 543 "templates/gfx942/attn_fwd.hip.in"
       s[1][5][0] = valid5_0 ? s[1][5][0] : -__builtin_inff();
-#line 536 "templates/gfx942/attn_fwd.hip.in"
+#line 541 "templates/gfx942/attn_fwd.hip.in"
       const bool valid5_1 = kv0 + 81u + 4u * g_tail < kv_end;
-#line 538 "templates/gfx942/attn_fwd.hip.in"
+#line 543 "templates/gfx942/attn_fwd.hip.in"
       s[0][5][1] = valid5_1 ? s[0][5][1] : -__builtin_inff();
-#line 538 "templates/gfx942/attn_fwd.hip.in"
+#line 543 "templates/gfx942/attn_fwd.hip.in"
       s[1][5][1] = valid5_1 ? s[1][5][1] : -__builtin_inff();
-#line 536 "templates/gfx942/attn_fwd.hip.in"
+#line 541 "templates/gfx942/attn_fwd.hip.in"
       const bool valid5_2 = kv0 + 82u + 4u * g_tail < kv_end;
-#line 538 "templates/gfx942/attn_fwd.hip.in"
+#line 543 "templates/gfx942/attn_fwd.hip.in"
       s[0][5][2] = valid5_2 ? s[0][5][2] : -__builtin_inff();
-#line 538 "templates/gfx942/attn_fwd.hip.in"
+#line 543 "templates/gfx942/attn_fwd.hip.in"
       s[1][5][2] = valid5_2 ? s[1][5][2] : -__builtin_inff();
-#line 536 "templates/gfx942/attn_fwd.hip.in"
+#line 541 "templates/gfx942/attn_fwd.hip.in"
       const bool valid5_3 = kv0 + 83u + 4u * g_tail < kv_end;
-#line 538 "templates/gfx942/attn_fwd.hip.in"
+#line 543 "templates/gfx942/attn_fwd.hip.in"
       s[0][5][3] = valid5_3 ? s[0][5][3] : -__builtin_inff();
-#line 538 "templates/gfx942/attn_fwd.hip.in"
+#line 543 "templates/gfx942/attn_fwd.hip.in"
       s[1][5][3] = valid5_3 ? s[1][5][3] : -__builtin_inff();
-#line 542 "templates/gfx942/attn_fwd.hip.in"
+#line 547 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 574 "templates/gfx942/attn_fwd.hip.in"
+#line 579 "templates/gfx942/attn_fwd.hip.in"
     bool changed[2];
     float alpha[2];
-#line 579 "templates/gfx942/attn_fwd.hip.in"
+#line 584 "templates/gfx942/attn_fwd.hip.in"
     {
       float mx = s[0][0][0];
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 589 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][0][1]);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 589 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][0][2]);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 589 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][0][3]);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 589 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][1][0]);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 589 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][1][1]);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 589 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][1][2]);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 589 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][1][3]);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 589 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][2][0]);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 589 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][2][1]);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 589 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][2][2]);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 589 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][2][3]);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 589 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][3][0]);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 589 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][3][1]);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 589 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][3][2]);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 589 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][3][3]);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 589 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][4][0]);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 589 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][4][1]);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 589 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][4][2]);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 589 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][4][3]);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 589 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][5][0]);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 589 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][5][1]);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 589 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][5][2]);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 589 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][5][3]);
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 593 "templates/gfx942/attn_fwd.hip.in"
       const float mt = mx * sc;  // this lane's max of t = s * sc (exact: see above)
       changed[0] = ag_any(mt > m[0]);
       alpha[0] = 1.0f;
@@ -4090,56 +4112,56 @@ AG_KERNEL(512) void attn_fwd_d128_bhsd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         big_m = ag_any(!(__builtin_fabsf(m[0]) < 0x1p24f) || !(__builtin_fabsf(m[1]) < 0x1p24f));
       }
     }
-#line 579 "templates/gfx942/attn_fwd.hip.in"
+#line 584 "templates/gfx942/attn_fwd.hip.in"
     {
       float mx = s[1][0][0];
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 589 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][0][1]);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 589 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][0][2]);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 589 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][0][3]);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 589 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][1][0]);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 589 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][1][1]);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 589 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][1][2]);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 589 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][1][3]);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 589 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][2][0]);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 589 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][2][1]);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 589 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][2][2]);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 589 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][2][3]);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 589 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][3][0]);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 589 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][3][1]);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 589 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][3][2]);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 589 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][3][3]);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 589 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][4][0]);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 589 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][4][1]);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 589 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][4][2]);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 589 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][4][3]);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 589 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][5][0]);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 589 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][5][1]);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 589 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][5][2]);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 589 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][5][3]);
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 593 "templates/gfx942/attn_fwd.hip.in"
       const float mt = mx * sc;  // this lane's max of t = s * sc (exact: see above)
       changed[1] = ag_any(mt > m[1]);
       alpha[1] = 1.0f;
@@ -4159,73 +4181,73 @@ AG_KERNEL(512) void attn_fwd_d128_bhsd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         big_m = ag_any(!(__builtin_fabsf(m[0]) < 0x1p24f) || !(__builtin_fabsf(m[1]) < 0x1p24f));
       }
     }
-#line 608 "templates/gfx942/attn_fwd.hip.in"
+#line 613 "templates/gfx942/attn_fwd.hip.in"
     // Slow path (wave-uniform, never the steady state): rows with |m| >= 2^24 take
     // x = fl(s * sc) - m (there fl(max s * sc) = m may be more than 1/2 off the exact product,
     // and the fma form's x at the row's max, that error, made p = +Inf: scale 1e10 gave NaN
     // rows), and a zero scale in the last tile takes x = fma(t, 1, -m) (see above).
-#line 616 "templates/gfx942/attn_fwd.hip.in"
+#line 621 "templates/gfx942/attn_fwd.hip.in"
     const bool zero_tail = tail && sc == 0.0f;
     if (big_m || zero_tail) {
-#line 620 "templates/gfx942/attn_fwd.hip.in"
-    {
 #line 625 "templates/gfx942/attn_fwd.hip.in"
+    {
+#line 630 "templates/gfx942/attn_fwd.hip.in"
       const float nm = -m[0];
-#line 627 "templates/gfx942/attn_fwd.hip.in"
+#line 632 "templates/gfx942/attn_fwd.hip.in"
       const bool big = !(__builtin_fabsf(m[0]) < 0x1p24f) && !zero_tail;
       if (big) {  // s -> t = fl(s * sc): x = fma(t, 1, -m) = t - m
-#line 631 "templates/gfx942/attn_fwd.hip.in"
+#line 636 "templates/gfx942/attn_fwd.hip.in"
         s[0][0][0] *= sc;
-#line 631 "templates/gfx942/attn_fwd.hip.in"
+#line 636 "templates/gfx942/attn_fwd.hip.in"
         s[0][0][1] *= sc;
-#line 631 "templates/gfx942/attn_fwd.hip.in"
+#line 636 "templates/gfx942/attn_fwd.hip.in"
         s[0][0][2] *= sc;
-#line 631 "templates/gfx942/attn_fwd.hip.in"
+#line 636 "templates/gfx942/attn_fwd.hip.in"
         s[0][0][3] *= sc;
-#line 631 "templates/gfx942/attn_fwd.hip.in"
+#line 636 "templates/gfx942/attn_fwd.hip.in"
         s[0][1][0] *= sc;
-#line 631 "templates/gfx942/attn_fwd.hip.in"
+#line 636 "templates/gfx942/attn_fwd.hip.in"
         s[0][1][1] *= sc;
-#line 631 "templates/gfx942/attn_fwd.hip.in"
+#line 636 "templates/gfx942/attn_fwd.hip.in"
         s[0][1][2] *= sc;
-#line 631 "templates/gfx942/attn_fwd.hip.in"
+#line 636 "templates/gfx942/attn_fwd.hip.in"
         s[0][1][3] *= sc;
-#line 631 "templates/gfx942/attn_fwd.hip.in"
+#line 636 "templates/gfx942/attn_fwd.hip.in"
         s[0][2][0] *= sc;
-#line 631 "templates/gfx942/attn_fwd.hip.in"
+#line 636 "templates/gfx942/attn_fwd.hip.in"
         s[0][2][1] *= sc;
-#line 631 "templates/gfx942/attn_fwd.hip.in"
+#line 636 "templates/gfx942/attn_fwd.hip.in"
         s[0][2][2] *= sc;
-#line 631 "templates/gfx942/attn_fwd.hip.in"
+#line 636 "templates/gfx942/attn_fwd.hip.in"
         s[0][2][3] *= sc;
-#line 631 "templates/gfx942/attn_fwd.hip.in"
+#line 636 "templates/gfx942/attn_fwd.hip.in"
         s[0][3][0] *= sc;
-#line 631 "templates/gfx942/attn_fwd.hip.in"
+#line 636 "templates/gfx942/attn_fwd.hip.in"
         s[0][3][1] *= sc;
-#line 631 "templates/gfx942/attn_fwd.hip.in"
+#line 636 "templates/gfx942/attn_fwd.hip.in"
         s[0][3][2] *= sc;
-#line 631 "templates/gfx942/attn_fwd.hip.in"
+#line 636 "templates/gfx942/attn_fwd.hip.in"
         s[0][3][3] *= sc;
-#line 631 "templates/gfx942/attn_fwd.hip.in"
+#line 636 "templates/gfx942/attn_fwd.hip.in"
         s[0][4][0] *= sc;
-#line 631 "templates/gfx942/attn_fwd.hip.in"
+#line 636 "templates/gfx942/attn_fwd.hip.in"
         s[0][4][1] *= sc;
-#line 631 "templates/gfx942/attn_fwd.hip.in"
+#line 636 "templates/gfx942/attn_fwd.hip.in"
         s[0][4][2] *= sc;
-#line 631 "templates/gfx942/attn_fwd.hip.in"
+#line 636 "templates/gfx942/attn_fwd.hip.in"
         s[0][4][3] *= sc;
-#line 631 "templates/gfx942/attn_fwd.hip.in"
+#line 636 "templates/gfx942/attn_fwd.hip.in"
         s[0][5][0] *= sc;
-#line 631 "templates/gfx942/attn_fwd.hip.in"
+#line 636 "templates/gfx942/attn_fwd.hip.in"
         s[0][5][1] *= sc;
-#line 631 "templates/gfx942/attn_fwd.hip.in"
+#line 636 "templates/gfx942/attn_fwd.hip.in"
         s[0][5][2] *= sc;
-#line 631 "templates/gfx942/attn_fwd.hip.in"
+#line 636 "templates/gfx942/attn_fwd.hip.in"
         s[0][5][3] *= sc;
-#line 634 "templates/gfx942/attn_fwd.hip.in"
+#line 639 "templates/gfx942/attn_fwd.hip.in"
       }
       const float scr = big || zero_tail ? 1.0f : sc;
-#line 637 "templates/gfx942/attn_fwd.hip.in"
+#line 642 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[0][0][0], scr, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[0][0][1], scr, nm));
@@ -4238,7 +4260,7 @@ AG_KERNEL(512) void attn_fwd_d128_bhsd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         p[0][0].x = ag_pack_p_rtne(p0, p1);
         p[0][0].y = ag_pack_p_rtne(p2, p3);
       }
-#line 637 "templates/gfx942/attn_fwd.hip.in"
+#line 642 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[0][1][0], scr, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[0][1][1], scr, nm));
@@ -4251,7 +4273,7 @@ AG_KERNEL(512) void attn_fwd_d128_bhsd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         p[0][1].x = ag_pack_p_rtne(p0, p1);
         p[0][1].y = ag_pack_p_rtne(p2, p3);
       }
-#line 637 "templates/gfx942/attn_fwd.hip.in"
+#line 642 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[0][2][0], scr, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[0][2][1], scr, nm));
@@ -4264,7 +4286,7 @@ AG_KERNEL(512) void attn_fwd_d128_bhsd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         p[0][2].x = ag_pack_p_rtne(p0, p1);
         p[0][2].y = ag_pack_p_rtne(p2, p3);
       }
-#line 637 "templates/gfx942/attn_fwd.hip.in"
+#line 642 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[0][3][0], scr, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[0][3][1], scr, nm));
@@ -4277,7 +4299,7 @@ AG_KERNEL(512) void attn_fwd_d128_bhsd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         p[0][3].x = ag_pack_p_rtne(p0, p1);
         p[0][3].y = ag_pack_p_rtne(p2, p3);
       }
-#line 637 "templates/gfx942/attn_fwd.hip.in"
+#line 642 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[0][4][0], scr, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[0][4][1], scr, nm));
@@ -4290,7 +4312,7 @@ AG_KERNEL(512) void attn_fwd_d128_bhsd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         p[0][4].x = ag_pack_p_rtne(p0, p1);
         p[0][4].y = ag_pack_p_rtne(p2, p3);
       }
-#line 637 "templates/gfx942/attn_fwd.hip.in"
+#line 642 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[0][5][0], scr, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[0][5][1], scr, nm));
@@ -4303,67 +4325,67 @@ AG_KERNEL(512) void attn_fwd_d128_bhsd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         p[0][5].x = ag_pack_p_rtne(p0, p1);
         p[0][5].y = ag_pack_p_rtne(p2, p3);
       }
-#line 650 "templates/gfx942/attn_fwd.hip.in"
+#line 655 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 620 "templates/gfx942/attn_fwd.hip.in"
-    {
 #line 625 "templates/gfx942/attn_fwd.hip.in"
+    {
+#line 630 "templates/gfx942/attn_fwd.hip.in"
       const float nm = -m[1];
-#line 627 "templates/gfx942/attn_fwd.hip.in"
+#line 632 "templates/gfx942/attn_fwd.hip.in"
       const bool big = !(__builtin_fabsf(m[1]) < 0x1p24f) && !zero_tail;
       if (big) {  // s -> t = fl(s * sc): x = fma(t, 1, -m) = t - m
-#line 631 "templates/gfx942/attn_fwd.hip.in"
+#line 636 "templates/gfx942/attn_fwd.hip.in"
         s[1][0][0] *= sc;
-#line 631 "templates/gfx942/attn_fwd.hip.in"
+#line 636 "templates/gfx942/attn_fwd.hip.in"
         s[1][0][1] *= sc;
-#line 631 "templates/gfx942/attn_fwd.hip.in"
+#line 636 "templates/gfx942/attn_fwd.hip.in"
         s[1][0][2] *= sc;
-#line 631 "templates/gfx942/attn_fwd.hip.in"
+#line 636 "templates/gfx942/attn_fwd.hip.in"
         s[1][0][3] *= sc;
-#line 631 "templates/gfx942/attn_fwd.hip.in"
+#line 636 "templates/gfx942/attn_fwd.hip.in"
         s[1][1][0] *= sc;
-#line 631 "templates/gfx942/attn_fwd.hip.in"
+#line 636 "templates/gfx942/attn_fwd.hip.in"
         s[1][1][1] *= sc;
-#line 631 "templates/gfx942/attn_fwd.hip.in"
+#line 636 "templates/gfx942/attn_fwd.hip.in"
         s[1][1][2] *= sc;
-#line 631 "templates/gfx942/attn_fwd.hip.in"
+#line 636 "templates/gfx942/attn_fwd.hip.in"
         s[1][1][3] *= sc;
-#line 631 "templates/gfx942/attn_fwd.hip.in"
+#line 636 "templates/gfx942/attn_fwd.hip.in"
         s[1][2][0] *= sc;
-#line 631 "templates/gfx942/attn_fwd.hip.in"
+#line 636 "templates/gfx942/attn_fwd.hip.in"
         s[1][2][1] *= sc;
-#line 631 "templates/gfx942/attn_fwd.hip.in"
+#line 636 "templates/gfx942/attn_fwd.hip.in"
         s[1][2][2] *= sc;
-#line 631 "templates/gfx942/attn_fwd.hip.in"
+#line 636 "templates/gfx942/attn_fwd.hip.in"
         s[1][2][3] *= sc;
-#line 631 "templates/gfx942/attn_fwd.hip.in"
+#line 636 "templates/gfx942/attn_fwd.hip.in"
         s[1][3][0] *= sc;
-#line 631 "templates/gfx942/attn_fwd.hip.in"
+#line 636 "templates/gfx942/attn_fwd.hip.in"
         s[1][3][1] *= sc;
-#line 631 "templates/gfx942/attn_fwd.hip.in"
+#line 636 "templates/gfx942/attn_fwd.hip.in"
         s[1][3][2] *= sc;
-#line 631 "templates/gfx942/attn_fwd.hip.in"
+#line 636 "templates/gfx942/attn_fwd.hip.in"
         s[1][3][3] *= sc;
-#line 631 "templates/gfx942/attn_fwd.hip.in"
+#line 636 "templates/gfx942/attn_fwd.hip.in"
         s[1][4][0] *= sc;
-#line 631 "templates/gfx942/attn_fwd.hip.in"
+#line 636 "templates/gfx942/attn_fwd.hip.in"
         s[1][4][1] *= sc;
-#line 631 "templates/gfx942/attn_fwd.hip.in"
+#line 636 "templates/gfx942/attn_fwd.hip.in"
         s[1][4][2] *= sc;
-#line 631 "templates/gfx942/attn_fwd.hip.in"
+#line 636 "templates/gfx942/attn_fwd.hip.in"
         s[1][4][3] *= sc;
-#line 631 "templates/gfx942/attn_fwd.hip.in"
+#line 636 "templates/gfx942/attn_fwd.hip.in"
         s[1][5][0] *= sc;
-#line 631 "templates/gfx942/attn_fwd.hip.in"
+#line 636 "templates/gfx942/attn_fwd.hip.in"
         s[1][5][1] *= sc;
-#line 631 "templates/gfx942/attn_fwd.hip.in"
+#line 636 "templates/gfx942/attn_fwd.hip.in"
         s[1][5][2] *= sc;
-#line 631 "templates/gfx942/attn_fwd.hip.in"
+#line 636 "templates/gfx942/attn_fwd.hip.in"
         s[1][5][3] *= sc;
-#line 634 "templates/gfx942/attn_fwd.hip.in"
+#line 639 "templates/gfx942/attn_fwd.hip.in"
       }
       const float scr = big || zero_tail ? 1.0f : sc;
-#line 637 "templates/gfx942/attn_fwd.hip.in"
+#line 642 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[1][0][0], scr, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[1][0][1], scr, nm));
@@ -4376,7 +4398,7 @@ AG_KERNEL(512) void attn_fwd_d128_bhsd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         p[1][0].x = ag_pack_p_rtne(p0, p1);
         p[1][0].y = ag_pack_p_rtne(p2, p3);
       }
-#line 637 "templates/gfx942/attn_fwd.hip.in"
+#line 642 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[1][1][0], scr, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[1][1][1], scr, nm));
@@ -4389,7 +4411,7 @@ AG_KERNEL(512) void attn_fwd_d128_bhsd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         p[1][1].x = ag_pack_p_rtne(p0, p1);
         p[1][1].y = ag_pack_p_rtne(p2, p3);
       }
-#line 637 "templates/gfx942/attn_fwd.hip.in"
+#line 642 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[1][2][0], scr, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[1][2][1], scr, nm));
@@ -4402,7 +4424,7 @@ AG_KERNEL(512) void attn_fwd_d128_bhsd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         p[1][2].x = ag_pack_p_rtne(p0, p1);
         p[1][2].y = ag_pack_p_rtne(p2, p3);
       }
-#line 637 "templates/gfx942/attn_fwd.hip.in"
+#line 642 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[1][3][0], scr, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[1][3][1], scr, nm));
@@ -4415,7 +4437,7 @@ AG_KERNEL(512) void attn_fwd_d128_bhsd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         p[1][3].x = ag_pack_p_rtne(p0, p1);
         p[1][3].y = ag_pack_p_rtne(p2, p3);
       }
-#line 637 "templates/gfx942/attn_fwd.hip.in"
+#line 642 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[1][4][0], scr, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[1][4][1], scr, nm));
@@ -4428,7 +4450,7 @@ AG_KERNEL(512) void attn_fwd_d128_bhsd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         p[1][4].x = ag_pack_p_rtne(p0, p1);
         p[1][4].y = ag_pack_p_rtne(p2, p3);
       }
-#line 637 "templates/gfx942/attn_fwd.hip.in"
+#line 642 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[1][5][0], scr, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[1][5][1], scr, nm));
@@ -4441,14 +4463,14 @@ AG_KERNEL(512) void attn_fwd_d128_bhsd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         p[1][5].x = ag_pack_p_rtne(p0, p1);
         p[1][5].y = ag_pack_p_rtne(p2, p3);
       }
-#line 650 "templates/gfx942/attn_fwd.hip.in"
+#line 655 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 652 "templates/gfx942/attn_fwd.hip.in"
+#line 657 "templates/gfx942/attn_fwd.hip.in"
     } else {
-#line 654 "templates/gfx942/attn_fwd.hip.in"
+#line 659 "templates/gfx942/attn_fwd.hip.in"
     {
       const float nm = -m[0];
-#line 657 "templates/gfx942/attn_fwd.hip.in"
+#line 662 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[0][0][0], sc, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[0][0][1], sc, nm));
@@ -4461,7 +4483,7 @@ AG_KERNEL(512) void attn_fwd_d128_bhsd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         p[0][0].x = ag_pack_p_rtne(p0, p1);
         p[0][0].y = ag_pack_p_rtne(p2, p3);
       }
-#line 657 "templates/gfx942/attn_fwd.hip.in"
+#line 662 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[0][1][0], sc, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[0][1][1], sc, nm));
@@ -4474,7 +4496,7 @@ AG_KERNEL(512) void attn_fwd_d128_bhsd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         p[0][1].x = ag_pack_p_rtne(p0, p1);
         p[0][1].y = ag_pack_p_rtne(p2, p3);
       }
-#line 657 "templates/gfx942/attn_fwd.hip.in"
+#line 662 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[0][2][0], sc, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[0][2][1], sc, nm));
@@ -4487,7 +4509,7 @@ AG_KERNEL(512) void attn_fwd_d128_bhsd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         p[0][2].x = ag_pack_p_rtne(p0, p1);
         p[0][2].y = ag_pack_p_rtne(p2, p3);
       }
-#line 657 "templates/gfx942/attn_fwd.hip.in"
+#line 662 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[0][3][0], sc, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[0][3][1], sc, nm));
@@ -4500,7 +4522,7 @@ AG_KERNEL(512) void attn_fwd_d128_bhsd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         p[0][3].x = ag_pack_p_rtne(p0, p1);
         p[0][3].y = ag_pack_p_rtne(p2, p3);
       }
-#line 657 "templates/gfx942/attn_fwd.hip.in"
+#line 662 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[0][4][0], sc, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[0][4][1], sc, nm));
@@ -4513,7 +4535,7 @@ AG_KERNEL(512) void attn_fwd_d128_bhsd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         p[0][4].x = ag_pack_p_rtne(p0, p1);
         p[0][4].y = ag_pack_p_rtne(p2, p3);
       }
-#line 657 "templates/gfx942/attn_fwd.hip.in"
+#line 662 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[0][5][0], sc, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[0][5][1], sc, nm));
@@ -4526,12 +4548,12 @@ AG_KERNEL(512) void attn_fwd_d128_bhsd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         p[0][5].x = ag_pack_p_rtne(p0, p1);
         p[0][5].y = ag_pack_p_rtne(p2, p3);
       }
-#line 670 "templates/gfx942/attn_fwd.hip.in"
+#line 675 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 654 "templates/gfx942/attn_fwd.hip.in"
+#line 659 "templates/gfx942/attn_fwd.hip.in"
     {
       const float nm = -m[1];
-#line 657 "templates/gfx942/attn_fwd.hip.in"
+#line 662 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[1][0][0], sc, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[1][0][1], sc, nm));
@@ -4544,7 +4566,7 @@ AG_KERNEL(512) void attn_fwd_d128_bhsd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         p[1][0].x = ag_pack_p_rtne(p0, p1);
         p[1][0].y = ag_pack_p_rtne(p2, p3);
       }
-#line 657 "templates/gfx942/attn_fwd.hip.in"
+#line 662 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[1][1][0], sc, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[1][1][1], sc, nm));
@@ -4557,7 +4579,7 @@ AG_KERNEL(512) void attn_fwd_d128_bhsd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         p[1][1].x = ag_pack_p_rtne(p0, p1);
         p[1][1].y = ag_pack_p_rtne(p2, p3);
       }
-#line 657 "templates/gfx942/attn_fwd.hip.in"
+#line 662 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[1][2][0], sc, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[1][2][1], sc, nm));
@@ -4570,7 +4592,7 @@ AG_KERNEL(512) void attn_fwd_d128_bhsd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         p[1][2].x = ag_pack_p_rtne(p0, p1);
         p[1][2].y = ag_pack_p_rtne(p2, p3);
       }
-#line 657 "templates/gfx942/attn_fwd.hip.in"
+#line 662 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[1][3][0], sc, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[1][3][1], sc, nm));
@@ -4583,7 +4605,7 @@ AG_KERNEL(512) void attn_fwd_d128_bhsd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         p[1][3].x = ag_pack_p_rtne(p0, p1);
         p[1][3].y = ag_pack_p_rtne(p2, p3);
       }
-#line 657 "templates/gfx942/attn_fwd.hip.in"
+#line 662 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[1][4][0], sc, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[1][4][1], sc, nm));
@@ -4596,7 +4618,7 @@ AG_KERNEL(512) void attn_fwd_d128_bhsd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         p[1][4].x = ag_pack_p_rtne(p0, p1);
         p[1][4].y = ag_pack_p_rtne(p2, p3);
       }
-#line 657 "templates/gfx942/attn_fwd.hip.in"
+#line 662 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[1][5][0], sc, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[1][5][1], sc, nm));
@@ -4609,618 +4631,618 @@ AG_KERNEL(512) void attn_fwd_d128_bhsd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
         p[1][5].x = ag_pack_p_rtne(p0, p1);
         p[1][5].y = ag_pack_p_rtne(p2, p3);
       }
-#line 670 "templates/gfx942/attn_fwd.hip.in"
-    }
-#line 672 "templates/gfx942/attn_fwd.hip.in"
-    }
-    // V_j for the P_j V_j product of the next X phase (S is dead now: registers are free)
-#line 418 "templates/gfx942/attn_fwd.hip.in"
-    {
-      const unsigned vo = v_lane + (kv0 + 0u) * 256u;
-#line 421 "templates/gfx942/attn_fwd.hip.in"
-      ag_buffer_load_dwordx4<0>(vv[0][0], v_rsrc, vo);
-#line 421 "templates/gfx942/attn_fwd.hip.in"
-      ag_buffer_load_dwordx4<1024>(vv[0][1], v_rsrc, vo);
-#line 421 "templates/gfx942/attn_fwd.hip.in"
-      ag_buffer_load_dwordx4<2048>(vv[0][2], v_rsrc, vo);
-#line 421 "templates/gfx942/attn_fwd.hip.in"
-      ag_buffer_load_dwordx4<3072>(vv[0][3], v_rsrc, vo);
-#line 423 "templates/gfx942/attn_fwd.hip.in"
-    }
-#line 418 "templates/gfx942/attn_fwd.hip.in"
-    {
-      const unsigned vo = v_lane + (kv0 + 16u) * 256u;
-#line 421 "templates/gfx942/attn_fwd.hip.in"
-      ag_buffer_load_dwordx4<0>(vv[1][0], v_rsrc, vo);
-#line 421 "templates/gfx942/attn_fwd.hip.in"
-      ag_buffer_load_dwordx4<1024>(vv[1][1], v_rsrc, vo);
-#line 421 "templates/gfx942/attn_fwd.hip.in"
-      ag_buffer_load_dwordx4<2048>(vv[1][2], v_rsrc, vo);
-#line 421 "templates/gfx942/attn_fwd.hip.in"
-      ag_buffer_load_dwordx4<3072>(vv[1][3], v_rsrc, vo);
-#line 423 "templates/gfx942/attn_fwd.hip.in"
-    }
-#line 418 "templates/gfx942/attn_fwd.hip.in"
-    {
-      const unsigned vo = v_lane + (kv0 + 32u) * 256u;
-#line 421 "templates/gfx942/attn_fwd.hip.in"
-      ag_buffer_load_dwordx4<0>(vv[2][0], v_rsrc, vo);
-#line 421 "templates/gfx942/attn_fwd.hip.in"
-      ag_buffer_load_dwordx4<1024>(vv[2][1], v_rsrc, vo);
-#line 421 "templates/gfx942/attn_fwd.hip.in"
-      ag_buffer_load_dwordx4<2048>(vv[2][2], v_rsrc, vo);
-#line 421 "templates/gfx942/attn_fwd.hip.in"
-      ag_buffer_load_dwordx4<3072>(vv[2][3], v_rsrc, vo);
-#line 423 "templates/gfx942/attn_fwd.hip.in"
+#line 675 "templates/gfx942/attn_fwd.hip.in"
     }
 #line 677 "templates/gfx942/attn_fwd.hip.in"
+    }
+    // V_j for the P_j V_j product of the next X phase (S is dead now: registers are free)
+#line 423 "templates/gfx942/attn_fwd.hip.in"
+    {
+      const unsigned vo = v_lane + (kv0 + 0u) * 256u;
+#line 426 "templates/gfx942/attn_fwd.hip.in"
+      ag_buffer_load_dwordx4<0>(vv[0][0], v_rsrc, vo);
+#line 426 "templates/gfx942/attn_fwd.hip.in"
+      ag_buffer_load_dwordx4<1024>(vv[0][1], v_rsrc, vo);
+#line 426 "templates/gfx942/attn_fwd.hip.in"
+      ag_buffer_load_dwordx4<2048>(vv[0][2], v_rsrc, vo);
+#line 426 "templates/gfx942/attn_fwd.hip.in"
+      ag_buffer_load_dwordx4<3072>(vv[0][3], v_rsrc, vo);
+#line 428 "templates/gfx942/attn_fwd.hip.in"
+    }
+#line 423 "templates/gfx942/attn_fwd.hip.in"
+    {
+      const unsigned vo = v_lane + (kv0 + 16u) * 256u;
+#line 426 "templates/gfx942/attn_fwd.hip.in"
+      ag_buffer_load_dwordx4<0>(vv[1][0], v_rsrc, vo);
+#line 426 "templates/gfx942/attn_fwd.hip.in"
+      ag_buffer_load_dwordx4<1024>(vv[1][1], v_rsrc, vo);
+#line 426 "templates/gfx942/attn_fwd.hip.in"
+      ag_buffer_load_dwordx4<2048>(vv[1][2], v_rsrc, vo);
+#line 426 "templates/gfx942/attn_fwd.hip.in"
+      ag_buffer_load_dwordx4<3072>(vv[1][3], v_rsrc, vo);
+#line 428 "templates/gfx942/attn_fwd.hip.in"
+    }
+#line 423 "templates/gfx942/attn_fwd.hip.in"
+    {
+      const unsigned vo = v_lane + (kv0 + 32u) * 256u;
+#line 426 "templates/gfx942/attn_fwd.hip.in"
+      ag_buffer_load_dwordx4<0>(vv[2][0], v_rsrc, vo);
+#line 426 "templates/gfx942/attn_fwd.hip.in"
+      ag_buffer_load_dwordx4<1024>(vv[2][1], v_rsrc, vo);
+#line 426 "templates/gfx942/attn_fwd.hip.in"
+      ag_buffer_load_dwordx4<2048>(vv[2][2], v_rsrc, vo);
+#line 426 "templates/gfx942/attn_fwd.hip.in"
+      ag_buffer_load_dwordx4<3072>(vv[2][3], v_rsrc, vo);
+#line 428 "templates/gfx942/attn_fwd.hip.in"
+    }
+#line 682 "templates/gfx942/attn_fwd.hip.in"
     // O rows are 4g + i in the accumulator layout: fetch their alpha from lane 4g + i.
-#line 679 "templates/gfx942/attn_fwd.hip.in"
+#line 684 "templates/gfx942/attn_fwd.hip.in"
     if (changed[0]) {
       unsigned ar[4];
       const unsigned g4 = (ag_lane_id_here() >> 4) << 4;  // (4g) << 2
-#line 683 "templates/gfx942/attn_fwd.hip.in"
+#line 688 "templates/gfx942/attn_fwd.hip.in"
       ag_ds_bpermute_b32(ar[0], g4 + 0u, ag_f32_bits(alpha[0]));
-#line 683 "templates/gfx942/attn_fwd.hip.in"
+#line 688 "templates/gfx942/attn_fwd.hip.in"
       ag_ds_bpermute_b32(ar[1], g4 + 4u, ag_f32_bits(alpha[0]));
-#line 683 "templates/gfx942/attn_fwd.hip.in"
+#line 688 "templates/gfx942/attn_fwd.hip.in"
       ag_ds_bpermute_b32(ar[2], g4 + 8u, ag_f32_bits(alpha[0]));
-#line 683 "templates/gfx942/attn_fwd.hip.in"
+#line 688 "templates/gfx942/attn_fwd.hip.in"
       ag_ds_bpermute_b32(ar[3], g4 + 12u, ag_f32_bits(alpha[0]));
-#line 685 "templates/gfx942/attn_fwd.hip.in"
+#line 690 "templates/gfx942/attn_fwd.hip.in"
       ag_s_waitcnt_lgkmcnt<0>(ar[0], ar[1], ar[2], ar[3]);
-#line 688 "templates/gfx942/attn_fwd.hip.in"
+#line 693 "templates/gfx942/attn_fwd.hip.in"
       o[0][0][0] *= ag_bits_f32(ar[0]);
-#line 688 "templates/gfx942/attn_fwd.hip.in"
+#line 693 "templates/gfx942/attn_fwd.hip.in"
       o[0][0][1] *= ag_bits_f32(ar[1]);
-#line 688 "templates/gfx942/attn_fwd.hip.in"
+#line 693 "templates/gfx942/attn_fwd.hip.in"
       o[0][0][2] *= ag_bits_f32(ar[2]);
-#line 688 "templates/gfx942/attn_fwd.hip.in"
+#line 693 "templates/gfx942/attn_fwd.hip.in"
       o[0][0][3] *= ag_bits_f32(ar[3]);
-#line 688 "templates/gfx942/attn_fwd.hip.in"
+#line 693 "templates/gfx942/attn_fwd.hip.in"
       o[0][1][0] *= ag_bits_f32(ar[0]);
-#line 688 "templates/gfx942/attn_fwd.hip.in"
+#line 693 "templates/gfx942/attn_fwd.hip.in"
       o[0][1][1] *= ag_bits_f32(ar[1]);
-#line 688 "templates/gfx942/attn_fwd.hip.in"
+#line 693 "templates/gfx942/attn_fwd.hip.in"
       o[0][1][2] *= ag_bits_f32(ar[2]);
-#line 688 "templates/gfx942/attn_fwd.hip.in"
+#line 693 "templates/gfx942/attn_fwd.hip.in"
       o[0][1][3] *= ag_bits_f32(ar[3]);
-#line 688 "templates/gfx942/attn_fwd.hip.in"
+#line 693 "templates/gfx942/attn_fwd.hip.in"
       o[0][2][0] *= ag_bits_f32(ar[0]);
-#line 688 "templates/gfx942/attn_fwd.hip.in"
+#line 693 "templates/gfx942/attn_fwd.hip.in"
       o[0][2][1] *= ag_bits_f32(ar[1]);
-#line 688 "templates/gfx942/attn_fwd.hip.in"
+#line 693 "templates/gfx942/attn_fwd.hip.in"
       o[0][2][2] *= ag_bits_f32(ar[2]);
-#line 688 "templates/gfx942/attn_fwd.hip.in"
+#line 693 "templates/gfx942/attn_fwd.hip.in"
       o[0][2][3] *= ag_bits_f32(ar[3]);
-#line 688 "templates/gfx942/attn_fwd.hip.in"
+#line 693 "templates/gfx942/attn_fwd.hip.in"
       o[0][3][0] *= ag_bits_f32(ar[0]);
-#line 688 "templates/gfx942/attn_fwd.hip.in"
+#line 693 "templates/gfx942/attn_fwd.hip.in"
       o[0][3][1] *= ag_bits_f32(ar[1]);
-#line 688 "templates/gfx942/attn_fwd.hip.in"
+#line 693 "templates/gfx942/attn_fwd.hip.in"
       o[0][3][2] *= ag_bits_f32(ar[2]);
-#line 688 "templates/gfx942/attn_fwd.hip.in"
+#line 693 "templates/gfx942/attn_fwd.hip.in"
       o[0][3][3] *= ag_bits_f32(ar[3]);
-#line 688 "templates/gfx942/attn_fwd.hip.in"
+#line 693 "templates/gfx942/attn_fwd.hip.in"
       o[0][4][0] *= ag_bits_f32(ar[0]);
-#line 688 "templates/gfx942/attn_fwd.hip.in"
+#line 693 "templates/gfx942/attn_fwd.hip.in"
       o[0][4][1] *= ag_bits_f32(ar[1]);
-#line 688 "templates/gfx942/attn_fwd.hip.in"
+#line 693 "templates/gfx942/attn_fwd.hip.in"
       o[0][4][2] *= ag_bits_f32(ar[2]);
-#line 688 "templates/gfx942/attn_fwd.hip.in"
+#line 693 "templates/gfx942/attn_fwd.hip.in"
       o[0][4][3] *= ag_bits_f32(ar[3]);
-#line 688 "templates/gfx942/attn_fwd.hip.in"
+#line 693 "templates/gfx942/attn_fwd.hip.in"
       o[0][5][0] *= ag_bits_f32(ar[0]);
-#line 688 "templates/gfx942/attn_fwd.hip.in"
+#line 693 "templates/gfx942/attn_fwd.hip.in"
       o[0][5][1] *= ag_bits_f32(ar[1]);
-#line 688 "templates/gfx942/attn_fwd.hip.in"
+#line 693 "templates/gfx942/attn_fwd.hip.in"
       o[0][5][2] *= ag_bits_f32(ar[2]);
-#line 688 "templates/gfx942/attn_fwd.hip.in"
+#line 693 "templates/gfx942/attn_fwd.hip.in"
       o[0][5][3] *= ag_bits_f32(ar[3]);
-#line 688 "templates/gfx942/attn_fwd.hip.in"
+#line 693 "templates/gfx942/attn_fwd.hip.in"
       o[0][6][0] *= ag_bits_f32(ar[0]);
-#line 688 "templates/gfx942/attn_fwd.hip.in"
+#line 693 "templates/gfx942/attn_fwd.hip.in"
       o[0][6][1] *= ag_bits_f32(ar[1]);
-#line 688 "templates/gfx942/attn_fwd.hip.in"
+#line 693 "templates/gfx942/attn_fwd.hip.in"
       o[0][6][2] *= ag_bits_f32(ar[2]);
-#line 688 "templates/gfx942/attn_fwd.hip.in"
+#line 693 "templates/gfx942/attn_fwd.hip.in"
       o[0][6][3] *= ag_bits_f32(ar[3]);
-#line 688 "templates/gfx942/attn_fwd.hip.in"
+#line 693 "templates/gfx942/attn_fwd.hip.in"
       o[0][7][0] *= ag_bits_f32(ar[0]);
-#line 688 "templates/gfx942/attn_fwd.hip.in"
+#line 693 "templates/gfx942/attn_fwd.hip.in"
       o[0][7][1] *= ag_bits_f32(ar[1]);
-#line 688 "templates/gfx942/attn_fwd.hip.in"
+#line 693 "templates/gfx942/attn_fwd.hip.in"
       o[0][7][2] *= ag_bits_f32(ar[2]);
-#line 688 "templates/gfx942/attn_fwd.hip.in"
+#line 693 "templates/gfx942/attn_fwd.hip.in"
       o[0][7][3] *= ag_bits_f32(ar[3]);
-#line 691 "templates/gfx942/attn_fwd.hip.in"
+#line 696 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 679 "templates/gfx942/attn_fwd.hip.in"
+#line 684 "templates/gfx942/attn_fwd.hip.in"
     if (changed[1]) {
       unsigned ar[4];
       const unsigned g4 = (ag_lane_id_here() >> 4) << 4;  // (4g) << 2
-#line 683 "templates/gfx942/attn_fwd.hip.in"
+#line 688 "templates/gfx942/attn_fwd.hip.in"
       ag_ds_bpermute_b32(ar[0], g4 + 0u, ag_f32_bits(alpha[1]));
-#line 683 "templates/gfx942/attn_fwd.hip.in"
+#line 688 "templates/gfx942/attn_fwd.hip.in"
       ag_ds_bpermute_b32(ar[1], g4 + 4u, ag_f32_bits(alpha[1]));
-#line 683 "templates/gfx942/attn_fwd.hip.in"
+#line 688 "templates/gfx942/attn_fwd.hip.in"
       ag_ds_bpermute_b32(ar[2], g4 + 8u, ag_f32_bits(alpha[1]));
-#line 683 "templates/gfx942/attn_fwd.hip.in"
+#line 688 "templates/gfx942/attn_fwd.hip.in"
       ag_ds_bpermute_b32(ar[3], g4 + 12u, ag_f32_bits(alpha[1]));
-#line 685 "templates/gfx942/attn_fwd.hip.in"
+#line 690 "templates/gfx942/attn_fwd.hip.in"
       ag_s_waitcnt_lgkmcnt<0>(ar[0], ar[1], ar[2], ar[3]);
-#line 688 "templates/gfx942/attn_fwd.hip.in"
-      o[1][0][0] *= ag_bits_f32(ar[0]);
-#line 688 "templates/gfx942/attn_fwd.hip.in"
-      o[1][0][1] *= ag_bits_f32(ar[1]);
-#line 688 "templates/gfx942/attn_fwd.hip.in"
-      o[1][0][2] *= ag_bits_f32(ar[2]);
-#line 688 "templates/gfx942/attn_fwd.hip.in"
-      o[1][0][3] *= ag_bits_f32(ar[3]);
-#line 688 "templates/gfx942/attn_fwd.hip.in"
-      o[1][1][0] *= ag_bits_f32(ar[0]);
-#line 688 "templates/gfx942/attn_fwd.hip.in"
-      o[1][1][1] *= ag_bits_f32(ar[1]);
-#line 688 "templates/gfx942/attn_fwd.hip.in"
-      o[1][1][2] *= ag_bits_f32(ar[2]);
-#line 688 "templates/gfx942/attn_fwd.hip.in"
-      o[1][1][3] *= ag_bits_f32(ar[3]);
-#line 688 "templates/gfx942/attn_fwd.hip.in"
-      o[1][2][0] *= ag_bits_f32(ar[0]);
-#line 688 "templates/gfx942/attn_fwd.hip.in"
-      o[1][2][1] *= ag_bits_f32(ar[1]);
-#line 688 "templates/gfx942/attn_fwd.hip.in"
-      o[1][2][2] *= ag_bits_f32(ar[2]);
-#line 688 "templates/gfx942/attn_fwd.hip.in"
-      o[1][2][3] *= ag_bits_f32(ar[3]);
-#line 688 "templates/gfx942/attn_fwd.hip.in"
-      o[1][3][0] *= ag_bits_f32(ar[0]);
-#line 688 "templates/gfx942/attn_fwd.hip.in"
-      o[1][3][1] *= ag_bits_f32(ar[1]);
-#line 688 "templates/gfx942/attn_fwd.hip.in"
-      o[1][3][2] *= ag_bits_f32(ar[2]);
-#line 688 "templates/gfx942/attn_fwd.hip.in"
-      o[1][3][3] *= ag_bits_f32(ar[3]);
-#line 688 "templates/gfx942/attn_fwd.hip.in"
-      o[1][4][0] *= ag_bits_f32(ar[0]);
-#line 688 "templates/gfx942/attn_fwd.hip.in"
-      o[1][4][1] *= ag_bits_f32(ar[1]);
-#line 688 "templates/gfx942/attn_fwd.hip.in"
-      o[1][4][2] *= ag_bits_f32(ar[2]);
-#line 688 "templates/gfx942/attn_fwd.hip.in"
-      o[1][4][3] *= ag_bits_f32(ar[3]);
-#line 688 "templates/gfx942/attn_fwd.hip.in"
-      o[1][5][0] *= ag_bits_f32(ar[0]);
-#line 688 "templates/gfx942/attn_fwd.hip.in"
-      o[1][5][1] *= ag_bits_f32(ar[1]);
-#line 688 "templates/gfx942/attn_fwd.hip.in"
-      o[1][5][2] *= ag_bits_f32(ar[2]);
-#line 688 "templates/gfx942/attn_fwd.hip.in"
-      o[1][5][3] *= ag_bits_f32(ar[3]);
-#line 688 "templates/gfx942/attn_fwd.hip.in"
-      o[1][6][0] *= ag_bits_f32(ar[0]);
-#line 688 "templates/gfx942/attn_fwd.hip.in"
-      o[1][6][1] *= ag_bits_f32(ar[1]);
-#line 688 "templates/gfx942/attn_fwd.hip.in"
-      o[1][6][2] *= ag_bits_f32(ar[2]);
-#line 688 "templates/gfx942/attn_fwd.hip.in"
-      o[1][6][3] *= ag_bits_f32(ar[3]);
-#line 688 "templates/gfx942/attn_fwd.hip.in"
-      o[1][7][0] *= ag_bits_f32(ar[0]);
-#line 688 "templates/gfx942/attn_fwd.hip.in"
-      o[1][7][1] *= ag_bits_f32(ar[1]);
-#line 688 "templates/gfx942/attn_fwd.hip.in"
-      o[1][7][2] *= ag_bits_f32(ar[2]);
-#line 688 "templates/gfx942/attn_fwd.hip.in"
-      o[1][7][3] *= ag_bits_f32(ar[3]);
-#line 691 "templates/gfx942/attn_fwd.hip.in"
-    }
 #line 693 "templates/gfx942/attn_fwd.hip.in"
+      o[1][0][0] *= ag_bits_f32(ar[0]);
+#line 693 "templates/gfx942/attn_fwd.hip.in"
+      o[1][0][1] *= ag_bits_f32(ar[1]);
+#line 693 "templates/gfx942/attn_fwd.hip.in"
+      o[1][0][2] *= ag_bits_f32(ar[2]);
+#line 693 "templates/gfx942/attn_fwd.hip.in"
+      o[1][0][3] *= ag_bits_f32(ar[3]);
+#line 693 "templates/gfx942/attn_fwd.hip.in"
+      o[1][1][0] *= ag_bits_f32(ar[0]);
+#line 693 "templates/gfx942/attn_fwd.hip.in"
+      o[1][1][1] *= ag_bits_f32(ar[1]);
+#line 693 "templates/gfx942/attn_fwd.hip.in"
+      o[1][1][2] *= ag_bits_f32(ar[2]);
+#line 693 "templates/gfx942/attn_fwd.hip.in"
+      o[1][1][3] *= ag_bits_f32(ar[3]);
+#line 693 "templates/gfx942/attn_fwd.hip.in"
+      o[1][2][0] *= ag_bits_f32(ar[0]);
+#line 693 "templates/gfx942/attn_fwd.hip.in"
+      o[1][2][1] *= ag_bits_f32(ar[1]);
+#line 693 "templates/gfx942/attn_fwd.hip.in"
+      o[1][2][2] *= ag_bits_f32(ar[2]);
+#line 693 "templates/gfx942/attn_fwd.hip.in"
+      o[1][2][3] *= ag_bits_f32(ar[3]);
+#line 693 "templates/gfx942/attn_fwd.hip.in"
+      o[1][3][0] *= ag_bits_f32(ar[0]);
+#line 693 "templates/gfx942/attn_fwd.hip.in"
+      o[1][3][1] *= ag_bits_f32(ar[1]);
+#line 693 "templates/gfx942/attn_fwd.hip.in"
+      o[1][3][2] *= ag_bits_f32(ar[2]);
+#line 693 "templates/gfx942/attn_fwd.hip.in"
+      o[1][3][3] *= ag_bits_f32(ar[3]);
+#line 693 "templates/gfx942/attn_fwd.hip.in"
+      o[1][4][0] *= ag_bits_f32(ar[0]);
+#line 693 "templates/gfx942/attn_fwd.hip.in"
+      o[1][4][1] *= ag_bits_f32(ar[1]);
+#line 693 "templates/gfx942/attn_fwd.hip.in"
+      o[1][4][2] *= ag_bits_f32(ar[2]);
+#line 693 "templates/gfx942/attn_fwd.hip.in"
+      o[1][4][3] *= ag_bits_f32(ar[3]);
+#line 693 "templates/gfx942/attn_fwd.hip.in"
+      o[1][5][0] *= ag_bits_f32(ar[0]);
+#line 693 "templates/gfx942/attn_fwd.hip.in"
+      o[1][5][1] *= ag_bits_f32(ar[1]);
+#line 693 "templates/gfx942/attn_fwd.hip.in"
+      o[1][5][2] *= ag_bits_f32(ar[2]);
+#line 693 "templates/gfx942/attn_fwd.hip.in"
+      o[1][5][3] *= ag_bits_f32(ar[3]);
+#line 693 "templates/gfx942/attn_fwd.hip.in"
+      o[1][6][0] *= ag_bits_f32(ar[0]);
+#line 693 "templates/gfx942/attn_fwd.hip.in"
+      o[1][6][1] *= ag_bits_f32(ar[1]);
+#line 693 "templates/gfx942/attn_fwd.hip.in"
+      o[1][6][2] *= ag_bits_f32(ar[2]);
+#line 693 "templates/gfx942/attn_fwd.hip.in"
+      o[1][6][3] *= ag_bits_f32(ar[3]);
+#line 693 "templates/gfx942/attn_fwd.hip.in"
+      o[1][7][0] *= ag_bits_f32(ar[0]);
+#line 693 "templates/gfx942/attn_fwd.hip.in"
+      o[1][7][1] *= ag_bits_f32(ar[1]);
+#line 693 "templates/gfx942/attn_fwd.hip.in"
+      o[1][7][2] *= ag_bits_f32(ar[2]);
+#line 693 "templates/gfx942/attn_fwd.hip.in"
+      o[1][7][3] *= ag_bits_f32(ar[3]);
+#line 696 "templates/gfx942/attn_fwd.hip.in"
+    }
+#line 698 "templates/gfx942/attn_fwd.hip.in"
   }
-#line 719 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
     if (grp == 0u) {
       ag_s_waitcnt_vmcnt<12>();  // K_{j+1} (DMA issued in X_j, before V_j) has landed
       ag_s_barrier();
     } else if (jj + 1u < nt) {
       ag_s_barrier();
     }
-#line 738 "templates/gfx942/attn_fwd.hip.in"
+#line 743 "templates/gfx942/attn_fwd.hip.in"
     }
     // O += P_{nt-1} V_{nt-1}
     ag_s_setprio<1>();
-#line 449 "templates/gfx942/attn_fwd.hip.in"
+#line 454 "templates/gfx942/attn_fwd.hip.in"
   {
     ag_u32x2 bv[2];
-#line 438 "templates/gfx942/attn_fwd.hip.in"
+#line 443 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_vmcnt<8>(vv[0][0], vv[0][1], vv[0][2], vv[0][3]);
-#line 441 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[0][0][0];
     bv[1].y = vv[0][0][1];
-#line 441 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[0][0][2];
     bv[0].y = vv[0][0][3];
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][0], p[0][0], bv[1]);
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][0], p[1][0], bv[1]);
-#line 441 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[0][1][0];
     bv[1].y = vv[0][1][1];
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][1], p[0][0], bv[0]);
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][1], p[1][0], bv[0]);
-#line 441 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[0][1][2];
     bv[0].y = vv[0][1][3];
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][2], p[0][0], bv[1]);
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][2], p[1][0], bv[1]);
-#line 441 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[0][2][0];
     bv[1].y = vv[0][2][1];
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][3], p[0][0], bv[0]);
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][3], p[1][0], bv[0]);
-#line 441 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[0][2][2];
     bv[0].y = vv[0][2][3];
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][4], p[0][0], bv[1]);
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][4], p[1][0], bv[1]);
-#line 441 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[0][3][0];
     bv[1].y = vv[0][3][1];
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][5], p[0][0], bv[0]);
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][5], p[1][0], bv[0]);
-#line 441 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[0][3][2];
     bv[0].y = vv[0][3][3];
-#line 418 "templates/gfx942/attn_fwd.hip.in"
+#line 423 "templates/gfx942/attn_fwd.hip.in"
     {
       const unsigned vo = v_lane + ((kv_begin + (nt - 1u) * 96u) + 48u) * 256u;
-#line 421 "templates/gfx942/attn_fwd.hip.in"
+#line 426 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<0>(vv[0][0], v_rsrc, vo);
-#line 421 "templates/gfx942/attn_fwd.hip.in"
+#line 426 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<1024>(vv[0][1], v_rsrc, vo);
-#line 421 "templates/gfx942/attn_fwd.hip.in"
+#line 426 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<2048>(vv[0][2], v_rsrc, vo);
-#line 421 "templates/gfx942/attn_fwd.hip.in"
+#line 426 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<3072>(vv[0][3], v_rsrc, vo);
-#line 423 "templates/gfx942/attn_fwd.hip.in"
+#line 428 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][6], p[0][0], bv[1]);
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][6], p[1][0], bv[1]);
-#line 438 "templates/gfx942/attn_fwd.hip.in"
+#line 443 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_vmcnt<8>(vv[1][0], vv[1][1], vv[1][2], vv[1][3]);
-#line 441 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[1][0][0];
     bv[1].y = vv[1][0][1];
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][7], p[0][0], bv[0]);
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][7], p[1][0], bv[0]);
-#line 441 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[1][0][2];
     bv[0].y = vv[1][0][3];
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][0], p[0][1], bv[1]);
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][0], p[1][1], bv[1]);
-#line 441 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[1][1][0];
     bv[1].y = vv[1][1][1];
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][1], p[0][1], bv[0]);
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][1], p[1][1], bv[0]);
-#line 441 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[1][1][2];
     bv[0].y = vv[1][1][3];
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][2], p[0][1], bv[1]);
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][2], p[1][1], bv[1]);
-#line 441 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[1][2][0];
     bv[1].y = vv[1][2][1];
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][3], p[0][1], bv[0]);
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][3], p[1][1], bv[0]);
-#line 441 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[1][2][2];
     bv[0].y = vv[1][2][3];
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][4], p[0][1], bv[1]);
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][4], p[1][1], bv[1]);
-#line 441 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[1][3][0];
     bv[1].y = vv[1][3][1];
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][5], p[0][1], bv[0]);
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][5], p[1][1], bv[0]);
-#line 441 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[1][3][2];
     bv[0].y = vv[1][3][3];
-#line 418 "templates/gfx942/attn_fwd.hip.in"
+#line 423 "templates/gfx942/attn_fwd.hip.in"
     {
       const unsigned vo = v_lane + ((kv_begin + (nt - 1u) * 96u) + 64u) * 256u;
-#line 421 "templates/gfx942/attn_fwd.hip.in"
+#line 426 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<0>(vv[1][0], v_rsrc, vo);
-#line 421 "templates/gfx942/attn_fwd.hip.in"
+#line 426 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<1024>(vv[1][1], v_rsrc, vo);
-#line 421 "templates/gfx942/attn_fwd.hip.in"
+#line 426 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<2048>(vv[1][2], v_rsrc, vo);
-#line 421 "templates/gfx942/attn_fwd.hip.in"
+#line 426 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<3072>(vv[1][3], v_rsrc, vo);
-#line 423 "templates/gfx942/attn_fwd.hip.in"
+#line 428 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][6], p[0][1], bv[1]);
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][6], p[1][1], bv[1]);
-#line 438 "templates/gfx942/attn_fwd.hip.in"
+#line 443 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_vmcnt<8>(vv[2][0], vv[2][1], vv[2][2], vv[2][3]);
-#line 441 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[2][0][0];
     bv[1].y = vv[2][0][1];
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][7], p[0][1], bv[0]);
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][7], p[1][1], bv[0]);
-#line 441 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[2][0][2];
     bv[0].y = vv[2][0][3];
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][0], p[0][2], bv[1]);
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][0], p[1][2], bv[1]);
-#line 441 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[2][1][0];
     bv[1].y = vv[2][1][1];
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][1], p[0][2], bv[0]);
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][1], p[1][2], bv[0]);
-#line 441 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[2][1][2];
     bv[0].y = vv[2][1][3];
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][2], p[0][2], bv[1]);
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][2], p[1][2], bv[1]);
-#line 441 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[2][2][0];
     bv[1].y = vv[2][2][1];
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][3], p[0][2], bv[0]);
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][3], p[1][2], bv[0]);
-#line 441 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[2][2][2];
     bv[0].y = vv[2][2][3];
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][4], p[0][2], bv[1]);
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][4], p[1][2], bv[1]);
-#line 441 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[2][3][0];
     bv[1].y = vv[2][3][1];
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][5], p[0][2], bv[0]);
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][5], p[1][2], bv[0]);
-#line 441 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[2][3][2];
     bv[0].y = vv[2][3][3];
-#line 418 "templates/gfx942/attn_fwd.hip.in"
+#line 423 "templates/gfx942/attn_fwd.hip.in"
     {
       const unsigned vo = v_lane + ((kv_begin + (nt - 1u) * 96u) + 80u) * 256u;
-#line 421 "templates/gfx942/attn_fwd.hip.in"
+#line 426 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<0>(vv[2][0], v_rsrc, vo);
-#line 421 "templates/gfx942/attn_fwd.hip.in"
+#line 426 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<1024>(vv[2][1], v_rsrc, vo);
-#line 421 "templates/gfx942/attn_fwd.hip.in"
+#line 426 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<2048>(vv[2][2], v_rsrc, vo);
-#line 421 "templates/gfx942/attn_fwd.hip.in"
+#line 426 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<3072>(vv[2][3], v_rsrc, vo);
-#line 423 "templates/gfx942/attn_fwd.hip.in"
+#line 428 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][6], p[0][2], bv[1]);
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][6], p[1][2], bv[1]);
-#line 438 "templates/gfx942/attn_fwd.hip.in"
+#line 443 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_vmcnt<8>(vv[0][0], vv[0][1], vv[0][2], vv[0][3]);
-#line 441 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[0][0][0];
     bv[1].y = vv[0][0][1];
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][7], p[0][2], bv[0]);
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][7], p[1][2], bv[0]);
-#line 441 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[0][0][2];
     bv[0].y = vv[0][0][3];
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][0], p[0][3], bv[1]);
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][0], p[1][3], bv[1]);
-#line 441 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[0][1][0];
     bv[1].y = vv[0][1][1];
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][1], p[0][3], bv[0]);
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][1], p[1][3], bv[0]);
-#line 441 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[0][1][2];
     bv[0].y = vv[0][1][3];
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][2], p[0][3], bv[1]);
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][2], p[1][3], bv[1]);
-#line 441 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[0][2][0];
     bv[1].y = vv[0][2][1];
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][3], p[0][3], bv[0]);
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][3], p[1][3], bv[0]);
-#line 441 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[0][2][2];
     bv[0].y = vv[0][2][3];
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][4], p[0][3], bv[1]);
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][4], p[1][3], bv[1]);
-#line 441 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[0][3][0];
     bv[1].y = vv[0][3][1];
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][5], p[0][3], bv[0]);
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][5], p[1][3], bv[0]);
-#line 441 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[0][3][2];
     bv[0].y = vv[0][3][3];
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][6], p[0][3], bv[1]);
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][6], p[1][3], bv[1]);
-#line 438 "templates/gfx942/attn_fwd.hip.in"
+#line 443 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_vmcnt<4>(vv[1][0], vv[1][1], vv[1][2], vv[1][3]);
-#line 441 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[1][0][0];
     bv[1].y = vv[1][0][1];
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][7], p[0][3], bv[0]);
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][7], p[1][3], bv[0]);
-#line 441 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[1][0][2];
     bv[0].y = vv[1][0][3];
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][0], p[0][4], bv[1]);
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][0], p[1][4], bv[1]);
-#line 441 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[1][1][0];
     bv[1].y = vv[1][1][1];
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][1], p[0][4], bv[0]);
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][1], p[1][4], bv[0]);
-#line 441 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[1][1][2];
     bv[0].y = vv[1][1][3];
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][2], p[0][4], bv[1]);
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][2], p[1][4], bv[1]);
-#line 441 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[1][2][0];
     bv[1].y = vv[1][2][1];
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][3], p[0][4], bv[0]);
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][3], p[1][4], bv[0]);
-#line 441 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[1][2][2];
     bv[0].y = vv[1][2][3];
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][4], p[0][4], bv[1]);
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][4], p[1][4], bv[1]);
-#line 441 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[1][3][0];
     bv[1].y = vv[1][3][1];
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][5], p[0][4], bv[0]);
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][5], p[1][4], bv[0]);
-#line 441 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[1][3][2];
     bv[0].y = vv[1][3][3];
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][6], p[0][4], bv[1]);
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][6], p[1][4], bv[1]);
-#line 438 "templates/gfx942/attn_fwd.hip.in"
+#line 443 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_vmcnt<0>(vv[2][0], vv[2][1], vv[2][2], vv[2][3]);
-#line 441 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[2][0][0];
     bv[1].y = vv[2][0][1];
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][7], p[0][4], bv[0]);
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][7], p[1][4], bv[0]);
-#line 441 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[2][0][2];
     bv[0].y = vv[2][0][3];
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][0], p[0][5], bv[1]);
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][0], p[1][5], bv[1]);
-#line 441 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[2][1][0];
     bv[1].y = vv[2][1][1];
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][1], p[0][5], bv[0]);
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][1], p[1][5], bv[0]);
-#line 441 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[2][1][2];
     bv[0].y = vv[2][1][3];
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][2], p[0][5], bv[1]);
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][2], p[1][5], bv[1]);
-#line 441 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[2][2][0];
     bv[1].y = vv[2][2][1];
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][3], p[0][5], bv[0]);
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][3], p[1][5], bv[0]);
-#line 441 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[2][2][2];
     bv[0].y = vv[2][2][3];
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][4], p[0][5], bv[1]);
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][4], p[1][5], bv[1]);
-#line 441 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[2][3][0];
     bv[1].y = vv[2][3][1];
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][5], p[0][5], bv[0]);
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][5], p[1][5], bv[0]);
-#line 441 "templates/gfx942/attn_fwd.hip.in"
+#line 446 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[2][3][2];
     bv[0].y = vv[2][3][3];
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][6], p[0][5], bv[1]);
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][6], p[1][5], bv[1]);
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][7], p[0][5], bv[0]);
-#line 455 "templates/gfx942/attn_fwd.hip.in"
+#line 460 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][7], p[1][5], bv[0]);
-#line 458 "templates/gfx942/attn_fwd.hip.in"
+#line 463 "templates/gfx942/attn_fwd.hip.in"
   }
-#line 742 "templates/gfx942/attn_fwd.hip.in"
+#line 747 "templates/gfx942/attn_fwd.hip.in"
     ag_s_setprio<0>();
   }
   ag_s_waitcnt_vmcnt<0>();  // K DMAs past the end (zero-filled) are complete
@@ -5233,302 +5255,302 @@ AG_KERNEL(512) void attn_fwd_d128_bhsd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942(attng
   float lsum[2];
   {
     unsigned xr[2];
-#line 755 "templates/gfx942/attn_fwd.hip.in"
+#line 760 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_swizzle_b32<0x401F>(xr[0], ag_f32_bits(l[0]));
-#line 755 "templates/gfx942/attn_fwd.hip.in"
+#line 760 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_swizzle_b32<0x401F>(xr[1], ag_f32_bits(l[1]));
-#line 757 "templates/gfx942/attn_fwd.hip.in"
-    ag_s_waitcnt_lgkmcnt<0>(xr[0], xr[1]);
-#line 759 "templates/gfx942/attn_fwd.hip.in"
-    lsum[0] = l[0] + ag_bits_f32(xr[0]);
-    ag_ds_bpermute_b32(xr[0], (lane ^ 32u) << 2, ag_f32_bits(lsum[0]));
-#line 759 "templates/gfx942/attn_fwd.hip.in"
-    lsum[1] = l[1] + ag_bits_f32(xr[1]);
-    ag_ds_bpermute_b32(xr[1], (lane ^ 32u) << 2, ag_f32_bits(lsum[1]));
 #line 762 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<0>(xr[0], xr[1]);
 #line 764 "templates/gfx942/attn_fwd.hip.in"
-    lsum[0] = lsum[0] + ag_bits_f32(xr[0]);
+    lsum[0] = l[0] + ag_bits_f32(xr[0]);
+    ag_ds_bpermute_b32(xr[0], (lane ^ 32u) << 2, ag_f32_bits(lsum[0]));
 #line 764 "templates/gfx942/attn_fwd.hip.in"
+    lsum[1] = l[1] + ag_bits_f32(xr[1]);
+    ag_ds_bpermute_b32(xr[1], (lane ^ 32u) << 2, ag_f32_bits(lsum[1]));
+#line 767 "templates/gfx942/attn_fwd.hip.in"
+    ag_s_waitcnt_lgkmcnt<0>(xr[0], xr[1]);
+#line 769 "templates/gfx942/attn_fwd.hip.in"
+    lsum[0] = lsum[0] + ag_bits_f32(xr[0]);
+#line 769 "templates/gfx942/attn_fwd.hip.in"
     lsum[1] = lsum[1] + ag_bits_f32(xr[1]);
-#line 766 "templates/gfx942/attn_fwd.hip.in"
+#line 771 "templates/gfx942/attn_fwd.hip.in"
   }
-#line 768 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
   if (part >= 0) {  // split part: unnormalized O, m and l of each row into the workspace
-#line 770 "templates/gfx942/attn_fwd.hip.in"
+#line 775 "templates/gfx942/attn_fwd.hip.in"
     // the split partials follow the pre-transposed V in the workspace
     const unsigned long long vt_floats = (unsigned long long)a.B * Hkv * vt_chunks * 1024ull;
-#line 773 "templates/gfx942/attn_fwd.hip.in"
+#line 778 "templates/gfx942/attn_fwd.hip.in"
     const unsigned long long ws_off = ((unsigned long long)(job - (unsigned)a.split_first) *
                                            (unsigned)a.num_splits + (unsigned)part) *
                                       33280ull;
     const ag_rsrc ws_rsrc = ag_make_rsrc(a.ws + vt_floats + ws_off, 133120u);
-#line 779 "templates/gfx942/attn_fwd.hip.in"
+#line 784 "templates/gfx942/attn_fwd.hip.in"
     {
       const unsigned row = wave * 32u + 0u + 4u * g;
       const ag_u32x4 lo = {ag_f32_bits(o[0][0][0]), ag_f32_bits(o[0][1][0]),
                            ag_f32_bits(o[0][2][0]), ag_f32_bits(o[0][3][0])};
-#line 784 "templates/gfx942/attn_fwd.hip.in"
+#line 789 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x4 hi = {ag_f32_bits(o[0][4][0]), ag_f32_bits(o[0][5][0]),
                            ag_f32_bits(o[0][6][0]), ag_f32_bits(o[0][7][0])};
-#line 787 "templates/gfx942/attn_fwd.hip.in"
+#line 792 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_store_dwordx4<0>(ws_rsrc, (row * 128u + 8u * c) * 4u, lo);
-#line 789 "templates/gfx942/attn_fwd.hip.in"
+#line 794 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_store_dwordx4<16>(ws_rsrc, (row * 128u + 8u * c) * 4u, hi);
-#line 791 "templates/gfx942/attn_fwd.hip.in"
+#line 796 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 779 "templates/gfx942/attn_fwd.hip.in"
+#line 784 "templates/gfx942/attn_fwd.hip.in"
     {
       const unsigned row = wave * 32u + 1u + 4u * g;
       const ag_u32x4 lo = {ag_f32_bits(o[0][0][1]), ag_f32_bits(o[0][1][1]),
                            ag_f32_bits(o[0][2][1]), ag_f32_bits(o[0][3][1])};
-#line 784 "templates/gfx942/attn_fwd.hip.in"
+#line 789 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x4 hi = {ag_f32_bits(o[0][4][1]), ag_f32_bits(o[0][5][1]),
                            ag_f32_bits(o[0][6][1]), ag_f32_bits(o[0][7][1])};
-#line 787 "templates/gfx942/attn_fwd.hip.in"
+#line 792 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_store_dwordx4<0>(ws_rsrc, (row * 128u + 8u * c) * 4u, lo);
-#line 789 "templates/gfx942/attn_fwd.hip.in"
+#line 794 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_store_dwordx4<16>(ws_rsrc, (row * 128u + 8u * c) * 4u, hi);
-#line 791 "templates/gfx942/attn_fwd.hip.in"
+#line 796 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 779 "templates/gfx942/attn_fwd.hip.in"
+#line 784 "templates/gfx942/attn_fwd.hip.in"
     {
       const unsigned row = wave * 32u + 2u + 4u * g;
       const ag_u32x4 lo = {ag_f32_bits(o[0][0][2]), ag_f32_bits(o[0][1][2]),
                            ag_f32_bits(o[0][2][2]), ag_f32_bits(o[0][3][2])};
-#line 784 "templates/gfx942/attn_fwd.hip.in"
+#line 789 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x4 hi = {ag_f32_bits(o[0][4][2]), ag_f32_bits(o[0][5][2]),
                            ag_f32_bits(o[0][6][2]), ag_f32_bits(o[0][7][2])};
-#line 787 "templates/gfx942/attn_fwd.hip.in"
+#line 792 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_store_dwordx4<0>(ws_rsrc, (row * 128u + 8u * c) * 4u, lo);
-#line 789 "templates/gfx942/attn_fwd.hip.in"
+#line 794 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_store_dwordx4<16>(ws_rsrc, (row * 128u + 8u * c) * 4u, hi);
-#line 791 "templates/gfx942/attn_fwd.hip.in"
+#line 796 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 779 "templates/gfx942/attn_fwd.hip.in"
+#line 784 "templates/gfx942/attn_fwd.hip.in"
     {
       const unsigned row = wave * 32u + 3u + 4u * g;
       const ag_u32x4 lo = {ag_f32_bits(o[0][0][3]), ag_f32_bits(o[0][1][3]),
                            ag_f32_bits(o[0][2][3]), ag_f32_bits(o[0][3][3])};
-#line 784 "templates/gfx942/attn_fwd.hip.in"
+#line 789 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x4 hi = {ag_f32_bits(o[0][4][3]), ag_f32_bits(o[0][5][3]),
                            ag_f32_bits(o[0][6][3]), ag_f32_bits(o[0][7][3])};
-#line 787 "templates/gfx942/attn_fwd.hip.in"
+#line 792 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_store_dwordx4<0>(ws_rsrc, (row * 128u + 8u * c) * 4u, lo);
-#line 789 "templates/gfx942/attn_fwd.hip.in"
+#line 794 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_store_dwordx4<16>(ws_rsrc, (row * 128u + 8u * c) * 4u, hi);
-#line 791 "templates/gfx942/attn_fwd.hip.in"
+#line 796 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 793 "templates/gfx942/attn_fwd.hip.in"
+#line 798 "templates/gfx942/attn_fwd.hip.in"
     {
       const unsigned row = wave * 32u + 0u + c;
       const ag_u32x2 ml = {ag_f32_bits(m[0]), ag_f32_bits(lsum[0])};
       ag_buffer_store_dwordx2<0>(ws_rsrc, g == 0u ? (32768u + 2u * row) * 4u : 0x80000000u, ml);
     }
-#line 779 "templates/gfx942/attn_fwd.hip.in"
+#line 784 "templates/gfx942/attn_fwd.hip.in"
     {
       const unsigned row = wave * 32u + 16u + 4u * g;
       const ag_u32x4 lo = {ag_f32_bits(o[1][0][0]), ag_f32_bits(o[1][1][0]),
                            ag_f32_bits(o[1][2][0]), ag_f32_bits(o[1][3][0])};
-#line 784 "templates/gfx942/attn_fwd.hip.in"
+#line 789 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x4 hi = {ag_f32_bits(o[1][4][0]), ag_f32_bits(o[1][5][0]),
                            ag_f32_bits(o[1][6][0]), ag_f32_bits(o[1][7][0])};
-#line 787 "templates/gfx942/attn_fwd.hip.in"
+#line 792 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_store_dwordx4<0>(ws_rsrc, (row * 128u + 8u * c) * 4u, lo);
-#line 789 "templates/gfx942/attn_fwd.hip.in"
+#line 794 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_store_dwordx4<16>(ws_rsrc, (row * 128u + 8u * c) * 4u, hi);
-#line 791 "templates/gfx942/attn_fwd.hip.in"
+#line 796 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 779 "templates/gfx942/attn_fwd.hip.in"
+#line 784 "templates/gfx942/attn_fwd.hip.in"
     {
       const unsigned row = wave * 32u + 17u + 4u * g;
       const ag_u32x4 lo = {ag_f32_bits(o[1][0][1]), ag_f32_bits(o[1][1][1]),
                            ag_f32_bits(o[1][2][1]), ag_f32_bits(o[1][3][1])};
-#line 784 "templates/gfx942/attn_fwd.hip.in"
+#line 789 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x4 hi = {ag_f32_bits(o[1][4][1]), ag_f32_bits(o[1][5][1]),
                            ag_f32_bits(o[1][6][1]), ag_f32_bits(o[1][7][1])};
-#line 787 "templates/gfx942/attn_fwd.hip.in"
+#line 792 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_store_dwordx4<0>(ws_rsrc, (row * 128u + 8u * c) * 4u, lo);
-#line 789 "templates/gfx942/attn_fwd.hip.in"
+#line 794 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_store_dwordx4<16>(ws_rsrc, (row * 128u + 8u * c) * 4u, hi);
-#line 791 "templates/gfx942/attn_fwd.hip.in"
+#line 796 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 779 "templates/gfx942/attn_fwd.hip.in"
+#line 784 "templates/gfx942/attn_fwd.hip.in"
     {
       const unsigned row = wave * 32u + 18u + 4u * g;
       const ag_u32x4 lo = {ag_f32_bits(o[1][0][2]), ag_f32_bits(o[1][1][2]),
                            ag_f32_bits(o[1][2][2]), ag_f32_bits(o[1][3][2])};
-#line 784 "templates/gfx942/attn_fwd.hip.in"
+#line 789 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x4 hi = {ag_f32_bits(o[1][4][2]), ag_f32_bits(o[1][5][2]),
                            ag_f32_bits(o[1][6][2]), ag_f32_bits(o[1][7][2])};
-#line 787 "templates/gfx942/attn_fwd.hip.in"
+#line 792 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_store_dwordx4<0>(ws_rsrc, (row * 128u + 8u * c) * 4u, lo);
-#line 789 "templates/gfx942/attn_fwd.hip.in"
+#line 794 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_store_dwordx4<16>(ws_rsrc, (row * 128u + 8u * c) * 4u, hi);
-#line 791 "templates/gfx942/attn_fwd.hip.in"
+#line 796 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 779 "templates/gfx942/attn_fwd.hip.in"
+#line 784 "templates/gfx942/attn_fwd.hip.in"
     {
       const unsigned row = wave * 32u + 19u + 4u * g;
       const ag_u32x4 lo = {ag_f32_bits(o[1][0][3]), ag_f32_bits(o[1][1][3]),
                            ag_f32_bits(o[1][2][3]), ag_f32_bits(o[1][3][3])};
-#line 784 "templates/gfx942/attn_fwd.hip.in"
+#line 789 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x4 hi = {ag_f32_bits(o[1][4][3]), ag_f32_bits(o[1][5][3]),
                            ag_f32_bits(o[1][6][3]), ag_f32_bits(o[1][7][3])};
-#line 787 "templates/gfx942/attn_fwd.hip.in"
+#line 792 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_store_dwordx4<0>(ws_rsrc, (row * 128u + 8u * c) * 4u, lo);
-#line 789 "templates/gfx942/attn_fwd.hip.in"
+#line 794 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_store_dwordx4<16>(ws_rsrc, (row * 128u + 8u * c) * 4u, hi);
-#line 791 "templates/gfx942/attn_fwd.hip.in"
+#line 796 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 793 "templates/gfx942/attn_fwd.hip.in"
+#line 798 "templates/gfx942/attn_fwd.hip.in"
     {
       const unsigned row = wave * 32u + 16u + c;
       const ag_u32x2 ml = {ag_f32_bits(m[1]), ag_f32_bits(lsum[1])};
       ag_buffer_store_dwordx2<0>(ws_rsrc, g == 0u ? (32768u + 2u * row) * 4u : 0x80000000u, ml);
     }
-#line 799 "templates/gfx942/attn_fwd.hip.in"
+#line 804 "templates/gfx942/attn_fwd.hip.in"
     return;
   }
-#line 802 "templates/gfx942/attn_fwd.hip.in"
+#line 807 "templates/gfx942/attn_fwd.hip.in"
   {
-#line 804 "templates/gfx942/attn_fwd.hip.in"
+#line 809 "templates/gfx942/attn_fwd.hip.in"
     float inv0;
     unsigned ir0[4];
     inv0 = lsum[0] == 0.0f ? 0.0f : 1.0f / lsum[0];
-#line 808 "templates/gfx942/attn_fwd.hip.in"
+#line 813 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_bpermute_b32(ir0[0], (4u * g + 0u) << 2, ag_f32_bits(inv0));
-#line 808 "templates/gfx942/attn_fwd.hip.in"
+#line 813 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_bpermute_b32(ir0[1], (4u * g + 1u) << 2, ag_f32_bits(inv0));
-#line 808 "templates/gfx942/attn_fwd.hip.in"
+#line 813 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_bpermute_b32(ir0[2], (4u * g + 2u) << 2, ag_f32_bits(inv0));
-#line 808 "templates/gfx942/attn_fwd.hip.in"
+#line 813 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_bpermute_b32(ir0[3], (4u * g + 3u) << 2, ag_f32_bits(inv0));
-#line 804 "templates/gfx942/attn_fwd.hip.in"
+#line 809 "templates/gfx942/attn_fwd.hip.in"
     float inv1;
     unsigned ir1[4];
     inv1 = lsum[1] == 0.0f ? 0.0f : 1.0f / lsum[1];
-#line 808 "templates/gfx942/attn_fwd.hip.in"
+#line 813 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_bpermute_b32(ir1[0], (4u * g + 0u) << 2, ag_f32_bits(inv1));
-#line 808 "templates/gfx942/attn_fwd.hip.in"
+#line 813 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_bpermute_b32(ir1[1], (4u * g + 1u) << 2, ag_f32_bits(inv1));
-#line 808 "templates/gfx942/attn_fwd.hip.in"
+#line 813 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_bpermute_b32(ir1[2], (4u * g + 2u) << 2, ag_f32_bits(inv1));
-#line 808 "templates/gfx942/attn_fwd.hip.in"
+#line 813 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_bpermute_b32(ir1[3], (4u * g + 3u) << 2, ag_f32_bits(inv1));
-#line 811 "templates/gfx942/attn_fwd.hip.in"
+#line 816 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<0>(ir0[0], ir0[1], ir0[2], ir0[3], ir1[0], ir1[1], ir1[2], ir1[3]);
-#line 814 "templates/gfx942/attn_fwd.hip.in"
+#line 819 "templates/gfx942/attn_fwd.hip.in"
     {
       const float r = ag_bits_f32(ir0[0]);
-#line 825 "templates/gfx942/attn_fwd.hip.in"
+#line 830 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x4 out = {ag_pack_bf16_rtne(o[0][0][0] * r, o[0][1][0] * r),
                             ag_pack_bf16_rtne(o[0][2][0] * r, o[0][3][0] * r),
                             ag_pack_bf16_rtne(o[0][4][0] * r, o[0][5][0] * r),
                             ag_pack_bf16_rtne(o[0][6][0] * r, o[0][7][0] * r)};
-      ag_buffer_store_dwordx4<0>(o_rsrc, (q_row0 + 0u + 4u * g) * rs + 16u * c, out);
-#line 835 "templates/gfx942/attn_fwd.hip.in"
+      ag_buffer_store_dwordx4<0>(o_rsrc, (q_row0 + 0u + 4u * g) * o_rs + 16u * c, out);
+#line 840 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 814 "templates/gfx942/attn_fwd.hip.in"
+#line 819 "templates/gfx942/attn_fwd.hip.in"
     {
       const float r = ag_bits_f32(ir0[1]);
-#line 825 "templates/gfx942/attn_fwd.hip.in"
+#line 830 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x4 out = {ag_pack_bf16_rtne(o[0][0][1] * r, o[0][1][1] * r),
                             ag_pack_bf16_rtne(o[0][2][1] * r, o[0][3][1] * r),
                             ag_pack_bf16_rtne(o[0][4][1] * r, o[0][5][1] * r),
                             ag_pack_bf16_rtne(o[0][6][1] * r, o[0][7][1] * r)};
-      ag_buffer_store_dwordx4<0>(o_rsrc, (q_row0 + 1u + 4u * g) * rs + 16u * c, out);
-#line 835 "templates/gfx942/attn_fwd.hip.in"
+      ag_buffer_store_dwordx4<0>(o_rsrc, (q_row0 + 1u + 4u * g) * o_rs + 16u * c, out);
+#line 840 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 814 "templates/gfx942/attn_fwd.hip.in"
+#line 819 "templates/gfx942/attn_fwd.hip.in"
     {
       const float r = ag_bits_f32(ir0[2]);
-#line 825 "templates/gfx942/attn_fwd.hip.in"
+#line 830 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x4 out = {ag_pack_bf16_rtne(o[0][0][2] * r, o[0][1][2] * r),
                             ag_pack_bf16_rtne(o[0][2][2] * r, o[0][3][2] * r),
                             ag_pack_bf16_rtne(o[0][4][2] * r, o[0][5][2] * r),
                             ag_pack_bf16_rtne(o[0][6][2] * r, o[0][7][2] * r)};
-      ag_buffer_store_dwordx4<0>(o_rsrc, (q_row0 + 2u + 4u * g) * rs + 16u * c, out);
-#line 835 "templates/gfx942/attn_fwd.hip.in"
+      ag_buffer_store_dwordx4<0>(o_rsrc, (q_row0 + 2u + 4u * g) * o_rs + 16u * c, out);
+#line 840 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 814 "templates/gfx942/attn_fwd.hip.in"
+#line 819 "templates/gfx942/attn_fwd.hip.in"
     {
       const float r = ag_bits_f32(ir0[3]);
-#line 825 "templates/gfx942/attn_fwd.hip.in"
+#line 830 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x4 out = {ag_pack_bf16_rtne(o[0][0][3] * r, o[0][1][3] * r),
                             ag_pack_bf16_rtne(o[0][2][3] * r, o[0][3][3] * r),
                             ag_pack_bf16_rtne(o[0][4][3] * r, o[0][5][3] * r),
                             ag_pack_bf16_rtne(o[0][6][3] * r, o[0][7][3] * r)};
-      ag_buffer_store_dwordx4<0>(o_rsrc, (q_row0 + 3u + 4u * g) * rs + 16u * c, out);
-#line 835 "templates/gfx942/attn_fwd.hip.in"
+      ag_buffer_store_dwordx4<0>(o_rsrc, (q_row0 + 3u + 4u * g) * o_rs + 16u * c, out);
+#line 840 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 814 "templates/gfx942/attn_fwd.hip.in"
+#line 819 "templates/gfx942/attn_fwd.hip.in"
     {
       const float r = ag_bits_f32(ir1[0]);
-#line 825 "templates/gfx942/attn_fwd.hip.in"
+#line 830 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x4 out = {ag_pack_bf16_rtne(o[1][0][0] * r, o[1][1][0] * r),
                             ag_pack_bf16_rtne(o[1][2][0] * r, o[1][3][0] * r),
                             ag_pack_bf16_rtne(o[1][4][0] * r, o[1][5][0] * r),
                             ag_pack_bf16_rtne(o[1][6][0] * r, o[1][7][0] * r)};
-      ag_buffer_store_dwordx4<0>(o_rsrc, (q_row0 + 16u + 4u * g) * rs + 16u * c, out);
-#line 835 "templates/gfx942/attn_fwd.hip.in"
+      ag_buffer_store_dwordx4<0>(o_rsrc, (q_row0 + 16u + 4u * g) * o_rs + 16u * c, out);
+#line 840 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 814 "templates/gfx942/attn_fwd.hip.in"
+#line 819 "templates/gfx942/attn_fwd.hip.in"
     {
       const float r = ag_bits_f32(ir1[1]);
-#line 825 "templates/gfx942/attn_fwd.hip.in"
+#line 830 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x4 out = {ag_pack_bf16_rtne(o[1][0][1] * r, o[1][1][1] * r),
                             ag_pack_bf16_rtne(o[1][2][1] * r, o[1][3][1] * r),
                             ag_pack_bf16_rtne(o[1][4][1] * r, o[1][5][1] * r),
                             ag_pack_bf16_rtne(o[1][6][1] * r, o[1][7][1] * r)};
-      ag_buffer_store_dwordx4<0>(o_rsrc, (q_row0 + 17u + 4u * g) * rs + 16u * c, out);
-#line 835 "templates/gfx942/attn_fwd.hip.in"
+      ag_buffer_store_dwordx4<0>(o_rsrc, (q_row0 + 17u + 4u * g) * o_rs + 16u * c, out);
+#line 840 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 814 "templates/gfx942/attn_fwd.hip.in"
+#line 819 "templates/gfx942/attn_fwd.hip.in"
     {
       const float r = ag_bits_f32(ir1[2]);
-#line 825 "templates/gfx942/attn_fwd.hip.in"
+#line 830 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x4 out = {ag_pack_bf16_rtne(o[1][0][2] * r, o[1][1][2] * r),
                             ag_pack_bf16_rtne(o[1][2][2] * r, o[1][3][2] * r),
                             ag_pack_bf16_rtne(o[1][4][2] * r, o[1][5][2] * r),
                             ag_pack_bf16_rtne(o[1][6][2] * r, o[1][7][2] * r)};
-      ag_buffer_store_dwordx4<0>(o_rsrc, (q_row0 + 18u + 4u * g) * rs + 16u * c, out);
-#line 835 "templates/gfx942/attn_fwd.hip.in"
+      ag_buffer_store_dwordx4<0>(o_rsrc, (q_row0 + 18u + 4u * g) * o_rs + 16u * c, out);
+#line 840 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 814 "templates/gfx942/attn_fwd.hip.in"
+#line 819 "templates/gfx942/attn_fwd.hip.in"
     {
       const float r = ag_bits_f32(ir1[3]);
-#line 825 "templates/gfx942/attn_fwd.hip.in"
+#line 830 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x4 out = {ag_pack_bf16_rtne(o[1][0][3] * r, o[1][1][3] * r),
                             ag_pack_bf16_rtne(o[1][2][3] * r, o[1][3][3] * r),
                             ag_pack_bf16_rtne(o[1][4][3] * r, o[1][5][3] * r),
                             ag_pack_bf16_rtne(o[1][6][3] * r, o[1][7][3] * r)};
-      ag_buffer_store_dwordx4<0>(o_rsrc, (q_row0 + 19u + 4u * g) * rs + 16u * c, out);
-#line 835 "templates/gfx942/attn_fwd.hip.in"
+      ag_buffer_store_dwordx4<0>(o_rsrc, (q_row0 + 19u + 4u * g) * o_rs + 16u * c, out);
+#line 840 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 838 "templates/gfx942/attn_fwd.hip.in"
+#line 843 "templates/gfx942/attn_fwd.hip.in"
   }
   if (a.lse) {  // natural-log LSE = m ln2 + ln l; row c, written by the lanes with g == 0
-#line 846 "templates/gfx942/attn_fwd.hip.in"
+#line 851 "templates/gfx942/attn_fwd.hip.in"
     const ag_rsrc lse_rsrc = ag_make_rsrc(a.lse + ((unsigned long long)b * H + h) * (unsigned)a.Sq,
                                           (unsigned)a.Sq * 4u);
-#line 850 "templates/gfx942/attn_fwd.hip.in"
+#line 855 "templates/gfx942/attn_fwd.hip.in"
     {
       const float lse = m[0] * 0.693147180559945309f + ag_v_log_f32(lsum[0]) * 0.693147180559945309f;
       ag_buffer_store_dword<0>(lse_rsrc, g == 0u ? (q_row0 + 0u + c) * 4u : 0x80000000u,
                                ag_f32_bits(lse));
     }
-#line 850 "templates/gfx942/attn_fwd.hip.in"
+#line 855 "templates/gfx942/attn_fwd.hip.in"
     {
       const float lse = m[1] * 0.693147180559945309f + ag_v_log_f32(lsum[1]) * 0.693147180559945309f;
       ag_buffer_store_dword<0>(lse_rsrc, g == 0u ? (q_row0 + 16u + c) * 4u : 0x80000000u,
                                ag_f32_bits(lse));
     }
-#line 856 "templates/gfx942/attn_fwd.hip.in"
+#line 861 "templates/gfx942/attn_fwd.hip.in"
   }
   }  // epilogue
 }
-#line 860 "templates/gfx942/attn_fwd.hip.in"
+#line 865 "templates/gfx942/attn_fwd.hip.in"
 
 // Merge of the tail KV split (grid: one block per split q-job, see runtime/src/split_plan.h).
 // For each row and each 8-column chunk, in the fixed part order 0..num_splits-1:
@@ -5547,23 +5569,23 @@ AG_KERNEL(512) void attn_fwd_d128_bhsd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942_merge
   const unsigned bh = job / (unsigned)a.num_q_blocks;
   const unsigned h = bh % H, b = bh / H;
   const unsigned ns = (unsigned)a.num_splits;
-#line 882 "templates/gfx942/attn_fwd.hip.in"
-  const unsigned rs = 256u;
-  const unsigned long long q_base = ((unsigned long long)b * H + h) * (unsigned)a.Sq * 256ull;
-#line 885 "templates/gfx942/attn_fwd.hip.in"
-  const unsigned q_bytes = a.Sq > 0 ? ((unsigned)a.Sq - 1u) * rs + 256u : 0u;
-  const ag_rsrc o_rsrc = ag_make_rsrc((const char *)a.o + q_base, q_bytes);
-#line 888 "templates/gfx942/attn_fwd.hip.in"
+  // O through the call's strides (kargs.h)
+  const unsigned rs = (unsigned)a.o_ss * 2u;
+  const unsigned long long o_base = 2ull * ((unsigned long long)b * (unsigned long long)a.o_sb +
+                                            (unsigned long long)h * (unsigned)a.o_sh);
+  const unsigned o_bytes = a.Sq > 0 ? ((unsigned)a.Sq - 1u) * rs + 256u : 0u;
+  const ag_rsrc o_rsrc = ag_make_rsrc((const char *)a.o + o_base, o_bytes);
+#line 890 "templates/gfx942/attn_fwd.hip.in"
   // the split partials follow the pre-transposed V in the workspace
   const unsigned Hkv = a.H_kv > 0 ? (unsigned)a.H_kv : H;
   const unsigned long long vt_floats = (unsigned long long)a.B * Hkv * (((unsigned)a.Skv + 15u) / 16u) * 1024ull;
-#line 892 "templates/gfx942/attn_fwd.hip.in"
+#line 894 "templates/gfx942/attn_fwd.hip.in"
   const ag_rsrc ws_rsrc = ag_make_rsrc(a.ws + vt_floats + (unsigned long long)sj * ns * 33280ull,
                                        ns * 133120u);
   const bool want_lse = a.lse != 0;
   const ag_rsrc lse_rsrc = ag_make_rsrc(want_lse ? a.lse + ((unsigned long long)b * H + h) * (unsigned)a.Sq : a.lse,
                                         want_lse ? (unsigned)a.Sq * 4u : 0u);
-#line 898 "templates/gfx942/attn_fwd.hip.in"
+#line 900 "templates/gfx942/attn_fwd.hip.in"
   {
     const unsigned item = ag_thread_id() + 0u;
     const unsigned row = item >> 4, ch = item & 15u;
@@ -5607,7 +5629,7 @@ AG_KERNEL(512) void attn_fwd_d128_bhsd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942_merge
     const float lse = mmax * 0.693147180559945309f + ag_v_log_f32(lt) * 0.693147180559945309f;
     ag_buffer_store_dword<0>(lse_rsrc, ch == 0u ? q_row * 4u : 0x80000000u, ag_f32_bits(lse));
   }
-#line 898 "templates/gfx942/attn_fwd.hip.in"
+#line 900 "templates/gfx942/attn_fwd.hip.in"
   {
     const unsigned item = ag_thread_id() + 512u;
     const unsigned row = item >> 4, ch = item & 15u;
@@ -5651,7 +5673,7 @@ AG_KERNEL(512) void attn_fwd_d128_bhsd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942_merge
     const float lse = mmax * 0.693147180559945309f + ag_v_log_f32(lt) * 0.693147180559945309f;
     ag_buffer_store_dword<0>(lse_rsrc, ch == 0u ? q_row * 4u : 0x80000000u, ag_f32_bits(lse));
   }
-#line 898 "templates/gfx942/attn_fwd.hip.in"
+#line 900 "templates/gfx942/attn_fwd.hip.in"
   {
     const unsigned item = ag_thread_id() + 1024u;
     const unsigned row = item >> 4, ch = item & 15u;
@@ -5695,7 +5717,7 @@ AG_KERNEL(512) void attn_fwd_d128_bhsd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942_merge
     const float lse = mmax * 0.693147180559945309f + ag_v_log_f32(lt) * 0.693147180559945309f;
     ag_buffer_store_dword<0>(lse_rsrc, ch == 0u ? q_row * 4u : 0x80000000u, ag_f32_bits(lse));
   }
-#line 898 "templates/gfx942/attn_fwd.hip.in"
+#line 900 "templates/gfx942/attn_fwd.hip.in"
   {
     const unsigned item = ag_thread_id() + 1536u;
     const unsigned row = item >> 4, ch = item & 15u;
@@ -5739,7 +5761,7 @@ AG_KERNEL(512) void attn_fwd_d128_bhsd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942_merge
     const float lse = mmax * 0.693147180559945309f + ag_v_log_f32(lt) * 0.693147180559945309f;
     ag_buffer_store_dword<0>(lse_rsrc, ch == 0u ? q_row * 4u : 0x80000000u, ag_f32_bits(lse));
   }
-#line 898 "templates/gfx942/attn_fwd.hip.in"
+#line 900 "templates/gfx942/attn_fwd.hip.in"
   {
     const unsigned item = ag_thread_id() + 2048u;
     const unsigned row = item >> 4, ch = item & 15u;
@@ -5783,7 +5805,7 @@ AG_KERNEL(512) void attn_fwd_d128_bhsd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942_merge
     const float lse = mmax * 0.693147180559945309f + ag_v_log_f32(lt) * 0.693147180559945309f;
     ag_buffer_store_dword<0>(lse_rsrc, ch == 0u ? q_row * 4u : 0x80000000u, ag_f32_bits(lse));
   }
-#line 898 "templates/gfx942/attn_fwd.hip.in"
+#line 900 "templates/gfx942/attn_fwd.hip.in"
   {
     const unsigned item = ag_thread_id() + 2560u;
     const unsigned row = item >> 4, ch = item & 15u;
@@ -5827,7 +5849,7 @@ AG_KERNEL(512) void attn_fwd_d128_bhsd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942_merge
     const float lse = mmax * 0.693147180559945309f + ag_v_log_f32(lt) * 0.693147180559945309f;
     ag_buffer_store_dword<0>(lse_rsrc, ch == 0u ? q_row * 4u : 0x80000000u, ag_f32_bits(lse));
   }
-#line 898 "templates/gfx942/attn_fwd.hip.in"
+#line 900 "templates/gfx942/attn_fwd.hip.in"
   {
     const unsigned item = ag_thread_id() + 3072u;
     const unsigned row = item >> 4, ch = item & 15u;
@@ -5871,7 +5893,7 @@ AG_KERNEL(512) void attn_fwd_d128_bhsd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942_merge
     const float lse = mmax * 0.693147180559945309f + ag_v_log_f32(lt) * 0.693147180559945309f;
     ag_buffer_store_dword<0>(lse_rsrc, ch == 0u ? q_row * 4u : 0x80000000u, ag_f32_bits(lse));
   }
-#line 898 "templates/gfx942/attn_fwd.hip.in"
+#line 900 "templates/gfx942/attn_fwd.hip.in"
   {
     const unsigned item = ag_thread_id() + 3584u;
     const unsigned row = item >> 4, ch = item & 15u;
@@ -5915,5 +5937,5 @@ AG_KERNEL(512) void attn_fwd_d128_bhsd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942_merge
     const float lse = mmax * 0.693147180559945309f + ag_v_log_f32(lt) * 0.693147180559945309f;
     ag_buffer_store_dword<0>(lse_rsrc, ch == 0u ? q_row * 4u : 0x80000000u, ag_f32_bits(lse));
   }
-#line 942 "templates/gfx942/attn_fwd.hip.in"
+#line 944 "templates/gfx942/attn_fwd.hip.in"
 }

@@ -8,10 +8,10 @@
 #define ATTNGEN_KARGS_H
 
 typedef struct attngen_kargs {
-  const void *q;     // bf16, layout per variant (bshd: [B,Sq,H,128], bhsd: [B,H,Sq,128])
-  const void *k;     // bf16, [B,Skv,H_kv,128] or [B,H_kv,Skv,128]
-  const void *v;     // bf16, same layout as k
-  void *o;           // bf16, same layout as q
+  const void *q;     // bf16 [B,Sq,H,D] by index, in memory per q_sb, q_ss, q_sh (below)
+  const void *k;     // bf16 [B,Skv,H_kv,D] by index (k_* strides)
+  const void *v;     // bf16 [B,Skv,H_kv,D] by index (v_* strides)
+  void *o;           // bf16 [B,Sq,H,D] by index (o_* strides)
   float *lse;        // fp32 [B,H,Sq] natural-log LSE, or 0 when not requested
   float *ws;         // fp32 workspace for tail KV split partials, or 0 (kv_split = off)
   int B, H, Sq, Skv;
@@ -55,6 +55,14 @@ typedef struct attngen_kargs {
   int skip_nqt;                   // ceil(Sq / block_m)
   int skip_nkt;                   // ceil(Skv / kv_tile)
   int skip_nw;                    // ceil(skip_nkt / 32): words per (b, h, qt)
+  // Element strides (batch, sequence, head) of q, k, v and o; the last dimension is
+  // unit-stride. Always filled by the runtime (attngen_fwd_args.q_strides ..., else the
+  // layout's dense strides), so a kernel addresses (b, s, h) at b sb + s ss + h sh whatever
+  // its layout; a packed batch has sb = 0 (a sequence's first row counts its rows). The host
+  // keeps every stride a multiple of 8 and a batch entry's span of each tensor below 2^31
+  // bytes, so ss and sh fit 32-bit row offsets.
+  long long q_sb, k_sb, v_sb, o_sb;
+  int q_ss, q_sh, k_ss, k_sh, v_ss, v_sh, o_ss, o_sh;
 } attngen_kargs;
 
 #endif // ATTNGEN_KARGS_H
@@ -79,8 +87,8 @@ typedef struct attngen_tensor_map {
   ATTNGEN_ALIGN_128 unsigned long long opaque[16];
 } attngen_tensor_map;
 
-// Every map is 4D, innermost first: (d = 128 columns, sequence, head, batch), with the
-// layout's strides (bshd and bhsd alike), so rows past the sequence's end are out of bounds
+// Every map is 4D, innermost first: (d = head_dim columns, sequence, head, batch), with the
+// call's strides (kargs.h q_sb ...: any view the host accepts), so rows past the sequence's end are out of bounds
 // (zero-filled by loads, dropped by stores), never another head's rows. Boxes: 64 columns
 // (128 bytes, 128-byte swizzle) x rows (q: block_m, k and v: kv_tile, o: the kernel's store
 // box; a map the kernel does not use is all zero).
@@ -783,7 +791,7 @@ AG_BF16_FN unsigned int ag_bf16_to_f32_bits(unsigned int b) { return (b & 0xFFFF
 // Loads (load = tma): thread 0 of the producer issues every copy as a bulk tensor copy
 // (cp.async.bulk.tensor.4d) through the tensor maps of the kernel's one parameter
 // (attngen_kargs_tma, `const __grid_constant__`: the maps stay in parameter space, encoded by
-// the runtime per call: 4D (d, sequence, head, batch) with the layout's strides, so rows past
+// the runtime per call: 4D (d, sequence, head, batch) with the call's strides, so rows past
 // Sq / Skv are out of bounds and zero-filled, never another head's rows). A tile's rows of
 // 128 elements are 2 box(es) of 64 columns (128 bytes) that the copy engine
 // writes 128-byte swizzled, the layout the wgmma descriptors read. Each tile's mbarrier expects one arrival (with the
@@ -1097,25 +1105,32 @@ extern "C" __global__ void __launch_bounds__(384, 1)
   (void)kSkip;
   (void)skip_base;
   (void)live_word;
-#line 397 "templates/sm90/attn_fwd_wgmma.cu.in"
-  // Element offsets of job `job`'s Q/O rows and K/V rows (those of its KV head): 64-bit
-  // per-(batch, head) base, 32-bit row offsets within a batch. Also returns the job's first
-  // query row.
-  // A packed job: the bases of its sequence's first rows (b then counts no rows).
-  auto job_bases = [&](int job, long long &q_base, long long &kv_base, int &q0, int &h, int &b) {
+#line 395 "templates/sm90/attn_fwd_wgmma.cu.in"
+  // Element offsets of job `job`'s first Q, K, V and O rows (K and V: those of its KV head)
+  // through the call's strides (kargs.h: (b, s, h) at b sb + s ss + h sh, whatever the
+  // layout): 64-bit per-(batch, head) bases, 32-bit row offsets within a batch entry. Also
+  // returns the job's first query row. A packed job: the bases of its sequence's first rows
+  // (sb = 0: b counts no rows).
+  auto job_bases = [&](int job, long long &q_base, long long &k_base, long long &v_base,
+                       long long &o_base, int &q0, int &h, int &b) {
     int mb;
     decode(job, mb, h, b);
     q0 = mb * kBlockM;
     const int hk = (int)((unsigned)h * (unsigned)Hkv / (unsigned)H);
-#line 415 "templates/sm90/attn_fwd_wgmma.cu.in"
-    q_base = ((long long)b * H + h) * (long long)Sq * kD;
-    kv_base = ((long long)b * Hkv + hk) * (long long)Skv * kD;
-#line 418 "templates/sm90/attn_fwd_wgmma.cu.in"
+    int qr = 0, kr = 0;
+    if (packed) {
+      q_len(b, qr);
+      keys_of(b, kr);
+    }
+    q_base = (long long)b * a.q_sb + (long long)qr * a.q_ss + (long long)h * a.q_sh;
+    o_base = (long long)b * a.o_sb + (long long)qr * a.o_ss + (long long)h * a.o_sh;
+    k_base = (long long)b * a.k_sb + (long long)kr * a.k_ss + (long long)hk * a.k_sh;
+    v_base = (long long)b * a.v_sb + (long long)kr * a.v_ss + (long long)hk * a.v_sh;
   };
 
-#line 421 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 418 "templates/sm90/attn_fwd_wgmma.cu.in"
   constexpr wg_u32 kFullArrivals = 1;        // the producer thread's arrive.expect_tx
-#line 425 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 422 "templates/sm90/attn_fwd_wgmma.cu.in"
   if (tid == 0) {
     for (int i = 0; i < kQBufs; ++i) {
       wg_mbar_init(bar_q + 8 * i, kFullArrivals);
@@ -1127,12 +1142,12 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       wg_mbar_init(bar_empty_k + 8 * s, 4 * kConsumers);
       wg_mbar_init(bar_empty_v + 8 * s, 4 * kConsumers);
     }
-#line 437 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 434 "templates/sm90/attn_fwd_wgmma.cu.in"
     for (int i = 0; i < kOBufs; ++i) wg_mbar_init(bar_o_full + 8 * i, 128);  // its consumer
-#line 439 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 436 "templates/sm90/attn_fwd_wgmma.cu.in"
     for (int i = 0; i < 3 * kSkipWords; ++i) wg_st_shared_b32(skip_words + 4 * i, ~0u);
     for (int i = 0; i < 3; ++i) wg_st_shared_b32(skip_done_count + 4 * i, 0u);
-#line 443 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 440 "templates/sm90/attn_fwd_wgmma.cu.in"
     wg_fence_mbar_init();
   }
   __syncthreads();
@@ -1140,7 +1155,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
   if (wgroup == 0) {
     // ================================ producer ================================
     wg_setmaxnreg_dec<24>();
-#line 451 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 448 "templates/sm90/attn_fwd_wgmma.cu.in"
     if (tid == 0 && n_tiles > 0) {
       const void *map_q = &prm.q;
       const void *map_k = &prm.k;
@@ -1154,7 +1169,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
 #define once wg_policy_evict_first()
       int it = 0;                            // K/V tiles issued so far (ring position)
       wg_st_shared_b32(job_count, 0u);
-#line 465 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 462 "templates/sm90/attn_fwd_wgmma.cu.in"
       // next_live of the job being loaded, its list word held in shared memory.
       auto next_live_p = [&](int j, int nt) -> int {
         for (; j < nt; j = (j | 31) + 1) {
@@ -1174,7 +1189,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
         }
         return nt;
       };
-#line 485 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 482 "templates/sm90/attn_fwd_wgmma.cu.in"
       // A packed job without query rows is passed over here (continue) rather than by
       // live_round: that second copy of the test in the loop's step spilled.
       for (int ri = 0;; ++ri) {
@@ -1204,7 +1219,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
         wg_st_shared_b32(job_q_hb, (wg_u32)h | ((wg_u32)b << 16));
 #define kv_row (packed ? kc + j * kKv : j * kKv)
 #define kv_batch (packed ? 0 : kc)
-#line 515 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 512 "templates/sm90/attn_fwd_wgmma.cu.in"
         // The computed tiles only; every tile skipped: tile 0 (masked whole by the consumers).
         wg_st_shared_b32(job_skip_base, skip_base(mb, h, b));
         wg_st_shared_b32(job_skip_lw_i, ~0u);
@@ -1212,7 +1227,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
         jq = jq < nt ? jq : 0;
         wg_st_shared_b32(job_skip_first, (wg_u32)jq);
         for (int j = jq; j < nt; j = next_live_p(j + 1, nt), ++it) {
-#line 525 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 522 "templates/sm90/attn_fwd_wgmma.cu.in"
           const int s = it % kStages;
           const wg_u32 round_parity = (wg_u32)((it / kStages - 1) & 1);
           // K tile j, then V tile j (keys past Skv are zero-filled: their scores are masked,
@@ -1327,7 +1342,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
         }
       }
     }
-#line 705 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 704 "templates/sm90/attn_fwd_wgmma.cu.in"
   } else {
     // ================================ consumers ===============================
     wg_setmaxnreg_inc<240>();
@@ -1357,7 +1372,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
     // That job's causal diagonal: its first query row + kv_n - its entry's query rows (Sq, a
     // packed sequence's length): query row q0 + i sees the keys below cdiag + i + 1.
     int cdiag = Skv - Sq;
-#line 735 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 734 "templates/sm90/attn_fwd_wgmma.cu.in"
     // Tile skipping, for the job whose S is next: its list entry, first computed tile (jf) and
     // the one after (jn1), its visited tiles and computed tiles so far, the last computed tile
     // (jl: its V is the last the job reads), whether this thread's rows are valid (< Sq), and
@@ -1393,7 +1408,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       return nt;
     };
     const float skip_t = a.skip_threshold_log2;
-#line 771 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 770 "templates/sm90/attn_fwd_wgmma.cu.in"
 
     // This consumer's 64 rows of the Q buffer of the job whose S is issued next, and that
     // buffer's q_empty mbarrier (switched at each job boundary).
@@ -1425,12 +1440,12 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       }
       wg_commit();
     };
-#line 803 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 802 "templates/sm90/attn_fwd_wgmma.cu.in"
     // Waits for my turn on the tensor cores, then orders my register writes before the
     // wgmmas (the tiles arrived through the async proxy: no proxy fence).
     auto begin_issue = [&]() {
       wg_bar_sync(bar_me, 256);
-#line 814 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 813 "templates/sm90/attn_fwd_wgmma.cu.in"
 #pragma unroll
       for (int i = 0; i < kORegs; ++i) wg_fence_operand(o[i]);
 #pragma unroll
@@ -1471,9 +1486,9 @@ extern "C" __global__ void __launch_bounds__(384, 1)
           if (col >= ((i & 2) ? lim1 : lim0)) s[i] = neg_inf;
         }
       }
-#line 855 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 854 "templates/sm90/attn_fwd_wgmma.cu.in"
       float mx0 = neg_inf, mx1 = neg_inf;    // the tile's row max first (the skip verdict)
-#line 859 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 858 "templates/sm90/attn_fwd_wgmma.cu.in"
 #pragma unroll
       for (int i = 0; i < kSRegs; i += 4) {
         mx0 = wg_max(mx0, wg_max(s[i], s[i + 1]));
@@ -1483,12 +1498,12 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       mx0 = wg_max(mx0, wg_shfl_xor(mx0, 2));
       mx1 = wg_max(mx1, wg_shfl_xor(mx1, 1));
       mx1 = wg_max(mx1, wg_shfl_xor(mx1, 2));
-#line 869 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 868 "templates/sm90/attn_fwd_wgmma.cu.in"
       tmx0 = mx0;
       tmx1 = mx1;
       mx0 = wg_max(m0, mx0);                 // (max is exact: the same m as the dense kernel's)
       mx1 = wg_max(m1, mx1);
-#line 874 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 873 "templates/sm90/attn_fwd_wgmma.cu.in"
       // A row that sees no key (a job with no key, a causal row above the diagonal): max 0,
       // so p = exp2(-inf - 0) = 0 and l = 0 (the epilogue writes out = 0, LSE = -inf).
       if (rk0 <= 0) mx0 = 0.f;
@@ -1565,23 +1580,25 @@ extern "C" __global__ void __launch_bounds__(384, 1)
     auto set_pending = [&](float alpha0, float alpha1) {
       pa0 = alpha0;
       pa1 = alpha1;
-#line 951 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 950 "templates/sm90/attn_fwd_wgmma.cu.in"
       // (RTNA rescales always: with the skip its long shapes ran 3% slower in runs AB4 and
       // AB5, where RTNE and RTZ gained 0.4-2.6%.)
       prs = true;
-#line 957 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 956 "templates/sm90/attn_fwd_wgmma.cu.in"
     };
 
-#line 960 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 959 "templates/sm90/attn_fwd_wgmma.cu.in"
     // Step 6: o = O * (1 / l) (l = 0 -> 0), rounded, into this consumer's O buffer (the
     // storer writes it out). Step 7: LSE = m ln2 + ln l. For job `job` with the final running
     // max (em0, em1) and this thread's parts of l (el0, el1).
-#line 968 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 967 "templates/sm90/attn_fwd_wgmma.cu.in"
     auto epilogue = [&](int job, float em0, float em1, float el0, float el1) {
-      long long q_base, kv_base;
+      long long q_base, k_base, v_base, o_base;
       int q0, h, b;
-      job_bases(job, q_base, kv_base, q0, h, b);
-      (void)kv_base;
+      job_bases(job, q_base, k_base, v_base, o_base, q0, h, b);
+      (void)q_base;
+      (void)k_base;
+      (void)v_base;
       float ls0 = wg_add_rn(el0, wg_shfl_xor(el0, 1));
       ls0 = wg_add_rn(ls0, wg_shfl_xor(ls0, 2));
       float ls1 = wg_add_rn(el1, wg_shfl_xor(el1, 1));
@@ -1604,7 +1621,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       int qr = 0;                            // a packed sequence's first row, its rows sq
       const int sq = q_len(b, qr);
       const bool ok0 = qa < sq, ok1 = qa + 8 < sq;
-#line 996 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 997 "templates/sm90/attn_fwd_wgmma.cu.in"
       // Wait until the buffer's previous contents have been read by their stores (a named
       // barrier: an mbarrier wait loop here, with O and S live, made ptxas spill).
       const int ob = kOBufs == kConsumers ? cw : 0;
@@ -1617,16 +1634,16 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       // lanes writes 16 contiguous bytes of a row, rows past the end not at all); the storer
       // skips it (same condition) but the buffer's handshake runs as for any box.
       const bool direct = packed && q0 + 64 * cw + 64 > sq;
-      const wg_u32 row_stride = (wg_u32)H * (wg_u32)kD;
-      unsigned short *og = (unsigned short *)a.o + q_base + 2 * t4;
-      unsigned short *og0 = og + (wg_u32)(ok0 ? qa : 0) * row_stride;
-      unsigned short *og1 = og + (wg_u32)(ok1 ? qa + 8 : 0) * row_stride;
-#line 1017 "templates/sm90/attn_fwd_wgmma.cu.in"
+      const wg_u32 o_row_stride = (wg_u32)a.o_ss;
+      unsigned short *og = (unsigned short *)a.o + o_base + 2 * t4;
+      unsigned short *og0 = og + (wg_u32)(ok0 ? qa : 0) * o_row_stride;
+      unsigned short *og1 = og + (wg_u32)(ok1 ? qa + 8 : 0) * o_row_stride;
+#line 1018 "templates/sm90/attn_fwd_wgmma.cu.in"
 #pragma unroll
       for (int i = 0; i < kD / 8; ++i) {
         const wg_u32 r0 = round_out2(wg_mul_rn(o[4 * i], inv0), wg_mul_rn(o[4 * i + 1], inv0));
         const wg_u32 r1 = round_out2(wg_mul_rn(o[4 * i + 2], inv1), wg_mul_rn(o[4 * i + 3], inv1));
-#line 1022 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1023 "templates/sm90/attn_fwd_wgmma.cu.in"
         if (direct) {
           if (ok0) wg_st_global_b32(og0 + 8 * i, r0);
           if (ok1) wg_st_global_b32(og1 + 8 * i, r1);
@@ -1635,12 +1652,12 @@ extern "C" __global__ void __launch_bounds__(384, 1)
           wg_st_shared_b32(at, r0);
           wg_st_shared_b32(at + 8u * 128u, r1);
         }
-#line 1034 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1035 "templates/sm90/attn_fwd_wgmma.cu.in"
       }
-#line 1036 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1037 "templates/sm90/attn_fwd_wgmma.cu.in"
       wg_fence_proxy_async();                // st.shared (generic) -> the stores (async proxy)
       wg_mbar_arrive(bar_o_full + 8 * ob);
-#line 1039 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1040 "templates/sm90/attn_fwd_wgmma.cu.in"
       if (a.lse != 0 && t4 == 0) {
         // [B, H, Sq], or [H, total_q] from the sequence's first row
         float *lse = a.lse + (packed ? (long long)h * a.total_q + qr : ((long long)b * H + h) * (long long)Sq);
@@ -1684,7 +1701,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       const int sq = q_len(b, r0);
       cdiag = mb * kBlockM + kv_n - sq;
       nt = tiles_of(job_keys(kv_n, mb * kBlockM, sq));
-#line 1083 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1084 "templates/sm90/attn_fwd_wgmma.cu.in"
       // Its computed tiles (every tile skipped: tile 0 with no key, masked whole).
       n_vis = kv_n > 0 ? nt : 0;
       n_live = 0;
@@ -1701,9 +1718,9 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       const int qa = mb * kBlockM + 64 * cw + 16 * wq + g;
       rv0 = qa < sq;
       rv1 = qa + 8 < sq;
-#line 1100 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1101 "templates/sm90/attn_fwd_wgmma.cu.in"
     };
-#line 1102 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1103 "templates/sm90/attn_fwd_wgmma.cu.in"
     // The skip verdict of computed tile j of the job whose S was just softmaxed (m0, m1 its
     // new running max, tmx0, tmx1 the tile's): marked when every valid row of the warp has a
     // tile max of -inf (no key; NaN scores do not count: a NaN max is no key) or below its
@@ -1764,7 +1781,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       }
       if (lane == 0) wg_st_shared_b32(cnt, 0u);
     };
-#line 1163 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1164 "templates/sm90/attn_fwd_wgmma.cu.in"
     start_job(job);
     if (cw == kConsumers - 1) wg_bar_arrive(1, 256);  // consumer 0 issues first
     {
@@ -1784,10 +1801,10 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       float alpha0, alpha1;
       softmax(jf, true, alpha0, alpha1);
       pack();
-#line 1183 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1184 "templates/sm90/attn_fwd_wgmma.cu.in"
       vj = jf;                               // (its verdict: in the next round's wait)
       vlast = jn1 >= nt;
-#line 1186 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1187 "templates/sm90/attn_fwd_wgmma.cu.in"
     }
     // A round that issues S_j and P_{j-1} V_{j-1} of the same job (1 <= j < nt; `last`: j is
     // the job's last computed tile; skip variants find it themselves). Returns the job's next
@@ -1801,12 +1818,12 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       issue_qk(sj);
       rescale_then_pv(sp);
       wg_bar_arrive(bar_other, 256);         // the other consumer's wgmmas queue behind mine
-#line 1200 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1201 "templates/sm90/attn_fwd_wgmma.cu.in"
       skip_verdict(vj, vlast);               // the previous computed tile's, during the wgmmas
       const int jn = next_live_c(j + 1);
       const bool last = jn >= nt;
       (void)last_in;
-#line 1208 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1209 "templates/sm90/attn_fwd_wgmma.cu.in"
       wg_wait<1>();                          // S_j done, P V may still run
 #pragma unroll
       for (int i = 0; i < kSRegs; ++i) wg_fence_operand(s[i]);
@@ -1831,17 +1848,17 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       for (int i = 0; i < kPRegs; ++i) wg_fence_operand(p[i]);
       if (lane == 0) wg_mbar_arrive(bar_empty_v + 8 * sp);
       pack();
-#line 1233 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1234 "templates/sm90/attn_fwd_wgmma.cu.in"
       vj = j;
       vlast = last;
-#line 1236 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1237 "templates/sm90/attn_fwd_wgmma.cu.in"
       ++it;
       return jn;
     };
     it = 1;
-#line 1241 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1242 "templates/sm90/attn_fwd_wgmma.cu.in"
     for (int j = jn1; j < nt;) j = steady_round(j, false);
-#line 1245 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1246 "templates/sm90/attn_fwd_wgmma.cu.in"
     for (job = job_at(ri = live_round(ri + 1)); job < n_jobs;
          job = job_at(ri = live_round(ri + 1))) {
       ++nj;
@@ -1857,9 +1874,9 @@ extern "C" __global__ void __launch_bounds__(384, 1)
         }
         mbar_wait(bar_full_k + 8 * sj, (wg_u32)((it / kStages) & 1));
         mbar_wait(bar_full_v + 8 * sp, (wg_u32)(((it - 1) / kStages) & 1));
-#line 1261 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1262 "templates/sm90/attn_fwd_wgmma.cu.in"
         skip_verdict(vj, vlast);             // o_job's last computed tile (vlast true; sets jl)
-#line 1263 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1264 "templates/sm90/attn_fwd_wgmma.cu.in"
         zero_v_tail(sp, kv_n - jl * kKv);  // o_job's last V tile
         start_job(job);                      // from here on: the new job's
         begin_issue();
@@ -1886,30 +1903,30 @@ extern "C" __global__ void __launch_bounds__(384, 1)
         for (int i = 0; i < kPRegs; ++i) wg_fence_operand(p[i]);
         if (lane == 0) wg_mbar_arrive(bar_empty_v + 8 * sp);
         epilogue(o_job, pm0, pm1, pl0, pl1);
-#line 1290 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1291 "templates/sm90/attn_fwd_wgmma.cu.in"
         skip_done(nj - 1, o_job);
-#line 1292 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1293 "templates/sm90/attn_fwd_wgmma.cu.in"
         o_job = job;
 #pragma unroll
         for (int i = 0; i < kORegs; ++i) o[i] = 0.f;
         pack();
-#line 1297 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1298 "templates/sm90/attn_fwd_wgmma.cu.in"
         vj = jf;
         vlast = jn1 >= nt;
-#line 1300 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1301 "templates/sm90/attn_fwd_wgmma.cu.in"
         ++it;
       }
-#line 1303 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1304 "templates/sm90/attn_fwd_wgmma.cu.in"
       for (int j = jn1; j < nt;) j = steady_round(j, false);
-#line 1307 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1308 "templates/sm90/attn_fwd_wgmma.cu.in"
     }
     {
       // The last job's P_{n-1} V_{n-1}, then its epilogue.
       const int sp = (it + kStages - 1) % kStages;
       mbar_wait(bar_full_v + 8 * sp, (wg_u32)(((it - 1) / kStages) & 1));
-#line 1313 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1314 "templates/sm90/attn_fwd_wgmma.cu.in"
       skip_verdict(vj, vlast);               // the last job's last computed tile (sets jl)
-#line 1315 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1316 "templates/sm90/attn_fwd_wgmma.cu.in"
       zero_v_tail(sp, kv_n - jl * kKv);
       begin_issue();
       rescale_then_pv(sp);
@@ -1919,19 +1936,19 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       for (int i = 0; i < kORegs; ++i) wg_fence_operand(o[i]);
       if (lane == 0) wg_mbar_arrive(bar_empty_v + 8 * sp);
       epilogue(o_job, m0, m1, l0, l1);
-#line 1325 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1326 "templates/sm90/attn_fwd_wgmma.cu.in"
       skip_done(nj, o_job);
-#line 1327 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1328 "templates/sm90/attn_fwd_wgmma.cu.in"
     }
   }
 }
-#line 1331 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1332 "templates/sm90/attn_fwd_wgmma.cu.in"
 #undef sO
 #undef bar_o_full
 #undef job_count
 #undef job_q_row
 #undef job_q_hb
-#line 1337 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1338 "templates/sm90/attn_fwd_wgmma.cu.in"
 #undef job_skip_base
 #undef job_skip_first
 #undef skip_done_count

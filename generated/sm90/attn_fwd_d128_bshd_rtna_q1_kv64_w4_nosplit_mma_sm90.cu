@@ -26,10 +26,10 @@
 #define ATTNGEN_KARGS_H
 
 typedef struct attngen_kargs {
-  const void *q;     // bf16, layout per variant (bshd: [B,Sq,H,128], bhsd: [B,H,Sq,128])
-  const void *k;     // bf16, [B,Skv,H_kv,128] or [B,H_kv,Skv,128]
-  const void *v;     // bf16, same layout as k
-  void *o;           // bf16, same layout as q
+  const void *q;     // bf16 [B,Sq,H,D] by index, in memory per q_sb, q_ss, q_sh (below)
+  const void *k;     // bf16 [B,Skv,H_kv,D] by index (k_* strides)
+  const void *v;     // bf16 [B,Skv,H_kv,D] by index (v_* strides)
+  void *o;           // bf16 [B,Sq,H,D] by index (o_* strides)
   float *lse;        // fp32 [B,H,Sq] natural-log LSE, or 0 when not requested
   float *ws;         // fp32 workspace for tail KV split partials, or 0 (kv_split = off)
   int B, H, Sq, Skv;
@@ -73,6 +73,14 @@ typedef struct attngen_kargs {
   int skip_nqt;                   // ceil(Sq / block_m)
   int skip_nkt;                   // ceil(Skv / kv_tile)
   int skip_nw;                    // ceil(skip_nkt / 32): words per (b, h, qt)
+  // Element strides (batch, sequence, head) of q, k, v and o; the last dimension is
+  // unit-stride. Always filled by the runtime (attngen_fwd_args.q_strides ..., else the
+  // layout's dense strides), so a kernel addresses (b, s, h) at b sb + s ss + h sh whatever
+  // its layout; a packed batch has sb = 0 (a sequence's first row counts its rows). The host
+  // keeps every stride a multiple of 8 and a batch entry's span of each tensor below 2^31
+  // bytes, so ss and sh fit 32-bit row offsets.
+  long long q_sb, k_sb, v_sb, o_sb;
+  int q_ss, q_sh, k_ss, k_sh, v_ss, v_sh, o_ss, o_sh;
 } attngen_kargs;
 
 #endif // ATTNGEN_KARGS_H
@@ -363,9 +371,8 @@ extern "C" __global__ void __launch_bounds__(128, 1) attn_fwd_d128_bshd_rtna_q1_
   // clamped as kargs.h says (start = clamp(cu[b], 0, total), end = clamp(cu[b + 1], 0,
   // total), length = clamp(end - start, 0, max)); Sq becomes its query length, its keys the
   // smaller of its key length and kv_len.
-  int q_row0 = 0, kv_seq = Skv;
+  int q_row0 = 0, kv_seq = Skv, kv_row0 = 0;
 #line 76 "templates/sm90/attn_fwd.cu.in"
-  int kv_row0 = 0;
   if (a.cu_q != 0) {
     auto seq = [&](const int *cu, int total, int max, int &start) -> int {
       int s0 = cu[b], e0 = cu[b + 1];
@@ -378,20 +385,20 @@ extern "C" __global__ void __launch_bounds__(128, 1) attn_fwd_d128_bshd_rtna_q1_
     kv_seq = seq(a.cu_k, a.total_kv, Skv, kv_row0);
     if (q0 >= Sq) return;  // no row of this block is in the sequence
   }
-#line 90 "templates/sm90/attn_fwd.cu.in"
+#line 89 "templates/sm90/attn_fwd.cu.in"
 
-  // Element offsets: 64-bit per-(batch, head) base, 32-bit row offsets within a batch.
-#line 93 "templates/sm90/attn_fwd.cu.in"
-  const bool packed = a.cu_q != 0;  // (packed: b counts no rows; the sequence's first rows do)
-  const long long q_base = (((packed ? 0ll : (long long)b * a.Sq) + q_row0) * H + h) * 128;
-  const long long kv_base = (((packed ? 0ll : (long long)b * Skv) + kv_row0) * Hkv + hk) * 128;
-  const int q_stride = H * 128;
-  const int kv_stride = Hkv * 128;
-#line 104 "templates/sm90/attn_fwd.cu.in"
-  const unsigned short *qg = (const unsigned short *)a.q + q_base;
-  const unsigned short *kg = (const unsigned short *)a.k + kv_base;
-  const unsigned short *vg = (const unsigned short *)a.v + kv_base;
-  unsigned short *og = (unsigned short *)a.o + q_base;
+  // Element offsets through the call's strides (kargs.h: (b, s, h) at b sb + s ss + h sh,
+  // whatever the layout; a packed sequence: from its first rows, sb = 0): 64-bit
+  // per-(batch, head) bases, 32-bit row offsets within a batch entry.
+  const int q_stride = a.q_ss, k_stride = a.k_ss, v_stride = a.v_ss, o_stride = a.o_ss;
+  const unsigned short *qg = (const unsigned short *)a.q + ((long long)b * a.q_sb +
+                             (long long)q_row0 * q_stride + (long long)h * a.q_sh);
+  const unsigned short *kg = (const unsigned short *)a.k + ((long long)b * a.k_sb +
+                             (long long)kv_row0 * k_stride + (long long)hk * a.k_sh);
+  const unsigned short *vg = (const unsigned short *)a.v + ((long long)b * a.v_sb +
+                             (long long)kv_row0 * v_stride + (long long)hk * a.v_sh);
+  unsigned short *og = (unsigned short *)a.o + ((long long)b * a.o_sb +
+                       (long long)q_row0 * o_stride + (long long)h * a.o_sh);
 
   // This batch entry's keys: its length (attngen_kargs.kv_len) clamped into [0, Skv], or Skv.
   // Keys past it are never loaded (zero-filled like keys past Skv) and masked like them.
@@ -404,9 +411,9 @@ extern "C" __global__ void __launch_bounds__(128, 1) attn_fwd_d128_bshd_rtna_q1_
   // this block's rows need the keys below min(kv_n, min(q0 + block_m, Sq) + kv_n - Sq), its
   // later tiles are not loaded or computed. Its first row sees the fewest (kv_first).
   int kv_end = kv_n, kv_first = kv_n;
-#line 123 "templates/sm90/attn_fwd.cu.in"
+#line 117 "templates/sm90/attn_fwd.cu.in"
   constexpr bool kCausal = false;
-#line 125 "templates/sm90/attn_fwd.cu.in"
+#line 119 "templates/sm90/attn_fwd.cu.in"
   if (kCausal) {
     const int last = (q0 + kBlockM < Sq ? q0 + kBlockM : Sq) + kv_n - Sq;
     kv_end = last < kv_n ? (last > 0 ? last : 0) : kv_n;
@@ -422,7 +429,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) attn_fwd_d128_bshd_rtna_q1_
     sm90_cp_async_16(sQ + swz(row, chunk), qg + (ok ? (q0 + row) * q_stride : 0) + chunk * 8,
                      ok ? 16u : 0u);
   }
-  auto load_kv = [&](const unsigned short *src, sm90_u32 dst, int tile) {
+  auto load_kv = [&](const unsigned short *src, int kv_stride, sm90_u32 dst, int tile) {
     const int key0 = tile * kKvTile;
 #pragma unroll
     for (int i = 0; i < kKvChunks; ++i) {
@@ -432,9 +439,9 @@ extern "C" __global__ void __launch_bounds__(128, 1) attn_fwd_d128_bshd_rtna_q1_
                        src + (ok ? (key0 + row) * kv_stride : 0) + chunk * 8, ok ? 16u : 0u);
     }
   };
-  if (n_tiles > 0) load_kv(kg, sK, 0);
+  if (n_tiles > 0) load_kv(kg, k_stride, sK, 0);
   sm90_cp_async_commit();  // group: Q + K tile 0
-  if (n_tiles > 0) load_kv(vg, sV, 0);
+  if (n_tiles > 0) load_kv(vg, v_stride, sV, 0);
   sm90_cp_async_commit();  // group: V tile 0
   sm90_cp_async_wait<1>();
   __syncthreads();
@@ -446,13 +453,13 @@ extern "C" __global__ void __launch_bounds__(128, 1) attn_fwd_d128_bshd_rtna_q1_
                      sQ + swz(warp_row0 + qt * 16 + (lm_mat & 1) * 8 + lm_row,
                               2 * kk + (lm_mat >> 1)));
   };
-#line 165 "templates/sm90/attn_fwd.cu.in"
+#line 159 "templates/sm90/attn_fwd.cu.in"
   sm90_u32 qf[kQTiles][8][4];
 #pragma unroll
   for (int qt = 0; qt < kQTiles; ++qt)
 #pragma unroll
     for (int kk = 0; kk < 8; ++kk) load_q_frag(qf[qt][kk], qt, kk);
-#line 171 "templates/sm90/attn_fwd.cu.in"
+#line 165 "templates/sm90/attn_fwd.cu.in"
 
   const float neg_inf = __int_as_float(0xff800000);  // -inf
   float o[kQTiles][16][4];   // O accumulators: 16 n-tiles of 8 head dims
@@ -492,7 +499,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) attn_fwd_d128_bshd_rtna_q1_
         for (int e = 0; e < 4; ++e) s[qt][n][e] = 0.f;
 #pragma unroll
     for (int kk = 0; kk < 8; ++kk) {
-#line 215 "templates/sm90/attn_fwd.cu.in"
+#line 209 "templates/sm90/attn_fwd.cu.in"
 #pragma unroll
       for (int np = 0; np < kSNTiles / 2; ++np) {
         sm90_u32 b0, b1, b2, b3;
@@ -501,9 +508,9 @@ extern "C" __global__ void __launch_bounds__(128, 1) attn_fwd_d128_bshd_rtna_q1_
                                           2 * kk + (lm_mat & 1)));
 #pragma unroll
         for (int qt = 0; qt < kQTiles; ++qt) {
-#line 224 "templates/sm90/attn_fwd.cu.in"
+#line 218 "templates/sm90/attn_fwd.cu.in"
           const sm90_u32 *qa = qf[qt][kk];
-#line 228 "templates/sm90/attn_fwd.cu.in"
+#line 222 "templates/sm90/attn_fwd.cu.in"
           sm90_mma_bf16_16816(s[qt][2 * np], qa[0], qa[1], qa[2], qa[3], b0, b1);
           sm90_mma_bf16_16816(s[qt][2 * np + 1], qa[0], qa[1], qa[2], qa[3], b2, b3);
         }
@@ -511,7 +518,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) attn_fwd_d128_bshd_rtna_q1_
     }
 
     // K tile kt + 1 into the other stage (last read in iteration kt - 1, before the barrier).
-    if (kt + 1 < n_tiles) load_kv(kg, sK + (stage ^ kStageBytes), kt + 1);
+    if (kt + 1 < n_tiles) load_kv(kg, k_stride, sK + (stage ^ kStageBytes), kt + 1);
     sm90_cp_async_commit();
 
     // Steps 2-5 in steps of 64 keys, the reference's online-softmax step
@@ -607,7 +614,7 @@ extern "C" __global__ void __launch_bounds__(128, 1) attn_fwd_d128_bshd_rtna_q1_
     }
 
     // V tile kt + 1 into the other stage (last read in iteration kt - 1, before the barrier).
-    if (kt + 1 < n_tiles) load_kv(vg, sV + (stage ^ kStageBytes), kt + 1);
+    if (kt + 1 < n_tiles) load_kv(vg, v_stride, sV + (stage ^ kStageBytes), kt + 1);
     sm90_cp_async_commit();
   }
 
@@ -652,6 +659,6 @@ extern "C" __global__ void __launch_bounds__(128, 1) attn_fwd_d128_bshd_rtna_q1_
     const int c = lane + 32 * i, row = warp_row0 + (c >> 4), chunk = c & 15;
     sm90_u32 x, y, z, w;
     sm90_ld_shared_v4(x, y, z, w, sQ + swz(row, chunk));
-    if (q0 + row < Sq) sm90_st_global_v4(og + (q0 + row) * q_stride + chunk * 8, x, y, z, w);
+    if (q0 + row < Sq) sm90_st_global_v4(og + (q0 + row) * o_stride + chunk * 8, x, y, z, w);
   }
 }

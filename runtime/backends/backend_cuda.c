@@ -352,26 +352,24 @@ _Static_assert(_Alignof(attngen_kargs_tma) == 128, "tensor maps are 128-byte ali
 _Static_assert(offsetof(attngen_kargs_tma, q) == 256 && sizeof(attngen_kargs_tma) == 768,
                "attngen_kargs_tma layout");
 
-/* One 4D map (d, sequence, head, batch) of a [B,S,H,D] (bshd) or [B,H,S,D] (bhsd) bf16
- * tensor: boxes of 64 columns x box_rows rows, 128-byte swizzle, out-of-bounds rows read as
- * zeros. An empty tensor (S = 0) keeps an all-zero map, which the kernels never use. */
+/* One 4D map (d, sequence, head, batch) of a bf16 tensor [B,S,H,D] by index with element
+ * strides sb, ss, sh (the call's, kargs.h; the last dimension unit-stride): boxes of 64
+ * columns x box_rows rows, 128-byte swizzle, out-of-bounds rows read as zeros. The host
+ * keeps the strides multiples of 16 bytes and below 2^40 bytes (dispatch.c); a dimension of
+ * extent 1 is never stepped, so a 0 stride there (a packed batch's) is encoded as one row.
+ * An empty tensor (S = 0) keeps an all-zero map, which the kernels never use. */
 static attngen_status encode_map(attngen_tensor_map *m, const char *what, const void *base,
-                                 int layout, int B, int H, int S, int D, int box_rows) {
+                                 int B, int H, int S, int D, long long sb, long long ss,
+                                 long long sh, int box_rows) {
   memset(m, 0, sizeof *m);
   if (S <= 0 || B <= 0 || H <= 0) return ATTNGEN_STATUS_OK;
   const unsigned long long row = (unsigned long long)D * 2; /* bytes of one (b, s, h) row */
   const unsigned long long dims[4] = {(unsigned long long)D, (unsigned long long)S, (unsigned long long)H,
                                       (unsigned long long)B};
-  unsigned long long strides[3]; /* bytes between steps of dims 1..3 */
-  if (layout == ATTNGEN__LAYOUT_BSHD) {
-    strides[0] = (unsigned long long)H * row;
-    strides[1] = row;
-    strides[2] = (unsigned long long)S * H * row;
-  } else {
-    strides[0] = row;
-    strides[1] = (unsigned long long)S * row;
-    strides[2] = (unsigned long long)H * S * row;
-  }
+  /* bytes between steps of dims 1..3 */
+  const unsigned long long strides[3] = {ss > 0 ? (unsigned long long)ss * 2 : row,
+                                         sh > 0 ? (unsigned long long)sh * 2 : row,
+                                         sb > 0 ? (unsigned long long)sb * 2 : row};
   const unsigned box[4] = {64, (unsigned)box_rows, 1, 1};
   const unsigned elem_strides[4] = {1, 1, 1, 1};
   CUresult r = api.cuTensorMapEncodeTiled(m, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 4, (void *)base,
@@ -397,20 +395,21 @@ static attngen_status cuda_launch_tma(void *st, void *fn, const unsigned grid[3]
   attngen_kargs_tma p;
   memset(&p, 0, sizeof p);
   p.a = *k;
-  /* k and v have H_kv heads (grouped-query calls: fewer than q's H); the kernels address
-   * them by KV head. A packed batch (k->cu_q) is one batch entry of total rows: the kernels
+  /* The maps carry the call's strides (kargs.h), so any view the host accepts is read and
+   * written in place. k and v have H_kv heads (grouped-query calls: fewer than q's H); the
+   * kernels address them by KV head. A packed batch (k->cu_q) is one batch entry of total rows: the kernels
    * add each sequence's first row to the row coordinate. */
   const int packed = k->cu_q != NULL;
   const int nb = packed ? 1 : k->B;
   const int sq = packed ? k->total_q : k->Sq, skv = packed ? k->total_kv : k->Skv;
-  if ((rc = encode_map(&p.q, "q", k->q, boxes->layout, nb, k->H, sq, boxes->head_dim,
-                         boxes->q_rows)) ||
-      (rc = encode_map(&p.k, "k", k->k, boxes->layout, nb, k->H_kv, skv, boxes->head_dim,
-                         boxes->kv_rows)) ||
-      (rc = encode_map(&p.v, "v", k->v, boxes->layout, nb, k->H_kv, skv, boxes->head_dim,
-                         boxes->kv_rows)) ||
-      (rc = encode_map(&p.o, "o", k->o, boxes->layout, nb, k->H, sq, boxes->head_dim,
-                         boxes->o_rows)))
+  if ((rc = encode_map(&p.q, "q", k->q, nb, k->H, sq, boxes->head_dim, k->q_sb, k->q_ss,
+                       k->q_sh, boxes->q_rows)) ||
+      (rc = encode_map(&p.k, "k", k->k, nb, k->H_kv, skv, boxes->head_dim, k->k_sb, k->k_ss,
+                       k->k_sh, boxes->kv_rows)) ||
+      (rc = encode_map(&p.v, "v", k->v, nb, k->H_kv, skv, boxes->head_dim, k->v_sb, k->v_ss,
+                       k->v_sh, boxes->kv_rows)) ||
+      (rc = encode_map(&p.o, "o", k->o, nb, k->H, sq, boxes->head_dim, k->o_sb, k->o_ss,
+                       k->o_sh, boxes->o_rows)))
     return rc;
   void *params[] = {&p};
   CU_CHECK(api.cuLaunchKernel((CUfunction)fn, grid[0], grid[1], grid[2], threads, 1, 1, smem_bytes,

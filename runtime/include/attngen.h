@@ -120,7 +120,8 @@ typedef struct attngen_skip_state attngen_skip_state;
 typedef struct attngen_fwd_args {
   const void *q, *k, *v; /* bf16; device pointers (host pointers for cpu/emu), 16-byte aligned;
                             k and v may be NULL when seqlen_kv == 0 (then out = 0, LSE = -inf) */
-  void *out;             /* bf16, same layout and shape as q; must not overlap q/k/v */
+  void *out;             /* bf16, same shape as q (out_strides: its own strides); must not
+                            overlap q/k/v */
   float *lse;            /* fp32 [B,H,Sq] natural-log LSE, or NULL */
   /* head_dim: elements per row of q, k, v and out: 64, 128 or 256 (else UNSUPPORTED_HEAD_DIM
    * naming args.head_dim). The cpu reference takes all three; the kernels: 128 on every
@@ -201,9 +202,28 @@ typedef struct attngen_fwd_args {
    * another tile grid than the state's (INVALID_ARGUMENT). Calls with one state must be
    * ordered (one stream, or synchronized): each reads what the previous one wrote. */
   attngen_skip_state *skip;
+  /* Element strides of q, k, v and out: {batch, sequence, head}, in elements (not bytes);
+   * the last dimension (head_dim) is always unit-stride. All three 0 (the default) = the
+   * dense strides of args.layout (bshd [B, S, H, D]: {S H D, H D, D}; bhsd [B, H, S, D]:
+   * {H S D, D, S D}; k and v with heads_kv heads, S = seqlen_kv; a packed batch: rows of
+   * total_q / total_kv). Given (any nonzero), the tensor is read or written through them,
+   * whatever args.layout says (the layout then only picks the variant family, a tuning
+   * hint), so views run without a copy: a packed qkv [B, S, 3, H, D] (q, k, v at +0, +H D,
+   * +2 H D with strides {3 S H D, 3 H D, D}), a permuted [B, H, S, D] view of a [B, S, H, D]
+   * tensor, heads padded apart. Every backend honours them (cpu reference, gfx942 on hip and
+   * emu, sm90 on cuda). Checked on the host, each naming the stride (e.g. args.q_strides[1])
+   * and nothing launched: a negative stride, or 0 on a dimension of extent > 1
+   * (INVALID_ARGUMENT); a stride that is not a multiple of 8 elements, 16 bytes, as the
+   * kernels' 16-byte loads and the tensor maps need (MISALIGNED); a tensor that spans 2^31
+   * bytes or more within one batch entry, or a batch stride of 2^39 elements or more
+   * (TOO_LARGE); out strides under which two elements of out share an address, or out's
+   * span [first, last byte] overlapping another tensor's span (ALIASING). In a packed batch
+   * the batch strides are not used (any value >= 0). */
+  int64_t q_strides[3], k_strides[3], v_strides[3], out_strides[3];
 } attngen_fwd_args;
 
-/* Defaults: everything 0/NULL, head_dim 128, bshd, rtne, softmax_scale 1/sqrt(128). */
+/* Defaults: everything 0/NULL, head_dim 128, bshd, rtne, softmax_scale 1/sqrt(128) (strides
+ * all 0: dense in the layout). */
 void attngen_fwd_args_init(attngen_fwd_args *a);
 
 /* Checks host copies of a packed batch's cu_seqlens (attngen_fwd_args.cu_seqlens_q/_k, each

@@ -56,6 +56,36 @@ void attngen__dense_strides_d(attngen_layout layout, int heads, int seqlen, int 
   }
 }
 
+const int64_t *attngen__given_strides(const attngen_fwd_args *a, attngen__call_tensor t) {
+  switch (t) {
+  case ATTNGEN__T_Q: return a->q_strides;
+  case ATTNGEN__T_K: return a->k_strides;
+  case ATTNGEN__T_V: return a->v_strides;
+  default: return a->out_strides;
+  }
+}
+
+int attngen__strides_given(const attngen_fwd_args *a, attngen__call_tensor t) {
+  const int64_t *g = attngen__given_strides(a, t);
+  return g[0] != 0 || g[1] != 0 || g[2] != 0;
+}
+
+void attngen__call_strides(const attngen_fwd_args *a, attngen__call_tensor t, int64_t s[3]) {
+  const int packed = a->cu_seqlens_q != NULL;
+  if (attngen__strides_given(a, t)) {
+    const int64_t *g = attngen__given_strides(a, t);
+    s[0] = packed ? 0 : g[0];
+    s[1] = g[1];
+    s[2] = g[2];
+    return;
+  }
+  const int kv = t == ATTNGEN__T_K || t == ATTNGEN__T_V;
+  const int heads = kv && a->heads_kv > 0 ? a->heads_kv : a->heads;
+  const int rows = kv ? (packed ? a->total_kv : a->seqlen_kv) : (packed ? a->total_q : a->seqlen_q);
+  attngen__dense_strides_d(a->layout, heads, rows, a->head_dim, &s[0], &s[2], &s[1]);
+  if (packed) s[0] = 0;
+}
+
 attngen__tensor_view attngen__view_in_d(const void *data, attngen_layout layout, int heads,
                                         int seqlen, int head_dim) {
   attngen__tensor_view v = {(const uint16_t *)data, 0, 0, 0, head_dim};

@@ -88,6 +88,22 @@ static inline attngen__f64_view attngen__view_f64(double *data, attngen_layout l
   return attngen__view_f64_d(data, layout, heads, seqlen, ATTNGEN__HEAD_DIM);
 }
 
+/* The tensors of a call, in the order of attngen_fwd_args' stride arrays. */
+typedef enum attngen__call_tensor {
+  ATTNGEN__T_Q = 0,
+  ATTNGEN__T_K = 1,
+  ATTNGEN__T_V = 2,
+  ATTNGEN__T_OUT = 3
+} attngen__call_tensor;
+
+/* The call's element strides {batch, sequence, head} of tensor t: its own (a->q_strides ...)
+ * when any of the three is nonzero, else the dense strides of a->layout (a packed batch: of
+ * one entry of total rows). The batch stride of a packed batch is 0 (not used). */
+void attngen__call_strides(const attngen_fwd_args *a, attngen__call_tensor t, int64_t s[3]);
+/* a->q_strides, k_strides, v_strides or out_strides; 1 when any of the three is nonzero. */
+const int64_t *attngen__given_strides(const attngen_fwd_args *a, attngen__call_tensor t);
+int attngen__strides_given(const attngen_fwd_args *a, attngen__call_tensor t);
+
 static inline int64_t attngen__view_offset(int64_t sb, int64_t sh, int64_t ss, int b, int h,
                                            int s) {
   return (int64_t)b * sb + (int64_t)h * sh + (int64_t)s * ss;
@@ -248,7 +264,7 @@ static inline attngen__entry attngen__entry_of(const int32_t *cu_q, const int32_
   return e;
 }
 
-/* The reference arguments of a call: views of a->q, k, v, out (dense in a->layout), its
+/* The reference arguments of a call: views of a->q, k, v, out (attngen__call_strides), its
  * lse, shape, scale, rounding and kv_lengths (read on the host: cpu/emu memory, or a host
  * copy the caller put there); everything else 0 (defaults). */
 attngen__ref_args attngen__ref_args_of_call(const attngen_fwd_args *a);

@@ -516,6 +516,16 @@ attngen__ref_args attngen__ref_args_of_call(const attngen_fwd_args *a) {
   r.k = attngen__view_in_d(a->k, a->layout, heads_kv, rows_kv, d);
   r.v = attngen__view_in_d(a->v, a->layout, heads_kv, rows_kv, d);
   r.out = attngen__view_out_d(a->out, a->layout, a->heads, rows_q, d);
+  /* the call's strides (its own, or the layout's dense ones) */
+  int64_t s[3];
+  attngen__call_strides(a, ATTNGEN__T_Q, s);
+  r.q.sb = s[0], r.q.ss = s[1], r.q.sh = s[2];
+  attngen__call_strides(a, ATTNGEN__T_K, s);
+  r.k.sb = s[0], r.k.ss = s[1], r.k.sh = s[2];
+  attngen__call_strides(a, ATTNGEN__T_V, s);
+  r.v.sb = s[0], r.v.ss = s[1], r.v.sh = s[2];
+  attngen__call_strides(a, ATTNGEN__T_OUT, s);
+  r.out.sb = s[0], r.out.ss = s[1], r.out.sh = s[2];
   r.cu_seqlens_q = a->cu_seqlens_q;
   r.cu_seqlens_k = a->cu_seqlens_k;
   r.total_q = a->total_q;

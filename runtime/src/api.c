@@ -70,6 +70,18 @@ void attngen_fwd_args_init(attngen_fwd_args *a) {
   a->softmax_scale = 0.08838834764831845f; /* 1/sqrt(128) */
 }
 
+void attngen__kargs_set_strides(attngen_kargs *k, const attngen_fwd_args *a) {
+  int64_t s[3];
+  attngen__call_strides(a, ATTNGEN__T_Q, s); /* the host keeps ss, sh < 2^30 (check_args) */
+  k->q_sb = s[0], k->q_ss = (int)s[1], k->q_sh = (int)s[2];
+  attngen__call_strides(a, ATTNGEN__T_K, s);
+  k->k_sb = s[0], k->k_ss = (int)s[1], k->k_sh = (int)s[2];
+  attngen__call_strides(a, ATTNGEN__T_V, s);
+  k->v_sb = s[0], k->v_ss = (int)s[1], k->v_sh = (int)s[2];
+  attngen__call_strides(a, ATTNGEN__T_OUT, s);
+  k->o_sb = s[0], k->o_ss = (int)s[1], k->o_sh = (int)s[2];
+}
+
 /* ---- contexts --------------------------------------------------------------------------- */
 
 static attngen_status open_backend(attngen_context *c, const attngen__backend_ops *be, int device) {
@@ -705,6 +717,7 @@ attngen_status attngen_fwd(attngen_context *c, const attngen_fwd_args *a) {
   kargs.cu_k = a->cu_seqlens_k;
   kargs.total_q = a->total_q;
   kargs.total_kv = a->total_kv;
+  attngen__kargs_set_strides(&kargs, a);
   if (p.vt_grid[0] > 0) {
     attngen__log(ATTNGEN__LOG_DEBUG, "launch %s (V pre-pass) grid (%u,%u,%u) x %d threads, "
                  "%zu bytes of V in operand order", k->name, p.vt_grid[0], p.vt_grid[1],
@@ -726,7 +739,7 @@ attngen_status attngen_fwd(attngen_context *c, const attngen_fwd_args *a) {
       return attngen__fail(ATTNGEN_STATUS_NO_VARIANT, "%s loads through tensor maps (load=%s), "
                            "which backend %s does not launch", k->name,
                            attngen__load_names[ATTNGEN__LOAD_TMA], c->be->name);
-    const attngen__tma_boxes boxes = {k->desc.layout, k->desc.block_m, k->desc.kv_tile,
+    const attngen__tma_boxes boxes = {k->desc.block_m, k->desc.kv_tile,
                                       64, attngen__desc_head_dim(&k->desc)};
     st = c->be->launch_tma(c->bs, k->fn, p.grid, (unsigned)k->desc.threads,
                            (unsigned)k->desc.smem_bytes, a->stream, &kargs, &boxes);

@@ -6,6 +6,7 @@
 #include <stddef.h>
 
 #include "attngen.h"
+#include "kargs.h"
 #include "numerics.h"
 
 /* Makes a reference run follow the kernel that attngen_fwd would launch for `a` on `ctx`:
@@ -18,5 +19,9 @@
 attngen_status attngen__ref_follow_call(attngen_context *ctx, const attngen_fwd_args *a,
                                         attngen__ref_args *r, unsigned char **rows,
                                         char *variant, size_t variant_size);
+
+/* The element strides of a call's q, k, v and out into the kernel arguments (kargs.h):
+ * attngen__call_strides of each (the call's own, or the layout's dense ones). */
+void attngen__kargs_set_strides(attngen_kargs *k, const attngen_fwd_args *a);
 
 #endif /* ATTNGEN_API_H */

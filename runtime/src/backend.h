@@ -17,10 +17,9 @@ typedef enum attngen__backend_kind {
 } attngen__backend_kind;
 
 /* The tensor-map geometry of a load=tma kernel (kargs_tma.h): the backend encodes 4D maps
- * (d, sequence, head, batch) of q, k, v and o over the call's tensors with the layout's
- * strides, boxes of 64 columns x *_rows rows, 128-byte swizzle. */
+ * (d, sequence, head, batch) of q, k, v and o over the call's tensors with the call's
+ * strides (kargs.h q_sb ...), boxes of 64 columns x *_rows rows, 128-byte swizzle. */
 typedef struct attngen__tma_boxes {
-  int layout;  /* attngen__layout */
   int q_rows;  /* rows of a q box (block_m) */
   int kv_rows; /* rows of a k or v box (kv_tile) */
   int o_rows;  /* rows of an o box (the rows one consumer warpgroup stores) */

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "axes.h"
+#include "numerics.h"
 #include "status.h"
 
 /* ---- argument checks -------------------------------------------------------------------- */
@@ -39,6 +40,102 @@ typedef struct byte_range {
 
 static int overlaps(const byte_range *a, const byte_range *b) {
   return a->begin < a->end && b->begin < b->end && a->begin < b->end && b->begin < a->end;
+}
+
+/* ---- element strides (attngen_fwd_args.q_strides ...) ---------------------------------- */
+
+#define STRIDE_BATCH_LIMIT ((int64_t)1 << 39) /* elements: 2^40 bytes, the tensor maps' bound */
+
+static const char *const tensor_names[4] = {"q", "k", "v", "out"};
+static const char *const stride_dims[3] = {"batch", "sequence", "head"};
+
+/* The extents of tensor t's (batch, sequence, head) dimensions (a packed batch: one entry of
+ * total rows). */
+static void tensor_extents(const attngen_fwd_args *a, attngen__call_tensor t, int64_t n[3]) {
+  const int packed = a->cu_seqlens_q != NULL;
+  const int kv = t == ATTNGEN__T_K || t == ATTNGEN__T_V;
+  n[0] = packed ? 1 : a->batch;
+  n[1] = kv ? (packed ? a->total_kv : a->seqlen_kv) : (packed ? a->total_q : a->seqlen_q);
+  n[2] = kv && a->heads_kv > 0 ? a->heads_kv : a->heads;
+}
+
+/* Elements from a tensor's first to its last element, + 1, within one batch entry (b = 0)
+ * or over all of them (b = 1), under the call's strides; 0 for an empty tensor. */
+static int64_t tensor_span(const attngen_fwd_args *a, attngen__call_tensor t, int all_batches) {
+  int64_t n[3], s[3];
+  tensor_extents(a, t, n);
+  attngen__call_strides(a, t, s);
+  if (n[0] < 1 || n[1] < 1 || n[2] < 1) return 0;
+  int64_t span = (n[1] - 1) * s[1] + (n[2] - 1) * s[2] + a->head_dim;
+  if (all_batches) span += (n[0] - 1) * s[0];
+  return span;
+}
+
+/* The given strides of tensor t: signs and zeros, 16-byte multiples, the 32-bit offsets within
+ * a batch entry, and for out that no two elements share an address. */
+static attngen_status check_strides(const attngen_fwd_args *a, attngen__call_tensor t) {
+  if (!attngen__strides_given(a, t)) return ATTNGEN_STATUS_OK;
+  const int64_t *g = attngen__given_strides(a, t);
+  const char *name = tensor_names[t];
+  const int packed = a->cu_seqlens_q != NULL;
+  int64_t n[3];
+  tensor_extents(a, t, n);
+  for (int i = 0; i < 3; i++) {
+    const int unused = i == 0 && packed;
+    if (g[i] < 0 || (g[i] == 0 && n[i] > 1 && !unused))
+      return attngen__fail(ATTNGEN_STATUS_INVALID_ARGUMENT,
+                           "args.%s_strides[%d] = %lld, the %s stride of %s (allowed: >= 1 "
+                           "elements; 0 only on a dimension of extent 1%s; all three 0 = dense "
+                           "in args.layout)", name, i, (long long)g[i], stride_dims[i], name,
+                           i == 0 ? " or in a packed batch" : "");
+    if (g[i] % 8 != 0)
+      return attngen__fail(ATTNGEN_STATUS_MISALIGNED,
+                           "args.%s_strides[%d] = %lld, the %s stride of %s, is not a multiple "
+                           "of 8 elements (allowed: multiples of 8 bf16 elements = 16 bytes, as "
+                           "the kernels' 16-byte loads and the tensor maps need)", name, i,
+                           (long long)g[i], stride_dims[i], name);
+  }
+  for (int i = 1; i < 3; i++)
+    if (g[i] >= BATCH_SLICE_LIMIT / 2)
+      return attngen__fail(ATTNGEN_STATUS_TOO_LARGE,
+                           "args.%s_strides[%d] = %lld, the %s stride of %s (allowed: < 2^30 "
+                           "elements: a batch entry spans less than 2^31 bytes)", name, i,
+                           (long long)g[i], stride_dims[i], name);
+  if (!packed && g[0] >= STRIDE_BATCH_LIMIT)
+    return attngen__fail(ATTNGEN_STATUS_TOO_LARGE,
+                         "args.%s_strides[0] = %lld, the batch stride of %s (allowed: < 2^39 "
+                         "elements = 2^40 bytes, the tensor maps' bound)", name, (long long)g[0],
+                         name);
+  /* strides below 2^31 each (else the span check fails), so the products below fit */
+  const int64_t entry_bytes = tensor_span(a, t, 0) * 2;
+  if (entry_bytes >= BATCH_SLICE_LIMIT)
+    return attngen__fail(ATTNGEN_STATUS_TOO_LARGE,
+                         "args.%s_strides = {%lld, %lld, %lld}: one batch entry of %s spans "
+                         "%lld bytes (allowed: < 2^31 = 2147483648, the kernels' 32-bit offsets "
+                         "within one batch entry)", name, (long long)g[0], (long long)g[1],
+                         (long long)g[2], name, (long long)entry_bytes);
+  if (t != ATTNGEN__T_OUT) return ATTNGEN_STATUS_OK;
+  /* out: sorted by stride, each dimension of extent > 1 must step past the whole extent of
+   * the one below it (the head dimension: head_dim unit-stride elements) */
+  int64_t st[4] = {1, 0, 0, 0}, ext[4] = {a->head_dim, 0, 0, 0};
+  int m = 1;
+  for (int i = packed ? 1 : 0; i < 3; i++)
+    if (n[i] > 1) st[m] = g[i], ext[m++] = n[i];
+  for (int i = 1; i < m; i++)
+    for (int j = i; j > 0 && st[j] < st[j - 1]; j--) {
+      int64_t x = st[j]; st[j] = st[j - 1]; st[j - 1] = x;
+      x = ext[j]; ext[j] = ext[j - 1]; ext[j - 1] = x;
+    }
+  for (int i = 1; i < m; i++)
+    if (st[i] < st[i - 1] * ext[i - 1])
+      return attngen__fail(ATTNGEN_STATUS_ALIASING,
+                           "args.out_strides = {%lld, %lld, %lld} with extents {%lld, %lld, "
+                           "%lld} and head_dim %d: two elements of out share an address "
+                           "(allowed: strides under which every element of out has its own "
+                           "address, e.g. the dense ones)", (long long)g[0], (long long)g[1],
+                           (long long)g[2], (long long)n[0], (long long)n[1], (long long)n[2],
+                           a->head_dim);
+  return ATTNGEN_STATUS_OK;
 }
 
 attngen_status attngen__check_args(const attngen_fwd_args *a, int need_pointers) {
@@ -146,6 +243,8 @@ attngen_status attngen__check_args(const attngen_fwd_args *a, int need_pointers)
     return attngen__fail(ATTNGEN_STATUS_BAD_SCALE,
                          "args.softmax_scale = %g is not finite (allowed: any finite float; "
                          "attngen_fwd_args_init's default 1/sqrt(128))", (double)a->softmax_scale);
+  for (int t = ATTNGEN__T_Q; t <= ATTNGEN__T_OUT; t++)
+    if ((st = check_strides(a, (attngen__call_tensor)t)) != ATTNGEN_STATUS_OK) return st;
   if (!need_pointers) return ATTNGEN_STATUS_OK;
   if ((st = check_align(a->q, "q", 16)) || (st = check_align(a->k, "k", 16)) ||
       (st = check_align(a->v, "v", 16)) || (st = check_align(a->out, "out", 16)) ||
@@ -155,13 +254,17 @@ attngen_status attngen__check_args(const attngen_fwd_args *a, int need_pointers)
       (st = check_align(a->cu_seqlens_k, "cu_seqlens_k", 4)))
     return st;
   const uintptr_t entries = packed ? 1 : (uintptr_t)a->batch;
-  uintptr_t qb = (uintptr_t)q_slice * entries;
-  uintptr_t kvb = (uintptr_t)kv_slice * entries;
+  /* each tensor's span, first to last byte (with strides: interleaved views that share no
+   * byte may still be refused, e.g. out inside a packed qkvo buffer) */
+  const uintptr_t qb = (uintptr_t)tensor_span(a, ATTNGEN__T_Q, 1) * 2;
+  const uintptr_t kb = (uintptr_t)tensor_span(a, ATTNGEN__T_K, 1) * 2;
+  const uintptr_t vb = (uintptr_t)tensor_span(a, ATTNGEN__T_V, 1) * 2;
+  const uintptr_t ob = (uintptr_t)tensor_span(a, ATTNGEN__T_OUT, 1) * 2;
   uintptr_t lseb = (uintptr_t)entries * a->heads * rows_q * sizeof(float);
   byte_range q = {"q", (uintptr_t)a->q, (uintptr_t)a->q + qb};
-  byte_range k = {"k", (uintptr_t)a->k, (uintptr_t)a->k + kvb};
-  byte_range v = {"v", (uintptr_t)a->v, (uintptr_t)a->v + kvb};
-  byte_range o = {"out", (uintptr_t)a->out, (uintptr_t)a->out + qb};
+  byte_range k = {"k", (uintptr_t)a->k, (uintptr_t)a->k + kb};
+  byte_range v = {"v", (uintptr_t)a->v, (uintptr_t)a->v + vb};
+  byte_range o = {"out", (uintptr_t)a->out, (uintptr_t)a->out + ob};
   byte_range l = {"lse", (uintptr_t)a->lse, a->lse ? (uintptr_t)a->lse + lseb : (uintptr_t)a->lse};
   const uintptr_t kl0 = (uintptr_t)a->kv_lengths;
   byte_range kl = {"kv_lengths", kl0, kl0 ? kl0 + (uintptr_t)a->batch * sizeof(int32_t) : kl0};

@@ -6,10 +6,10 @@
 #define ATTNGEN_KARGS_H
 
 typedef struct attngen_kargs {
-  const void *q;     // bf16, layout per variant (bshd: [B,Sq,H,128], bhsd: [B,H,Sq,128])
-  const void *k;     // bf16, [B,Skv,H_kv,128] or [B,H_kv,Skv,128]
-  const void *v;     // bf16, same layout as k
-  void *o;           // bf16, same layout as q
+  const void *q;     // bf16 [B,Sq,H,D] by index, in memory per q_sb, q_ss, q_sh (below)
+  const void *k;     // bf16 [B,Skv,H_kv,D] by index (k_* strides)
+  const void *v;     // bf16 [B,Skv,H_kv,D] by index (v_* strides)
+  void *o;           // bf16 [B,Sq,H,D] by index (o_* strides)
   float *lse;        // fp32 [B,H,Sq] natural-log LSE, or 0 when not requested
   float *ws;         // fp32 workspace for tail KV split partials, or 0 (kv_split = off)
   int B, H, Sq, Skv;
@@ -53,6 +53,14 @@ typedef struct attngen_kargs {
   int skip_nqt;                   // ceil(Sq / block_m)
   int skip_nkt;                   // ceil(Skv / kv_tile)
   int skip_nw;                    // ceil(skip_nkt / 32): words per (b, h, qt)
+  // Element strides (batch, sequence, head) of q, k, v and o; the last dimension is
+  // unit-stride. Always filled by the runtime (attngen_fwd_args.q_strides ..., else the
+  // layout's dense strides), so a kernel addresses (b, s, h) at b sb + s ss + h sh whatever
+  // its layout; a packed batch has sb = 0 (a sequence's first row counts its rows). The host
+  // keeps every stride a multiple of 8 and a batch entry's span of each tensor below 2^31
+  // bytes, so ss and sh fit 32-bit row offsets.
+  long long q_sb, k_sb, v_sb, o_sb;
+  int q_ss, q_sh, k_ss, k_sh, v_ss, v_sh, o_ss, o_sh;
 } attngen_kargs;
 
 #endif // ATTNGEN_KARGS_H

@@ -18,8 +18,8 @@ typedef struct attngen_tensor_map {
   ATTNGEN_ALIGN_128 unsigned long long opaque[16];
 } attngen_tensor_map;
 
-// Every map is 4D, innermost first: (d = 128 columns, sequence, head, batch), with the
-// layout's strides (bshd and bhsd alike), so rows past the sequence's end are out of bounds
+// Every map is 4D, innermost first: (d = head_dim columns, sequence, head, batch), with the
+// call's strides (kargs.h q_sb ...: any view the host accepts), so rows past the sequence's end are out of bounds
 // (zero-filled by loads, dropped by stores), never another head's rows. Boxes: 64 columns
 // (128 bytes, 128-byte swizzle) x rows (q: block_m, k and v: kv_tile, o: the kernel's store
 // box; a map the kernel does not use is all zero).
