@@ -334,4 +334,36 @@ typedef struct attngen__packed_result {
  * INVALID_ARGUMENT when the lengths give no query row or a negative length). */
 attngen_status attngen__verify_packed(const attngen__packed_args *a, attngen__packed_result *r);
 
+/* ---- strided views (verify_strided.c) --------------------------------------------------- */
+
+/* Calls on strided views (attngen_fwd_args.q_strides ...) against the call on dense tensors:
+ * seeded logical inputs (B x H x S x S, heads_kv KV heads, head_dim), the call with q, k, v,
+ * out dense in `layout` and no strides given, then each view with `layout` and its strides,
+ * on ctx (device buffers, poisoned out): view 0, q, k and v read from one fused projection
+ * [B, S, H + 2 H_kv, D] (a packed qkv), out dense; view 1, every tensor in the other layout's
+ * memory order (a permuted view), out too; view 2, heads D + 8 apart and 64 elements between
+ * batch entries, out too. Each view's out and LSE must be bit for bit the dense call's, and no
+ * element of its out buffer outside the view's rows written. */
+typedef struct attngen__strided_args {
+  attngen_context *ctx;
+  int batch, heads, heads_kv, seqlen, head_dim, causal; /* heads_kv 0 = heads */
+  attngen_layout layout;
+  attngen_rounding rounding;
+  const char *variant; /* NULL: the dispatcher's choice */
+  uint64_t seed;
+} attngen__strided_args;
+
+#define ATTNGEN__STRIDED_VIEWS 3
+
+typedef struct attngen__strided_result {
+  int pass;
+  char variant[128];                                /* the variant of the dense call */
+  int64_t out_mismatch[ATTNGEN__STRIDED_VIEWS];     /* out elements != the dense call's */
+  int64_t lse_mismatch[ATTNGEN__STRIDED_VIEWS];     /* LSE values != (bitwise) */
+  int64_t outside_written[ATTNGEN__STRIDED_VIEWS];  /* out buffer elements outside the view */
+} attngen__strided_result;
+
+/* Status other than OK: a call failed (attngen_last_error). */
+attngen_status attngen__verify_strided(const attngen__strided_args *a, attngen__strided_result *r);
+
 #endif /* ATTNGEN_VERIFY_H */

@@ -744,6 +744,105 @@ static void test_gpu_sm90_skip(void **state) {
   assert_int_equal(failures, 0);
 }
 
+/* Strided views (attngen_fwd_args.q_strides ...): every sm90 variant of the default set but
+ * the skip ones (a call without a skip state does not run them) on a fused qkv projection,
+ * a permuted view and padded heads (check/verify_strided.c), each bit for bit the dense call
+ * of the same variant in its layout, nothing written outside the view; grouped-query, 300
+ * rows (a partial m-block), causal variants with args.causal = 1. Then each variant that
+ * takes packed batches (bshd, head_dim 128) on a packed batch read from a fused [total, 3, H,
+ * 128] qkv tensor (FlashAttention's varlen qkvpacked; sequences of 1 and 0 rows and a
+ * partial last q-block, whose box is stored from registers through out's strides), bit for
+ * bit the packed call on separate dense q, k, v. */
+static void test_gpu_sm90_strided(void **state) {
+  (void)state;
+  SKIP_WITHOUT_GPU();
+  int failures = 0, ran = 0;
+  for (int v = 0; v < env.nvariants; ++v) {
+    const attngen__variant_desc *d = env.variants[v];
+    if (d->skip == ATTNGEN__SKIP_ON) continue;
+    const attngen__strided_args sa = {env.ctx, 2, 4, 2, 300, attngen__desc_head_dim(d),
+                                      d->mask == ATTNGEN__MASK_CAUSAL, (attngen_layout)d->layout,
+                                      (attngen_rounding)d->rounding, d->name, env.seed + 40};
+    attngen__strided_result r;
+    const attngen_status st = attngen__verify_strided(&sa, &r);
+    const int ok = st == ATTNGEN_STATUS_OK && r.pass && strcmp(r.variant, d->name) == 0;
+    printf("%-64s strided %s", d->name, ok ? "PASS" : "FAIL");
+    if (st != ATTNGEN_STATUS_OK) {
+      printf(" (%s: %s)", attngen_status_name(st), attngen_last_error());
+    } else if (!ok) {
+      for (int k = 0; k < ATTNGEN__STRIDED_VIEWS; ++k)
+        printf(" [view %d: %lld out, %lld LSE differ, %lld written outside]", k,
+               (long long)r.out_mismatch[k], (long long)r.lse_mismatch[k],
+               (long long)r.outside_written[k]);
+    }
+    printf("\n");
+    failures += !ok;
+    ++ran;
+  }
+  /* packed batches from a fused qkv */
+  enum { H = 2, D = 128, TOTAL = 390 };
+  static const int32_t cu[5] = {0, 1, 1, 200, TOTAL}; /* 1, 0, 199, 190 rows */
+  attngen__inputs in;
+  CHECK_OK(attngen__inputs_make_hd(&in, ATTNGEN__INPUT_REALISTIC, env.seed + 41,
+                                   ATTNGEN_LAYOUT_BSHD, 1, H, H, TOTAL, TOTAL, D,
+                                   ATTNGEN__DEFAULT_SCALE));
+  const size_t n = (size_t)TOTAL * H * D, lse_bytes = (size_t)H * TOTAL * 4;
+  uint16_t *qkv = malloc(3 * n * 2), *o1 = malloc(n * 2), *o2 = malloc(n * 2);
+  float *l1 = malloc(lse_bytes), *l2 = malloc(lse_bytes);
+  assert_true(qkv && o1 && o2 && l1 && l2);
+  for (int t = 0; t < TOTAL; ++t)
+    for (int j = 0; j < 3; ++j)
+      memcpy(qkv + ((size_t)t * 3 + j) * H * D, (j == 0 ? in.q : j == 1 ? in.k : in.v) +
+             (size_t)t * H * D, (size_t)H * D * 2);
+  void *dq = device_copy(in.q, n * 2), *dk = device_copy(in.k, n * 2), *dv = device_copy(in.v, n * 2);
+  void *dqkv = device_copy(qkv, 3 * n * 2), *dcu = device_copy(cu, sizeof cu);
+  void *do1 = NULL, *do2 = NULL, *dl1 = NULL, *dl2 = NULL;
+  CHECK_OK(attngen_malloc(env.ctx, n * 2, &do1));
+  CHECK_OK(attngen_malloc(env.ctx, n * 2, &do2));
+  CHECK_OK(attngen_malloc(env.ctx, lse_bytes, &dl1));
+  CHECK_OK(attngen_malloc(env.ctx, lse_bytes, &dl2));
+  for (int v = 0; v < env.nvariants; ++v) {
+    const attngen__variant_desc *d = env.variants[v];
+    if (d->skip == ATTNGEN__SKIP_ON || d->layout != ATTNGEN__LAYOUT_BSHD ||
+        attngen__desc_head_dim(d) != 128)
+      continue;
+    attngen_fwd_args a;
+    attngen_fwd_args_init(&a);
+    a.batch = 4, a.heads = H, a.seqlen_q = 199, a.seqlen_kv = 199, a.total_q = TOTAL;
+    a.total_kv = TOTAL, a.cu_seqlens_q = dcu, a.cu_seqlens_k = dcu;
+    a.causal = d->mask == ATTNGEN__MASK_CAUSAL, a.rounding = (attngen_rounding)d->rounding;
+    a.variant = d->name;
+    CHECK_OK(attngen_memset(env.ctx, do1, 0xFF, n * 2));
+    CHECK_OK(attngen_memset(env.ctx, do2, 0xFF, n * 2));
+    a.q = dq, a.k = dk, a.v = dv, a.out = do1, a.lse = dl1;
+    CHECK_OK(attngen_fwd(env.ctx, &a));
+    a.q = dqkv, a.k = (uint16_t *)dqkv + H * D, a.v = (uint16_t *)dqkv + 2 * H * D;
+    a.out = do2, a.lse = dl2;
+    for (int i = 0; i < 3; ++i) {
+      int64_t *st3 = i == 0 ? a.q_strides : i == 1 ? a.k_strides : a.v_strides;
+      st3[0] = 0, st3[1] = 3 * H * D, st3[2] = D;
+    }
+    CHECK_OK(attngen_fwd(env.ctx, &a));
+    CHECK_OK(attngen_synchronize(env.ctx, NULL));
+    CHECK_OK(attngen_memcpy_dtoh(env.ctx, o1, do1, n * 2));
+    CHECK_OK(attngen_memcpy_dtoh(env.ctx, o2, do2, n * 2));
+    CHECK_OK(attngen_memcpy_dtoh(env.ctx, l1, dl1, lse_bytes));
+    CHECK_OK(attngen_memcpy_dtoh(env.ctx, l2, dl2, lse_bytes));
+    long long unwritten = 0;
+    for (size_t i = 0; i < n; ++i) unwritten += o2[i] == ATTNGEN__BF16_POISON;
+    const int ok = memcmp(o1, o2, n * 2) == 0 && memcmp(l1, l2, lse_bytes) == 0 && unwritten == 0;
+    printf("%-64s packed qkv %s (%lld unwritten)\n", d->name, ok ? "PASS" : "FAIL", unwritten);
+    failures += !ok;
+    ++ran;
+  }
+  void *dev[] = {dq, dk, dv, dqkv, dcu, do1, do2, dl1, dl2};
+  for (size_t i = 0; i < sizeof dev / sizeof dev[0]; ++i) attngen_free(env.ctx, dev[i]);
+  free(qkv), free(o1), free(o2), free(l1), free(l2);
+  attngen__inputs_free(&in);
+  assert_true(ran > 0);
+  assert_int_equal(failures, 0);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_gpu_sm90_ragged),      cmocka_unit_test(test_gpu_sm90_cross),
@@ -756,6 +855,7 @@ int main(void) {
       cmocka_unit_test(test_gpu_sm90_gqa),
       cmocka_unit_test(test_gpu_sm90_packed),
       cmocka_unit_test(test_gpu_sm90_skip),
+      cmocka_unit_test(test_gpu_sm90_strided),
   };
   const int failed = cmocka_run_group_tests(tests, group_setup, group_teardown);
   /* Every test skipped (no CUDA device): exit 77, which ctest reports as "Not Run"

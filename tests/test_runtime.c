@@ -706,7 +706,7 @@ static void test_runtime_bad_strides(void **state) {
   attngen_destroy(ctx);
 }
 
-/* Logical [B, S, H, D] rows (src: dense bshd) to / from a tensor at element strides s. */
+/* Logical [B, S, H, D] rows (src: dense bshd) into a tensor at element strides s. */
 static void strided_place(uint16_t *dst, const uint16_t *src, int B, int S, int H, int D,
                           const int64_t s[3]) {
   for (int b = 0; b < B; b++)
@@ -715,133 +715,32 @@ static void strided_place(uint16_t *dst, const uint16_t *src, int B, int S, int 
         memcpy(dst + b * s[0] + i * s[1] + h * s[2], src + (((size_t)b * S + i) * H + h) * D,
                (size_t)D * 2);
 }
-static void strided_gather(uint16_t *dst, const uint16_t *src, int B, int S, int H, int D,
-                           const int64_t s[3]) {
-  for (int b = 0; b < B; b++)
-    for (int i = 0; i < S; i++)
-      for (int h = 0; h < H; h++)
-        memcpy(dst + (((size_t)b * S + i) * H + h) * D, src + b * s[0] + i * s[1] + h * s[2],
-               (size_t)D * 2);
-}
 
-/* The views of one strided case: q, k, v, out of a B x H x S x S call (H_kv KV heads). */
-typedef enum view_kind {
-  VIEW_QKV_PACKED = 0, /* one [B, S, H + 2 H_kv, D] tensor (a fused projection), out dense */
-  VIEW_PERMUTED = 1,   /* each tensor in the other layout's memory order, out too */
-  VIEW_PADDED = 2,     /* rows D + 8 apart, 64 elements between batch entries, out too */
-  VIEW_COUNT = 3
-} view_kind;
-
-typedef struct strided_case {
-  int batch, heads, heads_kv, seqlen, head_dim, causal;
-  const char *variant; /* NULL: the dispatcher's choice */
-} strided_case;
-
-/* Runs the dense call (strides 0, layout L) and each view of c with layout L on ctx; every
- * view's out and LSE must be bit for bit the dense call's, and the elements of its buffers
- * that the view does not cover untouched. Returns the variant that ran. */
-static void check_strided_case(attngen_context *ctx, const strided_case *c, attngen_layout L,
-                               char *ran, size_t ran_size) {
-  const int B = c->batch, H = c->heads, Hkv = c->heads_kv, S = c->seqlen, D = c->head_dim;
-  attngen__inputs in;
-  assert_int_equal(attngen__inputs_make_hd(&in, ATTNGEN__INPUT_REALISTIC, 77, ATTNGEN_LAYOUT_BSHD,
-                                           B, H, Hkv, S, S, D, 1.0f / sqrtf((float)D)),
-                   ATTNGEN_STATUS_OK);
-  const size_t nq = (size_t)B * S * H * D, nk = (size_t)B * S * Hkv * D;
-  attngen_fwd_args a;
-  attngen_fwd_args_init(&a);
-  a.batch = B, a.heads = H, a.heads_kv = Hkv == H ? 0 : Hkv, a.seqlen_q = S, a.seqlen_kv = S;
-  a.head_dim = D, a.layout = L, a.causal = c->causal, a.variant = c->variant;
-  a.softmax_scale = 1.0f / sqrtf((float)D);
-  /* dense in L */
-  int64_t dq[3], dk[3];
-  attngen__dense_strides_d(L, H, S, D, &dq[0], &dq[2], &dq[1]);
-  attngen__dense_strides_d(L, Hkv, S, D, &dk[0], &dk[2], &dk[1]);
-  uint16_t *q = aligned_alloc(64, nq * 2), *k = aligned_alloc(64, nk * 2);
-  uint16_t *v = aligned_alloc(64, nk * 2), *o = aligned_alloc(64, nq * 2);
-  uint16_t *want = malloc(nq * 2), *got = malloc(nq * 2);
-  float *lse_want = aligned_alloc(64, (size_t)B * H * S * 4 + 64);
-  float *lse_got = aligned_alloc(64, (size_t)B * H * S * 4 + 64);
-  assert_true(q && k && v && o && want && got && lse_want && lse_got);
-  strided_place(q, in.q, B, S, H, D, dq);
-  strided_place(k, in.k, B, S, Hkv, D, dk);
-  strided_place(v, in.v, B, S, Hkv, D, dk);
-  for (size_t i = 0; i < nq; i++) o[i] = ATTNGEN__BF16_POISON;
-  a.q = q, a.k = k, a.v = v, a.out = o, a.lse = lse_want;
-  attngen_status st = attngen_fwd(ctx, &a);
-  if (st != ATTNGEN_STATUS_OK) print_message("dense: %s\n", attngen_last_error());
-  assert_int_equal(st, ATTNGEN_STATUS_OK);
-  assert_int_equal(attngen_synchronize(ctx, NULL), ATTNGEN_STATUS_OK);
-  strided_gather(want, o, B, S, H, D, dq);
-  attngen_choice ch;
-  assert_int_equal(attngen_explain(ctx, &a, &ch), ATTNGEN_STATUS_OK);
-  snprintf(ran, ran_size, "%s", ch.variant);
-  free(q), free(k), free(v), free(o);
-  for (int vk = 0; vk < VIEW_COUNT; vk++) {
-    int64_t sq[3], sk[3], so[3];
-    size_t k_off = 0, v_off = 0, in_elems, out_elems;
-    if (vk == VIEW_QKV_PACKED) {
-      const int64_t w = (int64_t)(H + 2 * Hkv) * D; /* elements per (b, s) */
-      sq[0] = sk[0] = (int64_t)S * w, sq[1] = sk[1] = w, sq[2] = sk[2] = D;
-      k_off = (size_t)H * D, v_off = (size_t)(H + Hkv) * D;
-      in_elems = (size_t)B * S * w;
-      memcpy(so, dq, sizeof so);
-      out_elems = nq;
-    } else if (vk == VIEW_PERMUTED) {
-      const attngen_layout other = L == ATTNGEN_LAYOUT_BSHD ? ATTNGEN_LAYOUT_BHSD : ATTNGEN_LAYOUT_BSHD;
-      attngen__dense_strides_d(other, H, S, D, &sq[0], &sq[2], &sq[1]);
-      attngen__dense_strides_d(other, Hkv, S, D, &sk[0], &sk[2], &sk[1]);
-      memcpy(so, sq, sizeof so);
-      k_off = nq, v_off = nq + nk, in_elems = nq + 2 * nk, out_elems = nq;
-    } else {
-      sq[2] = D + 8, sq[1] = (int64_t)H * (D + 8), sq[0] = (int64_t)S * H * (D + 8) + 64;
-      sk[2] = D + 8, sk[1] = (int64_t)Hkv * (D + 8), sk[0] = (int64_t)S * Hkv * (D + 8) + 64;
-      memcpy(so, sq, sizeof so);
-      k_off = (size_t)B * sq[0], v_off = k_off + (size_t)B * sk[0];
-      in_elems = v_off + (size_t)B * sk[0], out_elems = (size_t)B * sq[0];
-    }
-    uint16_t *buf = aligned_alloc(64, in_elems * 2), *ob = aligned_alloc(64, out_elems * 2 + 64);
-    assert_true(buf && ob);
-    memset(buf, 0, in_elems * 2);
-    strided_place(buf, in.q, B, S, H, D, sq);
-    strided_place(buf + k_off, in.k, B, S, Hkv, D, sk);
-    strided_place(buf + v_off, in.v, B, S, Hkv, D, sk);
-    for (size_t i = 0; i < out_elems; i++) ob[i] = ATTNGEN__BF16_POISON;
-    attngen_fwd_args sa = a;
-    sa.q = buf, sa.k = buf + k_off, sa.v = buf + v_off, sa.out = ob, sa.lse = lse_got;
-    memcpy(sa.q_strides, sq, sizeof sq);
-    memcpy(sa.k_strides, sk, sizeof sk);
-    memcpy(sa.v_strides, sk, sizeof sk);
-    if (vk != VIEW_QKV_PACKED) memcpy(sa.out_strides, so, sizeof so); /* packed: out dense */
-    st = attngen_fwd(ctx, &sa);
-    if (st != ATTNGEN_STATUS_OK) print_message("view %d: %s\n", vk, attngen_last_error());
-    assert_int_equal(st, ATTNGEN_STATUS_OK);
-    assert_int_equal(attngen_synchronize(ctx, NULL), ATTNGEN_STATUS_OK);
-    strided_gather(got, ob, B, S, H, D, so);
-    size_t diff = 0;
-    for (size_t i = 0; i < nq; i++) diff += got[i] != want[i];
-    if (diff) print_message("%s %s view %d: %zu of %zu out elements differ from the dense call\n",
-                            ran, attngen_enum_name("layout", (int)L), vk, diff, nq);
-    assert_int_equal(diff, 0);
-    assert_memory_equal(lse_got, lse_want, (size_t)B * H * S * 4);
-    /* every element outside the view's rows is untouched: poison the rows, then all is */
-    for (size_t i = 0; i < nq; i++) got[i] = ATTNGEN__BF16_POISON;
-    strided_place(ob, got, B, S, H, D, so);
-    size_t written = 0;
-    for (size_t i = 0; i < out_elems; i++) written += ob[i] != ATTNGEN__BF16_POISON;
-    assert_int_equal(written, 0);
-    free(buf);
-    free(ob);
-  }
-  free(want), free(got), free(lse_want), free(lse_got);
-  attngen__inputs_free(&in);
-}
-
-static const strided_case strided_cases[] = {
-  {2, 2, 2, 100, 128, 0, NULL}, /* MHA, partial tiles */
-  {1, 4, 2, 70, 128, 1, NULL},  /* grouped-query, causal */
-  {2, 2, 2, 90, 64, 0, NULL},   /* head_dim 64 */
+/* The strided cases (check/verify_strided.c: packed qkv, permuted and padded views, each bit
+ * for bit the dense call): B, H, H_kv, S, head_dim, causal. */
+static const attngen__strided_args strided_cases[] = {
+  {NULL, 2, 2, 0, 100, 128, 0, ATTNGEN_LAYOUT_BSHD, ATTNGEN_ROUND_RTNE, NULL, 11}, /* MHA */
+  {NULL, 1, 4, 2, 70, 128, 1, ATTNGEN_LAYOUT_BSHD, ATTNGEN_ROUND_RTZ, NULL, 12},   /* GQA causal */
+  {NULL, 2, 2, 0, 90, 64, 0, ATTNGEN_LAYOUT_BSHD, ATTNGEN_ROUND_RTNA, NULL, 13},   /* head_dim 64 */
 };
+
+/* Runs one case in layout l on ctx; fails with the counts unless it passes. */
+static void check_strided(attngen_context *ctx, const attngen__strided_args *c, attngen_layout l,
+                          char *ran, size_t ran_size) {
+  attngen__strided_args s = *c;
+  s.ctx = ctx;
+  s.layout = l;
+  attngen__strided_result r;
+  attngen_status st = attngen__verify_strided(&s, &r);
+  if (st != ATTNGEN_STATUS_OK) fail_msg("%s: %s", attngen_status_name(st), attngen_last_error());
+  for (int v = 0; v < ATTNGEN__STRIDED_VIEWS; v++)
+    if (r.out_mismatch[v] || r.lse_mismatch[v] || r.outside_written[v])
+      print_message("%s view %d: %lld out, %lld LSE differ from the dense call; %lld written "
+                    "outside\n", r.variant, v, (long long)r.out_mismatch[v],
+                    (long long)r.lse_mismatch[v], (long long)r.outside_written[v]);
+  assert_true(r.pass);
+  snprintf(ran, ran_size, "%s", r.variant);
+}
 
 /* Strided views on the cpu reference: bit for bit the dense call in both layouts. */
 static void test_runtime_strided_views_cpu(void **state) {
@@ -849,14 +748,13 @@ static void test_runtime_strided_views_cpu(void **state) {
   attngen_context *ctx = cpu_context();
   char ran[128];
   for (size_t i = 0; i < sizeof strided_cases / sizeof strided_cases[0]; i++)
-    for (int l = 0; l < 2; l++)
-      check_strided_case(ctx, &strided_cases[i], (attngen_layout)l, ran, sizeof ran);
+    for (int l = 0; l < 2; l++) check_strided(ctx, &strided_cases[i], (attngen_layout)l, ran, sizeof ran);
   attngen_destroy(ctx);
 }
 
 /* Strided views on the gfx942 kernels in the emulator: the dispatcher's variant of each case
- * and layout (bshd and bhsd families, causal, head_dim 64), and a forced tail-split variant
- * whose merge kernel writes out: bit for bit the dense call of the same variant. */
+ * and layout (bshd and bhsd families, causal, GQA, head_dim 64), and a forced tail-split
+ * variant whose merge kernel writes out: bit for bit the dense call of the same variant. */
 static void test_runtime_strided_views_emu(void **state) {
   (void)state;
   setenv("ATTNGEN_EMU_CUS", "3", 1);
@@ -868,14 +766,15 @@ static void test_runtime_strided_views_emu(void **state) {
   char ran[128];
   for (size_t i = 0; i < sizeof strided_cases / sizeof strided_cases[0]; i++)
     for (int l = 0; l < 2; l++) {
-      check_strided_case(ctx, &strided_cases[i], (attngen_layout)l, ran, sizeof ran);
+      check_strided(ctx, &strided_cases[i], (attngen_layout)l, ran, sizeof ran);
       print_message("strided views on %s: bitwise equal to the dense call\n", ran);
       assert_non_null(strstr(ran, l ? "_bhsd_" : "_bshd_"));
     }
   /* 3 CUs, 4 q-blocks of 256 rows: the last job alone, its 9 KV tiles split in parts; the
    * merge kernel writes out */
-  const strided_case split = {1, 1, 1, 800, 128, 0,
-                              "attn_fwd_d128_bhsd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942"};
+  const attngen__strided_args split = {NULL, 1, 1, 0, 800, 128, 0, ATTNGEN_LAYOUT_BHSD,
+                                       ATTNGEN_ROUND_RTNE,
+                                       "attn_fwd_d128_bhsd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942", 14};
   attngen_fwd_args sa;
   attngen_fwd_args_init(&sa);
   sa.batch = 1, sa.heads = 1, sa.seqlen_q = 800, sa.seqlen_kv = 800, sa.variant = split.variant;
@@ -884,7 +783,7 @@ static void test_runtime_strided_views_emu(void **state) {
   assert_int_equal(attngen_explain(ctx, &sa, &ch), ATTNGEN_STATUS_OK);
   print_message("%s on 1x1x800x800: %d parts\n", ch.variant, ch.num_splits);
   assert_true(ch.num_splits > 1);
-  check_strided_case(ctx, &split, ATTNGEN_LAYOUT_BHSD, ran, sizeof ran);
+  check_strided(ctx, &split, ATTNGEN_LAYOUT_BHSD, ran, sizeof ran);
   assert_string_equal(ran, split.variant);
   attngen_destroy(ctx);
 }
