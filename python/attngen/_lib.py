@@ -48,6 +48,9 @@ class FwdArgs(ctypes.Structure):
         ("cu_seqlens_q", ctypes.c_void_p), ("cu_seqlens_k", ctypes.c_void_p),
         ("total_q", ctypes.c_int), ("total_kv", ctypes.c_int),
         ("skip", ctypes.c_void_p),
+        # element strides {batch, sequence, head}; all 0 = dense in `layout`
+        ("q_strides", ctypes.c_int64 * 3), ("k_strides", ctypes.c_int64 * 3),
+        ("v_strides", ctypes.c_int64 * 3), ("out_strides", ctypes.c_int64 * 3),
     ]
 
 

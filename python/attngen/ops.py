@@ -4,10 +4,13 @@ Layouts. `layout` names the order of the tensors' dimensions as the caller index
 the library's names (attngen._names.LAYOUTS): the first (the default) is [batch, seq, heads,
 head_dim], the second [batch, heads, seq, head_dim]; rounding modes likewise (ROUNDINGS,
 the default first). The memory
-order the kernel reads is taken from the strides: a q that is a transposed view of a dense
-tensor of the other order (SDPA's q.transpose(1, 2)) runs without a copy. k and v must then
-be dense in the same memory order as q; if they are not (or q is dense in neither order) they
-are copied (on their device) into it. out is written in q's memory order.
+order the kernel reads is taken from the strides: q, k and v are read in place through their
+strides (the library's args.q_strides ...) whenever the last dimension is unit-stride and the
+other strides are multiples of 8 elements (16 bytes): a transposed view of a dense tensor
+(SDPA's q.transpose(1, 2)), q, k, v = qkv.unbind(2) of a fused [B, S, 3, H, D] projection,
+heads padded apart. Any other tensor is copied (on its device) into a dense one. out is
+written in q's memory order when q is dense in one, else in the logical order; a given out
+may have any strides of that kind.
 
 Streams and devices. The call launches on the current torch stream of q's device, never
 synchronizes, and never moves a tensor to another device: tensors on different devices, or
@@ -135,6 +138,25 @@ def _memory_layout(t, layout):
     return None
 
 
+def _view_strides(t, layout):
+    """(sB, sS, sH) element strides of t (logical `layout`) as the library reads them in place
+    (args.q_strides ...), or None when it cannot (a copy is needed): the last dimension
+    unit-stride, the others positive multiples of 8 elements (16 bytes); a dimension of size 1
+    is never stepped (0)."""
+    dims = _dims(t, layout)
+    st = _logical_strides(t, layout)
+    if dims[3] > 1 and st[3] != 1:
+        return None
+    out = []
+    for n, s in zip(dims[:3], st[:3]):
+        if n == 1:
+            s = 0
+        elif s <= 0 or s % 8:
+            return None
+        out.append(s)
+    return tuple(out)
+
+
 def _to_memory(t, layout, mem):
     """t (logical `layout`) copied to be dense in memory order `mem`, same logical view."""
     if layout == mem:
@@ -234,11 +256,18 @@ def _make_plan(q, k, v, scale, layout, rounding, variant=None, causal=False, ski
     ctx = get_context(q.device)
     p = _Plan()
     p.ctx = ctx
+    # the layout (the library's variant family and default strides): q's memory order when q
+    # is dense, else the logical order; q, k, v are read in place through their strides
+    # whenever the library takes them (_view_strides), else copied dense into `mem`
     mem = _memory_layout(q, layout)
-    p.copy_q = mem is None
+    dense_q = mem is not None
     if mem is None:
         mem = layout
-    p.copy_kv = not (_dense_in(k, layout, mem) and _dense_in(v, layout, mem))
+    sq = None if dense_q else _view_strides(q, layout)
+    p.copy_q = not dense_q and sq is None
+    sk, sv = _view_strides(k, layout), _view_strides(v, layout)
+    kv_dense = _dense_in(k, layout, mem) and _dense_in(v, layout, mem)
+    p.copy_kv = not kv_dense and (sk is None or sv is None)
     p.mem = mem
     p.B, p.Sq, p.H, p.D = _dims(q, layout)
     p.Skv = _dims(k, layout)[1]
@@ -246,6 +275,11 @@ def _make_plan(q, k, v, scale, layout, rounding, variant=None, causal=False, ski
     a.batch, a.heads, a.seqlen_q, a.seqlen_kv, a.head_dim = p.B, p.H, p.Sq, p.Skv, p.D
     a.heads_kv = _dims(k, layout)[2]  # grouped-query: fewer KV heads, read in place
     a.layout = _names.layout_code(mem)
+    if sq is not None:
+        a.q_strides[:] = sq
+    if not kv_dense and not p.copy_kv:
+        a.k_strides[:] = sk
+        a.v_strides[:] = sv
     a.rounding = _names.rounding_code(rounding)
     a.softmax_scale = scale
     a.causal = 1 if causal else 0
@@ -314,8 +348,11 @@ def _stream_of(p, q):
     return torch.cuda.current_stream(q.device).cuda_stream
 
 
-def _launch(p, q, k, v, out, lse, first, kv_lengths=None, skip=None, key=None):
+def _launch(p, q, k, v, out, lse, first, kv_lengths=None, skip=None, key=None,
+            out_strides=None):
     a = _lib.FwdArgs.from_buffer_copy(p.template)
+    if out_strides is not None:  # a given out that is not dense in the plan's order
+        a.out_strides[:] = out_strides
     if skip is not None:  # the layer's state, (re)made for this plan's shape
         a.skip = skip._bind(p.ctx, a, (id(p.ctx), key))
     if kv_lengths is not None:
@@ -379,13 +416,14 @@ def _fwd_impl(q, k, v, scale, layout, rounding, want_lse, out=None, lse=None, va
     if p.copy_kv:
         k = _to_memory(k, layout, p.mem)
         v = _to_memory(v, layout, p.mem)
+    out_strides = None
     if out is None:
-        if p.copy_q:
+        if _memory_layout(q, layout) is None:  # q copied or read through its strides
             out = _empty_in((p.B, p.Sq, p.H, p.D), layout, p.mem, q, torch.bfloat16)
         else:  # q is dense (maybe a transposed view): empty_like keeps its strides
             out = torch.empty_like(q)
     else:
-        _check_out(out, q, p, layout)
+        out_strides = _check_out(out, q, p, layout)
     if want_lse and lse is None:
         lse = torch.empty((p.B, p.H, p.Sq), dtype=torch.float32, device=q.device)
     elif lse is not None:
@@ -393,9 +431,9 @@ def _fwd_impl(q, k, v, scale, layout, rounding, want_lse, out=None, lse=None, va
     if p.empty:
         return out, lse
     if key in _prepared:
-        _launch(p, q, k, v, out, lse, False, kv_lengths, skip, key)
+        _launch(p, q, k, v, out, lse, False, kv_lengths, skip, key, out_strides)
     else:
-        _launch(p, q, k, v, out, lse, True, kv_lengths, skip, key)
+        _launch(p, q, k, v, out, lse, True, kv_lengths, skip, key, out_strides)
         _prepared.add(key)
     return out, lse
 
@@ -422,11 +460,18 @@ def _check_out(out, q, p, layout):
         raise AttngenError("INVALID_ARGUMENT",
                            f"out must be a bfloat16 tensor on {q.device} (got "
                            f"{getattr(out, 'dtype', type(out))} on {getattr(out, 'device', '-')})")
+    """None when out is dense in the plan's memory order, else its strides for the library."""
     if out.dim() != 4 or tuple(_dims(out, layout)) != (p.B, p.Sq, p.H, p.D):
         raise AttngenError("BAD_SHAPE", f"out.shape = {tuple(out.shape)} (need q's shape)")
-    if not _dense_in(out, layout, p.mem):
-        raise AttngenError("BAD_LAYOUT", f"out must be dense in q's memory order ({p.mem}); "
-                                         f"its strides are {out.stride()}")
+    if _dense_in(out, layout, p.mem):
+        return None
+    so = _view_strides(out, layout)
+    if so is None:
+        raise AttngenError("BAD_LAYOUT", f"out must have a unit-stride last dimension and "
+                                         f"other strides that are multiples of 8 elements (or "
+                                         f"be dense in q's memory order, {p.mem}); its strides "
+                                         f"are {out.stride()}")
+    return so
 
 
 def _check_lse(lse, q, p):
@@ -571,11 +616,23 @@ def _check_packed(q, k, v):
 
 
 def _packed_rows(t):
-    """t with unit-stride rows of [H, D] packed one after the other (a copy otherwise)."""
-    H, D = t.shape[1], t.shape[2]
-    if t.stride(2) == 1 and t.stride(1) == D and (t.shape[0] <= 1 or t.stride(0) == H * D):
-        return t
-    return t.contiguous()
+    """(t, strides): t read in place with its (sS, sH) strides as the library's {0, sS, sH}
+    when its last dimension is unit-stride and the others are multiples of 8 elements (rows of
+    a fused [total, 3, H, D] qkv, heads padded apart), None for rows of [H, D] packed back to
+    back; else a contiguous copy and None."""
+    total, H, D = t.shape
+    if D <= 1 or t.stride(2) == 1:
+        if (t.stride(1) == D or H <= 1) and (total <= 1 or t.stride(0) == H * D):
+            return t, None
+        st = [0]
+        for n, s in ((total, t.stride(0)), (H, t.stride(1))):
+            if n == 1:
+                s = 0
+            elif s <= 0 or s % 8:
+                return t.contiguous(), None
+            st.append(s)
+        return t, tuple(st)
+    return t.contiguous(), None
 
 
 def varlen_attention(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q, max_seqlen_k, *,
@@ -623,8 +680,8 @@ def varlen_attention(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q, max_seql
                                               B, total_q, total_k, max_seqlen_q, max_seqlen_k)
         if st != 0:
             _lib.raise_status(ctx.lib, st, "varlen_attention")
-    q, k, v = _packed_rows(q), _packed_rows(k), _packed_rows(v)
-    out = torch.empty_like(q)
+    (q, sq), (k, sk), (v, sv) = _packed_rows(q), _packed_rows(k), _packed_rows(v)
+    out = torch.empty((total_q, H, D), dtype=torch.bfloat16, device=q.device)
     lse = (torch.empty((H, total_q), dtype=torch.float32, device=q.device)
            if return_lse else None)
     if total_q == 0 or max_seqlen_q == 0:  # no query row: nothing to compute
@@ -640,6 +697,9 @@ def varlen_attention(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q, max_seql
     vb = variant.encode() if variant else None
     a.variant = vb
     a.q, a.k, a.v, a.out = q.data_ptr(), k.data_ptr(), v.data_ptr(), out.data_ptr()
+    for field, st in (("q_strides", sq), ("k_strides", sk), ("v_strides", sv)):
+        if st is not None:  # a strided view read in place
+            getattr(a, field)[:] = st
     a.lse = lse.data_ptr() if lse is not None else None
     a.cu_seqlens_q, a.cu_seqlens_k = cu_seqlens_q.data_ptr(), cu_seqlens_k.data_ptr()
     if kv_lengths is not None:

@@ -9,6 +9,17 @@ from attngen import AttngenError
 from attngen.flash_attn_interface import flash_attn_func
 
 
+def _refuse_copies(monkeypatch):
+    """Makes .contiguous() of a tensor that is not contiguous (a copy) fail the test."""
+    orig = torch.Tensor.contiguous
+
+    def guard(self, *args, **kwargs):
+        if not self.is_contiguous():
+            pytest.fail("an input was copied")
+        return orig(self, *args, **kwargs)
+    monkeypatch.setattr(torch.Tensor, "contiguous", guard)
+
+
 def _qkv(B, Sq, Skv, H, seed=3):
     g = torch.Generator().manual_seed(seed)
     q = torch.randn(B, Sq, H, 128, generator=g).to(torch.bfloat16)
@@ -25,6 +36,16 @@ def test_same_bits_as_attention():
     assert not torch.equal(flash_attn_func(q, k, v, softmax_scale=0.3), flash_attn_func(q, k, v))
     assert torch.equal(flash_attn_func(q, k, v, causal=True, deterministic=True),
                        attngen.attention(q, k, v, causal=True))
+
+
+def test_packed_qkv_runs_without_copy(monkeypatch):
+    # FlashAttention's qkvpacked layout [B, S, 3, H, D], unbound: read in place
+    g = torch.Generator().manual_seed(7)
+    qkv = torch.randn(1, 33, 3, 2, 128, generator=g).to(torch.bfloat16)
+    q, k, v = qkv.unbind(2)
+    want = flash_attn_func(q.contiguous(), k.contiguous(), v.contiguous(), causal=True)
+    _refuse_copies(monkeypatch)
+    assert torch.equal(flash_attn_func(q, k, v, causal=True), want)
 
 
 def test_causal_is_bottom_right():

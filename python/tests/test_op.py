@@ -50,17 +50,69 @@ def test_transposed_views_run_without_copy(backend):
 
 
 def test_strided_inputs_are_copied_correctly(backend):
-    # k, v: every other row of a larger tensor (not dense in any order) -> copied
+    # k, v: every other column of a wider tensor (head_dim not unit-stride) -> copied
     q, _, _ = _qkv(1, 16, 8, 2, "bshd", seed=9)
-    big_k = rand(1, 64, 2, 128, seed=10)
-    big_v = rand(1, 64, 2, 128, seed=11)
-    k, v = big_k[:, ::2], big_v[:, ::2]
+    big_k = rand(1, 8, 2, 256, seed=10)
+    big_v = rand(1, 8, 2, 256, seed=11)
+    k, v = big_k[..., ::2], big_v[..., ::2]
     p, _ = ops._plan_for(q, k, v, 128 ** -0.5, "bshd", "rtne")
     assert p.copy_kv
     out = attngen.attention(q, k, v)
     assert torch.equal(out, attngen.attention(q, k.contiguous(), v.contiguous()))
     ref, _ = reference(q, k, v)
     assert_close(out, ref, tolerance(q, k, v), "strided")
+
+
+def _no_copies(monkeypatch):
+    """Makes any copy of q, k or v by the op fail the test."""
+    def refuse(*args, **kwargs):
+        raise AssertionError("attngen copied an input")
+    monkeypatch.setattr(ops, "_to_memory", refuse)
+
+
+def test_packed_qkv_runs_without_copy(backend, monkeypatch):
+    # q, k, v = qkv.unbind(2) of a fused [B, S, 3, H, D] projection: strided views, read in
+    # place (args.q_strides ...), bit for bit the call on contiguous copies
+    qkv = rand(2, 50, 3, 2, 128, seed=20)
+    q, k, v = qkv.unbind(2)
+    p, _ = ops._plan_for(q, k, v, 128 ** -0.5, "bshd", "rtne")
+    assert not p.copy_q and not p.copy_kv
+    want, want_lse = attngen.attention(q.contiguous(), k.contiguous(), v.contiguous(),
+                                       return_lse=True)
+    _no_copies(monkeypatch)
+    out, lse = attngen.attention(q, k, v, return_lse=True)
+    assert torch.equal(out, want) and torch.equal(lse, want_lse)
+    assert out.is_contiguous()
+
+
+def test_fused_gqa_projection_and_padded_heads_run_without_copy(backend, monkeypatch):
+    # a Llama-style fused projection [B, S, H + 2 H_kv, D] split by heads (grouped-query), and
+    # heads padded 8 elements apart; a causal call
+    fused = rand(1, 40, 4 + 2 * 2, 128, seed=21)
+    q, k, v = fused[:, :, :4], fused[:, :, 4:6], fused[:, :, 6:]
+    padded = rand(1, 40, 4, 136, seed=22)[..., :128]
+    want_a = attngen.attention(q.contiguous(), k.contiguous(), v.contiguous(), causal=True)
+    want_b = attngen.attention(padded.contiguous(), k.contiguous(), v.contiguous())
+    _no_copies(monkeypatch)
+    assert torch.equal(attngen.attention(q, k, v, causal=True), want_a)
+    assert torch.equal(attngen.attention(padded, k, v), want_b)
+
+
+def test_permuted_kv_and_strided_out(backend, monkeypatch):
+    # q dense [B, S, H, D]; k and v [B, S, H, D] views of [B, H, S, D] tensors (a framework's
+    # permuted projections): read in place; out given with padded heads: written through its
+    # strides, its padding untouched
+    q, _, _ = _qkv(2, 30, 20, 2, "bshd", seed=23)
+    kt, vt = rand(2, 2, 20, 128, seed=24), rand(2, 2, 20, 128, seed=25)
+    k, v = kt.transpose(1, 2), vt.transpose(1, 2)
+    want = attngen.attention(q, k.contiguous(), v.contiguous())
+    out_buf = torch.full((2, 30, 2, 136), 7.0, dtype=torch.bfloat16)
+    _no_copies(monkeypatch)
+    p, _ = ops._plan_for(q, k, v, 128 ** -0.5, "bshd", "rtne")
+    assert not p.copy_q and not p.copy_kv
+    out = attngen.attention(q, k, v, out=out_buf[..., :128])
+    assert torch.equal(out, want)
+    assert (out_buf[..., 128:] == 7.0).all()
 
 
 def test_rounding_modes(backend):
@@ -284,7 +336,7 @@ def test_error_out_and_lse_arguments():
     _raises("BAD_SHAPE", lambda: attngen.attention(q, k, v, out=q[:, :4].clone()), "out.shape")
     _raises("INVALID_ARGUMENT", lambda: attngen.attention(q, k, v, out=q.float()), "bfloat16")
     _raises("BAD_LAYOUT", lambda: attngen.attention(
-        q, k, v, out=torch.empty(1, 2, 8, 128, dtype=torch.bfloat16).transpose(1, 2)), "dense")
+        q, k, v, out=torch.empty(1, 8, 2, 256, dtype=torch.bfloat16)[..., ::2]), "unit-stride")
     _raises("INVALID_ARGUMENT", lambda: attngen.attention(
         q, k, v, lse=torch.empty(1, 2, 8, dtype=torch.float64)), "float32")
     _raises("BAD_SHAPE", lambda: attngen.attention(q, k, v, lse=torch.empty(1, 8, 2)), "[B, H, Sq]")

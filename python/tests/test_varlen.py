@@ -10,6 +10,17 @@ from attngen import AttngenError
 from attngen.flash_attn_interface import flash_attn_varlen_func
 
 
+def _refuse_copies(monkeypatch):
+    """Makes .contiguous() of a tensor that is not contiguous (a copy) fail the test."""
+    orig = torch.Tensor.contiguous
+
+    def guard(self, *args, **kwargs):
+        if not self.is_contiguous():
+            pytest.fail("an input was copied")
+        return orig(self, *args, **kwargs)
+    monkeypatch.setattr(torch.Tensor, "contiguous", guard)
+
+
 def _packed(lq, lk, H, Hk, seed=5):
     g = torch.Generator().manual_seed(seed)
     q = torch.randn(sum(lq), H, 128, generator=g).to(torch.bfloat16)
@@ -72,6 +83,30 @@ def test_noncontiguous_inputs_and_flash_interface():
                                              return_attn_probs=True)
     o2, l2 = attngen.varlen_attention(q, k, v, cq, ck, 20, 20, scale=0.2, return_lse=True)
     assert probs is None and torch.equal(out, o2) and torch.equal(lse, l2)
+
+
+@pytest.mark.parametrize("backend", ["cpu", "emu"])
+def test_fused_qkv_runs_without_copy(backend, monkeypatch):
+    """q, k, v = qkv.unbind(1) of a packed [total, 3, H, D] tensor (FlashAttention's varlen
+    qkvpacked), and heads padded 8 apart: read in place through their strides, bit for bit
+    the call on contiguous tensors (cpu reference and the gfx942 kernels in the emulator)."""
+    lq = [9, 1, 30]
+    q0, k0, v0, cq, _ = _packed(lq, lq, 2, 2, seed=4)
+    qkv = torch.stack([q0, k0, v0], dim=1)
+    q, k, v = qkv.unbind(1)
+    padded = torch.zeros(sum(lq), 2, 136, dtype=torch.bfloat16)
+    padded[..., :128] = q0
+    attngen.set_cpu_backend(backend)
+    try:
+        want = attngen.varlen_attention(q0, k0, v0, cq, cq, 30, 30, causal=True)
+        _refuse_copies(monkeypatch)
+        assert torch.equal(attngen.varlen_attention(q, k, v, cq, cq, 30, 30, causal=True), want)
+        assert torch.equal(flash_attn_varlen_func(q, k, v, cq, cq, 30, 30, causal=True), want)
+        assert torch.equal(attngen.varlen_attention(padded[..., :128], k, v, cq, cq, 30, 30,
+                                                    causal=True), want)
+    finally:
+        monkeypatch.undo()
+        attngen.set_cpu_backend("cpu")
 
 
 @pytest.mark.parametrize("kw,name", [(dict(dropout_p=0.1), "dropout_p"),
