@@ -823,7 +823,7 @@ static void test_runtime_strided_varlen_qkv(void **state) {
     memcpy(a.q_strides, s3, sizeof s3);
     memcpy(a.k_strides, s3, sizeof s3);
     memcpy(a.v_strides, s3, sizeof s3);
-    a.q_strides[0] = 12345 * 8; /* not used by a packed batch */
+    a.q_strides[0] = 12345; /* not used by a packed batch: any value >= 0 */
     attngen_status st = attngen_fwd(ctx, &a);
     if (st != ATTNGEN_STATUS_OK) print_message("%s\n", attngen_last_error());
     assert_int_equal(st, ATTNGEN_STATUS_OK);

@@ -88,7 +88,7 @@ static attngen_status check_strides(const attngen_fwd_args *a, attngen__call_ten
                            "elements; 0 only on a dimension of extent 1%s; all three 0 = dense "
                            "in args.layout)", name, i, (long long)g[i], stride_dims[i], name,
                            i == 0 ? " or in a packed batch" : "");
-    if (g[i] % 8 != 0)
+    if (!unused && g[i] % 8 != 0)
       return attngen__fail(ATTNGEN_STATUS_MISALIGNED,
                            "args.%s_strides[%d] = %lld, the %s stride of %s, is not a multiple "
                            "of 8 elements (allowed: multiples of 8 bf16 elements = 16 bytes, as "
