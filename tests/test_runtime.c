@@ -753,8 +753,9 @@ static void test_runtime_strided_views_cpu(void **state) {
 }
 
 /* Strided views on the gfx942 kernels in the emulator: the dispatcher's variant of each case
- * and layout (bshd and bhsd families, causal, GQA, head_dim 64), and a forced tail-split
- * variant whose merge kernel writes out: bit for bit the dense call of the same variant. */
+ * and layout (bshd and bhsd families, causal, GQA, head_dim 64), and forced tail-split
+ * variants whose merge kernel writes out (V through the pre-pass, and V loaded straight from
+ * its view): bit for bit the dense call of the same variant. */
 static void test_runtime_strided_views_emu(void **state) {
   (void)state;
   setenv("ATTNGEN_EMU_CUS", "3", 1);
@@ -785,6 +786,15 @@ static void test_runtime_strided_views_emu(void **state) {
   assert_true(ch.num_splits > 1);
   check_strided(ctx, &split, ATTNGEN_LAYOUT_BHSD, ran, sizeof ran);
   assert_string_equal(ran, split.variant);
+  /* a variant that loads V straight from memory (no pre-pass: v_path perm), split too */
+  attngen__strided_args perm = split;
+  perm.layout = ATTNGEN_LAYOUT_BSHD;
+  perm.variant = "attn_fwd_d128_bshd_rtne_q2_kv64_w8_tail_mfma_gfx942";
+  sa.variant = perm.variant, sa.layout = ATTNGEN_LAYOUT_BSHD;
+  assert_int_equal(attngen_explain(ctx, &sa, &ch), ATTNGEN_STATUS_OK);
+  assert_true(ch.num_splits > 1);
+  check_strided(ctx, &perm, ATTNGEN_LAYOUT_BSHD, ran, sizeof ran);
+  assert_string_equal(ran, perm.variant);
   attngen_destroy(ctx);
 }
 
