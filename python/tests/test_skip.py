@@ -150,3 +150,70 @@ def test_skip_study_script(tmp_path):
     assert rows[(3, -1.0)]["skipped_fraction"] > 0 and rows[(3, -1.0)]["rel_l2_err"] > 0
     assert rows[(3, -1.0)]["skipped_fraction"] >= rows[(3, -8.0)]["skipped_fraction"]
     assert rows[(3, -1.0)]["rel_l2_err"] >= rows[(3, -8.0)]["rel_l2_err"]
+
+
+def _skip_speed():
+    import importlib
+    import os
+    import sys
+    bench = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
+        os.path.abspath(__file__)))), "bench")
+    if bench not in sys.path:
+        sys.path.insert(0, bench)
+    return importlib.import_module("skip_speed")
+
+
+def test_skip_speed_lite_lists():
+    """bench/skip_speed.py's LiteAttention read lists: [n, s0, e0, ...] compute ranges walked
+    from the high tile down, both ends inclusive; a hand case, the fixes (a q-tile skipping
+    every tile keeps its last; a row with more ranges than the list holds keeps a tile), and
+    the round trip on every pattern (the list computes exactly the kept tiles, which are the
+    pattern's unskipped ones)."""
+    import numpy as np
+    ss = _skip_speed()
+    skip = np.array([[False, True, True, False, False, True]])
+    lists, keep = ss.lite_lists(skip)
+    assert lists.tolist() == [[4, 4, 3, 0, 0, 0, 0]]
+    assert keep.tolist() == [[True, False, False, True, True, False]]
+    lists, keep = ss.lite_lists(np.ones((2, 5), dtype=bool))
+    assert lists.tolist() == [[2, 4, 4, 0, 0, 0]] * 2
+    lists, keep = ss.lite_lists(np.array([[False, True, False, True, False]]))  # 3 ranges > 5
+    assert lists[0, 0] <= 5 and keep.sum() == 4
+    assert (ss.lite_decode(lists, 5) == keep).all()
+    assert ss.lite_lists(np.zeros((1, 187), dtype=bool))[0][0, :4].tolist() == [2, 186, 0, 0]
+    rng = np.random.default_rng(3)
+    for pat in ("random", "heads", "band"):
+        for f in (0.2, 0.6):
+            skip = ss.skip_pattern(1, 3, 4, 187, pat, f, rng)
+            lists, keep = ss.lite_lists(skip)
+            assert lists.shape == (1, 3, 4, 188) and lists.dtype == np.int32
+            assert (ss.lite_decode(lists, 187) == keep).all()
+            assert (keep == ~skip).all()
+            assert abs((1 - keep.mean()) - f) < 0.1
+
+
+def test_skip_speed_arguments(capsys):
+    """bench/skip_speed.py: --help documents the peers; a LiteAttention library that is
+    missing or lacks the entry point, and bad arguments, stop it with a message naming the
+    argument before any GPU work."""
+    import ctypes.util
+    import pytest
+    ss = _skip_speed()
+
+    def run(*a):
+        with pytest.raises(SystemExit) as e:
+            ss.main(list(a))
+        out = capsys.readouterr()
+        return e.value.code, out.out, out.err
+    code, out, _ = run("--help")
+    assert code == 0 and "--lite-lib" in out and "lite_fwd_bf16_hd128" in out
+    code, _, _ = run("--lite-lib", "/nonexistent/liblite.so")
+    assert "--lite-lib /nonexistent/liblite.so: cannot load" in str(code)
+    libc = ctypes.util.find_library("c")
+    code, _, _ = run("--lite-lib", libc)
+    assert f"--lite-lib {libc}: the library has no lite_fwd_bf16_hd128" in str(code)
+    for bad, name in ((["--patterns", "random,diag"], "--patterns: diag"),
+                      (["--fractions", "0.2,1.5"], "--fractions"),
+                      (["--shape", "1,2,3"], "--shape")):
+        code, _, err = run(*bad)
+        assert code == 2 and name in err
