@@ -1720,14 +1720,15 @@ extern "C" __global__ void __launch_bounds__(384, 1)
     // The skip verdict of computed tile j of the job whose S was just softmaxed (m0, m1 its
     // new running max, tmx0, tmx1 the tile's): marked when every valid row of the warp has a
     // tile max of -inf (no key; NaN scores do not count: a NaN max is no key) or below its
-    // running max + T; gathered per 32 tiles, ANDed into the job's buffer (nj % 3) when the
-    // next computed tile is in another word and after the job's last (`last`), which also
-    // adds the job's counts (one thread of the block).
-    auto skip_verdict = [&](int j, bool last) {
+    // running max + T; gathered per 32 tiles, ANDed into the job's buffer (jb % 3, jb the
+    // block's count of that job: a job's last verdict runs in the next job's first round)
+    // when the next computed tile is in another word and after the job's last (`last`), which
+    // also adds the job's counts (one thread of the block).
+    auto skip_verdict = [&](int j, bool last, int jb) {
       const bool ok0 = !rv0 || !(tmx0 > neg_inf) || wg_sub_rn(tmx0, m0) < skip_t;
       const bool ok1 = !rv1 || !(tmx1 > neg_inf) || wg_sub_rn(tmx1, m1) < skip_t;
       const bool mark = wg_all(ok0 && ok1);
-      const wg_u32 buf = skip_words + 4u * kSkipWords * (wg_u32)(nj % 3);
+      const wg_u32 buf = skip_words + 4u * kSkipWords * (wg_u32)(jb % 3);
       if ((j >> 5) != vwi) {
         if (vw != ~0u && lane == 0 && vwi < kSkipWords) wg_red_shared_and(buf + 4u * vwi, vw);
         vw = ~0u;
@@ -1777,7 +1778,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       }
       if (lane == 0) wg_st_shared_b32(cnt, 0u);
     };
-#line 1164 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1165 "templates/sm90/attn_fwd_wgmma.cu.in"
     start_job(job);
     if (cw == kConsumers - 1) wg_bar_arrive(1, 256);  // consumer 0 issues first
     {
@@ -1797,10 +1798,10 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       float alpha0, alpha1;
       softmax(jf, true, alpha0, alpha1);
       pack();
-#line 1184 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1185 "templates/sm90/attn_fwd_wgmma.cu.in"
       vj = jf;                               // (its verdict: in the next round's wait)
       vlast = jn1 >= nt;
-#line 1187 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1188 "templates/sm90/attn_fwd_wgmma.cu.in"
     }
     // A round that issues S_j and P_{j-1} V_{j-1} of the same job (1 <= j < nt; `last`: j is
     // the job's last computed tile; skip variants find it themselves). Returns the job's next
@@ -1814,12 +1815,12 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       issue_qk(sj);
       rescale_then_pv(sp);
       wg_bar_arrive(bar_other, 256);         // the other consumer's wgmmas queue behind mine
-#line 1201 "templates/sm90/attn_fwd_wgmma.cu.in"
-      skip_verdict(vj, vlast);               // the previous computed tile's, during the wgmmas
+#line 1202 "templates/sm90/attn_fwd_wgmma.cu.in"
+      skip_verdict(vj, vlast, nj);           // the previous computed tile's, during the wgmmas
       const int jn = next_live_c(j + 1);
       const bool last = jn >= nt;
       (void)last_in;
-#line 1209 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1210 "templates/sm90/attn_fwd_wgmma.cu.in"
       wg_wait<1>();                          // S_j done, P V may still run
 #pragma unroll
       for (int i = 0; i < kSRegs; ++i) wg_fence_operand(s[i]);
@@ -1844,17 +1845,17 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       for (int i = 0; i < kPRegs; ++i) wg_fence_operand(p[i]);
       if (lane == 0) wg_mbar_arrive(bar_empty_v + 8 * sp);
       pack();
-#line 1234 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1235 "templates/sm90/attn_fwd_wgmma.cu.in"
       vj = j;
       vlast = last;
-#line 1237 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1238 "templates/sm90/attn_fwd_wgmma.cu.in"
       ++it;
       return jn;
     };
     it = 1;
-#line 1242 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1243 "templates/sm90/attn_fwd_wgmma.cu.in"
     for (int j = jn1; j < nt;) j = steady_round(j, false);
-#line 1246 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1247 "templates/sm90/attn_fwd_wgmma.cu.in"
     for (job = job_at(ri = live_round(ri + 1)); job < n_jobs;
          job = job_at(ri = live_round(ri + 1))) {
       ++nj;
@@ -1870,9 +1871,9 @@ extern "C" __global__ void __launch_bounds__(384, 1)
         }
         mbar_wait(bar_full_k + 8 * sj, (wg_u32)((it / kStages) & 1));
         mbar_wait(bar_full_v + 8 * sp, (wg_u32)(((it - 1) / kStages) & 1));
-#line 1262 "templates/sm90/attn_fwd_wgmma.cu.in"
-        skip_verdict(vj, vlast);             // o_job's last computed tile (vlast true; sets jl)
-#line 1264 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1263 "templates/sm90/attn_fwd_wgmma.cu.in"
+        skip_verdict(vj, vlast, nj - 1);     // o_job's (the block's nj-1-th) last computed tile
+#line 1265 "templates/sm90/attn_fwd_wgmma.cu.in"
         zero_v_tail(sp, kv_n - jl * kKv);  // o_job's last V tile
         start_job(job);                      // from here on: the new job's
         begin_issue();
@@ -1899,30 +1900,30 @@ extern "C" __global__ void __launch_bounds__(384, 1)
         for (int i = 0; i < kPRegs; ++i) wg_fence_operand(p[i]);
         if (lane == 0) wg_mbar_arrive(bar_empty_v + 8 * sp);
         epilogue(o_job, pm0, pm1, pl0, pl1);
-#line 1291 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1292 "templates/sm90/attn_fwd_wgmma.cu.in"
         skip_done(nj - 1, o_job);
-#line 1293 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1294 "templates/sm90/attn_fwd_wgmma.cu.in"
         o_job = job;
 #pragma unroll
         for (int i = 0; i < kORegs; ++i) o[i] = 0.f;
         pack();
-#line 1298 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1299 "templates/sm90/attn_fwd_wgmma.cu.in"
         vj = jf;
         vlast = jn1 >= nt;
-#line 1301 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1302 "templates/sm90/attn_fwd_wgmma.cu.in"
         ++it;
       }
-#line 1304 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1305 "templates/sm90/attn_fwd_wgmma.cu.in"
       for (int j = jn1; j < nt;) j = steady_round(j, false);
-#line 1308 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1309 "templates/sm90/attn_fwd_wgmma.cu.in"
     }
     {
       // The last job's P_{n-1} V_{n-1}, then its epilogue.
       const int sp = (it + kStages - 1) % kStages;
       mbar_wait(bar_full_v + 8 * sp, (wg_u32)(((it - 1) / kStages) & 1));
-#line 1314 "templates/sm90/attn_fwd_wgmma.cu.in"
-      skip_verdict(vj, vlast);               // the last job's last computed tile (sets jl)
-#line 1316 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1315 "templates/sm90/attn_fwd_wgmma.cu.in"
+      skip_verdict(vj, vlast, nj);           // the last job's last computed tile (sets jl)
+#line 1317 "templates/sm90/attn_fwd_wgmma.cu.in"
       zero_v_tail(sp, kv_n - jl * kKv);
       begin_issue();
       rescale_then_pv(sp);
@@ -1932,19 +1933,19 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       for (int i = 0; i < kORegs; ++i) wg_fence_operand(o[i]);
       if (lane == 0) wg_mbar_arrive(bar_empty_v + 8 * sp);
       epilogue(o_job, m0, m1, l0, l1);
-#line 1326 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1327 "templates/sm90/attn_fwd_wgmma.cu.in"
       skip_done(nj, o_job);
-#line 1328 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1329 "templates/sm90/attn_fwd_wgmma.cu.in"
     }
   }
 }
-#line 1332 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1333 "templates/sm90/attn_fwd_wgmma.cu.in"
 #undef sO
 #undef bar_o_full
 #undef job_count
 #undef job_q_row
 #undef job_q_hb
-#line 1338 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1339 "templates/sm90/attn_fwd_wgmma.cu.in"
 #undef job_skip_base
 #undef job_skip_first
 #undef skip_done_count

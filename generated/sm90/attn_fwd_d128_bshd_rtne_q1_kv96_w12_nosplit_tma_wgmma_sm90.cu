@@ -1606,7 +1606,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       nt = tiles_of(job_keys(kv_n, mb * kBlockM, sq));
 #line 1101 "templates/sm90/attn_fwd_wgmma.cu.in"
     };
-#line 1164 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1165 "templates/sm90/attn_fwd_wgmma.cu.in"
     start_job(job);
     if (cw == kConsumers - 1) wg_bar_arrive(1, 256);  // consumer 0 issues first
     {
@@ -1626,7 +1626,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       float alpha0, alpha1;
       softmax(0, true, alpha0, alpha1);
       pack();
-#line 1187 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1188 "templates/sm90/attn_fwd_wgmma.cu.in"
     }
     // A round that issues S_j and P_{j-1} V_{j-1} of the same job (1 <= j < nt; `last`: j is
     // the job's last computed tile; skip variants find it themselves). Returns the job's next
@@ -1640,10 +1640,10 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       issue_qk(sj);
       rescale_then_pv(sp);
       wg_bar_arrive(bar_other, 256);         // the other consumer's wgmmas queue behind mine
-#line 1206 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1207 "templates/sm90/attn_fwd_wgmma.cu.in"
       const int jn = j + 1;
       const bool last = last_in;
-#line 1209 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1210 "templates/sm90/attn_fwd_wgmma.cu.in"
       wg_wait<1>();                          // S_j done, P V may still run
 #pragma unroll
       for (int i = 0; i < kSRegs; ++i) wg_fence_operand(s[i]);
@@ -1668,14 +1668,14 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       for (int i = 0; i < kPRegs; ++i) wg_fence_operand(p[i]);
       if (lane == 0) wg_mbar_arrive(bar_empty_v + 8 * sp);
       pack();
-#line 1237 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1238 "templates/sm90/attn_fwd_wgmma.cu.in"
       ++it;
       return jn;
     };
     it = 1;
-#line 1244 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1245 "templates/sm90/attn_fwd_wgmma.cu.in"
     for (int j = 1; j < nt; ++j) steady_round(j, j == nt - 1);
-#line 1246 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1247 "templates/sm90/attn_fwd_wgmma.cu.in"
     for (job = job_at(ri = live_round(ri + 1)); job < n_jobs;
          job = job_at(ri = live_round(ri + 1))) {
       ++nj;
@@ -1691,7 +1691,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
         }
         mbar_wait(bar_full_k + 8 * sj, (wg_u32)((it / kStages) & 1));
         mbar_wait(bar_full_v + 8 * sp, (wg_u32)(((it - 1) / kStages) & 1));
-#line 1264 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1265 "templates/sm90/attn_fwd_wgmma.cu.in"
         zero_v_tail(sp, kv_n - (nt - 1) * kKv);  // o_job's last V tile
         start_job(job);                      // from here on: the new job's
         begin_issue();
@@ -1718,23 +1718,23 @@ extern "C" __global__ void __launch_bounds__(384, 1)
         for (int i = 0; i < kPRegs; ++i) wg_fence_operand(p[i]);
         if (lane == 0) wg_mbar_arrive(bar_empty_v + 8 * sp);
         epilogue(o_job, pm0, pm1, pl0, pl1);
-#line 1293 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1294 "templates/sm90/attn_fwd_wgmma.cu.in"
         o_job = job;
 #pragma unroll
         for (int i = 0; i < kORegs; ++i) o[i] = 0.f;
         pack();
-#line 1301 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1302 "templates/sm90/attn_fwd_wgmma.cu.in"
         ++it;
       }
-#line 1306 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1307 "templates/sm90/attn_fwd_wgmma.cu.in"
       for (int j = 1; j < nt; ++j) steady_round(j, j == nt - 1);
-#line 1308 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1309 "templates/sm90/attn_fwd_wgmma.cu.in"
     }
     {
       // The last job's P_{n-1} V_{n-1}, then its epilogue.
       const int sp = (it + kStages - 1) % kStages;
       mbar_wait(bar_full_v + 8 * sp, (wg_u32)(((it - 1) / kStages) & 1));
-#line 1316 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1317 "templates/sm90/attn_fwd_wgmma.cu.in"
       zero_v_tail(sp, kv_n - (nt - 1) * kKv);
       begin_issue();
       rescale_then_pv(sp);
@@ -1744,11 +1744,11 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       for (int i = 0; i < kORegs; ++i) wg_fence_operand(o[i]);
       if (lane == 0) wg_mbar_arrive(bar_empty_v + 8 * sp);
       epilogue(o_job, m0, m1, l0, l1);
-#line 1328 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1329 "templates/sm90/attn_fwd_wgmma.cu.in"
     }
   }
 }
-#line 1332 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1333 "templates/sm90/attn_fwd_wgmma.cu.in"
 #undef sO
 #undef bar_o_full
 #undef job_count
