@@ -64,6 +64,9 @@ SHAPES = {
     # text tokens), an LLM hd64 set, a video-length one
     "hd64": [(2, 24, 4429, 4429), (4, 16, 4096, 4096), (1, 16, 16384, 16384),
              (1, 24, 32760, 32760), (16, 12, 1024, 1024)],
+    # head_dim 256 (run with --head-dim 256): LLM prefill lengths, and Gemma-like grouped-query
+    # attention (16 query heads over 8 KV heads)
+    "hd256": [(1, 16, 8192, 8192), (4, 8, 4096, 4096), (1, 16, 16384, 16384, 8)],
 }
 
 # The packed varlen batch of docs/SHAPES.md (--shapes varlen): sequences, heads, KV heads,
@@ -458,14 +461,16 @@ def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--lib", help="path of libattngen.so (default: $ATTNGEN_LIB, build/)")
     p.add_argument("--shapes", choices=["sweep", "video", "short", "fewhead", "prefill", "hd64",
-                                        "varlen", "all"],
+                                        "hd256", "varlen", "all"],
                    default="all", help="a group of docs/SHAPES.md (all: every group but "
-                   "prefill, which runs with the causal mask, hd64, at head_dim 64, and varlen: "
+                   "prefill, which runs with the causal mask, hd64 and hd256, at head_dim 64 and "
+                   "256, and varlen: "
                    "one packed causal batch of 16 long-tailed sequences, ~64k tokens, drawn per "
                    "--seed, vs the dense kernel on the padded equivalent and FlashAttention's "
                    "flash_attn_varlen_func when installed)")
     p.add_argument("--head-dim", type=int, choices=[64, 128, 256], default=None,
-                   help="elements per row of q, k, v (default 128; 64 with --shapes hd64)")
+                   help="elements per row of q, k, v (default 128; 64 with --shapes hd64, 256 "
+                   "with --shapes hd256)")
     p.add_argument("--shape", action="append", default=[], metavar="B,H,SQ,SKV[,HKV]",
                    help="time this shape instead of the groups (repeatable); HKV: KV heads "
                    "(grouped-query attention, HKV divides H)")
@@ -522,7 +527,8 @@ def main():
     if args.shapes == "prefill" and not args.shape:
         args.causal = True  # the LLM-prefill set is causal by definition (docs/SHAPES.md)
     if args.head_dim is None:
-        args.head_dim = 64 if args.shapes == "hd64" and not args.shape else 128
+        by_group = {"hd64": 64, "hd256": 256}
+        args.head_dim = by_group.get(args.shapes, 128) if not args.shape else 128
     global HEAD_DIM
     HEAD_DIM = args.head_dim
     if args.causal and any(s[2] != s[3] for s in shapes):

@@ -738,6 +738,48 @@ static void test_dispatch_head_dim_pairing(void **state) {
   assert_non_null(strstr(attngen_last_error(), "args.head_dim = 64"));
 }
 
+/* head_dim 256 on the default set's sm90 variants (the manifest): a head_dim 256 call gets a
+ * d256 kernel of its layout, mode and mask; the kv-tile model (80 has no measurement: kv + 38
+ * key-equivalents per tile) takes the 80-key tile on long KV and 64 on short KV; the causal
+ * mask has the 64-key kernel only; a grouped-query call the dense one. */
+static void test_dispatch_sm90_head_dim_256(void **state) {
+  (void)state;
+  static attngen__variant_desc sm90[256];
+  size_t n = 0;
+  for (size_t i = 0; i < attngen__manifest_count; ++i)
+    if (attngen__manifest[i].target == ATTNGEN__TARGET_SM90 && n < 256)
+      sm90[n++] = attngen__manifest[i];
+  attngen__dispatch_input in;
+  memset(&in, 0, sizeof in);
+  in.target = ATTNGEN__TARGET_SM90;
+  in.compute_units = 132;
+  in.candidates = sm90;
+  in.count = n;
+  in.describe = fake_describe;
+  static const struct {
+    attngen__shape s;
+    int causal;
+    const char *want;
+  } cases[] = {
+      {{1, 16, 8192, 8192, ATTNGEN_LAYOUT_BSHD, ATTNGEN_ROUND_RTNE, 0, 256}, 0,
+       "attn_fwd_d256_bshd_rtne_q1_kv80_w12_nosplit_tma_wgmma_sm90"},
+      {{1, 16, 16384, 16384, ATTNGEN_LAYOUT_BSHD, ATTNGEN_ROUND_RTNA, 8, 256}, 0,
+       "attn_fwd_d256_bshd_rtna_q1_kv80_w12_nosplit_tma_wgmma_sm90"},
+      {{4, 8, 100, 100, ATTNGEN_LAYOUT_BHSD, ATTNGEN_ROUND_RTZ, 0, 256}, 0,
+       "attn_fwd_d256_bhsd_rtz_q1_kv64_w12_nosplit_tma_wgmma_sm90"},
+      {{2, 8, 4096, 4096, ATTNGEN_LAYOUT_BHSD, ATTNGEN_ROUND_RTZ, 0, 256}, 1,
+       "attn_fwd_d256_bhsd_rtz_q1_kv64_w12_nosplit_tma_causal_wgmma_sm90"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+    in.shape = cases[i].s;
+    in.causal = cases[i].causal;
+    attngen__dispatch_result r;
+    pick(&in, &r);
+    assert_string_equal(r.name, cases[i].want);
+    assert_int_equal(attngen__desc_head_dim(&r.desc), 256);
+  }
+}
+
 /* A wgmma variant in the set wins on sm90 (measured 3.6x mma.sync), whatever the shape. */
 static void test_dispatch_sm90_prefers_wgmma(void **state) {
   static const attngen__variant_desc with_wgmma[] = {
@@ -858,6 +900,7 @@ int main(void) {
     cmocka_unit_test(test_dispatch_null_pointers),
     cmocka_unit_test(test_dispatch_head_dim),
     cmocka_unit_test(test_dispatch_head_dim_pairing),
+    cmocka_unit_test(test_dispatch_sm90_head_dim_256),
     cmocka_unit_test(test_dispatch_bad_sizes),
     cmocka_unit_test(test_dispatch_too_large),
     cmocka_unit_test(test_dispatch_misaligned),

@@ -87,10 +87,55 @@ static void test_generator_name_derivation(void **state) {
                        "layout='bshd', rounding='rtne', q_tiles=1, kv_tile=128, waves=12, "
                        "kv_split='off', load='thread', impl='wgmma', target='sm90'}; return e",
                        "rule 'head-dim'");
+  /* head_dim 256: the sm90 wgmma TMA kernel with 64- and 80-key tiles (the longer ones exceed
+   * shared memory next to the 64 KiB Q buffer), the causal mask with 64; 80 is that head_dim's
+   * tile only; other families refuse it */
+  assert_eval("local c = require('config'); local out = {}\n"
+              "for _, kv in ipairs{64, 80, 96} do for _, mask in ipairs{'none', 'causal'} do\n"
+              "  local ok, e = c.validate{head_dim=256, layout='bhsd', rounding='rtz', q_tiles=1,\n"
+              "    kv_tile=kv, waves=12, kv_split='off', load='tma', mask=mask, impl='wgmma',\n"
+              "    target='sm90'}\n"
+              "  out[#out + 1] = ok and 'ok' or e:match(\"rule '([^']+)'\") end end\n"
+              "return table.concat(out, ' ')",
+              "ok ok ok mask-causal sm90-head-dim-256-kv-tile sm90-head-dim-256-kv-tile");
+  assert_eval_contains("local c = require('config'); local ok, e = c.validate{head_dim=256, "
+                       "layout='bshd', rounding='rtne', q_tiles=1, kv_tile=128, waves=12, "
+                       "kv_split='off', load='tma', impl='wgmma', target='sm90'}; return e",
+                       "rule 'sm90-head-dim-256-kv-tile': kv_tile=128 at head_dim=256 does not "
+                       "fit shared memory next to the 64 KiB Q buffer in two stages (allowed: "
+                       "64, 80)");
+  assert_eval_contains("local c = require('config'); local ok, e = c.validate{head_dim=256, "
+                       "layout='bshd', rounding='rtne', q_tiles=1, kv_tile=80, waves=12, "
+                       "kv_split='off', load='tma', mask='causal', impl='wgmma', target='sm90'}; "
+                       "return e",
+                       "rule 'mask-causal': mask=causal at head_dim=256 with kv_tile=80 spills");
+  assert_eval_contains("local c = require('config'); local ok, e = c.validate{head_dim=128, "
+                       "layout='bshd', rounding='rtne', q_tiles=1, kv_tile=80, waves=12, "
+                       "kv_split='off', load='tma', impl='wgmma', target='sm90'}; return e",
+                       "rule 'sm90-head-dim-256-kv-tile': kv_tile=80 is built for head_dim=256 "
+                       "only (this is head_dim=128; allowed: 64, 96, 128, 144, 176)");
   assert_eval_contains("local c = require('config'); local ok, e = c.validate{head_dim=256, "
                        "layout='bshd', rounding='rtne', q_tiles=1, kv_tile=64, waves=12, "
-                       "kv_split='off', load='tma', impl='wgmma', target='sm90'}; return e",
-                       "head_dim=256 has no kernel yet");
+                       "kv_split='off', load='thread', impl='wgmma', target='sm90'}; return e",
+                       "rule 'head-dim': head_dim=256 is built for target=sm90 impl=wgmma "
+                       "load=tma only (allowed here: 128)");
+  assert_eval_contains("local c = require('config'); local ok, e = c.validate{head_dim=256, "
+                       "layout='bshd', rounding='rtne', q_tiles=2, kv_tile=64, waves=8, "
+                       "kv_split='off', v_path='vt', impl='mfma', target='gfx942'}; return e",
+                       "(allowed here: 64, 128)");
+  /* the default set's head_dim 256 kernels: both layouts and every mode, kv 64 and 80, the
+   * causal mask at 64; the derived shared memory: one Q buffer and two stages, an O buffer
+   * with 64-key tiles only */
+  assert_eval("local g = require('generate'); local n, causal = 0, 0; local shape = {}\n"
+              "for _, v in ipairs(require('config').default_variants()) do\n"
+              "  if v.head_dim == 256 then n = n + 1\n"
+              "    assert(v.target == 'sm90' and g.desc_values(v).head_dim == 256)\n"
+              "    if v.mask == 'causal' then causal = causal + 1 end\n"
+              "    local d = g.values(v)\n"
+              "    shape[v.kv_tile] = string.format('%d/%d/%d/%d', d.stages, d.q_bufs, d.o_bufs,\n"
+              "      d.smem_bytes) end end\n"
+              "return string.format('%d %d %s %s', n, causal, shape[64], shape[80])",
+              "18 6 2/1/1/230504 2/1/0/230496");
   /* the default set has head_dim 64 kernels, with the descriptor field */
   assert_eval("local g = require('generate'); local n = 0\n"
               "for _, v in ipairs(require('config').default_variants()) do\n"

@@ -4,8 +4,11 @@
  * reference -> compare sequence): ULP histogram, NaN/Inf positions, fp64 L2 bound, LSE, coverage
  * (poisoned output); here: guard bands around out and lse, and bitwise determinism.
  * Without libcuda or a device every test prints SKIPPED with the reason.
- * ATTNGEN_TEST_SEED (decimal) changes the input seed; it is printed with every case. */
+ * ATTNGEN_TEST_SEED (decimal) changes the input seed; it is printed with every case.
+ * ATTNGEN_TEST_VARIANTS=GLOB (fnmatch, e.g. '*_d256_*') runs only the variants whose name
+ * matches; a test that then has no variant of its kind prints SKIPPED with the glob. */
 #define _POSIX_C_SOURCE 200809L
+#include <fnmatch.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -29,6 +32,8 @@ typedef struct gpu_env {
   const attngen__variant_desc *variants[256];
   int nvariants;
   uint64_t seed;
+  const char *filter; /* ATTNGEN_TEST_VARIANTS, NULL = every variant */
+  int ran;            /* variants run_case ran (summed over a run_cases) */
 } gpu_env;
 
 static gpu_env env;
@@ -63,8 +68,11 @@ static int group_setup(void **state) {
   memset(&env, 0, sizeof env);
   const char *s = getenv("ATTNGEN_TEST_SEED");
   env.seed = s && *s ? strtoull(s, NULL, 10) : 0x5EED90u;
+  env.filter = getenv("ATTNGEN_TEST_VARIANTS");
+  if (env.filter && !*env.filter) env.filter = NULL;
   for (size_t i = 0; i < attngen__manifest_count; ++i)
     if (attngen__manifest[i].target == ATTNGEN__TARGET_SM90 &&
+        (!env.filter || fnmatch(env.filter, attngen__manifest[i].name, 0) == 0) &&
         env.nvariants < (int)(sizeof env.variants / sizeof env.variants[0]))
       env.variants[env.nvariants++] = &attngen__manifest[i];
   attngen_context_options opts = {"cuda", 0};
@@ -82,8 +90,10 @@ static int group_setup(void **state) {
   }
   attngen_device_props props;
   if (attngen_device_info(env.ctx, &props) == ATTNGEN_STATUS_OK)
-    printf("device: %s (%s, %d SMs), %d sm90 variants, seed %llu\n", props.name, props.arch,
-           props.compute_units, env.nvariants, (unsigned long long)env.seed);
+    printf("device: %s (%s, %d SMs), %d sm90 variants%s%s, seed %llu\n", props.name,
+           props.arch, props.compute_units, env.nvariants,
+           env.filter ? " matching ATTNGEN_TEST_VARIANTS=" : "", env.filter ? env.filter : "",
+           (unsigned long long)env.seed);
   return 0;
 }
 
@@ -100,6 +110,17 @@ static int group_teardown(void **state) {
       print_message("SKIPPED: %s\n", env.skip_reason);                       \
       skip();                                                                \
     }                                                                        \
+  } while (0)
+
+/* With ATTNGEN_TEST_VARIANTS set, a test whose kind of variant (`what`) none of the selected
+ * variants has prints SKIPPED instead of failing its check that the default set has one. */
+#define SKIP_IF_FILTERED_OUT(cond, what)                                               \
+  do {                                                                                 \
+    if (env.filter && (cond)) {                                                        \
+      print_message("SKIPPED: no %s variant matches ATTNGEN_TEST_VARIANTS=%s\n", what, \
+                    env.filter);                                                       \
+      skip();                                                                          \
+    }                                                                                  \
   } while (0)
 
 /* ---- device helpers ----------------------------------------------------------------------- */
@@ -336,7 +357,9 @@ static int run_case(const gpu_case *c, int hd) {
   }
   fflush(stdout);
 
-  assert_true(ran >= 6); /* every layout and mode has a variant for the case's mask and hd */
+  /* every layout and mode has a variant for the case's mask and hd (unless filtered) */
+  if (!env.filter) assert_true(ran >= 6);
+  env.ran += ran;
   for (int i = 0; i < nrefs; ++i) attngen__verify_ref_free(&refs[i].ref);
   if (d_kvl) CHECK_OK(attngen_free(env.ctx, d_kvl));
   for (int L = 0; L < 2; ++L) {
@@ -360,8 +383,10 @@ static void run_cases(const gpu_case *cases, int n) {
     if (!seen && nhd < 4) hds[nhd++] = hd;
   }
   int failures = 0;
+  env.ran = 0;
   for (int j = 0; j < nhd; ++j)
     for (int i = 0; i < n; ++i) failures += run_case(&cases[i], hds[j]);
+  SKIP_IF_FILTERED_OUT(env.ran == 0, cases[0].causal ? "causal" : "dense");
   assert_int_equal(failures, 0);
 }
 
@@ -483,9 +508,10 @@ static void test_gpu_sm90_mask_pairing(void **state) {
       assert_non_null(strstr(attngen_last_error(), "args.causal"));
     }
   }
-  assert_true(dense > 0 && causal > 0);
   CHECK_OK(attngen_free(env.ctx, q));
   CHECK_OK(attngen_free(env.ctx, out));
+  SKIP_IF_FILTERED_OUT(dense == 0 || causal == 0, "dense and causal");
+  assert_true(dense > 0 && causal > 0);
 }
 
 /* More (batch, head) pairs than the H200 has SMs (132), so blocks run in several waves (the
@@ -615,11 +641,12 @@ static void test_gpu_sm90_packed(void **state) {
   } sets[] = {{"self-gqa", 7, aq, ak, NULL, 4, 2},
               {"cross-kvlen", 5, bq, bk, bkvl, 3, 0},
               {"37-seeded", 37, cq, ck, NULL, 2, 1}};
-  int failures = 0;
+  int failures = 0, ran = 0;
   for (int v = 0; v < env.nvariants; ++v) {
     const attngen__variant_desc *d = env.variants[v];
     if (d->layout != ATTNGEN__LAYOUT_BSHD || attngen__desc_head_dim(d) != 128) continue;
     if (d->skip == ATTNGEN__SKIP_ON) continue; /* (packed batches are not skipped) */
+    ran++;
     for (size_t si = 0; si < sizeof sets / sizeof sets[0]; ++si) {
       attngen__packed_args pa = {env.ctx, sets[si].n, sets[si].q, sets[si].k, sets[si].kvl,
                                  sets[si].heads, sets[si].heads_kv,
@@ -642,6 +669,8 @@ static void test_gpu_sm90_packed(void **state) {
       failures += !ok;
     }
   }
+  SKIP_IF_FILTERED_OUT(ran == 0, "bshd head_dim 128");
+  assert_true(ran > 0); /* the default set has packed-capable variants */
   assert_int_equal(failures, 0);
 }
 
@@ -740,6 +769,7 @@ static void test_gpu_sm90_skip(void **state) {
       free(md);
     }
   }
+  SKIP_IF_FILTERED_OUT(ran == 0, "skip");
   assert_true(ran > 0); /* the default set has skip variants */
   assert_int_equal(failures, 0);
 }

@@ -593,6 +593,42 @@ static void test_runtime_head_dim_gfx942(void **state) {
   problem_free(&p);
   attngen_destroy(ctx);
 }
+/* head_dim 256 on the cpu backend (the reference the sm90 d256 kernels are held to): within
+ * the fp64 bound, output and LSE, both layouts, grouped-query heads (4 over 2), per-batch key
+ * lengths and the causal mask, scale 1/sqrt(256); every row written. */
+static void test_runtime_head_dim_256_cpu(void **state) {
+  (void)state;
+  attngen_context *ctx = cpu_context();
+  static const int32_t kvl[2] = {70, 9};
+  for (int ci = 0; ci < 4; ci++) {
+    const attngen_layout layout = ci & 1 ? ATTNGEN_LAYOUT_BHSD : ATTNGEN_LAYOUT_BSHD;
+    attngen_fwd_args a;
+    attngen_fwd_args_init(&a);
+    a.batch = 2;
+    a.heads = 4;
+    a.heads_kv = 2;
+    a.seqlen_q = 33;
+    a.seqlen_kv = 70;
+    a.head_dim = 256;
+    a.softmax_scale = 0.0625f;
+    a.layout = layout;
+    a.rounding = ci < 2 ? ATTNGEN_ROUND_RTNE : ATTNGEN_ROUND_RTZ;
+    a.causal = ci >= 2;
+    attngen__inputs in;
+    assert_int_equal(attngen__inputs_make_hd(&in, ATTNGEN__INPUT_REALISTIC, 41 + ci, layout, 2, 4,
+                                             2, 33, 70, 256, a.softmax_scale),
+                     ATTNGEN_STATUS_OK);
+    attngen__verify_args va = {ctx, &a, &in, NULL, NULL, 1, 0, NULL, ci == 1 ? kvl : NULL};
+    attngen__verify_result vr;
+    assert_int_equal(attngen__verify_run(&va, &vr), ATTNGEN_STATUS_OK);
+    assert_true(vr.pass);
+    assert_int_equal(vr.out.unwritten, 0);
+    assert_true(vr.lse.count > 0);
+    assert_true(vr.out.rel_l2 > 0 && vr.out.rel_l2 <= 1e-2);
+    attngen__inputs_free(&in);
+  }
+  attngen_destroy(ctx);
+}
 BAD_INPUT_TEST(test_runtime_bad_batch, p.a.batch = 0, ATTNGEN_STATUS_BAD_SHAPE, "args.batch")
 BAD_INPUT_TEST(test_runtime_bad_heads, p.a.heads = 0, ATTNGEN_STATUS_BAD_SHAPE, "args.heads")
 BAD_INPUT_TEST(test_runtime_bad_seqlen_q, p.a.seqlen_q = 0, ATTNGEN_STATUS_BAD_SHAPE, "args.seqlen_q")
@@ -967,6 +1003,7 @@ int main(void) {
     cmocka_unit_test(test_runtime_bad_null_v),
     cmocka_unit_test(test_runtime_bad_head_dim),
     cmocka_unit_test(test_runtime_head_dim_gfx942),
+    cmocka_unit_test(test_runtime_head_dim_256_cpu),
     cmocka_unit_test(test_runtime_bad_batch),
     cmocka_unit_test(test_runtime_bad_heads),
     cmocka_unit_test(test_runtime_bad_seqlen_q),

@@ -22,7 +22,7 @@ M.axes = {
   layout = { values = { "bshd", "bhsd" }, c_enum = "LAYOUT" },
   rounding = { values = { "rtne", "rtna", "rtz" }, c_enum = "ROUNDING" },
   q_tiles = { values = { 1, 2, 3 }, prefix = "q" },
-  kv_tile = { values = { 32, 64, 96, 128, 144, 176 }, prefix = "kv" },
+  kv_tile = { values = { 32, 64, 80, 96, 128, 144, 176 }, prefix = "kv" },
   waves = { values = { 4, 8, 12, 16 }, prefix = "w" },
   kv_split = { values = { "off", "tail" }, tokens = { off = "nosplit", tail = "tail" },
                c_enum = "SPLIT" },
@@ -193,19 +193,34 @@ M.rules = {
     if M.family(v) then return true end
     return false, string.format("no kernel family for target=%s impl=%s", v.target, v.impl)
   end },
-  -- head_dim: 128 everywhere; 64 on the sm90 wgmma kernel with TMA loads (the per-thread
-  -- copy path and the mma.sync family are written for 128-element rows) and on the gfx942
-  -- MFMA kernel. 256: its 128 O registers next to S and P spill 92-172 bytes in the wgmma
-  -- consumers at kv_tile 64 (the longer tiles exceed shared memory): not built yet.
+  -- head_dim: 128 everywhere; 64 and 256 on the sm90 wgmma kernel with TMA loads (the
+  -- per-thread copy path and the mma.sync family are written for 128-element rows); 64 on
+  -- the gfx942 MFMA kernel.
   { name = "head-dim", check = function(v)
     if v.head_dim == 128 then return true end
-    if v.head_dim == 256 then
-      return false, "head_dim=256 has no kernel yet (the wgmma consumers spill: 128 O registers)"
-    end
     if v.target == "sm90" and v.impl == "wgmma" and v.load == "tma" then return true end
-    if v.target == "gfx942" and v.impl == "mfma" then return true end
-    return false, string.format("head_dim=%d is built for target=sm90 impl=wgmma load=tma and "
-      .. "target=gfx942 only (allowed here: 128)", v.head_dim)
+    local gfx = v.target == "gfx942" and v.impl == "mfma"
+    if v.head_dim == 64 and gfx then return true end
+    return false, string.format("head_dim=%d is built for target=sm90 impl=wgmma load=tma%s "
+      .. "only (allowed here: %s)", v.head_dim, v.head_dim == 64 and " and target=gfx942" or "",
+      gfx and "64, 128" or "128")
+  end },
+  -- head_dim 256 on the wgmma kernel: a 128-row Q buffer is 64 KiB and a K/V stage 2 x kv_tile
+  -- x 512 bytes, so two stages fit 227 KiB with 64-key tiles (and one O buffer) or 80-key
+  -- tiles (FlashAttention-3's 128 x 80; no O buffer: O is stored from registers). Both keep
+  -- the consumers' 128 O registers and S, P spill-free at 240 registers (ptxas -v). 80 is that
+  -- tile only (the other head dims have their measured tiles).
+  { name = "sm90-head-dim-256-kv-tile", check = function(v)
+    if v.target ~= "sm90" or v.impl ~= "wgmma" then return true end
+    if v.head_dim == 256 and v.kv_tile ~= 64 and v.kv_tile ~= 80 then
+      return false, string.format("kv_tile=%d at head_dim=256 does not fit shared memory next to "
+        .. "the 64 KiB Q buffer in two stages (allowed: 64, 80)", v.kv_tile)
+    end
+    if v.head_dim ~= 256 and v.kv_tile == 80 then
+      return false, string.format("kv_tile=80 is built for head_dim=256 only (this is "
+        .. "head_dim=%d; allowed: 64, 96, 128, 144, 176)", v.head_dim)
+    end
+    return true
   end },
   { name = "gfx942-q-tiles", check = allow("q_tiles", "gfx942", { 2, 3 }) },
   { name = "gfx942-waves", check = allow("waves", "gfx942", { 8 }) },
@@ -251,7 +266,7 @@ M.rules = {
       v.kv_tile, v.mask == "causal" and " and mask=causal" or "", most)
   end },
   { name = "sm90-wgmma-kv-tile", check = allow_impl("kv_tile", "sm90", "wgmma",
-    { 64, 96, 128, 144, 176 }) },
+    { 64, 80, 96, 128, 144, 176 }) },
   { name = "load-tma", check = function(v)
     if v.load ~= "tma" or (v.target == "sm90" and v.impl == "wgmma") then return true end
     return false, string.format("load=tma is an sm90 wgmma kernel's (this is target=%s impl=%s)",
@@ -259,7 +274,7 @@ M.rules = {
   end },
   { name = "sm90-no-split", check = allow("kv_split", "sm90", { "off" }) },
   -- The causal mask. sm90: its per-row limits cost the wgmma consumers registers: 144- and
-  -- 176-key tiles spilled 12-112 bytes (-Xptxas -v). gfx942: without the tail KV split (the
+  -- 176-key tiles spilled 12-112 bytes (-Xptxas -v), at head_dim 256 the 80-key tile 16 bytes. gfx942: without the tail KV split (the
   -- causal kernel shortens each block's KV range to its diagonal; a split plan is made for
   -- dense rows).
   { name = "mask-causal", check = function(v)
@@ -271,6 +286,10 @@ M.rules = {
     if v.impl == "wgmma" and v.kv_tile > 128 then
       return false, string.format("mask=causal with kv_tile=%d spills (wgmma: kv_tile <= 128)",
         v.kv_tile)
+    end
+    if v.impl == "wgmma" and v.head_dim == 256 and v.kv_tile > 64 then
+      return false, string.format("mask=causal at head_dim=256 with kv_tile=%d spills 16 bytes "
+        .. "in RTNE and RTZ (wgmma: kv_tile 64 at head_dim 256)", v.kv_tile)
     end
     return true
   end },
@@ -399,6 +418,14 @@ M.default_set = {
   { target = "sm90", head_dim = 64, layout = all_layouts, rounding = all_modes, q_tiles = 1,
     kv_tile = 128, waves = 12, kv_split = "off", load = "tma", mask = "causal",
     impl = "wgmma" },
+  -- head_dim 256 (Gemma; rule sm90-head-dim-256-kv-tile): 64-key tiles (2 stages, one Q and one
+  -- O buffer) and FlashAttention-3's 80 (2 stages, one Q buffer, O from registers); the causal
+  -- mask with 64 (80 spills). 128 O registers per consumer thread, no spills (ptxas -v).
+  { target = "sm90", head_dim = 256, layout = all_layouts, rounding = all_modes, q_tiles = 1,
+    kv_tile = { 64, 80 }, waves = 12, kv_split = "off", load = "tma", impl = "wgmma" },
+  { target = "sm90", head_dim = 256, layout = all_layouts, rounding = all_modes, q_tiles = 1,
+    kv_tile = 64, waves = 12, kv_split = "off", load = "tma", mask = "causal",
+    impl = "wgmma" },
 }
 
 -- The tuning search space per target, a list of specs each (variants outside the default
@@ -442,6 +469,9 @@ M.search_space = {
       skip = "on", impl = "wgmma" },
     { target = "sm90", head_dim = 64, layout = all_layouts, rounding = all_modes, q_tiles = 1,
       kv_tile = { 64, 96, 128, 144, 176 }, waves = { 12, 16 }, kv_split = "off", load = "tma",
+      mask = { "none", "causal" }, impl = "wgmma" },
+    { target = "sm90", head_dim = 256, layout = all_layouts, rounding = all_modes, q_tiles = 1,
+      kv_tile = { 64, 80 }, waves = 12, kv_split = "off", load = "tma",
       mask = { "none", "causal" }, impl = "wgmma" },
   },
 }

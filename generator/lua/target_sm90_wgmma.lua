@@ -14,7 +14,8 @@
 --   V ring   stages x [boxes x kv_tile rows x 128 bytes]
 --   O staging (load = tma only): o_bufs x [boxes x 64 rows x 128 bytes], a consumer's
 --            64 output rows, swizzled like Q, which one producer thread stores with bulk
---            tensor copies (two buffers when they fit, one per consumer; else one, taken in turn)
+--            tensor copies (two buffers when they fit, one per consumer; else one, taken in
+--            turn; else none: the consumers store O from registers)
 --   mbarriers: q_full[q_bufs], q_empty[q_bufs], full_k[stages], full_v[stages],
 --            empty_k[stages], empty_v[stages], o_full[o_bufs] (tma); then (tma) 16 bytes
 --            where the producer thread keeps its job count and the next Q tile's
@@ -23,7 +24,7 @@
 --            jobs in flight
 -- stages: the most (<= 4) that fit next to one Q and one O buffer; then a second Q buffer, then
 -- a second O buffer, each when it fits (kv 176: 2 stages, 1 Q, 1 O; 144: 2, 2, 1; 128: 2, 2, 2;
--- 96: 3, 2, 1; 64: 4, 2, 2).
+-- 96: 3, 2, 1; 64: 4, 2, 2; head_dim 256: kv 64: 2, 1, 1; 80: 2, 1, 0).
 -- The grid is persistent (runtime: min(jobs, SMs) blocks, each looping over jobs).
 local M = {}
 
@@ -61,6 +62,9 @@ function M.derive(v)
   local o_bufs, q_bufs = tma and 1 or 0, 1
   local stages = MAX_STAGES
   while stages > 2 and total(stages, o_bufs, 1) > SMEM_LIMIT do stages = stages - 1 end
+  -- (head_dim 256 with 80-key tiles: two stages and one Q buffer leave no room for an O
+  -- buffer; the consumers store O from registers)
+  if tma and total(stages, o_bufs, 1) > SMEM_LIMIT then o_bufs = 0 end
   if tma then
     if total(stages, 1, 2) <= SMEM_LIMIT then q_bufs = 2 end
     if total(stages, consumers, q_bufs) <= SMEM_LIMIT then o_bufs = consumers end

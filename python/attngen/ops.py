@@ -523,7 +523,8 @@ if HAS_CUSTOM_OP:
 
 def attention(q, k, v, *, scale=None, layout=None, rounding=None, return_lse=False,
               out=None, lse=None, variant=None, kv_lengths=None, causal=False, skip=None):
-    """softmax(q k^T * scale) v with attngen's kernels (bf16 in/out, head_dim 128).
+    """softmax(q k^T * scale) v with attngen's kernels (bf16 in/out; head_dim 64, 128
+    or 256 where the backend has kernels of it: README "Head dimension").
 
     q: [B, Sq, H, D] (layout: the first of attngen._names.LAYOUTS, the default) or
     [B, H, Sq, D] (the second); k, v: the same with Skv. scale defaults to 1/sqrt(D).
