@@ -178,6 +178,27 @@ static void test_split_plan_vt_bytes_follow_head_dim(void **state) {
   assert_int_equal(attngen__vt_plan(1, 1, 16, 0, g), 0u);
 }
 
+/* The causal job order of the sm90 wgmma kernels (H200: 132 SMs, head_dim 128): pairs only
+ * when one longest-first round's K/V exceeds the L2 budget and there are two rounds of jobs. */
+static void test_causal_order_follows_kv_bytes(void **state) {
+  (void)state;
+  /* (4,32,4096) MHA: a round holds 128 heads' K/V, 256 MiB: pairs */
+  assert_int_equal(attngen__causal_order(4, 32, 32, 4096, 128, 4096, 132, 0), ATTNGEN__CAUSAL_PAIRS);
+  /* MQA (1,64/1,16384): one KV head of 8 MiB: longest first */
+  assert_int_equal(attngen__causal_order(1, 64, 1, 16384, 128, 8192, 132, 0), ATTNGEN__CAUSAL_LONGEST);
+  /* GQA (1,32/8,2048): 8 KV heads x 2048 keys = 8 MiB: longest first; at 16384 keys 64 MiB: pairs */
+  assert_int_equal(attngen__causal_order(1, 32, 8, 2048, 128, 512, 132, 0), ATTNGEN__CAUSAL_LONGEST);
+  assert_int_equal(attngen__causal_order(1, 32, 8, 16384, 128, 4096, 132, 0), ATTNGEN__CAUSAL_PAIRS);
+  /* head_dim 64 halves the bytes: (2,16,3072) 32 heads x 3072 x 64 x 4 = 24 MiB, not above */
+  assert_int_equal(attngen__causal_order(2, 16, 16, 3072, 64, 768, 132, 0), ATTNGEN__CAUSAL_LONGEST);
+  assert_int_equal(attngen__causal_order(2, 16, 16, 3073, 64, 800, 132, 0), ATTNGEN__CAUSAL_PAIRS);
+  /* fewer jobs than two rounds: longest first whatever the bytes */
+  assert_int_equal(attngen__causal_order(1, 2, 2, 1 << 20, 128, 263, 132, 0), ATTNGEN__CAUSAL_LONGEST);
+  /* forced (ATTNGEN_CAUSAL_ORDER) wins either way */
+  assert_int_equal(attngen__causal_order(4, 32, 32, 4096, 128, 4096, 132, 1), ATTNGEN__CAUSAL_LONGEST);
+  assert_int_equal(attngen__causal_order(1, 64, 1, 16384, 128, 8192, 132, 2), ATTNGEN__CAUSAL_PAIRS);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_split_plan_full_last_round_does_not_split),
@@ -188,6 +209,7 @@ int main(void) {
       cmocka_unit_test(test_split_plan_rejects_bad_arguments),
       cmocka_unit_test(test_split_plan_apply_fills_kargs),
       cmocka_unit_test(test_split_plan_vt_bytes_follow_head_dim),
+      cmocka_unit_test(test_causal_order_follows_kv_bytes),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -26,8 +26,10 @@ typedef struct attngen_kargs {
   // Per-batch key lengths, int32 [B], or 0 = all Skv (attngen_fwd_args.kv_lengths). The
   // kernels clamp each value into [0, Skv]: keys >= the clamped length contribute nothing.
   const int *kv_len;
-  // Causal mask (attngen_fwd_args.causal, 0 or 1): query i of an entry with n keys sees the
-  // keys j <= i + n - Sq (bottom-right aligned).
+  // Causal mask (attngen_fwd_args.causal): query i of an entry with n keys sees the keys
+  // j <= i + n - Sq (bottom-right aligned). 0 = none; nonzero = the mask, and for the
+  // persistent sm90 wgmma kernels the job order the runtime chose (1 = longest first, 2 =
+  // pairs of m-blocks; templates/sm90/attn_fwd_wgmma.cu.in job_at).
   int causal;
   // KV heads (attngen_fwd_args.heads_kv; == H for a dense call): k and v have H_kv heads
   // ([B,Skv,H_kv,128] / [B,H_kv,Skv,128]) and query head h reads KV head h / (H / H_kv).

@@ -279,7 +279,8 @@ static int describe_variant(void *user, const char *name, attngen__variant_desc 
  * units), 1, 1). kv_split=tail variants: the planner of split_plan.h with
  * the device's compute units and one block per CU (grid (grid_x, 1, 1), then NAME_merge on
  * (merge_grid_x, 1, 1) when it is nonzero, with the workspace the plan asks for). */
-static attngen_status plan_launch(plan *p, const attngen_fwd_args *a, int compute_units) {
+static attngen_status plan_launch(plan *p, const attngen_fwd_args *a, int compute_units,
+                                  int causal_forced) {
   const attngen__variant_desc *d = &p->sel.desc;
   int bm = d->block_m > 0 ? d->block_m : 1;
   int qb = (a->seqlen_q + bm - 1) / bm;
@@ -307,6 +308,10 @@ static attngen_status plan_launch(plan *p, const attngen_fwd_args *a, int comput
     p->grid[0] = (unsigned)(jobs < cu ? jobs : cu);
     p->grid[1] = 1;
     p->grid[2] = 1;
+    if (a->causal)
+      p->k.causal = attngen__causal_order(a->batch, a->heads, heads_kv, a->seqlen_kv,
+                                          attngen__desc_head_dim(d), jobs, (long)p->grid[0],
+                                          causal_forced);
   }
   p->num_splits = 1;
   p->workspace_bytes = 0;
@@ -388,7 +393,7 @@ static attngen_status make_plan_skip(attngen_context *c, const attngen_fwd_args 
                   ATTNGEN_STATUS_OK;
     attngen__clear_error();
   }
-  return plan_launch(p, a, c->props.compute_units);
+  return plan_launch(p, a, c->props.compute_units, c->env.causal_order);
 }
 
 static attngen_status make_plan(attngen_context *c, const attngen_fwd_args *a, plan *p) {
@@ -712,7 +717,7 @@ attngen_status attngen_fwd(attngen_context *c, const attngen_fwd_args *a) {
   kargs.lse = a->lse;
   kargs.ws = ws;
   kargs.kv_len = a->kv_lengths;
-  kargs.causal = a->causal;
+  kargs.causal = a->causal && p.k.causal ? p.k.causal : a->causal; /* the job order (plan) */
   kargs.cu_q = a->cu_seqlens_q;
   kargs.cu_k = a->cu_seqlens_k;
   kargs.total_q = a->total_q;
@@ -784,7 +789,11 @@ attngen_status attngen_explain(attngen_context *c, const attngen_fwd_args *a, at
   snprintf(out->variant, sizeof out->variant, "%s", p.sel.name);
   out->rule = (attngen_rule)p.sel.rule;
   out->rule_name = rule_names[p.sel.rule];
-  snprintf(out->reason, sizeof out->reason, "%s", p.sel.reason);
+  snprintf(out->reason, sizeof out->reason, "%s%s", p.sel.reason,
+           !a->causal || !p.k.causal ? ""
+           : p.k.causal == ATTNGEN__CAUSAL_PAIRS
+               ? "; causal jobs in pairs of m-blocks (one round's K/V exceeds L2)"
+               : "; causal jobs longest first");
   out->embedded = p.embedded;
   out->needs_jit = !p.embedded && c->be->kind != ATTNGEN__BACKEND_CPU;
   pthread_mutex_lock(&c->mutex);

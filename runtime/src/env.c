@@ -38,6 +38,7 @@ static const env_var vars[] = {
   {"ATTNGEN_EMU_STACK", ENV_INT, 16384, 1 << 30},
   {"ATTNGEN_EMU_CLANG", ENV_TEXT, 0, 0}, /* checked by the emulator's JIT (jit_host.c) */
   {"ATTNGEN_EMU_BUILTIN", ENV_BOOL, 0, 0},
+  {"ATTNGEN_CAUSAL_ORDER", ENV_INT, 0, 2},
 };
 
 static attngen_status bad(const char *name, const char *value, const char *allowed) {
@@ -104,6 +105,8 @@ attngen_status attngen__env_read(attngen__env *env) {
       env->jit = (int)num;
     } else if (!strcmp(n, "ATTNGEN_JIT_LOCK_TIMEOUT")) {
       env->jit_lock_timeout_s = num;
+    } else if (!strcmp(n, "ATTNGEN_CAUSAL_ORDER")) {
+      env->causal_order = (int)num;
     }
   }
   return ATTNGEN_STATUS_OK;

@@ -17,6 +17,8 @@ typedef struct attngen__env {
   int tuning;                 /* ATTNGEN_TUNING: 1 (default) consult the tuning database */
   int jit;                    /* ATTNGEN_JIT: 1 (default) compile non-embedded variants */
   double jit_lock_timeout_s;  /* ATTNGEN_JIT_LOCK_TIMEOUT: seconds (default 300) */
+  int causal_order;           /* ATTNGEN_CAUSAL_ORDER: 0 (default) the dispatcher's choice,
+                               * 1 longest first, 2 pairs (sm90 wgmma causal kernels) */
 } attngen__env;
 
 /* ATTNGEN_JIT_LOCK_TIMEOUT when unset: how long a JIT compile waits for another process

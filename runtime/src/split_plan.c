@@ -79,3 +79,15 @@ size_t attngen__vt_plan(int batch, int heads, int seqlen_kv, int head_dim, unsig
   grid[2] = (unsigned)batch;
   return (size_t)batch * (size_t)heads * chunks * ATTNGEN__VT_CHUNK_BYTES(head_dim);
 }
+
+int attngen__causal_order(int batch, int heads, int heads_kv, int seqlen_kv, int head_dim,
+                          long jobs, long grid, int forced) {
+  if (forced == ATTNGEN__CAUSAL_LONGEST || forced == ATTNGEN__CAUSAL_PAIRS) return forced;
+  if (grid < 1 || jobs < 2 * grid || heads < 1) return ATTNGEN__CAUSAL_LONGEST;
+  const long hb = (long)heads * batch;
+  const long group = heads_kv > 0 && heads % heads_kv == 0 ? heads / heads_kv : 1;
+  const long per_round = hb < grid ? hb : grid; /* (head, batch) pairs of a round */
+  const double kv_heads = (double)((per_round + group - 1) / group);
+  const double bytes = kv_heads * seqlen_kv * head_dim * 2.0 /* K and V */ * 2.0 /* bf16 */;
+  return bytes > ATTNGEN__CAUSAL_L2_BUDGET ? ATTNGEN__CAUSAL_PAIRS : ATTNGEN__CAUSAL_LONGEST;
+}

@@ -78,4 +78,20 @@ long long attngen__split_plan_row_flags(const attngen__split_plan *plan, int bat
 #define ATTNGEN__VT_CHUNKS_PER_BLOCK 8
 size_t attngen__vt_plan(int batch, int heads, int seqlen_kv, int head_dim, unsigned grid[3]);
 
+/* The job order of a causal call on the persistent sm90 wgmma kernels (kargs.causal; see
+ * templates/sm90/attn_fwd_wgmma.cu.in job_at), for `jobs` jobs on `grid` blocks:
+ * ATTNGEN__CAUSAL_LONGEST (1): longest job first, m-block-major; the blocks running at one
+ *   time hold one m-block of as many (head, batch) pairs as there are blocks. Best balance.
+ * ATTNGEN__CAUSAL_PAIRS (2): each block takes m-blocks n_mb - 1 - k and k of one head in
+ *   two consecutive rounds (equal totals), heads in order: the blocks running at one time
+ *   read about 2 grid / n_mb heads' K/V.
+ * Pairs when the K/V one round of longest-first reads (its KV heads x Skv x head_dim x 2
+ * tensors x 2 bytes) exceeds ATTNGEN__CAUSAL_L2_BUDGET (then each round reads K/V from DRAM
+ * again) and there are jobs for two rounds; `forced` 1 or 2 (ATTNGEN_CAUSAL_ORDER) wins. */
+#define ATTNGEN__CAUSAL_LONGEST 1
+#define ATTNGEN__CAUSAL_PAIRS 2
+#define ATTNGEN__CAUSAL_L2_BUDGET (24.0 * 1024 * 1024) /* of Hopper's 50 MB L2 */
+int attngen__causal_order(int batch, int heads, int heads_kv, int seqlen_kv, int head_dim,
+                          long jobs, long grid, int forced);
+
 #endif /* ATTNGEN_SPLIT_PLAN_H */
