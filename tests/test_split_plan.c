@@ -186,12 +186,12 @@ static void test_causal_order_follows_kv_bytes(void **state) {
   assert_int_equal(attngen__causal_order(4, 32, 32, 4096, 128, 4096, 132, 0), ATTNGEN__CAUSAL_PAIRS);
   /* MQA (1,64/1,16384): one KV head of 8 MiB: longest first */
   assert_int_equal(attngen__causal_order(1, 64, 1, 16384, 128, 8192, 132, 0), ATTNGEN__CAUSAL_LONGEST);
-  /* GQA (1,32/8,2048): 8 KV heads x 2048 keys = 8 MiB: longest first; at 16384 keys 64 MiB: pairs */
-  assert_int_equal(attngen__causal_order(1, 32, 8, 2048, 128, 512, 132, 0), ATTNGEN__CAUSAL_LONGEST);
+  /* GQA (1,32/8,8192): 8 KV heads x 8192 keys = 32 MiB: longest first; at 16384 keys 64 MiB: pairs */
+  assert_int_equal(attngen__causal_order(1, 32, 8, 8192, 128, 2048, 132, 0), ATTNGEN__CAUSAL_LONGEST);
   assert_int_equal(attngen__causal_order(1, 32, 8, 16384, 128, 4096, 132, 0), ATTNGEN__CAUSAL_PAIRS);
-  /* head_dim 64 halves the bytes: (2,16,3072) 32 heads x 3072 x 64 x 4 = 24 MiB, not above */
-  assert_int_equal(attngen__causal_order(2, 16, 16, 3072, 64, 768, 132, 0), ATTNGEN__CAUSAL_LONGEST);
-  assert_int_equal(attngen__causal_order(2, 16, 16, 3073, 64, 800, 132, 0), ATTNGEN__CAUSAL_PAIRS);
+  /* head_dim 64 halves the bytes: (2,16,5120) 32 heads x 5120 x 64 x 4 = 40 MiB, not above */
+  assert_int_equal(attngen__causal_order(2, 16, 16, 5120, 64, 1280, 132, 0), ATTNGEN__CAUSAL_LONGEST);
+  assert_int_equal(attngen__causal_order(2, 16, 16, 5121, 64, 1312, 132, 0), ATTNGEN__CAUSAL_PAIRS);
   /* fewer jobs than two rounds: longest first whatever the bytes */
   assert_int_equal(attngen__causal_order(1, 2, 2, 1 << 20, 128, 263, 132, 0), ATTNGEN__CAUSAL_LONGEST);
   /* forced (ATTNGEN_CAUSAL_ORDER) wins either way */

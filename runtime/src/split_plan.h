@@ -90,7 +90,9 @@ size_t attngen__vt_plan(int batch, int heads, int seqlen_kv, int head_dim, unsig
  * again) and there are jobs for two rounds; `forced` 1 or 2 (ATTNGEN_CAUSAL_ORDER) wins. */
 #define ATTNGEN__CAUSAL_LONGEST 1
 #define ATTNGEN__CAUSAL_PAIRS 2
-#define ATTNGEN__CAUSAL_L2_BUDGET (24.0 * 1024 * 1024) /* of Hopper's 50 MB L2 */
+/* Above: pairs. GQA (1,32/8,8192), 32 MiB: longest first 619 TFLOP/s vs pairs 602 (H200, run
+ * K1); MHA (4,32,4096), 256 MiB: 495 vs 570-580; (2,32/8,4000), 32 MiB: 530 vs 528. */
+#define ATTNGEN__CAUSAL_L2_BUDGET (40.0 * 1024 * 1024) /* of Hopper's 50 MB L2 */
 int attngen__causal_order(int batch, int heads, int heads_kv, int seqlen_kv, int head_dim,
                           long jobs, long grid, int forced);
 
