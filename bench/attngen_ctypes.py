@@ -1,6 +1,7 @@
 """attngen_ctypes.py: bench.py's view of libattngen, now a thin layer over the attngen
 package (python/attngen/_lib.py holds the ctypes binding): load the library, one context,
 FwdArgs for torch tensors, launch, explain."""
+import math
 import os
 import sys
 
@@ -52,8 +53,9 @@ class Attngen(Context):
                 raise AttngenError("INVALID_ARGUMENT", "heads_kv: this attngen has no "
                                    "grouped-query attention (attngen_fwd_args.heads_kv)")
             a.heads_kv = heads_kv
-        if softmax_scale is not None:
-            a.softmax_scale = softmax_scale
+        # (the C default, attngen_fwd_args_init's, is 1/sqrt(128) whatever the head dim; the
+        # peers' is 1/sqrt(head_dim): runs K3 timed head_dim 64 / 256 at 1/sqrt(128))
+        a.softmax_scale = softmax_scale if softmax_scale is not None else 1.0 / math.sqrt(a.head_dim)
         a.stream = stream
         self._variant = variant.encode() if variant else None  # kept alive with the args
         a.variant = self._variant
@@ -75,6 +77,7 @@ class Attngen(Context):
         a.cu_seqlens_q, a.cu_seqlens_k = cu_q.data_ptr(), cu_k.data_ptr()
         a.layout, a.rounding = _names.layout_code("bshd"), _names.rounding_code(rounding)
         a.causal = 1 if causal else 0
+        a.softmax_scale = 1.0 / math.sqrt(a.head_dim)
         a.stream = stream
         self._variant = variant.encode() if variant else None
         a.variant = self._variant

@@ -30,6 +30,20 @@ def test_args_and_launch(layout, rounding):
     assert torch.equal(out, attngen.attention(q, k, v, layout=layout, rounding=rounding))
 
 
+@pytest.mark.parametrize("head_dim", [64, 256])
+def test_default_scale_follows_head_dim(head_dim):
+    """Without softmax_scale the call uses 1/sqrt(head_dim), as attngen.attention and the
+    peers do (the C default is 1/sqrt(128) whatever the head dim)."""
+    torch.manual_seed(1)
+    q, k, v = (torch.randn(1, 5, 2, head_dim, dtype=torch.bfloat16) for _ in range(3))
+    ag = attngen_ctypes.Attngen(backend="cpu")
+    out = torch.empty_like(q)
+    a = ag.args(q, k, v, out)
+    assert abs(a.softmax_scale - head_dim ** -0.5) < 1e-7
+    ag.fwd_args(a)
+    assert torch.equal(out, attngen.attention(q, k, v))
+
+
 def test_bad_names():
     q = torch.zeros(1, 4, 1, 128, dtype=torch.bfloat16)
     ag = attngen_ctypes.Attngen(backend="cpu")
