@@ -51,13 +51,15 @@ static attngen_status run_call(const attngen__verify_args *a, uint16_t *out, flo
   if (!st) st = attngen_synchronize(ctx, c->stream);
   if (!st) st = attngen_memcpy_dtoh(ctx, out, o, nq * 2);
   if (!st) st = attngen_memcpy_dtoh(ctx, lse, l, nl * sizeof(float));
+  char why[512]; /* the failure's text: the frees below clear the last error */
+  snprintf(why, sizeof why, "%s", st ? attngen_last_error() : "");
   attngen_free(ctx, q);
   attngen_free(ctx, k);
   attngen_free(ctx, v);
   attngen_free(ctx, o);
   attngen_free(ctx, l);
   attngen_free(ctx, kl);
-  return st;
+  return st && why[0] ? attngen__fail(st, "%s", why) : st;
 }
 
 /* The reference following the call's kernel, recomputed only when that changes. */
