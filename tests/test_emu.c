@@ -341,6 +341,31 @@ static void test_emu_uniform(void **state) {
   expect_report("bug_not_uniform", 64, "value 0x8 is not uniform across the wave");
 }
 
+/* v_readlane_b32 (lane l's value to every lane, per wave) and buffer_atomic_add (every
+ * in-range lane of both waves adds; out of range dropped); a lane index that is not uniform
+ * is reported. */
+static void test_emu_readlane_atomic(void **state) {
+  (void)state;
+  NEED("readlane_atomic");
+  NEED("bug_readlane_divergent");
+  uint32_t ws[128], o[4] = {5, 7, 0xAB, 0xCD};
+  attngen_kargs a;
+  memset(&a, 0, sizeof a);
+  a.o = o;
+  a.ws = (float *)(void *)ws;
+  char err[1024] = "";
+  assert_int_equal(run("readlane_atomic", 128, a, 11, err, sizeof err), 0);
+  for (unsigned w = 0; w < 2; w++)
+    for (unsigned l = 0; l < 64; l++) assert_int_equal(ws[64 * w + l], 500 + 3 * (13 + 27 * w));
+  uint32_t even = 0, odd = 0;
+  for (unsigned l = 0; l < 32; l++) *(l & 1 ? &odd : &even) += l + 1;
+  assert_int_equal(o[0], 5 + 2 * even);
+  assert_int_equal(o[1], 7 + 2 * odd);
+  assert_int_equal(o[2], 0xAB);
+  assert_int_equal(o[3], 0xCD);
+  expect_report("bug_readlane_divergent", 64, "lanes of the wave disagree");
+}
+
 /* The seed really changes the wave order (issue 29: this test ran a one-wave kernel, where
  * there is nothing to reorder, so it could not fail). With the race check off, the kernel
  * that reads another wave's LDS slice without an s_barrier gets a different mix of written
@@ -556,6 +581,7 @@ int main(void) {
       cmocka_unit_test(test_emu_seed_changes_wave_order),
       cmocka_unit_test(test_emu_launch_checks),     cmocka_unit_test(test_emu_variants),
       cmocka_unit_test(test_emu_uniform),
+      cmocka_unit_test(test_emu_readlane_atomic),
   };
   return attngen_test_exit(cmocka_run_group_tests(tests, NULL, NULL));
 }

@@ -105,6 +105,10 @@ typedef struct attngen_kargs {
 //       buffer_store_dwordxN data, voff, rsrc, 0 offen offset:OFF; out of range: dropped.
 //       Stores are fire-and-forget (visible to later kernels; the kernels never read back
 //       what they stored).
+//   ag_buffer_atomic_add<OFF>(rsrc, voff, data)
+//       buffer_atomic_add data, voff, rsrc, 0 offen offset:OFF (no return): the dword at
+//       voff+OFF += data, atomically with respect to every other wave and block; out of range:
+//       dropped. Counted by vmcnt like a store; fire-and-forget.
 //   ag_buffer_load_dword_lds(rsrc, voff, lds_addr)
 //       s_mov_b32 m0, lds_addr (via the "{m0}" constraint); s_nop 0;
 //       buffer_load_dword voff, rsrc, 0 offen lds
@@ -183,6 +187,7 @@ typedef struct attngen_kargs {
 //   VGPR across the loop),
 //   ag_uniform(x) = v_readfirstlane (x must be wave-uniform already; tells the compiler),
 //   ag_any(p) = (ballot(p) != 0) over the active lanes of the wave.
+//   ag_readlane(x, l) = v_readlane_b32: lane l's x (l wave-uniform, 0..63), a uniform value.
 //   ag_make_rsrc(base, num_records): buffer resource {base, stride 0, num_records bytes,
 //   dword3 0x00020000} for raw (stride 0) access with per-dword range checking.
 // Kernel frame (macros):
@@ -228,6 +233,9 @@ AG_DEVICE unsigned ag_block_id_y() { return __builtin_amdgcn_workgroup_id_y(); }
 AG_DEVICE unsigned ag_block_id_z() { return __builtin_amdgcn_workgroup_id_z(); }
 AG_DEVICE unsigned ag_uniform(unsigned x) { return __builtin_amdgcn_readfirstlane(x); }
 AG_DEVICE bool ag_any(bool p) { return __builtin_amdgcn_ballot_w64(p) != 0; }
+AG_DEVICE unsigned ag_readlane(unsigned x, unsigned l) {
+  return (unsigned)__builtin_amdgcn_readlane((int)x, (int)l);
+}
 
 AG_DEVICE ag_rsrc ag_make_rsrc(const void *base, unsigned num_records) {
   unsigned long long p = (unsigned long long)base;
@@ -297,6 +305,11 @@ template <int OFF> AG_DEVICE void ag_buffer_store_dwordx2(ag_rsrc r, unsigned vo
 template <int OFF> AG_DEVICE void ag_buffer_store_dwordx4(ag_rsrc r, unsigned voff, ag_u32x4 data) {
   static_assert(OFF >= 0 && OFF < 4096, "buffer offset is 12 bits");
   asm volatile("buffer_store_dwordx4 %0, %1, %2, 0 offen offset:%3"
+               :: "v"(data), "v"(voff), "s"(r), "n"(OFF) : "memory");
+}
+template <int OFF> AG_DEVICE void ag_buffer_atomic_add(ag_rsrc r, unsigned voff, unsigned data) {
+  static_assert(OFF >= 0 && OFF < 4096, "buffer offset is 12 bits");
+  asm volatile("buffer_atomic_add %0, %1, %2, 0 offen offset:%3"
                :: "v"(data), "v"(voff), "s"(r), "n"(OFF) : "memory");
 }
 AG_DEVICE void ag_buffer_load_dword_lds(ag_rsrc r, unsigned voff, unsigned lds_addr) {

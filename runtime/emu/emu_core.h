@@ -83,6 +83,11 @@ int attngen__emu_any(int p, attngen__emu_site site);
  * non-uniform values stop the run. Returns the value. */
 uint32_t attngen__emu_uniform_u32(const char *name, uint32_t v, attngen__emu_site site);
 
+/* v_readlane_b32: lane `l` (uniform across the wave, 0..63) of v, to every lane. Lanes that
+ * disagree on l, or l > 63, stop the run. */
+uint32_t attngen__emu_readlane_u32(const char *name, uint32_t v, uint32_t l,
+                                   attngen__emu_site site);
+
 /* --- buffer (vector memory) operations, counted by vmcnt -------------------------------- */
 /* A decoded 128-bit buffer resource (V#). Only raw buffers (stride 0) are supported. */
 typedef struct attngen__emu_rsrc {
@@ -103,6 +108,12 @@ void attngen__emu_buffer_load(const char *name, const attngen__emu_rsrc *r, uint
 void attngen__emu_buffer_store(const char *name, const attngen__emu_rsrc *r, uint32_t voffset,
                                uint32_t soffset, uint32_t ioffset, unsigned bytes,
                                const void *src, attngen__emu_site site);
+/* Issues an atomic add without return (buffer_atomic_add): the dword at base + soffset +
+ * voffset + ioffset += data when it lands (the engine runs one block at a time, so landing is
+ * atomic); out of range: dropped. Counted by vmcnt like a store. */
+void attngen__emu_buffer_atomic_add(const char *name, const attngen__emu_rsrc *r,
+                                    uint32_t voffset, uint32_t soffset, uint32_t ioffset,
+                                    uint32_t data, attngen__emu_site site);
 /* Issues a load straight into LDS (buffer_load_* ... lds): lane l's bytes land at LDS
  * address m0 + ioffset + l * bytes (out-of-range dwords write 0). Counted by vmcnt. */
 void attngen__emu_buffer_load_lds(const char *name, const attngen__emu_rsrc *r,

@@ -32,7 +32,7 @@
 
 enum { SYNC_NONE, SYNC_WAVEOP, SYNC_WAITCNT, SYNC_BARRIER, SYNC_EXIT };
 enum { W_RUN, W_BARRIER, W_DONE };
-enum { OP_LOAD, OP_STORE, OP_LOAD_LDS, OP_DS_READ, OP_DS_WRITE, OP_DS_XLANE };
+enum { OP_LOAD, OP_STORE, OP_ATOMIC_ADD, OP_LOAD_LDS, OP_DS_READ, OP_DS_WRITE, OP_DS_XLANE };
 
 /* Hardware counter limits (gfx9: vmcnt 6 bits, lgkmcnt 4 bits): issue stalls beyond them,
  * which the engine models by landing the oldest operations at the next wave-wide point. */
@@ -403,6 +403,19 @@ void attngen__emu_buffer_store(const char *name, const attngen__emu_rsrc *r, uin
   if (ml->inrange) attngen__emu_check_operand(name, "data", src, bytes / 4, site);
 }
 
+void attngen__emu_buffer_atomic_add(const char *name, const attngen__emu_rsrc *r,
+                                    uint32_t voffset, uint32_t soffset, uint32_t ioffset,
+                                    uint32_t data, attngen__emu_site site) {
+  lane *l = cur_lane(name);
+  int fresh;
+  memop *m = issue(&l->wave->vm, &l->vm_issued, OP_ATOMIC_ADD, name, site, 4, &fresh);
+  check_uniform_buffer(name, m, fresh, r, soffset, 0, site);
+  memlane *ml = &m->l[l->lane];
+  buffer_address(name, r, voffset, soffset, ioffset, 4, ml, site);
+  memcpy(ml->data, &data, 4);
+  if (ml->inrange) attngen__emu_check_operand(name, "data", &data, 1, site);
+}
+
 static void lds_check(lane *l, const char *name, uint64_t addr, unsigned bytes,
                       attngen__emu_site site) {
   block *b = l->blk;
@@ -552,6 +565,15 @@ static void land(block *b, wave *w, memop *m, int with_loads) {
       for (unsigned i = 0; i < n; i++)
         if (ml->inrange >> i & 1) memcpy(ml->gdst + i * unit, ml->data + i * unit, unit);
       break;
+    case OP_ATOMIC_ADD:
+      if (ml->inrange & 1) {
+        uint32_t v, add;
+        memcpy(&v, ml->gdst, 4);
+        memcpy(&add, ml->data, 4);
+        v += add;
+        memcpy(ml->gdst, &v, 4);
+      }
+      break;
     case OP_LOAD_LDS:
       lds_access_check(b, w, ln, m, ml->lds, bytes, 1);
       for (unsigned i = 0; i < n; i++) {
@@ -650,6 +672,23 @@ uint32_t attngen__emu_uniform_u32(const char *name, uint32_t v, attngen__emu_sit
   uint32_t r;
   attngen__emu_wave_op(name, exec_uniform, &v, 4, &r, 4, NULL, 0, site);
   if (r != v) attngen__emu_fail(site, "%s: value 0x%X is not uniform across the wave", name, v);
+  return r;
+}
+
+/* v_readlane_b32: every lane gets lane imm's value. */
+static void exec_readlane(const unsigned char *in, unsigned char *out, const void *imm) {
+  uint32_t l;
+  memcpy(&l, imm, 4);
+  for (unsigned i = 0; i < ATTNGEN__EMU_WAVE; i++)
+    memcpy(out + (size_t)i * XBUF, in + (size_t)l * XBUF, 4);
+}
+
+uint32_t attngen__emu_readlane_u32(const char *name, uint32_t v, uint32_t l,
+                                   attngen__emu_site site) {
+  uint32_t r;
+  if (l >= ATTNGEN__EMU_WAVE)
+    attngen__emu_fail(site, "%s: lane %u is not a lane of the wave (0..63)", name, l);
+  attngen__emu_wave_op(name, exec_readlane, &v, 4, &r, 4, &l, 4, site);
   return r;
 }
 

@@ -18,7 +18,7 @@ extern "C" {
 #endif
 
 /* Raised whenever a member is added, removed or changes meaning; the shim refuses another. */
-#define ATTNGEN__EMU_JIT_API_VERSION 1
+#define ATTNGEN__EMU_JIT_API_VERSION 2
 
 typedef struct attngen__emu_jit_api {
   unsigned version; /* ATTNGEN__EMU_JIT_API_VERSION */
@@ -37,9 +37,11 @@ typedef struct attngen__emu_jit_api {
   __typeof__(attngen__emu_count_mfma) *count_mfma;
   __typeof__(attngen__emu_any) *any;
   __typeof__(attngen__emu_uniform_u32) *uniform_u32;
+  __typeof__(attngen__emu_readlane_u32) *readlane_u32;
   __typeof__(attngen__emu_make_rsrc) *make_rsrc;
   __typeof__(attngen__emu_buffer_load) *buffer_load;
   __typeof__(attngen__emu_buffer_store) *buffer_store;
+  __typeof__(attngen__emu_buffer_atomic_add) *buffer_atomic_add;
   __typeof__(attngen__emu_buffer_load_lds) *buffer_load_lds;
   __typeof__(attngen__emu_ds_read) *ds_read;
   __typeof__(attngen__emu_ds_write) *ds_write;

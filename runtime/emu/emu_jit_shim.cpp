@@ -51,6 +51,10 @@ SHIM int attngen__emu_any(int p, attngen__emu_site site) { return api->any(p, si
 SHIM uint32_t attngen__emu_uniform_u32(const char *name, uint32_t v, attngen__emu_site site) {
   return api->uniform_u32(name, v, site);
 }
+SHIM uint32_t attngen__emu_readlane_u32(const char *name, uint32_t v, uint32_t l,
+                                        attngen__emu_site site) {
+  return api->readlane_u32(name, v, l, site);
+}
 SHIM attngen__emu_rsrc attngen__emu_make_rsrc(const void *base, uint32_t num_records,
                                               uint32_t config) {
   return api->make_rsrc(base, num_records, config);
@@ -64,6 +68,11 @@ SHIM void attngen__emu_buffer_store(const char *name, const attngen__emu_rsrc *r
                                     uint32_t voffset, uint32_t soffset, uint32_t ioffset,
                                     unsigned bytes, const void *src, attngen__emu_site site) {
   api->buffer_store(name, r, voffset, soffset, ioffset, bytes, src, site);
+}
+SHIM void attngen__emu_buffer_atomic_add(const char *name, const attngen__emu_rsrc *r,
+                                         uint32_t voffset, uint32_t soffset, uint32_t ioffset,
+                                         uint32_t data, attngen__emu_site site) {
+  api->buffer_atomic_add(name, r, voffset, soffset, ioffset, data, site);
 }
 SHIM void attngen__emu_buffer_load_lds(const char *name, const attngen__emu_rsrc *r,
                                        uint32_t voffset, uint32_t soffset, uint32_t ioffset,

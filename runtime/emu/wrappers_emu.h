@@ -81,6 +81,9 @@ AG_DEVICE unsigned ag_uniform(unsigned x, AG_EMU_SITE) {
   return attngen__emu_uniform_u32("v_readfirstlane_b32", x, site);
 }
 AG_DEVICE bool ag_any(bool p, AG_EMU_SITE) { return attngen__emu_any(p, site) != 0; }
+AG_DEVICE unsigned ag_readlane(unsigned x, unsigned l, AG_EMU_SITE) {
+  return attngen__emu_readlane_u32("v_readlane_b32", x, l, site);
+}
 
 AG_DEVICE ag_rsrc ag_make_rsrc(const void *base, unsigned num_records, AG_EMU_SITE) {
   unsigned long long p = (unsigned long long)base;
@@ -157,6 +160,12 @@ AG_DEVICE void ag_buffer_store_dwordx4(ag_rsrc r, unsigned voff, ag_u32x4 data, 
   static_assert(OFF >= 0 && OFF < 4096, "buffer offset is 12 bits");
   attngen__emu_rsrc e = ag_emu_rsrc_(r);
   attngen__emu_buffer_store("buffer_store_dwordx4", &e, voff, 0, OFF, 16, &data, site);
+}
+template <int OFF>
+AG_DEVICE void ag_buffer_atomic_add(ag_rsrc r, unsigned voff, unsigned data, AG_EMU_SITE) {
+  static_assert(OFF >= 0 && OFF < 4096, "buffer offset is 12 bits");
+  attngen__emu_rsrc e = ag_emu_rsrc_(r);
+  attngen__emu_buffer_atomic_add("buffer_atomic_add", &e, voff, 0, OFF, data, site);
 }
 AG_DEVICE void ag_buffer_load_dword_lds(ag_rsrc r, unsigned voff, unsigned lds_addr,
                                         AG_EMU_SITE) {

@@ -11,6 +11,7 @@
 AG_LDS_DECLARE(4096);
 
 #define ST_KERNEL(name) AG_KERNEL(64) void attngen__emu_st_##name(attngen_kargs a)
+#define ST_KERNEL2(name) AG_KERNEL(128) void attngen__emu_st_##name(attngen_kargs a)
 
 // D = C + A*B for one 16x16x16 tile, operands loaded per the documented lane layout:
 // q = A row-major [16][16] bf16, k = B transposed [n][k] bf16, v = C row-major fp32,
@@ -225,6 +226,24 @@ ST_KERNEL(bug_not_uniform) {
   ((unsigned *)a.ws)[l] = u;
 }
 
+// v_readlane_b32 and buffer_atomic_add (the skip kernels' walk and counters), 2 waves:
+// ws[64w + l] = lane (13 + 27w) of x = 500 + 3l; lane l < 32 of both waves adds l + 1 to
+// counter o[l & 1], lanes >= 32 add 1000 at an out-of-range offset (dropped).
+ST_KERNEL2(readlane_atomic) {
+  unsigned l = ag_lane_id(), w = ag_wave_id();
+  ag_rsrc ro = ag_make_rsrc(a.o, 8), rw = ag_make_rsrc(a.ws, 512);
+  unsigned r = ag_readlane(500u + 3u * l, 13u + 27u * w);
+  ag_buffer_store_dword<0>(rw, (64u * w + l) * 4u, r);
+  ag_buffer_atomic_add<0>(ro, l < 32u ? (l & 1u) * 4u : 0x80000000u, l < 32u ? l + 1u : 1000u);
+  ag_s_waitcnt_vmcnt<0>();
+}
+
+// v_readlane_b32 with a lane index that differs in lanes 40..63.
+ST_KERNEL(bug_readlane_divergent) {
+  unsigned l = ag_lane_id();
+  ((unsigned *)a.ws)[l] = ag_readlane(l, l < 40u ? 3u : 4u);  // BUG: not wave-uniform
+}
+
 extern "C" {
 #define ST(name) {#name, attngen__emu_st_##name, 0}
 const attngen__emu_kernel attngen__emu_selftest_kernels[] = {
@@ -233,7 +252,7 @@ const attngen__emu_kernel attngen__emu_selftest_kernels[] = {
     ST(mfma_speed),          ST(bug_missing_waitcnt), ST(bug_missing_barrier),
     ST(bug_lds_off_by_one),  ST(bug_divergent_mfma),  ST(bug_barrier_exit),
     ST(bug_unlisted_wait),   ST(bug_load_never_waited), ST(uniform_ok),
-    ST(bug_not_uniform),
+    ST(bug_not_uniform),     ST(readlane_atomic),     ST(bug_readlane_divergent),
 };
 const size_t attngen__emu_selftest_kernel_count =
     sizeof attngen__emu_selftest_kernels / sizeof attngen__emu_selftest_kernels[0];
