@@ -335,8 +335,9 @@ static void test_cli_run_usage_errors_exit_2(void **state) {
 }
 
 /* check --skip (tile skipping, issue 27): a skip state over --skip-steps calls, each checked
- * against the reference on the lists it read; its options' usage errors exit 2, a backend
- * without skip variants fails by name (exit 1). */
+ * against the reference on the lists it read; its options' usage errors exit 2, a call no
+ * skip variant serves fails by name (exit 1). The emulator runs the gfx942 skip variants
+ * (ragged Sq and Skv, a read list and masks, the grid 256 x 96 of q2 kv96 w8). */
 static void test_cli_check_skip(void **state) {
   assert_int_equal(cli("check --backend cpu --shape 1,2,300,700 --skip -1 --skip-read 30 "
                        "--skip-masks 10 --seed 5"), 0);
@@ -348,8 +349,18 @@ static void test_cli_check_skip(void **state) {
   assert_true(err_has("--skip"));
   assert_int_equal(cli("check --backend cpu --shape 1,1,16,16 --skip-steps 2"), 2);
   assert_int_equal(cli("check --backend cpu --all --skip -6"), 2);
-  assert_int_equal(cli("check --backend emu --shape 1,1,16,16 --skip -6"), 1);
+  assert_int_equal(cli("check --backend emu --shape 1,2,300,700 --skip -1 --skip-read 30 "
+                       "--skip-masks 10 --seed 5"), 0);
+  assert_true(out_has("_skip_mfma_gfx942, tile grid 256 x 96 (2 x 8 tiles, 4 words)"));
+  assert_true(out_has("call 3: skipped"));
+  assert_true(out_has("written list: 0 of 4 words differ"));
+  assert_true(out_has("check: PASS"));
+  assert_int_equal(cli("check --backend emu --shape 1,1,16,16 --causal --skip -6"), 1);
   assert_true(err_has("args.skip"));
+  /* 2049 tiles of 96 keys: one more than a wave's 64 list words hold */
+  assert_int_equal(cli("check --backend emu --shape 1,1,16,196704 --skip -6"), 1);
+  assert_true(err_has("args.skip: seqlen_kv 196704 is 2049 KV tiles of 96 keys; the gfx942 "
+                      "skip kernels take at most 2048"));
 }
 
 /* Issue 29, defect 5: shape texts that the old tokenizer accepted (empty fields, signs, a

@@ -341,14 +341,14 @@ static void test_emu_uniform(void **state) {
   expect_report("bug_not_uniform", 64, "value 0x8 is not uniform across the wave");
 }
 
-/* v_readlane_b32 (lane l's value to every lane, per wave) and buffer_atomic_add (every
- * in-range lane of both waves adds; out of range dropped); a lane index that is not uniform
- * is reported. */
+/* v_readlane_b32 (lane l's value to every lane, per wave), the ballot (bit l: lane l's
+ * predicate) and buffer_atomic_add (every in-range lane of both waves adds; out of range
+ * dropped); a lane index that is not uniform is reported. */
 static void test_emu_readlane_atomic(void **state) {
   (void)state;
   NEED("readlane_atomic");
   NEED("bug_readlane_divergent");
-  uint32_t ws[128], o[4] = {5, 7, 0xAB, 0xCD};
+  uint32_t ws[132], o[4] = {5, 7, 0xAB, 0xCD};
   attngen_kargs a;
   memset(&a, 0, sizeof a);
   a.o = o;
@@ -357,6 +357,12 @@ static void test_emu_readlane_atomic(void **state) {
   assert_int_equal(run("readlane_atomic", 128, a, 11, err, sizeof err), 0);
   for (unsigned w = 0; w < 2; w++)
     for (unsigned l = 0; l < 64; l++) assert_int_equal(ws[64 * w + l], 500 + 3 * (13 + 27 * w));
+  for (unsigned w = 0; w < 2; w++) {
+    uint64_t want = 0;
+    for (unsigned l = 0; l < 64; l++) want |= (uint64_t)((l + w) % 3 == 0) << l;
+    assert_int_equal(ws[128 + 2 * w], (uint32_t)want);
+    assert_int_equal(ws[129 + 2 * w], (uint32_t)(want >> 32));
+  }
   uint32_t even = 0, odd = 0;
   for (unsigned l = 0; l < 32; l++) *(l & 1 ? &odd : &even) += l + 1;
   assert_int_equal(o[0], 5 + 2 * even);

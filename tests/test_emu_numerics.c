@@ -24,7 +24,15 @@
  * cu_seqlens; causal variants with args.causal = 1), and the causal kernels' KV range (the
  * emulator's MFMA count: the tiles past each block's diagonal are skipped), and the causal
  * variants on the case set above with args.causal = 1, without its NaN/Inf cases (every
- * other case per variant). */
+ * other case per variant).
+ * --skip (its own ctest entry, test_emu_numerics_skip): the default gfx942 tile-skipping
+ * variants (skip = on) on the case set (every other case per variant, rotating; all with
+ * ATTNGEN_TEST_ALL_CASES=1): a skip state's first call (no read list) bitwise equal
+ * to the dense variant's output and LSE; then three calls (random must-skip / must-do masks
+ * on every other case; a fresh list, a random read list, the list written by the call
+ * before) each held to the reference run on the same lists (docs/NUMERICS.md "Tile
+ * skipping": output to the contract, written list and counts bit for bit), the first on both
+ * wave-order seeds (same output, list and counts). */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -271,6 +279,7 @@ static void test_emu_numerics_all_gfx942_variants(void **state) {
     const attngen__variant_desc *var = &attngen__manifest[i];
     if (!var->name || var->target != ATTNGEN__TARGET_GFX942) continue;
     if (var->mask == ATTNGEN__MASK_CAUSAL) continue; /* --varlen: test_emu_numerics_causal */
+    if (var->skip == ATTNGEN__SKIP_ON) continue;     /* --skip: test_emu_numerics_skip */
     attngen__contract_case cases[ATTNGEN__CONTRACT_CASES_MAX];
     const size_t nc = attngen__contract_cases(var->kv_tile, cases);
     const double tv = now_s();
@@ -766,6 +775,233 @@ static void test_emu_numerics_search_space(void **state) {
   assert_int_equal(E.failures - failures0, 0);
 }
 
+/* ---- --skip ------------------------------------------------------------------------------ */
+
+/* The skip threshold of the cases: low enough that large-score inputs mark tiles, uniform
+ * ones mostly not. */
+#define SKIP_T (-3.0f)
+
+typedef struct skip_totals {
+  uint64_t skipped, visited, marked; /* over the checked calls; marked: W bits of call 1 */
+} skip_totals;
+
+/* One skip call on state s (ctx), output into r, held to the reference on the lists the call
+ * read (rd: NULL = a fresh state; ms, md: the masks or NULL). The written list goes to w.
+ * Returns 1 on pass; prints what failed. */
+static int skip_call(attngen_context *ctx, attngen_skip_state *s, attngen_fwd_args *a,
+                     const attngen__inputs *in, const int32_t *kvl, const uint32_t *rd,
+                     const uint32_t *ms, const uint32_t *md, size_t words, run_out *r,
+                     uint32_t *w, uint32_t *wref, uint64_t cnt[2], const char *what) {
+  a->skip = s;
+  a->out = r->out.data;
+  a->lse = r->lse;
+  attngen_status st = attngen_fwd(ctx, a);
+  if (st == ATTNGEN_STATUS_OK) st = attngen_synchronize(ctx, NULL);
+  if (st != ATTNGEN_STATUS_OK) {
+    print_message("    %s: %s: %s\n", what, attngen_status_name(st), attngen_last_error());
+    return 0;
+  }
+  uint32_t cref[2] = {0, 0};
+  attngen__verify_args va = {ctx, a, in, r->out.data, r->lse, 0, 1, NULL, kvl,
+                             rd, ms, md, SKIP_T, wref, cref};
+  attngen__verify_result vr;
+  assert_int_equal(attngen__verify_run(&va, &vr), ATTNGEN_STATUS_OK);
+  assert_int_equal(attngen_skip_state_get_list(s, ATTNGEN_SKIP_NEXT_READ, w), ATTNGEN_STATUS_OK);
+  assert_int_equal(attngen_skip_state_stats(s, &cnt[0], &cnt[1], NULL), ATTNGEN_STATUS_OK);
+  size_t wbad = 0, first = 0;
+  for (size_t i = words; i-- > 0;)
+    if (w[i] != wref[i]) {
+      ++wbad;
+      first = i;
+    }
+  int64_t g0 = 0;
+  const int64_t guard = attngen__guarded_check(&r->out, &g0) + lse_guard_bad(r);
+  const int ok = vr.pass && wbad == 0 && cnt[0] == cref[0] && cnt[1] == cref[1] && guard == 0;
+  if (!ok) {
+    print_message("    %s: output %s, lse %s, %zu of %zu written words differ (first: word %zu "
+                  "0x%08X, reference 0x%08X), counts %llu/%llu (reference %u/%u), guard %lld\n",
+                  what, vr.out.pass ? "ok" : "FAIL", vr.lse.pass ? "ok" : "FAIL", wbad, words,
+                  first, wbad ? w[first] : 0u, wbad ? wref[first] : 0u,
+                  (unsigned long long)cnt[0], (unsigned long long)cnt[1], cref[0], cref[1],
+                  (long long)guard);
+    attngen__compare_print(stdout, "    output", &vr.out);
+  }
+  return ok;
+}
+
+/* One case of one skip variant (see the top); masks: random MS / MD. */
+static int run_skip_case(const attngen__variant_desc *var, const char *dense,
+                         const attngen__contract_case *c, uint64_t seed, int masks,
+                         skip_totals *tot) {
+  const attngen_layout layout = (attngen_layout)var->layout;
+  const int D = attngen__desc_head_dim(var);
+  attngen__inputs in;
+  assert_int_equal(attngen__inputs_make_hd(&in, c->inputs, seed, layout, c->batch, c->heads,
+                                           c->heads_kv, c->seqlen_q, c->seqlen_kv, D,
+                                           c->scale != 0.0f ? c->scale : ATTNGEN__DEFAULT_SCALE),
+                   ATTNGEN_STATUS_OK);
+  if (c->special) attngen__plant_special(&in);
+  const int32_t *kvl = c->nkvl ? c->kvl : NULL;
+  if (kvl) attngen__plant_masked(&in, kvl);
+  const int64_t n = (int64_t)c->batch * c->heads * c->seqlen_q * D;
+  const int64_t nl = (int64_t)c->batch * c->heads * c->seqlen_q;
+  attngen_fwd_args a;
+  attngen_fwd_args_init(&a);
+  a.q = in.q;
+  a.k = in.k;
+  a.v = in.v;
+  a.batch = c->batch;
+  a.heads = c->heads;
+  a.seqlen_q = c->seqlen_q;
+  a.seqlen_kv = c->seqlen_kv;
+  a.layout = layout;
+  a.rounding = (attngen_rounding)var->rounding;
+  a.softmax_scale = c->scale;
+  a.kv_lengths = kvl;
+  a.heads_kv = c->heads_kv;
+  a.head_dim = D;
+  int pass = 1;
+
+  /* the dense variant's output and LSE */
+  run_out dr;
+  run_out_alloc(&dr, n, nl);
+  a.variant = dense;
+  a.out = dr.out.data;
+  a.lse = dr.lse;
+  attngen_status st = attngen_fwd(E.ctx[0], &a);
+  if (st == ATTNGEN_STATUS_OK) st = attngen_synchronize(E.ctx[0], NULL);
+  if (st != ATTNGEN_STATUS_OK) fail_msg("%s: %s", dense, attngen_last_error());
+
+  a.variant = var->name;
+  attngen_skip_state *s[2] = {NULL, NULL};
+  for (int i = 0; i < 2; ++i)
+    assert_int_equal(attngen_skip_state_create(E.ctx[i], &a, 0, 0, SKIP_T, &s[i]),
+                     ATTNGEN_STATUS_OK);
+  attngen_skip_info info;
+  assert_int_equal(attngen_skip_state_info(s[0], &info), ATTNGEN_STATUS_OK);
+  assert_string_equal(info.variant, var->name);
+  assert_int_equal(info.block_m, var->block_m);
+  assert_int_equal(info.block_n, var->kv_tile);
+  const size_t words = info.words;
+  uint32_t *w[2], *wref = calloc(words + 1, 4), *rd = NULL, *ms = NULL, *md = NULL;
+  w[0] = calloc(words + 1, 4);
+  w[1] = calloc(words + 1, 4);
+  assert_true(w[0] && w[1] && wref);
+  attngen__rng rng;
+  attngen__rng_seed(&rng, seed ^ 0x5EEDu);
+  if (masks) {
+    ms = attngen__rng_words(&rng, words, 10);
+    md = attngen__rng_words(&rng, words, 10);
+    assert_true(ms && md);
+    for (int i = 0; i < 2; ++i) {
+      assert_int_equal(attngen_skip_state_set_list(s[i], ATTNGEN_SKIP_MUST_SKIP, ms), 0);
+      assert_int_equal(attngen_skip_state_set_list(s[i], ATTNGEN_SKIP_MUST_DO, md), 0);
+    }
+  }
+  run_out r[2];
+  uint64_t cnt[2][2];
+  /* call 1 (no read list) on both wave seeds */
+  for (int i = 0; i < 2; ++i) {
+    run_out_alloc(&r[i], n, nl);
+    pass &= skip_call(E.ctx[i], s[i], &a, &in, kvl, NULL, ms, md, words, &r[i], w[i], wref,
+                      cnt[i], i ? "call 1 (wave seed 2)" : "call 1");
+  }
+  if (memcmp(r[0].out.data, r[1].out.data, sizeof(uint16_t) * (size_t)n) ||
+      memcmp(r[0].lse, r[1].lse, sizeof(float) * (size_t)nl) ||
+      memcmp(w[0], w[1], 4 * words) || cnt[0][0] != cnt[1][0] || cnt[0][1] != cnt[1][1]) {
+    print_message("    call 1: the wave seeds disagree (output, LSE, list or counts)\n");
+    pass = 0;
+  }
+  /* without masks nothing is skipped in call 1: bitwise the dense variant */
+  if (!masks && (memcmp(r[0].out.data, dr.out.data, sizeof(uint16_t) * (size_t)n) ||
+                 memcmp(r[0].lse, dr.lse, sizeof(float) * (size_t)nl) || cnt[0][0] != 0)) {
+    print_message("    call 1 (nothing skipped) is not bitwise the dense variant %s\n", dense);
+    pass = 0;
+  }
+  for (size_t i = 0; i < words; ++i) tot->marked += (uint64_t)__builtin_popcount(w[0][i]);
+  tot->skipped += cnt[0][0];
+  tot->visited += cnt[0][1];
+  /* call 2: a random read list (30% of the tiles); call 3: the list call 2 wrote */
+  rd = attngen__rng_words(&rng, words, 30);
+  assert_non_null(rd);
+  assert_int_equal(attngen_skip_state_set_list(s[0], ATTNGEN_SKIP_NEXT_READ, rd), 0);
+  for (int call = 2; call <= 3 && pass; ++call) {
+    run_out_free(&r[1]);
+    run_out_alloc(&r[1], n, nl);
+    pass &= skip_call(E.ctx[0], s[0], &a, &in, kvl, rd, ms, md, words, &r[1], w[1], wref,
+                      cnt[1], call == 2 ? "call 2 (random read list)" : "call 3 (reads call 2's)");
+    tot->skipped += cnt[1][0];
+    tot->visited += cnt[1][1];
+    memcpy(rd, w[1], 4 * words);
+  }
+  if (!pass)
+    print_message("  FAIL %s %dx%dx%dx%d (%s, scale %g)%s seed %llu\n", var->name, c->batch,
+                  c->heads, c->seqlen_q, c->seqlen_kv, c->what, (double)c->scale,
+                  masks ? " +masks" : "", (unsigned long long)seed);
+  run_out_free(&r[0]);
+  run_out_free(&r[1]);
+  run_out_free(&dr);
+  attngen_skip_state_destroy(s[0]);
+  attngen_skip_state_destroy(s[1]);
+  free(w[0]);
+  free(w[1]);
+  free(wref);
+  free(rd);
+  free(ms);
+  free(md);
+  attngen__inputs_free(&in);
+  return pass;
+}
+
+static void test_emu_numerics_skip(void **state) {
+  (void)state;
+  if (!E.ctx[0] || !E.ctx[1]) fail_msg("the emu backend does not open (%s)", attngen_last_error());
+  if (attngen__emu_kernel_count == 0) {
+    print_message("SKIPPED: no gfx942 variants compiled for the emulator (clang++-19 missing)\n");
+    skip();
+    return;
+  }
+  uint64_t seed = E.seed + 104729;
+  /* every other case per variant, rotating (every case runs on 3 of the 6 variants);
+   * ATTNGEN_TEST_ALL_CASES=1: all */
+  const char *all_env = getenv("ATTNGEN_TEST_ALL_CASES");
+  const int stride = all_env && !strcmp(all_env, "1") ? 1 : 2;
+  int nvar = 0, failed = 0, ci_run = 0;
+  skip_totals tot = {0, 0, 0};
+  const double t0 = now_s();
+  for (size_t i = 0; i < attngen__manifest_count; ++i) {
+    const attngen__variant_desc *var = &attngen__manifest[i];
+    if (!var->name || var->target != ATTNGEN__TARGET_GFX942 || var->skip != ATTNGEN__SKIP_ON)
+      continue;
+    /* its dense twin: the same name without the skip token */
+    char dense[128];
+    const char *tok = strstr(var->name, "_skip_");
+    assert_non_null(tok);
+    snprintf(dense, sizeof dense, "%.*s%s", (int)(tok - var->name), var->name, tok + 5);
+    assert_non_null(attngen__emu_find(dense));
+    attngen__contract_case cases[ATTNGEN__CONTRACT_CASES_MAX];
+    const size_t nc = attngen__contract_cases(var->kv_tile, cases);
+    const double tv = now_s();
+    int bad = 0, ran = 0;
+    for (size_t ci = (size_t)(nvar % stride); ci < nc; ci += (size_t)stride) {
+      ++ci_run;
+      /* masks on every other run: each case with and without them over the variants */
+      if (!run_skip_case(var, dense, &cases[ci], seed++, (ran++ + nvar) & 1, &tot)) ++bad;
+    }
+    ++nvar;
+    failed += bad;
+    print_message("  %-56s %d of %zu cases %s  %.2f s\n", var->name, ran, nc,
+                  bad ? "FAIL" : "pass", now_s() - tv);
+  }
+  print_message("emu skip: %d variants, %d cases, %d failed; %llu of %llu visited tiles skipped, "
+                "%llu marked by first calls; %.1f s, input seed %llu\n", nvar, ci_run, failed,
+                (unsigned long long)tot.skipped, (unsigned long long)tot.visited,
+                (unsigned long long)tot.marked, now_s() - t0, (unsigned long long)E.seed);
+  assert_int_equal(nvar, 6); /* the default set: bshd and bhsd in three modes */
+  assert_true(tot.marked > 0 && tot.skipped > 0);
+  assert_int_equal(failed, 0);
+}
+
 /* No argument: the default set; --search-space: the search space (its own ctest entry,
  * test_emu_numerics_search_space, so that the two run side by side under ctest -j). */
 int main(int argc, char **argv) {
@@ -783,12 +1019,17 @@ int main(int argc, char **argv) {
   const struct CMUnitTest search_space[] = {
       cmocka_unit_test(test_emu_numerics_search_space),
   };
+  const struct CMUnitTest skip_set[] = {
+      cmocka_unit_test(test_emu_numerics_skip),
+  };
+  if (argc > 1 && !strcmp(argv[1], "--skip"))
+    return attngen_test_exit(cmocka_run_group_tests(skip_set, setup, teardown));
   if (argc > 1 && !strcmp(argv[1], "--search-space"))
     return attngen_test_exit(cmocka_run_group_tests(search_space, setup, teardown));
   if (argc > 1 && !strcmp(argv[1], "--varlen"))
     return attngen_test_exit(cmocka_run_group_tests(varlen, setup, teardown));
   if (argc > 1) {
-    fprintf(stderr, "usage: test_emu_numerics [--search-space | --varlen]\n");
+    fprintf(stderr, "usage: test_emu_numerics [--search-space | --varlen | --skip]\n");
     return 2;
   }
   return attngen_test_exit(cmocka_run_group_tests(default_set, setup, teardown));

@@ -172,7 +172,24 @@ static void test_generator_name_derivation(void **state) {
   assert_eval_contains("local c = require('config'); local v = assert(c.parse("
                        "'attn_fwd_d128_bshd_rtne_q1_kv128_w12_nosplit_tma_causal_skip_wgmma_sm90'"
                        ")); local ok, e = c.validate(v); return e",
-                       "(this is target=sm90 impl=wgmma load=tma mask=causal kv_split=off)");
+                       "(this is head_dim=128 target=sm90 impl=wgmma load=tma mask=causal "
+                       "kv_split=off)");
+  /* gfx942: built at head_dim 128 without the causal mask and the tail split; the others are
+   * refused naming what is built */
+  assert_eval("local c = require('config'); return tostring(c.validate(assert(c.parse("
+              "'attn_fwd_d128_bhsd_rtz_q2_kv96_w8_nosplit_vt_skip_mfma_gfx942'))))", "true");
+  assert_eval_contains("local c = require('config'); local ok, e = c.validate(assert(c.parse("
+                       "'attn_fwd_d128_bshd_rtne_q2_kv96_w8_nosplit_vt_causal_skip_mfma_gfx942'"
+                       "))); return e",
+                       "and head_dim=128 kv_split=off mask=none impl=mfma target=gfx942 only "
+                       "(this is head_dim=128 target=gfx942 impl=mfma load=thread mask=causal "
+                       "kv_split=off)");
+  assert_eval_contains("local c = require('config'); local ok, e = c.validate(assert(c.parse("
+                       "'attn_fwd_d128_bshd_rtne_q2_kv96_w8_tail_vt_skip_mfma_gfx942'))); return e",
+                       "mask=none kv_split=tail)");
+  assert_eval_contains("local c = require('config'); local ok, e = c.validate(assert(c.parse("
+                       "'attn_fwd_d64_bshd_rtne_q2_kv128_w8_nosplit_vt_skip_mfma_gfx942'))); return e",
+                       "(this is head_dim=64 target=gfx942");
   assert_eval_contains("local c = require('config'); local v = assert(c.parse("
                        "'attn_fwd_d128_bshd_rtne_q1_kv128_w12_nosplit_tma_causal_skip_wgmma_sm90'"
                        ")); local ok, e = c.validate(v); return e",

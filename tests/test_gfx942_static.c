@@ -5,7 +5,11 @@
  * per wave QK^T = q_tiles * (kv_tile/16) * (d/16), P.V = q_tiles * (d/16) * (kv_tile/16),
  * i.e. q_tiles * kv_tile * d / 128 in total (d: the variant's head_dim, 64 or 128). Code objects come from ATTNGEN_KERNEL_DIR/gfx942
  * (compile definition of tests/CMakeLists.txt; $ATTNGEN_GFX942_CO_DIR overrides). Only the
- * variants of the manifest (the default set) are checked, and each of them must be there. */
+ * variants of the manifest (the default set) are checked, and each of them must be there.
+ * A tile-skipping variant (skip = on) is also held to its dense twin (the name without
+ * `_skip`): the same LDS and MFMA, LDS, VMEM and barrier counts in the main loop, at most 2
+ * more VGPRs and at most 8% more loop VALU (the vote, the walk and their rare blocks; the
+ * counts are printed). */
 #define _POSIX_C_SOURCE 200809L
 #include <setjmp.h>
 #include <stdarg.h>
@@ -125,6 +129,31 @@ static void test_gfx942_static_budget_and_mfma_count(void **state) {
       failures++;
     }
   }
+  /* skip variants against their dense twins */
+  int skip_pairs = 0;
+  for (int i = 0; i < n; ++i) {
+    const row *r = &rows[i];
+    const char *tok = strstr(r->name, "_skip_");
+    if (!tok || is_merge(r->name)) continue;
+    char dense[200];
+    snprintf(dense, sizeof dense, "%.*s%s", (int)(tok - r->name), r->name, tok + 5);
+    const row *d = NULL;
+    for (int j = 0; j < n && !d; ++j)
+      if (strcmp(rows[j].name, dense) == 0) d = &rows[j];
+    if (!d || !find_variant(r->name)) continue;
+    skip_pairs++;
+    print_message("%s: vgpr %ld (dense %ld), sgpr %ld (%ld); main loop VALU %ld (%ld, %+.1f%%), "
+                  "LDS %ld, VMEM %ld, waitcnt %ld (%ld), barriers %ld\n", r->name, r->vgpr,
+                  d->vgpr, r->sgpr, d->sgpr, r->valu, d->valu,
+                  100.0 * (double)(r->valu - d->valu) / (double)d->valu, r->lds_ops, r->vmem,
+                  r->waitcnt, d->waitcnt, r->barrier);
+    if (r->lds != d->lds || r->mfma != d->mfma || r->lds_ops != d->lds_ops ||
+        r->vmem != d->vmem || r->barrier != d->barrier || r->vgpr > d->vgpr + 2 ||
+        100 * r->valu > 108 * d->valu) {
+      print_message("FAIL %s: not within the skip kernel's budget against %s\n", r->name, dense);
+      failures++;
+    }
+  }
   int by_head_dim[2] = {0, 0}; /* default-set gfx942 variants checked at head_dim 64, 128 */
   for (size_t i = 0; i < attngen__manifest_count; i++) {
     if (attngen__manifest[i].target != ATTNGEN__TARGET_GFX942) continue;
@@ -133,8 +162,14 @@ static void test_gfx942_static_budget_and_mfma_count(void **state) {
     print_message("FAIL %s: no code object in %s\n", attngen__manifest[i].name, co_dir());
     failures++;
   }
-  print_message("gfx942 static: %d head_dim 64 and %d head_dim 128 variants within budget\n",
-                by_head_dim[0], by_head_dim[1]);
+  print_message("gfx942 static: %d head_dim 64 and %d head_dim 128 variants within budget, %d "
+                "skip variants against their dense twins\n", by_head_dim[0], by_head_dim[1],
+                skip_pairs);
+  size_t skip_variants = 0;
+  for (size_t i = 0; i < attngen__manifest_count; i++)
+    skip_variants += attngen__manifest[i].target == ATTNGEN__TARGET_GFX942 &&
+                     attngen__manifest[i].skip == ATTNGEN__SKIP_ON;
+  assert_int_equal(skip_pairs, (int)skip_variants);
   assert_true(by_head_dim[0] > 0 && by_head_dim[1] > 0);
   assert_int_equal(failures, 0);
 }

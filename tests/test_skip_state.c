@@ -315,9 +315,11 @@ static void test_skip_state_bad_args(void **state) {
   attngen_destroy(ctx2);
 }
 
-/* The dispatcher pairs args.skip with skip=on variants: on the emu backend (gfx942 kernels,
- * none of which skips yet) a skip state cannot be made (NO_VARIANT naming args.skip), and a
- * forced skip=on variant name is refused by the generator's rule 'skip'. */
+/* The dispatcher pairs args.skip with skip=on variants: on the emu backend the gfx942 skip
+ * kernels (head_dim 128, no causal mask, no tail split) give a plain call's state their grid
+ * (256 x 96: q2 kv96 w8); a causal call has no skip variant (NO_VARIANT naming args.skip),
+ * and forced skip=on names of unbuilt families (causal, tail split) are refused by the
+ * generator's rule 'skip'. */
 static void test_skip_state_no_variant(void **state) {
   (void)state;
   attngen_context *ctx = NULL;
@@ -334,12 +336,28 @@ static void test_skip_state_no_variant(void **state) {
   a.seqlen_q = 300;
   a.seqlen_kv = 300;
   attngen_skip_state *s = NULL;
+  assert_int_equal(attngen_skip_state_create(ctx, &a, 0, 0, -6.0f, &s), ATTNGEN_STATUS_OK);
+  attngen_skip_info info;
+  assert_int_equal(attngen_skip_state_info(s, &info), ATTNGEN_STATUS_OK);
+  assert_int_equal(info.block_m, 256);
+  assert_int_equal(info.block_n, 96);
+  assert_int_equal(info.q_tiles, 2);
+  assert_int_equal(info.kv_tiles, 4);
+  assert_non_null(strstr(info.variant, "_q2_kv96_w8_nosplit_vt_skip_mfma_gfx942"));
+  attngen_skip_state_destroy(s);
+  s = NULL;
+  a.causal = 1;
   assert_int_equal(attngen_skip_state_create(ctx, &a, 0, 0, -6.0f, &s), ATTNGEN_STATUS_NO_VARIANT);
   assert_null(s);
   assert_non_null(strstr(attngen_last_error(), "args.skip: no embedded gfx942 variant skips"));
-  a.variant = "attn_fwd_d128_bshd_rtne_q2_kv96_w8_nosplit_vt_skip_mfma_gfx942";
+  a.variant = "attn_fwd_d128_bshd_rtne_q2_kv96_w8_nosplit_vt_causal_skip_mfma_gfx942";
   assert_int_equal(attngen_skip_state_create(ctx, &a, 0, 0, -6.0f, &s), ATTNGEN_STATUS_NO_VARIANT);
   assert_non_null(strstr(attngen_last_error(), "rule 'skip'"));
+  a.causal = 0;
+  a.variant = "attn_fwd_d128_bshd_rtne_q2_kv96_w8_tail_vt_skip_mfma_gfx942";
+  assert_int_equal(attngen_skip_state_create(ctx, &a, 0, 0, -6.0f, &s), ATTNGEN_STATUS_NO_VARIANT);
+  assert_non_null(strstr(attngen_last_error(), "rule 'skip'"));
+  assert_null(s);
   attngen_destroy(ctx);
 }
 

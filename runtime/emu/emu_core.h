@@ -77,6 +77,8 @@ typedef struct attngen__emu_mfma_in {
 
 /* Wave-wide OR of p over the lanes (v_cmp + s_cmp of the ballot). */
 int attngen__emu_any(int p, attngen__emu_site site);
+/* The ballot of p: bit l set when lane l's p is nonzero, the same mask in every lane. */
+uint64_t attngen__emu_ballot(int p, attngen__emu_site site);
 
 /* --- scalar (wave-uniform) values ------------------------------------------------------ */
 /* Checks that all lanes hold the same value (an SGPR operand) at a wave-wide sync point;

@@ -723,6 +723,20 @@ int attngen__emu_any(int p, attngen__emu_site site) {
   return out;
 }
 
+static void exec_ballot(const unsigned char *in, unsigned char *out, const void *imm) {
+  (void)imm;
+  uint64_t m = 0;
+  for (unsigned l = 0; l < ATTNGEN__EMU_WAVE; l++) m |= (uint64_t)(in[(size_t)l * XBUF] != 0) << l;
+  for (unsigned l = 0; l < ATTNGEN__EMU_WAVE; l++) memcpy(out + (size_t)l * XBUF, &m, 8);
+}
+
+uint64_t attngen__emu_ballot(int p, attngen__emu_site site) {
+  unsigned char in = p ? 1 : 0;
+  uint64_t out;
+  attngen__emu_wave_op("v_cmp ballot", exec_ballot, &in, 1, &out, 8, NULL, 0, site);
+  return out;
+}
+
 void attngen__emu_barrier(attngen__emu_site site) {
   lane *l = cur_lane("s_barrier");
   l->sync = SYNC_BARRIER;

@@ -17,6 +17,7 @@ static const attngen__emu_jit_api table = {
   .exec_ds_swizzle_b32 = attngen__emu_exec_ds_swizzle_b32,
   .count_mfma = attngen__emu_count_mfma,
   .any = attngen__emu_any,
+  .ballot = attngen__emu_ballot,
   .uniform_u32 = attngen__emu_uniform_u32,
   .readlane_u32 = attngen__emu_readlane_u32,
   .make_rsrc = attngen__emu_make_rsrc,

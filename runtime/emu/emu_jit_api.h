@@ -18,7 +18,7 @@ extern "C" {
 #endif
 
 /* Raised whenever a member is added, removed or changes meaning; the shim refuses another. */
-#define ATTNGEN__EMU_JIT_API_VERSION 2
+#define ATTNGEN__EMU_JIT_API_VERSION 3
 
 typedef struct attngen__emu_jit_api {
   unsigned version; /* ATTNGEN__EMU_JIT_API_VERSION */
@@ -36,6 +36,7 @@ typedef struct attngen__emu_jit_api {
   __typeof__(attngen__emu_exec_ds_swizzle_b32) *exec_ds_swizzle_b32;
   __typeof__(attngen__emu_count_mfma) *count_mfma;
   __typeof__(attngen__emu_any) *any;
+  __typeof__(attngen__emu_ballot) *ballot;
   __typeof__(attngen__emu_uniform_u32) *uniform_u32;
   __typeof__(attngen__emu_readlane_u32) *readlane_u32;
   __typeof__(attngen__emu_make_rsrc) *make_rsrc;

@@ -48,6 +48,7 @@ SHIM void attngen__emu_exec_ds_swizzle_b32(const unsigned char *in, unsigned cha
 }
 SHIM void attngen__emu_count_mfma(void) { api->count_mfma(); }
 SHIM int attngen__emu_any(int p, attngen__emu_site site) { return api->any(p, site); }
+SHIM uint64_t attngen__emu_ballot(int p, attngen__emu_site site) { return api->ballot(p, site); }
 SHIM uint32_t attngen__emu_uniform_u32(const char *name, uint32_t v, attngen__emu_site site) {
   return api->uniform_u32(name, v, site);
 }

@@ -81,6 +81,7 @@ AG_DEVICE unsigned ag_uniform(unsigned x, AG_EMU_SITE) {
   return attngen__emu_uniform_u32("v_readfirstlane_b32", x, site);
 }
 AG_DEVICE bool ag_any(bool p, AG_EMU_SITE) { return attngen__emu_any(p, site) != 0; }
+AG_DEVICE unsigned long long ag_ballot(bool p, AG_EMU_SITE) { return attngen__emu_ballot(p, site); }
 AG_DEVICE unsigned ag_readlane(unsigned x, unsigned l, AG_EMU_SITE) {
   return attngen__emu_readlane_u32("v_readlane_b32", x, l, site);
 }

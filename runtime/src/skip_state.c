@@ -246,6 +246,13 @@ attngen_status attngen__skip_check_kernel(const attngen_skip_state *s,
                          "kernels take at most %d (allowed: seqlen_kv <= %d)",
                          s->seqlen_kv, s->grid.nkt, s->block_n, 32 * ATTNGEN__SKIP_SM90_MAX_WORDS,
                          32 * ATTNGEN__SKIP_SM90_MAX_WORDS * s->block_n);
+  if (d->target == ATTNGEN__TARGET_GFX942 && s->grid.nw > ATTNGEN__SKIP_GFX942_MAX_WORDS)
+    return attngen__fail(ATTNGEN_STATUS_INVALID_ARGUMENT,
+                         "args.skip: seqlen_kv %d is %d KV tiles of %d keys; the gfx942 skip "
+                         "kernels take at most %d (allowed: seqlen_kv <= %d)",
+                         s->seqlen_kv, s->grid.nkt, s->block_n,
+                         32 * ATTNGEN__SKIP_GFX942_MAX_WORDS,
+                         32 * ATTNGEN__SKIP_GFX942_MAX_WORDS * s->block_n);
   if (s->words > 0xFFFFFFFFu)
     return attngen__fail(ATTNGEN_STATUS_INVALID_ARGUMENT,
                          "args.skip: %zu list words (batch x heads x q-tiles x words per q-tile); "

@@ -34,9 +34,13 @@ struct attngen_skip_state {
 /* The sm90 skip kernels hold a job's verdict words in shared memory: at most this many
  * (templates/sm90/attn_fwd_wgmma.cu.in, kSkipWords; target_sm90_wgmma.lua SKIP_WORDS). */
 #define ATTNGEN__SKIP_SM90_MAX_WORDS 64
+/* The gfx942 skip kernels hold word w of a q-tile's list in lane w of each wave: at most 64
+ * (templates/gfx942/attn_fwd.hip.in). */
+#define ATTNGEN__SKIP_GFX942_MAX_WORDS 64
 
 /* What the kernel that runs a skip call can hold: the sm90 kernels at most
- * ATTNGEN__SKIP_SM90_MAX_WORDS words per q-tile (2048 KV tiles), every kernel list indices
+ * ATTNGEN__SKIP_SM90_MAX_WORDS words per q-tile (2048 KV tiles), the gfx942 kernels
+ * ATTNGEN__SKIP_GFX942_MAX_WORDS, every kernel list indices
  * below 2^32 words. INVALID_ARGUMENT naming args.skip and the limit otherwise. */
 attngen_status attngen__skip_check_kernel(const attngen_skip_state *s,
                                           const attngen__variant_desc *d);

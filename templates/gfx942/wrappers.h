@@ -117,6 +117,7 @@
 //   ag_uniform(x) = v_readfirstlane (x must be wave-uniform already; tells the compiler),
 //   ag_any(p) = (ballot(p) != 0) over the active lanes of the wave.
 //   ag_readlane(x, l) = v_readlane_b32: lane l's x (l wave-uniform, 0..63), a uniform value.
+//   ag_ballot(p) = the 64-bit mask of the lanes where p holds (bit l: lane l), uniform.
 //   ag_make_rsrc(base, num_records): buffer resource {base, stride 0, num_records bytes,
 //   dword3 0x00020000} for raw (stride 0) access with per-dword range checking.
 // Kernel frame (macros):
@@ -162,6 +163,7 @@ AG_DEVICE unsigned ag_block_id_y() { return __builtin_amdgcn_workgroup_id_y(); }
 AG_DEVICE unsigned ag_block_id_z() { return __builtin_amdgcn_workgroup_id_z(); }
 AG_DEVICE unsigned ag_uniform(unsigned x) { return __builtin_amdgcn_readfirstlane(x); }
 AG_DEVICE bool ag_any(bool p) { return __builtin_amdgcn_ballot_w64(p) != 0; }
+AG_DEVICE unsigned long long ag_ballot(bool p) { return __builtin_amdgcn_ballot_w64(p); }
 AG_DEVICE unsigned ag_readlane(unsigned x, unsigned l) {
   return (unsigned)__builtin_amdgcn_readlane((int)x, (int)l);
 }

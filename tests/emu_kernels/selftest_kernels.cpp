@@ -226,14 +226,18 @@ ST_KERNEL(bug_not_uniform) {
   ((unsigned *)a.ws)[l] = u;
 }
 
-// v_readlane_b32 and buffer_atomic_add (the skip kernels' walk and counters), 2 waves:
-// ws[64w + l] = lane (13 + 27w) of x = 500 + 3l; lane l < 32 of both waves adds l + 1 to
-// counter o[l & 1], lanes >= 32 add 1000 at an out-of-range offset (dropped).
+// v_readlane_b32, the ballot and buffer_atomic_add (the skip kernels' walk and counters),
+// 2 waves: ws[64w + l] = lane (13 + 27w) of x = 500 + 3l; ws[128 + 2w], [129 + 2w] = the
+// ballot of (l + w) % 3 == 0 (low, high half; lane 0 stores); lane l < 32 of both waves adds
+// l + 1 to counter o[l & 1], lanes >= 32 add 1000 at an out-of-range offset (dropped).
 ST_KERNEL2(readlane_atomic) {
   unsigned l = ag_lane_id(), w = ag_wave_id();
-  ag_rsrc ro = ag_make_rsrc(a.o, 8), rw = ag_make_rsrc(a.ws, 512);
+  ag_rsrc ro = ag_make_rsrc(a.o, 8), rw = ag_make_rsrc(a.ws, 528);
   unsigned r = ag_readlane(500u + 3u * l, 13u + 27u * w);
   ag_buffer_store_dword<0>(rw, (64u * w + l) * 4u, r);
+  const unsigned long long b = ag_ballot((l + w) % 3u == 0u);
+  const ag_u32x2 bb = {(unsigned)b, (unsigned)(b >> 32)};
+  ag_buffer_store_dwordx2<0>(rw, l == 0u ? (128u + 2u * w) * 4u : 0x80000000u, bb);
   ag_buffer_atomic_add<0>(ro, l < 32u ? (l & 1u) * 4u : 0x80000000u, l < 32u ? l + 1u : 1000u);
   ag_s_waitcnt_vmcnt<0>();
 }
