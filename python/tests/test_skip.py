@@ -119,13 +119,29 @@ def test_refusals():
     _raises("INVALID_ARGUMENT", lambda: st.set_next_list([0]), "before the first call")
 
 
-def test_emu_has_no_skip_kernel_yet():
+def test_emu_runs_the_gfx942_skip_kernel():
+    """The emu backend runs the gfx942 skip kernels (tile grid 256 x 96): the first call is
+    bitwise the dense kernel's, the next skips what it marked; a causal call has no skip
+    kernel (NO_VARIANT naming args.skip)."""
     attngen.set_cpu_backend("emu")
     try:
-        q, k, v = rand(1, 64, 2, 128, seed=1), rand(1, 64, 2, 128, seed=2), \
-            rand(1, 64, 2, 128, seed=3)
-        _raises("NO_VARIANT", lambda: attngen.attention(q, k, v, skip=attngen.SkipState()),
-                "args.skip")
+        q, k, v = _blocky(S=384, seed=4)
+        dense = attngen.attention(q, k, v)
+        st = attngen.SkipState(threshold_log2=-6.0)
+        o1 = attngen.attention(q, k, v, skip=st)
+        assert torch.equal(o1, dense)
+        info = st.info()
+        assert (info["block_m"], info["block_n"], info["q_tiles"], info["kv_tiles"]) == (256, 96,
+                                                                                         2, 4)
+        assert "_skip_mfma_gfx942" in info["variant"]
+        marked = int(np.unpackbits(st.next_list().view(np.uint8)).sum())
+        assert 0 < marked < 2 * 2 * 4
+        o2 = attngen.attention(q, k, v, skip=st)
+        assert math.isclose(st.skipped_fraction, marked / 16)
+        assert not torch.equal(o2, dense)
+        assert (o2.float() - dense.float()).abs().max().item() < 2e-2
+        _raises("NO_VARIANT", lambda: attngen.attention(q, k, v, causal=True,
+                                                        skip=attngen.SkipState()), "args.skip")
     finally:
         attngen.set_cpu_backend("cpu")
 
