@@ -87,13 +87,15 @@ size_t attngen__vt_plan(int batch, int heads, int seqlen_kv, int head_dim, unsig
  *   read about 2 grid / n_mb heads' K/V.
  * Pairs when the K/V one round of longest-first reads (its KV heads x Skv x head_dim x 2
  * tensors x 2 bytes) exceeds ATTNGEN__CAUSAL_L2_BUDGET (then each round reads K/V from DRAM
- * again) and there are jobs for two rounds; `forced` 1 or 2 (ATTNGEN_CAUSAL_ORDER) wins. */
+ * again) and there are jobs for two rounds, in a dense call: a packed batch (`packed`, its
+ * jobs past a sequence's end passed over) keeps longest first, the order its speed was
+ * measured in (run H13); `forced` 1 or 2 (ATTNGEN_CAUSAL_ORDER) wins. */
 #define ATTNGEN__CAUSAL_LONGEST 1
 #define ATTNGEN__CAUSAL_PAIRS 2
 /* Above: pairs. GQA (1,32/8,8192), 32 MiB: longest first 619 TFLOP/s vs pairs 602 (H200, run
  * K1); MHA (4,32,4096), 256 MiB: 495 vs 570-580; (2,32/8,4000), 32 MiB: 530 vs 528. */
 #define ATTNGEN__CAUSAL_L2_BUDGET (40.0 * 1024 * 1024) /* of Hopper's 50 MB L2 */
 int attngen__causal_order(int batch, int heads, int heads_kv, int seqlen_kv, int head_dim,
-                          long jobs, long grid, int forced);
+                          long jobs, long grid, int packed, int forced);
 
 #endif /* ATTNGEN_SPLIT_PLAN_H */
