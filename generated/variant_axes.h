@@ -96,7 +96,7 @@ typedef struct attngen__variant_desc {
   int smem_bytes; /* dynamic shared memory / LDS bytes requested at launch */
   int softmax_step; /* keys per running-max update (P is rounded against that max): the CPU reference uses the same step */
   int ws_row_bytes; /* tail KV split: workspace bytes per Q row of a part (0 without a split) */
-  int score_fma; /* softmax form: 1 = p = exp2(fma(s, scale_log2, -m)) rounded once, 0 = exp2(fl(s * scale_log2) - m); the CPU reference follows it */
+  int score_fma; /* softmax form: 1 = p = exp2(fma(s, scale_log2, -m)) rounded once, 0 = exp2(fl(s * scale_log2) - m), 2 = 1 for scale_log2 > 0 and 0 otherwise; the CPU reference follows it */
   int v_path; /* attngen__v_path: VT = V pre-transposed into the workspace by a pre-pass launch of the kernel (kargs.vt_prepass = 1) */
   int load; /* attngen__load: TMA = the kernel's parameter is attngen_kargs_tma (tensor maps of q, k, v encoded by the runtime at launch) */
   int mask; /* attngen__mask: CAUSAL = the kernel applies the causal mask (kargs.causal = 1); a variant serves only calls with its mask */

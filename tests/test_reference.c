@@ -130,43 +130,57 @@ static uint16_t two_key_out(float a, float b, float c, int fma_form) {
   return (uint16_t)ag_bf16_round(attngen__f32_bits(o * (1.0f / l)), ATTNGEN_ROUND_RTNE);
 }
 
-static void test_reference_score_fma(void **state) {
-  (void)state;
-  const float c = attngen__scale_log2(DEFAULT_SCALE);
-  int found = 0;
-  float a = 0, b = 0;
-  /* a = ka 2^ea, b = kb 2^eb with 8-bit ka, kb: exact in bf16; a flip of the output's bf16
-   * rounding between the forms needs ~2^16 candidate pairs, so search widely */
-  for (int ea = -7; ea <= 0 && !found; ++ea) {
-    for (int ka = 128; ka < 256 && !found; ++ka) {
-      for (int eb = -7; eb <= ea && !found; ++eb) {
-        for (int kb = 128; kb < 256 && !found; ++kb) {
-          a = ldexpf((float)ka, ea);
-          b = ldexpf((float)kb, eb);
-          if (!(b < a)) continue;
-          found = two_key_out(a, b, c, 1) != two_key_out(a, b, c, 0);
+/* A pair of scores a > b (c < 0: either order; 8-bit mantissas: exact in bf16) whose two-key
+ * outputs differ between the forms at scale_log2 c; 0 if none was found. */
+static int find_form_pair(float c, float *pa, float *pb) {
+  /* a flip of the output's bf16 rounding between the forms needs ~2^16 candidate pairs, so
+   * search widely */
+  for (int ea = -7; ea <= 0; ++ea)
+    for (int ka = 128; ka < 256; ++ka)
+      for (int eb = -7; eb <= 0; ++eb)
+        for (int kb = 128; kb < 256; ++kb) {
+          const float a = ldexpf((float)ka, ea), b = ldexpf((float)kb, eb);
+          if (!(b < a) && !(c < 0.0f && a < b)) continue; /* (c < 0: key b may be the max) */
+          if (two_key_out(a, b, c, 1) != two_key_out(a, b, c, 0)) {
+            *pa = a, *pb = b;
+            return 1;
+          }
         }
-      }
-    }
-  }
-  assert_true(found);
+  return 0;
+}
+
+/* The reference on the two keys (a, b) at `scale` in form `form`: every output element equals
+ * the contract's value, form 1's where `fma_want`, else form 0's. */
+static void check_two_keys(float a, float b, float scale, int form, int fma_want) {
   uint16_t q[D] = {0}, k[2 * D] = {0}, v[2 * D] = {0}, out[D];
   q[0] = 0x3F80; /* 1.0 */
   k[0] = (uint16_t)(attngen__f32_bits(a) >> 16);
   k[D] = (uint16_t)(attngen__f32_bits(b) >> 16);
   for (int d = 0; d < D; ++d) v[D + d] = 0x3F80;
-  for (int form = 0; form < 2; ++form) {
-    attngen__ref_args r = {attngen__view_in(q, ATTNGEN_LAYOUT_BSHD, 1, 1),
-                           attngen__view_in(k, ATTNGEN_LAYOUT_BSHD, 1, 2),
-                           attngen__view_in(v, ATTNGEN_LAYOUT_BSHD, 1, 2),
-                           attngen__view_out(out, ATTNGEN_LAYOUT_BSHD, 1, 1),
-                           {1, 1, 1, 2, ATTNGEN_LAYOUT_BSHD, ATTNGEN_ROUND_RTNE}, DEFAULT_SCALE,
-                           NULL, 1, 0, 0, 0, NULL};
-    r.score_fma = form;
-    assert_int_equal(attngen__reference_fwd(&r), ATTNGEN_STATUS_OK);
-    const uint16_t want = two_key_out(a, b, c, form);
-    for (int d = 0; d < D; ++d) assert_int_equal(out[d], want);
-  }
+  attngen__ref_args r = {attngen__view_in(q, ATTNGEN_LAYOUT_BSHD, 1, 1),
+                         attngen__view_in(k, ATTNGEN_LAYOUT_BSHD, 1, 2),
+                         attngen__view_in(v, ATTNGEN_LAYOUT_BSHD, 1, 2),
+                         attngen__view_out(out, ATTNGEN_LAYOUT_BSHD, 1, 1),
+                         {1, 1, 1, 2, ATTNGEN_LAYOUT_BSHD, ATTNGEN_ROUND_RTNE}, scale,
+                         NULL, 1, 0, 0, 0, NULL};
+  r.score_fma = form;
+  assert_int_equal(attngen__reference_fwd(&r), ATTNGEN_STATUS_OK);
+  const uint16_t want = two_key_out(a, b, attngen__scale_log2(scale), fma_want);
+  for (int d = 0; d < D; ++d) assert_int_equal(out[d], want);
+}
+
+static void test_reference_score_fma(void **state) {
+  (void)state;
+  float a = 0, b = 0;
+  assert_true(find_form_pair(attngen__scale_log2(DEFAULT_SCALE), &a, &b));
+  check_two_keys(a, b, DEFAULT_SCALE, 0, 0);
+  check_two_keys(a, b, DEFAULT_SCALE, 1, 1);
+  check_two_keys(a, b, DEFAULT_SCALE, 2, 1); /* form 2, positive scale: the fma form */
+  /* a negative scale: form 1 keeps the fma form, form 2 (the sm90 kernels') takes form 0 */
+  assert_true(find_form_pair(attngen__scale_log2(-DEFAULT_SCALE), &a, &b));
+  check_two_keys(a, b, -DEFAULT_SCALE, 1, 1);
+  check_two_keys(a, b, -DEFAULT_SCALE, 2, 0);
+  check_two_keys(a, b, -DEFAULT_SCALE, 0, 0);
 }
 
 /* score_fma at |m| >= 2^24 (issue 29): with scale 1e10 the fma form's x at a row's max is

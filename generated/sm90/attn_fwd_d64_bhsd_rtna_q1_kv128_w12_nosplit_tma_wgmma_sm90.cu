@@ -570,6 +570,20 @@ WG_FN float wg_max(float a, float b) {
   return r;
 }
 
+// IEEE min: a NaN operand yields the other operand (C fminf).
+WG_FN float wg_min(float a, float b) {
+  float r;
+  asm("min.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b));
+  return r;
+}
+
+// a * b + c rounded once (the score_fma form of docs/NUMERICS.md step 4).
+WG_FN float wg_fma_rn(float a, float b, float c) {
+  float r;
+  asm("fma.rn.f32 %0, %1, %2, %3;" : "=f"(r) : "f"(a), "f"(b), "f"(c));
+  return r;
+}
+
 // 2^x (MUFU.EX2, ~2 ulp); ex2(-inf) = +0, NaN stays NaN; subnormal results flush to zero.
 WG_FN float wg_ex2(float x) {
   float r;
@@ -1386,6 +1400,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       for (int i = 0; i < kPRegs; ++i) wg_fence_operand(p[i]);
       wg_fence();
     };
+#line 951 "templates/sm90/attn_fwd_wgmma.cu.in"
     // Steps 2-4 on S of tile j (already complete): t = s * scale_log2, keys past kv_n -> -inf,
     // new running max, p = exp2(t - m) in place, l = l * alpha + sum(p). Returns the rescale
     // factors exp2(m_old - m_new) of rows g and g + 8 (unused for the first tile, where O and
@@ -1418,9 +1433,9 @@ extern "C" __global__ void __launch_bounds__(384, 1)
           if (col >= ((i & 2) ? lim1 : lim0)) s[i] = neg_inf;
         }
       }
-#line 887 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 986 "templates/sm90/attn_fwd_wgmma.cu.in"
       float mx0 = m0, mx1 = m1;              // row max, 4 threads share a row
-#line 889 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 988 "templates/sm90/attn_fwd_wgmma.cu.in"
 #pragma unroll
       for (int i = 0; i < kSRegs; i += 4) {
         mx0 = wg_max(mx0, wg_max(s[i], s[i + 1]));
@@ -1430,7 +1445,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       mx0 = wg_max(mx0, wg_shfl_xor(mx0, 2));
       mx1 = wg_max(mx1, wg_shfl_xor(mx1, 1));
       mx1 = wg_max(mx1, wg_shfl_xor(mx1, 2));
-#line 904 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1003 "templates/sm90/attn_fwd_wgmma.cu.in"
       // A row that sees no key (a job with no key, a causal row above the diagonal): max 0,
       // so p = exp2(-inf - 0) = 0 and l = 0 (the epilogue writes out = 0, LSE = -inf).
       if (rk0 <= 0) mx0 = 0.f;
@@ -1452,6 +1467,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       l0 = first ? rs0 : wg_add_rn(wg_mul_rn(l0, alpha0), rs0);
       l1 = first ? rs1 : wg_add_rn(wg_mul_rn(l1, alpha1), rs1);
     };
+#line 1025 "templates/sm90/attn_fwd_wgmma.cu.in"
     // Step 5: P = bf16_round(p). Two adjacent n8 chunks of the S accumulator have the layout
     // of one k16 A fragment of P.V.
     auto pack = [&]() {
@@ -1507,18 +1523,18 @@ extern "C" __global__ void __launch_bounds__(384, 1)
     auto set_pending = [&](float alpha0, float alpha1) {
       pa0 = alpha0;
       pa1 = alpha1;
-#line 981 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1081 "templates/sm90/attn_fwd_wgmma.cu.in"
       // (RTNA rescales always: with the skip its long shapes ran 3% slower in runs AB4 and
       // AB5, where RTNE and RTZ gained 0.4-2.6%.)
       prs = true;
-#line 987 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1087 "templates/sm90/attn_fwd_wgmma.cu.in"
     };
 
-#line 990 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1090 "templates/sm90/attn_fwd_wgmma.cu.in"
     // Step 6: o = O * (1 / l) (l = 0 -> 0), rounded, into this consumer's O buffer (the
     // storer writes it out). Step 7: LSE = m ln2 + ln l. For job `job` with the final running
     // max (em0, em1) and this thread's parts of l (el0, el1).
-#line 998 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1098 "templates/sm90/attn_fwd_wgmma.cu.in"
     auto epilogue = [&](int job, float em0, float em1, float el0, float el1) {
       long long q_base, k_base, v_base, o_base;
       int q0, h, b;
@@ -1548,7 +1564,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       int qr = 0;                            // a packed sequence's first row, its rows sq
       const int sq = q_len(b, qr);
       const bool ok0 = qa < sq, ok1 = qa + 8 < sq;
-#line 1028 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1128 "templates/sm90/attn_fwd_wgmma.cu.in"
       // Wait until the buffer's previous contents have been read by their stores (a named
       // barrier: an mbarrier wait loop here, with O and S live, made ptxas spill).
       const int ob = kOBufs == kConsumers ? cw : 0;
@@ -1566,12 +1582,12 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       unsigned short *og = (unsigned short *)a.o + o_base + 2 * t4;
       unsigned short *og0 = og + (wg_u32)(ok0 ? qa : 0) * o_row_stride;
       unsigned short *og1 = og + (wg_u32)(ok1 ? qa + 8 : 0) * o_row_stride;
-#line 1050 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1150 "templates/sm90/attn_fwd_wgmma.cu.in"
 #pragma unroll
       for (int i = 0; i < kD / 8; ++i) {
         const wg_u32 r0 = round_out2(wg_mul_rn(o[4 * i], inv0), wg_mul_rn(o[4 * i + 1], inv0));
         const wg_u32 r1 = round_out2(wg_mul_rn(o[4 * i + 2], inv1), wg_mul_rn(o[4 * i + 3], inv1));
-#line 1055 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1155 "templates/sm90/attn_fwd_wgmma.cu.in"
         if (direct) {
           if (ok0) wg_st_global_b32(og0 + 8 * i, r0);
           if (ok1) wg_st_global_b32(og1 + 8 * i, r1);
@@ -1580,14 +1596,14 @@ extern "C" __global__ void __launch_bounds__(384, 1)
           wg_st_shared_b32(at, r0);
           wg_st_shared_b32(at + 8u * 128u, r1);
         }
-#line 1067 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1167 "templates/sm90/attn_fwd_wgmma.cu.in"
       }
-#line 1069 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1169 "templates/sm90/attn_fwd_wgmma.cu.in"
       if (kOBufs > 0) {
         wg_fence_proxy_async();              // st.shared (generic) -> the stores (async proxy)
         wg_mbar_arrive(bar_o_full + 8 * ob);
       }
-#line 1074 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1174 "templates/sm90/attn_fwd_wgmma.cu.in"
       if (a.lse != 0 && t4 == 0) {
         // [B, H, Sq], or [H, total_q] from the sequence's first row
         float *lse = a.lse + (packed ? (long long)h * a.total_q + qr : ((long long)b * H + h) * (long long)Sq);
@@ -1631,9 +1647,9 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       const int sq = q_len(b, r0);
       cdiag = mb * kBlockM + kv_n - sq;
       nt = tiles_of(job_keys(kv_n, mb * kBlockM, sq));
-#line 1135 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1235 "templates/sm90/attn_fwd_wgmma.cu.in"
     };
-#line 1199 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1299 "templates/sm90/attn_fwd_wgmma.cu.in"
     start_job(job);
     if (cw == kConsumers - 1) wg_bar_arrive(1, 256);  // consumer 0 issues first
     {
@@ -1653,7 +1669,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       float alpha0, alpha1;
       softmax(0, true, alpha0, alpha1);
       pack();
-#line 1222 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1322 "templates/sm90/attn_fwd_wgmma.cu.in"
     }
     // A round that issues S_j and P_{j-1} V_{j-1} of the same job (1 <= j < nt; `last`: j is
     // the job's last computed tile; skip variants find it themselves). Returns the job's next
@@ -1667,10 +1683,10 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       issue_qk(sj);
       rescale_then_pv(sp);
       wg_bar_arrive(bar_other, 256);         // the other consumer's wgmmas queue behind mine
-#line 1241 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1341 "templates/sm90/attn_fwd_wgmma.cu.in"
       const int jn = j + 1;
       const bool last = last_in;
-#line 1244 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1344 "templates/sm90/attn_fwd_wgmma.cu.in"
       wg_wait<1>();                          // S_j done, P V may still run
 #pragma unroll
       for (int i = 0; i < kSRegs; ++i) wg_fence_operand(s[i]);
@@ -1695,14 +1711,14 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       for (int i = 0; i < kPRegs; ++i) wg_fence_operand(p[i]);
       if (lane == 0) wg_mbar_arrive(bar_empty_v + 8 * sp);
       pack();
-#line 1272 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1372 "templates/sm90/attn_fwd_wgmma.cu.in"
       ++it;
       return jn;
     };
     it = 1;
-#line 1279 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1379 "templates/sm90/attn_fwd_wgmma.cu.in"
     for (int j = 1; j < nt; ++j) steady_round(j, j == nt - 1);
-#line 1281 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1381 "templates/sm90/attn_fwd_wgmma.cu.in"
     for (job = job_at(ri = live_round(ri + 1)); job < n_jobs;
          job = job_at(ri = live_round(ri + 1))) {
       ++nj;
@@ -1718,7 +1734,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
         }
         mbar_wait(bar_full_k + 8 * sj, (wg_u32)((it / kStages) & 1));
         mbar_wait(bar_full_v + 8 * sp, (wg_u32)(((it - 1) / kStages) & 1));
-#line 1299 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1399 "templates/sm90/attn_fwd_wgmma.cu.in"
         zero_v_tail(sp, kv_n - (nt - 1) * kKv);  // o_job's last V tile
         start_job(job);                      // from here on: the new job's
         begin_issue();
@@ -1745,23 +1761,23 @@ extern "C" __global__ void __launch_bounds__(384, 1)
         for (int i = 0; i < kPRegs; ++i) wg_fence_operand(p[i]);
         if (lane == 0) wg_mbar_arrive(bar_empty_v + 8 * sp);
         epilogue(o_job, pm0, pm1, pl0, pl1);
-#line 1328 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1428 "templates/sm90/attn_fwd_wgmma.cu.in"
         o_job = job;
 #pragma unroll
         for (int i = 0; i < kORegs; ++i) o[i] = 0.f;
         pack();
-#line 1336 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1436 "templates/sm90/attn_fwd_wgmma.cu.in"
         ++it;
       }
-#line 1341 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1441 "templates/sm90/attn_fwd_wgmma.cu.in"
       for (int j = 1; j < nt; ++j) steady_round(j, j == nt - 1);
-#line 1343 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1443 "templates/sm90/attn_fwd_wgmma.cu.in"
     }
     {
       // The last job's P_{n-1} V_{n-1}, then its epilogue.
       const int sp = (it + kStages - 1) % kStages;
       mbar_wait(bar_full_v + 8 * sp, (wg_u32)(((it - 1) / kStages) & 1));
-#line 1351 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1451 "templates/sm90/attn_fwd_wgmma.cu.in"
       zero_v_tail(sp, kv_n - (nt - 1) * kKv);
       begin_issue();
       rescale_then_pv(sp);
@@ -1771,11 +1787,11 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       for (int i = 0; i < kORegs; ++i) wg_fence_operand(o[i]);
       if (lane == 0) wg_mbar_arrive(bar_empty_v + 8 * sp);
       epilogue(o_job, m0, m1, l0, l1);
-#line 1363 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1463 "templates/sm90/attn_fwd_wgmma.cu.in"
     }
   }
 }
-#line 1367 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1467 "templates/sm90/attn_fwd_wgmma.cu.in"
 #undef sO
 #undef bar_o_full
 #undef job_count

@@ -81,7 +81,8 @@ M.desc_fields = {
     .. "reference uses the same step" },
   { "ws_row_bytes", "tail KV split: workspace bytes per Q row of a part (0 without a split)" },
   { "score_fma", "softmax form: 1 = p = exp2(fma(s, scale_log2, -m)) rounded once, 0 = "
-    .. "exp2(fl(s * scale_log2) - m); the CPU reference follows it" },
+    .. "exp2(fl(s * scale_log2) - m), 2 = 1 for scale_log2 > 0 and 0 otherwise; the CPU "
+    .. "reference follows it" },
   { "v_path", "attngen__v_path: VT = V pre-transposed into the workspace by a pre-pass "
     .. "launch of the kernel (kargs.vt_prepass = 1)" },
   { "load", "attngen__load: TMA = the kernel's parameter is attngen_kargs_tma (tensor maps "

@@ -149,8 +149,9 @@ typedef struct attngen__ref_args {
    * sum over such keys of |P_hi - P_lo| * |v_jd|, rescaled like O, divided by l. */
   float *tol;
   /* Softmax form of step 4 (attngen__variant_desc score_fma): 0 = p = exp2(t - m) with
-   * t = fl(s * scale_log2); 1 = p = exp2(fma(s, scale_log2, -m)), rounded once. The running
-   * max is max t in both (== fl(max s * scale_log2) for a positive scale). */
+   * t = fl(s * scale_log2); 1 = p = exp2(fma(s, scale_log2, -m)), rounded once; 2 = as 1
+   * when scale_log2 > 0, as 0 otherwise (the sm90 kernels: their max is over raw scores).
+   * The running max is max t in all (== fl(max s * scale_log2) for a positive scale). */
   int score_fma;
   /* Per-batch key lengths, int32 [B] host memory, or NULL = seqlen_kv for every entry: keys
    * j >= clamp(kv_lengths[b], 0, seqlen_kv) contribute nothing (they are not visited: a row

@@ -316,7 +316,8 @@ static void ref_job(void *p, int64_t job) {
        * more than 1/2 off the exact product: the fma form's x at the row's max, that error,
        * could make p = +Inf) */
       for (int j = 0; j < nr; ++j) {
-        const float x = a->score_fma && fabsf(m[r]) < 0x1p24f
+        const float x = a->score_fma && (a->score_fma == 1 || c->scale_log2 > 0.0f) &&
+                                fabsf(m[r]) < 0x1p24f
                             ? fmaf(sc[j], c->scale_log2, -m[r])
                             : t[j] - m[r];
         const float pj = exp2f(x);

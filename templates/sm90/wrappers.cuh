@@ -445,6 +445,20 @@ WG_FN float wg_max(float a, float b) {
   return r;
 }
 
+// IEEE min: a NaN operand yields the other operand (C fminf).
+WG_FN float wg_min(float a, float b) {
+  float r;
+  asm("min.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b));
+  return r;
+}
+
+// a * b + c rounded once (the score_fma form of docs/NUMERICS.md step 4).
+WG_FN float wg_fma_rn(float a, float b, float c) {
+  float r;
+  asm("fma.rn.f32 %0, %1, %2, %3;" : "=f"(r) : "f"(a), "f"(b), "f"(c));
+  return r;
+}
+
 // 2^x (MUFU.EX2, ~2 ulp); ex2(-inf) = +0, NaN stays NaN; subnormal results flush to zero.
 WG_FN float wg_ex2(float x) {
   float r;
