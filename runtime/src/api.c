@@ -293,6 +293,7 @@ static attngen_status plan_launch(plan *p, const attngen_fwd_args *a, int comput
   p->k.Skv = a->seqlen_kv;
   p->k.scale_log2 = attngen__scale_log2(a->softmax_scale);
   p->k.num_q_blocks = qb;
+  p->k.causal = a->causal; /* the persistent wgmma kernels: their job order (below) */
   p->k.split_first = qb * a->heads * a->batch;
   p->k.num_splits = 1;
   int kt = d->kv_tile > 0 ? d->kv_tile : 1;
@@ -717,7 +718,6 @@ attngen_status attngen_fwd(attngen_context *c, const attngen_fwd_args *a) {
   kargs.lse = a->lse;
   kargs.ws = ws;
   kargs.kv_len = a->kv_lengths;
-  kargs.causal = a->causal && p.k.causal ? p.k.causal : a->causal; /* the job order (plan) */
   kargs.cu_q = a->cu_seqlens_q;
   kargs.cu_k = a->cu_seqlens_k;
   kargs.total_q = a->total_q;
@@ -790,7 +790,7 @@ attngen_status attngen_explain(attngen_context *c, const attngen_fwd_args *a, at
   out->rule = (attngen_rule)p.sel.rule;
   out->rule_name = rule_names[p.sel.rule];
   snprintf(out->reason, sizeof out->reason, "%s%s", p.sel.reason,
-           !a->causal || !p.k.causal ? ""
+           !a->causal || p.sel.desc.impl != ATTNGEN__IMPL_WGMMA ? ""
            : p.k.causal == ATTNGEN__CAUSAL_PAIRS
                ? "; causal jobs in pairs of m-blocks (one round's K/V exceeds L2)"
                : "; causal jobs longest first");
