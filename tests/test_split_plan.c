@@ -194,9 +194,11 @@ static void test_causal_order_follows_kv_bytes(void **state) {
   assert_int_equal(attngen__causal_order(2, 16, 16, 5121, 64, 1312, 132, 0, 0), ATTNGEN__CAUSAL_PAIRS);
   /* fewer jobs than two rounds: longest first whatever the bytes */
   assert_int_equal(attngen__causal_order(1, 2, 2, 1 << 20, 128, 263, 132, 0, 0), ATTNGEN__CAUSAL_LONGEST);
-  /* a packed batch keeps longest first (the order its speed was measured in) unless forced */
-  assert_int_equal(attngen__causal_order(16, 32, 8, 16384, 128, 65536, 132, 1, 0), ATTNGEN__CAUSAL_LONGEST);
-  assert_int_equal(attngen__causal_order(16, 32, 8, 16384, 128, 65536, 132, 1, 2), ATTNGEN__CAUSAL_PAIRS);
+  /* a packed batch takes the same rule on its longest sequence: 16 sequences up to 16384 keys,
+   * 33 KV heads a round, 264 MiB: pairs; up to 512 keys, 8 MiB: longest first; forced wins */
+  assert_int_equal(attngen__causal_order(16, 32, 8, 16384, 128, 65536, 132, 1, 0), ATTNGEN__CAUSAL_PAIRS);
+  assert_int_equal(attngen__causal_order(16, 32, 8, 512, 128, 2048, 132, 1, 0), ATTNGEN__CAUSAL_LONGEST);
+  assert_int_equal(attngen__causal_order(16, 32, 8, 16384, 128, 65536, 132, 1, 1), ATTNGEN__CAUSAL_LONGEST);
   /* forced (ATTNGEN_CAUSAL_ORDER) wins either way */
   assert_int_equal(attngen__causal_order(4, 32, 32, 4096, 128, 4096, 132, 0, 1), ATTNGEN__CAUSAL_LONGEST);
   assert_int_equal(attngen__causal_order(1, 64, 1, 16384, 128, 8192, 132, 0, 2), ATTNGEN__CAUSAL_PAIRS);

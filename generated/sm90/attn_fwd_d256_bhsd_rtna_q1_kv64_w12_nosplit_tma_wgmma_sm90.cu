@@ -1400,20 +1400,26 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       for (int i = 0; i < kPRegs; ++i) wg_fence_operand(p[i]);
       wg_fence();
     };
-#line 951 "templates/sm90/attn_fwd_wgmma.cu.in"
-    // Steps 2-4 on S of tile j (already complete): t = s * scale_log2, keys past kv_n -> -inf,
-    // new running max, p = exp2(t - m) in place, l = l * alpha + sum(p). Returns the rescale
-    // factors exp2(m_old - m_new) of rows g and g + 8 (unused for the first tile, where O and
-    // l are still 0 and nothing is rescaled).
-    // Measured and not kept (bench/RESULTS.md, runs T3/T4 and F3-F5): the score_fma form of
-    // NUMERICS.md (the max over raw scores, p = exp2(fma(s, c, -m)), one instruction less per
-    // score): its x at a row's max is the product's rounding error instead of 0, so RTZ
-    // truncated that key's p = 1 - tiny to 0.996 in many rows (one-key rows returned 0.996 v),
-    // and RTNE/RTNA failed the negative-scale case by one element (not understood); and four
-    // partial max chains per row instead of one: slower (F5).
+#line 853 "templates/sm90/attn_fwd_wgmma.cu.in"
+    // Steps 2-4 on S of tile j (already complete) in the score_fma form (docs/NUMERICS.md
+    // step 4, the manifest's score_fma = 2): for c = scale_log2 > 0, x = fma(s, c, -m)
+    // rounded once, one FFMA per score instead of a multiply and a subtract. m is still the
+    // running max of t = fl(s c): t is monotonic in s, so the tile's max t is fl(max s * c),
+    // the max taken over the raw scores (keys past kv_n set to -inf: fma(-inf, c, -m) =
+    // -inf, p = 0). Rare cases, each a uniform branch that leaves the loop below as it is:
+    //  - c <= 0: form 0 (score_fma = 2): the scores become t = fl(s c) first and the
+    //    multiplier 1, so x = fma(t, 1, -m) = fl(t - m). (The fma form at c < 0, the scores
+    //    negated and c' = -c, failed the GPU suite's negative-scale case by one element in
+    //    run K4, as a max over raw scores did in runs F3-F5: not understood.)
+    //  - a row whose |m| >= 2^24 (or NaN): the contract takes x = fl(t - m) there (the fma
+    //    form's x at the max would be the product's rounding error, growing with |t|): its
+    //    scores become t first and its multiplier 1.
+    // Returns the rescale factors exp2(m_old - m_new) of rows g and g + 8 (unused for the
+    // first tile). (RTZ keeps score_fma = 0: the max key's p = 1 - tiny truncates to 0.996.)
+    const float big_m = wg_f32_from_bits(0x4B800000u);   // 2^24
+    const float c_pos = scale_log2 > 0.f ? scale_log2 : 1.f;
     auto softmax = [&](int j, bool first, float &alpha0, float &alpha1) {
-#pragma unroll
-      for (int i = 0; i < kSRegs; ++i) s[i] = wg_mul_rn(s[i], scale_log2);
+      const bool pre = !(scale_log2 > 0.f);  // (c <= 0 or NaN: form 0, see above)
       // The keys rows g and g + 8 see (rk0, rk1): kv_n, or under the causal mask the first
       // row + kv_n - Sq + 1 of them (<= 0: the row sees none). The warp's first row sees the
       // fewest (wk), so the masking branch is uniform per warp; one loop masks both the keys
@@ -1425,17 +1431,16 @@ extern "C" __global__ void __launch_bounds__(384, 1)
         rk0 = r + g < kv_n ? r + g : kv_n;
         rk1 = r + g + 8 < kv_n ? r + g + 8 : kv_n;
       }
-      if (wk - j * kKv < kKv) {
+      if (pre || wk - j * kKv < kKv) {       // (c <= 0: the scores become t here)
         const int lim0 = rk0 - j * kKv, lim1 = rk1 - j * kKv;
 #pragma unroll
         for (int i = 0; i < kSRegs; ++i) {
           const int col = 8 * (i >> 2) + 2 * t4 + (i & 1);
-          if (col >= ((i & 2) ? lim1 : lim0)) s[i] = neg_inf;
+          const float v = pre ? wg_mul_rn(s[i], scale_log2) : s[i];
+          s[i] = col >= ((i & 2) ? lim1 : lim0) ? neg_inf : v;
         }
       }
-#line 986 "templates/sm90/attn_fwd_wgmma.cu.in"
-      float mx0 = m0, mx1 = m1;              // row max, 4 threads share a row
-#line 988 "templates/sm90/attn_fwd_wgmma.cu.in"
+      float mx0 = neg_inf, mx1 = neg_inf;      // the tile's row max of the scores
 #pragma unroll
       for (int i = 0; i < kSRegs; i += 4) {
         mx0 = wg_max(mx0, wg_max(s[i], s[i + 1]));
@@ -1445,22 +1450,45 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       mx0 = wg_max(mx0, wg_shfl_xor(mx0, 2));
       mx1 = wg_max(mx1, wg_shfl_xor(mx1, 1));
       mx1 = wg_max(mx1, wg_shfl_xor(mx1, 2));
-#line 1003 "templates/sm90/attn_fwd_wgmma.cu.in"
+      mx0 = wg_mul_rn(mx0, c_pos);             // the tile's max t = fl(max s * c) (c <= 0: * 1)
+      mx1 = wg_mul_rn(mx1, c_pos);
+#line 908 "templates/sm90/attn_fwd_wgmma.cu.in"
+      mx0 = wg_max(m0, mx0);                 // (max is exact: the same m as the reference's)
+      mx1 = wg_max(m1, mx1);
       // A row that sees no key (a job with no key, a causal row above the diagonal): max 0,
-      // so p = exp2(-inf - 0) = 0 and l = 0 (the epilogue writes out = 0, LSE = -inf).
+      // so p = exp2(-inf) = 0 and l = 0 (the epilogue writes out = 0, LSE = -inf).
       if (rk0 <= 0) mx0 = 0.f;
       if (rk1 <= 0) mx1 = 0.f;
       alpha0 = first ? 0.f : wg_ex2(wg_sub_rn(m0, mx0));
       alpha1 = first ? 0.f : wg_ex2(wg_sub_rn(m1, mx1));
       m0 = mx0;
       m1 = mx1;
+      float c0 = c_pos, c1 = c_pos;
+      const bool big0 = !(fabsf(m0) < big_m), big1 = !(fabsf(m1) < big_m);
+      if (big0) {                            // (|m| >= 2^24: see above; rare)
+#pragma unroll
+        for (int i = 0; i < kSRegs; i += 4) {
+          s[i] = wg_mul_rn(s[i], c_pos);
+          s[i + 1] = wg_mul_rn(s[i + 1], c_pos);
+        }
+        c0 = 1.f;
+      }
+      if (big1) {
+#pragma unroll
+        for (int i = 2; i < kSRegs; i += 4) {
+          s[i] = wg_mul_rn(s[i], c_pos);
+          s[i + 1] = wg_mul_rn(s[i + 1], c_pos);
+        }
+        c1 = 1.f;
+      }
+      const float nm0 = -m0, nm1 = -m1;
       float rs0 = 0.f, rs1 = 0.f;
 #pragma unroll
       for (int i = 0; i < kSRegs; i += 4) {
-        s[i] = wg_ex2(wg_sub_rn(s[i], m0));
-        s[i + 1] = wg_ex2(wg_sub_rn(s[i + 1], m0));
-        s[i + 2] = wg_ex2(wg_sub_rn(s[i + 2], m1));
-        s[i + 3] = wg_ex2(wg_sub_rn(s[i + 3], m1));
+        s[i] = wg_ex2(wg_fma_rn(s[i], c0, nm0));
+        s[i + 1] = wg_ex2(wg_fma_rn(s[i + 1], c0, nm0));
+        s[i + 2] = wg_ex2(wg_fma_rn(s[i + 2], c1, nm1));
+        s[i + 3] = wg_ex2(wg_fma_rn(s[i + 3], c1, nm1));
         rs0 = wg_add_rn(rs0, wg_add_rn(s[i], s[i + 1]));
         rs1 = wg_add_rn(rs1, wg_add_rn(s[i + 2], s[i + 3]));
       }

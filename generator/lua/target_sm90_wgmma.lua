@@ -86,18 +86,15 @@ function M.derive(v)
     o_buf_bytes = o_buf_bytes,
     tma = tma,
     skip_words = SKIP_WORDS,
-    -- Softmax form (docs/NUMERICS.md step 4): 0 = fl(fl(s * scale_log2) - m) in every sm90
-    -- kernel today. The template also has form 2 (x = fma(s, scale_log2, -m), one FFMA per
-    -- score, the max over raw scores, for a positive scale; the two-step form for scale <=
-    -- 0), meant for the RTNE / RTNA kernels at head_dim 128 without the causal mask, dense
-    -- and skip together (a skip call with nothing skipped must stay bitwise the dense one):
-    --   score_fma = (v.rounding ~= "rtz" and v.head_dim == 128 and v.mask == "none") and 2 or 0
-    -- Not switched on: the dense kernels passed the GPU suite with it and ran 1.026x (rtne) /
-    -- 1.042x (rtna) (bench/RESULTS.md K5), but its final form, with the skip kernels, has not
-    -- run on a GPU yet (no device time left in session 6). RTZ keeps 0 for good: the fma
-    -- form's p = 1 - tiny at a row's max key truncates to 0.996. The manifest records the
-    -- form and the CPU reference follows it per variant.
-    score_fma = 0,
+    -- Softmax form (docs/NUMERICS.md step 4): 2 = x = fma(s, scale_log2, -m), one FFMA per
+    -- score, the max over raw scores, for a positive scale (fl(fl(s * scale_log2) - m) for
+    -- scale <= 0), in the RTNE / RTNA kernels (dense, causal and skip: a skip call with
+    -- nothing skipped stays bitwise the dense one); 0 = fl(fl(s * scale_log2) - m) in RTZ
+    -- (the fma form's p = 1 - tiny at a row's max key truncates to 0.996) and in the RTNA
+    -- head_dim-256 kernel with 80-key tiles (with form 2 ptxas spills 12 bytes there; RTNE
+    -- is spill-free). The manifest records it and the CPU reference follows it per variant.
+    score_fma = (v.rounding ~= "rtz"
+      and not (v.head_dim == 256 and v.kv_tile == 80 and v.rounding == "rtna")) and 2 or 0,
     reg_producer = tma and TMA_PRODUCER_REGS or PRODUCER_REGS,
     reg_consumer = tma and
       (REGS_PER_SM - 128 * TMA_PRODUCER_REGS) // (128 * consumers) // 8 * 8 or CONSUMER_REGS,

@@ -26,7 +26,8 @@ worse than native bf16's (x1.25 + 1e-3 relative L2).
             pipeline-style run after ctl.reset() starts afresh (bitwise dense again); the
             calibration mode returns the dense output and records the cost
 usage: python3 real_diffusers.py --diffusers-src DIR [--out DIR] [--only NAME,...]
-       [--skip-device cpu|cuda] [--skip-threshold T]
+       [--skip-device cpu|cuda] [--skip-threshold T] [--skip-frames F] [--skip-hw N]
+       [--skip-tie-qk] [--skip-qk-gain G]
 """
 import argparse
 import json
@@ -201,8 +202,29 @@ def run_skip(args):
                patch_size=2, patch_size_t=1, text_embed_dim=64, pooled_projection_dim=32,
                rope_axes_dim=(16, 56, 56))
     m = HunyuanVideoTransformer3DModel(**cfg).to(dev).eval().to(torch.bfloat16)
+    if args.skip_tie_qk or args.skip_qk_gain != 1.0:
+        # Random weights give diffuse attention, where no whole tile falls |T| below a row's
+        # max (the default config skips nothing). --skip-tie-qk makes each attention's key
+        # projection its query projection (a token's own key then scores highest, RoPE keeps
+        # neighbours close: the diagonal structure of video attention) and --skip-qk-gain
+        # scales the q/k RMSNorm weights (scores by gain^2), so that tiles do get skipped.
+        with torch.no_grad():
+            for mod in m.modules():
+                if not (hasattr(mod, "to_q") and hasattr(mod, "to_k")):
+                    continue
+                pairs = [("to_q", "to_k"), ("add_q_proj", "add_k_proj"),
+                         ("norm_q", "norm_k"), ("norm_added_q", "norm_added_k")]
+                for qn, kn in pairs:
+                    qm, km = getattr(mod, qn, None), getattr(mod, kn, None)
+                    if qm is None or km is None:
+                        continue
+                    if args.skip_tie_qk:
+                        km.load_state_dict(qm.state_dict())
+                    if qn.startswith("norm") and getattr(qm, "weight", None) is not None:
+                        qm.weight.mul_(args.skip_qk_gain)
+                        km.weight.mul_(args.skip_qk_gain)
     B, L = 1, 24
-    x0 = torch.randn(B, 4, 3, 16, 16, device=dev)
+    x0 = torch.randn(B, 4, args.skip_frames, args.skip_hw, args.skip_hw, device=dev)
     ehs = torch.randn(B, L, 64, device=dev).to(torch.bfloat16)
     emask = torch.ones(B, L, device=dev, dtype=torch.int64)
     pooled = torch.randn(B, 32, device=dev).to(torch.bfloat16)
@@ -232,6 +254,8 @@ def run_skip(args):
     cal_cost = {f"{k[0]}/{k[1]}": s.calibration for k, s in ctl_cal.states.items()}
     agd.disable_skip(m)
     detail = dict(device=str(dev), threshold_log2=args.skip_threshold, attngen_calls=cc.calls,
+                  latent=[args.skip_frames, args.skip_hw, args.skip_hw],
+                  tie_qk=args.skip_tie_qk, qk_gain=args.skip_qk_gain,
                   states=nstates, steps=steps, skipped_fraction_last_step=fractions,
                   rel_l2_vs_dense_per_step=errs,
                   first_step_bitwise_dense=torch.equal(sk[0], dense[0]),
@@ -260,6 +284,15 @@ def main():
                     help="device of the skip check (cpu: attngen's reference; cuda)")
     ap.add_argument("--skip-threshold", type=float, default=-2.0,
                     help="the skip check's threshold_log2 (default -2)")
+    ap.add_argument("--skip-frames", type=int, default=3,
+                    help="the skip check's latent frames (default 3)")
+    ap.add_argument("--skip-hw", type=int, default=16,
+                    help="the skip check's latent height = width (default 16; patch 2)")
+    ap.add_argument("--skip-tie-qk", action="store_true",
+                    help="the skip check's attentions use their query projection as key "
+                         "projection (diagonal-dominant attention, so tiles get skipped)")
+    ap.add_argument("--skip-qk-gain", type=float, default=1.0,
+                    help="the skip check scales the q/k RMSNorm weights by this (default 1)")
     args = ap.parse_args()
     if not os.path.isdir(os.path.join(args.diffusers_src, "diffusers")):
         ap.error(f"--diffusers-src {args.diffusers_src}: no diffusers package folder in it")
