@@ -9,12 +9,16 @@ AttngenImpl.forward takes SGLang's [B, S, H, D] tensors; forward_ring_kv_chunk t
 [T, H, D] tensors and returns (out, lse [H, T]) for SGLang's ring attention.
 
 enable_skip(threshold_log2=-6.0) turns on temporal tile skipping (attngen.SkipState): each
-attention layer (AttngenImpl) keeps a state per pass of a denoising step (a call with the
-previous call's attn_metadata.current_timestep is the next pass of the same step:
-classifier-free guidance run as two passes) across the steps of a request, for its
-self-attention calls (as many keys as queries). A timestep lower than the previous one
-starts a new request (the states forget their lists), and so does reset_skip();
-disable_skip() turns it off. Off unless asked.
+attention layer (AttngenImpl) keeps a state per pass of a denoising step across the steps of
+a request, for its self-attention calls (as many keys as queries). The step is SGLang's
+forward context's current_timestep (the denoising stage's step index, set by
+set_forward_context around every transformer call; attn_metadata.current_timestep when no
+forward context is set: SGLang passes attn_metadata=None to backends without a metadata
+builder, such as this one). The pass is the forward batch's is_cfg_negative (the
+classifier-free-guidance negative pass) when the context carries a batch, else a call with
+the previous call's step is the next pass. A step lower than the previous one starts a new
+request (the states forget their lists), and so does reset_skip(); disable_skip() turns it
+off. Off unless asked.
 """
 import weakref
 
@@ -113,13 +117,15 @@ def _skip_state(impl, query, key, attn_metadata):
     ([B, S, H, D]); the step and the pass from attn_metadata.current_timestep."""
     if not _skip["on"] or query.shape[1] != key.shape[1]:
         return None
-    t = getattr(attn_metadata, "current_timestep", None)
-    if t is not None and impl.skip_t is not None and t == impl.skip_t:
+    t, negative = _step_and_pass(attn_metadata)
+    if t is not None and impl.skip_t is not None and t < impl.skip_t:
+        for s in impl.skip_states.values():  # the step went back: a new request
+            s.reset()
+    if negative is not None:
+        impl.skip_pass = int(bool(negative))
+    elif t is not None and impl.skip_t is not None and t == impl.skip_t:
         impl.skip_pass += 1
     else:
-        if t is not None and impl.skip_t is not None and t < impl.skip_t:
-            for s in impl.skip_states.values():  # the timestep went back: a new request
-                s.reset()
         impl.skip_pass = 0
     impl.skip_t = t
     s = impl.skip_states.get(impl.skip_pass)
@@ -128,6 +134,24 @@ def _skip_state(impl, query, key, attn_metadata):
         s = impl.skip_states[impl.skip_pass] = SkipState(_skip["threshold_log2"],
                                                          calibrate=_skip["calibrate"])
     return s
+
+
+def _step_and_pass(attn_metadata):
+    """(step, is_cfg_negative or None) of the running call: SGLang's forward context
+    (current_timestep = the denoising step index; forward_batch.is_cfg_negative), else
+    attn_metadata.current_timestep."""
+    t = getattr(attn_metadata, "current_timestep", None)
+    negative = None
+    try:
+        from sglang.multimodal_gen.runtime.managers import forward_context as fc
+    except ImportError:
+        return t, None
+    ctx = getattr(fc, "_forward_context", None)
+    if ctx is not None:
+        if getattr(ctx, "current_timestep", None) is not None:
+            t = ctx.current_timestep
+        negative = getattr(getattr(ctx, "forward_batch", None), "is_cfg_negative", None)
+    return t, negative
 
 
 def enable_skip(threshold_log2=-6.0, calibrate=False):
@@ -175,7 +199,10 @@ def install():
     original = selector.get_attn_backend
 
     def get_attn_backend(head_size, dtype, *args, **kwargs):
-        if head_size in HEAD_SIZES and dtype == torch.bfloat16:
+        # a layer that names its backend (newer SGLang: selected_attention_backend=) keeps it
+        chosen = kwargs.get("selected_attention_backend")
+        if head_size in HEAD_SIZES and dtype == torch.bfloat16 and \
+                chosen in (None, backend.get_enum()):
             return backend
         return original(head_size, dtype, *args, **kwargs)
 
