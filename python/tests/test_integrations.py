@@ -491,10 +491,19 @@ def test_sglang_backend(stubs):
     ref, ref_lse = reference(q, k, v, scale=0.05)
     assert_close(o, ref[0], tolerance(q, k, v, scale=0.05)[0], "sglang")
     assert (lse.double() - ref_lse[0]).abs().max() < 1e-4
+    # causal (SGLang's text encoders): attngen's bottom-right mask; GQA: k/v heads in place
+    causal = backend.get_impl_cls()(num_heads=2, head_size=128, causal=True, softmax_scale=0.05)
+    qs, ks, vs = q, k[:, :24].contiguous(), v[:, :24].contiguous()
+    assert torch.equal(causal.forward(qs, ks, vs, None),
+                       attngen.attention(qs, ks, vs, scale=0.05, causal=True))
     with pytest.raises(AttngenError):
-        backend.get_impl_cls()(num_heads=2, head_size=128, causal=True, softmax_scale=0.05)
-    with pytest.raises(AttngenError):
-        backend.get_impl_cls()(num_heads=4, head_size=128, softmax_scale=0.05, num_kv_heads=2)
+        causal.forward_ring_kv_chunk(q[0], k[0], v[0])
+    gqa = backend.get_impl_cls()(num_heads=2, head_size=128, softmax_scale=0.05, num_kv_heads=1)
+    assert torch.equal(gqa.forward(q, k[:, :, :1], v[:, :, :1], None),
+                       attngen.attention(q, k[:, :, :1], v[:, :, :1], scale=0.05))
+    with pytest.raises(AttngenError) as e:
+        backend.get_impl_cls()(num_heads=4, head_size=128, softmax_scale=0.05, num_kv_heads=3)
+    assert "num_kv_heads" in str(e.value)
     ags.uninstall()
     assert layer.get_attn_backend(128, torch.bfloat16) is sdpa
 

@@ -45,12 +45,14 @@ _THIRD_PARTY = {
     "diffusers": "pipeline configs, schedulers, loaders (model loading)",
     "einops": "pipeline configs",
     "fastapi": "HTTP entrypoints",
+    "flash_attn": "FlashAttention backend (optional FA2 import)",
     "httpx": "HTTP entrypoints",
     "huggingface_hub": "hf download utils",
     "imageio": "vision utils (video I/O)",
     "imageio_ffmpeg": "entrypoint utils (video I/O)",
     "pybase64": "sglang.utils",
     "pydantic": "sglang.utils, entrypoint protocol",
+    "psutil": "CUDA platform (host memory query)",
     "pymtml": "platforms (MUSA device query)",
     "runai_model_streamer": "weight loading",
     "safetensors": "weight loading, nunchaku config",
@@ -59,6 +61,7 @@ _THIRD_PARTY = {
     "setuptools_scm": "sglang.version",
     "sgl_kernel": "runtime utils (CUDA kernels)",
     "spas_sage_attn": "sparse sage attention backend",
+    "sphinx": "CUDA platform (doc-build mock detection)",
     "torch_musa": "distributed group coordinator (MUSA)",
     "torchvision": "pipeline stages (image transforms)",
     "tqdm": "sglang.lang interpreter, weight loading (progress bars)",
@@ -199,9 +202,16 @@ def sgl():
         ns.utils = importlib.import_module("sglang.multimodal_gen.utils")
         for m in (ns.layer, ns.selector, ns.ab, ns.sdpa, ns.fc):
             assert m.__file__.startswith(os.path.abspath(SRC)), m.__file__  # the real files
-        print(f"\nreal sglang files loaded: "
-              f"{sum(1 for n in sys.modules if n.startswith('sglang') and not isinstance(sys.modules[n], _StubModule))}"
-              f"; stubbed: {sorted(t for t in stubber.made if '.' not in t or t in _BOUNDARY)}")
+        real = [m for n, m in list(sys.modules.items())
+                if n.split(".")[0] == "sglang" and not isinstance(m, _StubModule)]
+        src = os.path.abspath(SRC)
+        outside = [m.__name__ for m in real  # (namespace packages: their __path__)
+                   if not all(p.startswith(src) for p in
+                              ([m.__file__] if getattr(m, "__file__", None)
+                               else list(getattr(m, "__path__", [""]))))]
+        assert not outside, f"sglang modules not from {SRC}: {outside[:5]}"
+        print(f"\nreal sglang modules loaded from {SRC}: {len(real)}; stubbed: "
+              f"{sorted(t for t in stubber.made if '.' not in t or t in _BOUNDARY)}")
         ns.utils.set_mixed_precision_policy(param_dtype=torch.bfloat16,
                                             reduce_dtype=torch.float32)
         from attngen.integrations import sglang as ags
@@ -253,7 +263,13 @@ def _qkv(S=256, H=2, D=128, seed=0):
     return q, k, torch.randn(1, S, H, D, generator=g).to(torch.bfloat16)
 
 
-def test_real_selection_and_forward(sgl):
+_DEVICES = ["cpu"] + (["cuda"] if torch.cuda.is_available() else [])
+
+
+@pytest.mark.parametrize("device", _DEVICES)
+def test_real_selection_and_forward(sgl, device):
+    """cpu: attngen's cpu backend; cuda (where there is a GPU): attngen's GPU kernels, and
+    SGLang's SDPA backend on the GPU as the comparison."""
     ags, Enum = sgl.ags, sgl.platforms.AttentionBackendEnum
     assert sgl.utils.get_compute_dtype() == torch.bfloat16  # the dtype the layers select with
     backend = ags.install()
@@ -262,35 +278,46 @@ def test_real_selection_and_forward(sgl):
     assert backend.get_enum() is Enum.ATTNGEN and Enum["ATTNGEN"] is Enum.ATTNGEN
     assert sgl.layer.get_attn_backend is not sgl.selector.get_attn_backend.__wrapped__
     q, k, v = _qkv(S=256, seed=1)
+    qd, kd, vd = (t.to(device) for t in (q, k, v))
     scale = 0.07
     # SGLang's own SDPA backend on the same call: the reference implementation
     sdpa_impl = sgl.sdpa.SDPABackend.get_impl_cls()(num_heads=2, head_size=128, causal=False,
                                                     softmax_scale=scale, num_kv_heads=2)
     meta = sgl.ab.AttentionMetadata(current_timestep=0)
     with sgl.fc.set_forward_context(current_timestep=0, attn_metadata=meta):
-        ref_sdpa = sdpa_impl.forward(q, k, v, meta)
+        ref_sdpa = sdpa_impl.forward(qd, kd, vd, meta).cpu()
         for cls, extra in ((sgl.layer.LocalAttention, {}),
                            (sgl.layer.USPAttention, {"skip_sequence_parallel": True})):
             layer = cls(num_heads=2, head_size=128, softmax_scale=scale, causal=False,
                         supported_attention_backends={Enum.FA, Enum.TORCH_SDPA}, **extra)
             assert type(layer.attn_impl) is backend.get_impl_cls()
             assert layer.backend is Enum.ATTNGEN
-            out = layer(q, k, v)
+            out = layer(qd, kd, vd)
             out = out[0] if isinstance(out, tuple) else out
-            assert torch.equal(out, attngen.attention(q, k, v, scale=scale)), cls.__name__
+            assert out.device == qd.device
+            assert torch.equal(out, attngen.attention(qd, kd, vd, scale=scale)), cls.__name__
+            out = out.cpu()
             ref, _ = reference(q, k, v, scale=scale)
             assert_close(out, ref, tolerance(q, k, v, scale=scale), cls.__name__)
             # against SGLang's SDPA backend: no worse than SDPA's own bf16 error vs fp64
             rel_ag, rel_sdpa = _rel(out, ref), _rel(ref_sdpa, ref)
-            print(f"{cls.__name__}: rel L2 vs fp64 attngen {rel_ag:.2e} sdpa {rel_sdpa:.2e}; "
+            print(f"{device} {cls.__name__}: rel L2 vs fp64 attngen {rel_ag:.2e} sdpa {rel_sdpa:.2e}; "
                   f"attngen vs sdpa {_rel(out, ref_sdpa.double()):.2e}")
             assert rel_ag <= 1.25 * rel_sdpa + 1e-3, (cls.__name__, rel_ag, rel_sdpa)
             assert _rel(out, ref_sdpa.double()) < 2e-2
+    # the call SGLang's ring_attn makes of the impl (usp.py: attn_metadata=None,
+    # return_softmax_lse=True): (out, lse [B, H, Sq]) natural log
+    ring_out, lse = layer.attn_impl.forward(qd, kd, vd, attn_metadata=None,
+                                            return_softmax_lse=True)
+    _, ref_lse = reference(q, k, v, scale=scale)
+    assert lse.shape == (1, 2, 256) and (lse.cpu().double() - ref_lse).abs().max() < 1e-4
+    assert torch.equal(ring_out, attngen.attention(qd, kd, vd, scale=scale))
     # other head sizes / dtypes reach SGLang's own selector (which has no CPU backend here)
     with pytest.raises(ValueError):
         sgl.layer.LocalAttention(num_heads=2, head_size=96)
-    with pytest.raises(attngen.AttngenError):
-        sgl.layer.LocalAttention(num_heads=2, head_size=128, causal=True)
+    with pytest.raises(attngen.AttngenError) as e:  # refused by name at construction
+        sgl.layer.LocalAttention(num_heads=4, head_size=128, num_kv_heads=3)
+    assert "num_kv_heads" in str(e.value)
     ags.uninstall()
     with pytest.raises(ValueError):
         sgl.layer.LocalAttention(num_heads=2, head_size=128)
@@ -338,4 +365,40 @@ def test_real_skip_hook(sgl):
         assert torch.equal(layers[0](q, k, v), dense)
     ags.disable_skip()
     assert ags.skip_states() == []
+    ags.uninstall()
+
+
+def test_real_text_encoder_layer(sgl):
+    """SGLang's text encoders (Llama, Qwen3, CLIP) build LocalAttention(causal=True) with fewer
+    key/value heads through the same selector, so install() hands them attngen too: causal GQA
+    runs on attngen (bottom-right mask = SDPA's top-left one when Sq == Skv, as here), the
+    same as SGLang's SDPA backend; with skipping on, the encoder stage's calls (a forward
+    context without a batch) make no skip state."""
+    ags, Enum = sgl.ags, sgl.platforms.AttentionBackendEnum
+    ags.install()
+    ags.enable_skip()
+    g = torch.Generator().manual_seed(11)
+    q = torch.randn(2, 96, 4, 128, generator=g).to(torch.bfloat16)
+    k, v = (torch.randn(2, 96, 2, 128, generator=g).to(torch.bfloat16) for _ in range(2))
+    scale = 128 ** -0.5
+    layer = sgl.layer.LocalAttention(num_heads=4, head_size=128, num_kv_heads=2, causal=True,
+                                     supported_attention_backends={Enum.FA, Enum.TORCH_SDPA})
+    assert layer.backend is Enum.ATTNGEN
+    sdpa = sgl.sdpa.SDPABackend.get_impl_cls()(num_heads=4, head_size=128, causal=True,
+                                               softmax_scale=scale, num_kv_heads=2)
+    with sgl.fc.set_forward_context(current_timestep=0, attn_metadata=None):  # text_encoding.py
+        out = layer(q, k, v)
+        ref_sdpa = sdpa.forward(q, k, v, None)
+        again = layer(q, k, v)  # the negative prompt's call
+    assert torch.equal(out, attngen.attention(q, k, v, scale=scale, causal=True))
+    assert torch.equal(again, out)
+    kr, vr = k.repeat_interleave(2, dim=2), v.repeat_interleave(2, dim=2)
+    s = torch.einsum("bshd,bthd->bhst", q.double(), kr.double()) * scale
+    s = s.masked_fill(torch.ones(96, 96, dtype=torch.bool).triu(1), float("-inf"))
+    ref = torch.einsum("bhst,bthd->bshd", s.softmax(-1), vr.double())
+    rel_ag, rel_sdpa = _rel(out, ref), _rel(ref_sdpa, ref)
+    print(f"causal GQA: rel L2 vs fp64 attngen {rel_ag:.2e} sdpa {rel_sdpa:.2e}")
+    assert rel_ag <= 1.25 * rel_sdpa + 1e-3 and _rel(out, ref_sdpa.double()) < 2e-2
+    assert layer.attn_impl.skip_states == {}
+    ags.disable_skip()
     ags.uninstall()

@@ -5,8 +5,14 @@
 
 install() adds AttentionBackendEnum.ATTNGEN and makes the attention selector return
 AttngenBackend for head_size 64 or 128 / bfloat16 (other layers keep the selector's choice).
-AttngenImpl.forward takes SGLang's [B, S, H, D] tensors; forward_ring_kv_chunk takes packed
-[T, H, D] tensors and returns (out, lse [H, T]) for SGLang's ring attention.
+AttngenImpl.forward takes SGLang's [B, S, H, D] tensors, with fewer key/value heads (GQA) and
+the causal mask (bottom-right aligned, as SGLang's FlashAttention backend; SGLang's text
+encoders build causal GQA layers through the same selector). forward(...,
+return_softmax_lse=True) returns (out, lse [B, H, Sq]), as SGLang's ring_attn asks of the
+impl; forward_ring_kv_chunk takes packed [T, H, D] tensors and returns (out, lse [H, T]) (the
+per-chunk call of newer SGLang's ring attention).
+install() patches this process: SGLang builds its pipelines in spawned worker processes, so
+it must run in each of them (README "SGLang (multimodal_gen)").
 
 enable_skip(threshold_log2=-6.0) turns on temporal tile skipping (attngen.SkipState): each
 attention layer (AttngenImpl) keeps a state per pass of a denoising step across the steps of
@@ -14,7 +20,8 @@ a request, for its self-attention calls (as many keys as queries). The step is S
 forward context's current_timestep (the denoising stage's step index, set by
 set_forward_context around every transformer call; attn_metadata.current_timestep when no
 forward context is set: SGLang passes attn_metadata=None to backends without a metadata
-builder, such as this one). The pass is the forward batch's is_cfg_negative (the
+builder, such as this one); calls in a forward context without a batch (the encoder stages)
+and causal layers do not skip. The pass is the forward batch's is_cfg_negative (the
 classifier-free-guidance negative pass) when the context carries a batch, else a call with
 the previous call's step is the next pass. A step lower than the previous one starts a new
 request (the states forget their lists), and so does reset_skip(); disable_skip() turns it
@@ -55,26 +62,32 @@ def _build():
     class AttngenImpl(ab.AttentionImpl):
         def __init__(self, num_heads, head_size, causal=False, softmax_scale=None,
                      num_kv_heads=None, prefix="", **extra_impl_args):
-            if causal:
-                refuse("sglang", "causal", causal, "False")
-            if num_kv_heads not in (None, num_heads):
-                refuse("sglang", "num_kv_heads", num_kv_heads, f"{num_heads} (no GQA)")
+            if num_kv_heads not in (None, num_heads) and (
+                    not num_kv_heads or num_heads % num_kv_heads):
+                refuse("sglang", "num_kv_heads", num_kv_heads, f"a divisor of {num_heads}")
             if extra_impl_args.get("dropout_p", 0.0):
                 refuse("sglang", "dropout_p", extra_impl_args["dropout_p"], "0.0")
             self.num_heads = num_heads
             self.head_size = head_size
+            self.causal = bool(causal)  # bottom-right aligned, as SGLang's FA backend
             self.softmax_scale = softmax_scale
             self.rounding = extra_impl_args.get("attngen_rounding")
             self.skip_states = {}  # pass of the step -> SkipState
             self.skip_pass, self.skip_t = 0, None
             _impls.add(self)
 
-        def forward(self, query, key, value, attn_metadata=None):
+        def forward(self, query, key, value, attn_metadata=None, *, return_softmax_lse=False):
+            if return_softmax_lse:  # SGLang's ring_attn adapter: (out, lse [B, H, Sq])
+                return ops.attention(query, key, value, scale=self.softmax_scale,
+                                     layout=_names.SEQ_MAJOR, rounding=self.rounding,
+                                     causal=self.causal, return_lse=True)
+            skip = None if self.causal else _skip_state(self, query, key, attn_metadata)
             return ops.attention(query, key, value, scale=self.softmax_scale, layout=_names.SEQ_MAJOR,
-                                 rounding=self.rounding,
-                                 skip=_skip_state(self, query, key, attn_metadata))
+                                 rounding=self.rounding, causal=self.causal, skip=skip)
 
         def forward_ring_kv_chunk(self, query, key, value):
+            if self.causal:
+                refuse("sglang", "causal (ring attention)", True, "False")
             # packed [T, H, D] -> a batch of one; lse [1, H, T] -> [H, T]
             out, lse = ops.attention(query.unsqueeze(0), key.unsqueeze(0), value.unsqueeze(0),
                                      scale=self.softmax_scale, layout=_names.SEQ_MAJOR,
@@ -117,7 +130,9 @@ def _skip_state(impl, query, key, attn_metadata):
     ([B, S, H, D]); the step and the pass from attn_metadata.current_timestep."""
     if not _skip["on"] or query.shape[1] != key.shape[1]:
         return None
-    t, negative = _step_and_pass(attn_metadata)
+    t, negative, denoising = _step_and_pass(attn_metadata)
+    if not denoising:
+        return None
     if t is not None and impl.skip_t is not None and t < impl.skip_t:
         for s in impl.skip_states.values():  # the step went back: a new request
             s.reset()
@@ -137,21 +152,24 @@ def _skip_state(impl, query, key, attn_metadata):
 
 
 def _step_and_pass(attn_metadata):
-    """(step, is_cfg_negative or None) of the running call: SGLang's forward context
-    (current_timestep = the denoising step index; forward_batch.is_cfg_negative), else
-    attn_metadata.current_timestep."""
+    """(step, is_cfg_negative or None, denoising) of the running call: SGLang's forward
+    context (current_timestep = the denoising step index; forward_batch.is_cfg_negative),
+    else attn_metadata.current_timestep. denoising is False for a call in a forward context
+    without a batch (SGLang's text / image encoder stages: not a denoising step)."""
     t = getattr(attn_metadata, "current_timestep", None)
-    negative = None
     try:
         from sglang.multimodal_gen.runtime.managers import forward_context as fc
     except ImportError:
-        return t, None
+        return t, None, True
     ctx = getattr(fc, "_forward_context", None)
-    if ctx is not None:
-        if getattr(ctx, "current_timestep", None) is not None:
-            t = ctx.current_timestep
-        negative = getattr(getattr(ctx, "forward_batch", None), "is_cfg_negative", None)
-    return t, negative
+    if ctx is None:
+        return t, None, True
+    batch = getattr(ctx, "forward_batch", None)
+    if batch is None:
+        return t, None, False
+    if getattr(ctx, "current_timestep", None) is not None:
+        t = ctx.current_timestep
+    return t, getattr(batch, "is_cfg_negative", None), True
 
 
 def enable_skip(threshold_log2=-6.0, calibrate=False):
