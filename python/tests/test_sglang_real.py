@@ -360,8 +360,14 @@ def test_real_skip_hook(sgl):
     outs = run_request()  # the step index restarts at 0: a new request, dense again
     assert all(torch.equal(o, dense) for o in outs[0] + outs[1])
     assert not torch.equal(outs[2][0], dense)
+    # requests of one step: the same (step, pass) again is a new request, not a next step
+    for _ in range(2):
+        outs = run_request(steps=1)
+        assert all(torch.equal(o, dense) for o in outs[0] + outs[1])
     ags.reset_skip()
-    with sgl.fc.set_forward_context(current_timestep=7, attn_metadata=None):
+    batch = types.SimpleNamespace(is_cfg_negative=False)
+    with sgl.fc.set_forward_context(current_timestep=7, attn_metadata=None,
+                                    forward_batch=batch):
         assert torch.equal(layers[0](q, k, v), dense)
     ags.disable_skip()
     assert ags.skip_states() == []

@@ -24,8 +24,8 @@ builder, such as this one); calls in a forward context without a batch (the enco
 and causal layers do not skip. The pass is the forward batch's is_cfg_negative (the
 classifier-free-guidance negative pass) when the context carries a batch, else a call with
 the previous call's step is the next pass. A step lower than the previous one starts a new
-request (the states forget their lists), and so does reset_skip(); disable_skip() turns it
-off. Off unless asked.
+request (the states forget their lists), as does a (step, pass) seen again (a request of one
+step), and reset_skip(); disable_skip() turns it off. Off unless asked.
 """
 import weakref
 
@@ -73,7 +73,7 @@ def _build():
             self.softmax_scale = softmax_scale
             self.rounding = extra_impl_args.get("attngen_rounding")
             self.skip_states = {}  # pass of the step -> SkipState
-            self.skip_pass, self.skip_t = 0, None
+            self.skip_pass, self.skip_t, self.skip_seen = 0, None, set()
             _impls.add(self)
 
         def forward(self, query, key, value, attn_metadata=None, *, return_softmax_lse=False):
@@ -127,21 +127,28 @@ def _build():
 
 def _skip_state(impl, query, key, attn_metadata):
     """impl's SkipState for this pass when skipping is on and the call is self-attention
-    ([B, S, H, D]); the step and the pass from attn_metadata.current_timestep."""
+    ([B, S, H, D]) of a denoising step (_step_and_pass)."""
     if not _skip["on"] or query.shape[1] != key.shape[1]:
         return None
     t, negative, denoising = _step_and_pass(attn_metadata)
     if not denoising:
         return None
-    if t is not None and impl.skip_t is not None and t < impl.skip_t:
+    if negative is not None:
+        p = int(bool(negative))
+        # the same (step, pass) again, or an earlier step: a new request
+        fresh = t is not None and impl.skip_t is not None and (
+            t < impl.skip_t or (t == impl.skip_t and p in impl.skip_seen))
+        impl.skip_seen = {p} if fresh or t != impl.skip_t else impl.skip_seen | {p}
+        impl.skip_pass = p
+    else:
+        fresh = t is not None and impl.skip_t is not None and t < impl.skip_t
+        if t is not None and impl.skip_t is not None and t == impl.skip_t:
+            impl.skip_pass += 1
+        else:
+            impl.skip_pass = 0
+    if fresh:
         for s in impl.skip_states.values():  # the step went back: a new request
             s.reset()
-    if negative is not None:
-        impl.skip_pass = int(bool(negative))
-    elif t is not None and impl.skip_t is not None and t == impl.skip_t:
-        impl.skip_pass += 1
-    else:
-        impl.skip_pass = 0
     impl.skip_t = t
     s = impl.skip_states.get(impl.skip_pass)
     if s is None:
@@ -192,7 +199,7 @@ def reset_skip():
     for impl in list(_impls):
         for s in impl.skip_states.values():
             s.reset()
-        impl.skip_t = None
+        impl.skip_t, impl.skip_seen = None, set()
 
 
 def skip_states():
