@@ -11,15 +11,14 @@ What is real: sglang's attention layers (LocalAttention, USPAttention), the sele
 and the platforms package, the forward context, the mixed-precision dtype, SGLang's own SDPA
 backend (the reference here) and everything they import inside sglang.multimodal_gen.
 What is stubbed (each only when it cannot be imported): the third-party packages in
-_THIRD_PARTY (imported at module level by those files, never called on the attention path)
+sglang_real_env._THIRD_PARTY (imported at module level by those files, never called on the attention path)
 and the package sglang.srt (SGLang's LLM runtime: reached at import time only through
 multimodal_gen's quantization and config modules). A stub is an empty module whose
 attributes are inert placeholders; it is handed only to importers inside sglang."""
-import abc
 import importlib
-import importlib.abc
-import importlib.machinery
 import os
+import socket
+import subprocess
 import sys
 import types
 
@@ -27,152 +26,10 @@ import pytest
 import torch
 
 import attngen
+import sglang_real_env as env
 from conftest import assert_close, reference, tolerance
 
 SRC = os.environ.get("ATTNGEN_SGLANG_SRC")
-
-_THIRD_PARTY = {
-    # name: who imports it at module level (none of it runs on the attention path)
-    "IPython": "sglang.utils (notebook helpers)",
-    "PIL": "pipeline configs, vision utils (image I/O)",
-    "addict": "server_args (attention_backend_config type)",
-    "aiohttp": "sglang.lang runtime endpoint (HTTP client)",
-    "amdsmi": "platforms (ROCm device query)",
-    "av": "denoising_av stage (audio/video I/O)",
-    "cache_dit": "cache-dit acceleration hooks",
-    "cloudpickle": "multimodal_gen.utils (worker pickling)",
-    "cv2": "mesh3d utils",
-    "diffusers": "pipeline configs, schedulers, loaders (model loading)",
-    "einops": "pipeline configs",
-    "fastapi": "HTTP entrypoints",
-    "flash_attn": "FlashAttention backend (optional FA2 import)",
-    "httpx": "HTTP entrypoints",
-    "huggingface_hub": "hf download utils",
-    "imageio": "vision utils (video I/O)",
-    "imageio_ffmpeg": "entrypoint utils (video I/O)",
-    "pybase64": "sglang.utils",
-    "pydantic": "sglang.utils, entrypoint protocol",
-    "psutil": "CUDA platform (host memory query)",
-    "pymtml": "platforms (MUSA device query)",
-    "runai_model_streamer": "weight loading",
-    "safetensors": "weight loading, nunchaku config",
-    "scipy": "entrypoint utils (audio I/O)",
-    "setproctitle": "process naming",
-    "setuptools_scm": "sglang.version",
-    "sgl_kernel": "runtime utils (CUDA kernels)",
-    "spas_sage_attn": "sparse sage attention backend",
-    "sphinx": "CUDA platform (doc-build mock detection)",
-    "torch_musa": "distributed group coordinator (MUSA)",
-    "torchvision": "pipeline stages (image transforms)",
-    "tqdm": "sglang.lang interpreter, weight loading (progress bars)",
-    "transformers": "component loader (text encoders)",
-    "trimesh": "mesh3d utils",
-    "triton": "kernels of other backends (its runtime is absent: triton-less CPU fallbacks)",
-    "uvicorn": "HTTP server",
-    "zmq": "runtime utils (IPC)",
-}
-_BOUNDARY = ("sglang.srt",)
-
-
-class _Placeholder(abc.ABCMeta):
-    """An inert stand-in for any attribute of a stubbed module: usable as a base class,
-    a decorator (returns the function), a type annotation, a container that is empty."""
-
-    def __new__(mcs, name, bases=(), ns=None, **kw):
-        return super().__new__(mcs, name, bases, dict(ns or {}))
-
-    def __init__(cls, name, bases=(), ns=None, **kw):
-        super().__init__(name, bases, dict(ns or {}))
-
-    def __getattr__(cls, name):
-        if name.startswith("__"):
-            raise AttributeError(name)
-        return _placeholder(f"{cls.__name__}.{name}")
-
-    def __call__(cls, *a, **k):
-        if len(a) == 1 and callable(a[0]) and not k:
-            return a[0]
-        return _placeholder(cls.__name__ + "()")
-
-    def __getitem__(cls, k):
-        return cls
-
-    def __or__(cls, o):
-        return cls
-
-    __ror__ = __or__
-
-    def __iter__(cls):
-        return iter(())
-
-    def __bool__(cls):
-        return False
-
-    def __setitem__(cls, k, v):
-        pass
-
-    def __contains__(cls, k):
-        return False
-
-    def __len__(cls):
-        return 0
-
-    def __enter__(cls):
-        return cls
-
-    def __exit__(cls, *a):
-        return False
-
-
-def _placeholder(name):
-    return _Placeholder(name, (), {})
-
-
-class _StubModule(types.ModuleType):
-    def __getattr__(self, name):
-        if name.startswith("__"):
-            raise AttributeError(name)
-        if self.__name__ == "triton" and name == "runtime":
-            raise AttributeError(name)  # no driver: SGLang's code falls back to "cpu"
-        v = _placeholder(f"{self.__name__}.{name}")
-        setattr(self, name, v)
-        return v
-
-
-class _Stubber(importlib.abc.MetaPathFinder, importlib.abc.Loader):
-    def __init__(self):
-        self.stub_tops = {t for t in _THIRD_PARTY
-                          if importlib.machinery.PathFinder.find_spec(t) is None}
-        self.made = set()
-
-    def find_spec(self, fullname, path, target=None):
-        if any(fullname == b or fullname.startswith(b + ".") for b in _BOUNDARY):
-            self.made.add(fullname)
-            return importlib.machinery.ModuleSpec(fullname, self, is_package=True)
-        top = fullname.split(".")[0]
-        if top not in self.stub_tops:
-            return None
-        f = sys._getframe(1)
-        while f is not None and f.f_code.co_filename.startswith("<frozen"):
-            f = f.f_back
-        importer = f.f_globals.get("__name__", "") if f is not None else ""
-        if importer.startswith("sglang") or top in self.made:
-            return self._spec(fullname)
-        return None
-
-    def _spec(self, fullname):
-        self.made.add(fullname.split(".")[0])
-        return importlib.machinery.ModuleSpec(fullname, self, is_package=True)
-
-    def create_module(self, spec):
-        m = _StubModule(spec.name)
-        m.__path__ = []
-        m.__version__ = "0.0.0"
-        return m
-
-    def exec_module(self, module):
-        pass
-
 
 @pytest.fixture(scope="module")
 def sgl():
@@ -183,35 +40,12 @@ def sgl():
     if not hasattr(torch.nn.functional, "scaled_dot_product_attention"):
         pytest.skip(f"torch {torch.__version__}: the real SGLang modules need torch >= 2 "
                     "(scaled_dot_product_attention, torch.nn.attention)")
-    _dynamo_config_shim()
-    before = set(sys.modules)
-    stubber = _Stubber()
-    sys.meta_path.insert(0, stubber)
-    sys.path.insert(0, SRC)
-    ns = types.SimpleNamespace(stubber=stubber)
+    ns = env.load(SRC)
     try:
-        ns.layer = importlib.import_module("sglang.multimodal_gen.runtime.layers.attention.layer")
-        ns.selector = importlib.import_module(
-            "sglang.multimodal_gen.runtime.layers.attention.selector")
-        ns.ab = importlib.import_module(
-            "sglang.multimodal_gen.runtime.layers.attention.backends.attention_backend")
-        ns.sdpa = importlib.import_module(
-            "sglang.multimodal_gen.runtime.layers.attention.backends.sdpa")
-        ns.fc = importlib.import_module("sglang.multimodal_gen.runtime.managers.forward_context")
-        ns.platforms = importlib.import_module("sglang.multimodal_gen.runtime.platforms")
-        ns.utils = importlib.import_module("sglang.multimodal_gen.utils")
         for m in (ns.layer, ns.selector, ns.ab, ns.sdpa, ns.fc):
             assert m.__file__.startswith(os.path.abspath(SRC)), m.__file__  # the real files
-        real = [m for n, m in list(sys.modules.items())
-                if n.split(".")[0] == "sglang" and not isinstance(m, _StubModule)]
-        src = os.path.abspath(SRC)
-        outside = [m.__name__ for m in real  # (namespace packages: their __path__)
-                   if not all(p.startswith(src) for p in
-                              ([m.__file__] if getattr(m, "__file__", None)
-                               else list(getattr(m, "__path__", [""]))))]
-        assert not outside, f"sglang modules not from {SRC}: {outside[:5]}"
-        print(f"\nreal sglang modules loaded from {SRC}: {len(real)}; stubbed: "
-              f"{sorted(t for t in stubber.made if '.' not in t or t in _BOUNDARY)}")
+        assert not ns.outside, f"sglang modules not from {SRC}: {ns.outside[:5]}"
+        print(f"\nreal sglang modules loaded from {SRC}: {len(ns.real)}; stubbed: {ns.stubbed}")
         ns.utils.set_mixed_precision_policy(param_dtype=torch.bfloat16,
                                             reduce_dtype=torch.float32)
         from attngen.integrations import sglang as ags
@@ -221,38 +55,13 @@ def sgl():
         mod = sys.modules.get("attngen.integrations.sglang")
         if mod is not None:
             mod.uninstall()
-        sys.meta_path.remove(stubber)
-        sys.path.remove(SRC)
-        for name in set(sys.modules) - before:
-            if name.split(".")[0] in {"sglang"} | stubber.made or name in stubber.made:
-                del sys.modules[name]
+        env.unload(ns)
         if mod is not None:
             importlib.reload(mod)
 
 
 def _rel(a, b):
     return ((a.double() - b.double()).norm() / b.double().norm()).item()
-
-
-def _dynamo_config_shim():
-    """torch < 2.7 has no torch._dynamo.config.recompile_limit, which SGLang's LoRA layer
-    module sets at import (a compile-cache knob, nothing on the attention path): on such a
-    torch the setting is accepted and ignored. torch >= 2.7: nothing is changed."""
-    cfg = torch._dynamo.config
-    if hasattr(cfg, "recompile_limit"):
-        return
-    cls = type(cfg)
-    if getattr(cls, "_attngen_shim", False):
-        return
-    orig = cls.__setattr__
-
-    def setattr_(self, name, value):
-        if self is cfg and name == "recompile_limit":
-            return
-        orig(self, name, value)
-
-    cls.__setattr__ = setattr_
-    cls._attngen_shim = True
 
 
 def _qkv(S=256, H=2, D=128, seed=0):
@@ -408,3 +217,39 @@ def test_real_text_encoder_layer(sgl):
     assert layer.attn_impl.skip_states == {}
     ags.disable_skip()
     ags.uninstall()
+
+
+def _port():
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    p = s.getsockname()[1]
+    s.close()
+    return p
+
+
+def test_real_ring(sgl):
+    """SGLang's ring attention with attngen: two ranks of SGLang's own process groups
+    (sglang_ring_worker.py). Needs 2 GPUs: SGLang's CpuPlatform has no
+    get_local_torch_device, so its process groups cannot be built on CPU."""
+    if torch.cuda.device_count() < 2:
+        pytest.skip("needs 2 CUDA devices (SGLang's process groups need its CUDA platform: "
+                    "CpuPlatform.get_local_torch_device raises NotImplementedError)")
+    port = str(_port())
+    env_vars = dict(os.environ, OMP_NUM_THREADS="1")
+    worker = os.path.join(os.path.dirname(os.path.abspath(__file__)), "sglang_ring_worker.py")
+    procs = [subprocess.Popen([sys.executable, worker, str(r), "2", port, SRC],
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env_vars,
+                              text=True) for r in range(2)]
+    outs = []
+    for p in procs:
+        try:
+            out, _ = p.communicate(timeout=400)
+        except subprocess.TimeoutExpired:
+            for q in procs:
+                q.kill()
+            raise
+        outs.append((p.returncode, out))
+    for r, (rc, out) in enumerate(outs):
+        print(out[-1500:])
+        assert rc == 0, f"rank {r} exited {rc}:\n{out[-4000:]}"
+        assert f"rank {r} OK:" in out, out[-2000:]
