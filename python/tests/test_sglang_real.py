@@ -85,7 +85,9 @@ def test_real_selection_and_forward(sgl, device):
     assert issubclass(backend, sgl.ab.AttentionBackend)
     assert issubclass(backend.get_impl_cls(), sgl.ab.AttentionImpl)
     assert backend.get_enum() is Enum.ATTNGEN and Enum["ATTNGEN"] is Enum.ATTNGEN
-    assert sgl.layer.get_attn_backend is not sgl.selector.get_attn_backend.__wrapped__
+    # the selector and the layer module's own binding of it both route through install()
+    assert sgl.layer.get_attn_backend is sgl.selector.get_attn_backend
+    assert sgl.selector.get_attn_backend.__wrapped__.__module__ == sgl.selector.__name__
     q, k, v = _qkv(S=256, seed=1)
     qd, kd, vd = (t.to(device) for t in (q, k, v))
     scale = 0.07
@@ -121,15 +123,19 @@ def test_real_selection_and_forward(sgl, device):
     _, ref_lse = reference(q, k, v, scale=scale)
     assert lse.shape == (1, 2, 256) and (lse.cpu().double() - ref_lse).abs().max() < 1e-4
     assert torch.equal(ring_out, attngen.attention(qd, kd, vd, scale=scale))
-    # other head sizes / dtypes reach SGLang's own selector (which has no CPU backend here)
-    with pytest.raises(ValueError):
+    # other head sizes reach SGLang's own selector, which (no server args set here) raises
+    with pytest.raises(ValueError) as e:
         sgl.layer.LocalAttention(num_heads=2, head_size=96)
+    assert "args is not set" in str(e.value)
     with pytest.raises(attngen.AttngenError) as e:  # refused by name at construction
         sgl.layer.LocalAttention(num_heads=4, head_size=128, num_kv_heads=3)
     assert "num_kv_heads" in str(e.value)
     ags.uninstall()
-    with pytest.raises(ValueError):
+    assert sgl.layer.get_attn_backend is sgl.selector.get_attn_backend
+    assert not hasattr(sgl.selector.get_attn_backend, "__wrapped__")
+    with pytest.raises(ValueError) as e:
         sgl.layer.LocalAttention(num_heads=2, head_size=128)
+    assert "args is not set" in str(e.value)
 
 
 def test_real_skip_hook(sgl):
