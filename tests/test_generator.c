@@ -278,7 +278,7 @@ static void test_generator_validity_rules(void **state) {
               "for _, v in ipairs(c.default_variants()) do\n"
               "  if v.target == 'sm90' and v.kv_split == 'tail' then n = n + 1\n"
               "    assert(v.impl == 'wgmma' and v.load == 'tma' and v.mask == 'none' and\n"
-              "      v.skip == 'off') end end return tostring(n)", "36");
+              "      v.skip == 'off') end end return tostring(n)", "42");
   assert_eval_contains("local c = require('config'); local ok, e = c.validate{layout='bshd', "
                        "rounding='rtne', q_tiles=1, kv_tile=64, waves=8, kv_split='off', "
                        "impl='mfma', target='gfx942'}; return e", "rule 'gfx942-q-tiles'");

@@ -427,14 +427,15 @@ M.default_set = {
     kv_tile = { 64, 96, 128, 144, 176 }, waves = 12, kv_split = "off", load = "tma",
     impl = "wgmma" },
   -- The tail KV split (kv_split = tail, issue 24; runtime/src/split_plan.h): the same kernels
-  -- at the tiles the wgmma-kv-tile rule picks for long KV (128 for Skv 512-4096, 176 beyond),
+  -- at the tiles the wgmma-kv-tile rule picks where KV has the 8 tiles of two parts (128 for
+  -- Skv 512-4096, 144 at some lengths between, e.g. 3000; 176 beyond),
   -- for grids whose last round leaves SMs idle (H200, 132 SMs: Flux (1,4,4608) has 144 jobs of
   -- 128 rows, two rounds for 1.09 rounds of work; the dispatcher takes them only when the plan
   -- splits).
   -- The same for head_dim 64 (the dense set's kv 128 with two and three consumers) and 256
   -- (kv 64 and 80): no spills at any of them (ptxas -v).
   { target = "sm90", head_dim = 128, layout = all_layouts, rounding = all_modes, q_tiles = 1,
-    kv_tile = { 128, 176 }, waves = 12, kv_split = "tail", load = "tma", impl = "wgmma" },
+    kv_tile = { 128, 144, 176 }, waves = 12, kv_split = "tail", load = "tma", impl = "wgmma" },
   { target = "sm90", head_dim = 64, layout = all_layouts, rounding = all_modes, q_tiles = 1,
     kv_tile = 128, waves = { 12, 16 }, kv_split = "tail", load = "tma", impl = "wgmma" },
   { target = "sm90", head_dim = 256, layout = all_layouts, rounding = all_modes, q_tiles = 1,
