@@ -161,6 +161,17 @@ static void test_split_plan_sm90_few_heads_split_the_tail(void **state) {
   assert_int_equal(p.merge_grid_x, 12);
   assert_int_equal(p.ws_rows, (size_t)12 * 9 * 128);
   check_sm90(&p, 4608, 132);
+  {
+    /* the split rows (the reference's split_rows): q-jobs 132..143 = head 3, m-blocks 24..35 */
+    unsigned char *flags = malloc((size_t)4 * 4608);
+    assert_non_null(flags);
+    assert_int_equal(attngen__split_plan_row_flags(&p, 1, 4, 4608, 128, flags), 12 * 128);
+    assert_int_equal(flags[2 * 4608 + 4607], 0);
+    assert_int_equal(flags[3 * 4608 + 3071], 0);
+    assert_int_equal(flags[3 * 4608 + 3072], 1);
+    assert_int_equal(flags[3 * 4608 + 4607], 1);
+    free(flags);
+  }
   attngen__wgmma_merge_grid(&p, 128, 128, mg); /* 128 rows x 16 chunks / 128 threads */
   assert_int_equal(mg[0], 12);
   assert_int_equal(mg[1], 16);
