@@ -780,6 +780,86 @@ static void test_dispatch_sm90_head_dim_256(void **state) {
   }
 }
 
+/* sm90 tail split (rule kv-split-plan): without a tuning entry the tail variant runs exactly
+ * when the split plan (split_plan.h) splits the call on the device's SMs; the reason names the
+ * plan. Shapes nobody benchmarked included. */
+static void test_dispatch_sm90_tail_split_follows_the_plan(void **state) {
+  (void)state;
+  static attngen__variant_desc sm90[256];
+  size_t n = 0;
+  for (size_t i = 0; i < attngen__manifest_count; ++i)
+    if (attngen__manifest[i].target == ATTNGEN__TARGET_SM90 && n < 256)
+      sm90[n++] = attngen__manifest[i];
+  attngen__dispatch_input in;
+  memset(&in, 0, sizeof in);
+  in.target = ATTNGEN__TARGET_SM90;
+  in.compute_units = 132;
+  in.candidates = sm90;
+  in.count = n;
+  in.describe = fake_describe;
+  in.split_supported = 1;
+  static const struct {
+    attngen__shape s;
+    int causal, cus;
+    const char *want, *why;
+  } cases[] = {
+      /* Flux, 4 heads: 144 q-jobs, the last 12 in 9 parts of 512 keys */
+      {{1, 4, 4608, 4608, ATTNGEN_LAYOUT_BSHD, ATTNGEN_ROUND_RTNE, 0, 0}, 0, 132,
+       "attn_fwd_d128_bshd_rtne_q1_kv128_w12_tail_tma_wgmma_sm90",
+       "kv-split-plan: kv_split=tail: 144 q-jobs on 132 SMs = 2 round(s), last 12 of 132: "
+       "split_first 132, 9 parts of 512 keys"},
+      /* 9000 keys take the 176-key tile: 142 q-jobs, 13 parts of 704 keys */
+      {{1, 2, 9000, 9000, ATTNGEN_LAYOUT_BHSD, ATTNGEN_ROUND_RTZ, 0, 0}, 0, 132,
+       "attn_fwd_d128_bhsd_rtz_q1_kv176_w12_tail_tma_wgmma_sm90", "13 parts of 704 keys"},
+      /* the last round 108 of 132: no split (3000 keys: the 144-key tile) */
+      {{3, 7, 3000, 3000, ATTNGEN_LAYOUT_BSHD, ATTNGEN_ROUND_RTNA, 0, 0}, 0, 132,
+       "attn_fwd_d128_bshd_rtna_q1_kv144_w12_nosplit_tma_wgmma_sm90",
+       "kv-split-plan: kv_split=off: 504 q-jobs on 132 SMs = 4 round(s), last 108 of 132"},
+      /* (1,2,3000): 48 q-jobs in one round, 2 parts of 11 tiles (1584 keys) */
+      {{1, 2, 3000, 3000, ATTNGEN_LAYOUT_BHSD, ATTNGEN_ROUND_RTNE, 0, 0}, 0, 132,
+       "attn_fwd_d128_bhsd_rtne_q1_kv144_w12_tail_tma_wgmma_sm90",
+       "split_first 0, 2 parts of 1584 keys"},
+      {{1, 24, 4096, 4096, ATTNGEN_LAYOUT_BSHD, ATTNGEN_ROUND_RTNE, 0, 0}, 0, 132,
+       "attn_fwd_d128_bshd_rtne_q1_kv128_w12_nosplit_tma_wgmma_sm90", "the plan does not split"},
+      {{1, 3, 32760, 32760, ATTNGEN_LAYOUT_BSHD, ATTNGEN_ROUND_RTNE, 0, 0}, 0, 132,
+       "attn_fwd_d128_bshd_rtne_q1_kv176_w12_nosplit_tma_wgmma_sm90", "768 q-jobs"},
+      /* the same Flux shape on an H100 PCIe (114 SMs): 144 = 114 + 30, 114 / 30 = 3 parts */
+      {{1, 4, 4608, 4608, ATTNGEN_LAYOUT_BSHD, ATTNGEN_ROUND_RTNE, 0, 0}, 0, 114,
+       "attn_fwd_d128_bshd_rtne_q1_kv128_w12_tail_tma_wgmma_sm90", "3 parts of 1536 keys"},
+      /* short KV: fewer than 8 tiles, no split */
+      {{1, 4, 4608, 512, ATTNGEN_LAYOUT_BSHD, ATTNGEN_ROUND_RTNE, 0, 0}, 0, 132,
+       "attn_fwd_d128_bshd_rtne_q1_kv128_w12_nosplit_tma_wgmma_sm90", "does not split"},
+      /* head_dim 64 (two consumers: 144 q-jobs) and 256 */
+      {{1, 4, 4608, 4608, ATTNGEN_LAYOUT_BSHD, ATTNGEN_ROUND_RTNE, 0, 64}, 0, 132,
+       "attn_fwd_d64_bshd_rtne_q1_kv128_w12_tail_tma_wgmma_sm90", "split_first 132"},
+      {{1, 4, 4608, 4608, ATTNGEN_LAYOUT_BHSD, ATTNGEN_ROUND_RTNE, 0, 256}, 0, 132,
+       "attn_fwd_d256_bhsd_rtne_q1_kv80_w12_tail_tma_wgmma_sm90",
+       "split_first 132, 10 parts of 480 keys"},
+      /* the causal mask has no split variant */
+      {{1, 4, 4608, 4608, ATTNGEN_LAYOUT_BSHD, ATTNGEN_ROUND_RTNE, 0, 0}, 1, 132,
+       "attn_fwd_d128_bshd_rtne_q1_kv128_w12_nosplit_tma_causal_wgmma_sm90", ""},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+    in.shape = cases[i].s;
+    in.causal = cases[i].causal;
+    in.compute_units = cases[i].cus;
+    attngen__dispatch_result r;
+    pick(&in, &r);
+    if (strcmp(r.name, cases[i].want) != 0 || !strstr(r.reason, cases[i].why))
+      print_error("case %zu: %s\n  %s\n", i, r.name, r.reason);
+    assert_string_equal(r.name, cases[i].want);
+    assert_non_null(strstr(r.reason, cases[i].why));
+  }
+  /* a packed batch never takes the split variants */
+  in.shape = cases[0].s;
+  in.causal = 0;
+  in.compute_units = 132;
+  in.varlen = 1;
+  attngen__dispatch_result r;
+  pick(&in, &r);
+  assert_string_equal(r.name, "attn_fwd_d128_bshd_rtne_q1_kv128_w12_nosplit_tma_wgmma_sm90");
+}
+
 /* A wgmma variant in the set wins on sm90 (measured 3.6x mma.sync), whatever the shape. */
 static void test_dispatch_sm90_prefers_wgmma(void **state) {
   static const attngen__variant_desc with_wgmma[] = {
@@ -901,6 +981,7 @@ int main(void) {
     cmocka_unit_test(test_dispatch_head_dim),
     cmocka_unit_test(test_dispatch_head_dim_pairing),
     cmocka_unit_test(test_dispatch_sm90_head_dim_256),
+    cmocka_unit_test(test_dispatch_sm90_tail_split_follows_the_plan),
     cmocka_unit_test(test_dispatch_bad_sizes),
     cmocka_unit_test(test_dispatch_too_large),
     cmocka_unit_test(test_dispatch_misaligned),

@@ -123,9 +123,9 @@ static void test_generator_name_derivation(void **state) {
                        "layout='bshd', rounding='rtne', q_tiles=2, kv_tile=64, waves=8, "
                        "kv_split='off', v_path='vt', impl='mfma', target='gfx942'}; return e",
                        "(allowed here: 64, 128)");
-  /* the default set's head_dim 256 kernels: both layouts and every mode, kv 64 and 80, the
-   * causal mask at 64; the derived shared memory: one Q buffer and two stages, an O buffer
-   * with 64-key tiles only */
+  /* the default set's head_dim 256 kernels: both layouts and every mode, kv 64 and 80 (each
+   * without and with the tail split), the causal mask at 64; the derived shared memory: one Q
+   * buffer and two stages, an O buffer with 64-key tiles only */
   assert_eval("local g = require('generate'); local n, causal = 0, 0; local shape = {}\n"
               "for _, v in ipairs(require('config').default_variants()) do\n"
               "  if v.head_dim == 256 then n = n + 1\n"
@@ -135,12 +135,12 @@ static void test_generator_name_derivation(void **state) {
               "    shape[v.kv_tile] = string.format('%d/%d/%d/%d', d.stages, d.q_bufs, d.o_bufs,\n"
               "      d.smem_bytes) end end\n"
               "return string.format('%d %d %s %s', n, causal, shape[64], shape[80])",
-              "18 6 2/1/1/230504 2/1/0/230496");
-  /* the default set has head_dim 64 kernels, with the descriptor field */
+              "30 6 2/1/1/230504 2/1/0/230496");
+  /* the default set has head_dim 64 kernels, with the descriptor field (12 of them split) */
   assert_eval("local g = require('generate'); local n = 0\n"
               "for _, v in ipairs(require('config').default_variants()) do\n"
               "  if v.head_dim == 64 then n = n + 1; assert(g.desc_values(v).head_dim == 64) end end\n"
-              "return tostring(n)", "36");
+              "return tostring(n)", "48");
   /* v_path: the default (perm) adds no token, vt does; sm90 has only perm */
   assert_eval("local c = require('config'); return c.name{layout='bshd', rounding='rtne', "
               "q_tiles=2, kv_tile=96, waves=8, kv_split='tail', v_path='vt', impl='mfma', "
@@ -255,7 +255,30 @@ static void test_generator_validity_rules(void **state) {
   assert_eval_contains("local c = require('config'); local ok, e = c.validate{layout='bshd', "
                        "rounding='rtne', q_tiles=1, kv_tile=64, waves=4, kv_split='tail', "
                        "impl='mma', target='sm90'}; return tostring(ok) .. ' ' .. e",
-                       "false rule 'sm90-no-split': kv_split=tail is not supported on sm90");
+                       "false rule 'sm90-split': kv_split=tail on sm90 is built for impl=wgmma load=tma "
+                       "only (this is impl=mma load=thread; allowed here: kv_split=off)");
+  /* the sm90 tail split: the wgmma TMA kernel without the causal mask and tile skipping */
+  assert_eval_contains("local c = require('config'); local v = assert(c.parse("
+                       "'attn_fwd_d128_bshd_rtne_q1_kv128_w12_tail_tma_causal_wgmma_sm90')); "
+                       "local ok, e = c.validate(v); return tostring(ok) .. ' ' .. e",
+                       "false rule 'sm90-split': kv_split=tail is built without the causal mask "
+                       "on sm90 (this is mask=causal; allowed with kv_split=tail: mask=none)");
+  assert_eval_contains("local c = require('config'); local v = assert(c.parse("
+                       "'attn_fwd_d128_bshd_rtne_q1_kv128_w12_tail_tma_skip_wgmma_sm90')); "
+                       "local ok, e = c.validate(v); return tostring(ok) .. ' ' .. e",
+                       "false rule 'sm90-split': kv_split=tail is built without tile skipping "
+                       "on sm90 (this is skip=on; allowed with kv_split=tail: skip=off)");
+  assert_eval_contains("local c = require('config'); local v = assert(c.parse("
+                       "'attn_fwd_d128_bshd_rtne_q1_kv128_w12_tail_wgmma_sm90')); "
+                       "local ok, e = c.validate(v); return tostring(ok) .. ' ' .. e",
+                       "false rule 'sm90-split': kv_split=tail on sm90 is built for impl=wgmma "
+                       "load=tma only (this is impl=wgmma load=thread; allowed here: "
+                       "kv_split=off)");
+  assert_eval("local c = require('config'); local n = 0\n"
+              "for _, v in ipairs(c.default_variants()) do\n"
+              "  if v.target == 'sm90' and v.kv_split == 'tail' then n = n + 1\n"
+              "    assert(v.impl == 'wgmma' and v.load == 'tma' and v.mask == 'none' and\n"
+              "      v.skip == 'off') end end return tostring(n)", "42");
   assert_eval_contains("local c = require('config'); local ok, e = c.validate{layout='bshd', "
                        "rounding='rtne', q_tiles=1, kv_tile=64, waves=8, kv_split='off', "
                        "impl='mfma', target='gfx942'}; return e", "rule 'gfx942-q-tiles'");
@@ -386,7 +409,7 @@ static void test_generator_cli_exit_codes(void **state) {
   /* a well-formed but invalid variant fails with exit 1, naming the rule, writing nothing */
   assert_int_equal(sh("'%s' generate --variant attn_fwd_d128_bshd_rtne_q1_kv64_w4_tail_mma_sm90 "
                       "-o '%s/inv' 2>'%s/err'", ATTNGEN_CLI, tmpdir, tmpdir), 1);
-  assert_int_equal(sh("grep -q \"rule 'sm90-no-split'\" '%s/err'", tmpdir), 0);
+  assert_int_equal(sh("grep -q \"rule 'sm90-split'\" '%s/err'", tmpdir), 0);
   assert_int_equal(sh("test ! -e '%s/inv'", tmpdir), 0);
   assert_int_equal(sh("'%s' list --help >/dev/null", ATTNGEN_CLI), 0);
   assert_int_equal(sh("'%s' --version >/dev/null", ATTNGEN_CLI), 0);
@@ -413,7 +436,7 @@ static void test_generator_template_error_exit_code(void **state) {
   rc = attngen__gen_source("attn_fwd_d128_bshd_rtne_q1_kv64_w4_tail_mma_sm90", &out, &err);
   assert_int_not_equal(rc, 0);
   assert_null(out);
-  assert_non_null(strstr(err, "rule 'sm90-no-split'"));
+  assert_non_null(strstr(err, "rule 'sm90-split'"));
   free(err);
   /* through the CLI: a broken template gives file:line, exit 1, and nothing is written */
   assert_int_equal(sh("cp -r '%s/templates' '%s/tpl' && printf '\\nint broken = ${no_such_axis};\\n' "
@@ -462,7 +485,7 @@ static void test_generator_variant_desc_and_source(void **state) {
   assert_null(src);
   assert_null(src_err);
   assert_non_null(err);
-  assert_non_null(strstr(err, "sm90-no-split"));
+  assert_non_null(strstr(err, "sm90-split"));
   free(err);
 }
 

@@ -6,7 +6,9 @@
  * Without libcuda or a device every test prints SKIPPED with the reason.
  * ATTNGEN_TEST_SEED (decimal) changes the input seed; it is printed with every case.
  * ATTNGEN_TEST_VARIANTS=GLOB (fnmatch, e.g. '*_d256_*') runs only the variants whose name
- * matches; a test that then has no variant of its kind prints SKIPPED with the glob. */
+ * matches; a test that then has no variant of its kind prints SKIPPED with the glob
+ * ('*_tail_*': the tail-split variants, which test_gpu_sm90_tail_split also holds to their
+ * nosplit twins, found in the default set whatever the glob). */
 #define _POSIX_C_SOURCE 200809L
 #include <fnmatch.h>
 #include <math.h>
@@ -612,6 +614,204 @@ static void test_gpu_sm90_determinism(void **state) {
   run_cases(cases, NCASES(cases));
 }
 
+/* ---- the tail KV split (kv_split = tail) -------------------------------------------------- */
+
+/* Element (b, h, s, d) of a dense q/out in `layout`. */
+static size_t elem_at(int layout, int H, int S, int hd, int b, int h, int s, int d) {
+  return layout == ATTNGEN_LAYOUT_BSHD ? (((size_t)b * S + s) * H + h) * hd + d
+                                       : (((size_t)b * H + h) * S + s) * hd + d;
+}
+
+/* The nosplit twin of a tail variant in the default set (the same name with _nosplit_). */
+static const attngen__variant_desc *nosplit_twin(const attngen__variant_desc *var) {
+  char name[160];
+  const char *t = strstr(var->name, "_tail_");
+  if (!t) return NULL;
+  snprintf(name, sizeof name, "%.*s_nosplit_%s", (int)(t - var->name), var->name, t + 6);
+  for (size_t i = 0; i < attngen__manifest_count; ++i)
+    if (strcmp(attngen__manifest[i].name, name) == 0) return &attngen__manifest[i];
+  return NULL;
+}
+
+/* Every tail variant of head dimension hd (matching ATTNGEN_TEST_VARIANTS) on case c:
+ *  - the plan: attngen_explain names the variant and the split parts of the plan that
+ *    split_plan.h makes for its block_m and kv_tile on this device's SMs (split_first in the
+ *    reason when it splits);
+ *  - the contract: against the CPU reference run with the same plan (the split rows' parts and
+ *    merge; attngen__verify_run follows the call), guard bands, every row and LSE written;
+ *  - the rows of the q-jobs that are not split (below split_first): bit for bit those of the
+ *    nosplit twin, out and LSE;
+ *  - determinism: a second run bitwise identical.
+ * Adds to *splits the number of runs whose plan split; returns the failing variants. */
+static int run_split_case(const gpu_case *c, int hd, int *splits) {
+  const float scale = c->softmax_scale != 0.f ? c->softmax_scale : 1.0f / sqrtf((float)hd);
+  const uint64_t seed = case_seed(c);
+  const size_t nq = q_elems(c, hd), nkv = kv_elems(c, hd);
+  const size_t nl = (size_t)c->batch * c->heads * c->seqlen_q;
+  attngen_device_props props;
+  CHECK_OK(attngen_device_info(env.ctx, &props));
+  layout_inputs li[2];
+  memset(li, 0, sizeof li);
+  for (int L = 0; L < 2; ++L) {
+    CHECK_OK(attngen__inputs_make_hd(&li[L].in, c->kind, seed, (attngen_layout)L, c->batch,
+                                     c->heads, c->heads_kv, c->seqlen_q, c->seqlen_kv, hd, scale));
+    plant_all(&li[L].in, c);
+    if (c->nkvl) attngen__plant_masked(&li[L].in, c->kvl);
+    li[L].dq = device_copy(li[L].in.q, nq * sizeof(uint16_t));
+    li[L].dk = device_copy(li[L].in.k, nkv * sizeof(uint16_t));
+    li[L].dv = device_copy(li[L].in.v, nkv * sizeof(uint16_t));
+  }
+  enum { MAX_REFS = 32 }; /* (rounding mode, kv_tile: the softmax step and the plan) */
+  struct ref_entry {
+    int mode, tile;
+    attngen__verify_ref ref;
+  } refs[MAX_REFS];
+  memset(refs, 0, sizeof refs);
+  int nrefs = 0, failures = 0, ran = 0;
+  assert_true(c->nkvl == 0 || c->nkvl == c->batch);
+  const int32_t *kvl = c->nkvl ? c->kvl : NULL;
+  void *d_kvl = kvl ? device_copy(kvl, (size_t)c->batch * sizeof(int32_t)) : NULL;
+  unsigned char *flags = malloc(nl ? nl : 1);
+  assert_non_null(flags);
+  for (int vi = 0; vi < env.nvariants; ++vi) {
+    const attngen__variant_desc *var = env.variants[vi];
+    if (var->kv_split != ATTNGEN__SPLIT_TAIL || attngen__desc_head_dim(var) != hd) continue;
+    const attngen__variant_desc *twin = nosplit_twin(var);
+    assert_non_null(twin); /* every tail variant has its nosplit twin in the default set */
+    ran++;
+    int ri = 0;
+    while (ri < nrefs && !(refs[ri].mode == var->rounding && refs[ri].tile == var->kv_tile)) ++ri;
+    if (ri == nrefs) {
+      assert_true(nrefs < MAX_REFS);
+      refs[ri].mode = var->rounding;
+      refs[ri].tile = var->kv_tile;
+      nrefs++;
+    }
+    const layout_inputs *in = &li[var->layout];
+    attngen_fwd_args call = call_of(var, c, scale);
+    call.kv_lengths = d_kvl;
+
+    /* the plan of this device, and what attngen_explain says of it */
+    attngen__split_plan plan;
+    CHECK_OK(attngen__split_plan_make(c->batch, c->heads, c->seqlen_q, c->seqlen_kv,
+                                      var->block_m, var->kv_tile, props.compute_units, 1, &plan));
+    attngen_choice ch;
+    CHECK_OK(attngen_explain(env.ctx, &call, &ch));
+    assert_string_equal(ch.variant, var->name);
+    assert_int_equal(ch.num_splits, plan.num_splits);
+    if (plan.num_splits > 1) {
+      char want[64];
+      snprintf(want, sizeof want, "split_first %d", plan.split_first);
+      if (!strstr(ch.reason, want)) print_error("explain: %s\n", ch.reason);
+      assert_non_null(strstr(ch.reason, want));
+      *splits += 1;
+    }
+    attngen__split_plan_row_flags(&plan, c->batch, c->heads, c->seqlen_q, var->block_m, flags);
+
+    gpu_result r, r2, rt;
+    run_variant(&call, c, in, &r);
+    attngen__verify_args va = {env.ctx, &call, &in->in, r.out.data, r.lse, 1, 0,
+                               &refs[ri].ref, kvl};
+    attngen__verify_result vr;
+    CHECK_OK(attngen__verify_run(&va, &vr));
+    assert_string_equal(vr.variant, var->name);
+    assert_int_equal(vr.kv_per_split, plan.num_splits > 1 ? plan.kv_per_split : 0);
+    run_variant(&call, c, in, &r2);
+    const int deterministic = memcmp(r.out.data, r2.out.data, nq * sizeof(uint16_t)) == 0 &&
+                              memcmp(r.lse, r2.lse, nl * sizeof(float)) == 0;
+    attngen_fwd_args tcall = call_of(twin, c, scale);
+    tcall.kv_lengths = d_kvl;
+    run_variant(&tcall, c, in, &rt);
+    /* the rows that are not split: bitwise the twin's */
+    long long same_bad = 0, split_rows = 0;
+    for (int b = 0; b < c->batch; ++b)
+      for (int h = 0; h < c->heads; ++h)
+        for (int q = 0; q < c->seqlen_q; ++q) {
+          const size_t row = ((size_t)b * c->heads + h) * c->seqlen_q + q;
+          if (flags[row]) {
+            split_rows++;
+            continue;
+          }
+          const size_t e = elem_at(var->layout, c->heads, c->seqlen_q, hd, b, h, q, 0);
+          if (memcmp(r.out.data + e, rt.out.data + e, (size_t)hd * sizeof(uint16_t)) != 0 ||
+              memcmp(r.lse + row, rt.lse + row, sizeof(float)) != 0)
+            same_bad++;
+        }
+    assert_int_equal(split_rows, vr.split_rows);
+    const attngen__compare_report rep = vr.out;
+    const int ok = vr.pass && r.out_guard_bad == 0 && r.lse_guard_bad == 0 &&
+                   r.lse_unwritten == 0 && deterministic && same_bad == 0;
+    printf("%-4s %-14s B%d H%d/%d Sq%d Skv%d d%d %-52s parts %d x %d keys from q-job %d, "
+           "split rows %lld, rows != nosplit %lld, ulp0 %lld ulp1 %lld >1 %lld pflip %lld "
+           "worst %d nan %lld/%lld l2 %.2e lse_err %.1e guard %lld/%lld%s\n",
+           ok ? "PASS" : "FAIL", c->name, c->batch, c->heads,
+           c->heads_kv > 0 ? c->heads_kv : c->heads, c->seqlen_q, c->seqlen_kv, hd, var->name,
+           plan.num_splits, plan.kv_per_split, plan.split_first, split_rows, same_bad,
+           (long long)rep.ulp0, (long long)rep.ulp1, (long long)rep.ulp_over,
+           (long long)rep.p_flip, rep.worst_ulp, (long long)rep.out_nan, (long long)rep.ref_nan,
+           rep.rel_l2, vr.lse.max_abs_err, (long long)r.out_guard_bad, (long long)r.lse_guard_bad,
+           deterministic ? " deterministic" : " NOT-DETERMINISTIC");
+    if (!ok) {
+      failures++;
+      char title[256];
+      snprintf(title, sizeof title, "%s %s (seed %llu)", c->name, var->name,
+               (unsigned long long)env.seed);
+      attngen__compare_print(stdout, title, &rep);
+      attngen__compare_lse_print(stdout, &vr.lse);
+      if (r.lse_unwritten) printf("  lse: %lld entries not written\n", (long long)r.lse_unwritten);
+    }
+    free_result(&r);
+    free_result(&r2);
+    free_result(&rt);
+  }
+  fflush(stdout);
+  env.ran += ran;
+  free(flags);
+  for (int i = 0; i < nrefs; ++i) attngen__verify_ref_free(&refs[i].ref);
+  if (d_kvl) CHECK_OK(attngen_free(env.ctx, d_kvl));
+  for (int L = 0; L < 2; ++L) {
+    CHECK_OK(attngen_free(env.ctx, li[L].dq));
+    CHECK_OK(attngen_free(env.ctx, li[L].dk));
+    CHECK_OK(attngen_free(env.ctx, li[L].dv));
+    attngen__inputs_free(&li[L].in);
+  }
+  return failures;
+}
+
+/* The tail KV split on every tail variant (kv_split = tail, ATTNGEN_TEST_VARIANTS='*_tail_*'
+ * selects them): few-head shapes whose last round leaves SMs idle (Flux (1,4,4608): 144
+ * q-jobs, 12 of them split on 132 SMs), ragged lengths, cross-attention (Sq != Skv: one round
+ * of q-jobs, all split), large scores (the merge's rescale), key lengths (parts past a length
+ * are empty), GQA, and a shape the plan does not split (the variant is then the nosplit
+ * kernel bit for bit). Both layouts and every rounding mode (the variants'); with 132 SMs at
+ * least one run must split. */
+static void test_gpu_sm90_tail_split(void **state) {
+  (void)state;
+  SKIP_WITHOUT_GPU();
+  static const gpu_case cases[] = {
+      {"split-flux", ATTNGEN__INPUT_REALISTIC, 1, 4, 4608, 4608, 0.f, NULL, 0, 0},
+      {"split-ragged", ATTNGEN__INPUT_UNIFORM, 1, 2, 2999, 4099, 0.f, NULL, 0, 0},
+      {"split-cross", ATTNGEN__INPUT_REALISTIC, 2, 3, 300, 9001, 0.f, NULL, 0, 0},
+      {"split-large", ATTNGEN__INPUT_LARGE, 1, 2, 1000, 5000, 0.f, NULL, 0, 0},
+      {"split-kvlen", ATTNGEN__INPUT_REALISTIC, 2, 2, 777, 6000, 0.f, NULL, 0, 0, 0, 2,
+       {900, 5555}},
+      {"split-gqa", ATTNGEN__INPUT_UNIFORM, 1, 4, 1500, 4100, 0.f, NULL, 0, 0, 0, 0, {0}, 0, 2},
+      {"split-none", ATTNGEN__INPUT_REALISTIC, 1, 8, 2048, 2048, 0.f, NULL, 0, 0},
+  };
+  int hds[3] = {64, 128, 256}, failures = 0, splits = 0;
+  env.ran = 0;
+  for (int j = 0; j < 3; ++j)
+    for (int i = 0; i < NCASES(cases); ++i) failures += run_split_case(&cases[i], hds[j], &splits);
+  SKIP_IF_FILTERED_OUT(env.ran == 0, "tail-split");
+  assert_true(env.ran > 0); /* the default set has tail variants */
+  attngen_device_props props;
+  CHECK_OK(attngen_device_info(env.ctx, &props));
+  printf("tail split: %d variant runs, %d of them split (%d SMs)\n", env.ran, splits,
+         props.compute_units);
+  if (props.compute_units >= 64) assert_true(splits > 0);
+  assert_int_equal(failures, 0);
+}
+
 /* Packed variable-length batches (args.cu_seqlens_q/_k) on every bshd head_dim 128 sm90
  * variant (causal ones with args.causal = 1): the packed call against the dense calls of the
  * same variant (attngen__verify_packed: each dense call meets the contract, the packed rows
@@ -646,6 +846,7 @@ static void test_gpu_sm90_packed(void **state) {
     const attngen__variant_desc *d = env.variants[v];
     if (d->layout != ATTNGEN__LAYOUT_BSHD || attngen__desc_head_dim(d) != 128) continue;
     if (d->skip == ATTNGEN__SKIP_ON) continue; /* (packed batches are not skipped) */
+    if (d->kv_split == ATTNGEN__SPLIT_TAIL) continue; /* (nor split: the dispatcher refuses) */
     ran++;
     for (size_t si = 0; si < sizeof sets / sizeof sets[0]; ++si) {
       attngen__packed_args pa = {env.ctx, sets[si].n, sets[si].q, sets[si].k, sets[si].kvl,
@@ -790,7 +991,10 @@ static void test_gpu_sm90_strided(void **state) {
   for (int v = 0; v < env.nvariants; ++v) {
     const attngen__variant_desc *d = env.variants[v];
     if (d->skip == ATTNGEN__SKIP_ON) continue;
-    const attngen__strided_args sa = {env.ctx, 2, 4, 2, 300, attngen__desc_head_dim(d),
+    /* (tail variants at 2100 tokens: 136 q-jobs of 128 rows, split on 132 SMs, so that the
+     * merge writes through the strides too) */
+    const int seqlen = d->kv_split == ATTNGEN__SPLIT_TAIL ? 2100 : 300;
+    const attngen__strided_args sa = {env.ctx, 2, 4, 2, seqlen, attngen__desc_head_dim(d),
                                       d->mask == ATTNGEN__MASK_CAUSAL, (attngen_layout)d->layout,
                                       (attngen_rounding)d->rounding, d->name, env.seed + 40};
     attngen__strided_result r;
@@ -834,8 +1038,8 @@ static void test_gpu_sm90_strided(void **state) {
   for (int v = 0; v < env.nvariants; ++v) {
     const attngen__variant_desc *d = env.variants[v];
     if (d->skip == ATTNGEN__SKIP_ON || d->layout != ATTNGEN__LAYOUT_BSHD ||
-        attngen__desc_head_dim(d) != 128)
-      continue;
+        attngen__desc_head_dim(d) != 128 || d->kv_split == ATTNGEN__SPLIT_TAIL)
+      continue; /* (packed batches: neither skipped nor split) */
     attngen_fwd_args a;
     attngen_fwd_args_init(&a);
     a.batch = 4, a.heads = H, a.seqlen_q = 199, a.seqlen_kv = 199, a.total_q = TOTAL;
@@ -880,6 +1084,7 @@ int main(void) {
       cmocka_unit_test(test_gpu_sm90_empty_kv),    cmocka_unit_test(test_gpu_sm90_many_heads),
       cmocka_unit_test(test_gpu_sm90_large_scores), cmocka_unit_test(test_gpu_sm90_nonfinite),
       cmocka_unit_test(test_gpu_sm90_determinism),
+      cmocka_unit_test(test_gpu_sm90_tail_split),
       cmocka_unit_test(test_gpu_sm90_kv_lengths),
       cmocka_unit_test(test_gpu_sm90_causal),
       cmocka_unit_test(test_gpu_sm90_mask_pairing),

@@ -133,6 +133,105 @@ static void test_split_plan_short_or_empty_kv_does_not_split(void **state) {
   assert_int_equal(p.grid_x, 0);
 }
 
+/* The sm90 wgmma kernels (persistent, one block per SM, H200: 132 SMs) run the plan as a list
+ * of jobs on min(grid_x, SMs) blocks: the whole q-jobs fill the first rounds and the parts
+ * exactly the last one, so a split call takes as many rounds as the unsplit one, its last
+ * shorter. Checks that, the coverage, and the merge grid. */
+static void check_sm90(const attngen__split_plan *p, int seqlen_kv, int sms) {
+  check_coverage(p, seqlen_kv);
+  const unsigned grid = p->grid_x < (unsigned)sms ? p->grid_x : (unsigned)sms;
+  const unsigned rounds = (p->grid_x + grid - 1) / grid;
+  assert_int_equal(rounds, ((unsigned)p->jobs + (unsigned)sms - 1) / (unsigned)sms);
+  if (p->num_splits > 1) assert_int_equal((unsigned)p->split_first, (rounds - 1) * grid);
+}
+
+static void test_split_plan_sm90_few_heads_split_the_tail(void **state) {
+  (void)state;
+  attngen__split_plan p;
+  unsigned mg[3];
+  /* Flux, 4 heads at 4608 tokens, kv 128: 144 q-jobs = 132 + 12; the 12 go into
+   * min(132 / 12, 36 tiles / 4, 16) = 9 parts of 4 tiles (512 keys). */
+  assert_int_equal(attngen__split_plan_make(1, 4, 4608, 4608, 128, 128, 132, 1, &p),
+                   ATTNGEN_STATUS_OK);
+  assert_int_equal(p.jobs, 144);
+  assert_int_equal(p.split_first, 132);
+  assert_int_equal(p.num_splits, 9);
+  assert_int_equal(p.kv_per_split, 512);
+  assert_int_equal(p.grid_x, 132 + 12 * 9);
+  assert_int_equal(p.merge_grid_x, 12);
+  assert_int_equal(p.ws_rows, (size_t)12 * 9 * 128);
+  check_sm90(&p, 4608, 132);
+  {
+    /* the split rows (the reference's split_rows): q-jobs 132..143 = head 3, m-blocks 24..35 */
+    unsigned char *flags = malloc((size_t)4 * 4608);
+    assert_non_null(flags);
+    assert_int_equal(attngen__split_plan_row_flags(&p, 1, 4, 4608, 128, flags), 12 * 128);
+    assert_int_equal(flags[2 * 4608 + 4607], 0);
+    assert_int_equal(flags[3 * 4608 + 3071], 0);
+    assert_int_equal(flags[3 * 4608 + 3072], 1);
+    assert_int_equal(flags[3 * 4608 + 4607], 1);
+    free(flags);
+  }
+  attngen__wgmma_merge_grid(&p, 128, 128, mg); /* 128 rows x 16 chunks / 128 threads */
+  assert_int_equal(mg[0], 12);
+  assert_int_equal(mg[1], 16);
+  assert_int_equal(mg[2], 1);
+  /* the same at kv 176: 27 tiles, min(11, 6, 16) = 6 parts of 5 tiles (880 keys) */
+  assert_int_equal(attngen__split_plan_make(1, 4, 4608, 4608, 128, 176, 132, 1, &p),
+                   ATTNGEN_STATUS_OK);
+  assert_int_equal(p.num_splits, 6);
+  assert_int_equal(p.kv_per_split, 880);
+  assert_int_equal(p.grid_x, 132 + 12 * 6);
+  check_sm90(&p, 4608, 132);
+  /* (1,2,9000): 142 q-jobs, 10 in the last round; 71 tiles: 13 parts of 6 tiles would leave
+   * the 13th empty, so 12 parts of 768 keys */
+  assert_int_equal(attngen__split_plan_make(1, 2, 9000, 9000, 128, 128, 132, 1, &p),
+                   ATTNGEN_STATUS_OK);
+  assert_int_equal(p.jobs, 142);
+  assert_int_equal(p.split_first, 132);
+  assert_int_equal(p.num_splits, 12);
+  assert_int_equal(p.kv_per_split, 768);
+  assert_int_equal(p.merge_grid_x, 10);
+  check_sm90(&p, 9000, 132);
+  /* head_dim 64 with three consumers (block_m 192) and 256: the merge's row groups */
+  assert_int_equal(attngen__split_plan_make(1, 2, 4000, 4000, 192, 128, 132, 1, &p),
+                   ATTNGEN_STATUS_OK);
+  assert_int_equal(p.jobs, 42); /* one round of 42: 3 parts each (132 / 42) */
+  assert_int_equal(p.split_first, 0);
+  assert_int_equal(p.num_splits, 3);
+  check_sm90(&p, 4000, 132);
+  attngen__wgmma_merge_grid(&p, 192, 64, mg);
+  assert_int_equal(mg[0], 42);
+  assert_int_equal(mg[1], 12);
+  attngen__wgmma_merge_grid(&p, 128, 256, mg);
+  assert_int_equal(mg[1], 32);
+}
+
+static void test_split_plan_sm90_full_rounds_do_not_split(void **state) {
+  (void)state;
+  attngen__split_plan p;
+  unsigned mg[3];
+  /* last rounds more than half full: 108 of 132 (n = 132 / 108 = 1) */
+  const int shapes[][4] = {{3, 7, 3000, 176}, {1, 24, 4096, 128}, {1, 3, 32760, 176},
+                           {2, 24, 4096, 128} /* 1536 jobs: 12 rounds minus 48 */};
+  for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; ++i) {
+    const int *x = shapes[i];
+    assert_int_equal(attngen__split_plan_make(x[0], x[1], x[2], x[2], 128, x[3], 132, 1, &p),
+                     ATTNGEN_STATUS_OK);
+    assert_int_equal(p.num_splits, 1);
+    assert_int_equal(p.split_first, p.jobs);
+    assert_int_equal(p.merge_grid_x, 0);
+    check_sm90(&p, x[2], 132);
+    attngen__wgmma_merge_grid(&p, 128, 128, mg);
+    assert_int_equal(mg[0], 0);
+  }
+  assert_int_equal(p.jobs, 2 * 24 * 32);
+  /* exactly full: 132 q-jobs (1 x 33 heads x 4 q-blocks) */
+  assert_int_equal(attngen__split_plan_make(1, 33, 512, 8192, 128, 128, 132, 1, &p),
+                   ATTNGEN_STATUS_OK);
+  assert_int_equal(p.num_splits, 1);
+}
+
 static void test_split_plan_rejects_bad_arguments(void **state) {
   (void)state;
   attngen__split_plan p;
@@ -211,6 +310,8 @@ int main(void) {
       cmocka_unit_test(test_split_plan_partial_last_round_splits_tail),
       cmocka_unit_test(test_split_plan_other_cu_counts),
       cmocka_unit_test(test_split_plan_short_or_empty_kv_does_not_split),
+      cmocka_unit_test(test_split_plan_sm90_few_heads_split_the_tail),
+      cmocka_unit_test(test_split_plan_sm90_full_rounds_do_not_split),
       cmocka_unit_test(test_split_plan_rejects_bad_arguments),
       cmocka_unit_test(test_split_plan_apply_fills_kargs),
       cmocka_unit_test(test_split_plan_vt_bytes_follow_head_dim),

@@ -275,7 +275,26 @@ M.rules = {
     return false, string.format("load=tma is an sm90 wgmma kernel's (this is target=%s impl=%s)",
       v.target, v.impl)
   end },
-  { name = "sm90-no-split", check = allow("kv_split", "sm90", { "off" }) },
+  -- The tail KV split on sm90 (kv_split = tail; runtime/src/split_plan.h): the persistent
+  -- wgmma kernel with TMA loads runs the split parts as extra jobs and NAME_merge combines them.
+  -- Not with the causal mask (its own job order and per-row KV ranges), tile skipping (a part's
+  -- verdicts would need the parts' words assembled) or the per-thread loads.
+  { name = "sm90-split", check = function(v)
+    if v.target ~= "sm90" or v.kv_split ~= "tail" then return true end
+    if v.impl ~= "wgmma" or v.load ~= "tma" then
+      return false, string.format("kv_split=tail on sm90 is built for impl=wgmma load=tma only "
+        .. "(this is impl=%s load=%s; allowed here: kv_split=off)", v.impl, v.load)
+    end
+    if v.mask ~= "none" then
+      return false, string.format("kv_split=tail is built without the causal mask on sm90 (this "
+        .. "is mask=%s; allowed with kv_split=tail: mask=none)", v.mask)
+    end
+    if v.skip ~= "off" then
+      return false, string.format("kv_split=tail is built without tile skipping on sm90 (this is "
+        .. "skip=%s; allowed with kv_split=tail: skip=off)", v.skip)
+    end
+    return true
+  end },
   -- The causal mask. sm90: its per-row limits cost the wgmma consumers registers: 144- and
   -- 176-key tiles spilled 12-112 bytes (-Xptxas -v), at head_dim 256 the 80-key tile 16 bytes. gfx942: without the tail KV split (the
   -- causal kernel shortens each block's KV range to its diagonal; a split plan is made for
@@ -407,6 +426,20 @@ M.default_set = {
   { target = "sm90", head_dim = 128, layout = all_layouts, rounding = all_modes, q_tiles = 1,
     kv_tile = { 64, 96, 128, 144, 176 }, waves = 12, kv_split = "off", load = "tma",
     impl = "wgmma" },
+  -- The tail KV split (kv_split = tail, issue 24; runtime/src/split_plan.h): the same kernels
+  -- at the tiles the wgmma-kv-tile rule picks where KV has the 8 tiles of two parts (128 for
+  -- Skv 512-4096, 144 at some lengths between, e.g. 3000; 176 beyond),
+  -- for grids whose last round leaves SMs idle (H200, 132 SMs: Flux (1,4,4608) has 144 jobs of
+  -- 128 rows, two rounds for 1.09 rounds of work; the dispatcher takes them only when the plan
+  -- splits).
+  -- The same for head_dim 64 (the dense set's kv 128 with two and three consumers) and 256
+  -- (kv 64 and 80): no spills at any of them (ptxas -v).
+  { target = "sm90", head_dim = 128, layout = all_layouts, rounding = all_modes, q_tiles = 1,
+    kv_tile = { 128, 144, 176 }, waves = 12, kv_split = "tail", load = "tma", impl = "wgmma" },
+  { target = "sm90", head_dim = 64, layout = all_layouts, rounding = all_modes, q_tiles = 1,
+    kv_tile = 128, waves = { 12, 16 }, kv_split = "tail", load = "tma", impl = "wgmma" },
+  { target = "sm90", head_dim = 256, layout = all_layouts, rounding = all_modes, q_tiles = 1,
+    kv_tile = { 64, 80 }, waves = 12, kv_split = "tail", load = "tma", impl = "wgmma" },
   -- Tile skipping (skip = on, issue 27): the TMA kernel with the dense default's long-KV tile
   -- (176) and 128, every layout and mode.
   { target = "sm90", head_dim = 128, layout = all_layouts, rounding = all_modes, q_tiles = 1,
@@ -474,6 +507,9 @@ M.search_space = {
     { target = "sm90", head_dim = 128, layout = all_layouts, rounding = all_modes, q_tiles = 1,
       kv_tile = { 64, 96, 128, 144, 176 }, waves = 12, kv_split = "off", load = "tma",
       skip = "on", impl = "wgmma" },
+    { target = "sm90", head_dim = 128, layout = all_layouts, rounding = all_modes, q_tiles = 1,
+      kv_tile = { 64, 96, 128, 144, 176 }, waves = 12, kv_split = "tail", load = "tma",
+      impl = "wgmma" },
     { target = "sm90", head_dim = 64, layout = all_layouts, rounding = all_modes, q_tiles = 1,
       kv_tile = { 64, 96, 128, 144, 176 }, waves = { 12, 16 }, kv_split = "off", load = "tma",
       mask = { "none", "causal" }, impl = "wgmma" },

@@ -42,6 +42,9 @@ local REGS_PER_SM = 65536
 -- skip = on (load = tma): the verdict words of the jobs in flight, 3 x SKIP_WORDS uint32 after
 -- the producer's 16 bytes (SKIP_WORDS x 32 KV tiles per job at most: the runtime refuses more).
 local SKIP_WORDS = 64
+-- kv_split = tail: threads per block of NAME_merge (the runtime's ATTNGEN__WGMMA_MERGE_THREADS
+-- launches it so): 128 threads = 8 rows of 16 eight-column chunks at head_dim 128.
+local MERGE_THREADS = 128
 
 function M.derive(v)
   local boxes = v.head_dim // 64       -- 64-column boxes per row
@@ -95,6 +98,11 @@ function M.derive(v)
     -- is spill-free). The manifest records it and the CPU reference follows it per variant.
     score_fma = (v.rounding ~= "rtz"
       and not (v.head_dim == 256 and v.kv_tile == 80 and v.rounding == "rtna")) and 2 or 0,
+    -- Tail KV split (kv_split = tail; runtime/src/split_plan.h): a part's row in the workspace
+    -- is head_dim fp32 O values (unnormalised), its (m, l) pair after the part's block_m rows;
+    -- NAME_merge runs merge_threads threads per block (ATTNGEN__WGMMA_MERGE_THREADS).
+    ws_row_floats = v.head_dim + 2,
+    merge_threads = MERGE_THREADS,
     reg_producer = tma and TMA_PRODUCER_REGS or PRODUCER_REGS,
     reg_consumer = tma and
       (REGS_PER_SM - 128 * TMA_PRODUCER_REGS) // (128 * consumers) // 8 * 8 or CONSUMER_REGS,

@@ -132,7 +132,8 @@ typedef struct attngen__ref_args {
    * kernel is held to 1 ULP only by a reference with its step (attngen__variant_desc
    * softmax_step). Steps are keys [i*kv_step, (i+1)*kv_step). 0 = ATTNGEN__REF_KV_TILE. */
   int kv_step;
-  /* Tail KV split emulation (gfx942 kv_split=tail, runtime/src/split_plan.h): 0 = none;
+  /* Tail KV split emulation (kv_split=tail of gfx942 and of the sm90 wgmma kernels, whose
+   * workspace rows split_plan.h describes; runtime/src/split_plan.h): 0 = none;
    * else keys per part, a multiple of the step. A split row runs each part
    * p (keys [p*kv_per_split, min(Skv, (p+1)*kv_per_split))) from m = -inf, l = 0, O = 0,
    * then merges like NAME_merge: M = max m_p; w_p = (m_p == -inf ? 0 : exp2(m_p - M));

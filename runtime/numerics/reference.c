@@ -112,8 +112,10 @@ static void load_rows(float *dst, const uint16_t *base, int64_t stride, int rows
 }
 
 /* Merge of the parts of one split row, in the float operations of NAME_merge
- * (templates/gfx942/attn_fwd.hip.in): max of m_p, weights exp2(m_p - M) (0 for an empty
- * part), then L and O summed in part order. Leaves the merged (M, L, O) in *m, *l, o. */
+ * (templates/gfx942/attn_fwd.hip.in, templates/sm90/attn_fwd_wgmma.cu.in; the kernels' exp2
+ * is the hardware's, within the contract's tolerance): max of m_p, weights exp2(m_p - M) (0
+ * for an empty part), then L and O summed in part order. Leaves the merged (M, L, O) in *m,
+ * *l, o. */
 static void merge_parts(int nparts, const float *pm, const float *pl, const float *po,
                         const float *pt, float *m, float *l, float *o, float *tacc, int D) {
   float mmax = -INFINITY;

@@ -340,6 +340,14 @@ static attngen_status plan_launch(plan *p, const attngen_fwd_args *a, int comput
   p->merge_grid[1] = 1;
   p->merge_grid[2] = 1;
   p->merge_threads = (unsigned)d->threads;
+  if (d->impl == ATTNGEN__IMPL_WGMMA) {
+    /* the persistent kernels: min(jobs and parts, SMs) blocks (the parts are jobs of their
+     * own, split_plan.h); the merge on (split q-jobs, row groups) */
+    const unsigned cu = compute_units > 0 ? (unsigned)compute_units : 1u;
+    if (p->grid[0] > cu) p->grid[0] = cu;
+    attngen__wgmma_merge_grid(&p->split, bm, attngen__desc_head_dim(d), p->merge_grid);
+    p->merge_threads = ATTNGEN__WGMMA_MERGE_THREADS;
+  }
   p->num_splits = p->split.num_splits;
   if (p->split.ws_rows &&
       (d->ws_row_bytes <= 0 || p->split.ws_rows > SIZE_MAX / (size_t)d->ws_row_bytes))
@@ -753,9 +761,9 @@ attngen_status attngen_fwd(attngen_context *c, const attngen_fwd_args *a) {
                        (unsigned)k->desc.smem_bytes, a->stream, &kargs);
   }
   if (st == ATTNGEN_STATUS_OK && p.merge_grid[0] > 0) {
-    attngen__log(ATTNGEN__LOG_DEBUG, "launch %s_merge grid (%u,1,1) x %u threads, %d parts, "
-                 "%zu workspace bytes", k->name, p.merge_grid[0], p.merge_threads, p.num_splits,
-                 p.workspace_bytes);
+    attngen__log(ATTNGEN__LOG_DEBUG, "launch %s_merge grid (%u,%u,1) x %u threads, %d parts, "
+                 "%zu workspace bytes", k->name, p.merge_grid[0], p.merge_grid[1], p.merge_threads,
+                 p.num_splits, p.workspace_bytes);
     st = c->be->launch(c->bs, k->merge_fn, p.merge_grid, p.merge_threads, 0, a->stream, &kargs);
   }
   if (st == ATTNGEN_STATUS_OK && a->skip) attngen__skip_after_call(a->skip, a->stream);
@@ -805,6 +813,13 @@ attngen_status attngen_explain(attngen_context *c, const attngen_fwd_args *a, at
   out->smem_bytes = p.sel.desc.smem_bytes;
   out->num_splits = p.num_splits;
   out->workspace_bytes = p.workspace_bytes;
+  if (p.num_splits > 1) { /* the tail split of the plan (split_plan.h) */
+    const size_t n = strlen(out->reason);
+    snprintf(out->reason + n, sizeof out->reason - n,
+             "; tail KV split: q-jobs %d..%d of %d in %d parts of %d keys (split_first %d)",
+             p.split.split_first, p.split.jobs - 1, p.split.jobs, p.split.num_splits,
+             p.split.kv_per_split, p.split.split_first);
+  }
   return ATTNGEN_STATUS_OK;
 }
 

@@ -10,6 +10,7 @@
 
 #include "axes.h"
 #include "numerics.h"
+#include "split_plan.h"
 #include "status.h"
 
 /* ---- argument checks -------------------------------------------------------------------- */
@@ -433,6 +434,39 @@ static int prefer_kv_split(const attngen__features *f, const attngen__variant_de
   return split ? ATTNGEN__SPLIT_TAIL : ATTNGEN__SPLIT_OFF;
 }
 
+/* sm90 (the persistent wgmma kernels, one block per SM): the tail split exactly when the plan
+ * of split_plan.h splits this call for the tail variant's block_m and kv_tile on the device's
+ * SMs, i.e. when the last round is at most half full and the KV range has tiles for two parts
+ * (the rule and its measurement: split_plan.h). The plan is the one the launch makes. */
+static int prefer_kv_split_plan(const attngen__features *f, const attngen__variant_desc *const *c,
+                                size_t n, char *why, size_t len) {
+  const attngen__variant_desc *d = with_value(c, n, "kv_split", ATTNGEN__SPLIT_TAIL);
+  if (!d) {
+    snprintf(why, len, "kv_split=" ATTNGEN__SPLIT_OFF_NAME ": no " ATTNGEN__SPLIT_TAIL_NAME
+                       " variant available");
+    return ATTNGEN__SPLIT_OFF;
+  }
+  const attngen__shape *s = &f->shape;
+  const int cu = f->compute_units > 0 ? f->compute_units : 1;
+  attngen__split_plan plan;
+  if (attngen__split_plan_make(s->batch, s->heads, s->seqlen_q, s->seqlen_kv, d->block_m,
+                               d->kv_tile, cu, 1, &plan) != ATTNGEN_STATUS_OK) {
+    snprintf(why, len, "kv_split=" ATTNGEN__SPLIT_OFF_NAME ": no split plan for this shape");
+    return ATTNGEN__SPLIT_OFF;
+  }
+  const long rounds = (plan.jobs + cu - 1) / cu;
+  const long last = plan.jobs - (rounds - 1) * (long)cu;
+  if (plan.num_splits < 2) {
+    snprintf(why, len, "kv_split=" ATTNGEN__SPLIT_OFF_NAME ": %d q-jobs on %d SMs = %ld round(s), "
+             "last %ld of %d: the plan does not split", plan.jobs, cu, rounds, last, cu);
+    return ATTNGEN__SPLIT_OFF;
+  }
+  snprintf(why, len, "kv_split=" ATTNGEN__SPLIT_TAIL_NAME ": %d q-jobs on %d SMs = %ld round(s), "
+           "last %ld of %d: split_first %d, %d parts of %d keys", plan.jobs, cu, rounds, last, cu,
+           plan.split_first, plan.num_splits, plan.kv_per_split);
+  return ATTNGEN__SPLIT_TAIL;
+}
+
 /* The smallest KV tile that covers min(Skv, 64) keys: 64 by default, shorter tiles only
  * when the whole KV range is shorter. */
 static int prefer_kv_tile(const attngen__features *f, const attngen__variant_desc *const *c,
@@ -542,6 +576,8 @@ const attngen__heuristic_rule attngen__heuristic_rules[] = {
    "64-key tiles are the default set's; shorter KV ranges waste less with shorter tiles"},
   {"kv-split-tail", "kv_split", ATTNGEN__TARGET_GFX942, prefer_kv_split,
    "a badly filled last round idles CUs; splitting the tail's KV range fills them"},
+  {"kv-split-plan", "kv_split", ATTNGEN__TARGET_SM90, prefer_kv_split_plan,
+   "the tail split exactly when the split plan splits (H200: (1,4,4608) 144 jobs on 132 SMs)"},
 };
 const size_t attngen__heuristic_rule_count =
     sizeof attngen__heuristic_rules / sizeof attngen__heuristic_rules[0];

@@ -48,6 +48,16 @@ attngen_status attngen__split_plan_make(int batch, int heads, int seqlen_q, int 
   return ATTNGEN_STATUS_OK;
 }
 
+void attngen__wgmma_merge_grid(const attngen__split_plan *plan, int block_m, int head_dim,
+                               unsigned grid[3]) {
+  grid[0] = grid[1] = grid[2] = 0;
+  if (plan->merge_grid_x == 0 || block_m <= 0 || head_dim < 8) return;
+  const long long items = (long long)block_m * (head_dim / 8);
+  grid[0] = plan->merge_grid_x;
+  grid[1] = (unsigned)((items + ATTNGEN__WGMMA_MERGE_THREADS - 1) / ATTNGEN__WGMMA_MERGE_THREADS);
+  grid[2] = 1;
+}
+
 void attngen__split_plan_apply(const attngen__split_plan *plan, attngen_kargs *a) {
   a->num_q_blocks = plan->num_q_blocks;
   a->split_first = plan->split_first;

@@ -1,6 +1,7 @@
-/* split_plan.h: the tail KV split of the gfx942 kernels (kv_split = "tail"), planned on the
- * host per call. When the last round of blocks leaves CUs idle, the q-jobs of that round
- * are split into KV parts that run in parallel; NAME_merge combines the parts.
+/* split_plan.h: the tail KV split (kv_split = "tail") of the gfx942 kernels and of the sm90
+ * wgmma TMA kernels, planned on the host per call. When the last round of blocks leaves CUs
+ * (SMs) idle, the q-jobs of that round are split into KV parts that run in parallel;
+ * NAME_merge combines the parts.
  *
  * Launch of a split variant (both kernels take the same attngen_kargs, filled by
  * attngen__split_plan_apply):
@@ -18,7 +19,27 @@
  *   and part p, at row (s * num_splits + p) * block_m: block_m rows of 128 O values, then
  *   block_m (m, l) pairs (m in base-2 units of the scaled scores, l the row sum of unrounded p).
  * With no split (split_first == jobs, num_splits == 1) the main grid is simply `jobs` blocks
- * and no merge runs. Pure C, no device calls: tested on the CPU (tests/test_split_plan.c). */
+ * and no merge runs. Pure C, no device calls: tested on the CPU (tests/test_split_plan.c).
+ *
+ * The sm90 wgmma kernels (templates/sm90/attn_fwd_wgmma.cu.in; persistent, one block per SM,
+ * so blocks_per_cu = 1 and cu_count = the SMs) take the same plan as a list of jobs instead of
+ * blocks: job w < split_first is q-job w over all keys, job split_first + t is part
+ * t % num_splits of q-job split_first + t / num_splits (the same mapping as the block ids
+ * above); the main grid is min(plan.grid_x, SMs) blocks, block x running jobs x, x + grid, ...
+ * (the whole q-jobs fill the first rounds, the parts the last one). The workspace is the one
+ * above, ws_row_bytes = (head_dim + 2) x 4 (head_dim O values per row, then the (m, l) pairs
+ * after the part's block_m rows; m = -inf for a part without keys). The merge runs on
+ * attngen__wgmma_merge_grid with ATTNGEN__WGMMA_MERGE_THREADS threads: block (s, y) merges
+ * rows y * (threads / (head_dim / 8)) .. of split q-job split_first + s, one 8-column chunk of a
+ * row per thread (many blocks: one per q-job would read all its parts' partials through one
+ * SM).
+ *
+ * Why this rule, on sm90: H200 (132 SMs), a Flux block with 4 heads at 4608 tokens has 144
+ * q-jobs of 128 rows: two rounds for 1.09 rounds of work (attngen 0.87x FlashAttention-3 there,
+ * bench/RESULTS.md); the plan splits the 12 jobs of the last round into 9 parts of 512 keys,
+ * 240 jobs in two rounds whose second is ~1/9 of a q-job. Shapes whose last round is more
+ * than half full (e.g. (1,24,4096): 768 jobs, the last round 108 of 132) are not split: n =
+ * slots / tail < 2. */
 #ifndef ATTNGEN_SPLIT_PLAN_H
 #define ATTNGEN_SPLIT_PLAN_H
 #include <stddef.h>
@@ -54,6 +75,15 @@ typedef struct attngen__split_plan {
 attngen_status attngen__split_plan_make(int batch, int heads, int seqlen_q, int seqlen_kv,
                                         int block_m, int kv_tile, int cu_count,
                                         int blocks_per_cu, attngen__split_plan *out);
+
+/* Threads per block of an sm90 wgmma variant's NAME_merge (generator/lua/target_sm90_wgmma.lua
+ * merge_threads: the template's __launch_bounds__). */
+#define ATTNGEN__WGMMA_MERGE_THREADS 128
+/* The NAME_merge grid of an sm90 wgmma variant for a plan: (plan.merge_grid_x, row groups, 1),
+ * row groups = ceil(block_m x head_dim / 8 / ATTNGEN__WGMMA_MERGE_THREADS); (0, 0, 0) when the
+ * plan does not split (merge_grid_x == 0: no merge runs). */
+void attngen__wgmma_merge_grid(const attngen__split_plan *plan, int block_m, int head_dim,
+                               unsigned grid[3]);
 
 /* Writes num_q_blocks and the split fields of kargs from the plan (ws is the caller's). */
 void attngen__split_plan_apply(const attngen__split_plan *plan, attngen_kargs *a);

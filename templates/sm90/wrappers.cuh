@@ -595,6 +595,24 @@ WG_FN void wg_st_global_b32(void *p, wg_u32 x) {
 WG_FN void wg_st_global_f32(float *p, float x) {
   asm volatile("st.global.f32 [%0], %1;" ::"l"(p), "f"(x) : "memory");
 }
+//$ if kv_split == "tail" then
+
+// The tail KV split's fp32 partials in the workspace (written by the attention kernel, read
+// by NAME_merge): 8- and 16-byte global moves of 32-bit words.
+WG_FN void wg_st_global_v2(void *p, wg_u32 x, wg_u32 y) {
+  asm volatile("st.global.v2.b32 [%0], {%1, %2};" ::"l"(p), "r"(x), "r"(y) : "memory");
+}
+
+WG_FN void wg_ld_global_v2(wg_u32 &x, wg_u32 &y, const void *p) {
+  asm volatile("ld.global.v2.b32 {%0, %1}, [%2];" : "=r"(x), "=r"(y) : "l"(p));
+}
+
+WG_FN void wg_ld_global_v4(wg_u32 &x, wg_u32 &y, wg_u32 &z, wg_u32 &w, const void *p) {
+  asm volatile("ld.global.v4.b32 {%0, %1, %2, %3}, [%4];"
+               : "=r"(x), "=r"(y), "=r"(z), "=r"(w)
+               : "l"(p));
+}
+//$ end
 
 #endif // ATTNGEN_SM90_WGMMA_WRAPPERS_CUH
 // ==== end of wgmma / TMA / mbarrier wrappers ==================================================

@@ -366,8 +366,8 @@ def c_graph(args):
         out.append(f"{(B, H, Sq, Skv)}: {info['variant']} splits={info['num_splits']} "
                    f"ws={info['workspace_bytes']}")
     if all("splits=1" in x for x in out):
-        out.append("no split variant on this target (sm90 rule 'sm90-no-split'): the caller "
-                   "workspace path is exercised on emu (CPU tests) only")
+        out.append("no call split here (the split plan split neither shape on this device): "
+                   "the caller workspace path is exercised on emu (CPU tests) only")
     return "; ".join(out)
 
 
