@@ -5,6 +5,7 @@
  * (poisoned output); here: guard bands around out and lse, and bitwise determinism.
  * Without libcuda or a device every test prints SKIPPED with the reason.
  * ATTNGEN_TEST_SEED (decimal) changes the input seed; it is printed with every case.
+ * ATTNGEN_TEST_ONLY=PATTERN runs only the tests whose name matches (cmocka's filter).
  * ATTNGEN_TEST_VARIANTS=GLOB (fnmatch, e.g. '*_d256_*') runs only the variants whose name
  * matches; a test that then has no variant of its kind prints SKIPPED with the glob
  * ('*_tail_*': the tail-split variants, which test_gpu_sm90_tail_split also holds to their
@@ -1093,6 +1094,10 @@ int main(void) {
       cmocka_unit_test(test_gpu_sm90_skip),
       cmocka_unit_test(test_gpu_sm90_strided),
   };
+  /* ATTNGEN_TEST_ONLY=PATTERN (cmocka's test filter, '*' wildcards): only the tests whose
+   * name matches, e.g. 'test_gpu_sm90_tail_split'. */
+  const char *only = getenv("ATTNGEN_TEST_ONLY");
+  if (only && *only) cmocka_set_test_filter(only);
   const int failed = cmocka_run_group_tests(tests, group_setup, group_teardown);
   /* Every test skipped (no CUDA device): exit 77, which ctest reports as "Not Run"
    * (SKIP_RETURN_CODE in tests/CMakeLists.txt) instead of a pass. */

@@ -133,8 +133,11 @@ class _StubModule(types.ModuleType):
 
 class _Stubber(importlib.abc.MetaPathFinder, importlib.abc.Loader):
     def __init__(self):
+        # ATTNGEN_SGLANG_STUB=a,b: stub these third-party packages even where installed (the
+        # H200 machine's transformers imports but fails on AutoImageProcessor: no torchcodec)
+        forced = {t for t in os.environ.get("ATTNGEN_SGLANG_STUB", "").split(",") if t}
         self.stub_tops = {t for t in _THIRD_PARTY
-                          if importlib.machinery.PathFinder.find_spec(t) is None}
+                          if t in forced or importlib.machinery.PathFinder.find_spec(t) is None}
         self.made = set()
 
     def find_spec(self, fullname, path, target=None):
