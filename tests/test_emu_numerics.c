@@ -16,8 +16,9 @@
  * build/emu-jit-cache, so a second run loads them; to keep CI short each of its variants runs
  * every third case of the set (the k-th variant: cases k mod 3, +3, +6, ..., so every case
  * runs on a third of the variants; ATTNGEN_TEST_ALL_CASES=1 runs all, as `attngen check
- * --all` does). Each variant runs at its own head_dim (64 or 128: inputs, call and
- * reference). Input seeds are fresh per run (printed;
+ * --all` does). Each variant runs at its own head_dim (64, 128 or 256: inputs, call and
+ * reference); at head_dim 256 the cases' default scale is 1/sqrt(256) = 1/16 (and -1/16 for
+ * the negative one) instead of 1/sqrt(128). Input seeds are fresh per run (printed;
  * ATTNGEN_TEST_SEED=N repeats one). Prints its duration and the emulator's rate.
  * --varlen (its own ctest entry, test_emu_numerics_varlen): packed variable-length batches
  * on the default gfx942 variants (against the per-sequence dense calls, and with garbage
@@ -249,6 +250,17 @@ static int run_case(const attngen__variant_desc *var, const attngen__contract_ca
   return pass;
 }
 
+/* The contract cases at a variant's head_dim: at 256 the default scale (+-1/sqrt(128)) becomes
+ * +-1/16, the scale such a model calls with (the other scales stay as they are). */
+static void cases_for_head_dim(const attngen__variant_desc *var, attngen__contract_case *cases,
+                               size_t nc) {
+  if (attngen__desc_head_dim(var) != 256) return;
+  for (size_t i = 0; i < nc; ++i) {
+    if (cases[i].scale == ATTNGEN__DEFAULT_SCALE) cases[i].scale = 0.0625f;
+    if (cases[i].scale == -ATTNGEN__DEFAULT_SCALE) cases[i].scale = -0.0625f;
+  }
+}
+
 /* Causal variants run the case set with args.causal = 1, without the NaN/Inf cases
  * (docs/NUMERICS.md's causal carve-out: a non-finite v of a key a row does not see may reach
  * it through P = 0), as `attngen check --all` does. */
@@ -282,6 +294,7 @@ static void test_emu_numerics_all_gfx942_variants(void **state) {
     if (var->skip == ATTNGEN__SKIP_ON) continue;     /* --skip: test_emu_numerics_skip */
     attngen__contract_case cases[ATTNGEN__CONTRACT_CASES_MAX];
     const size_t nc = attngen__contract_cases(var->kv_tile, cases);
+    cases_for_head_dim(var, cases, nc);
     const double tv = now_s();
     int bad = 0;
     size_t ran = 0;
@@ -531,6 +544,7 @@ static void test_emu_numerics_causal(void **state) {
     if (!var->name || var->target != ATTNGEN__TARGET_GFX942 || var->mask != ATTNGEN__MASK_CAUSAL)
       continue;
     nc = attngen__contract_cases(var->kv_tile, cases);
+    cases_for_head_dim(var, cases, nc);
     const double tv = now_s();
     int bad = 0;
     size_t ran = 0;
@@ -547,7 +561,7 @@ static void test_emu_numerics_causal(void **state) {
   }
   print_message("emu causal: %d variants, %d failed cases (input seed %llu)\n", checked, failures,
                 (unsigned long long)E.seed);
-  assert_true(checked >= 12);
+  assert_true(checked >= 18); /* 6 causal variants at each head_dim */
   for (size_t ci = 0; ci < nc; ++ci)
     if (!cases[ci].special) assert_true(case_runs[ci] > 0);
   assert_int_equal(failures, 0);
@@ -565,7 +579,7 @@ static uint64_t block_mfma(const attngen__variant_desc *d, uint64_t nt) {
 }
 
 /* The causal kernels skip the KV tiles past each block's diagonal: on every default causal
- * gfx942 variant (head_dim 128 and 64, one layout and mode each) the emulator's MFMA count of
+ * gfx942 variant (head_dim 128, 64 and 256, one layout and mode each) the emulator's MFMA count of
  * a causal call is exactly that of the tiles up to each q-block's last row's diagonal
  * (kv_end = clamp(last row + 1 + Skv - Sq, 0, Skv), ceil(kv_end / kv_tile) tiles; a block
  * whose rows see no key runs none), and of a dense call all ceil(Skv / kv_tile) tiles per
@@ -653,7 +667,7 @@ static void test_emu_numerics_causal_skips_tiles(void **state) {
       ++checked;
     }
   }
-  assert_true(checked >= 6); /* head_dim 128 and 64, three shapes */
+  assert_true(checked >= 9); /* head_dim 128, 64 and 256, three shapes */
 }
 
 /* ---- the search space ------------------------------------------------------------------ */
@@ -751,6 +765,7 @@ static void test_emu_numerics_search_space(void **state) {
       fail_msg("search-space variant %s: %s", names[i], verr ? verr : "?");
     attngen__contract_case cases[ATTNGEN__CONTRACT_CASES_MAX];
     const size_t nc = attngen__contract_cases(var.kv_tile, cases);
+    cases_for_head_dim(&var, cases, nc);
     const double tv = now_s();
     int bad = 0, ran = 0;
     for (size_t ci = (size_t)(checked % stride); ci < nc; ci += (size_t)stride) {

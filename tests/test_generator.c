@@ -118,18 +118,46 @@ static void test_generator_name_derivation(void **state) {
                        "layout='bshd', rounding='rtne', q_tiles=1, kv_tile=64, waves=12, "
                        "kv_split='off', load='thread', impl='wgmma', target='sm90'}; return e",
                        "rule 'head-dim': head_dim=256 is built for target=sm90 impl=wgmma "
-                       "load=tma only (allowed here: 128)");
+                       "load=tma and target=gfx942 only (allowed here: 128)");
+  /* head_dim 256 on gfx942: q2 x kv32 with the pre-transposed V, dense and causal; 64-key
+   * tiles exceed LDS, the perm V path is not built, q3 exceeds the registers */
+  assert_eval("local c = require('config'); local out = {}\n"
+              "for _, t in ipairs{{2, 32, 'vt', 'none'}, {2, 64, 'vt', 'none'},\n"
+              "    {2, 32, 'perm', 'none'}, {2, 32, 'vt', 'causal'}, {3, 32, 'vt', 'none'}} do\n"
+              "  local ok, e = c.validate{head_dim=256, layout='bhsd', rounding='rtz',\n"
+              "    q_tiles=t[1], kv_tile=t[2], waves=8, kv_split='off', v_path=t[3], mask=t[4],\n"
+              "    impl='mfma', target='gfx942'}\n"
+              "  out[#out + 1] = ok and 'ok' or e:match(\"rule '([^']+)'\") end\n"
+              "return table.concat(out, ' ')",
+              "ok gfx942-head-dim-256 gfx942-head-dim-256 ok gfx942-vgpr-budget");
   assert_eval_contains("local c = require('config'); local ok, e = c.validate{head_dim=256, "
                        "layout='bshd', rounding='rtne', q_tiles=2, kv_tile=64, waves=8, "
                        "kv_split='off', v_path='vt', impl='mfma', target='gfx942'}; return e",
-                       "(allowed here: 64, 128)");
+                       "rule 'gfx942-head-dim-256': kv_tile=64 at head_dim=256: the K double "
+                       "buffer (2 x kv_tile x 528 bytes) exceeds 64 KiB of LDS past 32 keys "
+                       "(allowed: 32)");
+  assert_eval_contains("local c = require('config'); local ok, e = c.validate{head_dim=256, "
+                       "layout='bshd', rounding='rtne', q_tiles=3, kv_tile=32, waves=8, "
+                       "kv_split='tail', v_path='vt', impl='mfma', target='gfx942'}; return e",
+                       "q_tiles * kv_tile <= 64 at this head_dim");
+  /* the default set's gfx942 head_dim 256 kernels: both layouts, every mode, with and without
+   * the tail split, the causal mask without it; the derived K buffers (2 x 32 rows at the
+   * 528-byte pitch) and V ring */
+  assert_eval("local g = require('generate'); local n = 0; local d\n"
+              "for _, v in ipairs(require('config').default_variants()) do\n"
+              "  if v.head_dim == 256 and v.target == 'gfx942' then n = n + 1\n"
+              "    assert(v.q_tiles == 2 and v.kv_tile == 32 and v.v_path == 'vt')\n"
+              "    d = g.values(v) end end\n"
+              "return string.format('%d %d %d %d %d', n, d.lds_bytes, d.k_pitch, d.k_rows_per_wave,\n"
+              "  d.v_ring)",
+              "18 33792 528 8 8");
   /* the default set's head_dim 256 kernels: both layouts and every mode, kv 64 and 80 (each
    * without and with the tail split), the causal mask at 64; the derived shared memory: one Q
    * buffer and two stages, an O buffer with 64-key tiles only */
   assert_eval("local g = require('generate'); local n, causal = 0, 0; local shape = {}\n"
               "for _, v in ipairs(require('config').default_variants()) do\n"
-              "  if v.head_dim == 256 then n = n + 1\n"
-              "    assert(v.target == 'sm90' and g.desc_values(v).head_dim == 256)\n"
+              "  if v.head_dim == 256 and v.target == 'sm90' then n = n + 1\n"
+              "    assert(g.desc_values(v).head_dim == 256)\n"
               "    if v.mask == 'causal' then causal = causal + 1 end\n"
               "    local d = g.values(v)\n"
               "    shape[v.kv_tile] = string.format('%d/%d/%d/%d', d.stages, d.q_bufs, d.o_bufs,\n"

@@ -3,13 +3,16 @@
  * unified file at 2 waves/SIMD), no scratch and no spills, LDS <= 64 KiB, and exactly the
  * MFMA count per KV tile that the variant's tile shape requires in its main loop:
  * per wave QK^T = q_tiles * (kv_tile/16) * (d/16), P.V = q_tiles * (d/16) * (kv_tile/16),
- * i.e. q_tiles * kv_tile * d / 128 in total (d: the variant's head_dim, 64 or 128). Code objects come from ATTNGEN_KERNEL_DIR/gfx942
+ * i.e. q_tiles * kv_tile * d / 128 in total (d: the variant's head_dim, 64, 128 or 256). Code objects come from ATTNGEN_KERNEL_DIR/gfx942
  * (compile definition of tests/CMakeLists.txt; $ATTNGEN_GFX942_CO_DIR overrides). Only the
  * variants of the manifest (the default set) are checked, and each of them must be there.
  * A tile-skipping variant (skip = on) is also held to its dense twin (the name without
  * `_skip`): the same LDS and MFMA, LDS, VMEM and barrier counts in the main loop, at most 2
  * more VGPRs and at most 8% more loop VALU (the vote, the walk and their rare blocks; the
- * counts are printed). */
+ * counts are printed). A head_dim 256 variant is held to its head_dim 128 twin (the default
+ * variant of the same layout, rounding, split and V path): main-loop VALU per MFMA (per FLOP:
+ * every MFMA is one 16x16x16 product) at most the twin's, since the softmax's VALU is per key
+ * and row while the FLOPs per key double (the ratios are printed). */
 #define _POSIX_C_SOURCE 200809L
 #include <setjmp.h>
 #include <stdarg.h>
@@ -154,23 +157,53 @@ static void test_gfx942_static_budget_and_mfma_count(void **state) {
       failures++;
     }
   }
-  int by_head_dim[2] = {0, 0}; /* default-set gfx942 variants checked at head_dim 64, 128 */
+  /* head_dim 256 variants against their head_dim 128 twins: loop VALU per MFMA */
+  int hd256_pairs = 0;
+  for (int i = 0; i < n; ++i) {
+    const row *r = &rows[i];
+    const attngen__variant_desc *v = find_variant(r->name);
+    if (!v || attngen__desc_head_dim(v) != 256 || v->skip == ATTNGEN__SKIP_ON) continue;
+    const row *t = NULL;
+    for (int j = 0; j < n && !t; ++j) {
+      const attngen__variant_desc *w = find_variant(rows[j].name);
+      if (w && w->target == v->target && attngen__desc_head_dim(w) == 128 &&
+          w->layout == v->layout && w->rounding == v->rounding && w->kv_split == v->kv_split &&
+          w->v_path == v->v_path && w->mask == v->mask && w->skip == v->skip)
+        t = &rows[j];
+    }
+    if (!t) continue;
+    hd256_pairs++;
+    const double rv = (double)r->valu / (double)r->mfma, tv = (double)t->valu / (double)t->mfma;
+    print_message("%s: vgpr %ld, lds %ld, loop MFMA %ld, VALU %ld: %.2f VALU per MFMA (%s: "
+                  "%.2f, x%.2f)\n", r->name, r->vgpr, r->lds, r->mfma, r->valu, rv, t->name, tv,
+                  rv / tv);
+    if (rv > tv) {
+      print_message("FAIL %s: more loop VALU per MFMA than %s\n", r->name, t->name);
+      failures++;
+    }
+  }
+  int by_head_dim[3] = {0, 0, 0}; /* default-set gfx942 variants checked at head_dim 64, 128, 256 */
+  int want_hd256 = 0;
   for (size_t i = 0; i < attngen__manifest_count; i++) {
     if (attngen__manifest[i].target != ATTNGEN__TARGET_GFX942) continue;
-    if (seen[i]) by_head_dim[attngen__desc_head_dim(&attngen__manifest[i]) == 128]++;
+    const int hd = attngen__desc_head_dim(&attngen__manifest[i]);
+    want_hd256 += hd == 256;
+    if (seen[i]) by_head_dim[hd == 64 ? 0 : hd == 128 ? 1 : 2]++;
     if (seen[i]) continue;
     print_message("FAIL %s: no code object in %s\n", attngen__manifest[i].name, co_dir());
     failures++;
   }
-  print_message("gfx942 static: %d head_dim 64 and %d head_dim 128 variants within budget, %d "
-                "skip variants against their dense twins\n", by_head_dim[0], by_head_dim[1],
-                skip_pairs);
+  print_message("gfx942 static: %d head_dim 64, %d head_dim 128 and %d head_dim 256 variants "
+                "within budget, %d skip variants against their dense twins, %d head_dim 256 "
+                "variants against their head_dim 128 twins\n", by_head_dim[0], by_head_dim[1],
+                by_head_dim[2], skip_pairs, hd256_pairs);
+  assert_int_equal(hd256_pairs, want_hd256);
   size_t skip_variants = 0;
   for (size_t i = 0; i < attngen__manifest_count; i++)
     skip_variants += attngen__manifest[i].target == ATTNGEN__TARGET_GFX942 &&
                      attngen__manifest[i].skip == ATTNGEN__SKIP_ON;
   assert_int_equal(skip_pairs, (int)skip_variants);
-  assert_true(by_head_dim[0] > 0 && by_head_dim[1] > 0);
+  assert_true(by_head_dim[0] > 0 && by_head_dim[1] > 0 && by_head_dim[2] > 0);
   assert_int_equal(failures, 0);
 }
 

@@ -539,34 +539,38 @@ BAD_INPUT_TEST(test_runtime_bad_null_q, p.a.q = NULL, ATTNGEN_STATUS_NULL_POINTE
 BAD_INPUT_TEST(test_runtime_bad_null_v, p.a.v = NULL, ATTNGEN_STATUS_NULL_POINTER, "args.v")
 BAD_INPUT_TEST(test_runtime_bad_head_dim, p.a.head_dim = 96, ATTNGEN_STATUS_UNSUPPORTED_HEAD_DIM,
                "args.head_dim = 96")
-/* head_dim on the gfx942 kernels (emu): 64 dispatches to a d64 variant whose output and LSE
- * pass the contract against the reference at head_dim 64 (both layouts, a partial KV tile);
- * 256 is valid, but no gfx942 kernel has it: NO_VARIANT naming args.head_dim and the head
- * dims this backend has, out untouched; the cpu reference runs it. */
+/* head_dim on the gfx942 kernels (emu): 64 and 256 dispatch to a variant of that head_dim
+ * whose output and LSE pass the contract against the reference (both layouts, a partial KV
+ * tile, scale 1/sqrt(head_dim)); at 256 also the causal mask (Sq < Skv), a causal kernel. */
 static void test_runtime_head_dim_gfx942(void **state) {
   (void)state;
   attngen_context *ctx = NULL;
   attngen_context_options o = {"emu", 0};
   assert_int_equal(attngen_create(&ctx, &o), ATTNGEN_STATUS_OK);
-  for (int li = 0; li < 2; li++) {
-    const attngen_layout layout = li ? ATTNGEN_LAYOUT_BHSD : ATTNGEN_LAYOUT_BSHD;
+  for (int ci = 0; ci < 6; ci++) {
+    const attngen_layout layout = ci & 1 ? ATTNGEN_LAYOUT_BHSD : ATTNGEN_LAYOUT_BSHD;
+    const int hd = ci < 2 ? 64 : 256;
+    const float scale = hd == 64 ? 0.125f : 0.0625f;
     attngen_fwd_args a;
     attngen_fwd_args_init(&a);
     attngen__inputs in;
-    assert_int_equal(attngen__inputs_make_hd(&in, ATTNGEN__INPUT_REALISTIC, 31 + li, layout, 2, 2,
-                                             2, 40, 70, 64, 0.125f),
+    assert_int_equal(attngen__inputs_make_hd(&in, ATTNGEN__INPUT_REALISTIC, 31 + ci, layout, 2, 2,
+                                             2, 40, 70, hd, scale),
                      ATTNGEN_STATUS_OK);
     a.batch = 2;
     a.heads = 2;
     a.seqlen_q = 40;
     a.seqlen_kv = 70;
-    a.head_dim = 64;
+    a.head_dim = hd;
+    a.softmax_scale = scale;
     a.layout = layout;
     a.rounding = ATTNGEN_ROUND_RTNE;
+    a.causal = ci >= 4;
     attngen__verify_args va = {ctx, &a, &in, NULL, NULL, 1, 0, NULL, NULL};
     attngen__verify_result vr;
     assert_int_equal(attngen__verify_run(&va, &vr), ATTNGEN_STATUS_OK);
-    assert_non_null(strstr(vr.variant, "attn_fwd_d64_"));
+    assert_non_null(strstr(vr.variant, hd == 64 ? "attn_fwd_d64_" : "attn_fwd_d256_"));
+    assert_true((strstr(vr.variant, "_causal_") != NULL) == (ci >= 4));
     assert_non_null(strstr(vr.variant, "_gfx942"));
     assert_true(vr.pass);
     assert_int_equal(vr.out.unwritten, 0);
@@ -574,23 +578,6 @@ static void test_runtime_head_dim_gfx942(void **state) {
     assert_true(vr.out.rel_l2 > 0 && vr.out.rel_l2 <= 1e-2);
     attngen__inputs_free(&in);
   }
-  problem p;
-  problem_make(&p, ATTNGEN_LAYOUT_BSHD, ATTNGEN_ROUND_RTNE, 1, 1, 4, 4, 5);
-  p.a.head_dim = 256;
-  uint16_t *big = malloc((size_t)4 * 256 * 2 * 4); /* q, k, v, out at head_dim 256 */
-  assert_non_null(big);
-  memset(big, 0, (size_t)4 * 256 * 2 * 3);
-  p.a.q = big;
-  p.a.k = big + 4 * 256;
-  p.a.v = big + 8 * 256;
-  p.a.out = big + 12 * 256; /* (out sized for head_dim 128 overlapped q, by heap layout) */
-  bad(ctx, &p, ATTNGEN_STATUS_NO_VARIANT, "args.head_dim = 256");
-  assert_non_null(strstr(attngen_last_error(), "allowed on this backend: 64, 128"));
-  attngen_destroy(ctx);
-  ctx = cpu_context();
-  assert_int_equal(attngen_fwd(ctx, &p.a), ATTNGEN_STATUS_OK);
-  free(big);
-  problem_free(&p);
   attngen_destroy(ctx);
 }
 /* head_dim 256 on the cpu backend (the reference the sm90 d256 kernels are held to): within

@@ -434,7 +434,7 @@ AG_DEVICE unsigned ag_pack_bf16_rtz(float lo, float hi) {
 AG_DEVICE unsigned ag_f32_bits(float x) { return __builtin_bit_cast(unsigned, x); }
 AG_DEVICE float ag_bits_f32(unsigned u) { return __builtin_bit_cast(float, u); }
 AG_DEVICE float ag_max_f32(float a, float b) { return __builtin_fmaxf(a, b); }
-#line 24 "templates/gfx942/attn_fwd.hip.in"
+#line 30 "templates/gfx942/attn_fwd.hip.in"
 // attn_fwd.hip.in: bf16 forward attention (head_dim 128) for AMD MI300X (gfx942), one
 // variant per expansion. Numerics: docs/NUMERICS.md (exp2 softmax with the scale
 // folded into a.scale_log2, l sums unrounded p, P and O rounded with the variant's mode).
@@ -480,14 +480,14 @@ AG_DEVICE float ag_max_f32(float a, float b) { return __builtin_fmaxf(a, b); }
 // read 0 and their stores fall outside the descriptor (dropped).
 // Tail KV split (kv_split = tail): see runtime/src/split_plan.h for the grid; split parts
 // write unnormalized fp32 O and (m, l) per row into a.ws and attn_fwd_d128_bshd_rtna_q2_kv96_w8_nosplit_vt_causal_mfma_gfx942_merge combines them.
-#line 70 "templates/gfx942/attn_fwd.hip.in"
+#line 76 "templates/gfx942/attn_fwd.hip.in"
 // Packed variable-length batches (kargs.cu_q / cu_k; 0 = dense): block (q-block, head,
 // sequence) over the largest query length; the prologue reads the sequence's first rows and
 // lengths (four VMEM loads, clamped as kargs.h says), a block past its sequence's length
 // exits, and the descriptors start at the sequence's first rows and end at its last: rows
 // past the sequence read 0 and their stores are dropped, exactly as past Sq / Skv. The V
 // pre-pass converts each sequence's V the same way. The KV loop is the dense one.
-#line 78 "templates/gfx942/attn_fwd.hip.in"
+#line 84 "templates/gfx942/attn_fwd.hip.in"
 // Causal mask (mask = causal; kargs.causal, bottom-right aligned): row i of an entry with Sq
 // query rows and n keys sees the keys j <= i + n - Sq. A block runs only the KV tiles up to
 // its last row's diagonal (kv_end = min(n, last row + n - Sq + 1); the tiles past it are
@@ -497,11 +497,11 @@ AG_DEVICE float ag_max_f32(float a, float b) { return __builtin_fmaxf(a, b); }
 // key yet keeps m = -inf and gets p = 0 there, never exp2(-inf + inf)). The grid's blocks
 // take the jobs longest first: linear block id -> q-block from the last one down, then
 // (head, batch entry), so that the short jobs of the first q-blocks fill the last round.
-#line 117 "templates/gfx942/attn_fwd.hip.in"
+#line 134 "templates/gfx942/attn_fwd.hip.in"
 
-#line 133 "templates/gfx942/attn_fwd.hip.in"
+#line 150 "templates/gfx942/attn_fwd.hip.in"
 
-#line 161 "templates/gfx942/attn_fwd.hip.in"
+#line 178 "templates/gfx942/attn_fwd.hip.in"
 
 AG_KERNEL(512) void attn_fwd_d128_bshd_rtna_q2_kv96_w8_nosplit_vt_causal_mfma_gfx942(attngen_kargs a) {
   AG_LDS_DECLARE(52224);
@@ -514,7 +514,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtna_q2_kv96_w8_nosplit_vt_causal_mfma_gf
   // KV heads (grouped-query calls: H_kv divides H; 0 = H): query head h reads KV head
   // h H_kv / H = h / (H / H_kv), one division
   const unsigned Hkv = a.H_kv > 0 ? (unsigned)a.H_kv : H;
-#line 174 "templates/gfx942/attn_fwd.hip.in"
+#line 191 "templates/gfx942/attn_fwd.hip.in"
 
   // ---- pre-pass (kargs.vt_prepass = 1; grid (ceil(chunks / 8), H, B), before the attention
   // launch): wave w converts 16-key chunk x = 8 blockIdx.x + w of V[b, h] into the operand
@@ -530,7 +530,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtna_q2_kv96_w8_nosplit_vt_causal_mfma_gf
     const unsigned b = ag_block_id_z(), h = ag_block_id_y();
     const unsigned chunks = ((unsigned)a.Skv + 15u) / 16u;
     const unsigned x = ag_block_id_x() * 8u + wave;
-#line 123 "templates/gfx942/attn_fwd.hip.in"
+#line 140 "templates/gfx942/attn_fwd.hip.in"
   unsigned kv_n = (unsigned)a.Skv;
   if (a.kv_len) {
     const ag_rsrc kl_rsrc = ag_make_rsrc(a.kv_len, (unsigned)a.B * 4u);
@@ -540,7 +540,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtna_q2_kv96_w8_nosplit_vt_causal_mfma_gf
     const int kl = (int)kl_raw;
     kv_n = ag_uniform(kl <= 0 ? 0u : ((unsigned)kl < kv_n ? (unsigned)kl : kv_n));
   }
-#line 140 "templates/gfx942/attn_fwd.hip.in"
+#line 157 "templates/gfx942/attn_fwd.hip.in"
   unsigned q_first = 0u, q_rows = (unsigned)a.Sq, k_first = 0u, k_rows = (unsigned)a.Skv;
   if (a.cu_q) {
     const ag_rsrc cq_rsrc = ag_make_rsrc(a.cu_q, ((unsigned)a.B + 1u) * 4u);
@@ -561,35 +561,36 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtna_q2_kv96_w8_nosplit_vt_causal_mfma_gf
     k_first = ag_uniform((unsigned)ks);
     k_rows = ag_uniform(ke <= ks ? 0u : ((unsigned)(ke - ks) < k_rows ? (unsigned)(ke - ks) : k_rows));
   }
-#line 192 "templates/gfx942/attn_fwd.hip.in"
+#line 209 "templates/gfx942/attn_fwd.hip.in"
     (void)q_first;
     (void)q_rows;
     kv_n = kv_n < k_rows ? kv_n : k_rows;  // a packed sequence: its keys from row k_first
-#line 196 "templates/gfx942/attn_fwd.hip.in"
+#line 213 "templates/gfx942/attn_fwd.hip.in"
     if (x < chunks) {  // wave-uniform
       // V of (b, KV head h) through the call's strides (kargs.h; a packed sequence: from its
       // first key row, sb = 0)
       const unsigned rs = (unsigned)a.v_ss * 2u;
-#line 201 "templates/gfx942/attn_fwd.hip.in"
+#line 218 "templates/gfx942/attn_fwd.hip.in"
       const unsigned long long kv_row0 = a.cu_q ? k_first : 0ull;
-#line 205 "templates/gfx942/attn_fwd.hip.in"
+#line 222 "templates/gfx942/attn_fwd.hip.in"
       const unsigned long long kv_base = 2ull * ((unsigned long long)b * (unsigned long long)a.v_sb +
                                                  kv_row0 * (unsigned)a.v_ss + (unsigned long long)h * (unsigned)a.v_sh);
       const ag_rsrc src = ag_make_rsrc((const char *)a.v + kv_base, kv_n > 0u ? (kv_n - 1u) * rs + 256u : 0u);
       const ag_rsrc dst = ag_make_rsrc((char *)a.ws + ((unsigned long long)b * Hkv + h) * chunks * 4096ull,
                                        chunks * 4096u);
+#line 238 "templates/gfx942/attn_fwd.hip.in"
       ag_u32x4 r[4];
-#line 212 "templates/gfx942/attn_fwd.hip.in"
+#line 240 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<0>(r[0], src, (16u * x + 4u * g + 0u) * rs + 16u * c);
-#line 212 "templates/gfx942/attn_fwd.hip.in"
+#line 240 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<0>(r[1], src, (16u * x + 4u * g + 1u) * rs + 16u * c);
-#line 212 "templates/gfx942/attn_fwd.hip.in"
+#line 240 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<0>(r[2], src, (16u * x + 4u * g + 2u) * rs + 16u * c);
-#line 212 "templates/gfx942/attn_fwd.hip.in"
+#line 240 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<0>(r[3], src, (16u * x + 4u * g + 3u) * rs + 16u * c);
-#line 214 "templates/gfx942/attn_fwd.hip.in"
+#line 242 "templates/gfx942/attn_fwd.hip.in"
       ag_s_waitcnt_vmcnt<0>(r[0], r[1], r[2], r[3]);
-#line 216 "templates/gfx942/attn_fwd.hip.in"
+#line 249 "templates/gfx942/attn_fwd.hip.in"
       {
         const ag_u32x4 t = {ag_v_perm_b32(r[1][0], r[0][0], 0x05040100u),
                             ag_v_perm_b32(r[3][0], r[2][0], 0x05040100u),
@@ -597,7 +598,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtna_q2_kv96_w8_nosplit_vt_causal_mfma_gf
                             ag_v_perm_b32(r[3][0], r[2][0], 0x07060302u)};
         ag_buffer_store_dwordx4<0>(dst, x * 4096u + lane * 16u, t);
       }
-#line 216 "templates/gfx942/attn_fwd.hip.in"
+#line 249 "templates/gfx942/attn_fwd.hip.in"
       {
         const ag_u32x4 t = {ag_v_perm_b32(r[1][1], r[0][1], 0x05040100u),
                             ag_v_perm_b32(r[3][1], r[2][1], 0x05040100u),
@@ -605,7 +606,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtna_q2_kv96_w8_nosplit_vt_causal_mfma_gf
                             ag_v_perm_b32(r[3][1], r[2][1], 0x07060302u)};
         ag_buffer_store_dwordx4<1024>(dst, x * 4096u + lane * 16u, t);
       }
-#line 216 "templates/gfx942/attn_fwd.hip.in"
+#line 249 "templates/gfx942/attn_fwd.hip.in"
       {
         const ag_u32x4 t = {ag_v_perm_b32(r[1][2], r[0][2], 0x05040100u),
                             ag_v_perm_b32(r[3][2], r[2][2], 0x05040100u),
@@ -613,7 +614,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtna_q2_kv96_w8_nosplit_vt_causal_mfma_gf
                             ag_v_perm_b32(r[3][2], r[2][2], 0x07060302u)};
         ag_buffer_store_dwordx4<2048>(dst, x * 4096u + lane * 16u, t);
       }
-#line 216 "templates/gfx942/attn_fwd.hip.in"
+#line 249 "templates/gfx942/attn_fwd.hip.in"
       {
         const ag_u32x4 t = {ag_v_perm_b32(r[1][3], r[0][3], 0x05040100u),
                             ag_v_perm_b32(r[3][3], r[2][3], 0x05040100u),
@@ -621,14 +622,14 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtna_q2_kv96_w8_nosplit_vt_causal_mfma_gf
                             ag_v_perm_b32(r[3][3], r[2][3], 0x07060302u)};
         ag_buffer_store_dwordx4<3072>(dst, x * 4096u + lane * 16u, t);
       }
-#line 224 "templates/gfx942/attn_fwd.hip.in"
+#line 257 "templates/gfx942/attn_fwd.hip.in"
     }
     return;
   }
-#line 228 "templates/gfx942/attn_fwd.hip.in"
+#line 261 "templates/gfx942/attn_fwd.hip.in"
 
   // ---- the block's job: (b, h, q-block) and KV range [kv_begin, kv_end)
-#line 257 "templates/gfx942/attn_fwd.hip.in"
+#line 290 "templates/gfx942/attn_fwd.hip.in"
   // longest jobs first: the linear block id counts (head, entry) fastest, q-blocks from the
   // last (the most KV tiles) down
   const unsigned nqb = (unsigned)a.num_q_blocks, nhb = H * (unsigned)a.B;
@@ -638,11 +639,11 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtna_q2_kv96_w8_nosplit_vt_causal_mfma_gf
   const unsigned h = ag_uniform(hb % H), b = ag_uniform(hb / H);
   const unsigned kv_begin = 0;
   unsigned kv_end = (unsigned)a.Skv;
-#line 271 "templates/gfx942/attn_fwd.hip.in"
+#line 304 "templates/gfx942/attn_fwd.hip.in"
   // ---- per-batch key length: keys >= kv_len[b] (clamped into [0, Skv]) do not exist for
   // this block; a split part past it is empty (no tile: m = -inf, l = 0, O = 0)
   {
-#line 123 "templates/gfx942/attn_fwd.hip.in"
+#line 140 "templates/gfx942/attn_fwd.hip.in"
   unsigned kv_n = (unsigned)a.Skv;
   if (a.kv_len) {
     const ag_rsrc kl_rsrc = ag_make_rsrc(a.kv_len, (unsigned)a.B * 4u);
@@ -652,13 +653,13 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtna_q2_kv96_w8_nosplit_vt_causal_mfma_gf
     const int kl = (int)kl_raw;
     kv_n = ag_uniform(kl <= 0 ? 0u : ((unsigned)kl < kv_n ? (unsigned)kl : kv_n));
   }
-#line 275 "templates/gfx942/attn_fwd.hip.in"
+#line 308 "templates/gfx942/attn_fwd.hip.in"
     kv_end = kv_end < kv_n ? kv_end : kv_n;
-#line 279 "templates/gfx942/attn_fwd.hip.in"
+#line 312 "templates/gfx942/attn_fwd.hip.in"
   }
-#line 281 "templates/gfx942/attn_fwd.hip.in"
+#line 314 "templates/gfx942/attn_fwd.hip.in"
   // ---- a packed sequence: its rows; a block past its last query row has nothing to do
-#line 140 "templates/gfx942/attn_fwd.hip.in"
+#line 157 "templates/gfx942/attn_fwd.hip.in"
   unsigned q_first = 0u, q_rows = (unsigned)a.Sq, k_first = 0u, k_rows = (unsigned)a.Skv;
   if (a.cu_q) {
     const ag_rsrc cq_rsrc = ag_make_rsrc(a.cu_q, ((unsigned)a.B + 1u) * 4u);
@@ -679,24 +680,24 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtna_q2_kv96_w8_nosplit_vt_causal_mfma_gf
     k_first = ag_uniform((unsigned)ks);
     k_rows = ag_uniform(ke <= ks ? 0u : ((unsigned)(ke - ks) < k_rows ? (unsigned)(ke - ks) : k_rows));
   }
-#line 283 "templates/gfx942/attn_fwd.hip.in"
+#line 316 "templates/gfx942/attn_fwd.hip.in"
   if (qb * 256u >= q_rows) return;  // block-uniform, before any barrier
   kv_end = kv_end < k_rows ? kv_end : k_rows;
-#line 287 "templates/gfx942/attn_fwd.hip.in"
+#line 320 "templates/gfx942/attn_fwd.hip.in"
   // ---- causal: the entry's n = kv_end keys and Sq rows; row i sees keys < i + 1 + c_off.
   // The block's KV range ends at its last row's diagonal; diag_lim: this wave's first row's
   // limit (tiles reaching past it are masked per row)
-#line 291 "templates/gfx942/attn_fwd.hip.in"
+#line 324 "templates/gfx942/attn_fwd.hip.in"
   const int c_off = (int)kv_end - (int)q_rows;
   const unsigned c_rows = q_rows;
-#line 297 "templates/gfx942/attn_fwd.hip.in"
+#line 330 "templates/gfx942/attn_fwd.hip.in"
   {
     const unsigned r_end = qb * 256u + 256u < c_rows ? qb * 256u + 256u : c_rows;
     const int lim = (int)r_end + c_off;  // keys < lim are seen by the block's last row
     kv_end = ag_uniform(lim <= 0 ? 0u : ((unsigned)lim < kv_end ? (unsigned)lim : kv_end));
   }
   const int diag_lim = (int)ag_uniform(qb * 256u + wave * 32u) + c_off + 1;
-#line 304 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
 
   // ---- per-(b, h) slices through the call's strides (kargs.h: element (b, s, h) at
   // b sb + s ss + h sh, whatever the layout): row strides in bytes rs (q), o_rs (o), kv_rs
@@ -705,12 +706,12 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtna_q2_kv96_w8_nosplit_vt_causal_mfma_gf
   const unsigned hk = ag_uniform(h * Hkv / H);
   const unsigned rs = (unsigned)a.q_ss * 2u, o_rs = (unsigned)a.o_ss * 2u;
   const unsigned kv_rs = (unsigned)a.k_ss * 2u;
-#line 313 "templates/gfx942/attn_fwd.hip.in"
+#line 346 "templates/gfx942/attn_fwd.hip.in"
   // (a packed sequence: from its first rows; b counts no rows, sb = 0)
   const unsigned long long q_row0s = a.cu_q ? q_first : 0ull;
   const unsigned long long kv_row0s = a.cu_q ? k_first : 0ull;
   const unsigned q_n = q_rows;
-#line 321 "templates/gfx942/attn_fwd.hip.in"
+#line 354 "templates/gfx942/attn_fwd.hip.in"
   const unsigned long long q_base = 2ull * ((unsigned long long)b * (unsigned long long)a.q_sb +
                                             q_row0s * (unsigned)a.q_ss + (unsigned long long)h * (unsigned)a.q_sh);
   const unsigned long long o_base = 2ull * ((unsigned long long)b * (unsigned long long)a.o_sb +
@@ -723,117 +724,118 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtna_q2_kv96_w8_nosplit_vt_causal_mfma_gf
   const ag_rsrc q_rsrc = ag_make_rsrc((const char *)a.q + q_base, q_bytes);
   const ag_rsrc o_rsrc = ag_make_rsrc((const char *)a.o + o_base, o_bytes);
   const ag_rsrc k_rsrc = ag_make_rsrc((const char *)a.k + kv_base, kv_bytes);
-#line 334 "templates/gfx942/attn_fwd.hip.in"
+#line 367 "templates/gfx942/attn_fwd.hip.in"
   // V in operand order (written by the pre-pass): chunk x (keys 16x .. 16x+15) of this
   // (b, h) at byte 4096 x, bounded to the chunks below kv_end (a split part ends on a tile
   // boundary, the last chunk of Skv is zero-padded by the pre-pass)
   const unsigned vt_chunks = ((unsigned)a.Skv + 15u) / 16u;
   const ag_rsrc v_rsrc = ag_make_rsrc((const char *)a.ws + ((unsigned long long)b * Hkv + hk) * vt_chunks * 4096ull,
                                       (kv_end + 15u) / 16u * 4096u);
-#line 347 "templates/gfx942/attn_fwd.hip.in"
+#line 380 "templates/gfx942/attn_fwd.hip.in"
 
   const unsigned q_row0 = qb * 256u + wave * 32u;  // first row of q-tile 0
   const unsigned kv_len = kv_end - kv_begin;
   const unsigned nt = (kv_len + 95u) / 96u;             // KV tiles
-#line 388 "templates/gfx942/attn_fwd.hip.in"
+#line 421 "templates/gfx942/attn_fwd.hip.in"
 
   // ---- per-lane address parts
-#line 391 "templates/gfx942/attn_fwd.hip.in"
+#line 424 "templates/gfx942/attn_fwd.hip.in"
   // K tile in LDS: key rows at a pitch of 272 bytes (256 + 16 of padding), so that the
   // ds_read_b128 of 8 consecutive lanes (rows c..c+7, same 16-byte chunk) start 4 banks
   // apart: conflict-free. The LDS DMA of wave w writes key rows w + 8u, 256 bytes per row.
+#line 430 "templates/gfx942/attn_fwd.hip.in"
   const unsigned k_dma_off = lane << 2;
   // K fragment reads: key row 16kb + c, columns 32hh + 8g .. +7 (hh, kb: immediate offsets).
   const unsigned k_rd = lds + c * 272u + g * 16u;
-#line 413 "templates/gfx942/attn_fwd.hip.in"
+#line 449 "templates/gfx942/attn_fwd.hip.in"
   // V operand chunk: 16 bytes per lane and column pair (dd = 2w, 2w + 1) at 1024 w.
   const unsigned v_lane = lane * 16u;
-#line 422 "templates/gfx942/attn_fwd.hip.in"
+#line 458 "templates/gfx942/attn_fwd.hip.in"
 
   // ---- Q fragments (B operand of S^T = K Q^T) and K tile 0
   ag_u32x4 qv[2][4];
-#line 427 "templates/gfx942/attn_fwd.hip.in"
+#line 463 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dwordx4<0>(qv[0][0], q_rsrc, (q_row0 + 0u + c) * rs + 16u * g);
-#line 427 "templates/gfx942/attn_fwd.hip.in"
+#line 463 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dwordx4<64>(qv[0][1], q_rsrc, (q_row0 + 0u + c) * rs + 16u * g);
-#line 427 "templates/gfx942/attn_fwd.hip.in"
+#line 463 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dwordx4<128>(qv[0][2], q_rsrc, (q_row0 + 0u + c) * rs + 16u * g);
-#line 427 "templates/gfx942/attn_fwd.hip.in"
+#line 463 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dwordx4<192>(qv[0][3], q_rsrc, (q_row0 + 0u + c) * rs + 16u * g);
-#line 427 "templates/gfx942/attn_fwd.hip.in"
+#line 463 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dwordx4<0>(qv[1][0], q_rsrc, (q_row0 + 16u + c) * rs + 16u * g);
-#line 427 "templates/gfx942/attn_fwd.hip.in"
+#line 463 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dwordx4<64>(qv[1][1], q_rsrc, (q_row0 + 16u + c) * rs + 16u * g);
-#line 427 "templates/gfx942/attn_fwd.hip.in"
+#line 463 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dwordx4<128>(qv[1][2], q_rsrc, (q_row0 + 16u + c) * rs + 16u * g);
-#line 427 "templates/gfx942/attn_fwd.hip.in"
+#line 463 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dwordx4<192>(qv[1][3], q_rsrc, (q_row0 + 16u + c) * rs + 16u * g);
-#line 433 "templates/gfx942/attn_fwd.hip.in"
+#line 469 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + wave + 0u) * kv_rs,
                            lds + 0u + (wave + 0u) * 272u);
-#line 433 "templates/gfx942/attn_fwd.hip.in"
+#line 469 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + wave + 8u) * kv_rs,
                            lds + 0u + (wave + 8u) * 272u);
-#line 433 "templates/gfx942/attn_fwd.hip.in"
+#line 469 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + wave + 16u) * kv_rs,
                            lds + 0u + (wave + 16u) * 272u);
-#line 433 "templates/gfx942/attn_fwd.hip.in"
+#line 469 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + wave + 24u) * kv_rs,
                            lds + 0u + (wave + 24u) * 272u);
-#line 433 "templates/gfx942/attn_fwd.hip.in"
+#line 469 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + wave + 32u) * kv_rs,
                            lds + 0u + (wave + 32u) * 272u);
-#line 433 "templates/gfx942/attn_fwd.hip.in"
+#line 469 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + wave + 40u) * kv_rs,
                            lds + 0u + (wave + 40u) * 272u);
-#line 433 "templates/gfx942/attn_fwd.hip.in"
+#line 469 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + wave + 48u) * kv_rs,
                            lds + 0u + (wave + 48u) * 272u);
-#line 433 "templates/gfx942/attn_fwd.hip.in"
+#line 469 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + wave + 56u) * kv_rs,
                            lds + 0u + (wave + 56u) * 272u);
-#line 433 "templates/gfx942/attn_fwd.hip.in"
+#line 469 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + wave + 64u) * kv_rs,
                            lds + 0u + (wave + 64u) * 272u);
-#line 433 "templates/gfx942/attn_fwd.hip.in"
+#line 469 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + wave + 72u) * kv_rs,
                            lds + 0u + (wave + 72u) * 272u);
-#line 433 "templates/gfx942/attn_fwd.hip.in"
+#line 469 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + wave + 80u) * kv_rs,
                            lds + 0u + (wave + 80u) * 272u);
-#line 433 "templates/gfx942/attn_fwd.hip.in"
+#line 469 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + wave + 88u) * kv_rs,
                            lds + 0u + (wave + 88u) * 272u);
-#line 478 "templates/gfx942/attn_fwd.hip.in"
+#line 517 "templates/gfx942/attn_fwd.hip.in"
   ag_s_waitcnt_vmcnt<0>(
-#line 480 "templates/gfx942/attn_fwd.hip.in"
+#line 519 "templates/gfx942/attn_fwd.hip.in"
       qv[0][0], qv[0][1], qv[0][2], qv[0][3],
-#line 480 "templates/gfx942/attn_fwd.hip.in"
+#line 519 "templates/gfx942/attn_fwd.hip.in"
       qv[1][0], qv[1][1], qv[1][2], qv[1][3]);
-#line 482 "templates/gfx942/attn_fwd.hip.in"
+#line 521 "templates/gfx942/attn_fwd.hip.in"
   ag_s_barrier();
   // The softmax takes its running max over raw scores, which needs c = scale_log2 > 0: for
   // a negative scale, negate Q (exact) and sc, so that s * sc and fma(s, sc, -m) stay the same.
   float sc = a.scale_log2;
   if (sc < 0.0f) {
     sc = -sc;
-#line 490 "templates/gfx942/attn_fwd.hip.in"
+#line 529 "templates/gfx942/attn_fwd.hip.in"
     qv[0][0] ^= 0x80008000u;
-#line 490 "templates/gfx942/attn_fwd.hip.in"
+#line 529 "templates/gfx942/attn_fwd.hip.in"
     qv[0][1] ^= 0x80008000u;
-#line 490 "templates/gfx942/attn_fwd.hip.in"
+#line 529 "templates/gfx942/attn_fwd.hip.in"
     qv[0][2] ^= 0x80008000u;
-#line 490 "templates/gfx942/attn_fwd.hip.in"
+#line 529 "templates/gfx942/attn_fwd.hip.in"
     qv[0][3] ^= 0x80008000u;
-#line 490 "templates/gfx942/attn_fwd.hip.in"
+#line 529 "templates/gfx942/attn_fwd.hip.in"
     qv[1][0] ^= 0x80008000u;
-#line 490 "templates/gfx942/attn_fwd.hip.in"
+#line 529 "templates/gfx942/attn_fwd.hip.in"
     qv[1][1] ^= 0x80008000u;
-#line 490 "templates/gfx942/attn_fwd.hip.in"
+#line 529 "templates/gfx942/attn_fwd.hip.in"
     qv[1][2] ^= 0x80008000u;
-#line 490 "templates/gfx942/attn_fwd.hip.in"
+#line 529 "templates/gfx942/attn_fwd.hip.in"
     qv[1][3] ^= 0x80008000u;
-#line 493 "templates/gfx942/attn_fwd.hip.in"
+#line 532 "templates/gfx942/attn_fwd.hip.in"
   }
 
   float m[2], l[2];
@@ -843,1470 +845,1472 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtna_q2_kv96_w8_nosplit_vt_causal_mfma_gf
   ag_f32x4 o[2][8];
   ag_f32x4 s[2][6];
   ag_u32x2 p[2][6];
+#line 544 "templates/gfx942/attn_fwd.hip.in"
   ag_u32x4 vv[3][4];  // V ring: VA chunks of 16 keys
+#line 546 "templates/gfx942/attn_fwd.hip.in"
   {  // O = 0 through zero-C MFMAs: 8*Q distinct accumulators (a shared constant zero would
      // make the compiler copy it into each tied accumulator inside the loop)
     const ag_u32x2 zero2 = {0u, 0u};
-#line 507 "templates/gfx942/attn_fwd.hip.in"
+#line 550 "templates/gfx942/attn_fwd.hip.in"
     m[0] = -__builtin_inff();
     l[0] = 0.0f;
-#line 510 "templates/gfx942/attn_fwd.hip.in"
+#line 553 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16_zero(o[0][0], zero2, zero2);
-#line 510 "templates/gfx942/attn_fwd.hip.in"
+#line 553 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16_zero(o[0][1], zero2, zero2);
-#line 510 "templates/gfx942/attn_fwd.hip.in"
+#line 553 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16_zero(o[0][2], zero2, zero2);
-#line 510 "templates/gfx942/attn_fwd.hip.in"
+#line 553 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16_zero(o[0][3], zero2, zero2);
-#line 510 "templates/gfx942/attn_fwd.hip.in"
+#line 553 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16_zero(o[0][4], zero2, zero2);
-#line 510 "templates/gfx942/attn_fwd.hip.in"
+#line 553 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16_zero(o[0][5], zero2, zero2);
-#line 510 "templates/gfx942/attn_fwd.hip.in"
+#line 553 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16_zero(o[0][6], zero2, zero2);
-#line 510 "templates/gfx942/attn_fwd.hip.in"
+#line 553 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16_zero(o[0][7], zero2, zero2);
-#line 507 "templates/gfx942/attn_fwd.hip.in"
+#line 550 "templates/gfx942/attn_fwd.hip.in"
     m[1] = -__builtin_inff();
     l[1] = 0.0f;
-#line 510 "templates/gfx942/attn_fwd.hip.in"
+#line 553 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16_zero(o[1][0], zero2, zero2);
-#line 510 "templates/gfx942/attn_fwd.hip.in"
+#line 553 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16_zero(o[1][1], zero2, zero2);
-#line 510 "templates/gfx942/attn_fwd.hip.in"
+#line 553 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16_zero(o[1][2], zero2, zero2);
-#line 510 "templates/gfx942/attn_fwd.hip.in"
+#line 553 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16_zero(o[1][3], zero2, zero2);
-#line 510 "templates/gfx942/attn_fwd.hip.in"
+#line 553 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16_zero(o[1][4], zero2, zero2);
-#line 510 "templates/gfx942/attn_fwd.hip.in"
+#line 553 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16_zero(o[1][5], zero2, zero2);
-#line 510 "templates/gfx942/attn_fwd.hip.in"
+#line 553 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16_zero(o[1][6], zero2, zero2);
-#line 510 "templates/gfx942/attn_fwd.hip.in"
+#line 553 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16_zero(o[1][7], zero2, zero2);
-#line 513 "templates/gfx942/attn_fwd.hip.in"
+#line 556 "templates/gfx942/attn_fwd.hip.in"
   }
 
-#line 563 "templates/gfx942/attn_fwd.hip.in"
+#line 642 "templates/gfx942/attn_fwd.hip.in"
 
-#line 597 "templates/gfx942/attn_fwd.hip.in"
+#line 676 "templates/gfx942/attn_fwd.hip.in"
 
-#line 608 "templates/gfx942/attn_fwd.hip.in"
+#line 687 "templates/gfx942/attn_fwd.hip.in"
 
-#line 835 "templates/gfx942/attn_fwd.hip.in"
+#line 918 "templates/gfx942/attn_fwd.hip.in"
 
-#line 877 "templates/gfx942/attn_fwd.hip.in"
+#line 960 "templates/gfx942/attn_fwd.hip.in"
 
-#line 897 "templates/gfx942/attn_fwd.hip.in"
+#line 980 "templates/gfx942/attn_fwd.hip.in"
   if (grp == 1u && nt > 0u) {  // group B: K_1 DMA in slot 0, then start half a phase late
-#line 433 "templates/gfx942/attn_fwd.hip.in"
+#line 469 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + 96u + wave + 0u) * kv_rs,
                            lds + 26112u + (wave + 0u) * 272u);
-#line 433 "templates/gfx942/attn_fwd.hip.in"
+#line 469 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + 96u + wave + 8u) * kv_rs,
                            lds + 26112u + (wave + 8u) * 272u);
-#line 433 "templates/gfx942/attn_fwd.hip.in"
+#line 469 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + 96u + wave + 16u) * kv_rs,
                            lds + 26112u + (wave + 16u) * 272u);
-#line 433 "templates/gfx942/attn_fwd.hip.in"
+#line 469 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + 96u + wave + 24u) * kv_rs,
                            lds + 26112u + (wave + 24u) * 272u);
-#line 433 "templates/gfx942/attn_fwd.hip.in"
+#line 469 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + 96u + wave + 32u) * kv_rs,
                            lds + 26112u + (wave + 32u) * 272u);
-#line 433 "templates/gfx942/attn_fwd.hip.in"
+#line 469 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + 96u + wave + 40u) * kv_rs,
                            lds + 26112u + (wave + 40u) * 272u);
-#line 433 "templates/gfx942/attn_fwd.hip.in"
+#line 469 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + 96u + wave + 48u) * kv_rs,
                            lds + 26112u + (wave + 48u) * 272u);
-#line 433 "templates/gfx942/attn_fwd.hip.in"
+#line 469 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + 96u + wave + 56u) * kv_rs,
                            lds + 26112u + (wave + 56u) * 272u);
-#line 433 "templates/gfx942/attn_fwd.hip.in"
+#line 469 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + 96u + wave + 64u) * kv_rs,
                            lds + 26112u + (wave + 64u) * 272u);
-#line 433 "templates/gfx942/attn_fwd.hip.in"
+#line 469 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + 96u + wave + 72u) * kv_rs,
                            lds + 26112u + (wave + 72u) * 272u);
-#line 433 "templates/gfx942/attn_fwd.hip.in"
+#line 469 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + 96u + wave + 80u) * kv_rs,
                            lds + 26112u + (wave + 80u) * 272u);
-#line 433 "templates/gfx942/attn_fwd.hip.in"
+#line 469 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + 96u + wave + 88u) * kv_rs,
                            lds + 26112u + (wave + 88u) * 272u);
-#line 899 "templates/gfx942/attn_fwd.hip.in"
+#line 982 "templates/gfx942/attn_fwd.hip.in"
     ag_s_barrier();
   }
   if (nt > 0u) {
     {
       const unsigned jj = 0;
-#line 844 "templates/gfx942/attn_fwd.hip.in"
+#line 927 "templates/gfx942/attn_fwd.hip.in"
     const unsigned buf = (jj & 1u) * 26112u;
     // ---- X_j: MFMA phase
     ag_s_setprio<1>();
-#line 850 "templates/gfx942/attn_fwd.hip.in"
+#line 933 "templates/gfx942/attn_fwd.hip.in"
     if (grp == 0u) {  // K_{j+1} into the other buffer (B issued its share in Y_{j-1})
-#line 433 "templates/gfx942/attn_fwd.hip.in"
+#line 469 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 1u) * 96u + wave + 0u) * kv_rs,
                            lds + (26112u - buf) + (wave + 0u) * 272u);
-#line 433 "templates/gfx942/attn_fwd.hip.in"
+#line 469 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 1u) * 96u + wave + 8u) * kv_rs,
                            lds + (26112u - buf) + (wave + 8u) * 272u);
-#line 433 "templates/gfx942/attn_fwd.hip.in"
+#line 469 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 1u) * 96u + wave + 16u) * kv_rs,
                            lds + (26112u - buf) + (wave + 16u) * 272u);
-#line 433 "templates/gfx942/attn_fwd.hip.in"
+#line 469 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 1u) * 96u + wave + 24u) * kv_rs,
                            lds + (26112u - buf) + (wave + 24u) * 272u);
-#line 433 "templates/gfx942/attn_fwd.hip.in"
+#line 469 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 1u) * 96u + wave + 32u) * kv_rs,
                            lds + (26112u - buf) + (wave + 32u) * 272u);
-#line 433 "templates/gfx942/attn_fwd.hip.in"
+#line 469 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 1u) * 96u + wave + 40u) * kv_rs,
                            lds + (26112u - buf) + (wave + 40u) * 272u);
-#line 433 "templates/gfx942/attn_fwd.hip.in"
+#line 469 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 1u) * 96u + wave + 48u) * kv_rs,
                            lds + (26112u - buf) + (wave + 48u) * 272u);
-#line 433 "templates/gfx942/attn_fwd.hip.in"
+#line 469 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 1u) * 96u + wave + 56u) * kv_rs,
                            lds + (26112u - buf) + (wave + 56u) * 272u);
-#line 433 "templates/gfx942/attn_fwd.hip.in"
+#line 469 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 1u) * 96u + wave + 64u) * kv_rs,
                            lds + (26112u - buf) + (wave + 64u) * 272u);
-#line 433 "templates/gfx942/attn_fwd.hip.in"
+#line 469 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 1u) * 96u + wave + 72u) * kv_rs,
                            lds + (26112u - buf) + (wave + 72u) * 272u);
-#line 433 "templates/gfx942/attn_fwd.hip.in"
+#line 469 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 1u) * 96u + wave + 80u) * kv_rs,
                            lds + (26112u - buf) + (wave + 80u) * 272u);
-#line 433 "templates/gfx942/attn_fwd.hip.in"
+#line 469 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 1u) * 96u + wave + 88u) * kv_rs,
                            lds + (26112u - buf) + (wave + 88u) * 272u);
-#line 852 "templates/gfx942/attn_fwd.hip.in"
+#line 935 "templates/gfx942/attn_fwd.hip.in"
     } else {
       ag_s_waitcnt_vmcnt<0>();  // K_{j+1} (DMA issued in Y_{j-1}) lands before the barrier
     }
-#line 574 "templates/gfx942/attn_fwd.hip.in"
+#line 653 "templates/gfx942/attn_fwd.hip.in"
   {
     ag_u32x4 kf[3];
-#line 572 "templates/gfx942/attn_fwd.hip.in"
+#line 651 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<0>(kf[1], k_rd + buf);
-#line 572 "templates/gfx942/attn_fwd.hip.in"
+#line 651 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<4352>(kf[2], k_rd + buf);
-#line 579 "templates/gfx942/attn_fwd.hip.in"
+#line 658 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[1]);
-#line 581 "templates/gfx942/attn_fwd.hip.in"
+#line 660 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][0], kf[1][1]};
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][0][0], qv[0][0][1]};
-#line 586 "templates/gfx942/attn_fwd.hip.in"
+#line 665 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16_zero(s[0][0], ka, qf0);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][0][0], qv[1][0][1]};
-#line 586 "templates/gfx942/attn_fwd.hip.in"
+#line 665 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16_zero(s[1][0], ka, qf1);
-#line 591 "templates/gfx942/attn_fwd.hip.in"
+#line 670 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 581 "templates/gfx942/attn_fwd.hip.in"
+#line 660 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][2], kf[1][3]};
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][0][2], qv[0][0][3]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][0], ka, qf0);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][0][2], qv[1][0][3]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][0], ka, qf1);
-#line 591 "templates/gfx942/attn_fwd.hip.in"
+#line 670 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 572 "templates/gfx942/attn_fwd.hip.in"
+#line 651 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<8704>(kf[0], k_rd + buf);
-#line 579 "templates/gfx942/attn_fwd.hip.in"
+#line 658 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[2]);
-#line 581 "templates/gfx942/attn_fwd.hip.in"
+#line 660 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][0], kf[2][1]};
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][0][0], qv[0][0][1]};
-#line 586 "templates/gfx942/attn_fwd.hip.in"
+#line 665 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16_zero(s[0][1], ka, qf0);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][0][0], qv[1][0][1]};
-#line 586 "templates/gfx942/attn_fwd.hip.in"
+#line 665 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16_zero(s[1][1], ka, qf1);
-#line 591 "templates/gfx942/attn_fwd.hip.in"
+#line 670 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 581 "templates/gfx942/attn_fwd.hip.in"
+#line 660 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][2], kf[2][3]};
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][0][2], qv[0][0][3]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][1], ka, qf0);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][0][2], qv[1][0][3]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][1], ka, qf1);
-#line 591 "templates/gfx942/attn_fwd.hip.in"
+#line 670 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 572 "templates/gfx942/attn_fwd.hip.in"
+#line 651 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<13056>(kf[1], k_rd + buf);
-#line 579 "templates/gfx942/attn_fwd.hip.in"
+#line 658 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[0]);
-#line 581 "templates/gfx942/attn_fwd.hip.in"
+#line 660 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][0], kf[0][1]};
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][0][0], qv[0][0][1]};
-#line 586 "templates/gfx942/attn_fwd.hip.in"
+#line 665 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16_zero(s[0][2], ka, qf0);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][0][0], qv[1][0][1]};
-#line 586 "templates/gfx942/attn_fwd.hip.in"
+#line 665 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16_zero(s[1][2], ka, qf1);
-#line 591 "templates/gfx942/attn_fwd.hip.in"
+#line 670 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 581 "templates/gfx942/attn_fwd.hip.in"
+#line 660 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][2], kf[0][3]};
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][0][2], qv[0][0][3]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][2], ka, qf0);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][0][2], qv[1][0][3]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][2], ka, qf1);
-#line 591 "templates/gfx942/attn_fwd.hip.in"
+#line 670 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 572 "templates/gfx942/attn_fwd.hip.in"
+#line 651 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<17408>(kf[2], k_rd + buf);
-#line 579 "templates/gfx942/attn_fwd.hip.in"
+#line 658 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[1]);
-#line 581 "templates/gfx942/attn_fwd.hip.in"
+#line 660 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][0], kf[1][1]};
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][0][0], qv[0][0][1]};
-#line 586 "templates/gfx942/attn_fwd.hip.in"
+#line 665 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16_zero(s[0][3], ka, qf0);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][0][0], qv[1][0][1]};
-#line 586 "templates/gfx942/attn_fwd.hip.in"
+#line 665 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16_zero(s[1][3], ka, qf1);
-#line 591 "templates/gfx942/attn_fwd.hip.in"
+#line 670 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 581 "templates/gfx942/attn_fwd.hip.in"
+#line 660 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][2], kf[1][3]};
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][0][2], qv[0][0][3]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][3], ka, qf0);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][0][2], qv[1][0][3]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][3], ka, qf1);
-#line 591 "templates/gfx942/attn_fwd.hip.in"
+#line 670 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 572 "templates/gfx942/attn_fwd.hip.in"
+#line 651 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<21760>(kf[0], k_rd + buf);
-#line 579 "templates/gfx942/attn_fwd.hip.in"
+#line 658 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[2]);
-#line 581 "templates/gfx942/attn_fwd.hip.in"
+#line 660 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][0], kf[2][1]};
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][0][0], qv[0][0][1]};
-#line 586 "templates/gfx942/attn_fwd.hip.in"
+#line 665 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16_zero(s[0][4], ka, qf0);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][0][0], qv[1][0][1]};
-#line 586 "templates/gfx942/attn_fwd.hip.in"
+#line 665 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16_zero(s[1][4], ka, qf1);
-#line 591 "templates/gfx942/attn_fwd.hip.in"
+#line 670 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 581 "templates/gfx942/attn_fwd.hip.in"
+#line 660 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][2], kf[2][3]};
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][0][2], qv[0][0][3]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][4], ka, qf0);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][0][2], qv[1][0][3]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][4], ka, qf1);
-#line 591 "templates/gfx942/attn_fwd.hip.in"
+#line 670 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 572 "templates/gfx942/attn_fwd.hip.in"
+#line 651 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<64>(kf[1], k_rd + buf);
-#line 579 "templates/gfx942/attn_fwd.hip.in"
+#line 658 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[0]);
-#line 581 "templates/gfx942/attn_fwd.hip.in"
+#line 660 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][0], kf[0][1]};
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][0][0], qv[0][0][1]};
-#line 586 "templates/gfx942/attn_fwd.hip.in"
+#line 665 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16_zero(s[0][5], ka, qf0);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][0][0], qv[1][0][1]};
-#line 586 "templates/gfx942/attn_fwd.hip.in"
+#line 665 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16_zero(s[1][5], ka, qf1);
-#line 591 "templates/gfx942/attn_fwd.hip.in"
+#line 670 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 581 "templates/gfx942/attn_fwd.hip.in"
+#line 660 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][2], kf[0][3]};
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][0][2], qv[0][0][3]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][5], ka, qf0);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][0][2], qv[1][0][3]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][5], ka, qf1);
-#line 591 "templates/gfx942/attn_fwd.hip.in"
+#line 670 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 572 "templates/gfx942/attn_fwd.hip.in"
+#line 651 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<4416>(kf[2], k_rd + buf);
-#line 579 "templates/gfx942/attn_fwd.hip.in"
+#line 658 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[1]);
-#line 581 "templates/gfx942/attn_fwd.hip.in"
+#line 660 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][0], kf[1][1]};
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][1][0], qv[0][1][1]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][0], ka, qf0);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][1][0], qv[1][1][1]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][0], ka, qf1);
-#line 591 "templates/gfx942/attn_fwd.hip.in"
+#line 670 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 581 "templates/gfx942/attn_fwd.hip.in"
+#line 660 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][2], kf[1][3]};
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][1][2], qv[0][1][3]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][0], ka, qf0);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][1][2], qv[1][1][3]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][0], ka, qf1);
-#line 591 "templates/gfx942/attn_fwd.hip.in"
+#line 670 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 572 "templates/gfx942/attn_fwd.hip.in"
+#line 651 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<8768>(kf[0], k_rd + buf);
-#line 579 "templates/gfx942/attn_fwd.hip.in"
+#line 658 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[2]);
-#line 581 "templates/gfx942/attn_fwd.hip.in"
+#line 660 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][0], kf[2][1]};
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][1][0], qv[0][1][1]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][1], ka, qf0);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][1][0], qv[1][1][1]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][1], ka, qf1);
-#line 591 "templates/gfx942/attn_fwd.hip.in"
+#line 670 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 581 "templates/gfx942/attn_fwd.hip.in"
+#line 660 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][2], kf[2][3]};
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][1][2], qv[0][1][3]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][1], ka, qf0);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][1][2], qv[1][1][3]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][1], ka, qf1);
-#line 591 "templates/gfx942/attn_fwd.hip.in"
+#line 670 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 572 "templates/gfx942/attn_fwd.hip.in"
+#line 651 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<13120>(kf[1], k_rd + buf);
-#line 579 "templates/gfx942/attn_fwd.hip.in"
+#line 658 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[0]);
-#line 581 "templates/gfx942/attn_fwd.hip.in"
+#line 660 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][0], kf[0][1]};
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][1][0], qv[0][1][1]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][2], ka, qf0);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][1][0], qv[1][1][1]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][2], ka, qf1);
-#line 591 "templates/gfx942/attn_fwd.hip.in"
+#line 670 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 581 "templates/gfx942/attn_fwd.hip.in"
+#line 660 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][2], kf[0][3]};
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][1][2], qv[0][1][3]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][2], ka, qf0);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][1][2], qv[1][1][3]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][2], ka, qf1);
-#line 591 "templates/gfx942/attn_fwd.hip.in"
+#line 670 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 572 "templates/gfx942/attn_fwd.hip.in"
+#line 651 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<17472>(kf[2], k_rd + buf);
-#line 579 "templates/gfx942/attn_fwd.hip.in"
+#line 658 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[1]);
-#line 581 "templates/gfx942/attn_fwd.hip.in"
+#line 660 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][0], kf[1][1]};
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][1][0], qv[0][1][1]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][3], ka, qf0);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][1][0], qv[1][1][1]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][3], ka, qf1);
-#line 591 "templates/gfx942/attn_fwd.hip.in"
+#line 670 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 581 "templates/gfx942/attn_fwd.hip.in"
+#line 660 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][2], kf[1][3]};
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][1][2], qv[0][1][3]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][3], ka, qf0);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][1][2], qv[1][1][3]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][3], ka, qf1);
-#line 591 "templates/gfx942/attn_fwd.hip.in"
+#line 670 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 572 "templates/gfx942/attn_fwd.hip.in"
+#line 651 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<21824>(kf[0], k_rd + buf);
-#line 579 "templates/gfx942/attn_fwd.hip.in"
+#line 658 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[2]);
-#line 581 "templates/gfx942/attn_fwd.hip.in"
+#line 660 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][0], kf[2][1]};
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][1][0], qv[0][1][1]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][4], ka, qf0);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][1][0], qv[1][1][1]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][4], ka, qf1);
-#line 591 "templates/gfx942/attn_fwd.hip.in"
+#line 670 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 581 "templates/gfx942/attn_fwd.hip.in"
+#line 660 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][2], kf[2][3]};
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][1][2], qv[0][1][3]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][4], ka, qf0);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][1][2], qv[1][1][3]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][4], ka, qf1);
-#line 591 "templates/gfx942/attn_fwd.hip.in"
+#line 670 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 572 "templates/gfx942/attn_fwd.hip.in"
+#line 651 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<128>(kf[1], k_rd + buf);
-#line 579 "templates/gfx942/attn_fwd.hip.in"
+#line 658 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[0]);
-#line 581 "templates/gfx942/attn_fwd.hip.in"
+#line 660 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][0], kf[0][1]};
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][1][0], qv[0][1][1]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][5], ka, qf0);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][1][0], qv[1][1][1]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][5], ka, qf1);
-#line 591 "templates/gfx942/attn_fwd.hip.in"
+#line 670 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 581 "templates/gfx942/attn_fwd.hip.in"
+#line 660 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][2], kf[0][3]};
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][1][2], qv[0][1][3]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][5], ka, qf0);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][1][2], qv[1][1][3]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][5], ka, qf1);
-#line 591 "templates/gfx942/attn_fwd.hip.in"
+#line 670 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 572 "templates/gfx942/attn_fwd.hip.in"
+#line 651 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<4480>(kf[2], k_rd + buf);
-#line 579 "templates/gfx942/attn_fwd.hip.in"
+#line 658 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[1]);
-#line 581 "templates/gfx942/attn_fwd.hip.in"
+#line 660 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][0], kf[1][1]};
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][2][0], qv[0][2][1]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][0], ka, qf0);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][2][0], qv[1][2][1]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][0], ka, qf1);
-#line 591 "templates/gfx942/attn_fwd.hip.in"
+#line 670 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 581 "templates/gfx942/attn_fwd.hip.in"
+#line 660 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][2], kf[1][3]};
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][2][2], qv[0][2][3]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][0], ka, qf0);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][2][2], qv[1][2][3]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][0], ka, qf1);
-#line 591 "templates/gfx942/attn_fwd.hip.in"
+#line 670 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 572 "templates/gfx942/attn_fwd.hip.in"
+#line 651 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<8832>(kf[0], k_rd + buf);
-#line 579 "templates/gfx942/attn_fwd.hip.in"
+#line 658 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[2]);
-#line 581 "templates/gfx942/attn_fwd.hip.in"
+#line 660 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][0], kf[2][1]};
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][2][0], qv[0][2][1]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][1], ka, qf0);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][2][0], qv[1][2][1]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][1], ka, qf1);
-#line 591 "templates/gfx942/attn_fwd.hip.in"
+#line 670 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 581 "templates/gfx942/attn_fwd.hip.in"
+#line 660 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][2], kf[2][3]};
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][2][2], qv[0][2][3]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][1], ka, qf0);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][2][2], qv[1][2][3]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][1], ka, qf1);
-#line 591 "templates/gfx942/attn_fwd.hip.in"
+#line 670 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 572 "templates/gfx942/attn_fwd.hip.in"
+#line 651 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<13184>(kf[1], k_rd + buf);
-#line 579 "templates/gfx942/attn_fwd.hip.in"
+#line 658 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[0]);
-#line 581 "templates/gfx942/attn_fwd.hip.in"
+#line 660 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][0], kf[0][1]};
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][2][0], qv[0][2][1]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][2], ka, qf0);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][2][0], qv[1][2][1]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][2], ka, qf1);
-#line 591 "templates/gfx942/attn_fwd.hip.in"
+#line 670 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 581 "templates/gfx942/attn_fwd.hip.in"
+#line 660 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][2], kf[0][3]};
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][2][2], qv[0][2][3]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][2], ka, qf0);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][2][2], qv[1][2][3]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][2], ka, qf1);
-#line 591 "templates/gfx942/attn_fwd.hip.in"
+#line 670 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 572 "templates/gfx942/attn_fwd.hip.in"
+#line 651 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<17536>(kf[2], k_rd + buf);
-#line 579 "templates/gfx942/attn_fwd.hip.in"
+#line 658 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[1]);
-#line 581 "templates/gfx942/attn_fwd.hip.in"
+#line 660 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][0], kf[1][1]};
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][2][0], qv[0][2][1]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][3], ka, qf0);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][2][0], qv[1][2][1]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][3], ka, qf1);
-#line 591 "templates/gfx942/attn_fwd.hip.in"
+#line 670 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 581 "templates/gfx942/attn_fwd.hip.in"
+#line 660 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][2], kf[1][3]};
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][2][2], qv[0][2][3]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][3], ka, qf0);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][2][2], qv[1][2][3]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][3], ka, qf1);
-#line 591 "templates/gfx942/attn_fwd.hip.in"
+#line 670 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 572 "templates/gfx942/attn_fwd.hip.in"
+#line 651 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<21888>(kf[0], k_rd + buf);
-#line 579 "templates/gfx942/attn_fwd.hip.in"
+#line 658 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[2]);
-#line 581 "templates/gfx942/attn_fwd.hip.in"
+#line 660 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][0], kf[2][1]};
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][2][0], qv[0][2][1]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][4], ka, qf0);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][2][0], qv[1][2][1]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][4], ka, qf1);
-#line 591 "templates/gfx942/attn_fwd.hip.in"
+#line 670 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 581 "templates/gfx942/attn_fwd.hip.in"
+#line 660 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][2], kf[2][3]};
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][2][2], qv[0][2][3]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][4], ka, qf0);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][2][2], qv[1][2][3]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][4], ka, qf1);
-#line 591 "templates/gfx942/attn_fwd.hip.in"
+#line 670 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 572 "templates/gfx942/attn_fwd.hip.in"
+#line 651 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<192>(kf[1], k_rd + buf);
-#line 579 "templates/gfx942/attn_fwd.hip.in"
+#line 658 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[0]);
-#line 581 "templates/gfx942/attn_fwd.hip.in"
+#line 660 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][0], kf[0][1]};
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][2][0], qv[0][2][1]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][5], ka, qf0);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][2][0], qv[1][2][1]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][5], ka, qf1);
-#line 591 "templates/gfx942/attn_fwd.hip.in"
+#line 670 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 581 "templates/gfx942/attn_fwd.hip.in"
+#line 660 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][2], kf[0][3]};
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][2][2], qv[0][2][3]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][5], ka, qf0);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][2][2], qv[1][2][3]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][5], ka, qf1);
-#line 591 "templates/gfx942/attn_fwd.hip.in"
+#line 670 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 572 "templates/gfx942/attn_fwd.hip.in"
+#line 651 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<4544>(kf[2], k_rd + buf);
-#line 579 "templates/gfx942/attn_fwd.hip.in"
+#line 658 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[1]);
-#line 581 "templates/gfx942/attn_fwd.hip.in"
+#line 660 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][0], kf[1][1]};
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][3][0], qv[0][3][1]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][0], ka, qf0);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][3][0], qv[1][3][1]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][0], ka, qf1);
-#line 591 "templates/gfx942/attn_fwd.hip.in"
+#line 670 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 581 "templates/gfx942/attn_fwd.hip.in"
+#line 660 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][2], kf[1][3]};
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][3][2], qv[0][3][3]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][0], ka, qf0);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][3][2], qv[1][3][3]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][0], ka, qf1);
-#line 591 "templates/gfx942/attn_fwd.hip.in"
+#line 670 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 572 "templates/gfx942/attn_fwd.hip.in"
+#line 651 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<8896>(kf[0], k_rd + buf);
-#line 579 "templates/gfx942/attn_fwd.hip.in"
+#line 658 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[2]);
-#line 581 "templates/gfx942/attn_fwd.hip.in"
+#line 660 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][0], kf[2][1]};
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][3][0], qv[0][3][1]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][1], ka, qf0);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][3][0], qv[1][3][1]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][1], ka, qf1);
-#line 591 "templates/gfx942/attn_fwd.hip.in"
+#line 670 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 581 "templates/gfx942/attn_fwd.hip.in"
+#line 660 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][2], kf[2][3]};
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][3][2], qv[0][3][3]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][1], ka, qf0);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][3][2], qv[1][3][3]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][1], ka, qf1);
-#line 591 "templates/gfx942/attn_fwd.hip.in"
+#line 670 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 572 "templates/gfx942/attn_fwd.hip.in"
+#line 651 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<13248>(kf[1], k_rd + buf);
-#line 579 "templates/gfx942/attn_fwd.hip.in"
+#line 658 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[0]);
-#line 581 "templates/gfx942/attn_fwd.hip.in"
+#line 660 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][0], kf[0][1]};
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][3][0], qv[0][3][1]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][2], ka, qf0);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][3][0], qv[1][3][1]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][2], ka, qf1);
-#line 591 "templates/gfx942/attn_fwd.hip.in"
+#line 670 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 581 "templates/gfx942/attn_fwd.hip.in"
+#line 660 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][2], kf[0][3]};
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][3][2], qv[0][3][3]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][2], ka, qf0);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][3][2], qv[1][3][3]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][2], ka, qf1);
-#line 591 "templates/gfx942/attn_fwd.hip.in"
+#line 670 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 572 "templates/gfx942/attn_fwd.hip.in"
+#line 651 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<17600>(kf[2], k_rd + buf);
-#line 579 "templates/gfx942/attn_fwd.hip.in"
+#line 658 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[1]);
-#line 581 "templates/gfx942/attn_fwd.hip.in"
+#line 660 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][0], kf[1][1]};
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][3][0], qv[0][3][1]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][3], ka, qf0);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][3][0], qv[1][3][1]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][3], ka, qf1);
-#line 591 "templates/gfx942/attn_fwd.hip.in"
+#line 670 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 581 "templates/gfx942/attn_fwd.hip.in"
+#line 660 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][2], kf[1][3]};
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][3][2], qv[0][3][3]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][3], ka, qf0);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][3][2], qv[1][3][3]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][3], ka, qf1);
-#line 591 "templates/gfx942/attn_fwd.hip.in"
+#line 670 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 572 "templates/gfx942/attn_fwd.hip.in"
+#line 651 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<21952>(kf[0], k_rd + buf);
-#line 579 "templates/gfx942/attn_fwd.hip.in"
+#line 658 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[2]);
-#line 581 "templates/gfx942/attn_fwd.hip.in"
+#line 660 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][0], kf[2][1]};
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][3][0], qv[0][3][1]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][4], ka, qf0);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][3][0], qv[1][3][1]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][4], ka, qf1);
-#line 591 "templates/gfx942/attn_fwd.hip.in"
+#line 670 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 581 "templates/gfx942/attn_fwd.hip.in"
+#line 660 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][2], kf[2][3]};
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][3][2], qv[0][3][3]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][4], ka, qf0);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][3][2], qv[1][3][3]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][4], ka, qf1);
-#line 591 "templates/gfx942/attn_fwd.hip.in"
+#line 670 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 579 "templates/gfx942/attn_fwd.hip.in"
+#line 658 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<0>(kf[0]);
-#line 581 "templates/gfx942/attn_fwd.hip.in"
+#line 660 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][0], kf[0][1]};
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][3][0], qv[0][3][1]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][5], ka, qf0);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][3][0], qv[1][3][1]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][5], ka, qf1);
-#line 591 "templates/gfx942/attn_fwd.hip.in"
+#line 670 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 581 "templates/gfx942/attn_fwd.hip.in"
+#line 660 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][2], kf[0][3]};
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][3][2], qv[0][3][3]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][5], ka, qf0);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][3][2], qv[1][3][3]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][5], ka, qf1);
-#line 591 "templates/gfx942/attn_fwd.hip.in"
+#line 670 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 595 "templates/gfx942/attn_fwd.hip.in"
+#line 674 "templates/gfx942/attn_fwd.hip.in"
   }
-#line 856 "templates/gfx942/attn_fwd.hip.in"
+#line 939 "templates/gfx942/attn_fwd.hip.in"
     ag_s_setprio<0>();
     ag_mfma_drain(s[0][0], s[0][1], s[0][2], s[0][3], s[0][4], s[0][5], s[1][0], s[1][1], s[1][2], s[1][3], s[1][4], s[1][5]);
     ag_s_barrier();
     // ---- Y_j: softmax phase
     if (grp == 1u) {  // K_{j+2} into this buffer (everyone is done with K_j)
-#line 433 "templates/gfx942/attn_fwd.hip.in"
+#line 469 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 2u) * 96u + wave + 0u) * kv_rs,
                            lds + buf + (wave + 0u) * 272u);
-#line 433 "templates/gfx942/attn_fwd.hip.in"
+#line 469 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 2u) * 96u + wave + 8u) * kv_rs,
                            lds + buf + (wave + 8u) * 272u);
-#line 433 "templates/gfx942/attn_fwd.hip.in"
+#line 469 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 2u) * 96u + wave + 16u) * kv_rs,
                            lds + buf + (wave + 16u) * 272u);
-#line 433 "templates/gfx942/attn_fwd.hip.in"
+#line 469 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 2u) * 96u + wave + 24u) * kv_rs,
                            lds + buf + (wave + 24u) * 272u);
-#line 433 "templates/gfx942/attn_fwd.hip.in"
+#line 469 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 2u) * 96u + wave + 32u) * kv_rs,
                            lds + buf + (wave + 32u) * 272u);
-#line 433 "templates/gfx942/attn_fwd.hip.in"
+#line 469 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 2u) * 96u + wave + 40u) * kv_rs,
                            lds + buf + (wave + 40u) * 272u);
-#line 433 "templates/gfx942/attn_fwd.hip.in"
+#line 469 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 2u) * 96u + wave + 48u) * kv_rs,
                            lds + buf + (wave + 48u) * 272u);
-#line 433 "templates/gfx942/attn_fwd.hip.in"
+#line 469 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 2u) * 96u + wave + 56u) * kv_rs,
                            lds + buf + (wave + 56u) * 272u);
-#line 433 "templates/gfx942/attn_fwd.hip.in"
+#line 469 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 2u) * 96u + wave + 64u) * kv_rs,
                            lds + buf + (wave + 64u) * 272u);
-#line 433 "templates/gfx942/attn_fwd.hip.in"
+#line 469 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 2u) * 96u + wave + 72u) * kv_rs,
                            lds + buf + (wave + 72u) * 272u);
-#line 433 "templates/gfx942/attn_fwd.hip.in"
+#line 469 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 2u) * 96u + wave + 80u) * kv_rs,
                            lds + buf + (wave + 80u) * 272u);
-#line 433 "templates/gfx942/attn_fwd.hip.in"
+#line 469 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 2u) * 96u + wave + 88u) * kv_rs,
                            lds + buf + (wave + 88u) * 272u);
-#line 862 "templates/gfx942/attn_fwd.hip.in"
+#line 945 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 618 "templates/gfx942/attn_fwd.hip.in"
+#line 697 "templates/gfx942/attn_fwd.hip.in"
   {
-#line 622 "templates/gfx942/attn_fwd.hip.in"
+#line 701 "templates/gfx942/attn_fwd.hip.in"
     const unsigned kv0 = kv_begin + jj * 96u;
-#line 624 "templates/gfx942/attn_fwd.hip.in"
+#line 703 "templates/gfx942/attn_fwd.hip.in"
     const bool tail = kv0 + 96u > kv_end;
     if (tail) {  // last, partial tile: keys >= kv_end do not exist
       // With a zero scale the scores become t = s * 0 (0, or NaN for an infinite s) before
       // the keys past kv_end are set to -inf (fma(-inf, 0, -m) = NaN made every row NaN); the
       // slow path below then takes x = fma(t, 1, -m) = -m = fma(s, 0, -m) for the others.
       if (sc == 0.0f) {
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[0][0][0] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[0][0][1] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[0][0][2] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[0][0][3] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[0][1][0] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[0][1][1] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[0][1][2] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[0][1][3] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[0][2][0] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[0][2][1] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[0][2][2] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[0][2][3] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[0][3][0] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[0][3][1] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[0][3][2] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[0][3][3] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[0][4][0] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[0][4][1] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[0][4][2] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[0][4][3] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[0][5][0] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[0][5][1] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[0][5][2] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[0][5][3] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[1][0][0] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[1][0][1] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[1][0][2] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[1][0][3] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[1][1][0] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[1][1][1] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[1][1][2] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[1][1][3] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[1][2][0] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[1][2][1] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[1][2][2] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[1][2][3] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[1][3][0] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[1][3][1] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[1][3][2] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[1][3][3] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[1][4][0] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[1][4][1] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[1][4][2] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[1][4][3] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[1][5][0] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[1][5][1] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[1][5][2] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[1][5][3] *= sc;
-#line 637 "templates/gfx942/attn_fwd.hip.in"
+#line 716 "templates/gfx942/attn_fwd.hip.in"
       }
       // g recomputed here: the kernel's g, kept live across the loop for this rare block,
       // made clang-17 (hipcc/hiprtc 5.7) spill a VGPR in rtna tail (tests/test_rocm.c)
       const unsigned g_tail = ag_lane_id_here() >> 4;
-#line 643 "templates/gfx942/attn_fwd.hip.in"
+#line 722 "templates/gfx942/attn_fwd.hip.in"
       const bool valid0_0 = kv0 + 0u + 4u * g_tail < kv_end;
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[0][0][0] = valid0_0 ? s[0][0][0] : -__builtin_inff();
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[1][0][0] = valid0_0 ? s[1][0][0] : -__builtin_inff();
-#line 643 "templates/gfx942/attn_fwd.hip.in"
+#line 722 "templates/gfx942/attn_fwd.hip.in"
       const bool valid0_1 = kv0 + 1u + 4u * g_tail < kv_end;
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[0][0][1] = valid0_1 ? s[0][0][1] : -__builtin_inff();
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[1][0][1] = valid0_1 ? s[1][0][1] : -__builtin_inff();
-#line 643 "templates/gfx942/attn_fwd.hip.in"
+#line 722 "templates/gfx942/attn_fwd.hip.in"
       const bool valid0_2 = kv0 + 2u + 4u * g_tail < kv_end;
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[0][0][2] = valid0_2 ? s[0][0][2] : -__builtin_inff();
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[1][0][2] = valid0_2 ? s[1][0][2] : -__builtin_inff();
-#line 643 "templates/gfx942/attn_fwd.hip.in"
+#line 722 "templates/gfx942/attn_fwd.hip.in"
       const bool valid0_3 = kv0 + 3u + 4u * g_tail < kv_end;
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[0][0][3] = valid0_3 ? s[0][0][3] : -__builtin_inff();
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[1][0][3] = valid0_3 ? s[1][0][3] : -__builtin_inff();
-#line 643 "templates/gfx942/attn_fwd.hip.in"
+#line 722 "templates/gfx942/attn_fwd.hip.in"
       const bool valid1_0 = kv0 + 16u + 4u * g_tail < kv_end;
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[0][1][0] = valid1_0 ? s[0][1][0] : -__builtin_inff();
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[1][1][0] = valid1_0 ? s[1][1][0] : -__builtin_inff();
-#line 643 "templates/gfx942/attn_fwd.hip.in"
+#line 722 "templates/gfx942/attn_fwd.hip.in"
       const bool valid1_1 = kv0 + 17u + 4u * g_tail < kv_end;
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[0][1][1] = valid1_1 ? s[0][1][1] : -__builtin_inff();
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[1][1][1] = valid1_1 ? s[1][1][1] : -__builtin_inff();
-#line 643 "templates/gfx942/attn_fwd.hip.in"
+#line 722 "templates/gfx942/attn_fwd.hip.in"
       const bool valid1_2 = kv0 + 18u + 4u * g_tail < kv_end;
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[0][1][2] = valid1_2 ? s[0][1][2] : -__builtin_inff();
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[1][1][2] = valid1_2 ? s[1][1][2] : -__builtin_inff();
-#line 643 "templates/gfx942/attn_fwd.hip.in"
+#line 722 "templates/gfx942/attn_fwd.hip.in"
       const bool valid1_3 = kv0 + 19u + 4u * g_tail < kv_end;
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[0][1][3] = valid1_3 ? s[0][1][3] : -__builtin_inff();
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[1][1][3] = valid1_3 ? s[1][1][3] : -__builtin_inff();
-#line 643 "templates/gfx942/attn_fwd.hip.in"
+#line 722 "templates/gfx942/attn_fwd.hip.in"
       const bool valid2_0 = kv0 + 32u + 4u * g_tail < kv_end;
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[0][2][0] = valid2_0 ? s[0][2][0] : -__builtin_inff();
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[1][2][0] = valid2_0 ? s[1][2][0] : -__builtin_inff();
-#line 643 "templates/gfx942/attn_fwd.hip.in"
+#line 722 "templates/gfx942/attn_fwd.hip.in"
       const bool valid2_1 = kv0 + 33u + 4u * g_tail < kv_end;
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[0][2][1] = valid2_1 ? s[0][2][1] : -__builtin_inff();
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[1][2][1] = valid2_1 ? s[1][2][1] : -__builtin_inff();
-#line 643 "templates/gfx942/attn_fwd.hip.in"
+#line 722 "templates/gfx942/attn_fwd.hip.in"
       const bool valid2_2 = kv0 + 34u + 4u * g_tail < kv_end;
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[0][2][2] = valid2_2 ? s[0][2][2] : -__builtin_inff();
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[1][2][2] = valid2_2 ? s[1][2][2] : -__builtin_inff();
-#line 643 "templates/gfx942/attn_fwd.hip.in"
+#line 722 "templates/gfx942/attn_fwd.hip.in"
       const bool valid2_3 = kv0 + 35u + 4u * g_tail < kv_end;
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[0][2][3] = valid2_3 ? s[0][2][3] : -__builtin_inff();
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[1][2][3] = valid2_3 ? s[1][2][3] : -__builtin_inff();
-#line 643 "templates/gfx942/attn_fwd.hip.in"
+#line 722 "templates/gfx942/attn_fwd.hip.in"
       const bool valid3_0 = kv0 + 48u + 4u * g_tail < kv_end;
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[0][3][0] = valid3_0 ? s[0][3][0] : -__builtin_inff();
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[1][3][0] = valid3_0 ? s[1][3][0] : -__builtin_inff();
-#line 643 "templates/gfx942/attn_fwd.hip.in"
+#line 722 "templates/gfx942/attn_fwd.hip.in"
       const bool valid3_1 = kv0 + 49u + 4u * g_tail < kv_end;
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[0][3][1] = valid3_1 ? s[0][3][1] : -__builtin_inff();
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[1][3][1] = valid3_1 ? s[1][3][1] : -__builtin_inff();
-#line 643 "templates/gfx942/attn_fwd.hip.in"
+#line 722 "templates/gfx942/attn_fwd.hip.in"
       const bool valid3_2 = kv0 + 50u + 4u * g_tail < kv_end;
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[0][3][2] = valid3_2 ? s[0][3][2] : -__builtin_inff();
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[1][3][2] = valid3_2 ? s[1][3][2] : -__builtin_inff();
-#line 643 "templates/gfx942/attn_fwd.hip.in"
+#line 722 "templates/gfx942/attn_fwd.hip.in"
       const bool valid3_3 = kv0 + 51u + 4u * g_tail < kv_end;
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[0][3][3] = valid3_3 ? s[0][3][3] : -__builtin_inff();
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[1][3][3] = valid3_3 ? s[1][3][3] : -__builtin_inff();
-#line 643 "templates/gfx942/attn_fwd.hip.in"
+#line 722 "templates/gfx942/attn_fwd.hip.in"
       const bool valid4_0 = kv0 + 64u + 4u * g_tail < kv_end;
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[0][4][0] = valid4_0 ? s[0][4][0] : -__builtin_inff();
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[1][4][0] = valid4_0 ? s[1][4][0] : -__builtin_inff();
-#line 643 "templates/gfx942/attn_fwd.hip.in"
+#line 722 "templates/gfx942/attn_fwd.hip.in"
       const bool valid4_1 = kv0 + 65u + 4u * g_tail < kv_end;
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[0][4][1] = valid4_1 ? s[0][4][1] : -__builtin_inff();
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[1][4][1] = valid4_1 ? s[1][4][1] : -__builtin_inff();
-#line 643 "templates/gfx942/attn_fwd.hip.in"
+#line 722 "templates/gfx942/attn_fwd.hip.in"
       const bool valid4_2 = kv0 + 66u + 4u * g_tail < kv_end;
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[0][4][2] = valid4_2 ? s[0][4][2] : -__builtin_inff();
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[1][4][2] = valid4_2 ? s[1][4][2] : -__builtin_inff();
-#line 643 "templates/gfx942/attn_fwd.hip.in"
+#line 722 "templates/gfx942/attn_fwd.hip.in"
       const bool valid4_3 = kv0 + 67u + 4u * g_tail < kv_end;
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[0][4][3] = valid4_3 ? s[0][4][3] : -__builtin_inff();
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[1][4][3] = valid4_3 ? s[1][4][3] : -__builtin_inff();
-#line 643 "templates/gfx942/attn_fwd.hip.in"
+#line 722 "templates/gfx942/attn_fwd.hip.in"
       const bool valid5_0 = kv0 + 80u + 4u * g_tail < kv_end;
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[0][5][0] = valid5_0 ? s[0][5][0] : -__builtin_inff();
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[1][5][0] = valid5_0 ? s[1][5][0] : -__builtin_inff();
-#line 643 "templates/gfx942/attn_fwd.hip.in"
+#line 722 "templates/gfx942/attn_fwd.hip.in"
       const bool valid5_1 = kv0 + 81u + 4u * g_tail < kv_end;
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[0][5][1] = valid5_1 ? s[0][5][1] : -__builtin_inff();
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[1][5][1] = valid5_1 ? s[1][5][1] : -__builtin_inff();
-#line 643 "templates/gfx942/attn_fwd.hip.in"
+#line 722 "templates/gfx942/attn_fwd.hip.in"
       const bool valid5_2 = kv0 + 82u + 4u * g_tail < kv_end;
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[0][5][2] = valid5_2 ? s[0][5][2] : -__builtin_inff();
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[1][5][2] = valid5_2 ? s[1][5][2] : -__builtin_inff();
-#line 643 "templates/gfx942/attn_fwd.hip.in"
+#line 722 "templates/gfx942/attn_fwd.hip.in"
       const bool valid5_3 = kv0 + 83u + 4u * g_tail < kv_end;
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[0][5][3] = valid5_3 ? s[0][5][3] : -__builtin_inff();
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[1][5][3] = valid5_3 ? s[1][5][3] : -__builtin_inff();
-#line 649 "templates/gfx942/attn_fwd.hip.in"
+#line 728 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 651 "templates/gfx942/attn_fwd.hip.in"
+#line 730 "templates/gfx942/attn_fwd.hip.in"
     // a tile reaching past this wave's first row's diagonal: key kv0 + 16kb + 4g + i is
     // seen by row q_row0 + 16qt + c iff 16kb + i - 16qt <= t (t per lane, below)
     const bool diag = (int)(kv0 + 96u) > diag_lim;
     if (diag) {
       if (sc == 0.0f) {  // as in the tail: t = s * 0 before the masked keys become -inf
-#line 659 "templates/gfx942/attn_fwd.hip.in"
+#line 738 "templates/gfx942/attn_fwd.hip.in"
         s[0][0][0] *= sc;
-#line 659 "templates/gfx942/attn_fwd.hip.in"
+#line 738 "templates/gfx942/attn_fwd.hip.in"
         s[0][0][1] *= sc;
-#line 659 "templates/gfx942/attn_fwd.hip.in"
+#line 738 "templates/gfx942/attn_fwd.hip.in"
         s[0][0][2] *= sc;
-#line 659 "templates/gfx942/attn_fwd.hip.in"
+#line 738 "templates/gfx942/attn_fwd.hip.in"
         s[0][0][3] *= sc;
-#line 659 "templates/gfx942/attn_fwd.hip.in"
+#line 738 "templates/gfx942/attn_fwd.hip.in"
         s[0][1][0] *= sc;
-#line 659 "templates/gfx942/attn_fwd.hip.in"
+#line 738 "templates/gfx942/attn_fwd.hip.in"
         s[0][1][1] *= sc;
-#line 659 "templates/gfx942/attn_fwd.hip.in"
+#line 738 "templates/gfx942/attn_fwd.hip.in"
         s[0][1][2] *= sc;
-#line 659 "templates/gfx942/attn_fwd.hip.in"
+#line 738 "templates/gfx942/attn_fwd.hip.in"
         s[0][1][3] *= sc;
-#line 659 "templates/gfx942/attn_fwd.hip.in"
+#line 738 "templates/gfx942/attn_fwd.hip.in"
         s[0][2][0] *= sc;
-#line 659 "templates/gfx942/attn_fwd.hip.in"
+#line 738 "templates/gfx942/attn_fwd.hip.in"
         s[0][2][1] *= sc;
-#line 659 "templates/gfx942/attn_fwd.hip.in"
+#line 738 "templates/gfx942/attn_fwd.hip.in"
         s[0][2][2] *= sc;
-#line 659 "templates/gfx942/attn_fwd.hip.in"
+#line 738 "templates/gfx942/attn_fwd.hip.in"
         s[0][2][3] *= sc;
-#line 659 "templates/gfx942/attn_fwd.hip.in"
+#line 738 "templates/gfx942/attn_fwd.hip.in"
         s[0][3][0] *= sc;
-#line 659 "templates/gfx942/attn_fwd.hip.in"
+#line 738 "templates/gfx942/attn_fwd.hip.in"
         s[0][3][1] *= sc;
-#line 659 "templates/gfx942/attn_fwd.hip.in"
+#line 738 "templates/gfx942/attn_fwd.hip.in"
         s[0][3][2] *= sc;
-#line 659 "templates/gfx942/attn_fwd.hip.in"
+#line 738 "templates/gfx942/attn_fwd.hip.in"
         s[0][3][3] *= sc;
-#line 659 "templates/gfx942/attn_fwd.hip.in"
+#line 738 "templates/gfx942/attn_fwd.hip.in"
         s[0][4][0] *= sc;
-#line 659 "templates/gfx942/attn_fwd.hip.in"
+#line 738 "templates/gfx942/attn_fwd.hip.in"
         s[0][4][1] *= sc;
-#line 659 "templates/gfx942/attn_fwd.hip.in"
+#line 738 "templates/gfx942/attn_fwd.hip.in"
         s[0][4][2] *= sc;
-#line 659 "templates/gfx942/attn_fwd.hip.in"
+#line 738 "templates/gfx942/attn_fwd.hip.in"
         s[0][4][3] *= sc;
-#line 659 "templates/gfx942/attn_fwd.hip.in"
+#line 738 "templates/gfx942/attn_fwd.hip.in"
         s[0][5][0] *= sc;
-#line 659 "templates/gfx942/attn_fwd.hip.in"
+#line 738 "templates/gfx942/attn_fwd.hip.in"
         s[0][5][1] *= sc;
-#line 659 "templates/gfx942/attn_fwd.hip.in"
+#line 738 "templates/gfx942/attn_fwd.hip.in"
         s[0][5][2] *= sc;
-#line 659 "templates/gfx942/attn_fwd.hip.in"
+#line 738 "templates/gfx942/attn_fwd.hip.in"
         s[0][5][3] *= sc;
-#line 659 "templates/gfx942/attn_fwd.hip.in"
+#line 738 "templates/gfx942/attn_fwd.hip.in"
         s[1][0][0] *= sc;
-#line 659 "templates/gfx942/attn_fwd.hip.in"
+#line 738 "templates/gfx942/attn_fwd.hip.in"
         s[1][0][1] *= sc;
-#line 659 "templates/gfx942/attn_fwd.hip.in"
+#line 738 "templates/gfx942/attn_fwd.hip.in"
         s[1][0][2] *= sc;
-#line 659 "templates/gfx942/attn_fwd.hip.in"
+#line 738 "templates/gfx942/attn_fwd.hip.in"
         s[1][0][3] *= sc;
-#line 659 "templates/gfx942/attn_fwd.hip.in"
+#line 738 "templates/gfx942/attn_fwd.hip.in"
         s[1][1][0] *= sc;
-#line 659 "templates/gfx942/attn_fwd.hip.in"
+#line 738 "templates/gfx942/attn_fwd.hip.in"
         s[1][1][1] *= sc;
-#line 659 "templates/gfx942/attn_fwd.hip.in"
+#line 738 "templates/gfx942/attn_fwd.hip.in"
         s[1][1][2] *= sc;
-#line 659 "templates/gfx942/attn_fwd.hip.in"
+#line 738 "templates/gfx942/attn_fwd.hip.in"
         s[1][1][3] *= sc;
-#line 659 "templates/gfx942/attn_fwd.hip.in"
+#line 738 "templates/gfx942/attn_fwd.hip.in"
         s[1][2][0] *= sc;
-#line 659 "templates/gfx942/attn_fwd.hip.in"
+#line 738 "templates/gfx942/attn_fwd.hip.in"
         s[1][2][1] *= sc;
-#line 659 "templates/gfx942/attn_fwd.hip.in"
+#line 738 "templates/gfx942/attn_fwd.hip.in"
         s[1][2][2] *= sc;
-#line 659 "templates/gfx942/attn_fwd.hip.in"
+#line 738 "templates/gfx942/attn_fwd.hip.in"
         s[1][2][3] *= sc;
-#line 659 "templates/gfx942/attn_fwd.hip.in"
+#line 738 "templates/gfx942/attn_fwd.hip.in"
         s[1][3][0] *= sc;
-#line 659 "templates/gfx942/attn_fwd.hip.in"
+#line 738 "templates/gfx942/attn_fwd.hip.in"
         s[1][3][1] *= sc;
-#line 659 "templates/gfx942/attn_fwd.hip.in"
+#line 738 "templates/gfx942/attn_fwd.hip.in"
         s[1][3][2] *= sc;
-#line 659 "templates/gfx942/attn_fwd.hip.in"
+#line 738 "templates/gfx942/attn_fwd.hip.in"
         s[1][3][3] *= sc;
-#line 659 "templates/gfx942/attn_fwd.hip.in"
+#line 738 "templates/gfx942/attn_fwd.hip.in"
         s[1][4][0] *= sc;
-#line 659 "templates/gfx942/attn_fwd.hip.in"
+#line 738 "templates/gfx942/attn_fwd.hip.in"
         s[1][4][1] *= sc;
-#line 659 "templates/gfx942/attn_fwd.hip.in"
+#line 738 "templates/gfx942/attn_fwd.hip.in"
         s[1][4][2] *= sc;
-#line 659 "templates/gfx942/attn_fwd.hip.in"
+#line 738 "templates/gfx942/attn_fwd.hip.in"
         s[1][4][3] *= sc;
-#line 659 "templates/gfx942/attn_fwd.hip.in"
+#line 738 "templates/gfx942/attn_fwd.hip.in"
         s[1][5][0] *= sc;
-#line 659 "templates/gfx942/attn_fwd.hip.in"
+#line 738 "templates/gfx942/attn_fwd.hip.in"
         s[1][5][1] *= sc;
-#line 659 "templates/gfx942/attn_fwd.hip.in"
+#line 738 "templates/gfx942/attn_fwd.hip.in"
         s[1][5][2] *= sc;
-#line 659 "templates/gfx942/attn_fwd.hip.in"
+#line 738 "templates/gfx942/attn_fwd.hip.in"
         s[1][5][3] *= sc;
-#line 663 "templates/gfx942/attn_fwd.hip.in"
+#line 742 "templates/gfx942/attn_fwd.hip.in"
       }
       // per 16-key block kb: tk = t - 16kb, so that the constants i - 16qt are inline ones
       // (literals past 64 were hoisted into SGPRs and spilled); unsigned, so the compiler
       // cannot fold the subtraction back into the constants
       const unsigned ln = ag_lane_id_here();
       const unsigned t = (unsigned)(diag_lim - 1) + (ln & 15u) - kv0 - 4u * (ln >> 4);
-#line 670 "templates/gfx942/attn_fwd.hip.in"
+#line 749 "templates/gfx942/attn_fwd.hip.in"
       {
         const int tk = (int)(t - 0u);
-#line 674 "templates/gfx942/attn_fwd.hip.in"
+#line 753 "templates/gfx942/attn_fwd.hip.in"
         s[0][0][0] = 0 <= tk ? s[0][0][0] : -__builtin_inff();
-#line 674 "templates/gfx942/attn_fwd.hip.in"
+#line 753 "templates/gfx942/attn_fwd.hip.in"
         s[0][0][1] = 1 <= tk ? s[0][0][1] : -__builtin_inff();
-#line 674 "templates/gfx942/attn_fwd.hip.in"
+#line 753 "templates/gfx942/attn_fwd.hip.in"
         s[0][0][2] = 2 <= tk ? s[0][0][2] : -__builtin_inff();
-#line 674 "templates/gfx942/attn_fwd.hip.in"
+#line 753 "templates/gfx942/attn_fwd.hip.in"
         s[0][0][3] = 3 <= tk ? s[0][0][3] : -__builtin_inff();
-#line 674 "templates/gfx942/attn_fwd.hip.in"
+#line 753 "templates/gfx942/attn_fwd.hip.in"
         s[1][0][0] = -16 <= tk ? s[1][0][0] : -__builtin_inff();
-#line 674 "templates/gfx942/attn_fwd.hip.in"
+#line 753 "templates/gfx942/attn_fwd.hip.in"
         s[1][0][1] = -15 <= tk ? s[1][0][1] : -__builtin_inff();
-#line 674 "templates/gfx942/attn_fwd.hip.in"
+#line 753 "templates/gfx942/attn_fwd.hip.in"
         s[1][0][2] = -14 <= tk ? s[1][0][2] : -__builtin_inff();
-#line 674 "templates/gfx942/attn_fwd.hip.in"
+#line 753 "templates/gfx942/attn_fwd.hip.in"
         s[1][0][3] = -13 <= tk ? s[1][0][3] : -__builtin_inff();
-#line 677 "templates/gfx942/attn_fwd.hip.in"
+#line 756 "templates/gfx942/attn_fwd.hip.in"
       }
-#line 670 "templates/gfx942/attn_fwd.hip.in"
+#line 749 "templates/gfx942/attn_fwd.hip.in"
       {
         const int tk = (int)(t - 16u);
-#line 674 "templates/gfx942/attn_fwd.hip.in"
+#line 753 "templates/gfx942/attn_fwd.hip.in"
         s[0][1][0] = 0 <= tk ? s[0][1][0] : -__builtin_inff();
-#line 674 "templates/gfx942/attn_fwd.hip.in"
+#line 753 "templates/gfx942/attn_fwd.hip.in"
         s[0][1][1] = 1 <= tk ? s[0][1][1] : -__builtin_inff();
-#line 674 "templates/gfx942/attn_fwd.hip.in"
+#line 753 "templates/gfx942/attn_fwd.hip.in"
         s[0][1][2] = 2 <= tk ? s[0][1][2] : -__builtin_inff();
-#line 674 "templates/gfx942/attn_fwd.hip.in"
+#line 753 "templates/gfx942/attn_fwd.hip.in"
         s[0][1][3] = 3 <= tk ? s[0][1][3] : -__builtin_inff();
-#line 674 "templates/gfx942/attn_fwd.hip.in"
+#line 753 "templates/gfx942/attn_fwd.hip.in"
         s[1][1][0] = -16 <= tk ? s[1][1][0] : -__builtin_inff();
-#line 674 "templates/gfx942/attn_fwd.hip.in"
+#line 753 "templates/gfx942/attn_fwd.hip.in"
         s[1][1][1] = -15 <= tk ? s[1][1][1] : -__builtin_inff();
-#line 674 "templates/gfx942/attn_fwd.hip.in"
+#line 753 "templates/gfx942/attn_fwd.hip.in"
         s[1][1][2] = -14 <= tk ? s[1][1][2] : -__builtin_inff();
-#line 674 "templates/gfx942/attn_fwd.hip.in"
+#line 753 "templates/gfx942/attn_fwd.hip.in"
         s[1][1][3] = -13 <= tk ? s[1][1][3] : -__builtin_inff();
-#line 677 "templates/gfx942/attn_fwd.hip.in"
+#line 756 "templates/gfx942/attn_fwd.hip.in"
       }
-#line 670 "templates/gfx942/attn_fwd.hip.in"
+#line 749 "templates/gfx942/attn_fwd.hip.in"
       {
         const int tk = (int)(t - 32u);
-#line 674 "templates/gfx942/attn_fwd.hip.in"
+#line 753 "templates/gfx942/attn_fwd.hip.in"
         s[0][2][0] = 0 <= tk ? s[0][2][0] : -__builtin_inff();
-#line 674 "templates/gfx942/attn_fwd.hip.in"
+#line 753 "templates/gfx942/attn_fwd.hip.in"
         s[0][2][1] = 1 <= tk ? s[0][2][1] : -__builtin_inff();
-#line 674 "templates/gfx942/attn_fwd.hip.in"
+#line 753 "templates/gfx942/attn_fwd.hip.in"
         s[0][2][2] = 2 <= tk ? s[0][2][2] : -__builtin_inff();
-#line 674 "templates/gfx942/attn_fwd.hip.in"
+#line 753 "templates/gfx942/attn_fwd.hip.in"
         s[0][2][3] = 3 <= tk ? s[0][2][3] : -__builtin_inff();
-#line 674 "templates/gfx942/attn_fwd.hip.in"
+#line 753 "templates/gfx942/attn_fwd.hip.in"
         s[1][2][0] = -16 <= tk ? s[1][2][0] : -__builtin_inff();
-#line 674 "templates/gfx942/attn_fwd.hip.in"
+#line 753 "templates/gfx942/attn_fwd.hip.in"
         s[1][2][1] = -15 <= tk ? s[1][2][1] : -__builtin_inff();
-#line 674 "templates/gfx942/attn_fwd.hip.in"
+#line 753 "templates/gfx942/attn_fwd.hip.in"
         s[1][2][2] = -14 <= tk ? s[1][2][2] : -__builtin_inff();
-#line 674 "templates/gfx942/attn_fwd.hip.in"
+#line 753 "templates/gfx942/attn_fwd.hip.in"
         s[1][2][3] = -13 <= tk ? s[1][2][3] : -__builtin_inff();
-#line 677 "templates/gfx942/attn_fwd.hip.in"
+#line 756 "templates/gfx942/attn_fwd.hip.in"
       }
-#line 670 "templates/gfx942/attn_fwd.hip.in"
+#line 749 "templates/gfx942/attn_fwd.hip.in"
       {
         const int tk = (int)(t - 48u);
-#line 674 "templates/gfx942/attn_fwd.hip.in"
+#line 753 "templates/gfx942/attn_fwd.hip.in"
         s[0][3][0] = 0 <= tk ? s[0][3][0] : -__builtin_inff();
-#line 674 "templates/gfx942/attn_fwd.hip.in"
+#line 753 "templates/gfx942/attn_fwd.hip.in"
         s[0][3][1] = 1 <= tk ? s[0][3][1] : -__builtin_inff();
-#line 674 "templates/gfx942/attn_fwd.hip.in"
+#line 753 "templates/gfx942/attn_fwd.hip.in"
         s[0][3][2] = 2 <= tk ? s[0][3][2] : -__builtin_inff();
-#line 674 "templates/gfx942/attn_fwd.hip.in"
+#line 753 "templates/gfx942/attn_fwd.hip.in"
         s[0][3][3] = 3 <= tk ? s[0][3][3] : -__builtin_inff();
-#line 674 "templates/gfx942/attn_fwd.hip.in"
+#line 753 "templates/gfx942/attn_fwd.hip.in"
         s[1][3][0] = -16 <= tk ? s[1][3][0] : -__builtin_inff();
-#line 674 "templates/gfx942/attn_fwd.hip.in"
+#line 753 "templates/gfx942/attn_fwd.hip.in"
         s[1][3][1] = -15 <= tk ? s[1][3][1] : -__builtin_inff();
-#line 674 "templates/gfx942/attn_fwd.hip.in"
+#line 753 "templates/gfx942/attn_fwd.hip.in"
         s[1][3][2] = -14 <= tk ? s[1][3][2] : -__builtin_inff();
-#line 674 "templates/gfx942/attn_fwd.hip.in"
+#line 753 "templates/gfx942/attn_fwd.hip.in"
         s[1][3][3] = -13 <= tk ? s[1][3][3] : -__builtin_inff();
-#line 677 "templates/gfx942/attn_fwd.hip.in"
+#line 756 "templates/gfx942/attn_fwd.hip.in"
       }
-#line 670 "templates/gfx942/attn_fwd.hip.in"
+#line 749 "templates/gfx942/attn_fwd.hip.in"
       {
         const int tk = (int)(t - 64u);
-#line 674 "templates/gfx942/attn_fwd.hip.in"
+#line 753 "templates/gfx942/attn_fwd.hip.in"
         s[0][4][0] = 0 <= tk ? s[0][4][0] : -__builtin_inff();
-#line 674 "templates/gfx942/attn_fwd.hip.in"
+#line 753 "templates/gfx942/attn_fwd.hip.in"
         s[0][4][1] = 1 <= tk ? s[0][4][1] : -__builtin_inff();
-#line 674 "templates/gfx942/attn_fwd.hip.in"
+#line 753 "templates/gfx942/attn_fwd.hip.in"
         s[0][4][2] = 2 <= tk ? s[0][4][2] : -__builtin_inff();
-#line 674 "templates/gfx942/attn_fwd.hip.in"
+#line 753 "templates/gfx942/attn_fwd.hip.in"
         s[0][4][3] = 3 <= tk ? s[0][4][3] : -__builtin_inff();
-#line 674 "templates/gfx942/attn_fwd.hip.in"
+#line 753 "templates/gfx942/attn_fwd.hip.in"
         s[1][4][0] = -16 <= tk ? s[1][4][0] : -__builtin_inff();
-#line 674 "templates/gfx942/attn_fwd.hip.in"
+#line 753 "templates/gfx942/attn_fwd.hip.in"
         s[1][4][1] = -15 <= tk ? s[1][4][1] : -__builtin_inff();
-#line 674 "templates/gfx942/attn_fwd.hip.in"
+#line 753 "templates/gfx942/attn_fwd.hip.in"
         s[1][4][2] = -14 <= tk ? s[1][4][2] : -__builtin_inff();
-#line 674 "templates/gfx942/attn_fwd.hip.in"
+#line 753 "templates/gfx942/attn_fwd.hip.in"
         s[1][4][3] = -13 <= tk ? s[1][4][3] : -__builtin_inff();
-#line 677 "templates/gfx942/attn_fwd.hip.in"
+#line 756 "templates/gfx942/attn_fwd.hip.in"
       }
-#line 670 "templates/gfx942/attn_fwd.hip.in"
+#line 749 "templates/gfx942/attn_fwd.hip.in"
       {
         const int tk = (int)(t - 80u);
-#line 674 "templates/gfx942/attn_fwd.hip.in"
+#line 753 "templates/gfx942/attn_fwd.hip.in"
         s[0][5][0] = 0 <= tk ? s[0][5][0] : -__builtin_inff();
-#line 674 "templates/gfx942/attn_fwd.hip.in"
+#line 753 "templates/gfx942/attn_fwd.hip.in"
         s[0][5][1] = 1 <= tk ? s[0][5][1] : -__builtin_inff();
-#line 674 "templates/gfx942/attn_fwd.hip.in"
+#line 753 "templates/gfx942/attn_fwd.hip.in"
         s[0][5][2] = 2 <= tk ? s[0][5][2] : -__builtin_inff();
-#line 674 "templates/gfx942/attn_fwd.hip.in"
+#line 753 "templates/gfx942/attn_fwd.hip.in"
         s[0][5][3] = 3 <= tk ? s[0][5][3] : -__builtin_inff();
-#line 674 "templates/gfx942/attn_fwd.hip.in"
+#line 753 "templates/gfx942/attn_fwd.hip.in"
         s[1][5][0] = -16 <= tk ? s[1][5][0] : -__builtin_inff();
-#line 674 "templates/gfx942/attn_fwd.hip.in"
+#line 753 "templates/gfx942/attn_fwd.hip.in"
         s[1][5][1] = -15 <= tk ? s[1][5][1] : -__builtin_inff();
-#line 674 "templates/gfx942/attn_fwd.hip.in"
+#line 753 "templates/gfx942/attn_fwd.hip.in"
         s[1][5][2] = -14 <= tk ? s[1][5][2] : -__builtin_inff();
-#line 674 "templates/gfx942/attn_fwd.hip.in"
+#line 753 "templates/gfx942/attn_fwd.hip.in"
         s[1][5][3] = -13 <= tk ? s[1][5][3] : -__builtin_inff();
-#line 677 "templates/gfx942/attn_fwd.hip.in"
+#line 756 "templates/gfx942/attn_fwd.hip.in"
       }
-#line 679 "templates/gfx942/attn_fwd.hip.in"
+#line 758 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 681 "templates/gfx942/attn_fwd.hip.in"
+#line 760 "templates/gfx942/attn_fwd.hip.in"
     bool changed[2];
     float alpha[2];
-#line 689 "templates/gfx942/attn_fwd.hip.in"
+#line 768 "templates/gfx942/attn_fwd.hip.in"
     {
       float mx = s[0][0][0];
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][0][1]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][0][2]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][0][3]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][1][0]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][1][1]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][1][2]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][1][3]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][2][0]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][2][1]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][2][2]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][2][3]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][3][0]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][3][1]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][3][2]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][3][3]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][4][0]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][4][1]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][4][2]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][4][3]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][5][0]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][5][1]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][5][2]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][5][3]);
-#line 698 "templates/gfx942/attn_fwd.hip.in"
+#line 777 "templates/gfx942/attn_fwd.hip.in"
       const float mt = mx * sc;  // this lane's max of t = s * sc (exact: see above)
-#line 702 "templates/gfx942/attn_fwd.hip.in"
+#line 781 "templates/gfx942/attn_fwd.hip.in"
       changed[0] = ag_any(mt > m[0]);
       alpha[0] = 1.0f;
       if (changed[0]) {  // some row's max may rise: row max across the 4 lanes of each row
@@ -2325,58 +2329,58 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtna_q2_kv96_w8_nosplit_vt_causal_mfma_gf
         big_m = ag_any(!(__builtin_fabsf(m[0]) < 0x1p24f) || !(__builtin_fabsf(m[1]) < 0x1p24f));
       }
     }
-#line 689 "templates/gfx942/attn_fwd.hip.in"
+#line 768 "templates/gfx942/attn_fwd.hip.in"
     {
       float mx = s[1][0][0];
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][0][1]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][0][2]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][0][3]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][1][0]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][1][1]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][1][2]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][1][3]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][2][0]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][2][1]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][2][2]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][2][3]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][3][0]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][3][1]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][3][2]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][3][3]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][4][0]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][4][1]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][4][2]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][4][3]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][5][0]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][5][1]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][5][2]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][5][3]);
-#line 698 "templates/gfx942/attn_fwd.hip.in"
+#line 777 "templates/gfx942/attn_fwd.hip.in"
       const float mt = mx * sc;  // this lane's max of t = s * sc (exact: see above)
-#line 702 "templates/gfx942/attn_fwd.hip.in"
+#line 781 "templates/gfx942/attn_fwd.hip.in"
       changed[1] = ag_any(mt > m[1]);
       alpha[1] = 1.0f;
       if (changed[1]) {  // some row's max may rise: row max across the 4 lanes of each row
@@ -2395,74 +2399,74 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtna_q2_kv96_w8_nosplit_vt_causal_mfma_gf
         big_m = ag_any(!(__builtin_fabsf(m[0]) < 0x1p24f) || !(__builtin_fabsf(m[1]) < 0x1p24f));
       }
     }
-#line 748 "templates/gfx942/attn_fwd.hip.in"
+#line 827 "templates/gfx942/attn_fwd.hip.in"
     // Slow path (wave-uniform, never the steady state): rows with |m| >= 2^24 take
     // x = fl(s * sc) - m (there fl(max s * sc) = m may be more than 1/2 off the exact product,
     // and the fma form's x at the row's max, that error, made p = +Inf: scale 1e10 gave NaN
     // rows), and a zero scale in the last tile takes x = fma(t, 1, -m) (see above).
-#line 753 "templates/gfx942/attn_fwd.hip.in"
+#line 832 "templates/gfx942/attn_fwd.hip.in"
     const bool zero_tail = (tail || diag) && sc == 0.0f;
     if (big_m || zero_tail || diag) {
-#line 760 "templates/gfx942/attn_fwd.hip.in"
+#line 839 "templates/gfx942/attn_fwd.hip.in"
     {
-#line 762 "templates/gfx942/attn_fwd.hip.in"
+#line 841 "templates/gfx942/attn_fwd.hip.in"
       // a row that has seen no key yet (m = -inf): p = exp2(-inf) = 0, not exp2(-inf + inf)
       const float nm = m[0] == -__builtin_inff() ? 0.0f : -m[0];
-#line 767 "templates/gfx942/attn_fwd.hip.in"
+#line 846 "templates/gfx942/attn_fwd.hip.in"
       const bool big = !(__builtin_fabsf(m[0]) < 0x1p24f) && !zero_tail;
       if (big) {  // s -> t = fl(s * sc): x = fma(t, 1, -m) = t - m
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[0][0][0] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[0][0][1] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[0][0][2] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[0][0][3] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[0][1][0] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[0][1][1] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[0][1][2] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[0][1][3] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[0][2][0] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[0][2][1] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[0][2][2] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[0][2][3] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[0][3][0] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[0][3][1] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[0][3][2] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[0][3][3] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[0][4][0] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[0][4][1] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[0][4][2] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[0][4][3] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[0][5][0] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[0][5][1] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[0][5][2] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[0][5][3] *= sc;
-#line 774 "templates/gfx942/attn_fwd.hip.in"
+#line 853 "templates/gfx942/attn_fwd.hip.in"
       }
       const float scr = big || zero_tail ? 1.0f : sc;
-#line 777 "templates/gfx942/attn_fwd.hip.in"
+#line 856 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[0][0][0], scr, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[0][0][1], scr, nm));
@@ -2475,7 +2479,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtna_q2_kv96_w8_nosplit_vt_causal_mfma_gf
         p[0][0].x = ag_pack_p_rtna(p0, p1);
         p[0][0].y = ag_pack_p_rtna(p2, p3);
       }
-#line 777 "templates/gfx942/attn_fwd.hip.in"
+#line 856 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[0][1][0], scr, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[0][1][1], scr, nm));
@@ -2488,7 +2492,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtna_q2_kv96_w8_nosplit_vt_causal_mfma_gf
         p[0][1].x = ag_pack_p_rtna(p0, p1);
         p[0][1].y = ag_pack_p_rtna(p2, p3);
       }
-#line 777 "templates/gfx942/attn_fwd.hip.in"
+#line 856 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[0][2][0], scr, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[0][2][1], scr, nm));
@@ -2501,7 +2505,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtna_q2_kv96_w8_nosplit_vt_causal_mfma_gf
         p[0][2].x = ag_pack_p_rtna(p0, p1);
         p[0][2].y = ag_pack_p_rtna(p2, p3);
       }
-#line 777 "templates/gfx942/attn_fwd.hip.in"
+#line 856 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[0][3][0], scr, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[0][3][1], scr, nm));
@@ -2514,7 +2518,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtna_q2_kv96_w8_nosplit_vt_causal_mfma_gf
         p[0][3].x = ag_pack_p_rtna(p0, p1);
         p[0][3].y = ag_pack_p_rtna(p2, p3);
       }
-#line 777 "templates/gfx942/attn_fwd.hip.in"
+#line 856 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[0][4][0], scr, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[0][4][1], scr, nm));
@@ -2527,7 +2531,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtna_q2_kv96_w8_nosplit_vt_causal_mfma_gf
         p[0][4].x = ag_pack_p_rtna(p0, p1);
         p[0][4].y = ag_pack_p_rtna(p2, p3);
       }
-#line 777 "templates/gfx942/attn_fwd.hip.in"
+#line 856 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[0][5][0], scr, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[0][5][1], scr, nm));
@@ -2540,68 +2544,68 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtna_q2_kv96_w8_nosplit_vt_causal_mfma_gf
         p[0][5].x = ag_pack_p_rtna(p0, p1);
         p[0][5].y = ag_pack_p_rtna(p2, p3);
       }
-#line 790 "templates/gfx942/attn_fwd.hip.in"
+#line 869 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 760 "templates/gfx942/attn_fwd.hip.in"
+#line 839 "templates/gfx942/attn_fwd.hip.in"
     {
-#line 762 "templates/gfx942/attn_fwd.hip.in"
+#line 841 "templates/gfx942/attn_fwd.hip.in"
       // a row that has seen no key yet (m = -inf): p = exp2(-inf) = 0, not exp2(-inf + inf)
       const float nm = m[1] == -__builtin_inff() ? 0.0f : -m[1];
-#line 767 "templates/gfx942/attn_fwd.hip.in"
+#line 846 "templates/gfx942/attn_fwd.hip.in"
       const bool big = !(__builtin_fabsf(m[1]) < 0x1p24f) && !zero_tail;
       if (big) {  // s -> t = fl(s * sc): x = fma(t, 1, -m) = t - m
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[1][0][0] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[1][0][1] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[1][0][2] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[1][0][3] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[1][1][0] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[1][1][1] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[1][1][2] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[1][1][3] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[1][2][0] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[1][2][1] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[1][2][2] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[1][2][3] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[1][3][0] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[1][3][1] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[1][3][2] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[1][3][3] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[1][4][0] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[1][4][1] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[1][4][2] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[1][4][3] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[1][5][0] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[1][5][1] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[1][5][2] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[1][5][3] *= sc;
-#line 774 "templates/gfx942/attn_fwd.hip.in"
+#line 853 "templates/gfx942/attn_fwd.hip.in"
       }
       const float scr = big || zero_tail ? 1.0f : sc;
-#line 777 "templates/gfx942/attn_fwd.hip.in"
+#line 856 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[1][0][0], scr, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[1][0][1], scr, nm));
@@ -2614,7 +2618,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtna_q2_kv96_w8_nosplit_vt_causal_mfma_gf
         p[1][0].x = ag_pack_p_rtna(p0, p1);
         p[1][0].y = ag_pack_p_rtna(p2, p3);
       }
-#line 777 "templates/gfx942/attn_fwd.hip.in"
+#line 856 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[1][1][0], scr, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[1][1][1], scr, nm));
@@ -2627,7 +2631,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtna_q2_kv96_w8_nosplit_vt_causal_mfma_gf
         p[1][1].x = ag_pack_p_rtna(p0, p1);
         p[1][1].y = ag_pack_p_rtna(p2, p3);
       }
-#line 777 "templates/gfx942/attn_fwd.hip.in"
+#line 856 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[1][2][0], scr, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[1][2][1], scr, nm));
@@ -2640,7 +2644,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtna_q2_kv96_w8_nosplit_vt_causal_mfma_gf
         p[1][2].x = ag_pack_p_rtna(p0, p1);
         p[1][2].y = ag_pack_p_rtna(p2, p3);
       }
-#line 777 "templates/gfx942/attn_fwd.hip.in"
+#line 856 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[1][3][0], scr, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[1][3][1], scr, nm));
@@ -2653,7 +2657,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtna_q2_kv96_w8_nosplit_vt_causal_mfma_gf
         p[1][3].x = ag_pack_p_rtna(p0, p1);
         p[1][3].y = ag_pack_p_rtna(p2, p3);
       }
-#line 777 "templates/gfx942/attn_fwd.hip.in"
+#line 856 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[1][4][0], scr, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[1][4][1], scr, nm));
@@ -2666,7 +2670,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtna_q2_kv96_w8_nosplit_vt_causal_mfma_gf
         p[1][4].x = ag_pack_p_rtna(p0, p1);
         p[1][4].y = ag_pack_p_rtna(p2, p3);
       }
-#line 777 "templates/gfx942/attn_fwd.hip.in"
+#line 856 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[1][5][0], scr, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[1][5][1], scr, nm));
@@ -2679,14 +2683,14 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtna_q2_kv96_w8_nosplit_vt_causal_mfma_gf
         p[1][5].x = ag_pack_p_rtna(p0, p1);
         p[1][5].y = ag_pack_p_rtna(p2, p3);
       }
-#line 790 "templates/gfx942/attn_fwd.hip.in"
+#line 869 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 792 "templates/gfx942/attn_fwd.hip.in"
+#line 871 "templates/gfx942/attn_fwd.hip.in"
     } else {
-#line 794 "templates/gfx942/attn_fwd.hip.in"
+#line 873 "templates/gfx942/attn_fwd.hip.in"
     {
       const float nm = -m[0];
-#line 797 "templates/gfx942/attn_fwd.hip.in"
+#line 876 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[0][0][0], sc, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[0][0][1], sc, nm));
@@ -2699,7 +2703,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtna_q2_kv96_w8_nosplit_vt_causal_mfma_gf
         p[0][0].x = ag_pack_p_rtna(p0, p1);
         p[0][0].y = ag_pack_p_rtna(p2, p3);
       }
-#line 797 "templates/gfx942/attn_fwd.hip.in"
+#line 876 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[0][1][0], sc, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[0][1][1], sc, nm));
@@ -2712,7 +2716,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtna_q2_kv96_w8_nosplit_vt_causal_mfma_gf
         p[0][1].x = ag_pack_p_rtna(p0, p1);
         p[0][1].y = ag_pack_p_rtna(p2, p3);
       }
-#line 797 "templates/gfx942/attn_fwd.hip.in"
+#line 876 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[0][2][0], sc, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[0][2][1], sc, nm));
@@ -2725,7 +2729,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtna_q2_kv96_w8_nosplit_vt_causal_mfma_gf
         p[0][2].x = ag_pack_p_rtna(p0, p1);
         p[0][2].y = ag_pack_p_rtna(p2, p3);
       }
-#line 797 "templates/gfx942/attn_fwd.hip.in"
+#line 876 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[0][3][0], sc, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[0][3][1], sc, nm));
@@ -2738,7 +2742,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtna_q2_kv96_w8_nosplit_vt_causal_mfma_gf
         p[0][3].x = ag_pack_p_rtna(p0, p1);
         p[0][3].y = ag_pack_p_rtna(p2, p3);
       }
-#line 797 "templates/gfx942/attn_fwd.hip.in"
+#line 876 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[0][4][0], sc, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[0][4][1], sc, nm));
@@ -2751,7 +2755,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtna_q2_kv96_w8_nosplit_vt_causal_mfma_gf
         p[0][4].x = ag_pack_p_rtna(p0, p1);
         p[0][4].y = ag_pack_p_rtna(p2, p3);
       }
-#line 797 "templates/gfx942/attn_fwd.hip.in"
+#line 876 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[0][5][0], sc, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[0][5][1], sc, nm));
@@ -2764,12 +2768,12 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtna_q2_kv96_w8_nosplit_vt_causal_mfma_gf
         p[0][5].x = ag_pack_p_rtna(p0, p1);
         p[0][5].y = ag_pack_p_rtna(p2, p3);
       }
-#line 810 "templates/gfx942/attn_fwd.hip.in"
+#line 889 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 794 "templates/gfx942/attn_fwd.hip.in"
+#line 873 "templates/gfx942/attn_fwd.hip.in"
     {
       const float nm = -m[1];
-#line 797 "templates/gfx942/attn_fwd.hip.in"
+#line 876 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[1][0][0], sc, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[1][0][1], sc, nm));
@@ -2782,7 +2786,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtna_q2_kv96_w8_nosplit_vt_causal_mfma_gf
         p[1][0].x = ag_pack_p_rtna(p0, p1);
         p[1][0].y = ag_pack_p_rtna(p2, p3);
       }
-#line 797 "templates/gfx942/attn_fwd.hip.in"
+#line 876 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[1][1][0], sc, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[1][1][1], sc, nm));
@@ -2795,7 +2799,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtna_q2_kv96_w8_nosplit_vt_causal_mfma_gf
         p[1][1].x = ag_pack_p_rtna(p0, p1);
         p[1][1].y = ag_pack_p_rtna(p2, p3);
       }
-#line 797 "templates/gfx942/attn_fwd.hip.in"
+#line 876 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[1][2][0], sc, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[1][2][1], sc, nm));
@@ -2808,7 +2812,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtna_q2_kv96_w8_nosplit_vt_causal_mfma_gf
         p[1][2].x = ag_pack_p_rtna(p0, p1);
         p[1][2].y = ag_pack_p_rtna(p2, p3);
       }
-#line 797 "templates/gfx942/attn_fwd.hip.in"
+#line 876 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[1][3][0], sc, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[1][3][1], sc, nm));
@@ -2821,7 +2825,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtna_q2_kv96_w8_nosplit_vt_causal_mfma_gf
         p[1][3].x = ag_pack_p_rtna(p0, p1);
         p[1][3].y = ag_pack_p_rtna(p2, p3);
       }
-#line 797 "templates/gfx942/attn_fwd.hip.in"
+#line 876 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[1][4][0], sc, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[1][4][1], sc, nm));
@@ -2834,7 +2838,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtna_q2_kv96_w8_nosplit_vt_causal_mfma_gf
         p[1][4].x = ag_pack_p_rtna(p0, p1);
         p[1][4].y = ag_pack_p_rtna(p2, p3);
       }
-#line 797 "templates/gfx942/attn_fwd.hip.in"
+#line 876 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[1][5][0], sc, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[1][5][1], sc, nm));
@@ -2847,1821 +2851,1821 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtna_q2_kv96_w8_nosplit_vt_causal_mfma_gf
         p[1][5].x = ag_pack_p_rtna(p0, p1);
         p[1][5].y = ag_pack_p_rtna(p2, p3);
       }
-#line 810 "templates/gfx942/attn_fwd.hip.in"
+#line 889 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 812 "templates/gfx942/attn_fwd.hip.in"
+#line 891 "templates/gfx942/attn_fwd.hip.in"
     }
     // V_j for the P_j V_j product of the next X phase (S is dead now: registers are free)
-#line 521 "templates/gfx942/attn_fwd.hip.in"
+#line 564 "templates/gfx942/attn_fwd.hip.in"
     {
       const unsigned vo = v_lane + (kv0 + 0u) * 256u;
-#line 524 "templates/gfx942/attn_fwd.hip.in"
+#line 567 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<0>(vv[0][0], v_rsrc, vo);
-#line 524 "templates/gfx942/attn_fwd.hip.in"
+#line 567 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<1024>(vv[0][1], v_rsrc, vo);
-#line 524 "templates/gfx942/attn_fwd.hip.in"
+#line 567 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<2048>(vv[0][2], v_rsrc, vo);
-#line 524 "templates/gfx942/attn_fwd.hip.in"
+#line 567 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<3072>(vv[0][3], v_rsrc, vo);
-#line 526 "templates/gfx942/attn_fwd.hip.in"
+#line 569 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 521 "templates/gfx942/attn_fwd.hip.in"
+#line 564 "templates/gfx942/attn_fwd.hip.in"
     {
       const unsigned vo = v_lane + (kv0 + 16u) * 256u;
-#line 524 "templates/gfx942/attn_fwd.hip.in"
+#line 567 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<0>(vv[1][0], v_rsrc, vo);
-#line 524 "templates/gfx942/attn_fwd.hip.in"
+#line 567 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<1024>(vv[1][1], v_rsrc, vo);
-#line 524 "templates/gfx942/attn_fwd.hip.in"
+#line 567 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<2048>(vv[1][2], v_rsrc, vo);
-#line 524 "templates/gfx942/attn_fwd.hip.in"
+#line 567 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<3072>(vv[1][3], v_rsrc, vo);
-#line 526 "templates/gfx942/attn_fwd.hip.in"
+#line 569 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 521 "templates/gfx942/attn_fwd.hip.in"
+#line 564 "templates/gfx942/attn_fwd.hip.in"
     {
       const unsigned vo = v_lane + (kv0 + 32u) * 256u;
-#line 524 "templates/gfx942/attn_fwd.hip.in"
+#line 567 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<0>(vv[2][0], v_rsrc, vo);
-#line 524 "templates/gfx942/attn_fwd.hip.in"
+#line 567 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<1024>(vv[2][1], v_rsrc, vo);
-#line 524 "templates/gfx942/attn_fwd.hip.in"
+#line 567 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<2048>(vv[2][2], v_rsrc, vo);
-#line 524 "templates/gfx942/attn_fwd.hip.in"
+#line 567 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<3072>(vv[2][3], v_rsrc, vo);
-#line 526 "templates/gfx942/attn_fwd.hip.in"
+#line 569 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 817 "templates/gfx942/attn_fwd.hip.in"
+#line 900 "templates/gfx942/attn_fwd.hip.in"
     // O rows are 4g + i in the accumulator layout: fetch their alpha from lane 4g + i.
-#line 833 "templates/gfx942/attn_fwd.hip.in"
+#line 916 "templates/gfx942/attn_fwd.hip.in"
   }
-#line 864 "templates/gfx942/attn_fwd.hip.in"
+#line 947 "templates/gfx942/attn_fwd.hip.in"
     if (grp == 0u) {
       ag_s_waitcnt_vmcnt<12>();  // K_{j+1} (DMA issued in X_j, before V_j) has landed
       ag_s_barrier();
     } else if (jj + 1u < nt) {
       ag_s_barrier();
     }
-#line 905 "templates/gfx942/attn_fwd.hip.in"
+#line 988 "templates/gfx942/attn_fwd.hip.in"
     }
     for (unsigned jj = 1; jj < nt; ++jj) {
-#line 844 "templates/gfx942/attn_fwd.hip.in"
+#line 927 "templates/gfx942/attn_fwd.hip.in"
     const unsigned buf = (jj & 1u) * 26112u;
     // ---- X_j: MFMA phase
     ag_s_setprio<1>();
-#line 552 "templates/gfx942/attn_fwd.hip.in"
+#line 631 "templates/gfx942/attn_fwd.hip.in"
   {
     ag_u32x2 bv[2];
-#line 541 "templates/gfx942/attn_fwd.hip.in"
+#line 620 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_vmcnt<8>(vv[0][0], vv[0][1], vv[0][2], vv[0][3]);
-#line 544 "templates/gfx942/attn_fwd.hip.in"
+#line 623 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[0][0][0];
     bv[1].y = vv[0][0][1];
-#line 544 "templates/gfx942/attn_fwd.hip.in"
+#line 623 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[0][0][2];
     bv[0].y = vv[0][0][3];
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][0], p[0][0], bv[1]);
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][0], p[1][0], bv[1]);
-#line 544 "templates/gfx942/attn_fwd.hip.in"
+#line 623 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[0][1][0];
     bv[1].y = vv[0][1][1];
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][1], p[0][0], bv[0]);
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][1], p[1][0], bv[0]);
-#line 544 "templates/gfx942/attn_fwd.hip.in"
+#line 623 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[0][1][2];
     bv[0].y = vv[0][1][3];
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][2], p[0][0], bv[1]);
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][2], p[1][0], bv[1]);
-#line 544 "templates/gfx942/attn_fwd.hip.in"
+#line 623 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[0][2][0];
     bv[1].y = vv[0][2][1];
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][3], p[0][0], bv[0]);
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][3], p[1][0], bv[0]);
-#line 544 "templates/gfx942/attn_fwd.hip.in"
+#line 623 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[0][2][2];
     bv[0].y = vv[0][2][3];
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][4], p[0][0], bv[1]);
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][4], p[1][0], bv[1]);
-#line 544 "templates/gfx942/attn_fwd.hip.in"
+#line 623 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[0][3][0];
     bv[1].y = vv[0][3][1];
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][5], p[0][0], bv[0]);
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][5], p[1][0], bv[0]);
-#line 544 "templates/gfx942/attn_fwd.hip.in"
+#line 623 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[0][3][2];
     bv[0].y = vv[0][3][3];
-#line 521 "templates/gfx942/attn_fwd.hip.in"
+#line 564 "templates/gfx942/attn_fwd.hip.in"
     {
       const unsigned vo = v_lane + ((kv_begin + (jj - 1u) * 96u) + 48u) * 256u;
-#line 524 "templates/gfx942/attn_fwd.hip.in"
+#line 567 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<0>(vv[0][0], v_rsrc, vo);
-#line 524 "templates/gfx942/attn_fwd.hip.in"
+#line 567 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<1024>(vv[0][1], v_rsrc, vo);
-#line 524 "templates/gfx942/attn_fwd.hip.in"
+#line 567 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<2048>(vv[0][2], v_rsrc, vo);
-#line 524 "templates/gfx942/attn_fwd.hip.in"
+#line 567 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<3072>(vv[0][3], v_rsrc, vo);
-#line 526 "templates/gfx942/attn_fwd.hip.in"
+#line 569 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][6], p[0][0], bv[1]);
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][6], p[1][0], bv[1]);
-#line 541 "templates/gfx942/attn_fwd.hip.in"
+#line 620 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_vmcnt<8>(vv[1][0], vv[1][1], vv[1][2], vv[1][3]);
-#line 544 "templates/gfx942/attn_fwd.hip.in"
+#line 623 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[1][0][0];
     bv[1].y = vv[1][0][1];
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][7], p[0][0], bv[0]);
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][7], p[1][0], bv[0]);
-#line 544 "templates/gfx942/attn_fwd.hip.in"
+#line 623 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[1][0][2];
     bv[0].y = vv[1][0][3];
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][0], p[0][1], bv[1]);
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][0], p[1][1], bv[1]);
-#line 544 "templates/gfx942/attn_fwd.hip.in"
+#line 623 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[1][1][0];
     bv[1].y = vv[1][1][1];
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][1], p[0][1], bv[0]);
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][1], p[1][1], bv[0]);
-#line 544 "templates/gfx942/attn_fwd.hip.in"
+#line 623 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[1][1][2];
     bv[0].y = vv[1][1][3];
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][2], p[0][1], bv[1]);
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][2], p[1][1], bv[1]);
-#line 544 "templates/gfx942/attn_fwd.hip.in"
+#line 623 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[1][2][0];
     bv[1].y = vv[1][2][1];
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][3], p[0][1], bv[0]);
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][3], p[1][1], bv[0]);
-#line 544 "templates/gfx942/attn_fwd.hip.in"
+#line 623 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[1][2][2];
     bv[0].y = vv[1][2][3];
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][4], p[0][1], bv[1]);
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][4], p[1][1], bv[1]);
-#line 544 "templates/gfx942/attn_fwd.hip.in"
+#line 623 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[1][3][0];
     bv[1].y = vv[1][3][1];
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][5], p[0][1], bv[0]);
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][5], p[1][1], bv[0]);
-#line 544 "templates/gfx942/attn_fwd.hip.in"
+#line 623 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[1][3][2];
     bv[0].y = vv[1][3][3];
-#line 521 "templates/gfx942/attn_fwd.hip.in"
+#line 564 "templates/gfx942/attn_fwd.hip.in"
     {
       const unsigned vo = v_lane + ((kv_begin + (jj - 1u) * 96u) + 64u) * 256u;
-#line 524 "templates/gfx942/attn_fwd.hip.in"
+#line 567 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<0>(vv[1][0], v_rsrc, vo);
-#line 524 "templates/gfx942/attn_fwd.hip.in"
+#line 567 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<1024>(vv[1][1], v_rsrc, vo);
-#line 524 "templates/gfx942/attn_fwd.hip.in"
+#line 567 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<2048>(vv[1][2], v_rsrc, vo);
-#line 524 "templates/gfx942/attn_fwd.hip.in"
+#line 567 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<3072>(vv[1][3], v_rsrc, vo);
-#line 526 "templates/gfx942/attn_fwd.hip.in"
+#line 569 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][6], p[0][1], bv[1]);
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][6], p[1][1], bv[1]);
-#line 541 "templates/gfx942/attn_fwd.hip.in"
+#line 620 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_vmcnt<8>(vv[2][0], vv[2][1], vv[2][2], vv[2][3]);
-#line 544 "templates/gfx942/attn_fwd.hip.in"
+#line 623 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[2][0][0];
     bv[1].y = vv[2][0][1];
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][7], p[0][1], bv[0]);
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][7], p[1][1], bv[0]);
-#line 544 "templates/gfx942/attn_fwd.hip.in"
+#line 623 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[2][0][2];
     bv[0].y = vv[2][0][3];
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][0], p[0][2], bv[1]);
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][0], p[1][2], bv[1]);
-#line 544 "templates/gfx942/attn_fwd.hip.in"
+#line 623 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[2][1][0];
     bv[1].y = vv[2][1][1];
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][1], p[0][2], bv[0]);
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][1], p[1][2], bv[0]);
-#line 544 "templates/gfx942/attn_fwd.hip.in"
+#line 623 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[2][1][2];
     bv[0].y = vv[2][1][3];
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][2], p[0][2], bv[1]);
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][2], p[1][2], bv[1]);
-#line 544 "templates/gfx942/attn_fwd.hip.in"
+#line 623 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[2][2][0];
     bv[1].y = vv[2][2][1];
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][3], p[0][2], bv[0]);
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][3], p[1][2], bv[0]);
-#line 544 "templates/gfx942/attn_fwd.hip.in"
+#line 623 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[2][2][2];
     bv[0].y = vv[2][2][3];
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][4], p[0][2], bv[1]);
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][4], p[1][2], bv[1]);
-#line 544 "templates/gfx942/attn_fwd.hip.in"
+#line 623 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[2][3][0];
     bv[1].y = vv[2][3][1];
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][5], p[0][2], bv[0]);
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][5], p[1][2], bv[0]);
-#line 544 "templates/gfx942/attn_fwd.hip.in"
+#line 623 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[2][3][2];
     bv[0].y = vv[2][3][3];
-#line 521 "templates/gfx942/attn_fwd.hip.in"
+#line 564 "templates/gfx942/attn_fwd.hip.in"
     {
       const unsigned vo = v_lane + ((kv_begin + (jj - 1u) * 96u) + 80u) * 256u;
-#line 524 "templates/gfx942/attn_fwd.hip.in"
+#line 567 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<0>(vv[2][0], v_rsrc, vo);
-#line 524 "templates/gfx942/attn_fwd.hip.in"
+#line 567 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<1024>(vv[2][1], v_rsrc, vo);
-#line 524 "templates/gfx942/attn_fwd.hip.in"
+#line 567 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<2048>(vv[2][2], v_rsrc, vo);
-#line 524 "templates/gfx942/attn_fwd.hip.in"
+#line 567 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<3072>(vv[2][3], v_rsrc, vo);
-#line 526 "templates/gfx942/attn_fwd.hip.in"
+#line 569 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][6], p[0][2], bv[1]);
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][6], p[1][2], bv[1]);
-#line 541 "templates/gfx942/attn_fwd.hip.in"
+#line 620 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_vmcnt<8>(vv[0][0], vv[0][1], vv[0][2], vv[0][3]);
-#line 544 "templates/gfx942/attn_fwd.hip.in"
+#line 623 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[0][0][0];
     bv[1].y = vv[0][0][1];
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][7], p[0][2], bv[0]);
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][7], p[1][2], bv[0]);
-#line 544 "templates/gfx942/attn_fwd.hip.in"
+#line 623 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[0][0][2];
     bv[0].y = vv[0][0][3];
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][0], p[0][3], bv[1]);
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][0], p[1][3], bv[1]);
-#line 544 "templates/gfx942/attn_fwd.hip.in"
+#line 623 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[0][1][0];
     bv[1].y = vv[0][1][1];
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][1], p[0][3], bv[0]);
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][1], p[1][3], bv[0]);
-#line 544 "templates/gfx942/attn_fwd.hip.in"
+#line 623 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[0][1][2];
     bv[0].y = vv[0][1][3];
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][2], p[0][3], bv[1]);
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][2], p[1][3], bv[1]);
-#line 544 "templates/gfx942/attn_fwd.hip.in"
+#line 623 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[0][2][0];
     bv[1].y = vv[0][2][1];
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][3], p[0][3], bv[0]);
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][3], p[1][3], bv[0]);
-#line 544 "templates/gfx942/attn_fwd.hip.in"
+#line 623 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[0][2][2];
     bv[0].y = vv[0][2][3];
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][4], p[0][3], bv[1]);
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][4], p[1][3], bv[1]);
-#line 544 "templates/gfx942/attn_fwd.hip.in"
+#line 623 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[0][3][0];
     bv[1].y = vv[0][3][1];
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][5], p[0][3], bv[0]);
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][5], p[1][3], bv[0]);
-#line 544 "templates/gfx942/attn_fwd.hip.in"
+#line 623 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[0][3][2];
     bv[0].y = vv[0][3][3];
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][6], p[0][3], bv[1]);
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][6], p[1][3], bv[1]);
-#line 541 "templates/gfx942/attn_fwd.hip.in"
+#line 620 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_vmcnt<4>(vv[1][0], vv[1][1], vv[1][2], vv[1][3]);
-#line 544 "templates/gfx942/attn_fwd.hip.in"
+#line 623 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[1][0][0];
     bv[1].y = vv[1][0][1];
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][7], p[0][3], bv[0]);
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][7], p[1][3], bv[0]);
-#line 544 "templates/gfx942/attn_fwd.hip.in"
+#line 623 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[1][0][2];
     bv[0].y = vv[1][0][3];
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][0], p[0][4], bv[1]);
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][0], p[1][4], bv[1]);
-#line 544 "templates/gfx942/attn_fwd.hip.in"
+#line 623 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[1][1][0];
     bv[1].y = vv[1][1][1];
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][1], p[0][4], bv[0]);
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][1], p[1][4], bv[0]);
-#line 544 "templates/gfx942/attn_fwd.hip.in"
+#line 623 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[1][1][2];
     bv[0].y = vv[1][1][3];
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][2], p[0][4], bv[1]);
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][2], p[1][4], bv[1]);
-#line 544 "templates/gfx942/attn_fwd.hip.in"
+#line 623 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[1][2][0];
     bv[1].y = vv[1][2][1];
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][3], p[0][4], bv[0]);
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][3], p[1][4], bv[0]);
-#line 544 "templates/gfx942/attn_fwd.hip.in"
+#line 623 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[1][2][2];
     bv[0].y = vv[1][2][3];
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][4], p[0][4], bv[1]);
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][4], p[1][4], bv[1]);
-#line 544 "templates/gfx942/attn_fwd.hip.in"
+#line 623 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[1][3][0];
     bv[1].y = vv[1][3][1];
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][5], p[0][4], bv[0]);
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][5], p[1][4], bv[0]);
-#line 544 "templates/gfx942/attn_fwd.hip.in"
+#line 623 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[1][3][2];
     bv[0].y = vv[1][3][3];
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][6], p[0][4], bv[1]);
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][6], p[1][4], bv[1]);
-#line 541 "templates/gfx942/attn_fwd.hip.in"
+#line 620 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_vmcnt<0>(vv[2][0], vv[2][1], vv[2][2], vv[2][3]);
-#line 544 "templates/gfx942/attn_fwd.hip.in"
+#line 623 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[2][0][0];
     bv[1].y = vv[2][0][1];
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][7], p[0][4], bv[0]);
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][7], p[1][4], bv[0]);
-#line 544 "templates/gfx942/attn_fwd.hip.in"
+#line 623 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[2][0][2];
     bv[0].y = vv[2][0][3];
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][0], p[0][5], bv[1]);
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][0], p[1][5], bv[1]);
-#line 544 "templates/gfx942/attn_fwd.hip.in"
+#line 623 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[2][1][0];
     bv[1].y = vv[2][1][1];
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][1], p[0][5], bv[0]);
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][1], p[1][5], bv[0]);
-#line 544 "templates/gfx942/attn_fwd.hip.in"
+#line 623 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[2][1][2];
     bv[0].y = vv[2][1][3];
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][2], p[0][5], bv[1]);
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][2], p[1][5], bv[1]);
-#line 544 "templates/gfx942/attn_fwd.hip.in"
+#line 623 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[2][2][0];
     bv[1].y = vv[2][2][1];
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][3], p[0][5], bv[0]);
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][3], p[1][5], bv[0]);
-#line 544 "templates/gfx942/attn_fwd.hip.in"
+#line 623 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[2][2][2];
     bv[0].y = vv[2][2][3];
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][4], p[0][5], bv[1]);
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][4], p[1][5], bv[1]);
-#line 544 "templates/gfx942/attn_fwd.hip.in"
+#line 623 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[2][3][0];
     bv[1].y = vv[2][3][1];
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][5], p[0][5], bv[0]);
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][5], p[1][5], bv[0]);
-#line 544 "templates/gfx942/attn_fwd.hip.in"
+#line 623 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[2][3][2];
     bv[0].y = vv[2][3][3];
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][6], p[0][5], bv[1]);
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][6], p[1][5], bv[1]);
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][7], p[0][5], bv[0]);
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][7], p[1][5], bv[0]);
-#line 561 "templates/gfx942/attn_fwd.hip.in"
+#line 640 "templates/gfx942/attn_fwd.hip.in"
   }
-#line 850 "templates/gfx942/attn_fwd.hip.in"
+#line 933 "templates/gfx942/attn_fwd.hip.in"
     if (grp == 0u) {  // K_{j+1} into the other buffer (B issued its share in Y_{j-1})
-#line 433 "templates/gfx942/attn_fwd.hip.in"
+#line 469 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 1u) * 96u + wave + 0u) * kv_rs,
                            lds + (26112u - buf) + (wave + 0u) * 272u);
-#line 433 "templates/gfx942/attn_fwd.hip.in"
+#line 469 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 1u) * 96u + wave + 8u) * kv_rs,
                            lds + (26112u - buf) + (wave + 8u) * 272u);
-#line 433 "templates/gfx942/attn_fwd.hip.in"
+#line 469 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 1u) * 96u + wave + 16u) * kv_rs,
                            lds + (26112u - buf) + (wave + 16u) * 272u);
-#line 433 "templates/gfx942/attn_fwd.hip.in"
+#line 469 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 1u) * 96u + wave + 24u) * kv_rs,
                            lds + (26112u - buf) + (wave + 24u) * 272u);
-#line 433 "templates/gfx942/attn_fwd.hip.in"
+#line 469 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 1u) * 96u + wave + 32u) * kv_rs,
                            lds + (26112u - buf) + (wave + 32u) * 272u);
-#line 433 "templates/gfx942/attn_fwd.hip.in"
+#line 469 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 1u) * 96u + wave + 40u) * kv_rs,
                            lds + (26112u - buf) + (wave + 40u) * 272u);
-#line 433 "templates/gfx942/attn_fwd.hip.in"
+#line 469 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 1u) * 96u + wave + 48u) * kv_rs,
                            lds + (26112u - buf) + (wave + 48u) * 272u);
-#line 433 "templates/gfx942/attn_fwd.hip.in"
+#line 469 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 1u) * 96u + wave + 56u) * kv_rs,
                            lds + (26112u - buf) + (wave + 56u) * 272u);
-#line 433 "templates/gfx942/attn_fwd.hip.in"
+#line 469 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 1u) * 96u + wave + 64u) * kv_rs,
                            lds + (26112u - buf) + (wave + 64u) * 272u);
-#line 433 "templates/gfx942/attn_fwd.hip.in"
+#line 469 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 1u) * 96u + wave + 72u) * kv_rs,
                            lds + (26112u - buf) + (wave + 72u) * 272u);
-#line 433 "templates/gfx942/attn_fwd.hip.in"
+#line 469 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 1u) * 96u + wave + 80u) * kv_rs,
                            lds + (26112u - buf) + (wave + 80u) * 272u);
-#line 433 "templates/gfx942/attn_fwd.hip.in"
+#line 469 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 1u) * 96u + wave + 88u) * kv_rs,
                            lds + (26112u - buf) + (wave + 88u) * 272u);
-#line 852 "templates/gfx942/attn_fwd.hip.in"
+#line 935 "templates/gfx942/attn_fwd.hip.in"
     } else {
       ag_s_waitcnt_vmcnt<0>();  // K_{j+1} (DMA issued in Y_{j-1}) lands before the barrier
     }
-#line 574 "templates/gfx942/attn_fwd.hip.in"
+#line 653 "templates/gfx942/attn_fwd.hip.in"
   {
     ag_u32x4 kf[3];
-#line 572 "templates/gfx942/attn_fwd.hip.in"
+#line 651 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<0>(kf[1], k_rd + buf);
-#line 572 "templates/gfx942/attn_fwd.hip.in"
+#line 651 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<4352>(kf[2], k_rd + buf);
-#line 579 "templates/gfx942/attn_fwd.hip.in"
+#line 658 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[1]);
-#line 581 "templates/gfx942/attn_fwd.hip.in"
+#line 660 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][0], kf[1][1]};
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][0][0], qv[0][0][1]};
-#line 586 "templates/gfx942/attn_fwd.hip.in"
+#line 665 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16_zero(s[0][0], ka, qf0);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][0][0], qv[1][0][1]};
-#line 586 "templates/gfx942/attn_fwd.hip.in"
+#line 665 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16_zero(s[1][0], ka, qf1);
-#line 591 "templates/gfx942/attn_fwd.hip.in"
+#line 670 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 581 "templates/gfx942/attn_fwd.hip.in"
+#line 660 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][2], kf[1][3]};
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][0][2], qv[0][0][3]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][0], ka, qf0);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][0][2], qv[1][0][3]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][0], ka, qf1);
-#line 591 "templates/gfx942/attn_fwd.hip.in"
+#line 670 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 572 "templates/gfx942/attn_fwd.hip.in"
+#line 651 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<8704>(kf[0], k_rd + buf);
-#line 579 "templates/gfx942/attn_fwd.hip.in"
+#line 658 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[2]);
-#line 581 "templates/gfx942/attn_fwd.hip.in"
+#line 660 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][0], kf[2][1]};
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][0][0], qv[0][0][1]};
-#line 586 "templates/gfx942/attn_fwd.hip.in"
+#line 665 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16_zero(s[0][1], ka, qf0);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][0][0], qv[1][0][1]};
-#line 586 "templates/gfx942/attn_fwd.hip.in"
+#line 665 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16_zero(s[1][1], ka, qf1);
-#line 591 "templates/gfx942/attn_fwd.hip.in"
+#line 670 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 581 "templates/gfx942/attn_fwd.hip.in"
+#line 660 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][2], kf[2][3]};
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][0][2], qv[0][0][3]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][1], ka, qf0);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][0][2], qv[1][0][3]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][1], ka, qf1);
-#line 591 "templates/gfx942/attn_fwd.hip.in"
+#line 670 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 572 "templates/gfx942/attn_fwd.hip.in"
+#line 651 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<13056>(kf[1], k_rd + buf);
-#line 579 "templates/gfx942/attn_fwd.hip.in"
+#line 658 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[0]);
-#line 581 "templates/gfx942/attn_fwd.hip.in"
+#line 660 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][0], kf[0][1]};
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][0][0], qv[0][0][1]};
-#line 586 "templates/gfx942/attn_fwd.hip.in"
+#line 665 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16_zero(s[0][2], ka, qf0);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][0][0], qv[1][0][1]};
-#line 586 "templates/gfx942/attn_fwd.hip.in"
+#line 665 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16_zero(s[1][2], ka, qf1);
-#line 591 "templates/gfx942/attn_fwd.hip.in"
+#line 670 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 581 "templates/gfx942/attn_fwd.hip.in"
+#line 660 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][2], kf[0][3]};
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][0][2], qv[0][0][3]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][2], ka, qf0);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][0][2], qv[1][0][3]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][2], ka, qf1);
-#line 591 "templates/gfx942/attn_fwd.hip.in"
+#line 670 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 572 "templates/gfx942/attn_fwd.hip.in"
+#line 651 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<17408>(kf[2], k_rd + buf);
-#line 579 "templates/gfx942/attn_fwd.hip.in"
+#line 658 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[1]);
-#line 581 "templates/gfx942/attn_fwd.hip.in"
+#line 660 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][0], kf[1][1]};
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][0][0], qv[0][0][1]};
-#line 586 "templates/gfx942/attn_fwd.hip.in"
+#line 665 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16_zero(s[0][3], ka, qf0);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][0][0], qv[1][0][1]};
-#line 586 "templates/gfx942/attn_fwd.hip.in"
+#line 665 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16_zero(s[1][3], ka, qf1);
-#line 591 "templates/gfx942/attn_fwd.hip.in"
+#line 670 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 581 "templates/gfx942/attn_fwd.hip.in"
+#line 660 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][2], kf[1][3]};
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][0][2], qv[0][0][3]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][3], ka, qf0);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][0][2], qv[1][0][3]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][3], ka, qf1);
-#line 591 "templates/gfx942/attn_fwd.hip.in"
+#line 670 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 572 "templates/gfx942/attn_fwd.hip.in"
+#line 651 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<21760>(kf[0], k_rd + buf);
-#line 579 "templates/gfx942/attn_fwd.hip.in"
+#line 658 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[2]);
-#line 581 "templates/gfx942/attn_fwd.hip.in"
+#line 660 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][0], kf[2][1]};
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][0][0], qv[0][0][1]};
-#line 586 "templates/gfx942/attn_fwd.hip.in"
+#line 665 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16_zero(s[0][4], ka, qf0);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][0][0], qv[1][0][1]};
-#line 586 "templates/gfx942/attn_fwd.hip.in"
+#line 665 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16_zero(s[1][4], ka, qf1);
-#line 591 "templates/gfx942/attn_fwd.hip.in"
+#line 670 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 581 "templates/gfx942/attn_fwd.hip.in"
+#line 660 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][2], kf[2][3]};
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][0][2], qv[0][0][3]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][4], ka, qf0);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][0][2], qv[1][0][3]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][4], ka, qf1);
-#line 591 "templates/gfx942/attn_fwd.hip.in"
+#line 670 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 572 "templates/gfx942/attn_fwd.hip.in"
+#line 651 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<64>(kf[1], k_rd + buf);
-#line 579 "templates/gfx942/attn_fwd.hip.in"
+#line 658 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[0]);
-#line 581 "templates/gfx942/attn_fwd.hip.in"
+#line 660 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][0], kf[0][1]};
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][0][0], qv[0][0][1]};
-#line 586 "templates/gfx942/attn_fwd.hip.in"
+#line 665 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16_zero(s[0][5], ka, qf0);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][0][0], qv[1][0][1]};
-#line 586 "templates/gfx942/attn_fwd.hip.in"
+#line 665 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16_zero(s[1][5], ka, qf1);
-#line 591 "templates/gfx942/attn_fwd.hip.in"
+#line 670 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 581 "templates/gfx942/attn_fwd.hip.in"
+#line 660 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][2], kf[0][3]};
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][0][2], qv[0][0][3]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][5], ka, qf0);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][0][2], qv[1][0][3]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][5], ka, qf1);
-#line 591 "templates/gfx942/attn_fwd.hip.in"
+#line 670 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 572 "templates/gfx942/attn_fwd.hip.in"
+#line 651 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<4416>(kf[2], k_rd + buf);
-#line 579 "templates/gfx942/attn_fwd.hip.in"
+#line 658 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[1]);
-#line 581 "templates/gfx942/attn_fwd.hip.in"
+#line 660 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][0], kf[1][1]};
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][1][0], qv[0][1][1]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][0], ka, qf0);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][1][0], qv[1][1][1]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][0], ka, qf1);
-#line 591 "templates/gfx942/attn_fwd.hip.in"
+#line 670 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 581 "templates/gfx942/attn_fwd.hip.in"
+#line 660 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][2], kf[1][3]};
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][1][2], qv[0][1][3]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][0], ka, qf0);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][1][2], qv[1][1][3]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][0], ka, qf1);
-#line 591 "templates/gfx942/attn_fwd.hip.in"
+#line 670 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 572 "templates/gfx942/attn_fwd.hip.in"
+#line 651 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<8768>(kf[0], k_rd + buf);
-#line 579 "templates/gfx942/attn_fwd.hip.in"
+#line 658 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[2]);
-#line 581 "templates/gfx942/attn_fwd.hip.in"
+#line 660 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][0], kf[2][1]};
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][1][0], qv[0][1][1]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][1], ka, qf0);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][1][0], qv[1][1][1]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][1], ka, qf1);
-#line 591 "templates/gfx942/attn_fwd.hip.in"
+#line 670 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 581 "templates/gfx942/attn_fwd.hip.in"
+#line 660 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][2], kf[2][3]};
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][1][2], qv[0][1][3]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][1], ka, qf0);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][1][2], qv[1][1][3]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][1], ka, qf1);
-#line 591 "templates/gfx942/attn_fwd.hip.in"
+#line 670 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 572 "templates/gfx942/attn_fwd.hip.in"
+#line 651 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<13120>(kf[1], k_rd + buf);
-#line 579 "templates/gfx942/attn_fwd.hip.in"
+#line 658 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[0]);
-#line 581 "templates/gfx942/attn_fwd.hip.in"
+#line 660 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][0], kf[0][1]};
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][1][0], qv[0][1][1]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][2], ka, qf0);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][1][0], qv[1][1][1]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][2], ka, qf1);
-#line 591 "templates/gfx942/attn_fwd.hip.in"
+#line 670 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 581 "templates/gfx942/attn_fwd.hip.in"
+#line 660 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][2], kf[0][3]};
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][1][2], qv[0][1][3]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][2], ka, qf0);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][1][2], qv[1][1][3]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][2], ka, qf1);
-#line 591 "templates/gfx942/attn_fwd.hip.in"
+#line 670 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 572 "templates/gfx942/attn_fwd.hip.in"
+#line 651 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<17472>(kf[2], k_rd + buf);
-#line 579 "templates/gfx942/attn_fwd.hip.in"
+#line 658 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[1]);
-#line 581 "templates/gfx942/attn_fwd.hip.in"
+#line 660 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][0], kf[1][1]};
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][1][0], qv[0][1][1]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][3], ka, qf0);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][1][0], qv[1][1][1]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][3], ka, qf1);
-#line 591 "templates/gfx942/attn_fwd.hip.in"
+#line 670 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 581 "templates/gfx942/attn_fwd.hip.in"
+#line 660 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][2], kf[1][3]};
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][1][2], qv[0][1][3]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][3], ka, qf0);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][1][2], qv[1][1][3]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][3], ka, qf1);
-#line 591 "templates/gfx942/attn_fwd.hip.in"
+#line 670 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 572 "templates/gfx942/attn_fwd.hip.in"
+#line 651 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<21824>(kf[0], k_rd + buf);
-#line 579 "templates/gfx942/attn_fwd.hip.in"
+#line 658 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[2]);
-#line 581 "templates/gfx942/attn_fwd.hip.in"
+#line 660 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][0], kf[2][1]};
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][1][0], qv[0][1][1]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][4], ka, qf0);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][1][0], qv[1][1][1]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][4], ka, qf1);
-#line 591 "templates/gfx942/attn_fwd.hip.in"
+#line 670 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 581 "templates/gfx942/attn_fwd.hip.in"
+#line 660 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][2], kf[2][3]};
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][1][2], qv[0][1][3]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][4], ka, qf0);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][1][2], qv[1][1][3]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][4], ka, qf1);
-#line 591 "templates/gfx942/attn_fwd.hip.in"
+#line 670 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 572 "templates/gfx942/attn_fwd.hip.in"
+#line 651 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<128>(kf[1], k_rd + buf);
-#line 579 "templates/gfx942/attn_fwd.hip.in"
+#line 658 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[0]);
-#line 581 "templates/gfx942/attn_fwd.hip.in"
+#line 660 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][0], kf[0][1]};
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][1][0], qv[0][1][1]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][5], ka, qf0);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][1][0], qv[1][1][1]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][5], ka, qf1);
-#line 591 "templates/gfx942/attn_fwd.hip.in"
+#line 670 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 581 "templates/gfx942/attn_fwd.hip.in"
+#line 660 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][2], kf[0][3]};
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][1][2], qv[0][1][3]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][5], ka, qf0);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][1][2], qv[1][1][3]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][5], ka, qf1);
-#line 591 "templates/gfx942/attn_fwd.hip.in"
+#line 670 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 572 "templates/gfx942/attn_fwd.hip.in"
+#line 651 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<4480>(kf[2], k_rd + buf);
-#line 579 "templates/gfx942/attn_fwd.hip.in"
+#line 658 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[1]);
-#line 581 "templates/gfx942/attn_fwd.hip.in"
+#line 660 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][0], kf[1][1]};
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][2][0], qv[0][2][1]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][0], ka, qf0);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][2][0], qv[1][2][1]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][0], ka, qf1);
-#line 591 "templates/gfx942/attn_fwd.hip.in"
+#line 670 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 581 "templates/gfx942/attn_fwd.hip.in"
+#line 660 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][2], kf[1][3]};
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][2][2], qv[0][2][3]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][0], ka, qf0);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][2][2], qv[1][2][3]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][0], ka, qf1);
-#line 591 "templates/gfx942/attn_fwd.hip.in"
+#line 670 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 572 "templates/gfx942/attn_fwd.hip.in"
+#line 651 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<8832>(kf[0], k_rd + buf);
-#line 579 "templates/gfx942/attn_fwd.hip.in"
+#line 658 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[2]);
-#line 581 "templates/gfx942/attn_fwd.hip.in"
+#line 660 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][0], kf[2][1]};
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][2][0], qv[0][2][1]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][1], ka, qf0);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][2][0], qv[1][2][1]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][1], ka, qf1);
-#line 591 "templates/gfx942/attn_fwd.hip.in"
+#line 670 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 581 "templates/gfx942/attn_fwd.hip.in"
+#line 660 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][2], kf[2][3]};
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][2][2], qv[0][2][3]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][1], ka, qf0);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][2][2], qv[1][2][3]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][1], ka, qf1);
-#line 591 "templates/gfx942/attn_fwd.hip.in"
+#line 670 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 572 "templates/gfx942/attn_fwd.hip.in"
+#line 651 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<13184>(kf[1], k_rd + buf);
-#line 579 "templates/gfx942/attn_fwd.hip.in"
+#line 658 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[0]);
-#line 581 "templates/gfx942/attn_fwd.hip.in"
+#line 660 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][0], kf[0][1]};
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][2][0], qv[0][2][1]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][2], ka, qf0);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][2][0], qv[1][2][1]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][2], ka, qf1);
-#line 591 "templates/gfx942/attn_fwd.hip.in"
+#line 670 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 581 "templates/gfx942/attn_fwd.hip.in"
+#line 660 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][2], kf[0][3]};
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][2][2], qv[0][2][3]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][2], ka, qf0);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][2][2], qv[1][2][3]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][2], ka, qf1);
-#line 591 "templates/gfx942/attn_fwd.hip.in"
+#line 670 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 572 "templates/gfx942/attn_fwd.hip.in"
+#line 651 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<17536>(kf[2], k_rd + buf);
-#line 579 "templates/gfx942/attn_fwd.hip.in"
+#line 658 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[1]);
-#line 581 "templates/gfx942/attn_fwd.hip.in"
+#line 660 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][0], kf[1][1]};
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][2][0], qv[0][2][1]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][3], ka, qf0);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][2][0], qv[1][2][1]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][3], ka, qf1);
-#line 591 "templates/gfx942/attn_fwd.hip.in"
+#line 670 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 581 "templates/gfx942/attn_fwd.hip.in"
+#line 660 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][2], kf[1][3]};
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][2][2], qv[0][2][3]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][3], ka, qf0);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][2][2], qv[1][2][3]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][3], ka, qf1);
-#line 591 "templates/gfx942/attn_fwd.hip.in"
+#line 670 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 572 "templates/gfx942/attn_fwd.hip.in"
+#line 651 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<21888>(kf[0], k_rd + buf);
-#line 579 "templates/gfx942/attn_fwd.hip.in"
+#line 658 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[2]);
-#line 581 "templates/gfx942/attn_fwd.hip.in"
+#line 660 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][0], kf[2][1]};
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][2][0], qv[0][2][1]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][4], ka, qf0);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][2][0], qv[1][2][1]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][4], ka, qf1);
-#line 591 "templates/gfx942/attn_fwd.hip.in"
+#line 670 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 581 "templates/gfx942/attn_fwd.hip.in"
+#line 660 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][2], kf[2][3]};
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][2][2], qv[0][2][3]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][4], ka, qf0);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][2][2], qv[1][2][3]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][4], ka, qf1);
-#line 591 "templates/gfx942/attn_fwd.hip.in"
+#line 670 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 572 "templates/gfx942/attn_fwd.hip.in"
+#line 651 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<192>(kf[1], k_rd + buf);
-#line 579 "templates/gfx942/attn_fwd.hip.in"
+#line 658 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[0]);
-#line 581 "templates/gfx942/attn_fwd.hip.in"
+#line 660 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][0], kf[0][1]};
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][2][0], qv[0][2][1]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][5], ka, qf0);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][2][0], qv[1][2][1]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][5], ka, qf1);
-#line 591 "templates/gfx942/attn_fwd.hip.in"
+#line 670 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 581 "templates/gfx942/attn_fwd.hip.in"
+#line 660 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][2], kf[0][3]};
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][2][2], qv[0][2][3]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][5], ka, qf0);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][2][2], qv[1][2][3]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][5], ka, qf1);
-#line 591 "templates/gfx942/attn_fwd.hip.in"
+#line 670 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 572 "templates/gfx942/attn_fwd.hip.in"
+#line 651 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<4544>(kf[2], k_rd + buf);
-#line 579 "templates/gfx942/attn_fwd.hip.in"
+#line 658 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[1]);
-#line 581 "templates/gfx942/attn_fwd.hip.in"
+#line 660 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][0], kf[1][1]};
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][3][0], qv[0][3][1]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][0], ka, qf0);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][3][0], qv[1][3][1]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][0], ka, qf1);
-#line 591 "templates/gfx942/attn_fwd.hip.in"
+#line 670 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 581 "templates/gfx942/attn_fwd.hip.in"
+#line 660 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][2], kf[1][3]};
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][3][2], qv[0][3][3]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][0], ka, qf0);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][3][2], qv[1][3][3]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][0], ka, qf1);
-#line 591 "templates/gfx942/attn_fwd.hip.in"
+#line 670 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 572 "templates/gfx942/attn_fwd.hip.in"
+#line 651 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<8896>(kf[0], k_rd + buf);
-#line 579 "templates/gfx942/attn_fwd.hip.in"
+#line 658 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[2]);
-#line 581 "templates/gfx942/attn_fwd.hip.in"
+#line 660 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][0], kf[2][1]};
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][3][0], qv[0][3][1]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][1], ka, qf0);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][3][0], qv[1][3][1]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][1], ka, qf1);
-#line 591 "templates/gfx942/attn_fwd.hip.in"
+#line 670 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 581 "templates/gfx942/attn_fwd.hip.in"
+#line 660 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][2], kf[2][3]};
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][3][2], qv[0][3][3]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][1], ka, qf0);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][3][2], qv[1][3][3]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][1], ka, qf1);
-#line 591 "templates/gfx942/attn_fwd.hip.in"
+#line 670 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 572 "templates/gfx942/attn_fwd.hip.in"
+#line 651 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<13248>(kf[1], k_rd + buf);
-#line 579 "templates/gfx942/attn_fwd.hip.in"
+#line 658 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[0]);
-#line 581 "templates/gfx942/attn_fwd.hip.in"
+#line 660 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][0], kf[0][1]};
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][3][0], qv[0][3][1]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][2], ka, qf0);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][3][0], qv[1][3][1]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][2], ka, qf1);
-#line 591 "templates/gfx942/attn_fwd.hip.in"
+#line 670 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 581 "templates/gfx942/attn_fwd.hip.in"
+#line 660 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][2], kf[0][3]};
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][3][2], qv[0][3][3]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][2], ka, qf0);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][3][2], qv[1][3][3]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][2], ka, qf1);
-#line 591 "templates/gfx942/attn_fwd.hip.in"
+#line 670 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 572 "templates/gfx942/attn_fwd.hip.in"
+#line 651 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<17600>(kf[2], k_rd + buf);
-#line 579 "templates/gfx942/attn_fwd.hip.in"
+#line 658 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[1]);
-#line 581 "templates/gfx942/attn_fwd.hip.in"
+#line 660 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][0], kf[1][1]};
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][3][0], qv[0][3][1]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][3], ka, qf0);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][3][0], qv[1][3][1]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][3], ka, qf1);
-#line 591 "templates/gfx942/attn_fwd.hip.in"
+#line 670 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 581 "templates/gfx942/attn_fwd.hip.in"
+#line 660 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][2], kf[1][3]};
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][3][2], qv[0][3][3]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][3], ka, qf0);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][3][2], qv[1][3][3]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][3], ka, qf1);
-#line 591 "templates/gfx942/attn_fwd.hip.in"
+#line 670 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 572 "templates/gfx942/attn_fwd.hip.in"
+#line 651 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<21952>(kf[0], k_rd + buf);
-#line 579 "templates/gfx942/attn_fwd.hip.in"
+#line 658 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[2]);
-#line 581 "templates/gfx942/attn_fwd.hip.in"
+#line 660 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][0], kf[2][1]};
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][3][0], qv[0][3][1]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][4], ka, qf0);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][3][0], qv[1][3][1]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][4], ka, qf1);
-#line 591 "templates/gfx942/attn_fwd.hip.in"
+#line 670 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 581 "templates/gfx942/attn_fwd.hip.in"
+#line 660 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][2], kf[2][3]};
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][3][2], qv[0][3][3]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][4], ka, qf0);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][3][2], qv[1][3][3]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][4], ka, qf1);
-#line 591 "templates/gfx942/attn_fwd.hip.in"
+#line 670 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 579 "templates/gfx942/attn_fwd.hip.in"
+#line 658 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<0>(kf[0]);
-#line 581 "templates/gfx942/attn_fwd.hip.in"
+#line 660 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][0], kf[0][1]};
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][3][0], qv[0][3][1]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][5], ka, qf0);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][3][0], qv[1][3][1]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][5], ka, qf1);
-#line 591 "templates/gfx942/attn_fwd.hip.in"
+#line 670 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 581 "templates/gfx942/attn_fwd.hip.in"
+#line 660 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][2], kf[0][3]};
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][3][2], qv[0][3][3]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][5], ka, qf0);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][3][2], qv[1][3][3]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][5], ka, qf1);
-#line 591 "templates/gfx942/attn_fwd.hip.in"
+#line 670 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 595 "templates/gfx942/attn_fwd.hip.in"
+#line 674 "templates/gfx942/attn_fwd.hip.in"
   }
-#line 856 "templates/gfx942/attn_fwd.hip.in"
+#line 939 "templates/gfx942/attn_fwd.hip.in"
     ag_s_setprio<0>();
     ag_mfma_drain(s[0][0], s[0][1], s[0][2], s[0][3], s[0][4], s[0][5], s[1][0], s[1][1], s[1][2], s[1][3], s[1][4], s[1][5], o[0][0], o[0][1], o[0][2], o[0][3], o[0][4], o[0][5], o[0][6], o[0][7], o[1][0], o[1][1], o[1][2], o[1][3], o[1][4], o[1][5], o[1][6], o[1][7]);
     ag_s_barrier();
     // ---- Y_j: softmax phase
     if (grp == 1u) {  // K_{j+2} into this buffer (everyone is done with K_j)
-#line 433 "templates/gfx942/attn_fwd.hip.in"
+#line 469 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 2u) * 96u + wave + 0u) * kv_rs,
                            lds + buf + (wave + 0u) * 272u);
-#line 433 "templates/gfx942/attn_fwd.hip.in"
+#line 469 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 2u) * 96u + wave + 8u) * kv_rs,
                            lds + buf + (wave + 8u) * 272u);
-#line 433 "templates/gfx942/attn_fwd.hip.in"
+#line 469 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 2u) * 96u + wave + 16u) * kv_rs,
                            lds + buf + (wave + 16u) * 272u);
-#line 433 "templates/gfx942/attn_fwd.hip.in"
+#line 469 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 2u) * 96u + wave + 24u) * kv_rs,
                            lds + buf + (wave + 24u) * 272u);
-#line 433 "templates/gfx942/attn_fwd.hip.in"
+#line 469 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 2u) * 96u + wave + 32u) * kv_rs,
                            lds + buf + (wave + 32u) * 272u);
-#line 433 "templates/gfx942/attn_fwd.hip.in"
+#line 469 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 2u) * 96u + wave + 40u) * kv_rs,
                            lds + buf + (wave + 40u) * 272u);
-#line 433 "templates/gfx942/attn_fwd.hip.in"
+#line 469 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 2u) * 96u + wave + 48u) * kv_rs,
                            lds + buf + (wave + 48u) * 272u);
-#line 433 "templates/gfx942/attn_fwd.hip.in"
+#line 469 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 2u) * 96u + wave + 56u) * kv_rs,
                            lds + buf + (wave + 56u) * 272u);
-#line 433 "templates/gfx942/attn_fwd.hip.in"
+#line 469 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 2u) * 96u + wave + 64u) * kv_rs,
                            lds + buf + (wave + 64u) * 272u);
-#line 433 "templates/gfx942/attn_fwd.hip.in"
+#line 469 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 2u) * 96u + wave + 72u) * kv_rs,
                            lds + buf + (wave + 72u) * 272u);
-#line 433 "templates/gfx942/attn_fwd.hip.in"
+#line 469 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 2u) * 96u + wave + 80u) * kv_rs,
                            lds + buf + (wave + 80u) * 272u);
-#line 433 "templates/gfx942/attn_fwd.hip.in"
+#line 469 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 2u) * 96u + wave + 88u) * kv_rs,
                            lds + buf + (wave + 88u) * 272u);
-#line 862 "templates/gfx942/attn_fwd.hip.in"
+#line 945 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 618 "templates/gfx942/attn_fwd.hip.in"
+#line 697 "templates/gfx942/attn_fwd.hip.in"
   {
-#line 622 "templates/gfx942/attn_fwd.hip.in"
+#line 701 "templates/gfx942/attn_fwd.hip.in"
     const unsigned kv0 = kv_begin + jj * 96u;
-#line 624 "templates/gfx942/attn_fwd.hip.in"
+#line 703 "templates/gfx942/attn_fwd.hip.in"
     const bool tail = kv0 + 96u > kv_end;
     if (tail) {  // last, partial tile: keys >= kv_end do not exist
       // With a zero scale the scores become t = s * 0 (0, or NaN for an infinite s) before
       // the keys past kv_end are set to -inf (fma(-inf, 0, -m) = NaN made every row NaN); the
       // slow path below then takes x = fma(t, 1, -m) = -m = fma(s, 0, -m) for the others.
       if (sc == 0.0f) {
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[0][0][0] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[0][0][1] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[0][0][2] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[0][0][3] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[0][1][0] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[0][1][1] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[0][1][2] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[0][1][3] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[0][2][0] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[0][2][1] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[0][2][2] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[0][2][3] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[0][3][0] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[0][3][1] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[0][3][2] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[0][3][3] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[0][4][0] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[0][4][1] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[0][4][2] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[0][4][3] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[0][5][0] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[0][5][1] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[0][5][2] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[0][5][3] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[1][0][0] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[1][0][1] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[1][0][2] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[1][0][3] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[1][1][0] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[1][1][1] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[1][1][2] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[1][1][3] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[1][2][0] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[1][2][1] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[1][2][2] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[1][2][3] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[1][3][0] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[1][3][1] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[1][3][2] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[1][3][3] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[1][4][0] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[1][4][1] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[1][4][2] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[1][4][3] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[1][5][0] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[1][5][1] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[1][5][2] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[1][5][3] *= sc;
-#line 637 "templates/gfx942/attn_fwd.hip.in"
+#line 716 "templates/gfx942/attn_fwd.hip.in"
       }
       // g recomputed here: the kernel's g, kept live across the loop for this rare block,
       // made clang-17 (hipcc/hiprtc 5.7) spill a VGPR in rtna tail (tests/test_rocm.c)
       const unsigned g_tail = ag_lane_id_here() >> 4;
-#line 643 "templates/gfx942/attn_fwd.hip.in"
+#line 722 "templates/gfx942/attn_fwd.hip.in"
       const bool valid0_0 = kv0 + 0u + 4u * g_tail < kv_end;
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[0][0][0] = valid0_0 ? s[0][0][0] : -__builtin_inff();
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[1][0][0] = valid0_0 ? s[1][0][0] : -__builtin_inff();
-#line 643 "templates/gfx942/attn_fwd.hip.in"
+#line 722 "templates/gfx942/attn_fwd.hip.in"
       const bool valid0_1 = kv0 + 1u + 4u * g_tail < kv_end;
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[0][0][1] = valid0_1 ? s[0][0][1] : -__builtin_inff();
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[1][0][1] = valid0_1 ? s[1][0][1] : -__builtin_inff();
-#line 643 "templates/gfx942/attn_fwd.hip.in"
+#line 722 "templates/gfx942/attn_fwd.hip.in"
       const bool valid0_2 = kv0 + 2u + 4u * g_tail < kv_end;
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[0][0][2] = valid0_2 ? s[0][0][2] : -__builtin_inff();
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[1][0][2] = valid0_2 ? s[1][0][2] : -__builtin_inff();
-#line 643 "templates/gfx942/attn_fwd.hip.in"
+#line 722 "templates/gfx942/attn_fwd.hip.in"
       const bool valid0_3 = kv0 + 3u + 4u * g_tail < kv_end;
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[0][0][3] = valid0_3 ? s[0][0][3] : -__builtin_inff();
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[1][0][3] = valid0_3 ? s[1][0][3] : -__builtin_inff();
-#line 643 "templates/gfx942/attn_fwd.hip.in"
+#line 722 "templates/gfx942/attn_fwd.hip.in"
       const bool valid1_0 = kv0 + 16u + 4u * g_tail < kv_end;
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[0][1][0] = valid1_0 ? s[0][1][0] : -__builtin_inff();
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[1][1][0] = valid1_0 ? s[1][1][0] : -__builtin_inff();
-#line 643 "templates/gfx942/attn_fwd.hip.in"
+#line 722 "templates/gfx942/attn_fwd.hip.in"
       const bool valid1_1 = kv0 + 17u + 4u * g_tail < kv_end;
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[0][1][1] = valid1_1 ? s[0][1][1] : -__builtin_inff();
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[1][1][1] = valid1_1 ? s[1][1][1] : -__builtin_inff();
-#line 643 "templates/gfx942/attn_fwd.hip.in"
+#line 722 "templates/gfx942/attn_fwd.hip.in"
       const bool valid1_2 = kv0 + 18u + 4u * g_tail < kv_end;
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[0][1][2] = valid1_2 ? s[0][1][2] : -__builtin_inff();
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[1][1][2] = valid1_2 ? s[1][1][2] : -__builtin_inff();
-#line 643 "templates/gfx942/attn_fwd.hip.in"
+#line 722 "templates/gfx942/attn_fwd.hip.in"
       const bool valid1_3 = kv0 + 19u + 4u * g_tail < kv_end;
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[0][1][3] = valid1_3 ? s[0][1][3] : -__builtin_inff();
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[1][1][3] = valid1_3 ? s[1][1][3] : -__builtin_inff();
-#line 643 "templates/gfx942/attn_fwd.hip.in"
+#line 722 "templates/gfx942/attn_fwd.hip.in"
       const bool valid2_0 = kv0 + 32u + 4u * g_tail < kv_end;
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[0][2][0] = valid2_0 ? s[0][2][0] : -__builtin_inff();
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[1][2][0] = valid2_0 ? s[1][2][0] : -__builtin_inff();
-#line 643 "templates/gfx942/attn_fwd.hip.in"
+#line 722 "templates/gfx942/attn_fwd.hip.in"
       const bool valid2_1 = kv0 + 33u + 4u * g_tail < kv_end;
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[0][2][1] = valid2_1 ? s[0][2][1] : -__builtin_inff();
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[1][2][1] = valid2_1 ? s[1][2][1] : -__builtin_inff();
-#line 643 "templates/gfx942/attn_fwd.hip.in"
+#line 722 "templates/gfx942/attn_fwd.hip.in"
       const bool valid2_2 = kv0 + 34u + 4u * g_tail < kv_end;
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[0][2][2] = valid2_2 ? s[0][2][2] : -__builtin_inff();
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[1][2][2] = valid2_2 ? s[1][2][2] : -__builtin_inff();
-#line 643 "templates/gfx942/attn_fwd.hip.in"
+#line 722 "templates/gfx942/attn_fwd.hip.in"
       const bool valid2_3 = kv0 + 35u + 4u * g_tail < kv_end;
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[0][2][3] = valid2_3 ? s[0][2][3] : -__builtin_inff();
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[1][2][3] = valid2_3 ? s[1][2][3] : -__builtin_inff();
-#line 643 "templates/gfx942/attn_fwd.hip.in"
+#line 722 "templates/gfx942/attn_fwd.hip.in"
       const bool valid3_0 = kv0 + 48u + 4u * g_tail < kv_end;
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[0][3][0] = valid3_0 ? s[0][3][0] : -__builtin_inff();
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[1][3][0] = valid3_0 ? s[1][3][0] : -__builtin_inff();
-#line 643 "templates/gfx942/attn_fwd.hip.in"
+#line 722 "templates/gfx942/attn_fwd.hip.in"
       const bool valid3_1 = kv0 + 49u + 4u * g_tail < kv_end;
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[0][3][1] = valid3_1 ? s[0][3][1] : -__builtin_inff();
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[1][3][1] = valid3_1 ? s[1][3][1] : -__builtin_inff();
-#line 643 "templates/gfx942/attn_fwd.hip.in"
+#line 722 "templates/gfx942/attn_fwd.hip.in"
       const bool valid3_2 = kv0 + 50u + 4u * g_tail < kv_end;
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[0][3][2] = valid3_2 ? s[0][3][2] : -__builtin_inff();
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[1][3][2] = valid3_2 ? s[1][3][2] : -__builtin_inff();
-#line 643 "templates/gfx942/attn_fwd.hip.in"
+#line 722 "templates/gfx942/attn_fwd.hip.in"
       const bool valid3_3 = kv0 + 51u + 4u * g_tail < kv_end;
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[0][3][3] = valid3_3 ? s[0][3][3] : -__builtin_inff();
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[1][3][3] = valid3_3 ? s[1][3][3] : -__builtin_inff();
-#line 643 "templates/gfx942/attn_fwd.hip.in"
+#line 722 "templates/gfx942/attn_fwd.hip.in"
       const bool valid4_0 = kv0 + 64u + 4u * g_tail < kv_end;
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[0][4][0] = valid4_0 ? s[0][4][0] : -__builtin_inff();
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[1][4][0] = valid4_0 ? s[1][4][0] : -__builtin_inff();
-#line 643 "templates/gfx942/attn_fwd.hip.in"
+#line 722 "templates/gfx942/attn_fwd.hip.in"
       const bool valid4_1 = kv0 + 65u + 4u * g_tail < kv_end;
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[0][4][1] = valid4_1 ? s[0][4][1] : -__builtin_inff();
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[1][4][1] = valid4_1 ? s[1][4][1] : -__builtin_inff();
-#line 643 "templates/gfx942/attn_fwd.hip.in"
+#line 722 "templates/gfx942/attn_fwd.hip.in"
       const bool valid4_2 = kv0 + 66u + 4u * g_tail < kv_end;
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[0][4][2] = valid4_2 ? s[0][4][2] : -__builtin_inff();
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[1][4][2] = valid4_2 ? s[1][4][2] : -__builtin_inff();
-#line 643 "templates/gfx942/attn_fwd.hip.in"
+#line 722 "templates/gfx942/attn_fwd.hip.in"
       const bool valid4_3 = kv0 + 67u + 4u * g_tail < kv_end;
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[0][4][3] = valid4_3 ? s[0][4][3] : -__builtin_inff();
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[1][4][3] = valid4_3 ? s[1][4][3] : -__builtin_inff();
-#line 643 "templates/gfx942/attn_fwd.hip.in"
+#line 722 "templates/gfx942/attn_fwd.hip.in"
       const bool valid5_0 = kv0 + 80u + 4u * g_tail < kv_end;
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[0][5][0] = valid5_0 ? s[0][5][0] : -__builtin_inff();
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[1][5][0] = valid5_0 ? s[1][5][0] : -__builtin_inff();
-#line 643 "templates/gfx942/attn_fwd.hip.in"
+#line 722 "templates/gfx942/attn_fwd.hip.in"
       const bool valid5_1 = kv0 + 81u + 4u * g_tail < kv_end;
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[0][5][1] = valid5_1 ? s[0][5][1] : -__builtin_inff();
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[1][5][1] = valid5_1 ? s[1][5][1] : -__builtin_inff();
-#line 643 "templates/gfx942/attn_fwd.hip.in"
+#line 722 "templates/gfx942/attn_fwd.hip.in"
       const bool valid5_2 = kv0 + 82u + 4u * g_tail < kv_end;
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[0][5][2] = valid5_2 ? s[0][5][2] : -__builtin_inff();
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[1][5][2] = valid5_2 ? s[1][5][2] : -__builtin_inff();
-#line 643 "templates/gfx942/attn_fwd.hip.in"
+#line 722 "templates/gfx942/attn_fwd.hip.in"
       const bool valid5_3 = kv0 + 83u + 4u * g_tail < kv_end;
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[0][5][3] = valid5_3 ? s[0][5][3] : -__builtin_inff();
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[1][5][3] = valid5_3 ? s[1][5][3] : -__builtin_inff();
-#line 649 "templates/gfx942/attn_fwd.hip.in"
+#line 728 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 651 "templates/gfx942/attn_fwd.hip.in"
+#line 730 "templates/gfx942/attn_fwd.hip.in"
     // a tile reaching past this wave's first row's diagonal: key kv0 + 16kb + 4g + i is
     // seen by row q_row0 + 16qt + c iff 16kb + i - 16qt <= t (t per lane, below)
     const bool diag = (int)(kv0 + 96u) > diag_lim;
     if (diag) {
       if (sc == 0.0f) {  // as in the tail: t = s * 0 before the masked keys become -inf
-#line 659 "templates/gfx942/attn_fwd.hip.in"
+#line 738 "templates/gfx942/attn_fwd.hip.in"
         s[0][0][0] *= sc;
-#line 659 "templates/gfx942/attn_fwd.hip.in"
+#line 738 "templates/gfx942/attn_fwd.hip.in"
         s[0][0][1] *= sc;
-#line 659 "templates/gfx942/attn_fwd.hip.in"
+#line 738 "templates/gfx942/attn_fwd.hip.in"
         s[0][0][2] *= sc;
-#line 659 "templates/gfx942/attn_fwd.hip.in"
+#line 738 "templates/gfx942/attn_fwd.hip.in"
         s[0][0][3] *= sc;
-#line 659 "templates/gfx942/attn_fwd.hip.in"
+#line 738 "templates/gfx942/attn_fwd.hip.in"
         s[0][1][0] *= sc;
-#line 659 "templates/gfx942/attn_fwd.hip.in"
+#line 738 "templates/gfx942/attn_fwd.hip.in"
         s[0][1][1] *= sc;
-#line 659 "templates/gfx942/attn_fwd.hip.in"
+#line 738 "templates/gfx942/attn_fwd.hip.in"
         s[0][1][2] *= sc;
-#line 659 "templates/gfx942/attn_fwd.hip.in"
+#line 738 "templates/gfx942/attn_fwd.hip.in"
         s[0][1][3] *= sc;
-#line 659 "templates/gfx942/attn_fwd.hip.in"
+#line 738 "templates/gfx942/attn_fwd.hip.in"
         s[0][2][0] *= sc;
-#line 659 "templates/gfx942/attn_fwd.hip.in"
+#line 738 "templates/gfx942/attn_fwd.hip.in"
         s[0][2][1] *= sc;
-#line 659 "templates/gfx942/attn_fwd.hip.in"
+#line 738 "templates/gfx942/attn_fwd.hip.in"
         s[0][2][2] *= sc;
-#line 659 "templates/gfx942/attn_fwd.hip.in"
+#line 738 "templates/gfx942/attn_fwd.hip.in"
         s[0][2][3] *= sc;
-#line 659 "templates/gfx942/attn_fwd.hip.in"
+#line 738 "templates/gfx942/attn_fwd.hip.in"
         s[0][3][0] *= sc;
-#line 659 "templates/gfx942/attn_fwd.hip.in"
+#line 738 "templates/gfx942/attn_fwd.hip.in"
         s[0][3][1] *= sc;
-#line 659 "templates/gfx942/attn_fwd.hip.in"
+#line 738 "templates/gfx942/attn_fwd.hip.in"
         s[0][3][2] *= sc;
-#line 659 "templates/gfx942/attn_fwd.hip.in"
+#line 738 "templates/gfx942/attn_fwd.hip.in"
         s[0][3][3] *= sc;
-#line 659 "templates/gfx942/attn_fwd.hip.in"
+#line 738 "templates/gfx942/attn_fwd.hip.in"
         s[0][4][0] *= sc;
-#line 659 "templates/gfx942/attn_fwd.hip.in"
+#line 738 "templates/gfx942/attn_fwd.hip.in"
         s[0][4][1] *= sc;
-#line 659 "templates/gfx942/attn_fwd.hip.in"
+#line 738 "templates/gfx942/attn_fwd.hip.in"
         s[0][4][2] *= sc;
-#line 659 "templates/gfx942/attn_fwd.hip.in"
+#line 738 "templates/gfx942/attn_fwd.hip.in"
         s[0][4][3] *= sc;
-#line 659 "templates/gfx942/attn_fwd.hip.in"
+#line 738 "templates/gfx942/attn_fwd.hip.in"
         s[0][5][0] *= sc;
-#line 659 "templates/gfx942/attn_fwd.hip.in"
+#line 738 "templates/gfx942/attn_fwd.hip.in"
         s[0][5][1] *= sc;
-#line 659 "templates/gfx942/attn_fwd.hip.in"
+#line 738 "templates/gfx942/attn_fwd.hip.in"
         s[0][5][2] *= sc;
-#line 659 "templates/gfx942/attn_fwd.hip.in"
+#line 738 "templates/gfx942/attn_fwd.hip.in"
         s[0][5][3] *= sc;
-#line 659 "templates/gfx942/attn_fwd.hip.in"
+#line 738 "templates/gfx942/attn_fwd.hip.in"
         s[1][0][0] *= sc;
-#line 659 "templates/gfx942/attn_fwd.hip.in"
+#line 738 "templates/gfx942/attn_fwd.hip.in"
         s[1][0][1] *= sc;
-#line 659 "templates/gfx942/attn_fwd.hip.in"
+#line 738 "templates/gfx942/attn_fwd.hip.in"
         s[1][0][2] *= sc;
-#line 659 "templates/gfx942/attn_fwd.hip.in"
+#line 738 "templates/gfx942/attn_fwd.hip.in"
         s[1][0][3] *= sc;
-#line 659 "templates/gfx942/attn_fwd.hip.in"
+#line 738 "templates/gfx942/attn_fwd.hip.in"
         s[1][1][0] *= sc;
-#line 659 "templates/gfx942/attn_fwd.hip.in"
+#line 738 "templates/gfx942/attn_fwd.hip.in"
         s[1][1][1] *= sc;
-#line 659 "templates/gfx942/attn_fwd.hip.in"
+#line 738 "templates/gfx942/attn_fwd.hip.in"
         s[1][1][2] *= sc;
-#line 659 "templates/gfx942/attn_fwd.hip.in"
+#line 738 "templates/gfx942/attn_fwd.hip.in"
         s[1][1][3] *= sc;
-#line 659 "templates/gfx942/attn_fwd.hip.in"
+#line 738 "templates/gfx942/attn_fwd.hip.in"
         s[1][2][0] *= sc;
-#line 659 "templates/gfx942/attn_fwd.hip.in"
+#line 738 "templates/gfx942/attn_fwd.hip.in"
         s[1][2][1] *= sc;
-#line 659 "templates/gfx942/attn_fwd.hip.in"
+#line 738 "templates/gfx942/attn_fwd.hip.in"
         s[1][2][2] *= sc;
-#line 659 "templates/gfx942/attn_fwd.hip.in"
+#line 738 "templates/gfx942/attn_fwd.hip.in"
         s[1][2][3] *= sc;
-#line 659 "templates/gfx942/attn_fwd.hip.in"
+#line 738 "templates/gfx942/attn_fwd.hip.in"
         s[1][3][0] *= sc;
-#line 659 "templates/gfx942/attn_fwd.hip.in"
+#line 738 "templates/gfx942/attn_fwd.hip.in"
         s[1][3][1] *= sc;
-#line 659 "templates/gfx942/attn_fwd.hip.in"
+#line 738 "templates/gfx942/attn_fwd.hip.in"
         s[1][3][2] *= sc;
-#line 659 "templates/gfx942/attn_fwd.hip.in"
+#line 738 "templates/gfx942/attn_fwd.hip.in"
         s[1][3][3] *= sc;
-#line 659 "templates/gfx942/attn_fwd.hip.in"
+#line 738 "templates/gfx942/attn_fwd.hip.in"
         s[1][4][0] *= sc;
-#line 659 "templates/gfx942/attn_fwd.hip.in"
+#line 738 "templates/gfx942/attn_fwd.hip.in"
         s[1][4][1] *= sc;
-#line 659 "templates/gfx942/attn_fwd.hip.in"
+#line 738 "templates/gfx942/attn_fwd.hip.in"
         s[1][4][2] *= sc;
-#line 659 "templates/gfx942/attn_fwd.hip.in"
+#line 738 "templates/gfx942/attn_fwd.hip.in"
         s[1][4][3] *= sc;
-#line 659 "templates/gfx942/attn_fwd.hip.in"
+#line 738 "templates/gfx942/attn_fwd.hip.in"
         s[1][5][0] *= sc;
-#line 659 "templates/gfx942/attn_fwd.hip.in"
+#line 738 "templates/gfx942/attn_fwd.hip.in"
         s[1][5][1] *= sc;
-#line 659 "templates/gfx942/attn_fwd.hip.in"
+#line 738 "templates/gfx942/attn_fwd.hip.in"
         s[1][5][2] *= sc;
-#line 659 "templates/gfx942/attn_fwd.hip.in"
+#line 738 "templates/gfx942/attn_fwd.hip.in"
         s[1][5][3] *= sc;
-#line 663 "templates/gfx942/attn_fwd.hip.in"
+#line 742 "templates/gfx942/attn_fwd.hip.in"
       }
       // per 16-key block kb: tk = t - 16kb, so that the constants i - 16qt are inline ones
       // (literals past 64 were hoisted into SGPRs and spilled); unsigned, so the compiler
       // cannot fold the subtraction back into the constants
       const unsigned ln = ag_lane_id_here();
       const unsigned t = (unsigned)(diag_lim - 1) + (ln & 15u) - kv0 - 4u * (ln >> 4);
-#line 670 "templates/gfx942/attn_fwd.hip.in"
+#line 749 "templates/gfx942/attn_fwd.hip.in"
       {
         const int tk = (int)(t - 0u);
-#line 674 "templates/gfx942/attn_fwd.hip.in"
+#line 753 "templates/gfx942/attn_fwd.hip.in"
         s[0][0][0] = 0 <= tk ? s[0][0][0] : -__builtin_inff();
-#line 674 "templates/gfx942/attn_fwd.hip.in"
+#line 753 "templates/gfx942/attn_fwd.hip.in"
         s[0][0][1] = 1 <= tk ? s[0][0][1] : -__builtin_inff();
-#line 674 "templates/gfx942/attn_fwd.hip.in"
+#line 753 "templates/gfx942/attn_fwd.hip.in"
         s[0][0][2] = 2 <= tk ? s[0][0][2] : -__builtin_inff();
-#line 674 "templates/gfx942/attn_fwd.hip.in"
+#line 753 "templates/gfx942/attn_fwd.hip.in"
         s[0][0][3] = 3 <= tk ? s[0][0][3] : -__builtin_inff();
-#line 674 "templates/gfx942/attn_fwd.hip.in"
+#line 753 "templates/gfx942/attn_fwd.hip.in"
         s[1][0][0] = -16 <= tk ? s[1][0][0] : -__builtin_inff();
-#line 674 "templates/gfx942/attn_fwd.hip.in"
+#line 753 "templates/gfx942/attn_fwd.hip.in"
         s[1][0][1] = -15 <= tk ? s[1][0][1] : -__builtin_inff();
-#line 674 "templates/gfx942/attn_fwd.hip.in"
+#line 753 "templates/gfx942/attn_fwd.hip.in"
         s[1][0][2] = -14 <= tk ? s[1][0][2] : -__builtin_inff();
-#line 674 "templates/gfx942/attn_fwd.hip.in"
+#line 753 "templates/gfx942/attn_fwd.hip.in"
         s[1][0][3] = -13 <= tk ? s[1][0][3] : -__builtin_inff();
-#line 677 "templates/gfx942/attn_fwd.hip.in"
+#line 756 "templates/gfx942/attn_fwd.hip.in"
       }
-#line 670 "templates/gfx942/attn_fwd.hip.in"
+#line 749 "templates/gfx942/attn_fwd.hip.in"
       {
         const int tk = (int)(t - 16u);
-#line 674 "templates/gfx942/attn_fwd.hip.in"
+#line 753 "templates/gfx942/attn_fwd.hip.in"
         s[0][1][0] = 0 <= tk ? s[0][1][0] : -__builtin_inff();
-#line 674 "templates/gfx942/attn_fwd.hip.in"
+#line 753 "templates/gfx942/attn_fwd.hip.in"
         s[0][1][1] = 1 <= tk ? s[0][1][1] : -__builtin_inff();
-#line 674 "templates/gfx942/attn_fwd.hip.in"
+#line 753 "templates/gfx942/attn_fwd.hip.in"
         s[0][1][2] = 2 <= tk ? s[0][1][2] : -__builtin_inff();
-#line 674 "templates/gfx942/attn_fwd.hip.in"
+#line 753 "templates/gfx942/attn_fwd.hip.in"
         s[0][1][3] = 3 <= tk ? s[0][1][3] : -__builtin_inff();
-#line 674 "templates/gfx942/attn_fwd.hip.in"
+#line 753 "templates/gfx942/attn_fwd.hip.in"
         s[1][1][0] = -16 <= tk ? s[1][1][0] : -__builtin_inff();
-#line 674 "templates/gfx942/attn_fwd.hip.in"
+#line 753 "templates/gfx942/attn_fwd.hip.in"
         s[1][1][1] = -15 <= tk ? s[1][1][1] : -__builtin_inff();
-#line 674 "templates/gfx942/attn_fwd.hip.in"
+#line 753 "templates/gfx942/attn_fwd.hip.in"
         s[1][1][2] = -14 <= tk ? s[1][1][2] : -__builtin_inff();
-#line 674 "templates/gfx942/attn_fwd.hip.in"
+#line 753 "templates/gfx942/attn_fwd.hip.in"
         s[1][1][3] = -13 <= tk ? s[1][1][3] : -__builtin_inff();
-#line 677 "templates/gfx942/attn_fwd.hip.in"
+#line 756 "templates/gfx942/attn_fwd.hip.in"
       }
-#line 670 "templates/gfx942/attn_fwd.hip.in"
+#line 749 "templates/gfx942/attn_fwd.hip.in"
       {
         const int tk = (int)(t - 32u);
-#line 674 "templates/gfx942/attn_fwd.hip.in"
+#line 753 "templates/gfx942/attn_fwd.hip.in"
         s[0][2][0] = 0 <= tk ? s[0][2][0] : -__builtin_inff();
-#line 674 "templates/gfx942/attn_fwd.hip.in"
+#line 753 "templates/gfx942/attn_fwd.hip.in"
         s[0][2][1] = 1 <= tk ? s[0][2][1] : -__builtin_inff();
-#line 674 "templates/gfx942/attn_fwd.hip.in"
+#line 753 "templates/gfx942/attn_fwd.hip.in"
         s[0][2][2] = 2 <= tk ? s[0][2][2] : -__builtin_inff();
-#line 674 "templates/gfx942/attn_fwd.hip.in"
+#line 753 "templates/gfx942/attn_fwd.hip.in"
         s[0][2][3] = 3 <= tk ? s[0][2][3] : -__builtin_inff();
-#line 674 "templates/gfx942/attn_fwd.hip.in"
+#line 753 "templates/gfx942/attn_fwd.hip.in"
         s[1][2][0] = -16 <= tk ? s[1][2][0] : -__builtin_inff();
-#line 674 "templates/gfx942/attn_fwd.hip.in"
+#line 753 "templates/gfx942/attn_fwd.hip.in"
         s[1][2][1] = -15 <= tk ? s[1][2][1] : -__builtin_inff();
-#line 674 "templates/gfx942/attn_fwd.hip.in"
+#line 753 "templates/gfx942/attn_fwd.hip.in"
         s[1][2][2] = -14 <= tk ? s[1][2][2] : -__builtin_inff();
-#line 674 "templates/gfx942/attn_fwd.hip.in"
+#line 753 "templates/gfx942/attn_fwd.hip.in"
         s[1][2][3] = -13 <= tk ? s[1][2][3] : -__builtin_inff();
-#line 677 "templates/gfx942/attn_fwd.hip.in"
+#line 756 "templates/gfx942/attn_fwd.hip.in"
       }
-#line 670 "templates/gfx942/attn_fwd.hip.in"
+#line 749 "templates/gfx942/attn_fwd.hip.in"
       {
         const int tk = (int)(t - 48u);
-#line 674 "templates/gfx942/attn_fwd.hip.in"
+#line 753 "templates/gfx942/attn_fwd.hip.in"
         s[0][3][0] = 0 <= tk ? s[0][3][0] : -__builtin_inff();
-#line 674 "templates/gfx942/attn_fwd.hip.in"
+#line 753 "templates/gfx942/attn_fwd.hip.in"
         s[0][3][1] = 1 <= tk ? s[0][3][1] : -__builtin_inff();
-#line 674 "templates/gfx942/attn_fwd.hip.in"
+#line 753 "templates/gfx942/attn_fwd.hip.in"
         s[0][3][2] = 2 <= tk ? s[0][3][2] : -__builtin_inff();
-#line 674 "templates/gfx942/attn_fwd.hip.in"
+#line 753 "templates/gfx942/attn_fwd.hip.in"
         s[0][3][3] = 3 <= tk ? s[0][3][3] : -__builtin_inff();
-#line 674 "templates/gfx942/attn_fwd.hip.in"
+#line 753 "templates/gfx942/attn_fwd.hip.in"
         s[1][3][0] = -16 <= tk ? s[1][3][0] : -__builtin_inff();
-#line 674 "templates/gfx942/attn_fwd.hip.in"
+#line 753 "templates/gfx942/attn_fwd.hip.in"
         s[1][3][1] = -15 <= tk ? s[1][3][1] : -__builtin_inff();
-#line 674 "templates/gfx942/attn_fwd.hip.in"
+#line 753 "templates/gfx942/attn_fwd.hip.in"
         s[1][3][2] = -14 <= tk ? s[1][3][2] : -__builtin_inff();
-#line 674 "templates/gfx942/attn_fwd.hip.in"
+#line 753 "templates/gfx942/attn_fwd.hip.in"
         s[1][3][3] = -13 <= tk ? s[1][3][3] : -__builtin_inff();
-#line 677 "templates/gfx942/attn_fwd.hip.in"
+#line 756 "templates/gfx942/attn_fwd.hip.in"
       }
-#line 670 "templates/gfx942/attn_fwd.hip.in"
+#line 749 "templates/gfx942/attn_fwd.hip.in"
       {
         const int tk = (int)(t - 64u);
-#line 674 "templates/gfx942/attn_fwd.hip.in"
+#line 753 "templates/gfx942/attn_fwd.hip.in"
         s[0][4][0] = 0 <= tk ? s[0][4][0] : -__builtin_inff();
-#line 674 "templates/gfx942/attn_fwd.hip.in"
+#line 753 "templates/gfx942/attn_fwd.hip.in"
         s[0][4][1] = 1 <= tk ? s[0][4][1] : -__builtin_inff();
-#line 674 "templates/gfx942/attn_fwd.hip.in"
+#line 753 "templates/gfx942/attn_fwd.hip.in"
         s[0][4][2] = 2 <= tk ? s[0][4][2] : -__builtin_inff();
-#line 674 "templates/gfx942/attn_fwd.hip.in"
+#line 753 "templates/gfx942/attn_fwd.hip.in"
         s[0][4][3] = 3 <= tk ? s[0][4][3] : -__builtin_inff();
-#line 674 "templates/gfx942/attn_fwd.hip.in"
+#line 753 "templates/gfx942/attn_fwd.hip.in"
         s[1][4][0] = -16 <= tk ? s[1][4][0] : -__builtin_inff();
-#line 674 "templates/gfx942/attn_fwd.hip.in"
+#line 753 "templates/gfx942/attn_fwd.hip.in"
         s[1][4][1] = -15 <= tk ? s[1][4][1] : -__builtin_inff();
-#line 674 "templates/gfx942/attn_fwd.hip.in"
+#line 753 "templates/gfx942/attn_fwd.hip.in"
         s[1][4][2] = -14 <= tk ? s[1][4][2] : -__builtin_inff();
-#line 674 "templates/gfx942/attn_fwd.hip.in"
+#line 753 "templates/gfx942/attn_fwd.hip.in"
         s[1][4][3] = -13 <= tk ? s[1][4][3] : -__builtin_inff();
-#line 677 "templates/gfx942/attn_fwd.hip.in"
+#line 756 "templates/gfx942/attn_fwd.hip.in"
       }
-#line 670 "templates/gfx942/attn_fwd.hip.in"
+#line 749 "templates/gfx942/attn_fwd.hip.in"
       {
         const int tk = (int)(t - 80u);
-#line 674 "templates/gfx942/attn_fwd.hip.in"
+#line 753 "templates/gfx942/attn_fwd.hip.in"
         s[0][5][0] = 0 <= tk ? s[0][5][0] : -__builtin_inff();
-#line 674 "templates/gfx942/attn_fwd.hip.in"
+#line 753 "templates/gfx942/attn_fwd.hip.in"
         s[0][5][1] = 1 <= tk ? s[0][5][1] : -__builtin_inff();
-#line 674 "templates/gfx942/attn_fwd.hip.in"
+#line 753 "templates/gfx942/attn_fwd.hip.in"
         s[0][5][2] = 2 <= tk ? s[0][5][2] : -__builtin_inff();
-#line 674 "templates/gfx942/attn_fwd.hip.in"
+#line 753 "templates/gfx942/attn_fwd.hip.in"
         s[0][5][3] = 3 <= tk ? s[0][5][3] : -__builtin_inff();
-#line 674 "templates/gfx942/attn_fwd.hip.in"
+#line 753 "templates/gfx942/attn_fwd.hip.in"
         s[1][5][0] = -16 <= tk ? s[1][5][0] : -__builtin_inff();
-#line 674 "templates/gfx942/attn_fwd.hip.in"
+#line 753 "templates/gfx942/attn_fwd.hip.in"
         s[1][5][1] = -15 <= tk ? s[1][5][1] : -__builtin_inff();
-#line 674 "templates/gfx942/attn_fwd.hip.in"
+#line 753 "templates/gfx942/attn_fwd.hip.in"
         s[1][5][2] = -14 <= tk ? s[1][5][2] : -__builtin_inff();
-#line 674 "templates/gfx942/attn_fwd.hip.in"
+#line 753 "templates/gfx942/attn_fwd.hip.in"
         s[1][5][3] = -13 <= tk ? s[1][5][3] : -__builtin_inff();
-#line 677 "templates/gfx942/attn_fwd.hip.in"
+#line 756 "templates/gfx942/attn_fwd.hip.in"
       }
-#line 679 "templates/gfx942/attn_fwd.hip.in"
+#line 758 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 681 "templates/gfx942/attn_fwd.hip.in"
+#line 760 "templates/gfx942/attn_fwd.hip.in"
     bool changed[2];
     float alpha[2];
-#line 689 "templates/gfx942/attn_fwd.hip.in"
+#line 768 "templates/gfx942/attn_fwd.hip.in"
     {
       float mx = s[0][0][0];
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][0][1]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][0][2]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][0][3]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][1][0]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][1][1]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][1][2]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][1][3]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][2][0]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][2][1]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][2][2]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][2][3]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][3][0]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][3][1]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][3][2]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][3][3]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][4][0]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][4][1]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][4][2]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][4][3]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][5][0]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][5][1]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][5][2]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][5][3]);
-#line 698 "templates/gfx942/attn_fwd.hip.in"
+#line 777 "templates/gfx942/attn_fwd.hip.in"
       const float mt = mx * sc;  // this lane's max of t = s * sc (exact: see above)
-#line 702 "templates/gfx942/attn_fwd.hip.in"
+#line 781 "templates/gfx942/attn_fwd.hip.in"
       changed[0] = ag_any(mt > m[0]);
       alpha[0] = 1.0f;
       if (changed[0]) {  // some row's max may rise: row max across the 4 lanes of each row
@@ -4680,58 +4684,58 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtna_q2_kv96_w8_nosplit_vt_causal_mfma_gf
         big_m = ag_any(!(__builtin_fabsf(m[0]) < 0x1p24f) || !(__builtin_fabsf(m[1]) < 0x1p24f));
       }
     }
-#line 689 "templates/gfx942/attn_fwd.hip.in"
+#line 768 "templates/gfx942/attn_fwd.hip.in"
     {
       float mx = s[1][0][0];
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][0][1]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][0][2]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][0][3]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][1][0]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][1][1]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][1][2]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][1][3]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][2][0]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][2][1]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][2][2]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][2][3]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][3][0]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][3][1]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][3][2]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][3][3]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][4][0]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][4][1]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][4][2]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][4][3]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][5][0]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][5][1]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][5][2]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][5][3]);
-#line 698 "templates/gfx942/attn_fwd.hip.in"
+#line 777 "templates/gfx942/attn_fwd.hip.in"
       const float mt = mx * sc;  // this lane's max of t = s * sc (exact: see above)
-#line 702 "templates/gfx942/attn_fwd.hip.in"
+#line 781 "templates/gfx942/attn_fwd.hip.in"
       changed[1] = ag_any(mt > m[1]);
       alpha[1] = 1.0f;
       if (changed[1]) {  // some row's max may rise: row max across the 4 lanes of each row
@@ -4750,74 +4754,74 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtna_q2_kv96_w8_nosplit_vt_causal_mfma_gf
         big_m = ag_any(!(__builtin_fabsf(m[0]) < 0x1p24f) || !(__builtin_fabsf(m[1]) < 0x1p24f));
       }
     }
-#line 748 "templates/gfx942/attn_fwd.hip.in"
+#line 827 "templates/gfx942/attn_fwd.hip.in"
     // Slow path (wave-uniform, never the steady state): rows with |m| >= 2^24 take
     // x = fl(s * sc) - m (there fl(max s * sc) = m may be more than 1/2 off the exact product,
     // and the fma form's x at the row's max, that error, made p = +Inf: scale 1e10 gave NaN
     // rows), and a zero scale in the last tile takes x = fma(t, 1, -m) (see above).
-#line 753 "templates/gfx942/attn_fwd.hip.in"
+#line 832 "templates/gfx942/attn_fwd.hip.in"
     const bool zero_tail = (tail || diag) && sc == 0.0f;
     if (big_m || zero_tail || diag) {
-#line 760 "templates/gfx942/attn_fwd.hip.in"
+#line 839 "templates/gfx942/attn_fwd.hip.in"
     {
-#line 762 "templates/gfx942/attn_fwd.hip.in"
+#line 841 "templates/gfx942/attn_fwd.hip.in"
       // a row that has seen no key yet (m = -inf): p = exp2(-inf) = 0, not exp2(-inf + inf)
       const float nm = m[0] == -__builtin_inff() ? 0.0f : -m[0];
-#line 767 "templates/gfx942/attn_fwd.hip.in"
+#line 846 "templates/gfx942/attn_fwd.hip.in"
       const bool big = !(__builtin_fabsf(m[0]) < 0x1p24f) && !zero_tail;
       if (big) {  // s -> t = fl(s * sc): x = fma(t, 1, -m) = t - m
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[0][0][0] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[0][0][1] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[0][0][2] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[0][0][3] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[0][1][0] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[0][1][1] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[0][1][2] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[0][1][3] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[0][2][0] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[0][2][1] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[0][2][2] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[0][2][3] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[0][3][0] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[0][3][1] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[0][3][2] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[0][3][3] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[0][4][0] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[0][4][1] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[0][4][2] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[0][4][3] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[0][5][0] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[0][5][1] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[0][5][2] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[0][5][3] *= sc;
-#line 774 "templates/gfx942/attn_fwd.hip.in"
+#line 853 "templates/gfx942/attn_fwd.hip.in"
       }
       const float scr = big || zero_tail ? 1.0f : sc;
-#line 777 "templates/gfx942/attn_fwd.hip.in"
+#line 856 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[0][0][0], scr, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[0][0][1], scr, nm));
@@ -4830,7 +4834,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtna_q2_kv96_w8_nosplit_vt_causal_mfma_gf
         p[0][0].x = ag_pack_p_rtna(p0, p1);
         p[0][0].y = ag_pack_p_rtna(p2, p3);
       }
-#line 777 "templates/gfx942/attn_fwd.hip.in"
+#line 856 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[0][1][0], scr, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[0][1][1], scr, nm));
@@ -4843,7 +4847,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtna_q2_kv96_w8_nosplit_vt_causal_mfma_gf
         p[0][1].x = ag_pack_p_rtna(p0, p1);
         p[0][1].y = ag_pack_p_rtna(p2, p3);
       }
-#line 777 "templates/gfx942/attn_fwd.hip.in"
+#line 856 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[0][2][0], scr, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[0][2][1], scr, nm));
@@ -4856,7 +4860,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtna_q2_kv96_w8_nosplit_vt_causal_mfma_gf
         p[0][2].x = ag_pack_p_rtna(p0, p1);
         p[0][2].y = ag_pack_p_rtna(p2, p3);
       }
-#line 777 "templates/gfx942/attn_fwd.hip.in"
+#line 856 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[0][3][0], scr, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[0][3][1], scr, nm));
@@ -4869,7 +4873,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtna_q2_kv96_w8_nosplit_vt_causal_mfma_gf
         p[0][3].x = ag_pack_p_rtna(p0, p1);
         p[0][3].y = ag_pack_p_rtna(p2, p3);
       }
-#line 777 "templates/gfx942/attn_fwd.hip.in"
+#line 856 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[0][4][0], scr, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[0][4][1], scr, nm));
@@ -4882,7 +4886,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtna_q2_kv96_w8_nosplit_vt_causal_mfma_gf
         p[0][4].x = ag_pack_p_rtna(p0, p1);
         p[0][4].y = ag_pack_p_rtna(p2, p3);
       }
-#line 777 "templates/gfx942/attn_fwd.hip.in"
+#line 856 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[0][5][0], scr, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[0][5][1], scr, nm));
@@ -4895,68 +4899,68 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtna_q2_kv96_w8_nosplit_vt_causal_mfma_gf
         p[0][5].x = ag_pack_p_rtna(p0, p1);
         p[0][5].y = ag_pack_p_rtna(p2, p3);
       }
-#line 790 "templates/gfx942/attn_fwd.hip.in"
+#line 869 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 760 "templates/gfx942/attn_fwd.hip.in"
+#line 839 "templates/gfx942/attn_fwd.hip.in"
     {
-#line 762 "templates/gfx942/attn_fwd.hip.in"
+#line 841 "templates/gfx942/attn_fwd.hip.in"
       // a row that has seen no key yet (m = -inf): p = exp2(-inf) = 0, not exp2(-inf + inf)
       const float nm = m[1] == -__builtin_inff() ? 0.0f : -m[1];
-#line 767 "templates/gfx942/attn_fwd.hip.in"
+#line 846 "templates/gfx942/attn_fwd.hip.in"
       const bool big = !(__builtin_fabsf(m[1]) < 0x1p24f) && !zero_tail;
       if (big) {  // s -> t = fl(s * sc): x = fma(t, 1, -m) = t - m
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[1][0][0] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[1][0][1] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[1][0][2] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[1][0][3] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[1][1][0] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[1][1][1] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[1][1][2] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[1][1][3] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[1][2][0] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[1][2][1] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[1][2][2] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[1][2][3] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[1][3][0] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[1][3][1] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[1][3][2] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[1][3][3] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[1][4][0] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[1][4][1] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[1][4][2] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[1][4][3] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[1][5][0] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[1][5][1] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[1][5][2] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[1][5][3] *= sc;
-#line 774 "templates/gfx942/attn_fwd.hip.in"
+#line 853 "templates/gfx942/attn_fwd.hip.in"
       }
       const float scr = big || zero_tail ? 1.0f : sc;
-#line 777 "templates/gfx942/attn_fwd.hip.in"
+#line 856 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[1][0][0], scr, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[1][0][1], scr, nm));
@@ -4969,7 +4973,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtna_q2_kv96_w8_nosplit_vt_causal_mfma_gf
         p[1][0].x = ag_pack_p_rtna(p0, p1);
         p[1][0].y = ag_pack_p_rtna(p2, p3);
       }
-#line 777 "templates/gfx942/attn_fwd.hip.in"
+#line 856 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[1][1][0], scr, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[1][1][1], scr, nm));
@@ -4982,7 +4986,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtna_q2_kv96_w8_nosplit_vt_causal_mfma_gf
         p[1][1].x = ag_pack_p_rtna(p0, p1);
         p[1][1].y = ag_pack_p_rtna(p2, p3);
       }
-#line 777 "templates/gfx942/attn_fwd.hip.in"
+#line 856 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[1][2][0], scr, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[1][2][1], scr, nm));
@@ -4995,7 +4999,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtna_q2_kv96_w8_nosplit_vt_causal_mfma_gf
         p[1][2].x = ag_pack_p_rtna(p0, p1);
         p[1][2].y = ag_pack_p_rtna(p2, p3);
       }
-#line 777 "templates/gfx942/attn_fwd.hip.in"
+#line 856 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[1][3][0], scr, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[1][3][1], scr, nm));
@@ -5008,7 +5012,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtna_q2_kv96_w8_nosplit_vt_causal_mfma_gf
         p[1][3].x = ag_pack_p_rtna(p0, p1);
         p[1][3].y = ag_pack_p_rtna(p2, p3);
       }
-#line 777 "templates/gfx942/attn_fwd.hip.in"
+#line 856 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[1][4][0], scr, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[1][4][1], scr, nm));
@@ -5021,7 +5025,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtna_q2_kv96_w8_nosplit_vt_causal_mfma_gf
         p[1][4].x = ag_pack_p_rtna(p0, p1);
         p[1][4].y = ag_pack_p_rtna(p2, p3);
       }
-#line 777 "templates/gfx942/attn_fwd.hip.in"
+#line 856 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[1][5][0], scr, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[1][5][1], scr, nm));
@@ -5034,14 +5038,14 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtna_q2_kv96_w8_nosplit_vt_causal_mfma_gf
         p[1][5].x = ag_pack_p_rtna(p0, p1);
         p[1][5].y = ag_pack_p_rtna(p2, p3);
       }
-#line 790 "templates/gfx942/attn_fwd.hip.in"
+#line 869 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 792 "templates/gfx942/attn_fwd.hip.in"
+#line 871 "templates/gfx942/attn_fwd.hip.in"
     } else {
-#line 794 "templates/gfx942/attn_fwd.hip.in"
+#line 873 "templates/gfx942/attn_fwd.hip.in"
     {
       const float nm = -m[0];
-#line 797 "templates/gfx942/attn_fwd.hip.in"
+#line 876 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[0][0][0], sc, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[0][0][1], sc, nm));
@@ -5054,7 +5058,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtna_q2_kv96_w8_nosplit_vt_causal_mfma_gf
         p[0][0].x = ag_pack_p_rtna(p0, p1);
         p[0][0].y = ag_pack_p_rtna(p2, p3);
       }
-#line 797 "templates/gfx942/attn_fwd.hip.in"
+#line 876 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[0][1][0], sc, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[0][1][1], sc, nm));
@@ -5067,7 +5071,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtna_q2_kv96_w8_nosplit_vt_causal_mfma_gf
         p[0][1].x = ag_pack_p_rtna(p0, p1);
         p[0][1].y = ag_pack_p_rtna(p2, p3);
       }
-#line 797 "templates/gfx942/attn_fwd.hip.in"
+#line 876 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[0][2][0], sc, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[0][2][1], sc, nm));
@@ -5080,7 +5084,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtna_q2_kv96_w8_nosplit_vt_causal_mfma_gf
         p[0][2].x = ag_pack_p_rtna(p0, p1);
         p[0][2].y = ag_pack_p_rtna(p2, p3);
       }
-#line 797 "templates/gfx942/attn_fwd.hip.in"
+#line 876 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[0][3][0], sc, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[0][3][1], sc, nm));
@@ -5093,7 +5097,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtna_q2_kv96_w8_nosplit_vt_causal_mfma_gf
         p[0][3].x = ag_pack_p_rtna(p0, p1);
         p[0][3].y = ag_pack_p_rtna(p2, p3);
       }
-#line 797 "templates/gfx942/attn_fwd.hip.in"
+#line 876 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[0][4][0], sc, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[0][4][1], sc, nm));
@@ -5106,7 +5110,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtna_q2_kv96_w8_nosplit_vt_causal_mfma_gf
         p[0][4].x = ag_pack_p_rtna(p0, p1);
         p[0][4].y = ag_pack_p_rtna(p2, p3);
       }
-#line 797 "templates/gfx942/attn_fwd.hip.in"
+#line 876 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[0][5][0], sc, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[0][5][1], sc, nm));
@@ -5119,12 +5123,12 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtna_q2_kv96_w8_nosplit_vt_causal_mfma_gf
         p[0][5].x = ag_pack_p_rtna(p0, p1);
         p[0][5].y = ag_pack_p_rtna(p2, p3);
       }
-#line 810 "templates/gfx942/attn_fwd.hip.in"
+#line 889 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 794 "templates/gfx942/attn_fwd.hip.in"
+#line 873 "templates/gfx942/attn_fwd.hip.in"
     {
       const float nm = -m[1];
-#line 797 "templates/gfx942/attn_fwd.hip.in"
+#line 876 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[1][0][0], sc, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[1][0][1], sc, nm));
@@ -5137,7 +5141,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtna_q2_kv96_w8_nosplit_vt_causal_mfma_gf
         p[1][0].x = ag_pack_p_rtna(p0, p1);
         p[1][0].y = ag_pack_p_rtna(p2, p3);
       }
-#line 797 "templates/gfx942/attn_fwd.hip.in"
+#line 876 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[1][1][0], sc, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[1][1][1], sc, nm));
@@ -5150,7 +5154,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtna_q2_kv96_w8_nosplit_vt_causal_mfma_gf
         p[1][1].x = ag_pack_p_rtna(p0, p1);
         p[1][1].y = ag_pack_p_rtna(p2, p3);
       }
-#line 797 "templates/gfx942/attn_fwd.hip.in"
+#line 876 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[1][2][0], sc, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[1][2][1], sc, nm));
@@ -5163,7 +5167,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtna_q2_kv96_w8_nosplit_vt_causal_mfma_gf
         p[1][2].x = ag_pack_p_rtna(p0, p1);
         p[1][2].y = ag_pack_p_rtna(p2, p3);
       }
-#line 797 "templates/gfx942/attn_fwd.hip.in"
+#line 876 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[1][3][0], sc, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[1][3][1], sc, nm));
@@ -5176,7 +5180,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtna_q2_kv96_w8_nosplit_vt_causal_mfma_gf
         p[1][3].x = ag_pack_p_rtna(p0, p1);
         p[1][3].y = ag_pack_p_rtna(p2, p3);
       }
-#line 797 "templates/gfx942/attn_fwd.hip.in"
+#line 876 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[1][4][0], sc, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[1][4][1], sc, nm));
@@ -5189,7 +5193,7 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtna_q2_kv96_w8_nosplit_vt_causal_mfma_gf
         p[1][4].x = ag_pack_p_rtna(p0, p1);
         p[1][4].y = ag_pack_p_rtna(p2, p3);
       }
-#line 797 "templates/gfx942/attn_fwd.hip.in"
+#line 876 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[1][5][0], sc, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[1][5][1], sc, nm));
@@ -5202,624 +5206,624 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtna_q2_kv96_w8_nosplit_vt_causal_mfma_gf
         p[1][5].x = ag_pack_p_rtna(p0, p1);
         p[1][5].y = ag_pack_p_rtna(p2, p3);
       }
-#line 810 "templates/gfx942/attn_fwd.hip.in"
+#line 889 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 812 "templates/gfx942/attn_fwd.hip.in"
+#line 891 "templates/gfx942/attn_fwd.hip.in"
     }
     // V_j for the P_j V_j product of the next X phase (S is dead now: registers are free)
-#line 521 "templates/gfx942/attn_fwd.hip.in"
+#line 564 "templates/gfx942/attn_fwd.hip.in"
     {
       const unsigned vo = v_lane + (kv0 + 0u) * 256u;
-#line 524 "templates/gfx942/attn_fwd.hip.in"
+#line 567 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<0>(vv[0][0], v_rsrc, vo);
-#line 524 "templates/gfx942/attn_fwd.hip.in"
+#line 567 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<1024>(vv[0][1], v_rsrc, vo);
-#line 524 "templates/gfx942/attn_fwd.hip.in"
+#line 567 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<2048>(vv[0][2], v_rsrc, vo);
-#line 524 "templates/gfx942/attn_fwd.hip.in"
+#line 567 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<3072>(vv[0][3], v_rsrc, vo);
-#line 526 "templates/gfx942/attn_fwd.hip.in"
+#line 569 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 521 "templates/gfx942/attn_fwd.hip.in"
+#line 564 "templates/gfx942/attn_fwd.hip.in"
     {
       const unsigned vo = v_lane + (kv0 + 16u) * 256u;
-#line 524 "templates/gfx942/attn_fwd.hip.in"
+#line 567 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<0>(vv[1][0], v_rsrc, vo);
-#line 524 "templates/gfx942/attn_fwd.hip.in"
+#line 567 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<1024>(vv[1][1], v_rsrc, vo);
-#line 524 "templates/gfx942/attn_fwd.hip.in"
+#line 567 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<2048>(vv[1][2], v_rsrc, vo);
-#line 524 "templates/gfx942/attn_fwd.hip.in"
+#line 567 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<3072>(vv[1][3], v_rsrc, vo);
-#line 526 "templates/gfx942/attn_fwd.hip.in"
+#line 569 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 521 "templates/gfx942/attn_fwd.hip.in"
+#line 564 "templates/gfx942/attn_fwd.hip.in"
     {
       const unsigned vo = v_lane + (kv0 + 32u) * 256u;
-#line 524 "templates/gfx942/attn_fwd.hip.in"
+#line 567 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<0>(vv[2][0], v_rsrc, vo);
-#line 524 "templates/gfx942/attn_fwd.hip.in"
+#line 567 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<1024>(vv[2][1], v_rsrc, vo);
-#line 524 "templates/gfx942/attn_fwd.hip.in"
+#line 567 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<2048>(vv[2][2], v_rsrc, vo);
-#line 524 "templates/gfx942/attn_fwd.hip.in"
+#line 567 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<3072>(vv[2][3], v_rsrc, vo);
-#line 526 "templates/gfx942/attn_fwd.hip.in"
+#line 569 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 817 "templates/gfx942/attn_fwd.hip.in"
+#line 900 "templates/gfx942/attn_fwd.hip.in"
     // O rows are 4g + i in the accumulator layout: fetch their alpha from lane 4g + i.
-#line 819 "templates/gfx942/attn_fwd.hip.in"
+#line 902 "templates/gfx942/attn_fwd.hip.in"
     if (changed[0]) {
       unsigned ar[4];
       const unsigned g4 = (ag_lane_id_here() >> 4) << 4;  // (4g) << 2
-#line 823 "templates/gfx942/attn_fwd.hip.in"
+#line 906 "templates/gfx942/attn_fwd.hip.in"
       ag_ds_bpermute_b32(ar[0], g4 + 0u, ag_f32_bits(alpha[0]));
-#line 823 "templates/gfx942/attn_fwd.hip.in"
+#line 906 "templates/gfx942/attn_fwd.hip.in"
       ag_ds_bpermute_b32(ar[1], g4 + 4u, ag_f32_bits(alpha[0]));
-#line 823 "templates/gfx942/attn_fwd.hip.in"
+#line 906 "templates/gfx942/attn_fwd.hip.in"
       ag_ds_bpermute_b32(ar[2], g4 + 8u, ag_f32_bits(alpha[0]));
-#line 823 "templates/gfx942/attn_fwd.hip.in"
+#line 906 "templates/gfx942/attn_fwd.hip.in"
       ag_ds_bpermute_b32(ar[3], g4 + 12u, ag_f32_bits(alpha[0]));
-#line 825 "templates/gfx942/attn_fwd.hip.in"
+#line 908 "templates/gfx942/attn_fwd.hip.in"
       ag_s_waitcnt_lgkmcnt<0>(ar[0], ar[1], ar[2], ar[3]);
-#line 828 "templates/gfx942/attn_fwd.hip.in"
+#line 911 "templates/gfx942/attn_fwd.hip.in"
       o[0][0][0] *= ag_bits_f32(ar[0]);
-#line 828 "templates/gfx942/attn_fwd.hip.in"
+#line 911 "templates/gfx942/attn_fwd.hip.in"
       o[0][0][1] *= ag_bits_f32(ar[1]);
-#line 828 "templates/gfx942/attn_fwd.hip.in"
+#line 911 "templates/gfx942/attn_fwd.hip.in"
       o[0][0][2] *= ag_bits_f32(ar[2]);
-#line 828 "templates/gfx942/attn_fwd.hip.in"
+#line 911 "templates/gfx942/attn_fwd.hip.in"
       o[0][0][3] *= ag_bits_f32(ar[3]);
-#line 828 "templates/gfx942/attn_fwd.hip.in"
+#line 911 "templates/gfx942/attn_fwd.hip.in"
       o[0][1][0] *= ag_bits_f32(ar[0]);
-#line 828 "templates/gfx942/attn_fwd.hip.in"
+#line 911 "templates/gfx942/attn_fwd.hip.in"
       o[0][1][1] *= ag_bits_f32(ar[1]);
-#line 828 "templates/gfx942/attn_fwd.hip.in"
+#line 911 "templates/gfx942/attn_fwd.hip.in"
       o[0][1][2] *= ag_bits_f32(ar[2]);
-#line 828 "templates/gfx942/attn_fwd.hip.in"
+#line 911 "templates/gfx942/attn_fwd.hip.in"
       o[0][1][3] *= ag_bits_f32(ar[3]);
-#line 828 "templates/gfx942/attn_fwd.hip.in"
+#line 911 "templates/gfx942/attn_fwd.hip.in"
       o[0][2][0] *= ag_bits_f32(ar[0]);
-#line 828 "templates/gfx942/attn_fwd.hip.in"
+#line 911 "templates/gfx942/attn_fwd.hip.in"
       o[0][2][1] *= ag_bits_f32(ar[1]);
-#line 828 "templates/gfx942/attn_fwd.hip.in"
+#line 911 "templates/gfx942/attn_fwd.hip.in"
       o[0][2][2] *= ag_bits_f32(ar[2]);
-#line 828 "templates/gfx942/attn_fwd.hip.in"
+#line 911 "templates/gfx942/attn_fwd.hip.in"
       o[0][2][3] *= ag_bits_f32(ar[3]);
-#line 828 "templates/gfx942/attn_fwd.hip.in"
+#line 911 "templates/gfx942/attn_fwd.hip.in"
       o[0][3][0] *= ag_bits_f32(ar[0]);
-#line 828 "templates/gfx942/attn_fwd.hip.in"
+#line 911 "templates/gfx942/attn_fwd.hip.in"
       o[0][3][1] *= ag_bits_f32(ar[1]);
-#line 828 "templates/gfx942/attn_fwd.hip.in"
+#line 911 "templates/gfx942/attn_fwd.hip.in"
       o[0][3][2] *= ag_bits_f32(ar[2]);
-#line 828 "templates/gfx942/attn_fwd.hip.in"
+#line 911 "templates/gfx942/attn_fwd.hip.in"
       o[0][3][3] *= ag_bits_f32(ar[3]);
-#line 828 "templates/gfx942/attn_fwd.hip.in"
+#line 911 "templates/gfx942/attn_fwd.hip.in"
       o[0][4][0] *= ag_bits_f32(ar[0]);
-#line 828 "templates/gfx942/attn_fwd.hip.in"
+#line 911 "templates/gfx942/attn_fwd.hip.in"
       o[0][4][1] *= ag_bits_f32(ar[1]);
-#line 828 "templates/gfx942/attn_fwd.hip.in"
+#line 911 "templates/gfx942/attn_fwd.hip.in"
       o[0][4][2] *= ag_bits_f32(ar[2]);
-#line 828 "templates/gfx942/attn_fwd.hip.in"
+#line 911 "templates/gfx942/attn_fwd.hip.in"
       o[0][4][3] *= ag_bits_f32(ar[3]);
-#line 828 "templates/gfx942/attn_fwd.hip.in"
+#line 911 "templates/gfx942/attn_fwd.hip.in"
       o[0][5][0] *= ag_bits_f32(ar[0]);
-#line 828 "templates/gfx942/attn_fwd.hip.in"
+#line 911 "templates/gfx942/attn_fwd.hip.in"
       o[0][5][1] *= ag_bits_f32(ar[1]);
-#line 828 "templates/gfx942/attn_fwd.hip.in"
+#line 911 "templates/gfx942/attn_fwd.hip.in"
       o[0][5][2] *= ag_bits_f32(ar[2]);
-#line 828 "templates/gfx942/attn_fwd.hip.in"
+#line 911 "templates/gfx942/attn_fwd.hip.in"
       o[0][5][3] *= ag_bits_f32(ar[3]);
-#line 828 "templates/gfx942/attn_fwd.hip.in"
+#line 911 "templates/gfx942/attn_fwd.hip.in"
       o[0][6][0] *= ag_bits_f32(ar[0]);
-#line 828 "templates/gfx942/attn_fwd.hip.in"
+#line 911 "templates/gfx942/attn_fwd.hip.in"
       o[0][6][1] *= ag_bits_f32(ar[1]);
-#line 828 "templates/gfx942/attn_fwd.hip.in"
+#line 911 "templates/gfx942/attn_fwd.hip.in"
       o[0][6][2] *= ag_bits_f32(ar[2]);
-#line 828 "templates/gfx942/attn_fwd.hip.in"
+#line 911 "templates/gfx942/attn_fwd.hip.in"
       o[0][6][3] *= ag_bits_f32(ar[3]);
-#line 828 "templates/gfx942/attn_fwd.hip.in"
+#line 911 "templates/gfx942/attn_fwd.hip.in"
       o[0][7][0] *= ag_bits_f32(ar[0]);
-#line 828 "templates/gfx942/attn_fwd.hip.in"
+#line 911 "templates/gfx942/attn_fwd.hip.in"
       o[0][7][1] *= ag_bits_f32(ar[1]);
-#line 828 "templates/gfx942/attn_fwd.hip.in"
+#line 911 "templates/gfx942/attn_fwd.hip.in"
       o[0][7][2] *= ag_bits_f32(ar[2]);
-#line 828 "templates/gfx942/attn_fwd.hip.in"
+#line 911 "templates/gfx942/attn_fwd.hip.in"
       o[0][7][3] *= ag_bits_f32(ar[3]);
-#line 831 "templates/gfx942/attn_fwd.hip.in"
+#line 914 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 819 "templates/gfx942/attn_fwd.hip.in"
+#line 902 "templates/gfx942/attn_fwd.hip.in"
     if (changed[1]) {
       unsigned ar[4];
       const unsigned g4 = (ag_lane_id_here() >> 4) << 4;  // (4g) << 2
-#line 823 "templates/gfx942/attn_fwd.hip.in"
+#line 906 "templates/gfx942/attn_fwd.hip.in"
       ag_ds_bpermute_b32(ar[0], g4 + 0u, ag_f32_bits(alpha[1]));
-#line 823 "templates/gfx942/attn_fwd.hip.in"
+#line 906 "templates/gfx942/attn_fwd.hip.in"
       ag_ds_bpermute_b32(ar[1], g4 + 4u, ag_f32_bits(alpha[1]));
-#line 823 "templates/gfx942/attn_fwd.hip.in"
+#line 906 "templates/gfx942/attn_fwd.hip.in"
       ag_ds_bpermute_b32(ar[2], g4 + 8u, ag_f32_bits(alpha[1]));
-#line 823 "templates/gfx942/attn_fwd.hip.in"
+#line 906 "templates/gfx942/attn_fwd.hip.in"
       ag_ds_bpermute_b32(ar[3], g4 + 12u, ag_f32_bits(alpha[1]));
-#line 825 "templates/gfx942/attn_fwd.hip.in"
+#line 908 "templates/gfx942/attn_fwd.hip.in"
       ag_s_waitcnt_lgkmcnt<0>(ar[0], ar[1], ar[2], ar[3]);
-#line 828 "templates/gfx942/attn_fwd.hip.in"
+#line 911 "templates/gfx942/attn_fwd.hip.in"
       o[1][0][0] *= ag_bits_f32(ar[0]);
-#line 828 "templates/gfx942/attn_fwd.hip.in"
+#line 911 "templates/gfx942/attn_fwd.hip.in"
       o[1][0][1] *= ag_bits_f32(ar[1]);
-#line 828 "templates/gfx942/attn_fwd.hip.in"
+#line 911 "templates/gfx942/attn_fwd.hip.in"
       o[1][0][2] *= ag_bits_f32(ar[2]);
-#line 828 "templates/gfx942/attn_fwd.hip.in"
+#line 911 "templates/gfx942/attn_fwd.hip.in"
       o[1][0][3] *= ag_bits_f32(ar[3]);
-#line 828 "templates/gfx942/attn_fwd.hip.in"
+#line 911 "templates/gfx942/attn_fwd.hip.in"
       o[1][1][0] *= ag_bits_f32(ar[0]);
-#line 828 "templates/gfx942/attn_fwd.hip.in"
+#line 911 "templates/gfx942/attn_fwd.hip.in"
       o[1][1][1] *= ag_bits_f32(ar[1]);
-#line 828 "templates/gfx942/attn_fwd.hip.in"
+#line 911 "templates/gfx942/attn_fwd.hip.in"
       o[1][1][2] *= ag_bits_f32(ar[2]);
-#line 828 "templates/gfx942/attn_fwd.hip.in"
+#line 911 "templates/gfx942/attn_fwd.hip.in"
       o[1][1][3] *= ag_bits_f32(ar[3]);
-#line 828 "templates/gfx942/attn_fwd.hip.in"
+#line 911 "templates/gfx942/attn_fwd.hip.in"
       o[1][2][0] *= ag_bits_f32(ar[0]);
-#line 828 "templates/gfx942/attn_fwd.hip.in"
+#line 911 "templates/gfx942/attn_fwd.hip.in"
       o[1][2][1] *= ag_bits_f32(ar[1]);
-#line 828 "templates/gfx942/attn_fwd.hip.in"
+#line 911 "templates/gfx942/attn_fwd.hip.in"
       o[1][2][2] *= ag_bits_f32(ar[2]);
-#line 828 "templates/gfx942/attn_fwd.hip.in"
+#line 911 "templates/gfx942/attn_fwd.hip.in"
       o[1][2][3] *= ag_bits_f32(ar[3]);
-#line 828 "templates/gfx942/attn_fwd.hip.in"
+#line 911 "templates/gfx942/attn_fwd.hip.in"
       o[1][3][0] *= ag_bits_f32(ar[0]);
-#line 828 "templates/gfx942/attn_fwd.hip.in"
+#line 911 "templates/gfx942/attn_fwd.hip.in"
       o[1][3][1] *= ag_bits_f32(ar[1]);
-#line 828 "templates/gfx942/attn_fwd.hip.in"
+#line 911 "templates/gfx942/attn_fwd.hip.in"
       o[1][3][2] *= ag_bits_f32(ar[2]);
-#line 828 "templates/gfx942/attn_fwd.hip.in"
+#line 911 "templates/gfx942/attn_fwd.hip.in"
       o[1][3][3] *= ag_bits_f32(ar[3]);
-#line 828 "templates/gfx942/attn_fwd.hip.in"
+#line 911 "templates/gfx942/attn_fwd.hip.in"
       o[1][4][0] *= ag_bits_f32(ar[0]);
-#line 828 "templates/gfx942/attn_fwd.hip.in"
+#line 911 "templates/gfx942/attn_fwd.hip.in"
       o[1][4][1] *= ag_bits_f32(ar[1]);
-#line 828 "templates/gfx942/attn_fwd.hip.in"
+#line 911 "templates/gfx942/attn_fwd.hip.in"
       o[1][4][2] *= ag_bits_f32(ar[2]);
-#line 828 "templates/gfx942/attn_fwd.hip.in"
+#line 911 "templates/gfx942/attn_fwd.hip.in"
       o[1][4][3] *= ag_bits_f32(ar[3]);
-#line 828 "templates/gfx942/attn_fwd.hip.in"
+#line 911 "templates/gfx942/attn_fwd.hip.in"
       o[1][5][0] *= ag_bits_f32(ar[0]);
-#line 828 "templates/gfx942/attn_fwd.hip.in"
+#line 911 "templates/gfx942/attn_fwd.hip.in"
       o[1][5][1] *= ag_bits_f32(ar[1]);
-#line 828 "templates/gfx942/attn_fwd.hip.in"
+#line 911 "templates/gfx942/attn_fwd.hip.in"
       o[1][5][2] *= ag_bits_f32(ar[2]);
-#line 828 "templates/gfx942/attn_fwd.hip.in"
+#line 911 "templates/gfx942/attn_fwd.hip.in"
       o[1][5][3] *= ag_bits_f32(ar[3]);
-#line 828 "templates/gfx942/attn_fwd.hip.in"
+#line 911 "templates/gfx942/attn_fwd.hip.in"
       o[1][6][0] *= ag_bits_f32(ar[0]);
-#line 828 "templates/gfx942/attn_fwd.hip.in"
+#line 911 "templates/gfx942/attn_fwd.hip.in"
       o[1][6][1] *= ag_bits_f32(ar[1]);
-#line 828 "templates/gfx942/attn_fwd.hip.in"
+#line 911 "templates/gfx942/attn_fwd.hip.in"
       o[1][6][2] *= ag_bits_f32(ar[2]);
-#line 828 "templates/gfx942/attn_fwd.hip.in"
+#line 911 "templates/gfx942/attn_fwd.hip.in"
       o[1][6][3] *= ag_bits_f32(ar[3]);
-#line 828 "templates/gfx942/attn_fwd.hip.in"
+#line 911 "templates/gfx942/attn_fwd.hip.in"
       o[1][7][0] *= ag_bits_f32(ar[0]);
-#line 828 "templates/gfx942/attn_fwd.hip.in"
+#line 911 "templates/gfx942/attn_fwd.hip.in"
       o[1][7][1] *= ag_bits_f32(ar[1]);
-#line 828 "templates/gfx942/attn_fwd.hip.in"
+#line 911 "templates/gfx942/attn_fwd.hip.in"
       o[1][7][2] *= ag_bits_f32(ar[2]);
-#line 828 "templates/gfx942/attn_fwd.hip.in"
+#line 911 "templates/gfx942/attn_fwd.hip.in"
       o[1][7][3] *= ag_bits_f32(ar[3]);
-#line 831 "templates/gfx942/attn_fwd.hip.in"
+#line 914 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 833 "templates/gfx942/attn_fwd.hip.in"
+#line 916 "templates/gfx942/attn_fwd.hip.in"
   }
-#line 864 "templates/gfx942/attn_fwd.hip.in"
+#line 947 "templates/gfx942/attn_fwd.hip.in"
     if (grp == 0u) {
       ag_s_waitcnt_vmcnt<12>();  // K_{j+1} (DMA issued in X_j, before V_j) has landed
       ag_s_barrier();
     } else if (jj + 1u < nt) {
       ag_s_barrier();
     }
-#line 908 "templates/gfx942/attn_fwd.hip.in"
+#line 991 "templates/gfx942/attn_fwd.hip.in"
     }
     // O += P_{nt-1} V_{nt-1}
     ag_s_setprio<1>();
-#line 552 "templates/gfx942/attn_fwd.hip.in"
+#line 631 "templates/gfx942/attn_fwd.hip.in"
   {
     ag_u32x2 bv[2];
-#line 541 "templates/gfx942/attn_fwd.hip.in"
+#line 620 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_vmcnt<8>(vv[0][0], vv[0][1], vv[0][2], vv[0][3]);
-#line 544 "templates/gfx942/attn_fwd.hip.in"
+#line 623 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[0][0][0];
     bv[1].y = vv[0][0][1];
-#line 544 "templates/gfx942/attn_fwd.hip.in"
+#line 623 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[0][0][2];
     bv[0].y = vv[0][0][3];
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][0], p[0][0], bv[1]);
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][0], p[1][0], bv[1]);
-#line 544 "templates/gfx942/attn_fwd.hip.in"
+#line 623 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[0][1][0];
     bv[1].y = vv[0][1][1];
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][1], p[0][0], bv[0]);
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][1], p[1][0], bv[0]);
-#line 544 "templates/gfx942/attn_fwd.hip.in"
+#line 623 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[0][1][2];
     bv[0].y = vv[0][1][3];
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][2], p[0][0], bv[1]);
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][2], p[1][0], bv[1]);
-#line 544 "templates/gfx942/attn_fwd.hip.in"
+#line 623 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[0][2][0];
     bv[1].y = vv[0][2][1];
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][3], p[0][0], bv[0]);
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][3], p[1][0], bv[0]);
-#line 544 "templates/gfx942/attn_fwd.hip.in"
+#line 623 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[0][2][2];
     bv[0].y = vv[0][2][3];
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][4], p[0][0], bv[1]);
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][4], p[1][0], bv[1]);
-#line 544 "templates/gfx942/attn_fwd.hip.in"
+#line 623 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[0][3][0];
     bv[1].y = vv[0][3][1];
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][5], p[0][0], bv[0]);
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][5], p[1][0], bv[0]);
-#line 544 "templates/gfx942/attn_fwd.hip.in"
+#line 623 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[0][3][2];
     bv[0].y = vv[0][3][3];
-#line 521 "templates/gfx942/attn_fwd.hip.in"
+#line 564 "templates/gfx942/attn_fwd.hip.in"
     {
       const unsigned vo = v_lane + ((kv_begin + (nt - 1u) * 96u) + 48u) * 256u;
-#line 524 "templates/gfx942/attn_fwd.hip.in"
+#line 567 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<0>(vv[0][0], v_rsrc, vo);
-#line 524 "templates/gfx942/attn_fwd.hip.in"
+#line 567 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<1024>(vv[0][1], v_rsrc, vo);
-#line 524 "templates/gfx942/attn_fwd.hip.in"
+#line 567 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<2048>(vv[0][2], v_rsrc, vo);
-#line 524 "templates/gfx942/attn_fwd.hip.in"
+#line 567 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<3072>(vv[0][3], v_rsrc, vo);
-#line 526 "templates/gfx942/attn_fwd.hip.in"
+#line 569 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][6], p[0][0], bv[1]);
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][6], p[1][0], bv[1]);
-#line 541 "templates/gfx942/attn_fwd.hip.in"
+#line 620 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_vmcnt<8>(vv[1][0], vv[1][1], vv[1][2], vv[1][3]);
-#line 544 "templates/gfx942/attn_fwd.hip.in"
+#line 623 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[1][0][0];
     bv[1].y = vv[1][0][1];
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][7], p[0][0], bv[0]);
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][7], p[1][0], bv[0]);
-#line 544 "templates/gfx942/attn_fwd.hip.in"
+#line 623 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[1][0][2];
     bv[0].y = vv[1][0][3];
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][0], p[0][1], bv[1]);
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][0], p[1][1], bv[1]);
-#line 544 "templates/gfx942/attn_fwd.hip.in"
+#line 623 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[1][1][0];
     bv[1].y = vv[1][1][1];
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][1], p[0][1], bv[0]);
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][1], p[1][1], bv[0]);
-#line 544 "templates/gfx942/attn_fwd.hip.in"
+#line 623 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[1][1][2];
     bv[0].y = vv[1][1][3];
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][2], p[0][1], bv[1]);
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][2], p[1][1], bv[1]);
-#line 544 "templates/gfx942/attn_fwd.hip.in"
+#line 623 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[1][2][0];
     bv[1].y = vv[1][2][1];
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][3], p[0][1], bv[0]);
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][3], p[1][1], bv[0]);
-#line 544 "templates/gfx942/attn_fwd.hip.in"
+#line 623 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[1][2][2];
     bv[0].y = vv[1][2][3];
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][4], p[0][1], bv[1]);
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][4], p[1][1], bv[1]);
-#line 544 "templates/gfx942/attn_fwd.hip.in"
+#line 623 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[1][3][0];
     bv[1].y = vv[1][3][1];
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][5], p[0][1], bv[0]);
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][5], p[1][1], bv[0]);
-#line 544 "templates/gfx942/attn_fwd.hip.in"
+#line 623 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[1][3][2];
     bv[0].y = vv[1][3][3];
-#line 521 "templates/gfx942/attn_fwd.hip.in"
+#line 564 "templates/gfx942/attn_fwd.hip.in"
     {
       const unsigned vo = v_lane + ((kv_begin + (nt - 1u) * 96u) + 64u) * 256u;
-#line 524 "templates/gfx942/attn_fwd.hip.in"
+#line 567 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<0>(vv[1][0], v_rsrc, vo);
-#line 524 "templates/gfx942/attn_fwd.hip.in"
+#line 567 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<1024>(vv[1][1], v_rsrc, vo);
-#line 524 "templates/gfx942/attn_fwd.hip.in"
+#line 567 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<2048>(vv[1][2], v_rsrc, vo);
-#line 524 "templates/gfx942/attn_fwd.hip.in"
+#line 567 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<3072>(vv[1][3], v_rsrc, vo);
-#line 526 "templates/gfx942/attn_fwd.hip.in"
+#line 569 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][6], p[0][1], bv[1]);
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][6], p[1][1], bv[1]);
-#line 541 "templates/gfx942/attn_fwd.hip.in"
+#line 620 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_vmcnt<8>(vv[2][0], vv[2][1], vv[2][2], vv[2][3]);
-#line 544 "templates/gfx942/attn_fwd.hip.in"
+#line 623 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[2][0][0];
     bv[1].y = vv[2][0][1];
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][7], p[0][1], bv[0]);
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][7], p[1][1], bv[0]);
-#line 544 "templates/gfx942/attn_fwd.hip.in"
+#line 623 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[2][0][2];
     bv[0].y = vv[2][0][3];
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][0], p[0][2], bv[1]);
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][0], p[1][2], bv[1]);
-#line 544 "templates/gfx942/attn_fwd.hip.in"
+#line 623 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[2][1][0];
     bv[1].y = vv[2][1][1];
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][1], p[0][2], bv[0]);
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][1], p[1][2], bv[0]);
-#line 544 "templates/gfx942/attn_fwd.hip.in"
+#line 623 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[2][1][2];
     bv[0].y = vv[2][1][3];
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][2], p[0][2], bv[1]);
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][2], p[1][2], bv[1]);
-#line 544 "templates/gfx942/attn_fwd.hip.in"
+#line 623 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[2][2][0];
     bv[1].y = vv[2][2][1];
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][3], p[0][2], bv[0]);
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][3], p[1][2], bv[0]);
-#line 544 "templates/gfx942/attn_fwd.hip.in"
+#line 623 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[2][2][2];
     bv[0].y = vv[2][2][3];
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][4], p[0][2], bv[1]);
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][4], p[1][2], bv[1]);
-#line 544 "templates/gfx942/attn_fwd.hip.in"
+#line 623 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[2][3][0];
     bv[1].y = vv[2][3][1];
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][5], p[0][2], bv[0]);
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][5], p[1][2], bv[0]);
-#line 544 "templates/gfx942/attn_fwd.hip.in"
+#line 623 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[2][3][2];
     bv[0].y = vv[2][3][3];
-#line 521 "templates/gfx942/attn_fwd.hip.in"
+#line 564 "templates/gfx942/attn_fwd.hip.in"
     {
       const unsigned vo = v_lane + ((kv_begin + (nt - 1u) * 96u) + 80u) * 256u;
-#line 524 "templates/gfx942/attn_fwd.hip.in"
+#line 567 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<0>(vv[2][0], v_rsrc, vo);
-#line 524 "templates/gfx942/attn_fwd.hip.in"
+#line 567 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<1024>(vv[2][1], v_rsrc, vo);
-#line 524 "templates/gfx942/attn_fwd.hip.in"
+#line 567 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<2048>(vv[2][2], v_rsrc, vo);
-#line 524 "templates/gfx942/attn_fwd.hip.in"
+#line 567 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<3072>(vv[2][3], v_rsrc, vo);
-#line 526 "templates/gfx942/attn_fwd.hip.in"
+#line 569 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][6], p[0][2], bv[1]);
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][6], p[1][2], bv[1]);
-#line 541 "templates/gfx942/attn_fwd.hip.in"
+#line 620 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_vmcnt<8>(vv[0][0], vv[0][1], vv[0][2], vv[0][3]);
-#line 544 "templates/gfx942/attn_fwd.hip.in"
+#line 623 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[0][0][0];
     bv[1].y = vv[0][0][1];
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][7], p[0][2], bv[0]);
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][7], p[1][2], bv[0]);
-#line 544 "templates/gfx942/attn_fwd.hip.in"
+#line 623 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[0][0][2];
     bv[0].y = vv[0][0][3];
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][0], p[0][3], bv[1]);
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][0], p[1][3], bv[1]);
-#line 544 "templates/gfx942/attn_fwd.hip.in"
+#line 623 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[0][1][0];
     bv[1].y = vv[0][1][1];
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][1], p[0][3], bv[0]);
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][1], p[1][3], bv[0]);
-#line 544 "templates/gfx942/attn_fwd.hip.in"
+#line 623 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[0][1][2];
     bv[0].y = vv[0][1][3];
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][2], p[0][3], bv[1]);
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][2], p[1][3], bv[1]);
-#line 544 "templates/gfx942/attn_fwd.hip.in"
+#line 623 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[0][2][0];
     bv[1].y = vv[0][2][1];
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][3], p[0][3], bv[0]);
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][3], p[1][3], bv[0]);
-#line 544 "templates/gfx942/attn_fwd.hip.in"
+#line 623 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[0][2][2];
     bv[0].y = vv[0][2][3];
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][4], p[0][3], bv[1]);
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][4], p[1][3], bv[1]);
-#line 544 "templates/gfx942/attn_fwd.hip.in"
+#line 623 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[0][3][0];
     bv[1].y = vv[0][3][1];
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][5], p[0][3], bv[0]);
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][5], p[1][3], bv[0]);
-#line 544 "templates/gfx942/attn_fwd.hip.in"
+#line 623 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[0][3][2];
     bv[0].y = vv[0][3][3];
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][6], p[0][3], bv[1]);
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][6], p[1][3], bv[1]);
-#line 541 "templates/gfx942/attn_fwd.hip.in"
+#line 620 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_vmcnt<4>(vv[1][0], vv[1][1], vv[1][2], vv[1][3]);
-#line 544 "templates/gfx942/attn_fwd.hip.in"
+#line 623 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[1][0][0];
     bv[1].y = vv[1][0][1];
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][7], p[0][3], bv[0]);
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][7], p[1][3], bv[0]);
-#line 544 "templates/gfx942/attn_fwd.hip.in"
+#line 623 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[1][0][2];
     bv[0].y = vv[1][0][3];
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][0], p[0][4], bv[1]);
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][0], p[1][4], bv[1]);
-#line 544 "templates/gfx942/attn_fwd.hip.in"
+#line 623 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[1][1][0];
     bv[1].y = vv[1][1][1];
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][1], p[0][4], bv[0]);
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][1], p[1][4], bv[0]);
-#line 544 "templates/gfx942/attn_fwd.hip.in"
+#line 623 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[1][1][2];
     bv[0].y = vv[1][1][3];
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][2], p[0][4], bv[1]);
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][2], p[1][4], bv[1]);
-#line 544 "templates/gfx942/attn_fwd.hip.in"
+#line 623 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[1][2][0];
     bv[1].y = vv[1][2][1];
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][3], p[0][4], bv[0]);
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][3], p[1][4], bv[0]);
-#line 544 "templates/gfx942/attn_fwd.hip.in"
+#line 623 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[1][2][2];
     bv[0].y = vv[1][2][3];
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][4], p[0][4], bv[1]);
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][4], p[1][4], bv[1]);
-#line 544 "templates/gfx942/attn_fwd.hip.in"
+#line 623 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[1][3][0];
     bv[1].y = vv[1][3][1];
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][5], p[0][4], bv[0]);
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][5], p[1][4], bv[0]);
-#line 544 "templates/gfx942/attn_fwd.hip.in"
+#line 623 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[1][3][2];
     bv[0].y = vv[1][3][3];
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][6], p[0][4], bv[1]);
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][6], p[1][4], bv[1]);
-#line 541 "templates/gfx942/attn_fwd.hip.in"
+#line 620 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_vmcnt<0>(vv[2][0], vv[2][1], vv[2][2], vv[2][3]);
-#line 544 "templates/gfx942/attn_fwd.hip.in"
+#line 623 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[2][0][0];
     bv[1].y = vv[2][0][1];
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][7], p[0][4], bv[0]);
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][7], p[1][4], bv[0]);
-#line 544 "templates/gfx942/attn_fwd.hip.in"
+#line 623 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[2][0][2];
     bv[0].y = vv[2][0][3];
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][0], p[0][5], bv[1]);
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][0], p[1][5], bv[1]);
-#line 544 "templates/gfx942/attn_fwd.hip.in"
+#line 623 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[2][1][0];
     bv[1].y = vv[2][1][1];
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][1], p[0][5], bv[0]);
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][1], p[1][5], bv[0]);
-#line 544 "templates/gfx942/attn_fwd.hip.in"
+#line 623 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[2][1][2];
     bv[0].y = vv[2][1][3];
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][2], p[0][5], bv[1]);
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][2], p[1][5], bv[1]);
-#line 544 "templates/gfx942/attn_fwd.hip.in"
+#line 623 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[2][2][0];
     bv[1].y = vv[2][2][1];
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][3], p[0][5], bv[0]);
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][3], p[1][5], bv[0]);
-#line 544 "templates/gfx942/attn_fwd.hip.in"
+#line 623 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[2][2][2];
     bv[0].y = vv[2][2][3];
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][4], p[0][5], bv[1]);
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][4], p[1][5], bv[1]);
-#line 544 "templates/gfx942/attn_fwd.hip.in"
+#line 623 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[2][3][0];
     bv[1].y = vv[2][3][1];
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][5], p[0][5], bv[0]);
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][5], p[1][5], bv[0]);
-#line 544 "templates/gfx942/attn_fwd.hip.in"
+#line 623 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[2][3][2];
     bv[0].y = vv[2][3][3];
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][6], p[0][5], bv[1]);
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][6], p[1][5], bv[1]);
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][7], p[0][5], bv[0]);
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][7], p[1][5], bv[0]);
-#line 561 "templates/gfx942/attn_fwd.hip.in"
+#line 640 "templates/gfx942/attn_fwd.hip.in"
   }
-#line 912 "templates/gfx942/attn_fwd.hip.in"
+#line 995 "templates/gfx942/attn_fwd.hip.in"
     ag_s_setprio<0>();
   }
-#line 915 "templates/gfx942/attn_fwd.hip.in"
+#line 998 "templates/gfx942/attn_fwd.hip.in"
   ag_s_waitcnt_vmcnt<0>();  // K DMAs past the end (zero-filled) are complete
   ag_mfma_drain(o[0][0], o[0][1], o[0][2], o[0][3], o[0][4], o[0][5], o[0][6], o[0][7], o[1][0], o[1][1], o[1][2], o[1][3], o[1][4], o[1][5], o[1][6], o[1][7]);
-#line 945 "templates/gfx942/attn_fwd.hip.in"
+#line 1028 "templates/gfx942/attn_fwd.hip.in"
   {  // epilogue: lane, g, c recomputed, not kept in VGPRs across the loop
   const unsigned lane = ag_lane_id_here();
   const unsigned g = lane >> 4, c = lane & 15u;
@@ -5828,331 +5832,331 @@ AG_KERNEL(512) void attn_fwd_d128_bshd_rtna_q2_kv96_w8_nosplit_vt_causal_mfma_gf
   float lsum[2];
   {
     unsigned xr[2];
-#line 954 "templates/gfx942/attn_fwd.hip.in"
+#line 1037 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_swizzle_b32<0x401F>(xr[0], ag_f32_bits(l[0]));
-#line 954 "templates/gfx942/attn_fwd.hip.in"
+#line 1037 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_swizzle_b32<0x401F>(xr[1], ag_f32_bits(l[1]));
-#line 956 "templates/gfx942/attn_fwd.hip.in"
+#line 1039 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<0>(xr[0], xr[1]);
-#line 958 "templates/gfx942/attn_fwd.hip.in"
+#line 1041 "templates/gfx942/attn_fwd.hip.in"
     lsum[0] = l[0] + ag_bits_f32(xr[0]);
     ag_ds_bpermute_b32(xr[0], (lane ^ 32u) << 2, ag_f32_bits(lsum[0]));
-#line 958 "templates/gfx942/attn_fwd.hip.in"
+#line 1041 "templates/gfx942/attn_fwd.hip.in"
     lsum[1] = l[1] + ag_bits_f32(xr[1]);
     ag_ds_bpermute_b32(xr[1], (lane ^ 32u) << 2, ag_f32_bits(lsum[1]));
-#line 961 "templates/gfx942/attn_fwd.hip.in"
+#line 1044 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<0>(xr[0], xr[1]);
-#line 963 "templates/gfx942/attn_fwd.hip.in"
+#line 1046 "templates/gfx942/attn_fwd.hip.in"
     lsum[0] = lsum[0] + ag_bits_f32(xr[0]);
-#line 963 "templates/gfx942/attn_fwd.hip.in"
+#line 1046 "templates/gfx942/attn_fwd.hip.in"
     lsum[1] = lsum[1] + ag_bits_f32(xr[1]);
-#line 965 "templates/gfx942/attn_fwd.hip.in"
+#line 1048 "templates/gfx942/attn_fwd.hip.in"
   }
-#line 1001 "templates/gfx942/attn_fwd.hip.in"
+#line 1094 "templates/gfx942/attn_fwd.hip.in"
   {
-#line 1003 "templates/gfx942/attn_fwd.hip.in"
+#line 1096 "templates/gfx942/attn_fwd.hip.in"
     float inv0;
     unsigned ir0[4];
     inv0 = lsum[0] == 0.0f ? 0.0f : 1.0f / lsum[0];
-#line 1007 "templates/gfx942/attn_fwd.hip.in"
+#line 1100 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_bpermute_b32(ir0[0], (4u * g + 0u) << 2, ag_f32_bits(inv0));
-#line 1007 "templates/gfx942/attn_fwd.hip.in"
+#line 1100 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_bpermute_b32(ir0[1], (4u * g + 1u) << 2, ag_f32_bits(inv0));
-#line 1007 "templates/gfx942/attn_fwd.hip.in"
+#line 1100 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_bpermute_b32(ir0[2], (4u * g + 2u) << 2, ag_f32_bits(inv0));
-#line 1007 "templates/gfx942/attn_fwd.hip.in"
+#line 1100 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_bpermute_b32(ir0[3], (4u * g + 3u) << 2, ag_f32_bits(inv0));
-#line 1003 "templates/gfx942/attn_fwd.hip.in"
+#line 1096 "templates/gfx942/attn_fwd.hip.in"
     float inv1;
     unsigned ir1[4];
     inv1 = lsum[1] == 0.0f ? 0.0f : 1.0f / lsum[1];
-#line 1007 "templates/gfx942/attn_fwd.hip.in"
+#line 1100 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_bpermute_b32(ir1[0], (4u * g + 0u) << 2, ag_f32_bits(inv1));
-#line 1007 "templates/gfx942/attn_fwd.hip.in"
+#line 1100 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_bpermute_b32(ir1[1], (4u * g + 1u) << 2, ag_f32_bits(inv1));
-#line 1007 "templates/gfx942/attn_fwd.hip.in"
+#line 1100 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_bpermute_b32(ir1[2], (4u * g + 2u) << 2, ag_f32_bits(inv1));
-#line 1007 "templates/gfx942/attn_fwd.hip.in"
+#line 1100 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_bpermute_b32(ir1[3], (4u * g + 3u) << 2, ag_f32_bits(inv1));
-#line 1010 "templates/gfx942/attn_fwd.hip.in"
+#line 1103 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<0>(ir0[0], ir0[1], ir0[2], ir0[3], ir1[0], ir1[1], ir1[2], ir1[3]);
-#line 1013 "templates/gfx942/attn_fwd.hip.in"
+#line 1106 "templates/gfx942/attn_fwd.hip.in"
     {
       const float r = ag_bits_f32(ir0[0]);
-#line 1016 "templates/gfx942/attn_fwd.hip.in"
+#line 1109 "templates/gfx942/attn_fwd.hip.in"
       if (r == 0.0f) {  // a row that sees no key (l = 0): out = 0, whatever P = 0 times a
                         // non-finite v of another row's key left in its O
-#line 1019 "templates/gfx942/attn_fwd.hip.in"
+#line 1112 "templates/gfx942/attn_fwd.hip.in"
         o[0][0][0] = 0.0f;
-#line 1019 "templates/gfx942/attn_fwd.hip.in"
+#line 1112 "templates/gfx942/attn_fwd.hip.in"
         o[0][1][0] = 0.0f;
-#line 1019 "templates/gfx942/attn_fwd.hip.in"
+#line 1112 "templates/gfx942/attn_fwd.hip.in"
         o[0][2][0] = 0.0f;
-#line 1019 "templates/gfx942/attn_fwd.hip.in"
+#line 1112 "templates/gfx942/attn_fwd.hip.in"
         o[0][3][0] = 0.0f;
-#line 1019 "templates/gfx942/attn_fwd.hip.in"
+#line 1112 "templates/gfx942/attn_fwd.hip.in"
         o[0][4][0] = 0.0f;
-#line 1019 "templates/gfx942/attn_fwd.hip.in"
+#line 1112 "templates/gfx942/attn_fwd.hip.in"
         o[0][5][0] = 0.0f;
-#line 1019 "templates/gfx942/attn_fwd.hip.in"
+#line 1112 "templates/gfx942/attn_fwd.hip.in"
         o[0][6][0] = 0.0f;
-#line 1019 "templates/gfx942/attn_fwd.hip.in"
+#line 1112 "templates/gfx942/attn_fwd.hip.in"
         o[0][7][0] = 0.0f;
-#line 1021 "templates/gfx942/attn_fwd.hip.in"
+#line 1114 "templates/gfx942/attn_fwd.hip.in"
       }
-#line 1024 "templates/gfx942/attn_fwd.hip.in"
+#line 1127 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x4 out = {ag_pack_bf16_rtna(o[0][0][0] * r, o[0][1][0] * r),
                             ag_pack_bf16_rtna(o[0][2][0] * r, o[0][3][0] * r),
                             ag_pack_bf16_rtna(o[0][4][0] * r, o[0][5][0] * r),
                             ag_pack_bf16_rtna(o[0][6][0] * r, o[0][7][0] * r)};
       ag_buffer_store_dwordx4<0>(o_rsrc, (q_row0 + 0u + 4u * g) * o_rs + 16u * c, out);
-#line 1034 "templates/gfx942/attn_fwd.hip.in"
+#line 1137 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 1013 "templates/gfx942/attn_fwd.hip.in"
+#line 1106 "templates/gfx942/attn_fwd.hip.in"
     {
       const float r = ag_bits_f32(ir0[1]);
-#line 1016 "templates/gfx942/attn_fwd.hip.in"
+#line 1109 "templates/gfx942/attn_fwd.hip.in"
       if (r == 0.0f) {  // a row that sees no key (l = 0): out = 0, whatever P = 0 times a
                         // non-finite v of another row's key left in its O
-#line 1019 "templates/gfx942/attn_fwd.hip.in"
+#line 1112 "templates/gfx942/attn_fwd.hip.in"
         o[0][0][1] = 0.0f;
-#line 1019 "templates/gfx942/attn_fwd.hip.in"
+#line 1112 "templates/gfx942/attn_fwd.hip.in"
         o[0][1][1] = 0.0f;
-#line 1019 "templates/gfx942/attn_fwd.hip.in"
+#line 1112 "templates/gfx942/attn_fwd.hip.in"
         o[0][2][1] = 0.0f;
-#line 1019 "templates/gfx942/attn_fwd.hip.in"
+#line 1112 "templates/gfx942/attn_fwd.hip.in"
         o[0][3][1] = 0.0f;
-#line 1019 "templates/gfx942/attn_fwd.hip.in"
+#line 1112 "templates/gfx942/attn_fwd.hip.in"
         o[0][4][1] = 0.0f;
-#line 1019 "templates/gfx942/attn_fwd.hip.in"
+#line 1112 "templates/gfx942/attn_fwd.hip.in"
         o[0][5][1] = 0.0f;
-#line 1019 "templates/gfx942/attn_fwd.hip.in"
+#line 1112 "templates/gfx942/attn_fwd.hip.in"
         o[0][6][1] = 0.0f;
-#line 1019 "templates/gfx942/attn_fwd.hip.in"
+#line 1112 "templates/gfx942/attn_fwd.hip.in"
         o[0][7][1] = 0.0f;
-#line 1021 "templates/gfx942/attn_fwd.hip.in"
+#line 1114 "templates/gfx942/attn_fwd.hip.in"
       }
-#line 1024 "templates/gfx942/attn_fwd.hip.in"
+#line 1127 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x4 out = {ag_pack_bf16_rtna(o[0][0][1] * r, o[0][1][1] * r),
                             ag_pack_bf16_rtna(o[0][2][1] * r, o[0][3][1] * r),
                             ag_pack_bf16_rtna(o[0][4][1] * r, o[0][5][1] * r),
                             ag_pack_bf16_rtna(o[0][6][1] * r, o[0][7][1] * r)};
       ag_buffer_store_dwordx4<0>(o_rsrc, (q_row0 + 1u + 4u * g) * o_rs + 16u * c, out);
-#line 1034 "templates/gfx942/attn_fwd.hip.in"
+#line 1137 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 1013 "templates/gfx942/attn_fwd.hip.in"
+#line 1106 "templates/gfx942/attn_fwd.hip.in"
     {
       const float r = ag_bits_f32(ir0[2]);
-#line 1016 "templates/gfx942/attn_fwd.hip.in"
+#line 1109 "templates/gfx942/attn_fwd.hip.in"
       if (r == 0.0f) {  // a row that sees no key (l = 0): out = 0, whatever P = 0 times a
                         // non-finite v of another row's key left in its O
-#line 1019 "templates/gfx942/attn_fwd.hip.in"
+#line 1112 "templates/gfx942/attn_fwd.hip.in"
         o[0][0][2] = 0.0f;
-#line 1019 "templates/gfx942/attn_fwd.hip.in"
+#line 1112 "templates/gfx942/attn_fwd.hip.in"
         o[0][1][2] = 0.0f;
-#line 1019 "templates/gfx942/attn_fwd.hip.in"
+#line 1112 "templates/gfx942/attn_fwd.hip.in"
         o[0][2][2] = 0.0f;
-#line 1019 "templates/gfx942/attn_fwd.hip.in"
+#line 1112 "templates/gfx942/attn_fwd.hip.in"
         o[0][3][2] = 0.0f;
-#line 1019 "templates/gfx942/attn_fwd.hip.in"
+#line 1112 "templates/gfx942/attn_fwd.hip.in"
         o[0][4][2] = 0.0f;
-#line 1019 "templates/gfx942/attn_fwd.hip.in"
+#line 1112 "templates/gfx942/attn_fwd.hip.in"
         o[0][5][2] = 0.0f;
-#line 1019 "templates/gfx942/attn_fwd.hip.in"
+#line 1112 "templates/gfx942/attn_fwd.hip.in"
         o[0][6][2] = 0.0f;
-#line 1019 "templates/gfx942/attn_fwd.hip.in"
+#line 1112 "templates/gfx942/attn_fwd.hip.in"
         o[0][7][2] = 0.0f;
-#line 1021 "templates/gfx942/attn_fwd.hip.in"
+#line 1114 "templates/gfx942/attn_fwd.hip.in"
       }
-#line 1024 "templates/gfx942/attn_fwd.hip.in"
+#line 1127 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x4 out = {ag_pack_bf16_rtna(o[0][0][2] * r, o[0][1][2] * r),
                             ag_pack_bf16_rtna(o[0][2][2] * r, o[0][3][2] * r),
                             ag_pack_bf16_rtna(o[0][4][2] * r, o[0][5][2] * r),
                             ag_pack_bf16_rtna(o[0][6][2] * r, o[0][7][2] * r)};
       ag_buffer_store_dwordx4<0>(o_rsrc, (q_row0 + 2u + 4u * g) * o_rs + 16u * c, out);
-#line 1034 "templates/gfx942/attn_fwd.hip.in"
+#line 1137 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 1013 "templates/gfx942/attn_fwd.hip.in"
+#line 1106 "templates/gfx942/attn_fwd.hip.in"
     {
       const float r = ag_bits_f32(ir0[3]);
-#line 1016 "templates/gfx942/attn_fwd.hip.in"
+#line 1109 "templates/gfx942/attn_fwd.hip.in"
       if (r == 0.0f) {  // a row that sees no key (l = 0): out = 0, whatever P = 0 times a
                         // non-finite v of another row's key left in its O
-#line 1019 "templates/gfx942/attn_fwd.hip.in"
+#line 1112 "templates/gfx942/attn_fwd.hip.in"
         o[0][0][3] = 0.0f;
-#line 1019 "templates/gfx942/attn_fwd.hip.in"
+#line 1112 "templates/gfx942/attn_fwd.hip.in"
         o[0][1][3] = 0.0f;
-#line 1019 "templates/gfx942/attn_fwd.hip.in"
+#line 1112 "templates/gfx942/attn_fwd.hip.in"
         o[0][2][3] = 0.0f;
-#line 1019 "templates/gfx942/attn_fwd.hip.in"
+#line 1112 "templates/gfx942/attn_fwd.hip.in"
         o[0][3][3] = 0.0f;
-#line 1019 "templates/gfx942/attn_fwd.hip.in"
+#line 1112 "templates/gfx942/attn_fwd.hip.in"
         o[0][4][3] = 0.0f;
-#line 1019 "templates/gfx942/attn_fwd.hip.in"
+#line 1112 "templates/gfx942/attn_fwd.hip.in"
         o[0][5][3] = 0.0f;
-#line 1019 "templates/gfx942/attn_fwd.hip.in"
+#line 1112 "templates/gfx942/attn_fwd.hip.in"
         o[0][6][3] = 0.0f;
-#line 1019 "templates/gfx942/attn_fwd.hip.in"
+#line 1112 "templates/gfx942/attn_fwd.hip.in"
         o[0][7][3] = 0.0f;
-#line 1021 "templates/gfx942/attn_fwd.hip.in"
+#line 1114 "templates/gfx942/attn_fwd.hip.in"
       }
-#line 1024 "templates/gfx942/attn_fwd.hip.in"
+#line 1127 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x4 out = {ag_pack_bf16_rtna(o[0][0][3] * r, o[0][1][3] * r),
                             ag_pack_bf16_rtna(o[0][2][3] * r, o[0][3][3] * r),
                             ag_pack_bf16_rtna(o[0][4][3] * r, o[0][5][3] * r),
                             ag_pack_bf16_rtna(o[0][6][3] * r, o[0][7][3] * r)};
       ag_buffer_store_dwordx4<0>(o_rsrc, (q_row0 + 3u + 4u * g) * o_rs + 16u * c, out);
-#line 1034 "templates/gfx942/attn_fwd.hip.in"
+#line 1137 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 1013 "templates/gfx942/attn_fwd.hip.in"
+#line 1106 "templates/gfx942/attn_fwd.hip.in"
     {
       const float r = ag_bits_f32(ir1[0]);
-#line 1016 "templates/gfx942/attn_fwd.hip.in"
+#line 1109 "templates/gfx942/attn_fwd.hip.in"
       if (r == 0.0f) {  // a row that sees no key (l = 0): out = 0, whatever P = 0 times a
                         // non-finite v of another row's key left in its O
-#line 1019 "templates/gfx942/attn_fwd.hip.in"
+#line 1112 "templates/gfx942/attn_fwd.hip.in"
         o[1][0][0] = 0.0f;
-#line 1019 "templates/gfx942/attn_fwd.hip.in"
+#line 1112 "templates/gfx942/attn_fwd.hip.in"
         o[1][1][0] = 0.0f;
-#line 1019 "templates/gfx942/attn_fwd.hip.in"
+#line 1112 "templates/gfx942/attn_fwd.hip.in"
         o[1][2][0] = 0.0f;
-#line 1019 "templates/gfx942/attn_fwd.hip.in"
+#line 1112 "templates/gfx942/attn_fwd.hip.in"
         o[1][3][0] = 0.0f;
-#line 1019 "templates/gfx942/attn_fwd.hip.in"
+#line 1112 "templates/gfx942/attn_fwd.hip.in"
         o[1][4][0] = 0.0f;
-#line 1019 "templates/gfx942/attn_fwd.hip.in"
+#line 1112 "templates/gfx942/attn_fwd.hip.in"
         o[1][5][0] = 0.0f;
-#line 1019 "templates/gfx942/attn_fwd.hip.in"
+#line 1112 "templates/gfx942/attn_fwd.hip.in"
         o[1][6][0] = 0.0f;
-#line 1019 "templates/gfx942/attn_fwd.hip.in"
+#line 1112 "templates/gfx942/attn_fwd.hip.in"
         o[1][7][0] = 0.0f;
-#line 1021 "templates/gfx942/attn_fwd.hip.in"
+#line 1114 "templates/gfx942/attn_fwd.hip.in"
       }
-#line 1024 "templates/gfx942/attn_fwd.hip.in"
+#line 1127 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x4 out = {ag_pack_bf16_rtna(o[1][0][0] * r, o[1][1][0] * r),
                             ag_pack_bf16_rtna(o[1][2][0] * r, o[1][3][0] * r),
                             ag_pack_bf16_rtna(o[1][4][0] * r, o[1][5][0] * r),
                             ag_pack_bf16_rtna(o[1][6][0] * r, o[1][7][0] * r)};
       ag_buffer_store_dwordx4<0>(o_rsrc, (q_row0 + 16u + 4u * g) * o_rs + 16u * c, out);
-#line 1034 "templates/gfx942/attn_fwd.hip.in"
+#line 1137 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 1013 "templates/gfx942/attn_fwd.hip.in"
+#line 1106 "templates/gfx942/attn_fwd.hip.in"
     {
       const float r = ag_bits_f32(ir1[1]);
-#line 1016 "templates/gfx942/attn_fwd.hip.in"
+#line 1109 "templates/gfx942/attn_fwd.hip.in"
       if (r == 0.0f) {  // a row that sees no key (l = 0): out = 0, whatever P = 0 times a
                         // non-finite v of another row's key left in its O
-#line 1019 "templates/gfx942/attn_fwd.hip.in"
+#line 1112 "templates/gfx942/attn_fwd.hip.in"
         o[1][0][1] = 0.0f;
-#line 1019 "templates/gfx942/attn_fwd.hip.in"
+#line 1112 "templates/gfx942/attn_fwd.hip.in"
         o[1][1][1] = 0.0f;
-#line 1019 "templates/gfx942/attn_fwd.hip.in"
+#line 1112 "templates/gfx942/attn_fwd.hip.in"
         o[1][2][1] = 0.0f;
-#line 1019 "templates/gfx942/attn_fwd.hip.in"
+#line 1112 "templates/gfx942/attn_fwd.hip.in"
         o[1][3][1] = 0.0f;
-#line 1019 "templates/gfx942/attn_fwd.hip.in"
+#line 1112 "templates/gfx942/attn_fwd.hip.in"
         o[1][4][1] = 0.0f;
-#line 1019 "templates/gfx942/attn_fwd.hip.in"
+#line 1112 "templates/gfx942/attn_fwd.hip.in"
         o[1][5][1] = 0.0f;
-#line 1019 "templates/gfx942/attn_fwd.hip.in"
+#line 1112 "templates/gfx942/attn_fwd.hip.in"
         o[1][6][1] = 0.0f;
-#line 1019 "templates/gfx942/attn_fwd.hip.in"
+#line 1112 "templates/gfx942/attn_fwd.hip.in"
         o[1][7][1] = 0.0f;
-#line 1021 "templates/gfx942/attn_fwd.hip.in"
+#line 1114 "templates/gfx942/attn_fwd.hip.in"
       }
-#line 1024 "templates/gfx942/attn_fwd.hip.in"
+#line 1127 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x4 out = {ag_pack_bf16_rtna(o[1][0][1] * r, o[1][1][1] * r),
                             ag_pack_bf16_rtna(o[1][2][1] * r, o[1][3][1] * r),
                             ag_pack_bf16_rtna(o[1][4][1] * r, o[1][5][1] * r),
                             ag_pack_bf16_rtna(o[1][6][1] * r, o[1][7][1] * r)};
       ag_buffer_store_dwordx4<0>(o_rsrc, (q_row0 + 17u + 4u * g) * o_rs + 16u * c, out);
-#line 1034 "templates/gfx942/attn_fwd.hip.in"
+#line 1137 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 1013 "templates/gfx942/attn_fwd.hip.in"
+#line 1106 "templates/gfx942/attn_fwd.hip.in"
     {
       const float r = ag_bits_f32(ir1[2]);
-#line 1016 "templates/gfx942/attn_fwd.hip.in"
+#line 1109 "templates/gfx942/attn_fwd.hip.in"
       if (r == 0.0f) {  // a row that sees no key (l = 0): out = 0, whatever P = 0 times a
                         // non-finite v of another row's key left in its O
-#line 1019 "templates/gfx942/attn_fwd.hip.in"
+#line 1112 "templates/gfx942/attn_fwd.hip.in"
         o[1][0][2] = 0.0f;
-#line 1019 "templates/gfx942/attn_fwd.hip.in"
+#line 1112 "templates/gfx942/attn_fwd.hip.in"
         o[1][1][2] = 0.0f;
-#line 1019 "templates/gfx942/attn_fwd.hip.in"
+#line 1112 "templates/gfx942/attn_fwd.hip.in"
         o[1][2][2] = 0.0f;
-#line 1019 "templates/gfx942/attn_fwd.hip.in"
+#line 1112 "templates/gfx942/attn_fwd.hip.in"
         o[1][3][2] = 0.0f;
-#line 1019 "templates/gfx942/attn_fwd.hip.in"
+#line 1112 "templates/gfx942/attn_fwd.hip.in"
         o[1][4][2] = 0.0f;
-#line 1019 "templates/gfx942/attn_fwd.hip.in"
+#line 1112 "templates/gfx942/attn_fwd.hip.in"
         o[1][5][2] = 0.0f;
-#line 1019 "templates/gfx942/attn_fwd.hip.in"
+#line 1112 "templates/gfx942/attn_fwd.hip.in"
         o[1][6][2] = 0.0f;
-#line 1019 "templates/gfx942/attn_fwd.hip.in"
+#line 1112 "templates/gfx942/attn_fwd.hip.in"
         o[1][7][2] = 0.0f;
-#line 1021 "templates/gfx942/attn_fwd.hip.in"
+#line 1114 "templates/gfx942/attn_fwd.hip.in"
       }
-#line 1024 "templates/gfx942/attn_fwd.hip.in"
+#line 1127 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x4 out = {ag_pack_bf16_rtna(o[1][0][2] * r, o[1][1][2] * r),
                             ag_pack_bf16_rtna(o[1][2][2] * r, o[1][3][2] * r),
                             ag_pack_bf16_rtna(o[1][4][2] * r, o[1][5][2] * r),
                             ag_pack_bf16_rtna(o[1][6][2] * r, o[1][7][2] * r)};
       ag_buffer_store_dwordx4<0>(o_rsrc, (q_row0 + 18u + 4u * g) * o_rs + 16u * c, out);
-#line 1034 "templates/gfx942/attn_fwd.hip.in"
+#line 1137 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 1013 "templates/gfx942/attn_fwd.hip.in"
+#line 1106 "templates/gfx942/attn_fwd.hip.in"
     {
       const float r = ag_bits_f32(ir1[3]);
-#line 1016 "templates/gfx942/attn_fwd.hip.in"
+#line 1109 "templates/gfx942/attn_fwd.hip.in"
       if (r == 0.0f) {  // a row that sees no key (l = 0): out = 0, whatever P = 0 times a
                         // non-finite v of another row's key left in its O
-#line 1019 "templates/gfx942/attn_fwd.hip.in"
+#line 1112 "templates/gfx942/attn_fwd.hip.in"
         o[1][0][3] = 0.0f;
-#line 1019 "templates/gfx942/attn_fwd.hip.in"
+#line 1112 "templates/gfx942/attn_fwd.hip.in"
         o[1][1][3] = 0.0f;
-#line 1019 "templates/gfx942/attn_fwd.hip.in"
+#line 1112 "templates/gfx942/attn_fwd.hip.in"
         o[1][2][3] = 0.0f;
-#line 1019 "templates/gfx942/attn_fwd.hip.in"
+#line 1112 "templates/gfx942/attn_fwd.hip.in"
         o[1][3][3] = 0.0f;
-#line 1019 "templates/gfx942/attn_fwd.hip.in"
+#line 1112 "templates/gfx942/attn_fwd.hip.in"
         o[1][4][3] = 0.0f;
-#line 1019 "templates/gfx942/attn_fwd.hip.in"
+#line 1112 "templates/gfx942/attn_fwd.hip.in"
         o[1][5][3] = 0.0f;
-#line 1019 "templates/gfx942/attn_fwd.hip.in"
+#line 1112 "templates/gfx942/attn_fwd.hip.in"
         o[1][6][3] = 0.0f;
-#line 1019 "templates/gfx942/attn_fwd.hip.in"
+#line 1112 "templates/gfx942/attn_fwd.hip.in"
         o[1][7][3] = 0.0f;
-#line 1021 "templates/gfx942/attn_fwd.hip.in"
+#line 1114 "templates/gfx942/attn_fwd.hip.in"
       }
-#line 1024 "templates/gfx942/attn_fwd.hip.in"
+#line 1127 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x4 out = {ag_pack_bf16_rtna(o[1][0][3] * r, o[1][1][3] * r),
                             ag_pack_bf16_rtna(o[1][2][3] * r, o[1][3][3] * r),
                             ag_pack_bf16_rtna(o[1][4][3] * r, o[1][5][3] * r),
                             ag_pack_bf16_rtna(o[1][6][3] * r, o[1][7][3] * r)};
       ag_buffer_store_dwordx4<0>(o_rsrc, (q_row0 + 19u + 4u * g) * o_rs + 16u * c, out);
-#line 1034 "templates/gfx942/attn_fwd.hip.in"
+#line 1137 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 1037 "templates/gfx942/attn_fwd.hip.in"
+#line 1140 "templates/gfx942/attn_fwd.hip.in"
   }
   if (a.lse) {  // natural-log LSE = m ln2 + ln l; row c, written by the lanes with g == 0
-#line 1040 "templates/gfx942/attn_fwd.hip.in"
+#line 1143 "templates/gfx942/attn_fwd.hip.in"
     // [B, H, Sq], or [H, total_q] from a packed sequence's first row
     const ag_rsrc lse_rsrc = ag_make_rsrc(a.lse + (a.cu_q ? (unsigned long long)h * (unsigned)a.total_q + q_first
                                                           : ((unsigned long long)b * H + h) * (unsigned)a.Sq),
                                           q_rows * 4u);
-#line 1049 "templates/gfx942/attn_fwd.hip.in"
+#line 1152 "templates/gfx942/attn_fwd.hip.in"
     {
       const float lse = m[0] * 0.693147180559945309f + ag_v_log_f32(lsum[0]) * 0.693147180559945309f;
       ag_buffer_store_dword<0>(lse_rsrc, g == 0u ? (q_row0 + 0u + c) * 4u : 0x80000000u,
                                ag_f32_bits(lse));
     }
-#line 1049 "templates/gfx942/attn_fwd.hip.in"
+#line 1152 "templates/gfx942/attn_fwd.hip.in"
     {
       const float lse = m[1] * 0.693147180559945309f + ag_v_log_f32(lsum[1]) * 0.693147180559945309f;
       ag_buffer_store_dword<0>(lse_rsrc, g == 0u ? (q_row0 + 16u + c) * 4u : 0x80000000u,
                                ag_f32_bits(lse));
     }
-#line 1055 "templates/gfx942/attn_fwd.hip.in"
+#line 1158 "templates/gfx942/attn_fwd.hip.in"
   }
   }  // epilogue
 }

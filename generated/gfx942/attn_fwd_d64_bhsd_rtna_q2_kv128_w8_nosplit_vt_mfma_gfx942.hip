@@ -434,7 +434,7 @@ AG_DEVICE unsigned ag_pack_bf16_rtz(float lo, float hi) {
 AG_DEVICE unsigned ag_f32_bits(float x) { return __builtin_bit_cast(unsigned, x); }
 AG_DEVICE float ag_bits_f32(unsigned u) { return __builtin_bit_cast(float, u); }
 AG_DEVICE float ag_max_f32(float a, float b) { return __builtin_fmaxf(a, b); }
-#line 24 "templates/gfx942/attn_fwd.hip.in"
+#line 30 "templates/gfx942/attn_fwd.hip.in"
 // attn_fwd.hip.in: bf16 forward attention (head_dim 64) for AMD MI300X (gfx942), one
 // variant per expansion. Numerics: docs/NUMERICS.md (exp2 softmax with the scale
 // folded into a.scale_log2, l sums unrounded p, P and O rounded with the variant's mode).
@@ -480,7 +480,7 @@ AG_DEVICE float ag_max_f32(float a, float b) { return __builtin_fmaxf(a, b); }
 // read 0 and their stores fall outside the descriptor (dropped).
 // Tail KV split (kv_split = tail): see runtime/src/split_plan.h for the grid; split parts
 // write unnormalized fp32 O and (m, l) per row into a.ws and attn_fwd_d64_bhsd_rtna_q2_kv128_w8_nosplit_vt_mfma_gfx942_merge combines them.
-#line 109 "templates/gfx942/attn_fwd.hip.in"
+#line 115 "templates/gfx942/attn_fwd.hip.in"
 //
 // head_dim 64 (the mapping above with half the columns): hh = 0, 1 (2 ds_read_b128 of K
 // and 2 dwordx4 of Q per 16-key block); P V has 4 MFMAs per 16-key block, column n of MFMA
@@ -488,11 +488,11 @@ AG_DEVICE float ag_max_f32(float a, float b) { return __builtin_fmaxf(a, b); }
 // buffer_load_dwordx2, or 2 dwordx4 of the pre-transposed chunk) and stores 8 bytes of O per
 // row; split partials hold 64 O values per row. The K tile in LDS: see "per-lane address
 // parts" (half-row planes, chunks swizzled instead of padded rows).
-#line 117 "templates/gfx942/attn_fwd.hip.in"
+#line 134 "templates/gfx942/attn_fwd.hip.in"
 
-#line 133 "templates/gfx942/attn_fwd.hip.in"
+#line 150 "templates/gfx942/attn_fwd.hip.in"
 
-#line 161 "templates/gfx942/attn_fwd.hip.in"
+#line 178 "templates/gfx942/attn_fwd.hip.in"
 
 AG_KERNEL(512) void attn_fwd_d64_bhsd_rtna_q2_kv128_w8_nosplit_vt_mfma_gfx942(attngen_kargs a) {
   AG_LDS_DECLARE(32768);
@@ -505,7 +505,7 @@ AG_KERNEL(512) void attn_fwd_d64_bhsd_rtna_q2_kv128_w8_nosplit_vt_mfma_gfx942(at
   // KV heads (grouped-query calls: H_kv divides H; 0 = H): query head h reads KV head
   // h H_kv / H = h / (H / H_kv), one division
   const unsigned Hkv = a.H_kv > 0 ? (unsigned)a.H_kv : H;
-#line 174 "templates/gfx942/attn_fwd.hip.in"
+#line 191 "templates/gfx942/attn_fwd.hip.in"
 
   // ---- pre-pass (kargs.vt_prepass = 1; grid (ceil(chunks / 8), H, B), before the attention
   // launch): wave w converts 16-key chunk x = 8 blockIdx.x + w of V[b, h] into the operand
@@ -521,7 +521,7 @@ AG_KERNEL(512) void attn_fwd_d64_bhsd_rtna_q2_kv128_w8_nosplit_vt_mfma_gfx942(at
     const unsigned b = ag_block_id_z(), h = ag_block_id_y();
     const unsigned chunks = ((unsigned)a.Skv + 15u) / 16u;
     const unsigned x = ag_block_id_x() * 8u + wave;
-#line 123 "templates/gfx942/attn_fwd.hip.in"
+#line 140 "templates/gfx942/attn_fwd.hip.in"
   unsigned kv_n = (unsigned)a.Skv;
   if (a.kv_len) {
     const ag_rsrc kl_rsrc = ag_make_rsrc(a.kv_len, (unsigned)a.B * 4u);
@@ -531,31 +531,32 @@ AG_KERNEL(512) void attn_fwd_d64_bhsd_rtna_q2_kv128_w8_nosplit_vt_mfma_gfx942(at
     const int kl = (int)kl_raw;
     kv_n = ag_uniform(kl <= 0 ? 0u : ((unsigned)kl < kv_n ? (unsigned)kl : kv_n));
   }
-#line 196 "templates/gfx942/attn_fwd.hip.in"
+#line 213 "templates/gfx942/attn_fwd.hip.in"
     if (x < chunks) {  // wave-uniform
       // V of (b, KV head h) through the call's strides (kargs.h; a packed sequence: from its
       // first key row, sb = 0)
       const unsigned rs = (unsigned)a.v_ss * 2u;
-#line 203 "templates/gfx942/attn_fwd.hip.in"
+#line 220 "templates/gfx942/attn_fwd.hip.in"
       const unsigned long long kv_row0 = 0ull;
-#line 205 "templates/gfx942/attn_fwd.hip.in"
+#line 222 "templates/gfx942/attn_fwd.hip.in"
       const unsigned long long kv_base = 2ull * ((unsigned long long)b * (unsigned long long)a.v_sb +
                                                  kv_row0 * (unsigned)a.v_ss + (unsigned long long)h * (unsigned)a.v_sh);
       const ag_rsrc src = ag_make_rsrc((const char *)a.v + kv_base, kv_n > 0u ? (kv_n - 1u) * rs + 128u : 0u);
       const ag_rsrc dst = ag_make_rsrc((char *)a.ws + ((unsigned long long)b * Hkv + h) * chunks * 2048ull,
                                        chunks * 2048u);
+#line 238 "templates/gfx942/attn_fwd.hip.in"
       ag_u32x2 r[4];
-#line 212 "templates/gfx942/attn_fwd.hip.in"
+#line 240 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx2<0>(r[0], src, (16u * x + 4u * g + 0u) * rs + 8u * c);
-#line 212 "templates/gfx942/attn_fwd.hip.in"
+#line 240 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx2<0>(r[1], src, (16u * x + 4u * g + 1u) * rs + 8u * c);
-#line 212 "templates/gfx942/attn_fwd.hip.in"
+#line 240 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx2<0>(r[2], src, (16u * x + 4u * g + 2u) * rs + 8u * c);
-#line 212 "templates/gfx942/attn_fwd.hip.in"
+#line 240 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx2<0>(r[3], src, (16u * x + 4u * g + 3u) * rs + 8u * c);
-#line 214 "templates/gfx942/attn_fwd.hip.in"
+#line 242 "templates/gfx942/attn_fwd.hip.in"
       ag_s_waitcnt_vmcnt<0>(r[0], r[1], r[2], r[3]);
-#line 216 "templates/gfx942/attn_fwd.hip.in"
+#line 249 "templates/gfx942/attn_fwd.hip.in"
       {
         const ag_u32x4 t = {ag_v_perm_b32(r[1][0], r[0][0], 0x05040100u),
                             ag_v_perm_b32(r[3][0], r[2][0], 0x05040100u),
@@ -563,7 +564,7 @@ AG_KERNEL(512) void attn_fwd_d64_bhsd_rtna_q2_kv128_w8_nosplit_vt_mfma_gfx942(at
                             ag_v_perm_b32(r[3][0], r[2][0], 0x07060302u)};
         ag_buffer_store_dwordx4<0>(dst, x * 2048u + lane * 16u, t);
       }
-#line 216 "templates/gfx942/attn_fwd.hip.in"
+#line 249 "templates/gfx942/attn_fwd.hip.in"
       {
         const ag_u32x4 t = {ag_v_perm_b32(r[1][1], r[0][1], 0x05040100u),
                             ag_v_perm_b32(r[3][1], r[2][1], 0x05040100u),
@@ -571,22 +572,22 @@ AG_KERNEL(512) void attn_fwd_d64_bhsd_rtna_q2_kv128_w8_nosplit_vt_mfma_gfx942(at
                             ag_v_perm_b32(r[3][1], r[2][1], 0x07060302u)};
         ag_buffer_store_dwordx4<1024>(dst, x * 2048u + lane * 16u, t);
       }
-#line 224 "templates/gfx942/attn_fwd.hip.in"
+#line 257 "templates/gfx942/attn_fwd.hip.in"
     }
     return;
   }
-#line 228 "templates/gfx942/attn_fwd.hip.in"
+#line 261 "templates/gfx942/attn_fwd.hip.in"
 
   // ---- the block's job: (b, h, q-block) and KV range [kv_begin, kv_end)
-#line 267 "templates/gfx942/attn_fwd.hip.in"
+#line 300 "templates/gfx942/attn_fwd.hip.in"
   const unsigned qb = ag_block_id_x(), h = ag_block_id_y(), b = ag_block_id_z();
   const unsigned kv_begin = 0;
   unsigned kv_end = (unsigned)a.Skv;
-#line 271 "templates/gfx942/attn_fwd.hip.in"
+#line 304 "templates/gfx942/attn_fwd.hip.in"
   // ---- per-batch key length: keys >= kv_len[b] (clamped into [0, Skv]) do not exist for
   // this block; a split part past it is empty (no tile: m = -inf, l = 0, O = 0)
   {
-#line 123 "templates/gfx942/attn_fwd.hip.in"
+#line 140 "templates/gfx942/attn_fwd.hip.in"
   unsigned kv_n = (unsigned)a.Skv;
   if (a.kv_len) {
     const ag_rsrc kl_rsrc = ag_make_rsrc(a.kv_len, (unsigned)a.B * 4u);
@@ -596,11 +597,11 @@ AG_KERNEL(512) void attn_fwd_d64_bhsd_rtna_q2_kv128_w8_nosplit_vt_mfma_gfx942(at
     const int kl = (int)kl_raw;
     kv_n = ag_uniform(kl <= 0 ? 0u : ((unsigned)kl < kv_n ? (unsigned)kl : kv_n));
   }
-#line 275 "templates/gfx942/attn_fwd.hip.in"
+#line 308 "templates/gfx942/attn_fwd.hip.in"
     kv_end = kv_end < kv_n ? kv_end : kv_n;
-#line 279 "templates/gfx942/attn_fwd.hip.in"
+#line 312 "templates/gfx942/attn_fwd.hip.in"
   }
-#line 304 "templates/gfx942/attn_fwd.hip.in"
+#line 337 "templates/gfx942/attn_fwd.hip.in"
 
   // ---- per-(b, h) slices through the call's strides (kargs.h: element (b, s, h) at
   // b sb + s ss + h sh, whatever the layout): row strides in bytes rs (q), o_rs (o), kv_rs
@@ -609,10 +610,10 @@ AG_KERNEL(512) void attn_fwd_d64_bhsd_rtna_q2_kv128_w8_nosplit_vt_mfma_gfx942(at
   const unsigned hk = ag_uniform(h * Hkv / H);
   const unsigned rs = (unsigned)a.q_ss * 2u, o_rs = (unsigned)a.o_ss * 2u;
   const unsigned kv_rs = (unsigned)a.k_ss * 2u;
-#line 318 "templates/gfx942/attn_fwd.hip.in"
+#line 351 "templates/gfx942/attn_fwd.hip.in"
   const unsigned long long q_row0s = 0ull, kv_row0s = 0ull;
   const unsigned q_n = (unsigned)a.Sq;
-#line 321 "templates/gfx942/attn_fwd.hip.in"
+#line 354 "templates/gfx942/attn_fwd.hip.in"
   const unsigned long long q_base = 2ull * ((unsigned long long)b * (unsigned long long)a.q_sb +
                                             q_row0s * (unsigned)a.q_ss + (unsigned long long)h * (unsigned)a.q_sh);
   const unsigned long long o_base = 2ull * ((unsigned long long)b * (unsigned long long)a.o_sb +
@@ -625,22 +626,22 @@ AG_KERNEL(512) void attn_fwd_d64_bhsd_rtna_q2_kv128_w8_nosplit_vt_mfma_gfx942(at
   const ag_rsrc q_rsrc = ag_make_rsrc((const char *)a.q + q_base, q_bytes);
   const ag_rsrc o_rsrc = ag_make_rsrc((const char *)a.o + o_base, o_bytes);
   const ag_rsrc k_rsrc = ag_make_rsrc((const char *)a.k + kv_base, kv_bytes);
-#line 334 "templates/gfx942/attn_fwd.hip.in"
+#line 367 "templates/gfx942/attn_fwd.hip.in"
   // V in operand order (written by the pre-pass): chunk x (keys 16x .. 16x+15) of this
   // (b, h) at byte 2048 x, bounded to the chunks below kv_end (a split part ends on a tile
   // boundary, the last chunk of Skv is zero-padded by the pre-pass)
   const unsigned vt_chunks = ((unsigned)a.Skv + 15u) / 16u;
   const ag_rsrc v_rsrc = ag_make_rsrc((const char *)a.ws + ((unsigned long long)b * Hkv + hk) * vt_chunks * 2048ull,
                                       (kv_end + 15u) / 16u * 2048u);
-#line 347 "templates/gfx942/attn_fwd.hip.in"
+#line 380 "templates/gfx942/attn_fwd.hip.in"
 
   const unsigned q_row0 = qb * 256u + wave * 32u;  // first row of q-tile 0
   const unsigned kv_len = kv_end - kv_begin;
   const unsigned nt = (kv_len + 127u) / 128u;             // KV tiles
-#line 388 "templates/gfx942/attn_fwd.hip.in"
+#line 421 "templates/gfx942/attn_fwd.hip.in"
 
   // ---- per-lane address parts
-#line 398 "templates/gfx942/attn_fwd.hip.in"
+#line 434 "templates/gfx942/attn_fwd.hip.in"
   // K tile in LDS (head_dim 64): half hh (columns 32hh .. 32hh+31) of key row r at
   // 8192 hh + 64 r, its 16-byte chunk j (columns 32hh + 8j ..) at slot j ^ ((r >> 1) & 3):
   // the ds_read_b128 of 8 consecutive lanes (rows c..c+7, same chunk) hit the 8 distinct
@@ -654,67 +655,67 @@ AG_KERNEL(512) void attn_fwd_d64_bhsd_rtna_q2_kv128_w8_nosplit_vt_mfma_gfx942(at
   const unsigned k_dma_lds = ag_uniform((wave & 1u) * 8192u + (wave >> 1) * 256u);
   // K fragment reads: key row 16kb + c, chunk g of half hh (hh, kb: immediate offsets).
   const unsigned k_rd = lds + c * 64u + 16u * (g ^ ((c >> 1) & 3u));
-#line 413 "templates/gfx942/attn_fwd.hip.in"
+#line 449 "templates/gfx942/attn_fwd.hip.in"
   // V operand chunk: 16 bytes per lane and column pair (dd = 2w, 2w + 1) at 1024 w.
   const unsigned v_lane = lane * 16u;
-#line 422 "templates/gfx942/attn_fwd.hip.in"
+#line 458 "templates/gfx942/attn_fwd.hip.in"
 
   // ---- Q fragments (B operand of S^T = K Q^T) and K tile 0
   ag_u32x4 qv[2][2];
-#line 427 "templates/gfx942/attn_fwd.hip.in"
+#line 463 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dwordx4<0>(qv[0][0], q_rsrc, (q_row0 + 0u + c) * rs + 16u * g);
-#line 427 "templates/gfx942/attn_fwd.hip.in"
+#line 463 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dwordx4<64>(qv[0][1], q_rsrc, (q_row0 + 0u + c) * rs + 16u * g);
-#line 427 "templates/gfx942/attn_fwd.hip.in"
+#line 463 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dwordx4<0>(qv[1][0], q_rsrc, (q_row0 + 16u + c) * rs + 16u * g);
-#line 427 "templates/gfx942/attn_fwd.hip.in"
+#line 463 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dwordx4<64>(qv[1][1], q_rsrc, (q_row0 + 16u + c) * rs + 16u * g);
-#line 436 "templates/gfx942/attn_fwd.hip.in"
+#line 475 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + 0u) * kv_rs,
                            lds + 0u + k_dma_lds + 0u);
-#line 436 "templates/gfx942/attn_fwd.hip.in"
+#line 475 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + 16u) * kv_rs,
                            lds + 0u + k_dma_lds + 1024u);
-#line 436 "templates/gfx942/attn_fwd.hip.in"
+#line 475 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + 32u) * kv_rs,
                            lds + 0u + k_dma_lds + 2048u);
-#line 436 "templates/gfx942/attn_fwd.hip.in"
+#line 475 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + 48u) * kv_rs,
                            lds + 0u + k_dma_lds + 3072u);
-#line 436 "templates/gfx942/attn_fwd.hip.in"
+#line 475 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + 64u) * kv_rs,
                            lds + 0u + k_dma_lds + 4096u);
-#line 436 "templates/gfx942/attn_fwd.hip.in"
+#line 475 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + 80u) * kv_rs,
                            lds + 0u + k_dma_lds + 5120u);
-#line 436 "templates/gfx942/attn_fwd.hip.in"
+#line 475 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + 96u) * kv_rs,
                            lds + 0u + k_dma_lds + 6144u);
-#line 436 "templates/gfx942/attn_fwd.hip.in"
+#line 475 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + 112u) * kv_rs,
                            lds + 0u + k_dma_lds + 7168u);
-#line 478 "templates/gfx942/attn_fwd.hip.in"
+#line 517 "templates/gfx942/attn_fwd.hip.in"
   ag_s_waitcnt_vmcnt<0>(
-#line 480 "templates/gfx942/attn_fwd.hip.in"
+#line 519 "templates/gfx942/attn_fwd.hip.in"
       qv[0][0], qv[0][1],
-#line 480 "templates/gfx942/attn_fwd.hip.in"
+#line 519 "templates/gfx942/attn_fwd.hip.in"
       qv[1][0], qv[1][1]);
-#line 482 "templates/gfx942/attn_fwd.hip.in"
+#line 521 "templates/gfx942/attn_fwd.hip.in"
   ag_s_barrier();
   // The softmax takes its running max over raw scores, which needs c = scale_log2 > 0: for
   // a negative scale, negate Q (exact) and sc, so that s * sc and fma(s, sc, -m) stay the same.
   float sc = a.scale_log2;
   if (sc < 0.0f) {
     sc = -sc;
-#line 490 "templates/gfx942/attn_fwd.hip.in"
+#line 529 "templates/gfx942/attn_fwd.hip.in"
     qv[0][0] ^= 0x80008000u;
-#line 490 "templates/gfx942/attn_fwd.hip.in"
+#line 529 "templates/gfx942/attn_fwd.hip.in"
     qv[0][1] ^= 0x80008000u;
-#line 490 "templates/gfx942/attn_fwd.hip.in"
+#line 529 "templates/gfx942/attn_fwd.hip.in"
     qv[1][0] ^= 0x80008000u;
-#line 490 "templates/gfx942/attn_fwd.hip.in"
+#line 529 "templates/gfx942/attn_fwd.hip.in"
     qv[1][1] ^= 0x80008000u;
-#line 493 "templates/gfx942/attn_fwd.hip.in"
+#line 532 "templates/gfx942/attn_fwd.hip.in"
   }
 
   float m[2], l[2];
@@ -724,1037 +725,1039 @@ AG_KERNEL(512) void attn_fwd_d64_bhsd_rtna_q2_kv128_w8_nosplit_vt_mfma_gfx942(at
   ag_f32x4 o[2][4];
   ag_f32x4 s[2][8];
   ag_u32x2 p[2][8];
+#line 544 "templates/gfx942/attn_fwd.hip.in"
   ag_u32x4 vv[3][2];  // V ring: VA chunks of 16 keys
+#line 546 "templates/gfx942/attn_fwd.hip.in"
   {  // O = 0 through zero-C MFMAs: 8*Q distinct accumulators (a shared constant zero would
      // make the compiler copy it into each tied accumulator inside the loop)
     const ag_u32x2 zero2 = {0u, 0u};
-#line 507 "templates/gfx942/attn_fwd.hip.in"
+#line 550 "templates/gfx942/attn_fwd.hip.in"
     m[0] = -__builtin_inff();
     l[0] = 0.0f;
-#line 510 "templates/gfx942/attn_fwd.hip.in"
+#line 553 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16_zero(o[0][0], zero2, zero2);
-#line 510 "templates/gfx942/attn_fwd.hip.in"
+#line 553 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16_zero(o[0][1], zero2, zero2);
-#line 510 "templates/gfx942/attn_fwd.hip.in"
+#line 553 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16_zero(o[0][2], zero2, zero2);
-#line 510 "templates/gfx942/attn_fwd.hip.in"
+#line 553 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16_zero(o[0][3], zero2, zero2);
-#line 507 "templates/gfx942/attn_fwd.hip.in"
+#line 550 "templates/gfx942/attn_fwd.hip.in"
     m[1] = -__builtin_inff();
     l[1] = 0.0f;
-#line 510 "templates/gfx942/attn_fwd.hip.in"
+#line 553 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16_zero(o[1][0], zero2, zero2);
-#line 510 "templates/gfx942/attn_fwd.hip.in"
+#line 553 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16_zero(o[1][1], zero2, zero2);
-#line 510 "templates/gfx942/attn_fwd.hip.in"
+#line 553 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16_zero(o[1][2], zero2, zero2);
-#line 510 "templates/gfx942/attn_fwd.hip.in"
+#line 553 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16_zero(o[1][3], zero2, zero2);
-#line 513 "templates/gfx942/attn_fwd.hip.in"
+#line 556 "templates/gfx942/attn_fwd.hip.in"
   }
 
-#line 563 "templates/gfx942/attn_fwd.hip.in"
+#line 642 "templates/gfx942/attn_fwd.hip.in"
 
-#line 597 "templates/gfx942/attn_fwd.hip.in"
+#line 676 "templates/gfx942/attn_fwd.hip.in"
 
-#line 608 "templates/gfx942/attn_fwd.hip.in"
+#line 687 "templates/gfx942/attn_fwd.hip.in"
 
-#line 835 "templates/gfx942/attn_fwd.hip.in"
+#line 918 "templates/gfx942/attn_fwd.hip.in"
 
-#line 877 "templates/gfx942/attn_fwd.hip.in"
+#line 960 "templates/gfx942/attn_fwd.hip.in"
 
-#line 897 "templates/gfx942/attn_fwd.hip.in"
+#line 980 "templates/gfx942/attn_fwd.hip.in"
   if (grp == 1u && nt > 0u) {  // group B: K_1 DMA in slot 0, then start half a phase late
-#line 436 "templates/gfx942/attn_fwd.hip.in"
+#line 475 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + 128u + 0u) * kv_rs,
                            lds + 16384u + k_dma_lds + 0u);
-#line 436 "templates/gfx942/attn_fwd.hip.in"
+#line 475 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + 128u + 16u) * kv_rs,
                            lds + 16384u + k_dma_lds + 1024u);
-#line 436 "templates/gfx942/attn_fwd.hip.in"
+#line 475 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + 128u + 32u) * kv_rs,
                            lds + 16384u + k_dma_lds + 2048u);
-#line 436 "templates/gfx942/attn_fwd.hip.in"
+#line 475 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + 128u + 48u) * kv_rs,
                            lds + 16384u + k_dma_lds + 3072u);
-#line 436 "templates/gfx942/attn_fwd.hip.in"
+#line 475 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + 128u + 64u) * kv_rs,
                            lds + 16384u + k_dma_lds + 4096u);
-#line 436 "templates/gfx942/attn_fwd.hip.in"
+#line 475 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + 128u + 80u) * kv_rs,
                            lds + 16384u + k_dma_lds + 5120u);
-#line 436 "templates/gfx942/attn_fwd.hip.in"
+#line 475 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + 128u + 96u) * kv_rs,
                            lds + 16384u + k_dma_lds + 6144u);
-#line 436 "templates/gfx942/attn_fwd.hip.in"
+#line 475 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + 128u + 112u) * kv_rs,
                            lds + 16384u + k_dma_lds + 7168u);
-#line 899 "templates/gfx942/attn_fwd.hip.in"
+#line 982 "templates/gfx942/attn_fwd.hip.in"
     ag_s_barrier();
   }
   if (nt > 0u) {
     {
       const unsigned jj = 0;
-#line 844 "templates/gfx942/attn_fwd.hip.in"
+#line 927 "templates/gfx942/attn_fwd.hip.in"
     const unsigned buf = (jj & 1u) * 16384u;
     // ---- X_j: MFMA phase
     ag_s_setprio<1>();
-#line 850 "templates/gfx942/attn_fwd.hip.in"
+#line 933 "templates/gfx942/attn_fwd.hip.in"
     if (grp == 0u) {  // K_{j+1} into the other buffer (B issued its share in Y_{j-1})
-#line 436 "templates/gfx942/attn_fwd.hip.in"
+#line 475 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 1u) * 128u + 0u) * kv_rs,
                            lds + (16384u - buf) + k_dma_lds + 0u);
-#line 436 "templates/gfx942/attn_fwd.hip.in"
+#line 475 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 1u) * 128u + 16u) * kv_rs,
                            lds + (16384u - buf) + k_dma_lds + 1024u);
-#line 436 "templates/gfx942/attn_fwd.hip.in"
+#line 475 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 1u) * 128u + 32u) * kv_rs,
                            lds + (16384u - buf) + k_dma_lds + 2048u);
-#line 436 "templates/gfx942/attn_fwd.hip.in"
+#line 475 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 1u) * 128u + 48u) * kv_rs,
                            lds + (16384u - buf) + k_dma_lds + 3072u);
-#line 436 "templates/gfx942/attn_fwd.hip.in"
+#line 475 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 1u) * 128u + 64u) * kv_rs,
                            lds + (16384u - buf) + k_dma_lds + 4096u);
-#line 436 "templates/gfx942/attn_fwd.hip.in"
+#line 475 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 1u) * 128u + 80u) * kv_rs,
                            lds + (16384u - buf) + k_dma_lds + 5120u);
-#line 436 "templates/gfx942/attn_fwd.hip.in"
+#line 475 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 1u) * 128u + 96u) * kv_rs,
                            lds + (16384u - buf) + k_dma_lds + 6144u);
-#line 436 "templates/gfx942/attn_fwd.hip.in"
+#line 475 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 1u) * 128u + 112u) * kv_rs,
                            lds + (16384u - buf) + k_dma_lds + 7168u);
-#line 852 "templates/gfx942/attn_fwd.hip.in"
+#line 935 "templates/gfx942/attn_fwd.hip.in"
     } else {
       ag_s_waitcnt_vmcnt<0>();  // K_{j+1} (DMA issued in Y_{j-1}) lands before the barrier
     }
-#line 574 "templates/gfx942/attn_fwd.hip.in"
+#line 653 "templates/gfx942/attn_fwd.hip.in"
   {
     ag_u32x4 kf[3];
-#line 572 "templates/gfx942/attn_fwd.hip.in"
+#line 651 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<0>(kf[1], k_rd + buf);
-#line 572 "templates/gfx942/attn_fwd.hip.in"
+#line 651 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<1024>(kf[2], k_rd + buf);
-#line 579 "templates/gfx942/attn_fwd.hip.in"
+#line 658 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[1]);
-#line 581 "templates/gfx942/attn_fwd.hip.in"
+#line 660 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][0], kf[1][1]};
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][0][0], qv[0][0][1]};
-#line 586 "templates/gfx942/attn_fwd.hip.in"
+#line 665 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16_zero(s[0][0], ka, qf0);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][0][0], qv[1][0][1]};
-#line 586 "templates/gfx942/attn_fwd.hip.in"
+#line 665 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16_zero(s[1][0], ka, qf1);
-#line 591 "templates/gfx942/attn_fwd.hip.in"
+#line 670 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 581 "templates/gfx942/attn_fwd.hip.in"
+#line 660 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][2], kf[1][3]};
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][0][2], qv[0][0][3]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][0], ka, qf0);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][0][2], qv[1][0][3]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][0], ka, qf1);
-#line 591 "templates/gfx942/attn_fwd.hip.in"
+#line 670 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 572 "templates/gfx942/attn_fwd.hip.in"
+#line 651 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<2048>(kf[0], k_rd + buf);
-#line 579 "templates/gfx942/attn_fwd.hip.in"
+#line 658 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[2]);
-#line 581 "templates/gfx942/attn_fwd.hip.in"
+#line 660 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][0], kf[2][1]};
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][0][0], qv[0][0][1]};
-#line 586 "templates/gfx942/attn_fwd.hip.in"
+#line 665 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16_zero(s[0][1], ka, qf0);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][0][0], qv[1][0][1]};
-#line 586 "templates/gfx942/attn_fwd.hip.in"
+#line 665 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16_zero(s[1][1], ka, qf1);
-#line 591 "templates/gfx942/attn_fwd.hip.in"
+#line 670 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 581 "templates/gfx942/attn_fwd.hip.in"
+#line 660 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][2], kf[2][3]};
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][0][2], qv[0][0][3]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][1], ka, qf0);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][0][2], qv[1][0][3]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][1], ka, qf1);
-#line 591 "templates/gfx942/attn_fwd.hip.in"
+#line 670 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 572 "templates/gfx942/attn_fwd.hip.in"
+#line 651 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<3072>(kf[1], k_rd + buf);
-#line 579 "templates/gfx942/attn_fwd.hip.in"
+#line 658 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[0]);
-#line 581 "templates/gfx942/attn_fwd.hip.in"
+#line 660 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][0], kf[0][1]};
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][0][0], qv[0][0][1]};
-#line 586 "templates/gfx942/attn_fwd.hip.in"
+#line 665 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16_zero(s[0][2], ka, qf0);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][0][0], qv[1][0][1]};
-#line 586 "templates/gfx942/attn_fwd.hip.in"
+#line 665 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16_zero(s[1][2], ka, qf1);
-#line 591 "templates/gfx942/attn_fwd.hip.in"
+#line 670 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 581 "templates/gfx942/attn_fwd.hip.in"
+#line 660 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][2], kf[0][3]};
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][0][2], qv[0][0][3]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][2], ka, qf0);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][0][2], qv[1][0][3]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][2], ka, qf1);
-#line 591 "templates/gfx942/attn_fwd.hip.in"
+#line 670 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 572 "templates/gfx942/attn_fwd.hip.in"
+#line 651 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<4096>(kf[2], k_rd + buf);
-#line 579 "templates/gfx942/attn_fwd.hip.in"
+#line 658 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[1]);
-#line 581 "templates/gfx942/attn_fwd.hip.in"
+#line 660 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][0], kf[1][1]};
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][0][0], qv[0][0][1]};
-#line 586 "templates/gfx942/attn_fwd.hip.in"
+#line 665 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16_zero(s[0][3], ka, qf0);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][0][0], qv[1][0][1]};
-#line 586 "templates/gfx942/attn_fwd.hip.in"
+#line 665 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16_zero(s[1][3], ka, qf1);
-#line 591 "templates/gfx942/attn_fwd.hip.in"
+#line 670 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 581 "templates/gfx942/attn_fwd.hip.in"
+#line 660 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][2], kf[1][3]};
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][0][2], qv[0][0][3]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][3], ka, qf0);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][0][2], qv[1][0][3]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][3], ka, qf1);
-#line 591 "templates/gfx942/attn_fwd.hip.in"
+#line 670 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 572 "templates/gfx942/attn_fwd.hip.in"
+#line 651 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<5120>(kf[0], k_rd + buf);
-#line 579 "templates/gfx942/attn_fwd.hip.in"
+#line 658 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[2]);
-#line 581 "templates/gfx942/attn_fwd.hip.in"
+#line 660 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][0], kf[2][1]};
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][0][0], qv[0][0][1]};
-#line 586 "templates/gfx942/attn_fwd.hip.in"
+#line 665 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16_zero(s[0][4], ka, qf0);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][0][0], qv[1][0][1]};
-#line 586 "templates/gfx942/attn_fwd.hip.in"
+#line 665 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16_zero(s[1][4], ka, qf1);
-#line 591 "templates/gfx942/attn_fwd.hip.in"
+#line 670 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 581 "templates/gfx942/attn_fwd.hip.in"
+#line 660 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][2], kf[2][3]};
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][0][2], qv[0][0][3]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][4], ka, qf0);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][0][2], qv[1][0][3]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][4], ka, qf1);
-#line 591 "templates/gfx942/attn_fwd.hip.in"
+#line 670 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 572 "templates/gfx942/attn_fwd.hip.in"
+#line 651 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<6144>(kf[1], k_rd + buf);
-#line 579 "templates/gfx942/attn_fwd.hip.in"
+#line 658 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[0]);
-#line 581 "templates/gfx942/attn_fwd.hip.in"
+#line 660 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][0], kf[0][1]};
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][0][0], qv[0][0][1]};
-#line 586 "templates/gfx942/attn_fwd.hip.in"
+#line 665 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16_zero(s[0][5], ka, qf0);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][0][0], qv[1][0][1]};
-#line 586 "templates/gfx942/attn_fwd.hip.in"
+#line 665 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16_zero(s[1][5], ka, qf1);
-#line 591 "templates/gfx942/attn_fwd.hip.in"
+#line 670 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 581 "templates/gfx942/attn_fwd.hip.in"
+#line 660 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][2], kf[0][3]};
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][0][2], qv[0][0][3]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][5], ka, qf0);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][0][2], qv[1][0][3]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][5], ka, qf1);
-#line 591 "templates/gfx942/attn_fwd.hip.in"
+#line 670 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 572 "templates/gfx942/attn_fwd.hip.in"
+#line 651 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<7168>(kf[2], k_rd + buf);
-#line 579 "templates/gfx942/attn_fwd.hip.in"
+#line 658 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[1]);
-#line 581 "templates/gfx942/attn_fwd.hip.in"
+#line 660 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][0], kf[1][1]};
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][0][0], qv[0][0][1]};
-#line 586 "templates/gfx942/attn_fwd.hip.in"
+#line 665 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16_zero(s[0][6], ka, qf0);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][0][0], qv[1][0][1]};
-#line 586 "templates/gfx942/attn_fwd.hip.in"
+#line 665 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16_zero(s[1][6], ka, qf1);
-#line 591 "templates/gfx942/attn_fwd.hip.in"
+#line 670 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 581 "templates/gfx942/attn_fwd.hip.in"
+#line 660 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][2], kf[1][3]};
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][0][2], qv[0][0][3]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][6], ka, qf0);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][0][2], qv[1][0][3]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][6], ka, qf1);
-#line 591 "templates/gfx942/attn_fwd.hip.in"
+#line 670 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 572 "templates/gfx942/attn_fwd.hip.in"
+#line 651 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<8192>(kf[0], k_rd + buf);
-#line 579 "templates/gfx942/attn_fwd.hip.in"
+#line 658 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[2]);
-#line 581 "templates/gfx942/attn_fwd.hip.in"
+#line 660 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][0], kf[2][1]};
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][0][0], qv[0][0][1]};
-#line 586 "templates/gfx942/attn_fwd.hip.in"
+#line 665 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16_zero(s[0][7], ka, qf0);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][0][0], qv[1][0][1]};
-#line 586 "templates/gfx942/attn_fwd.hip.in"
+#line 665 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16_zero(s[1][7], ka, qf1);
-#line 591 "templates/gfx942/attn_fwd.hip.in"
+#line 670 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 581 "templates/gfx942/attn_fwd.hip.in"
+#line 660 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][2], kf[2][3]};
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][0][2], qv[0][0][3]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][7], ka, qf0);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][0][2], qv[1][0][3]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][7], ka, qf1);
-#line 591 "templates/gfx942/attn_fwd.hip.in"
+#line 670 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 572 "templates/gfx942/attn_fwd.hip.in"
+#line 651 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<9216>(kf[1], k_rd + buf);
-#line 579 "templates/gfx942/attn_fwd.hip.in"
+#line 658 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[0]);
-#line 581 "templates/gfx942/attn_fwd.hip.in"
+#line 660 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][0], kf[0][1]};
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][1][0], qv[0][1][1]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][0], ka, qf0);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][1][0], qv[1][1][1]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][0], ka, qf1);
-#line 591 "templates/gfx942/attn_fwd.hip.in"
+#line 670 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 581 "templates/gfx942/attn_fwd.hip.in"
+#line 660 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][2], kf[0][3]};
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][1][2], qv[0][1][3]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][0], ka, qf0);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][1][2], qv[1][1][3]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][0], ka, qf1);
-#line 591 "templates/gfx942/attn_fwd.hip.in"
+#line 670 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 572 "templates/gfx942/attn_fwd.hip.in"
+#line 651 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<10240>(kf[2], k_rd + buf);
-#line 579 "templates/gfx942/attn_fwd.hip.in"
+#line 658 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[1]);
-#line 581 "templates/gfx942/attn_fwd.hip.in"
+#line 660 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][0], kf[1][1]};
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][1][0], qv[0][1][1]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][1], ka, qf0);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][1][0], qv[1][1][1]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][1], ka, qf1);
-#line 591 "templates/gfx942/attn_fwd.hip.in"
+#line 670 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 581 "templates/gfx942/attn_fwd.hip.in"
+#line 660 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][2], kf[1][3]};
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][1][2], qv[0][1][3]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][1], ka, qf0);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][1][2], qv[1][1][3]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][1], ka, qf1);
-#line 591 "templates/gfx942/attn_fwd.hip.in"
+#line 670 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 572 "templates/gfx942/attn_fwd.hip.in"
+#line 651 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<11264>(kf[0], k_rd + buf);
-#line 579 "templates/gfx942/attn_fwd.hip.in"
+#line 658 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[2]);
-#line 581 "templates/gfx942/attn_fwd.hip.in"
+#line 660 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][0], kf[2][1]};
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][1][0], qv[0][1][1]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][2], ka, qf0);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][1][0], qv[1][1][1]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][2], ka, qf1);
-#line 591 "templates/gfx942/attn_fwd.hip.in"
+#line 670 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 581 "templates/gfx942/attn_fwd.hip.in"
+#line 660 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][2], kf[2][3]};
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][1][2], qv[0][1][3]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][2], ka, qf0);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][1][2], qv[1][1][3]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][2], ka, qf1);
-#line 591 "templates/gfx942/attn_fwd.hip.in"
+#line 670 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 572 "templates/gfx942/attn_fwd.hip.in"
+#line 651 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<12288>(kf[1], k_rd + buf);
-#line 579 "templates/gfx942/attn_fwd.hip.in"
+#line 658 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[0]);
-#line 581 "templates/gfx942/attn_fwd.hip.in"
+#line 660 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][0], kf[0][1]};
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][1][0], qv[0][1][1]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][3], ka, qf0);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][1][0], qv[1][1][1]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][3], ka, qf1);
-#line 591 "templates/gfx942/attn_fwd.hip.in"
+#line 670 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 581 "templates/gfx942/attn_fwd.hip.in"
+#line 660 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][2], kf[0][3]};
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][1][2], qv[0][1][3]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][3], ka, qf0);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][1][2], qv[1][1][3]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][3], ka, qf1);
-#line 591 "templates/gfx942/attn_fwd.hip.in"
+#line 670 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 572 "templates/gfx942/attn_fwd.hip.in"
+#line 651 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<13312>(kf[2], k_rd + buf);
-#line 579 "templates/gfx942/attn_fwd.hip.in"
+#line 658 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[1]);
-#line 581 "templates/gfx942/attn_fwd.hip.in"
+#line 660 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][0], kf[1][1]};
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][1][0], qv[0][1][1]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][4], ka, qf0);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][1][0], qv[1][1][1]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][4], ka, qf1);
-#line 591 "templates/gfx942/attn_fwd.hip.in"
+#line 670 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 581 "templates/gfx942/attn_fwd.hip.in"
+#line 660 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][2], kf[1][3]};
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][1][2], qv[0][1][3]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][4], ka, qf0);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][1][2], qv[1][1][3]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][4], ka, qf1);
-#line 591 "templates/gfx942/attn_fwd.hip.in"
+#line 670 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 572 "templates/gfx942/attn_fwd.hip.in"
+#line 651 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<14336>(kf[0], k_rd + buf);
-#line 579 "templates/gfx942/attn_fwd.hip.in"
+#line 658 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[2]);
-#line 581 "templates/gfx942/attn_fwd.hip.in"
+#line 660 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][0], kf[2][1]};
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][1][0], qv[0][1][1]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][5], ka, qf0);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][1][0], qv[1][1][1]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][5], ka, qf1);
-#line 591 "templates/gfx942/attn_fwd.hip.in"
+#line 670 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 581 "templates/gfx942/attn_fwd.hip.in"
+#line 660 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][2], kf[2][3]};
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][1][2], qv[0][1][3]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][5], ka, qf0);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][1][2], qv[1][1][3]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][5], ka, qf1);
-#line 591 "templates/gfx942/attn_fwd.hip.in"
+#line 670 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 572 "templates/gfx942/attn_fwd.hip.in"
+#line 651 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<15360>(kf[1], k_rd + buf);
-#line 579 "templates/gfx942/attn_fwd.hip.in"
+#line 658 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[0]);
-#line 581 "templates/gfx942/attn_fwd.hip.in"
+#line 660 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][0], kf[0][1]};
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][1][0], qv[0][1][1]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][6], ka, qf0);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][1][0], qv[1][1][1]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][6], ka, qf1);
-#line 591 "templates/gfx942/attn_fwd.hip.in"
+#line 670 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 581 "templates/gfx942/attn_fwd.hip.in"
+#line 660 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][2], kf[0][3]};
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][1][2], qv[0][1][3]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][6], ka, qf0);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][1][2], qv[1][1][3]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][6], ka, qf1);
-#line 591 "templates/gfx942/attn_fwd.hip.in"
+#line 670 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 579 "templates/gfx942/attn_fwd.hip.in"
+#line 658 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<0>(kf[1]);
-#line 581 "templates/gfx942/attn_fwd.hip.in"
+#line 660 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][0], kf[1][1]};
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][1][0], qv[0][1][1]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][7], ka, qf0);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][1][0], qv[1][1][1]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][7], ka, qf1);
-#line 591 "templates/gfx942/attn_fwd.hip.in"
+#line 670 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 581 "templates/gfx942/attn_fwd.hip.in"
+#line 660 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][2], kf[1][3]};
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][1][2], qv[0][1][3]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][7], ka, qf0);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][1][2], qv[1][1][3]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][7], ka, qf1);
-#line 591 "templates/gfx942/attn_fwd.hip.in"
+#line 670 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 595 "templates/gfx942/attn_fwd.hip.in"
+#line 674 "templates/gfx942/attn_fwd.hip.in"
   }
-#line 856 "templates/gfx942/attn_fwd.hip.in"
+#line 939 "templates/gfx942/attn_fwd.hip.in"
     ag_s_setprio<0>();
     ag_mfma_drain(s[0][0], s[0][1], s[0][2], s[0][3], s[0][4], s[0][5], s[0][6], s[0][7], s[1][0], s[1][1], s[1][2], s[1][3], s[1][4], s[1][5], s[1][6], s[1][7]);
     ag_s_barrier();
     // ---- Y_j: softmax phase
     if (grp == 1u) {  // K_{j+2} into this buffer (everyone is done with K_j)
-#line 436 "templates/gfx942/attn_fwd.hip.in"
+#line 475 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 2u) * 128u + 0u) * kv_rs,
                            lds + buf + k_dma_lds + 0u);
-#line 436 "templates/gfx942/attn_fwd.hip.in"
+#line 475 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 2u) * 128u + 16u) * kv_rs,
                            lds + buf + k_dma_lds + 1024u);
-#line 436 "templates/gfx942/attn_fwd.hip.in"
+#line 475 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 2u) * 128u + 32u) * kv_rs,
                            lds + buf + k_dma_lds + 2048u);
-#line 436 "templates/gfx942/attn_fwd.hip.in"
+#line 475 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 2u) * 128u + 48u) * kv_rs,
                            lds + buf + k_dma_lds + 3072u);
-#line 436 "templates/gfx942/attn_fwd.hip.in"
+#line 475 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 2u) * 128u + 64u) * kv_rs,
                            lds + buf + k_dma_lds + 4096u);
-#line 436 "templates/gfx942/attn_fwd.hip.in"
+#line 475 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 2u) * 128u + 80u) * kv_rs,
                            lds + buf + k_dma_lds + 5120u);
-#line 436 "templates/gfx942/attn_fwd.hip.in"
+#line 475 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 2u) * 128u + 96u) * kv_rs,
                            lds + buf + k_dma_lds + 6144u);
-#line 436 "templates/gfx942/attn_fwd.hip.in"
+#line 475 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 2u) * 128u + 112u) * kv_rs,
                            lds + buf + k_dma_lds + 7168u);
-#line 862 "templates/gfx942/attn_fwd.hip.in"
+#line 945 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 618 "templates/gfx942/attn_fwd.hip.in"
+#line 697 "templates/gfx942/attn_fwd.hip.in"
   {
-#line 622 "templates/gfx942/attn_fwd.hip.in"
+#line 701 "templates/gfx942/attn_fwd.hip.in"
     const unsigned kv0 = kv_begin + jj * 128u;
-#line 624 "templates/gfx942/attn_fwd.hip.in"
+#line 703 "templates/gfx942/attn_fwd.hip.in"
     const bool tail = kv0 + 128u > kv_end;
     if (tail) {  // last, partial tile: keys >= kv_end do not exist
       // With a zero scale the scores become t = s * 0 (0, or NaN for an infinite s) before
       // the keys past kv_end are set to -inf (fma(-inf, 0, -m) = NaN made every row NaN); the
       // slow path below then takes x = fma(t, 1, -m) = -m = fma(s, 0, -m) for the others.
       if (sc == 0.0f) {
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[0][0][0] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[0][0][1] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[0][0][2] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[0][0][3] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[0][1][0] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[0][1][1] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[0][1][2] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[0][1][3] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[0][2][0] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[0][2][1] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[0][2][2] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[0][2][3] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[0][3][0] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[0][3][1] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[0][3][2] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[0][3][3] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[0][4][0] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[0][4][1] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[0][4][2] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[0][4][3] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[0][5][0] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[0][5][1] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[0][5][2] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[0][5][3] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[0][6][0] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[0][6][1] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[0][6][2] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[0][6][3] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[0][7][0] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[0][7][1] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[0][7][2] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[0][7][3] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[1][0][0] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[1][0][1] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[1][0][2] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[1][0][3] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[1][1][0] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[1][1][1] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[1][1][2] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[1][1][3] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[1][2][0] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[1][2][1] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[1][2][2] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[1][2][3] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[1][3][0] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[1][3][1] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[1][3][2] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[1][3][3] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[1][4][0] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[1][4][1] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[1][4][2] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[1][4][3] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[1][5][0] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[1][5][1] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[1][5][2] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[1][5][3] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[1][6][0] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[1][6][1] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[1][6][2] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[1][6][3] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[1][7][0] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[1][7][1] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[1][7][2] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[1][7][3] *= sc;
-#line 637 "templates/gfx942/attn_fwd.hip.in"
+#line 716 "templates/gfx942/attn_fwd.hip.in"
       }
       // g recomputed here: the kernel's g, kept live across the loop for this rare block,
       // made clang-17 (hipcc/hiprtc 5.7) spill a VGPR in rtna tail (tests/test_rocm.c)
       const unsigned g_tail = ag_lane_id_here() >> 4;
-#line 643 "templates/gfx942/attn_fwd.hip.in"
+#line 722 "templates/gfx942/attn_fwd.hip.in"
       const bool valid0_0 = kv0 + 0u + 4u * g_tail < kv_end;
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[0][0][0] = valid0_0 ? s[0][0][0] : -__builtin_inff();
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[1][0][0] = valid0_0 ? s[1][0][0] : -__builtin_inff();
-#line 643 "templates/gfx942/attn_fwd.hip.in"
+#line 722 "templates/gfx942/attn_fwd.hip.in"
       const bool valid0_1 = kv0 + 1u + 4u * g_tail < kv_end;
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[0][0][1] = valid0_1 ? s[0][0][1] : -__builtin_inff();
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[1][0][1] = valid0_1 ? s[1][0][1] : -__builtin_inff();
-#line 643 "templates/gfx942/attn_fwd.hip.in"
+#line 722 "templates/gfx942/attn_fwd.hip.in"
       const bool valid0_2 = kv0 + 2u + 4u * g_tail < kv_end;
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[0][0][2] = valid0_2 ? s[0][0][2] : -__builtin_inff();
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[1][0][2] = valid0_2 ? s[1][0][2] : -__builtin_inff();
-#line 643 "templates/gfx942/attn_fwd.hip.in"
+#line 722 "templates/gfx942/attn_fwd.hip.in"
       const bool valid0_3 = kv0 + 3u + 4u * g_tail < kv_end;
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[0][0][3] = valid0_3 ? s[0][0][3] : -__builtin_inff();
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[1][0][3] = valid0_3 ? s[1][0][3] : -__builtin_inff();
-#line 643 "templates/gfx942/attn_fwd.hip.in"
+#line 722 "templates/gfx942/attn_fwd.hip.in"
       const bool valid1_0 = kv0 + 16u + 4u * g_tail < kv_end;
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[0][1][0] = valid1_0 ? s[0][1][0] : -__builtin_inff();
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[1][1][0] = valid1_0 ? s[1][1][0] : -__builtin_inff();
-#line 643 "templates/gfx942/attn_fwd.hip.in"
+#line 722 "templates/gfx942/attn_fwd.hip.in"
       const bool valid1_1 = kv0 + 17u + 4u * g_tail < kv_end;
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[0][1][1] = valid1_1 ? s[0][1][1] : -__builtin_inff();
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[1][1][1] = valid1_1 ? s[1][1][1] : -__builtin_inff();
-#line 643 "templates/gfx942/attn_fwd.hip.in"
+#line 722 "templates/gfx942/attn_fwd.hip.in"
       const bool valid1_2 = kv0 + 18u + 4u * g_tail < kv_end;
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[0][1][2] = valid1_2 ? s[0][1][2] : -__builtin_inff();
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[1][1][2] = valid1_2 ? s[1][1][2] : -__builtin_inff();
-#line 643 "templates/gfx942/attn_fwd.hip.in"
+#line 722 "templates/gfx942/attn_fwd.hip.in"
       const bool valid1_3 = kv0 + 19u + 4u * g_tail < kv_end;
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[0][1][3] = valid1_3 ? s[0][1][3] : -__builtin_inff();
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[1][1][3] = valid1_3 ? s[1][1][3] : -__builtin_inff();
-#line 643 "templates/gfx942/attn_fwd.hip.in"
+#line 722 "templates/gfx942/attn_fwd.hip.in"
       const bool valid2_0 = kv0 + 32u + 4u * g_tail < kv_end;
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[0][2][0] = valid2_0 ? s[0][2][0] : -__builtin_inff();
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[1][2][0] = valid2_0 ? s[1][2][0] : -__builtin_inff();
-#line 643 "templates/gfx942/attn_fwd.hip.in"
+#line 722 "templates/gfx942/attn_fwd.hip.in"
       const bool valid2_1 = kv0 + 33u + 4u * g_tail < kv_end;
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[0][2][1] = valid2_1 ? s[0][2][1] : -__builtin_inff();
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[1][2][1] = valid2_1 ? s[1][2][1] : -__builtin_inff();
-#line 643 "templates/gfx942/attn_fwd.hip.in"
+#line 722 "templates/gfx942/attn_fwd.hip.in"
       const bool valid2_2 = kv0 + 34u + 4u * g_tail < kv_end;
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[0][2][2] = valid2_2 ? s[0][2][2] : -__builtin_inff();
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[1][2][2] = valid2_2 ? s[1][2][2] : -__builtin_inff();
-#line 643 "templates/gfx942/attn_fwd.hip.in"
+#line 722 "templates/gfx942/attn_fwd.hip.in"
       const bool valid2_3 = kv0 + 35u + 4u * g_tail < kv_end;
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[0][2][3] = valid2_3 ? s[0][2][3] : -__builtin_inff();
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[1][2][3] = valid2_3 ? s[1][2][3] : -__builtin_inff();
-#line 643 "templates/gfx942/attn_fwd.hip.in"
+#line 722 "templates/gfx942/attn_fwd.hip.in"
       const bool valid3_0 = kv0 + 48u + 4u * g_tail < kv_end;
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[0][3][0] = valid3_0 ? s[0][3][0] : -__builtin_inff();
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[1][3][0] = valid3_0 ? s[1][3][0] : -__builtin_inff();
-#line 643 "templates/gfx942/attn_fwd.hip.in"
+#line 722 "templates/gfx942/attn_fwd.hip.in"
       const bool valid3_1 = kv0 + 49u + 4u * g_tail < kv_end;
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[0][3][1] = valid3_1 ? s[0][3][1] : -__builtin_inff();
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[1][3][1] = valid3_1 ? s[1][3][1] : -__builtin_inff();
-#line 643 "templates/gfx942/attn_fwd.hip.in"
+#line 722 "templates/gfx942/attn_fwd.hip.in"
       const bool valid3_2 = kv0 + 50u + 4u * g_tail < kv_end;
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[0][3][2] = valid3_2 ? s[0][3][2] : -__builtin_inff();
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[1][3][2] = valid3_2 ? s[1][3][2] : -__builtin_inff();
-#line 643 "templates/gfx942/attn_fwd.hip.in"
+#line 722 "templates/gfx942/attn_fwd.hip.in"
       const bool valid3_3 = kv0 + 51u + 4u * g_tail < kv_end;
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[0][3][3] = valid3_3 ? s[0][3][3] : -__builtin_inff();
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[1][3][3] = valid3_3 ? s[1][3][3] : -__builtin_inff();
-#line 643 "templates/gfx942/attn_fwd.hip.in"
+#line 722 "templates/gfx942/attn_fwd.hip.in"
       const bool valid4_0 = kv0 + 64u + 4u * g_tail < kv_end;
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[0][4][0] = valid4_0 ? s[0][4][0] : -__builtin_inff();
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[1][4][0] = valid4_0 ? s[1][4][0] : -__builtin_inff();
-#line 643 "templates/gfx942/attn_fwd.hip.in"
+#line 722 "templates/gfx942/attn_fwd.hip.in"
       const bool valid4_1 = kv0 + 65u + 4u * g_tail < kv_end;
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[0][4][1] = valid4_1 ? s[0][4][1] : -__builtin_inff();
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[1][4][1] = valid4_1 ? s[1][4][1] : -__builtin_inff();
-#line 643 "templates/gfx942/attn_fwd.hip.in"
+#line 722 "templates/gfx942/attn_fwd.hip.in"
       const bool valid4_2 = kv0 + 66u + 4u * g_tail < kv_end;
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[0][4][2] = valid4_2 ? s[0][4][2] : -__builtin_inff();
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[1][4][2] = valid4_2 ? s[1][4][2] : -__builtin_inff();
-#line 643 "templates/gfx942/attn_fwd.hip.in"
+#line 722 "templates/gfx942/attn_fwd.hip.in"
       const bool valid4_3 = kv0 + 67u + 4u * g_tail < kv_end;
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[0][4][3] = valid4_3 ? s[0][4][3] : -__builtin_inff();
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[1][4][3] = valid4_3 ? s[1][4][3] : -__builtin_inff();
-#line 643 "templates/gfx942/attn_fwd.hip.in"
+#line 722 "templates/gfx942/attn_fwd.hip.in"
       const bool valid5_0 = kv0 + 80u + 4u * g_tail < kv_end;
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[0][5][0] = valid5_0 ? s[0][5][0] : -__builtin_inff();
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[1][5][0] = valid5_0 ? s[1][5][0] : -__builtin_inff();
-#line 643 "templates/gfx942/attn_fwd.hip.in"
+#line 722 "templates/gfx942/attn_fwd.hip.in"
       const bool valid5_1 = kv0 + 81u + 4u * g_tail < kv_end;
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[0][5][1] = valid5_1 ? s[0][5][1] : -__builtin_inff();
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[1][5][1] = valid5_1 ? s[1][5][1] : -__builtin_inff();
-#line 643 "templates/gfx942/attn_fwd.hip.in"
+#line 722 "templates/gfx942/attn_fwd.hip.in"
       const bool valid5_2 = kv0 + 82u + 4u * g_tail < kv_end;
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[0][5][2] = valid5_2 ? s[0][5][2] : -__builtin_inff();
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[1][5][2] = valid5_2 ? s[1][5][2] : -__builtin_inff();
-#line 643 "templates/gfx942/attn_fwd.hip.in"
+#line 722 "templates/gfx942/attn_fwd.hip.in"
       const bool valid5_3 = kv0 + 83u + 4u * g_tail < kv_end;
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[0][5][3] = valid5_3 ? s[0][5][3] : -__builtin_inff();
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[1][5][3] = valid5_3 ? s[1][5][3] : -__builtin_inff();
-#line 643 "templates/gfx942/attn_fwd.hip.in"
+#line 722 "templates/gfx942/attn_fwd.hip.in"
       const bool valid6_0 = kv0 + 96u + 4u * g_tail < kv_end;
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[0][6][0] = valid6_0 ? s[0][6][0] : -__builtin_inff();
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[1][6][0] = valid6_0 ? s[1][6][0] : -__builtin_inff();
-#line 643 "templates/gfx942/attn_fwd.hip.in"
+#line 722 "templates/gfx942/attn_fwd.hip.in"
       const bool valid6_1 = kv0 + 97u + 4u * g_tail < kv_end;
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[0][6][1] = valid6_1 ? s[0][6][1] : -__builtin_inff();
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[1][6][1] = valid6_1 ? s[1][6][1] : -__builtin_inff();
-#line 643 "templates/gfx942/attn_fwd.hip.in"
+#line 722 "templates/gfx942/attn_fwd.hip.in"
       const bool valid6_2 = kv0 + 98u + 4u * g_tail < kv_end;
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[0][6][2] = valid6_2 ? s[0][6][2] : -__builtin_inff();
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[1][6][2] = valid6_2 ? s[1][6][2] : -__builtin_inff();
-#line 643 "templates/gfx942/attn_fwd.hip.in"
+#line 722 "templates/gfx942/attn_fwd.hip.in"
       const bool valid6_3 = kv0 + 99u + 4u * g_tail < kv_end;
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[0][6][3] = valid6_3 ? s[0][6][3] : -__builtin_inff();
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[1][6][3] = valid6_3 ? s[1][6][3] : -__builtin_inff();
-#line 643 "templates/gfx942/attn_fwd.hip.in"
+#line 722 "templates/gfx942/attn_fwd.hip.in"
       const bool valid7_0 = kv0 + 112u + 4u * g_tail < kv_end;
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[0][7][0] = valid7_0 ? s[0][7][0] : -__builtin_inff();
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[1][7][0] = valid7_0 ? s[1][7][0] : -__builtin_inff();
-#line 643 "templates/gfx942/attn_fwd.hip.in"
+#line 722 "templates/gfx942/attn_fwd.hip.in"
       const bool valid7_1 = kv0 + 113u + 4u * g_tail < kv_end;
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[0][7][1] = valid7_1 ? s[0][7][1] : -__builtin_inff();
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[1][7][1] = valid7_1 ? s[1][7][1] : -__builtin_inff();
-#line 643 "templates/gfx942/attn_fwd.hip.in"
+#line 722 "templates/gfx942/attn_fwd.hip.in"
       const bool valid7_2 = kv0 + 114u + 4u * g_tail < kv_end;
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[0][7][2] = valid7_2 ? s[0][7][2] : -__builtin_inff();
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[1][7][2] = valid7_2 ? s[1][7][2] : -__builtin_inff();
-#line 643 "templates/gfx942/attn_fwd.hip.in"
+#line 722 "templates/gfx942/attn_fwd.hip.in"
       const bool valid7_3 = kv0 + 115u + 4u * g_tail < kv_end;
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[0][7][3] = valid7_3 ? s[0][7][3] : -__builtin_inff();
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[1][7][3] = valid7_3 ? s[1][7][3] : -__builtin_inff();
-#line 649 "templates/gfx942/attn_fwd.hip.in"
+#line 728 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 681 "templates/gfx942/attn_fwd.hip.in"
+#line 760 "templates/gfx942/attn_fwd.hip.in"
     bool changed[2];
     float alpha[2];
-#line 689 "templates/gfx942/attn_fwd.hip.in"
+#line 768 "templates/gfx942/attn_fwd.hip.in"
     {
       float mx = s[0][0][0];
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][0][1]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][0][2]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][0][3]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][1][0]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][1][1]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][1][2]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][1][3]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][2][0]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][2][1]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][2][2]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][2][3]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][3][0]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][3][1]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][3][2]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][3][3]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][4][0]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][4][1]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][4][2]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][4][3]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][5][0]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][5][1]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][5][2]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][5][3]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][6][0]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][6][1]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][6][2]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][6][3]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][7][0]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][7][1]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][7][2]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][7][3]);
-#line 698 "templates/gfx942/attn_fwd.hip.in"
+#line 777 "templates/gfx942/attn_fwd.hip.in"
       const float mt = mx * sc;  // this lane's max of t = s * sc (exact: see above)
-#line 702 "templates/gfx942/attn_fwd.hip.in"
+#line 781 "templates/gfx942/attn_fwd.hip.in"
       changed[0] = ag_any(mt > m[0]);
       alpha[0] = 1.0f;
       if (changed[0]) {  // some row's max may rise: row max across the 4 lanes of each row
@@ -1773,74 +1776,74 @@ AG_KERNEL(512) void attn_fwd_d64_bhsd_rtna_q2_kv128_w8_nosplit_vt_mfma_gfx942(at
         big_m = ag_any(!(__builtin_fabsf(m[0]) < 0x1p24f) || !(__builtin_fabsf(m[1]) < 0x1p24f));
       }
     }
-#line 689 "templates/gfx942/attn_fwd.hip.in"
+#line 768 "templates/gfx942/attn_fwd.hip.in"
     {
       float mx = s[1][0][0];
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][0][1]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][0][2]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][0][3]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][1][0]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][1][1]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][1][2]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][1][3]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][2][0]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][2][1]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][2][2]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][2][3]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][3][0]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][3][1]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][3][2]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][3][3]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][4][0]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][4][1]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][4][2]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][4][3]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][5][0]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][5][1]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][5][2]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][5][3]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][6][0]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][6][1]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][6][2]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][6][3]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][7][0]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][7][1]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][7][2]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][7][3]);
-#line 698 "templates/gfx942/attn_fwd.hip.in"
+#line 777 "templates/gfx942/attn_fwd.hip.in"
       const float mt = mx * sc;  // this lane's max of t = s * sc (exact: see above)
-#line 702 "templates/gfx942/attn_fwd.hip.in"
+#line 781 "templates/gfx942/attn_fwd.hip.in"
       changed[1] = ag_any(mt > m[1]);
       alpha[1] = 1.0f;
       if (changed[1]) {  // some row's max may rise: row max across the 4 lanes of each row
@@ -1859,89 +1862,89 @@ AG_KERNEL(512) void attn_fwd_d64_bhsd_rtna_q2_kv128_w8_nosplit_vt_mfma_gfx942(at
         big_m = ag_any(!(__builtin_fabsf(m[0]) < 0x1p24f) || !(__builtin_fabsf(m[1]) < 0x1p24f));
       }
     }
-#line 748 "templates/gfx942/attn_fwd.hip.in"
+#line 827 "templates/gfx942/attn_fwd.hip.in"
     // Slow path (wave-uniform, never the steady state): rows with |m| >= 2^24 take
     // x = fl(s * sc) - m (there fl(max s * sc) = m may be more than 1/2 off the exact product,
     // and the fma form's x at the row's max, that error, made p = +Inf: scale 1e10 gave NaN
     // rows), and a zero scale in the last tile takes x = fma(t, 1, -m) (see above).
-#line 756 "templates/gfx942/attn_fwd.hip.in"
+#line 835 "templates/gfx942/attn_fwd.hip.in"
     const bool zero_tail = tail && sc == 0.0f;
     if (big_m || zero_tail) {
-#line 760 "templates/gfx942/attn_fwd.hip.in"
+#line 839 "templates/gfx942/attn_fwd.hip.in"
     {
-#line 765 "templates/gfx942/attn_fwd.hip.in"
+#line 844 "templates/gfx942/attn_fwd.hip.in"
       const float nm = -m[0];
-#line 767 "templates/gfx942/attn_fwd.hip.in"
+#line 846 "templates/gfx942/attn_fwd.hip.in"
       const bool big = !(__builtin_fabsf(m[0]) < 0x1p24f) && !zero_tail;
       if (big) {  // s -> t = fl(s * sc): x = fma(t, 1, -m) = t - m
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[0][0][0] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[0][0][1] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[0][0][2] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[0][0][3] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[0][1][0] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[0][1][1] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[0][1][2] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[0][1][3] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[0][2][0] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[0][2][1] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[0][2][2] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[0][2][3] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[0][3][0] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[0][3][1] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[0][3][2] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[0][3][3] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[0][4][0] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[0][4][1] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[0][4][2] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[0][4][3] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[0][5][0] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[0][5][1] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[0][5][2] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[0][5][3] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[0][6][0] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[0][6][1] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[0][6][2] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[0][6][3] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[0][7][0] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[0][7][1] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[0][7][2] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[0][7][3] *= sc;
-#line 774 "templates/gfx942/attn_fwd.hip.in"
+#line 853 "templates/gfx942/attn_fwd.hip.in"
       }
       const float scr = big || zero_tail ? 1.0f : sc;
-#line 777 "templates/gfx942/attn_fwd.hip.in"
+#line 856 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[0][0][0], scr, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[0][0][1], scr, nm));
@@ -1954,7 +1957,7 @@ AG_KERNEL(512) void attn_fwd_d64_bhsd_rtna_q2_kv128_w8_nosplit_vt_mfma_gfx942(at
         p[0][0].x = ag_pack_p_rtna(p0, p1);
         p[0][0].y = ag_pack_p_rtna(p2, p3);
       }
-#line 777 "templates/gfx942/attn_fwd.hip.in"
+#line 856 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[0][1][0], scr, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[0][1][1], scr, nm));
@@ -1967,7 +1970,7 @@ AG_KERNEL(512) void attn_fwd_d64_bhsd_rtna_q2_kv128_w8_nosplit_vt_mfma_gfx942(at
         p[0][1].x = ag_pack_p_rtna(p0, p1);
         p[0][1].y = ag_pack_p_rtna(p2, p3);
       }
-#line 777 "templates/gfx942/attn_fwd.hip.in"
+#line 856 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[0][2][0], scr, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[0][2][1], scr, nm));
@@ -1980,7 +1983,7 @@ AG_KERNEL(512) void attn_fwd_d64_bhsd_rtna_q2_kv128_w8_nosplit_vt_mfma_gfx942(at
         p[0][2].x = ag_pack_p_rtna(p0, p1);
         p[0][2].y = ag_pack_p_rtna(p2, p3);
       }
-#line 777 "templates/gfx942/attn_fwd.hip.in"
+#line 856 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[0][3][0], scr, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[0][3][1], scr, nm));
@@ -1993,7 +1996,7 @@ AG_KERNEL(512) void attn_fwd_d64_bhsd_rtna_q2_kv128_w8_nosplit_vt_mfma_gfx942(at
         p[0][3].x = ag_pack_p_rtna(p0, p1);
         p[0][3].y = ag_pack_p_rtna(p2, p3);
       }
-#line 777 "templates/gfx942/attn_fwd.hip.in"
+#line 856 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[0][4][0], scr, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[0][4][1], scr, nm));
@@ -2006,7 +2009,7 @@ AG_KERNEL(512) void attn_fwd_d64_bhsd_rtna_q2_kv128_w8_nosplit_vt_mfma_gfx942(at
         p[0][4].x = ag_pack_p_rtna(p0, p1);
         p[0][4].y = ag_pack_p_rtna(p2, p3);
       }
-#line 777 "templates/gfx942/attn_fwd.hip.in"
+#line 856 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[0][5][0], scr, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[0][5][1], scr, nm));
@@ -2019,7 +2022,7 @@ AG_KERNEL(512) void attn_fwd_d64_bhsd_rtna_q2_kv128_w8_nosplit_vt_mfma_gfx942(at
         p[0][5].x = ag_pack_p_rtna(p0, p1);
         p[0][5].y = ag_pack_p_rtna(p2, p3);
       }
-#line 777 "templates/gfx942/attn_fwd.hip.in"
+#line 856 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[0][6][0], scr, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[0][6][1], scr, nm));
@@ -2032,7 +2035,7 @@ AG_KERNEL(512) void attn_fwd_d64_bhsd_rtna_q2_kv128_w8_nosplit_vt_mfma_gfx942(at
         p[0][6].x = ag_pack_p_rtna(p0, p1);
         p[0][6].y = ag_pack_p_rtna(p2, p3);
       }
-#line 777 "templates/gfx942/attn_fwd.hip.in"
+#line 856 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[0][7][0], scr, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[0][7][1], scr, nm));
@@ -2045,83 +2048,83 @@ AG_KERNEL(512) void attn_fwd_d64_bhsd_rtna_q2_kv128_w8_nosplit_vt_mfma_gfx942(at
         p[0][7].x = ag_pack_p_rtna(p0, p1);
         p[0][7].y = ag_pack_p_rtna(p2, p3);
       }
-#line 790 "templates/gfx942/attn_fwd.hip.in"
+#line 869 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 760 "templates/gfx942/attn_fwd.hip.in"
+#line 839 "templates/gfx942/attn_fwd.hip.in"
     {
-#line 765 "templates/gfx942/attn_fwd.hip.in"
+#line 844 "templates/gfx942/attn_fwd.hip.in"
       const float nm = -m[1];
-#line 767 "templates/gfx942/attn_fwd.hip.in"
+#line 846 "templates/gfx942/attn_fwd.hip.in"
       const bool big = !(__builtin_fabsf(m[1]) < 0x1p24f) && !zero_tail;
       if (big) {  // s -> t = fl(s * sc): x = fma(t, 1, -m) = t - m
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[1][0][0] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[1][0][1] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[1][0][2] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[1][0][3] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[1][1][0] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[1][1][1] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[1][1][2] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[1][1][3] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[1][2][0] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[1][2][1] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[1][2][2] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[1][2][3] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[1][3][0] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[1][3][1] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[1][3][2] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[1][3][3] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[1][4][0] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[1][4][1] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[1][4][2] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[1][4][3] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[1][5][0] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[1][5][1] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[1][5][2] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[1][5][3] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[1][6][0] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[1][6][1] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[1][6][2] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[1][6][3] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[1][7][0] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[1][7][1] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[1][7][2] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[1][7][3] *= sc;
-#line 774 "templates/gfx942/attn_fwd.hip.in"
+#line 853 "templates/gfx942/attn_fwd.hip.in"
       }
       const float scr = big || zero_tail ? 1.0f : sc;
-#line 777 "templates/gfx942/attn_fwd.hip.in"
+#line 856 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[1][0][0], scr, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[1][0][1], scr, nm));
@@ -2134,7 +2137,7 @@ AG_KERNEL(512) void attn_fwd_d64_bhsd_rtna_q2_kv128_w8_nosplit_vt_mfma_gfx942(at
         p[1][0].x = ag_pack_p_rtna(p0, p1);
         p[1][0].y = ag_pack_p_rtna(p2, p3);
       }
-#line 777 "templates/gfx942/attn_fwd.hip.in"
+#line 856 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[1][1][0], scr, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[1][1][1], scr, nm));
@@ -2147,7 +2150,7 @@ AG_KERNEL(512) void attn_fwd_d64_bhsd_rtna_q2_kv128_w8_nosplit_vt_mfma_gfx942(at
         p[1][1].x = ag_pack_p_rtna(p0, p1);
         p[1][1].y = ag_pack_p_rtna(p2, p3);
       }
-#line 777 "templates/gfx942/attn_fwd.hip.in"
+#line 856 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[1][2][0], scr, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[1][2][1], scr, nm));
@@ -2160,7 +2163,7 @@ AG_KERNEL(512) void attn_fwd_d64_bhsd_rtna_q2_kv128_w8_nosplit_vt_mfma_gfx942(at
         p[1][2].x = ag_pack_p_rtna(p0, p1);
         p[1][2].y = ag_pack_p_rtna(p2, p3);
       }
-#line 777 "templates/gfx942/attn_fwd.hip.in"
+#line 856 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[1][3][0], scr, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[1][3][1], scr, nm));
@@ -2173,7 +2176,7 @@ AG_KERNEL(512) void attn_fwd_d64_bhsd_rtna_q2_kv128_w8_nosplit_vt_mfma_gfx942(at
         p[1][3].x = ag_pack_p_rtna(p0, p1);
         p[1][3].y = ag_pack_p_rtna(p2, p3);
       }
-#line 777 "templates/gfx942/attn_fwd.hip.in"
+#line 856 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[1][4][0], scr, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[1][4][1], scr, nm));
@@ -2186,7 +2189,7 @@ AG_KERNEL(512) void attn_fwd_d64_bhsd_rtna_q2_kv128_w8_nosplit_vt_mfma_gfx942(at
         p[1][4].x = ag_pack_p_rtna(p0, p1);
         p[1][4].y = ag_pack_p_rtna(p2, p3);
       }
-#line 777 "templates/gfx942/attn_fwd.hip.in"
+#line 856 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[1][5][0], scr, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[1][5][1], scr, nm));
@@ -2199,7 +2202,7 @@ AG_KERNEL(512) void attn_fwd_d64_bhsd_rtna_q2_kv128_w8_nosplit_vt_mfma_gfx942(at
         p[1][5].x = ag_pack_p_rtna(p0, p1);
         p[1][5].y = ag_pack_p_rtna(p2, p3);
       }
-#line 777 "templates/gfx942/attn_fwd.hip.in"
+#line 856 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[1][6][0], scr, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[1][6][1], scr, nm));
@@ -2212,7 +2215,7 @@ AG_KERNEL(512) void attn_fwd_d64_bhsd_rtna_q2_kv128_w8_nosplit_vt_mfma_gfx942(at
         p[1][6].x = ag_pack_p_rtna(p0, p1);
         p[1][6].y = ag_pack_p_rtna(p2, p3);
       }
-#line 777 "templates/gfx942/attn_fwd.hip.in"
+#line 856 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[1][7][0], scr, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[1][7][1], scr, nm));
@@ -2225,14 +2228,14 @@ AG_KERNEL(512) void attn_fwd_d64_bhsd_rtna_q2_kv128_w8_nosplit_vt_mfma_gfx942(at
         p[1][7].x = ag_pack_p_rtna(p0, p1);
         p[1][7].y = ag_pack_p_rtna(p2, p3);
       }
-#line 790 "templates/gfx942/attn_fwd.hip.in"
+#line 869 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 792 "templates/gfx942/attn_fwd.hip.in"
+#line 871 "templates/gfx942/attn_fwd.hip.in"
     } else {
-#line 794 "templates/gfx942/attn_fwd.hip.in"
+#line 873 "templates/gfx942/attn_fwd.hip.in"
     {
       const float nm = -m[0];
-#line 797 "templates/gfx942/attn_fwd.hip.in"
+#line 876 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[0][0][0], sc, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[0][0][1], sc, nm));
@@ -2245,7 +2248,7 @@ AG_KERNEL(512) void attn_fwd_d64_bhsd_rtna_q2_kv128_w8_nosplit_vt_mfma_gfx942(at
         p[0][0].x = ag_pack_p_rtna(p0, p1);
         p[0][0].y = ag_pack_p_rtna(p2, p3);
       }
-#line 797 "templates/gfx942/attn_fwd.hip.in"
+#line 876 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[0][1][0], sc, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[0][1][1], sc, nm));
@@ -2258,7 +2261,7 @@ AG_KERNEL(512) void attn_fwd_d64_bhsd_rtna_q2_kv128_w8_nosplit_vt_mfma_gfx942(at
         p[0][1].x = ag_pack_p_rtna(p0, p1);
         p[0][1].y = ag_pack_p_rtna(p2, p3);
       }
-#line 797 "templates/gfx942/attn_fwd.hip.in"
+#line 876 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[0][2][0], sc, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[0][2][1], sc, nm));
@@ -2271,7 +2274,7 @@ AG_KERNEL(512) void attn_fwd_d64_bhsd_rtna_q2_kv128_w8_nosplit_vt_mfma_gfx942(at
         p[0][2].x = ag_pack_p_rtna(p0, p1);
         p[0][2].y = ag_pack_p_rtna(p2, p3);
       }
-#line 797 "templates/gfx942/attn_fwd.hip.in"
+#line 876 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[0][3][0], sc, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[0][3][1], sc, nm));
@@ -2284,7 +2287,7 @@ AG_KERNEL(512) void attn_fwd_d64_bhsd_rtna_q2_kv128_w8_nosplit_vt_mfma_gfx942(at
         p[0][3].x = ag_pack_p_rtna(p0, p1);
         p[0][3].y = ag_pack_p_rtna(p2, p3);
       }
-#line 797 "templates/gfx942/attn_fwd.hip.in"
+#line 876 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[0][4][0], sc, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[0][4][1], sc, nm));
@@ -2297,7 +2300,7 @@ AG_KERNEL(512) void attn_fwd_d64_bhsd_rtna_q2_kv128_w8_nosplit_vt_mfma_gfx942(at
         p[0][4].x = ag_pack_p_rtna(p0, p1);
         p[0][4].y = ag_pack_p_rtna(p2, p3);
       }
-#line 797 "templates/gfx942/attn_fwd.hip.in"
+#line 876 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[0][5][0], sc, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[0][5][1], sc, nm));
@@ -2310,7 +2313,7 @@ AG_KERNEL(512) void attn_fwd_d64_bhsd_rtna_q2_kv128_w8_nosplit_vt_mfma_gfx942(at
         p[0][5].x = ag_pack_p_rtna(p0, p1);
         p[0][5].y = ag_pack_p_rtna(p2, p3);
       }
-#line 797 "templates/gfx942/attn_fwd.hip.in"
+#line 876 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[0][6][0], sc, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[0][6][1], sc, nm));
@@ -2323,7 +2326,7 @@ AG_KERNEL(512) void attn_fwd_d64_bhsd_rtna_q2_kv128_w8_nosplit_vt_mfma_gfx942(at
         p[0][6].x = ag_pack_p_rtna(p0, p1);
         p[0][6].y = ag_pack_p_rtna(p2, p3);
       }
-#line 797 "templates/gfx942/attn_fwd.hip.in"
+#line 876 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[0][7][0], sc, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[0][7][1], sc, nm));
@@ -2336,12 +2339,12 @@ AG_KERNEL(512) void attn_fwd_d64_bhsd_rtna_q2_kv128_w8_nosplit_vt_mfma_gfx942(at
         p[0][7].x = ag_pack_p_rtna(p0, p1);
         p[0][7].y = ag_pack_p_rtna(p2, p3);
       }
-#line 810 "templates/gfx942/attn_fwd.hip.in"
+#line 889 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 794 "templates/gfx942/attn_fwd.hip.in"
+#line 873 "templates/gfx942/attn_fwd.hip.in"
     {
       const float nm = -m[1];
-#line 797 "templates/gfx942/attn_fwd.hip.in"
+#line 876 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[1][0][0], sc, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[1][0][1], sc, nm));
@@ -2354,7 +2357,7 @@ AG_KERNEL(512) void attn_fwd_d64_bhsd_rtna_q2_kv128_w8_nosplit_vt_mfma_gfx942(at
         p[1][0].x = ag_pack_p_rtna(p0, p1);
         p[1][0].y = ag_pack_p_rtna(p2, p3);
       }
-#line 797 "templates/gfx942/attn_fwd.hip.in"
+#line 876 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[1][1][0], sc, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[1][1][1], sc, nm));
@@ -2367,7 +2370,7 @@ AG_KERNEL(512) void attn_fwd_d64_bhsd_rtna_q2_kv128_w8_nosplit_vt_mfma_gfx942(at
         p[1][1].x = ag_pack_p_rtna(p0, p1);
         p[1][1].y = ag_pack_p_rtna(p2, p3);
       }
-#line 797 "templates/gfx942/attn_fwd.hip.in"
+#line 876 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[1][2][0], sc, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[1][2][1], sc, nm));
@@ -2380,7 +2383,7 @@ AG_KERNEL(512) void attn_fwd_d64_bhsd_rtna_q2_kv128_w8_nosplit_vt_mfma_gfx942(at
         p[1][2].x = ag_pack_p_rtna(p0, p1);
         p[1][2].y = ag_pack_p_rtna(p2, p3);
       }
-#line 797 "templates/gfx942/attn_fwd.hip.in"
+#line 876 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[1][3][0], sc, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[1][3][1], sc, nm));
@@ -2393,7 +2396,7 @@ AG_KERNEL(512) void attn_fwd_d64_bhsd_rtna_q2_kv128_w8_nosplit_vt_mfma_gfx942(at
         p[1][3].x = ag_pack_p_rtna(p0, p1);
         p[1][3].y = ag_pack_p_rtna(p2, p3);
       }
-#line 797 "templates/gfx942/attn_fwd.hip.in"
+#line 876 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[1][4][0], sc, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[1][4][1], sc, nm));
@@ -2406,7 +2409,7 @@ AG_KERNEL(512) void attn_fwd_d64_bhsd_rtna_q2_kv128_w8_nosplit_vt_mfma_gfx942(at
         p[1][4].x = ag_pack_p_rtna(p0, p1);
         p[1][4].y = ag_pack_p_rtna(p2, p3);
       }
-#line 797 "templates/gfx942/attn_fwd.hip.in"
+#line 876 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[1][5][0], sc, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[1][5][1], sc, nm));
@@ -2419,7 +2422,7 @@ AG_KERNEL(512) void attn_fwd_d64_bhsd_rtna_q2_kv128_w8_nosplit_vt_mfma_gfx942(at
         p[1][5].x = ag_pack_p_rtna(p0, p1);
         p[1][5].y = ag_pack_p_rtna(p2, p3);
       }
-#line 797 "templates/gfx942/attn_fwd.hip.in"
+#line 876 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[1][6][0], sc, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[1][6][1], sc, nm));
@@ -2432,7 +2435,7 @@ AG_KERNEL(512) void attn_fwd_d64_bhsd_rtna_q2_kv128_w8_nosplit_vt_mfma_gfx942(at
         p[1][6].x = ag_pack_p_rtna(p0, p1);
         p[1][6].y = ag_pack_p_rtna(p2, p3);
       }
-#line 797 "templates/gfx942/attn_fwd.hip.in"
+#line 876 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[1][7][0], sc, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[1][7][1], sc, nm));
@@ -2445,1302 +2448,1302 @@ AG_KERNEL(512) void attn_fwd_d64_bhsd_rtna_q2_kv128_w8_nosplit_vt_mfma_gfx942(at
         p[1][7].x = ag_pack_p_rtna(p0, p1);
         p[1][7].y = ag_pack_p_rtna(p2, p3);
       }
-#line 810 "templates/gfx942/attn_fwd.hip.in"
+#line 889 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 812 "templates/gfx942/attn_fwd.hip.in"
+#line 891 "templates/gfx942/attn_fwd.hip.in"
     }
     // V_j for the P_j V_j product of the next X phase (S is dead now: registers are free)
-#line 521 "templates/gfx942/attn_fwd.hip.in"
+#line 564 "templates/gfx942/attn_fwd.hip.in"
     {
       const unsigned vo = v_lane + (kv0 + 0u) * 128u;
-#line 524 "templates/gfx942/attn_fwd.hip.in"
+#line 567 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<0>(vv[0][0], v_rsrc, vo);
-#line 524 "templates/gfx942/attn_fwd.hip.in"
+#line 567 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<1024>(vv[0][1], v_rsrc, vo);
-#line 526 "templates/gfx942/attn_fwd.hip.in"
+#line 569 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 521 "templates/gfx942/attn_fwd.hip.in"
+#line 564 "templates/gfx942/attn_fwd.hip.in"
     {
       const unsigned vo = v_lane + (kv0 + 16u) * 128u;
-#line 524 "templates/gfx942/attn_fwd.hip.in"
+#line 567 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<0>(vv[1][0], v_rsrc, vo);
-#line 524 "templates/gfx942/attn_fwd.hip.in"
+#line 567 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<1024>(vv[1][1], v_rsrc, vo);
-#line 526 "templates/gfx942/attn_fwd.hip.in"
+#line 569 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 521 "templates/gfx942/attn_fwd.hip.in"
+#line 564 "templates/gfx942/attn_fwd.hip.in"
     {
       const unsigned vo = v_lane + (kv0 + 32u) * 128u;
-#line 524 "templates/gfx942/attn_fwd.hip.in"
+#line 567 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<0>(vv[2][0], v_rsrc, vo);
-#line 524 "templates/gfx942/attn_fwd.hip.in"
+#line 567 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<1024>(vv[2][1], v_rsrc, vo);
-#line 526 "templates/gfx942/attn_fwd.hip.in"
+#line 569 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 817 "templates/gfx942/attn_fwd.hip.in"
+#line 900 "templates/gfx942/attn_fwd.hip.in"
     // O rows are 4g + i in the accumulator layout: fetch their alpha from lane 4g + i.
-#line 833 "templates/gfx942/attn_fwd.hip.in"
+#line 916 "templates/gfx942/attn_fwd.hip.in"
   }
-#line 864 "templates/gfx942/attn_fwd.hip.in"
+#line 947 "templates/gfx942/attn_fwd.hip.in"
     if (grp == 0u) {
       ag_s_waitcnt_vmcnt<6>();  // K_{j+1} (DMA issued in X_j, before V_j) has landed
       ag_s_barrier();
     } else if (jj + 1u < nt) {
       ag_s_barrier();
     }
-#line 905 "templates/gfx942/attn_fwd.hip.in"
+#line 988 "templates/gfx942/attn_fwd.hip.in"
     }
     for (unsigned jj = 1; jj < nt; ++jj) {
-#line 844 "templates/gfx942/attn_fwd.hip.in"
+#line 927 "templates/gfx942/attn_fwd.hip.in"
     const unsigned buf = (jj & 1u) * 16384u;
     // ---- X_j: MFMA phase
     ag_s_setprio<1>();
-#line 552 "templates/gfx942/attn_fwd.hip.in"
+#line 631 "templates/gfx942/attn_fwd.hip.in"
   {
     ag_u32x2 bv[2];
-#line 541 "templates/gfx942/attn_fwd.hip.in"
+#line 620 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_vmcnt<4>(vv[0][0], vv[0][1]);
-#line 544 "templates/gfx942/attn_fwd.hip.in"
+#line 623 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[0][0][0];
     bv[1].y = vv[0][0][1];
-#line 544 "templates/gfx942/attn_fwd.hip.in"
+#line 623 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[0][0][2];
     bv[0].y = vv[0][0][3];
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][0], p[0][0], bv[1]);
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][0], p[1][0], bv[1]);
-#line 544 "templates/gfx942/attn_fwd.hip.in"
+#line 623 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[0][1][0];
     bv[1].y = vv[0][1][1];
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][1], p[0][0], bv[0]);
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][1], p[1][0], bv[0]);
-#line 544 "templates/gfx942/attn_fwd.hip.in"
+#line 623 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[0][1][2];
     bv[0].y = vv[0][1][3];
-#line 521 "templates/gfx942/attn_fwd.hip.in"
+#line 564 "templates/gfx942/attn_fwd.hip.in"
     {
       const unsigned vo = v_lane + ((kv_begin + (jj - 1u) * 128u) + 48u) * 128u;
-#line 524 "templates/gfx942/attn_fwd.hip.in"
+#line 567 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<0>(vv[0][0], v_rsrc, vo);
-#line 524 "templates/gfx942/attn_fwd.hip.in"
+#line 567 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<1024>(vv[0][1], v_rsrc, vo);
-#line 526 "templates/gfx942/attn_fwd.hip.in"
+#line 569 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][2], p[0][0], bv[1]);
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][2], p[1][0], bv[1]);
-#line 541 "templates/gfx942/attn_fwd.hip.in"
+#line 620 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_vmcnt<4>(vv[1][0], vv[1][1]);
-#line 544 "templates/gfx942/attn_fwd.hip.in"
+#line 623 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[1][0][0];
     bv[1].y = vv[1][0][1];
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][3], p[0][0], bv[0]);
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][3], p[1][0], bv[0]);
-#line 544 "templates/gfx942/attn_fwd.hip.in"
+#line 623 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[1][0][2];
     bv[0].y = vv[1][0][3];
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][0], p[0][1], bv[1]);
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][0], p[1][1], bv[1]);
-#line 544 "templates/gfx942/attn_fwd.hip.in"
+#line 623 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[1][1][0];
     bv[1].y = vv[1][1][1];
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][1], p[0][1], bv[0]);
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][1], p[1][1], bv[0]);
-#line 544 "templates/gfx942/attn_fwd.hip.in"
+#line 623 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[1][1][2];
     bv[0].y = vv[1][1][3];
-#line 521 "templates/gfx942/attn_fwd.hip.in"
+#line 564 "templates/gfx942/attn_fwd.hip.in"
     {
       const unsigned vo = v_lane + ((kv_begin + (jj - 1u) * 128u) + 64u) * 128u;
-#line 524 "templates/gfx942/attn_fwd.hip.in"
+#line 567 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<0>(vv[1][0], v_rsrc, vo);
-#line 524 "templates/gfx942/attn_fwd.hip.in"
+#line 567 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<1024>(vv[1][1], v_rsrc, vo);
-#line 526 "templates/gfx942/attn_fwd.hip.in"
+#line 569 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][2], p[0][1], bv[1]);
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][2], p[1][1], bv[1]);
-#line 541 "templates/gfx942/attn_fwd.hip.in"
+#line 620 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_vmcnt<4>(vv[2][0], vv[2][1]);
-#line 544 "templates/gfx942/attn_fwd.hip.in"
+#line 623 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[2][0][0];
     bv[1].y = vv[2][0][1];
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][3], p[0][1], bv[0]);
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][3], p[1][1], bv[0]);
-#line 544 "templates/gfx942/attn_fwd.hip.in"
+#line 623 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[2][0][2];
     bv[0].y = vv[2][0][3];
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][0], p[0][2], bv[1]);
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][0], p[1][2], bv[1]);
-#line 544 "templates/gfx942/attn_fwd.hip.in"
+#line 623 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[2][1][0];
     bv[1].y = vv[2][1][1];
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][1], p[0][2], bv[0]);
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][1], p[1][2], bv[0]);
-#line 544 "templates/gfx942/attn_fwd.hip.in"
+#line 623 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[2][1][2];
     bv[0].y = vv[2][1][3];
-#line 521 "templates/gfx942/attn_fwd.hip.in"
+#line 564 "templates/gfx942/attn_fwd.hip.in"
     {
       const unsigned vo = v_lane + ((kv_begin + (jj - 1u) * 128u) + 80u) * 128u;
-#line 524 "templates/gfx942/attn_fwd.hip.in"
+#line 567 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<0>(vv[2][0], v_rsrc, vo);
-#line 524 "templates/gfx942/attn_fwd.hip.in"
+#line 567 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<1024>(vv[2][1], v_rsrc, vo);
-#line 526 "templates/gfx942/attn_fwd.hip.in"
+#line 569 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][2], p[0][2], bv[1]);
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][2], p[1][2], bv[1]);
-#line 541 "templates/gfx942/attn_fwd.hip.in"
+#line 620 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_vmcnt<4>(vv[0][0], vv[0][1]);
-#line 544 "templates/gfx942/attn_fwd.hip.in"
+#line 623 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[0][0][0];
     bv[1].y = vv[0][0][1];
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][3], p[0][2], bv[0]);
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][3], p[1][2], bv[0]);
-#line 544 "templates/gfx942/attn_fwd.hip.in"
+#line 623 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[0][0][2];
     bv[0].y = vv[0][0][3];
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][0], p[0][3], bv[1]);
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][0], p[1][3], bv[1]);
-#line 544 "templates/gfx942/attn_fwd.hip.in"
+#line 623 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[0][1][0];
     bv[1].y = vv[0][1][1];
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][1], p[0][3], bv[0]);
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][1], p[1][3], bv[0]);
-#line 544 "templates/gfx942/attn_fwd.hip.in"
+#line 623 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[0][1][2];
     bv[0].y = vv[0][1][3];
-#line 521 "templates/gfx942/attn_fwd.hip.in"
+#line 564 "templates/gfx942/attn_fwd.hip.in"
     {
       const unsigned vo = v_lane + ((kv_begin + (jj - 1u) * 128u) + 96u) * 128u;
-#line 524 "templates/gfx942/attn_fwd.hip.in"
+#line 567 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<0>(vv[0][0], v_rsrc, vo);
-#line 524 "templates/gfx942/attn_fwd.hip.in"
+#line 567 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<1024>(vv[0][1], v_rsrc, vo);
-#line 526 "templates/gfx942/attn_fwd.hip.in"
+#line 569 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][2], p[0][3], bv[1]);
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][2], p[1][3], bv[1]);
-#line 541 "templates/gfx942/attn_fwd.hip.in"
+#line 620 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_vmcnt<4>(vv[1][0], vv[1][1]);
-#line 544 "templates/gfx942/attn_fwd.hip.in"
+#line 623 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[1][0][0];
     bv[1].y = vv[1][0][1];
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][3], p[0][3], bv[0]);
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][3], p[1][3], bv[0]);
-#line 544 "templates/gfx942/attn_fwd.hip.in"
+#line 623 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[1][0][2];
     bv[0].y = vv[1][0][3];
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][0], p[0][4], bv[1]);
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][0], p[1][4], bv[1]);
-#line 544 "templates/gfx942/attn_fwd.hip.in"
+#line 623 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[1][1][0];
     bv[1].y = vv[1][1][1];
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][1], p[0][4], bv[0]);
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][1], p[1][4], bv[0]);
-#line 544 "templates/gfx942/attn_fwd.hip.in"
+#line 623 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[1][1][2];
     bv[0].y = vv[1][1][3];
-#line 521 "templates/gfx942/attn_fwd.hip.in"
+#line 564 "templates/gfx942/attn_fwd.hip.in"
     {
       const unsigned vo = v_lane + ((kv_begin + (jj - 1u) * 128u) + 112u) * 128u;
-#line 524 "templates/gfx942/attn_fwd.hip.in"
+#line 567 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<0>(vv[1][0], v_rsrc, vo);
-#line 524 "templates/gfx942/attn_fwd.hip.in"
+#line 567 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<1024>(vv[1][1], v_rsrc, vo);
-#line 526 "templates/gfx942/attn_fwd.hip.in"
+#line 569 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][2], p[0][4], bv[1]);
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][2], p[1][4], bv[1]);
-#line 541 "templates/gfx942/attn_fwd.hip.in"
+#line 620 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_vmcnt<4>(vv[2][0], vv[2][1]);
-#line 544 "templates/gfx942/attn_fwd.hip.in"
+#line 623 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[2][0][0];
     bv[1].y = vv[2][0][1];
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][3], p[0][4], bv[0]);
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][3], p[1][4], bv[0]);
-#line 544 "templates/gfx942/attn_fwd.hip.in"
+#line 623 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[2][0][2];
     bv[0].y = vv[2][0][3];
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][0], p[0][5], bv[1]);
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][0], p[1][5], bv[1]);
-#line 544 "templates/gfx942/attn_fwd.hip.in"
+#line 623 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[2][1][0];
     bv[1].y = vv[2][1][1];
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][1], p[0][5], bv[0]);
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][1], p[1][5], bv[0]);
-#line 544 "templates/gfx942/attn_fwd.hip.in"
+#line 623 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[2][1][2];
     bv[0].y = vv[2][1][3];
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][2], p[0][5], bv[1]);
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][2], p[1][5], bv[1]);
-#line 541 "templates/gfx942/attn_fwd.hip.in"
+#line 620 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_vmcnt<2>(vv[0][0], vv[0][1]);
-#line 544 "templates/gfx942/attn_fwd.hip.in"
+#line 623 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[0][0][0];
     bv[1].y = vv[0][0][1];
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][3], p[0][5], bv[0]);
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][3], p[1][5], bv[0]);
-#line 544 "templates/gfx942/attn_fwd.hip.in"
+#line 623 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[0][0][2];
     bv[0].y = vv[0][0][3];
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][0], p[0][6], bv[1]);
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][0], p[1][6], bv[1]);
-#line 544 "templates/gfx942/attn_fwd.hip.in"
+#line 623 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[0][1][0];
     bv[1].y = vv[0][1][1];
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][1], p[0][6], bv[0]);
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][1], p[1][6], bv[0]);
-#line 544 "templates/gfx942/attn_fwd.hip.in"
+#line 623 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[0][1][2];
     bv[0].y = vv[0][1][3];
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][2], p[0][6], bv[1]);
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][2], p[1][6], bv[1]);
-#line 541 "templates/gfx942/attn_fwd.hip.in"
+#line 620 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_vmcnt<0>(vv[1][0], vv[1][1]);
-#line 544 "templates/gfx942/attn_fwd.hip.in"
+#line 623 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[1][0][0];
     bv[1].y = vv[1][0][1];
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][3], p[0][6], bv[0]);
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][3], p[1][6], bv[0]);
-#line 544 "templates/gfx942/attn_fwd.hip.in"
+#line 623 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[1][0][2];
     bv[0].y = vv[1][0][3];
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][0], p[0][7], bv[1]);
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][0], p[1][7], bv[1]);
-#line 544 "templates/gfx942/attn_fwd.hip.in"
+#line 623 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[1][1][0];
     bv[1].y = vv[1][1][1];
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][1], p[0][7], bv[0]);
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][1], p[1][7], bv[0]);
-#line 544 "templates/gfx942/attn_fwd.hip.in"
+#line 623 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[1][1][2];
     bv[0].y = vv[1][1][3];
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][2], p[0][7], bv[1]);
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][2], p[1][7], bv[1]);
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][3], p[0][7], bv[0]);
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][3], p[1][7], bv[0]);
-#line 561 "templates/gfx942/attn_fwd.hip.in"
+#line 640 "templates/gfx942/attn_fwd.hip.in"
   }
-#line 850 "templates/gfx942/attn_fwd.hip.in"
+#line 933 "templates/gfx942/attn_fwd.hip.in"
     if (grp == 0u) {  // K_{j+1} into the other buffer (B issued its share in Y_{j-1})
-#line 436 "templates/gfx942/attn_fwd.hip.in"
+#line 475 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 1u) * 128u + 0u) * kv_rs,
                            lds + (16384u - buf) + k_dma_lds + 0u);
-#line 436 "templates/gfx942/attn_fwd.hip.in"
+#line 475 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 1u) * 128u + 16u) * kv_rs,
                            lds + (16384u - buf) + k_dma_lds + 1024u);
-#line 436 "templates/gfx942/attn_fwd.hip.in"
+#line 475 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 1u) * 128u + 32u) * kv_rs,
                            lds + (16384u - buf) + k_dma_lds + 2048u);
-#line 436 "templates/gfx942/attn_fwd.hip.in"
+#line 475 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 1u) * 128u + 48u) * kv_rs,
                            lds + (16384u - buf) + k_dma_lds + 3072u);
-#line 436 "templates/gfx942/attn_fwd.hip.in"
+#line 475 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 1u) * 128u + 64u) * kv_rs,
                            lds + (16384u - buf) + k_dma_lds + 4096u);
-#line 436 "templates/gfx942/attn_fwd.hip.in"
+#line 475 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 1u) * 128u + 80u) * kv_rs,
                            lds + (16384u - buf) + k_dma_lds + 5120u);
-#line 436 "templates/gfx942/attn_fwd.hip.in"
+#line 475 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 1u) * 128u + 96u) * kv_rs,
                            lds + (16384u - buf) + k_dma_lds + 6144u);
-#line 436 "templates/gfx942/attn_fwd.hip.in"
+#line 475 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 1u) * 128u + 112u) * kv_rs,
                            lds + (16384u - buf) + k_dma_lds + 7168u);
-#line 852 "templates/gfx942/attn_fwd.hip.in"
+#line 935 "templates/gfx942/attn_fwd.hip.in"
     } else {
       ag_s_waitcnt_vmcnt<0>();  // K_{j+1} (DMA issued in Y_{j-1}) lands before the barrier
     }
-#line 574 "templates/gfx942/attn_fwd.hip.in"
+#line 653 "templates/gfx942/attn_fwd.hip.in"
   {
     ag_u32x4 kf[3];
-#line 572 "templates/gfx942/attn_fwd.hip.in"
+#line 651 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<0>(kf[1], k_rd + buf);
-#line 572 "templates/gfx942/attn_fwd.hip.in"
+#line 651 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<1024>(kf[2], k_rd + buf);
-#line 579 "templates/gfx942/attn_fwd.hip.in"
+#line 658 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[1]);
-#line 581 "templates/gfx942/attn_fwd.hip.in"
+#line 660 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][0], kf[1][1]};
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][0][0], qv[0][0][1]};
-#line 586 "templates/gfx942/attn_fwd.hip.in"
+#line 665 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16_zero(s[0][0], ka, qf0);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][0][0], qv[1][0][1]};
-#line 586 "templates/gfx942/attn_fwd.hip.in"
+#line 665 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16_zero(s[1][0], ka, qf1);
-#line 591 "templates/gfx942/attn_fwd.hip.in"
+#line 670 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 581 "templates/gfx942/attn_fwd.hip.in"
+#line 660 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][2], kf[1][3]};
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][0][2], qv[0][0][3]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][0], ka, qf0);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][0][2], qv[1][0][3]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][0], ka, qf1);
-#line 591 "templates/gfx942/attn_fwd.hip.in"
+#line 670 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 572 "templates/gfx942/attn_fwd.hip.in"
+#line 651 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<2048>(kf[0], k_rd + buf);
-#line 579 "templates/gfx942/attn_fwd.hip.in"
+#line 658 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[2]);
-#line 581 "templates/gfx942/attn_fwd.hip.in"
+#line 660 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][0], kf[2][1]};
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][0][0], qv[0][0][1]};
-#line 586 "templates/gfx942/attn_fwd.hip.in"
+#line 665 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16_zero(s[0][1], ka, qf0);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][0][0], qv[1][0][1]};
-#line 586 "templates/gfx942/attn_fwd.hip.in"
+#line 665 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16_zero(s[1][1], ka, qf1);
-#line 591 "templates/gfx942/attn_fwd.hip.in"
+#line 670 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 581 "templates/gfx942/attn_fwd.hip.in"
+#line 660 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][2], kf[2][3]};
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][0][2], qv[0][0][3]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][1], ka, qf0);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][0][2], qv[1][0][3]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][1], ka, qf1);
-#line 591 "templates/gfx942/attn_fwd.hip.in"
+#line 670 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 572 "templates/gfx942/attn_fwd.hip.in"
+#line 651 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<3072>(kf[1], k_rd + buf);
-#line 579 "templates/gfx942/attn_fwd.hip.in"
+#line 658 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[0]);
-#line 581 "templates/gfx942/attn_fwd.hip.in"
+#line 660 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][0], kf[0][1]};
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][0][0], qv[0][0][1]};
-#line 586 "templates/gfx942/attn_fwd.hip.in"
+#line 665 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16_zero(s[0][2], ka, qf0);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][0][0], qv[1][0][1]};
-#line 586 "templates/gfx942/attn_fwd.hip.in"
+#line 665 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16_zero(s[1][2], ka, qf1);
-#line 591 "templates/gfx942/attn_fwd.hip.in"
+#line 670 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 581 "templates/gfx942/attn_fwd.hip.in"
+#line 660 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][2], kf[0][3]};
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][0][2], qv[0][0][3]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][2], ka, qf0);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][0][2], qv[1][0][3]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][2], ka, qf1);
-#line 591 "templates/gfx942/attn_fwd.hip.in"
+#line 670 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 572 "templates/gfx942/attn_fwd.hip.in"
+#line 651 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<4096>(kf[2], k_rd + buf);
-#line 579 "templates/gfx942/attn_fwd.hip.in"
+#line 658 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[1]);
-#line 581 "templates/gfx942/attn_fwd.hip.in"
+#line 660 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][0], kf[1][1]};
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][0][0], qv[0][0][1]};
-#line 586 "templates/gfx942/attn_fwd.hip.in"
+#line 665 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16_zero(s[0][3], ka, qf0);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][0][0], qv[1][0][1]};
-#line 586 "templates/gfx942/attn_fwd.hip.in"
+#line 665 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16_zero(s[1][3], ka, qf1);
-#line 591 "templates/gfx942/attn_fwd.hip.in"
+#line 670 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 581 "templates/gfx942/attn_fwd.hip.in"
+#line 660 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][2], kf[1][3]};
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][0][2], qv[0][0][3]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][3], ka, qf0);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][0][2], qv[1][0][3]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][3], ka, qf1);
-#line 591 "templates/gfx942/attn_fwd.hip.in"
+#line 670 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 572 "templates/gfx942/attn_fwd.hip.in"
+#line 651 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<5120>(kf[0], k_rd + buf);
-#line 579 "templates/gfx942/attn_fwd.hip.in"
+#line 658 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[2]);
-#line 581 "templates/gfx942/attn_fwd.hip.in"
+#line 660 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][0], kf[2][1]};
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][0][0], qv[0][0][1]};
-#line 586 "templates/gfx942/attn_fwd.hip.in"
+#line 665 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16_zero(s[0][4], ka, qf0);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][0][0], qv[1][0][1]};
-#line 586 "templates/gfx942/attn_fwd.hip.in"
+#line 665 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16_zero(s[1][4], ka, qf1);
-#line 591 "templates/gfx942/attn_fwd.hip.in"
+#line 670 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 581 "templates/gfx942/attn_fwd.hip.in"
+#line 660 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][2], kf[2][3]};
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][0][2], qv[0][0][3]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][4], ka, qf0);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][0][2], qv[1][0][3]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][4], ka, qf1);
-#line 591 "templates/gfx942/attn_fwd.hip.in"
+#line 670 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 572 "templates/gfx942/attn_fwd.hip.in"
+#line 651 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<6144>(kf[1], k_rd + buf);
-#line 579 "templates/gfx942/attn_fwd.hip.in"
+#line 658 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[0]);
-#line 581 "templates/gfx942/attn_fwd.hip.in"
+#line 660 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][0], kf[0][1]};
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][0][0], qv[0][0][1]};
-#line 586 "templates/gfx942/attn_fwd.hip.in"
+#line 665 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16_zero(s[0][5], ka, qf0);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][0][0], qv[1][0][1]};
-#line 586 "templates/gfx942/attn_fwd.hip.in"
+#line 665 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16_zero(s[1][5], ka, qf1);
-#line 591 "templates/gfx942/attn_fwd.hip.in"
+#line 670 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 581 "templates/gfx942/attn_fwd.hip.in"
+#line 660 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][2], kf[0][3]};
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][0][2], qv[0][0][3]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][5], ka, qf0);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][0][2], qv[1][0][3]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][5], ka, qf1);
-#line 591 "templates/gfx942/attn_fwd.hip.in"
+#line 670 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 572 "templates/gfx942/attn_fwd.hip.in"
+#line 651 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<7168>(kf[2], k_rd + buf);
-#line 579 "templates/gfx942/attn_fwd.hip.in"
+#line 658 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[1]);
-#line 581 "templates/gfx942/attn_fwd.hip.in"
+#line 660 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][0], kf[1][1]};
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][0][0], qv[0][0][1]};
-#line 586 "templates/gfx942/attn_fwd.hip.in"
+#line 665 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16_zero(s[0][6], ka, qf0);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][0][0], qv[1][0][1]};
-#line 586 "templates/gfx942/attn_fwd.hip.in"
+#line 665 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16_zero(s[1][6], ka, qf1);
-#line 591 "templates/gfx942/attn_fwd.hip.in"
+#line 670 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 581 "templates/gfx942/attn_fwd.hip.in"
+#line 660 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][2], kf[1][3]};
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][0][2], qv[0][0][3]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][6], ka, qf0);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][0][2], qv[1][0][3]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][6], ka, qf1);
-#line 591 "templates/gfx942/attn_fwd.hip.in"
+#line 670 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 572 "templates/gfx942/attn_fwd.hip.in"
+#line 651 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<8192>(kf[0], k_rd + buf);
-#line 579 "templates/gfx942/attn_fwd.hip.in"
+#line 658 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[2]);
-#line 581 "templates/gfx942/attn_fwd.hip.in"
+#line 660 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][0], kf[2][1]};
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][0][0], qv[0][0][1]};
-#line 586 "templates/gfx942/attn_fwd.hip.in"
+#line 665 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16_zero(s[0][7], ka, qf0);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][0][0], qv[1][0][1]};
-#line 586 "templates/gfx942/attn_fwd.hip.in"
+#line 665 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16_zero(s[1][7], ka, qf1);
-#line 591 "templates/gfx942/attn_fwd.hip.in"
+#line 670 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 581 "templates/gfx942/attn_fwd.hip.in"
+#line 660 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][2], kf[2][3]};
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][0][2], qv[0][0][3]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][7], ka, qf0);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][0][2], qv[1][0][3]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][7], ka, qf1);
-#line 591 "templates/gfx942/attn_fwd.hip.in"
+#line 670 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 572 "templates/gfx942/attn_fwd.hip.in"
+#line 651 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<9216>(kf[1], k_rd + buf);
-#line 579 "templates/gfx942/attn_fwd.hip.in"
+#line 658 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[0]);
-#line 581 "templates/gfx942/attn_fwd.hip.in"
+#line 660 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][0], kf[0][1]};
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][1][0], qv[0][1][1]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][0], ka, qf0);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][1][0], qv[1][1][1]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][0], ka, qf1);
-#line 591 "templates/gfx942/attn_fwd.hip.in"
+#line 670 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 581 "templates/gfx942/attn_fwd.hip.in"
+#line 660 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][2], kf[0][3]};
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][1][2], qv[0][1][3]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][0], ka, qf0);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][1][2], qv[1][1][3]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][0], ka, qf1);
-#line 591 "templates/gfx942/attn_fwd.hip.in"
+#line 670 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 572 "templates/gfx942/attn_fwd.hip.in"
+#line 651 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<10240>(kf[2], k_rd + buf);
-#line 579 "templates/gfx942/attn_fwd.hip.in"
+#line 658 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[1]);
-#line 581 "templates/gfx942/attn_fwd.hip.in"
+#line 660 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][0], kf[1][1]};
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][1][0], qv[0][1][1]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][1], ka, qf0);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][1][0], qv[1][1][1]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][1], ka, qf1);
-#line 591 "templates/gfx942/attn_fwd.hip.in"
+#line 670 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 581 "templates/gfx942/attn_fwd.hip.in"
+#line 660 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][2], kf[1][3]};
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][1][2], qv[0][1][3]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][1], ka, qf0);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][1][2], qv[1][1][3]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][1], ka, qf1);
-#line 591 "templates/gfx942/attn_fwd.hip.in"
+#line 670 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 572 "templates/gfx942/attn_fwd.hip.in"
+#line 651 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<11264>(kf[0], k_rd + buf);
-#line 579 "templates/gfx942/attn_fwd.hip.in"
+#line 658 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[2]);
-#line 581 "templates/gfx942/attn_fwd.hip.in"
+#line 660 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][0], kf[2][1]};
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][1][0], qv[0][1][1]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][2], ka, qf0);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][1][0], qv[1][1][1]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][2], ka, qf1);
-#line 591 "templates/gfx942/attn_fwd.hip.in"
+#line 670 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 581 "templates/gfx942/attn_fwd.hip.in"
+#line 660 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][2], kf[2][3]};
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][1][2], qv[0][1][3]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][2], ka, qf0);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][1][2], qv[1][1][3]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][2], ka, qf1);
-#line 591 "templates/gfx942/attn_fwd.hip.in"
+#line 670 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 572 "templates/gfx942/attn_fwd.hip.in"
+#line 651 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<12288>(kf[1], k_rd + buf);
-#line 579 "templates/gfx942/attn_fwd.hip.in"
+#line 658 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[0]);
-#line 581 "templates/gfx942/attn_fwd.hip.in"
+#line 660 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][0], kf[0][1]};
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][1][0], qv[0][1][1]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][3], ka, qf0);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][1][0], qv[1][1][1]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][3], ka, qf1);
-#line 591 "templates/gfx942/attn_fwd.hip.in"
+#line 670 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 581 "templates/gfx942/attn_fwd.hip.in"
+#line 660 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][2], kf[0][3]};
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][1][2], qv[0][1][3]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][3], ka, qf0);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][1][2], qv[1][1][3]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][3], ka, qf1);
-#line 591 "templates/gfx942/attn_fwd.hip.in"
+#line 670 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 572 "templates/gfx942/attn_fwd.hip.in"
+#line 651 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<13312>(kf[2], k_rd + buf);
-#line 579 "templates/gfx942/attn_fwd.hip.in"
+#line 658 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[1]);
-#line 581 "templates/gfx942/attn_fwd.hip.in"
+#line 660 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][0], kf[1][1]};
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][1][0], qv[0][1][1]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][4], ka, qf0);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][1][0], qv[1][1][1]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][4], ka, qf1);
-#line 591 "templates/gfx942/attn_fwd.hip.in"
+#line 670 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 581 "templates/gfx942/attn_fwd.hip.in"
+#line 660 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][2], kf[1][3]};
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][1][2], qv[0][1][3]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][4], ka, qf0);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][1][2], qv[1][1][3]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][4], ka, qf1);
-#line 591 "templates/gfx942/attn_fwd.hip.in"
+#line 670 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 572 "templates/gfx942/attn_fwd.hip.in"
+#line 651 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<14336>(kf[0], k_rd + buf);
-#line 579 "templates/gfx942/attn_fwd.hip.in"
+#line 658 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[2]);
-#line 581 "templates/gfx942/attn_fwd.hip.in"
+#line 660 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][0], kf[2][1]};
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][1][0], qv[0][1][1]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][5], ka, qf0);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][1][0], qv[1][1][1]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][5], ka, qf1);
-#line 591 "templates/gfx942/attn_fwd.hip.in"
+#line 670 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 581 "templates/gfx942/attn_fwd.hip.in"
+#line 660 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[2][2], kf[2][3]};
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][1][2], qv[0][1][3]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][5], ka, qf0);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][1][2], qv[1][1][3]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][5], ka, qf1);
-#line 591 "templates/gfx942/attn_fwd.hip.in"
+#line 670 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 572 "templates/gfx942/attn_fwd.hip.in"
+#line 651 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_read_b128<15360>(kf[1], k_rd + buf);
-#line 579 "templates/gfx942/attn_fwd.hip.in"
+#line 658 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<1>(kf[0]);
-#line 581 "templates/gfx942/attn_fwd.hip.in"
+#line 660 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][0], kf[0][1]};
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][1][0], qv[0][1][1]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][6], ka, qf0);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][1][0], qv[1][1][1]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][6], ka, qf1);
-#line 591 "templates/gfx942/attn_fwd.hip.in"
+#line 670 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 581 "templates/gfx942/attn_fwd.hip.in"
+#line 660 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[0][2], kf[0][3]};
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][1][2], qv[0][1][3]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][6], ka, qf0);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][1][2], qv[1][1][3]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][6], ka, qf1);
-#line 591 "templates/gfx942/attn_fwd.hip.in"
+#line 670 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 579 "templates/gfx942/attn_fwd.hip.in"
+#line 658 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<0>(kf[1]);
-#line 581 "templates/gfx942/attn_fwd.hip.in"
+#line 660 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][0], kf[1][1]};
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][1][0], qv[0][1][1]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][7], ka, qf0);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][1][0], qv[1][1][1]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][7], ka, qf1);
-#line 591 "templates/gfx942/attn_fwd.hip.in"
+#line 670 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 581 "templates/gfx942/attn_fwd.hip.in"
+#line 660 "templates/gfx942/attn_fwd.hip.in"
     {
       const ag_u32x2 ka = {kf[1][2], kf[1][3]};
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf0 = {qv[0][1][2], qv[0][1][3]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[0][7], ka, qf0);
-#line 584 "templates/gfx942/attn_fwd.hip.in"
+#line 663 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 qf1 = {qv[1][1][2], qv[1][1][3]};
-#line 588 "templates/gfx942/attn_fwd.hip.in"
+#line 667 "templates/gfx942/attn_fwd.hip.in"
       ag_mfma_16x16x16_bf16(s[1][7], ka, qf1);
-#line 591 "templates/gfx942/attn_fwd.hip.in"
+#line 670 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 595 "templates/gfx942/attn_fwd.hip.in"
+#line 674 "templates/gfx942/attn_fwd.hip.in"
   }
-#line 856 "templates/gfx942/attn_fwd.hip.in"
+#line 939 "templates/gfx942/attn_fwd.hip.in"
     ag_s_setprio<0>();
     ag_mfma_drain(s[0][0], s[0][1], s[0][2], s[0][3], s[0][4], s[0][5], s[0][6], s[0][7], s[1][0], s[1][1], s[1][2], s[1][3], s[1][4], s[1][5], s[1][6], s[1][7], o[0][0], o[0][1], o[0][2], o[0][3], o[1][0], o[1][1], o[1][2], o[1][3]);
     ag_s_barrier();
     // ---- Y_j: softmax phase
     if (grp == 1u) {  // K_{j+2} into this buffer (everyone is done with K_j)
-#line 436 "templates/gfx942/attn_fwd.hip.in"
+#line 475 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 2u) * 128u + 0u) * kv_rs,
                            lds + buf + k_dma_lds + 0u);
-#line 436 "templates/gfx942/attn_fwd.hip.in"
+#line 475 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 2u) * 128u + 16u) * kv_rs,
                            lds + buf + k_dma_lds + 1024u);
-#line 436 "templates/gfx942/attn_fwd.hip.in"
+#line 475 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 2u) * 128u + 32u) * kv_rs,
                            lds + buf + k_dma_lds + 2048u);
-#line 436 "templates/gfx942/attn_fwd.hip.in"
+#line 475 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 2u) * 128u + 48u) * kv_rs,
                            lds + buf + k_dma_lds + 3072u);
-#line 436 "templates/gfx942/attn_fwd.hip.in"
+#line 475 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 2u) * 128u + 64u) * kv_rs,
                            lds + buf + k_dma_lds + 4096u);
-#line 436 "templates/gfx942/attn_fwd.hip.in"
+#line 475 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 2u) * 128u + 80u) * kv_rs,
                            lds + buf + k_dma_lds + 5120u);
-#line 436 "templates/gfx942/attn_fwd.hip.in"
+#line 475 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 2u) * 128u + 96u) * kv_rs,
                            lds + buf + k_dma_lds + 6144u);
-#line 436 "templates/gfx942/attn_fwd.hip.in"
+#line 475 "templates/gfx942/attn_fwd.hip.in"
   ag_buffer_load_dword_lds(k_rsrc, k_dma_off + (kv_begin + (jj + 2u) * 128u + 112u) * kv_rs,
                            lds + buf + k_dma_lds + 7168u);
-#line 862 "templates/gfx942/attn_fwd.hip.in"
+#line 945 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 618 "templates/gfx942/attn_fwd.hip.in"
+#line 697 "templates/gfx942/attn_fwd.hip.in"
   {
-#line 622 "templates/gfx942/attn_fwd.hip.in"
+#line 701 "templates/gfx942/attn_fwd.hip.in"
     const unsigned kv0 = kv_begin + jj * 128u;
-#line 624 "templates/gfx942/attn_fwd.hip.in"
+#line 703 "templates/gfx942/attn_fwd.hip.in"
     const bool tail = kv0 + 128u > kv_end;
     if (tail) {  // last, partial tile: keys >= kv_end do not exist
       // With a zero scale the scores become t = s * 0 (0, or NaN for an infinite s) before
       // the keys past kv_end are set to -inf (fma(-inf, 0, -m) = NaN made every row NaN); the
       // slow path below then takes x = fma(t, 1, -m) = -m = fma(s, 0, -m) for the others.
       if (sc == 0.0f) {
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[0][0][0] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[0][0][1] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[0][0][2] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[0][0][3] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[0][1][0] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[0][1][1] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[0][1][2] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[0][1][3] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[0][2][0] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[0][2][1] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[0][2][2] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[0][2][3] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[0][3][0] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[0][3][1] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[0][3][2] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[0][3][3] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[0][4][0] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[0][4][1] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[0][4][2] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[0][4][3] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[0][5][0] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[0][5][1] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[0][5][2] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[0][5][3] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[0][6][0] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[0][6][1] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[0][6][2] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[0][6][3] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[0][7][0] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[0][7][1] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[0][7][2] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[0][7][3] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[1][0][0] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[1][0][1] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[1][0][2] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[1][0][3] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[1][1][0] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[1][1][1] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[1][1][2] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[1][1][3] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[1][2][0] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[1][2][1] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[1][2][2] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[1][2][3] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[1][3][0] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[1][3][1] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[1][3][2] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[1][3][3] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[1][4][0] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[1][4][1] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[1][4][2] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[1][4][3] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[1][5][0] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[1][5][1] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[1][5][2] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[1][5][3] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[1][6][0] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[1][6][1] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[1][6][2] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[1][6][3] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[1][7][0] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[1][7][1] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[1][7][2] *= sc;
-#line 633 "templates/gfx942/attn_fwd.hip.in"
+#line 712 "templates/gfx942/attn_fwd.hip.in"
         s[1][7][3] *= sc;
-#line 637 "templates/gfx942/attn_fwd.hip.in"
+#line 716 "templates/gfx942/attn_fwd.hip.in"
       }
       // g recomputed here: the kernel's g, kept live across the loop for this rare block,
       // made clang-17 (hipcc/hiprtc 5.7) spill a VGPR in rtna tail (tests/test_rocm.c)
       const unsigned g_tail = ag_lane_id_here() >> 4;
-#line 643 "templates/gfx942/attn_fwd.hip.in"
+#line 722 "templates/gfx942/attn_fwd.hip.in"
       const bool valid0_0 = kv0 + 0u + 4u * g_tail < kv_end;
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[0][0][0] = valid0_0 ? s[0][0][0] : -__builtin_inff();
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[1][0][0] = valid0_0 ? s[1][0][0] : -__builtin_inff();
-#line 643 "templates/gfx942/attn_fwd.hip.in"
+#line 722 "templates/gfx942/attn_fwd.hip.in"
       const bool valid0_1 = kv0 + 1u + 4u * g_tail < kv_end;
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[0][0][1] = valid0_1 ? s[0][0][1] : -__builtin_inff();
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[1][0][1] = valid0_1 ? s[1][0][1] : -__builtin_inff();
-#line 643 "templates/gfx942/attn_fwd.hip.in"
+#line 722 "templates/gfx942/attn_fwd.hip.in"
       const bool valid0_2 = kv0 + 2u + 4u * g_tail < kv_end;
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[0][0][2] = valid0_2 ? s[0][0][2] : -__builtin_inff();
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[1][0][2] = valid0_2 ? s[1][0][2] : -__builtin_inff();
-#line 643 "templates/gfx942/attn_fwd.hip.in"
+#line 722 "templates/gfx942/attn_fwd.hip.in"
       const bool valid0_3 = kv0 + 3u + 4u * g_tail < kv_end;
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[0][0][3] = valid0_3 ? s[0][0][3] : -__builtin_inff();
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[1][0][3] = valid0_3 ? s[1][0][3] : -__builtin_inff();
-#line 643 "templates/gfx942/attn_fwd.hip.in"
+#line 722 "templates/gfx942/attn_fwd.hip.in"
       const bool valid1_0 = kv0 + 16u + 4u * g_tail < kv_end;
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[0][1][0] = valid1_0 ? s[0][1][0] : -__builtin_inff();
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[1][1][0] = valid1_0 ? s[1][1][0] : -__builtin_inff();
-#line 643 "templates/gfx942/attn_fwd.hip.in"
+#line 722 "templates/gfx942/attn_fwd.hip.in"
       const bool valid1_1 = kv0 + 17u + 4u * g_tail < kv_end;
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[0][1][1] = valid1_1 ? s[0][1][1] : -__builtin_inff();
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[1][1][1] = valid1_1 ? s[1][1][1] : -__builtin_inff();
-#line 643 "templates/gfx942/attn_fwd.hip.in"
+#line 722 "templates/gfx942/attn_fwd.hip.in"
       const bool valid1_2 = kv0 + 18u + 4u * g_tail < kv_end;
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[0][1][2] = valid1_2 ? s[0][1][2] : -__builtin_inff();
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[1][1][2] = valid1_2 ? s[1][1][2] : -__builtin_inff();
-#line 643 "templates/gfx942/attn_fwd.hip.in"
+#line 722 "templates/gfx942/attn_fwd.hip.in"
       const bool valid1_3 = kv0 + 19u + 4u * g_tail < kv_end;
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[0][1][3] = valid1_3 ? s[0][1][3] : -__builtin_inff();
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[1][1][3] = valid1_3 ? s[1][1][3] : -__builtin_inff();
-#line 643 "templates/gfx942/attn_fwd.hip.in"
+#line 722 "templates/gfx942/attn_fwd.hip.in"
       const bool valid2_0 = kv0 + 32u + 4u * g_tail < kv_end;
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[0][2][0] = valid2_0 ? s[0][2][0] : -__builtin_inff();
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[1][2][0] = valid2_0 ? s[1][2][0] : -__builtin_inff();
-#line 643 "templates/gfx942/attn_fwd.hip.in"
+#line 722 "templates/gfx942/attn_fwd.hip.in"
       const bool valid2_1 = kv0 + 33u + 4u * g_tail < kv_end;
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[0][2][1] = valid2_1 ? s[0][2][1] : -__builtin_inff();
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[1][2][1] = valid2_1 ? s[1][2][1] : -__builtin_inff();
-#line 643 "templates/gfx942/attn_fwd.hip.in"
+#line 722 "templates/gfx942/attn_fwd.hip.in"
       const bool valid2_2 = kv0 + 34u + 4u * g_tail < kv_end;
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[0][2][2] = valid2_2 ? s[0][2][2] : -__builtin_inff();
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[1][2][2] = valid2_2 ? s[1][2][2] : -__builtin_inff();
-#line 643 "templates/gfx942/attn_fwd.hip.in"
+#line 722 "templates/gfx942/attn_fwd.hip.in"
       const bool valid2_3 = kv0 + 35u + 4u * g_tail < kv_end;
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[0][2][3] = valid2_3 ? s[0][2][3] : -__builtin_inff();
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[1][2][3] = valid2_3 ? s[1][2][3] : -__builtin_inff();
-#line 643 "templates/gfx942/attn_fwd.hip.in"
+#line 722 "templates/gfx942/attn_fwd.hip.in"
       const bool valid3_0 = kv0 + 48u + 4u * g_tail < kv_end;
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[0][3][0] = valid3_0 ? s[0][3][0] : -__builtin_inff();
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[1][3][0] = valid3_0 ? s[1][3][0] : -__builtin_inff();
-#line 643 "templates/gfx942/attn_fwd.hip.in"
+#line 722 "templates/gfx942/attn_fwd.hip.in"
       const bool valid3_1 = kv0 + 49u + 4u * g_tail < kv_end;
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[0][3][1] = valid3_1 ? s[0][3][1] : -__builtin_inff();
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[1][3][1] = valid3_1 ? s[1][3][1] : -__builtin_inff();
-#line 643 "templates/gfx942/attn_fwd.hip.in"
+#line 722 "templates/gfx942/attn_fwd.hip.in"
       const bool valid3_2 = kv0 + 50u + 4u * g_tail < kv_end;
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[0][3][2] = valid3_2 ? s[0][3][2] : -__builtin_inff();
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[1][3][2] = valid3_2 ? s[1][3][2] : -__builtin_inff();
-#line 643 "templates/gfx942/attn_fwd.hip.in"
+#line 722 "templates/gfx942/attn_fwd.hip.in"
       const bool valid3_3 = kv0 + 51u + 4u * g_tail < kv_end;
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[0][3][3] = valid3_3 ? s[0][3][3] : -__builtin_inff();
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[1][3][3] = valid3_3 ? s[1][3][3] : -__builtin_inff();
-#line 643 "templates/gfx942/attn_fwd.hip.in"
+#line 722 "templates/gfx942/attn_fwd.hip.in"
       const bool valid4_0 = kv0 + 64u + 4u * g_tail < kv_end;
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[0][4][0] = valid4_0 ? s[0][4][0] : -__builtin_inff();
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[1][4][0] = valid4_0 ? s[1][4][0] : -__builtin_inff();
-#line 643 "templates/gfx942/attn_fwd.hip.in"
+#line 722 "templates/gfx942/attn_fwd.hip.in"
       const bool valid4_1 = kv0 + 65u + 4u * g_tail < kv_end;
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[0][4][1] = valid4_1 ? s[0][4][1] : -__builtin_inff();
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[1][4][1] = valid4_1 ? s[1][4][1] : -__builtin_inff();
-#line 643 "templates/gfx942/attn_fwd.hip.in"
+#line 722 "templates/gfx942/attn_fwd.hip.in"
       const bool valid4_2 = kv0 + 66u + 4u * g_tail < kv_end;
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[0][4][2] = valid4_2 ? s[0][4][2] : -__builtin_inff();
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[1][4][2] = valid4_2 ? s[1][4][2] : -__builtin_inff();
-#line 643 "templates/gfx942/attn_fwd.hip.in"
+#line 722 "templates/gfx942/attn_fwd.hip.in"
       const bool valid4_3 = kv0 + 67u + 4u * g_tail < kv_end;
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[0][4][3] = valid4_3 ? s[0][4][3] : -__builtin_inff();
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[1][4][3] = valid4_3 ? s[1][4][3] : -__builtin_inff();
-#line 643 "templates/gfx942/attn_fwd.hip.in"
+#line 722 "templates/gfx942/attn_fwd.hip.in"
       const bool valid5_0 = kv0 + 80u + 4u * g_tail < kv_end;
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[0][5][0] = valid5_0 ? s[0][5][0] : -__builtin_inff();
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[1][5][0] = valid5_0 ? s[1][5][0] : -__builtin_inff();
-#line 643 "templates/gfx942/attn_fwd.hip.in"
+#line 722 "templates/gfx942/attn_fwd.hip.in"
       const bool valid5_1 = kv0 + 81u + 4u * g_tail < kv_end;
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[0][5][1] = valid5_1 ? s[0][5][1] : -__builtin_inff();
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[1][5][1] = valid5_1 ? s[1][5][1] : -__builtin_inff();
-#line 643 "templates/gfx942/attn_fwd.hip.in"
+#line 722 "templates/gfx942/attn_fwd.hip.in"
       const bool valid5_2 = kv0 + 82u + 4u * g_tail < kv_end;
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[0][5][2] = valid5_2 ? s[0][5][2] : -__builtin_inff();
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[1][5][2] = valid5_2 ? s[1][5][2] : -__builtin_inff();
-#line 643 "templates/gfx942/attn_fwd.hip.in"
+#line 722 "templates/gfx942/attn_fwd.hip.in"
       const bool valid5_3 = kv0 + 83u + 4u * g_tail < kv_end;
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[0][5][3] = valid5_3 ? s[0][5][3] : -__builtin_inff();
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[1][5][3] = valid5_3 ? s[1][5][3] : -__builtin_inff();
-#line 643 "templates/gfx942/attn_fwd.hip.in"
+#line 722 "templates/gfx942/attn_fwd.hip.in"
       const bool valid6_0 = kv0 + 96u + 4u * g_tail < kv_end;
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[0][6][0] = valid6_0 ? s[0][6][0] : -__builtin_inff();
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[1][6][0] = valid6_0 ? s[1][6][0] : -__builtin_inff();
-#line 643 "templates/gfx942/attn_fwd.hip.in"
+#line 722 "templates/gfx942/attn_fwd.hip.in"
       const bool valid6_1 = kv0 + 97u + 4u * g_tail < kv_end;
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[0][6][1] = valid6_1 ? s[0][6][1] : -__builtin_inff();
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[1][6][1] = valid6_1 ? s[1][6][1] : -__builtin_inff();
-#line 643 "templates/gfx942/attn_fwd.hip.in"
+#line 722 "templates/gfx942/attn_fwd.hip.in"
       const bool valid6_2 = kv0 + 98u + 4u * g_tail < kv_end;
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[0][6][2] = valid6_2 ? s[0][6][2] : -__builtin_inff();
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[1][6][2] = valid6_2 ? s[1][6][2] : -__builtin_inff();
-#line 643 "templates/gfx942/attn_fwd.hip.in"
+#line 722 "templates/gfx942/attn_fwd.hip.in"
       const bool valid6_3 = kv0 + 99u + 4u * g_tail < kv_end;
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[0][6][3] = valid6_3 ? s[0][6][3] : -__builtin_inff();
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[1][6][3] = valid6_3 ? s[1][6][3] : -__builtin_inff();
-#line 643 "templates/gfx942/attn_fwd.hip.in"
+#line 722 "templates/gfx942/attn_fwd.hip.in"
       const bool valid7_0 = kv0 + 112u + 4u * g_tail < kv_end;
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[0][7][0] = valid7_0 ? s[0][7][0] : -__builtin_inff();
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[1][7][0] = valid7_0 ? s[1][7][0] : -__builtin_inff();
-#line 643 "templates/gfx942/attn_fwd.hip.in"
+#line 722 "templates/gfx942/attn_fwd.hip.in"
       const bool valid7_1 = kv0 + 113u + 4u * g_tail < kv_end;
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[0][7][1] = valid7_1 ? s[0][7][1] : -__builtin_inff();
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[1][7][1] = valid7_1 ? s[1][7][1] : -__builtin_inff();
-#line 643 "templates/gfx942/attn_fwd.hip.in"
+#line 722 "templates/gfx942/attn_fwd.hip.in"
       const bool valid7_2 = kv0 + 114u + 4u * g_tail < kv_end;
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[0][7][2] = valid7_2 ? s[0][7][2] : -__builtin_inff();
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[1][7][2] = valid7_2 ? s[1][7][2] : -__builtin_inff();
-#line 643 "templates/gfx942/attn_fwd.hip.in"
+#line 722 "templates/gfx942/attn_fwd.hip.in"
       const bool valid7_3 = kv0 + 115u + 4u * g_tail < kv_end;
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[0][7][3] = valid7_3 ? s[0][7][3] : -__builtin_inff();
-#line 645 "templates/gfx942/attn_fwd.hip.in"
+#line 724 "templates/gfx942/attn_fwd.hip.in"
       s[1][7][3] = valid7_3 ? s[1][7][3] : -__builtin_inff();
-#line 649 "templates/gfx942/attn_fwd.hip.in"
+#line 728 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 681 "templates/gfx942/attn_fwd.hip.in"
+#line 760 "templates/gfx942/attn_fwd.hip.in"
     bool changed[2];
     float alpha[2];
-#line 689 "templates/gfx942/attn_fwd.hip.in"
+#line 768 "templates/gfx942/attn_fwd.hip.in"
     {
       float mx = s[0][0][0];
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][0][1]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][0][2]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][0][3]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][1][0]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][1][1]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][1][2]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][1][3]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][2][0]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][2][1]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][2][2]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][2][3]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][3][0]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][3][1]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][3][2]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][3][3]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][4][0]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][4][1]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][4][2]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][4][3]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][5][0]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][5][1]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][5][2]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][5][3]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][6][0]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][6][1]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][6][2]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][6][3]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][7][0]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][7][1]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][7][2]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[0][7][3]);
-#line 698 "templates/gfx942/attn_fwd.hip.in"
+#line 777 "templates/gfx942/attn_fwd.hip.in"
       const float mt = mx * sc;  // this lane's max of t = s * sc (exact: see above)
-#line 702 "templates/gfx942/attn_fwd.hip.in"
+#line 781 "templates/gfx942/attn_fwd.hip.in"
       changed[0] = ag_any(mt > m[0]);
       alpha[0] = 1.0f;
       if (changed[0]) {  // some row's max may rise: row max across the 4 lanes of each row
@@ -3759,74 +3762,74 @@ AG_KERNEL(512) void attn_fwd_d64_bhsd_rtna_q2_kv128_w8_nosplit_vt_mfma_gfx942(at
         big_m = ag_any(!(__builtin_fabsf(m[0]) < 0x1p24f) || !(__builtin_fabsf(m[1]) < 0x1p24f));
       }
     }
-#line 689 "templates/gfx942/attn_fwd.hip.in"
+#line 768 "templates/gfx942/attn_fwd.hip.in"
     {
       float mx = s[1][0][0];
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][0][1]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][0][2]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][0][3]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][1][0]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][1][1]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][1][2]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][1][3]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][2][0]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][2][1]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][2][2]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][2][3]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][3][0]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][3][1]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][3][2]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][3][3]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][4][0]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][4][1]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][4][2]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][4][3]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][5][0]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][5][1]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][5][2]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][5][3]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][6][0]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][6][1]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][6][2]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][6][3]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][7][0]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][7][1]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][7][2]);
-#line 694 "templates/gfx942/attn_fwd.hip.in"
+#line 773 "templates/gfx942/attn_fwd.hip.in"
       mx = ag_max_f32(mx, s[1][7][3]);
-#line 698 "templates/gfx942/attn_fwd.hip.in"
+#line 777 "templates/gfx942/attn_fwd.hip.in"
       const float mt = mx * sc;  // this lane's max of t = s * sc (exact: see above)
-#line 702 "templates/gfx942/attn_fwd.hip.in"
+#line 781 "templates/gfx942/attn_fwd.hip.in"
       changed[1] = ag_any(mt > m[1]);
       alpha[1] = 1.0f;
       if (changed[1]) {  // some row's max may rise: row max across the 4 lanes of each row
@@ -3845,89 +3848,89 @@ AG_KERNEL(512) void attn_fwd_d64_bhsd_rtna_q2_kv128_w8_nosplit_vt_mfma_gfx942(at
         big_m = ag_any(!(__builtin_fabsf(m[0]) < 0x1p24f) || !(__builtin_fabsf(m[1]) < 0x1p24f));
       }
     }
-#line 748 "templates/gfx942/attn_fwd.hip.in"
+#line 827 "templates/gfx942/attn_fwd.hip.in"
     // Slow path (wave-uniform, never the steady state): rows with |m| >= 2^24 take
     // x = fl(s * sc) - m (there fl(max s * sc) = m may be more than 1/2 off the exact product,
     // and the fma form's x at the row's max, that error, made p = +Inf: scale 1e10 gave NaN
     // rows), and a zero scale in the last tile takes x = fma(t, 1, -m) (see above).
-#line 756 "templates/gfx942/attn_fwd.hip.in"
+#line 835 "templates/gfx942/attn_fwd.hip.in"
     const bool zero_tail = tail && sc == 0.0f;
     if (big_m || zero_tail) {
-#line 760 "templates/gfx942/attn_fwd.hip.in"
+#line 839 "templates/gfx942/attn_fwd.hip.in"
     {
-#line 765 "templates/gfx942/attn_fwd.hip.in"
+#line 844 "templates/gfx942/attn_fwd.hip.in"
       const float nm = -m[0];
-#line 767 "templates/gfx942/attn_fwd.hip.in"
+#line 846 "templates/gfx942/attn_fwd.hip.in"
       const bool big = !(__builtin_fabsf(m[0]) < 0x1p24f) && !zero_tail;
       if (big) {  // s -> t = fl(s * sc): x = fma(t, 1, -m) = t - m
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[0][0][0] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[0][0][1] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[0][0][2] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[0][0][3] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[0][1][0] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[0][1][1] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[0][1][2] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[0][1][3] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[0][2][0] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[0][2][1] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[0][2][2] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[0][2][3] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[0][3][0] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[0][3][1] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[0][3][2] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[0][3][3] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[0][4][0] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[0][4][1] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[0][4][2] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[0][4][3] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[0][5][0] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[0][5][1] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[0][5][2] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[0][5][3] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[0][6][0] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[0][6][1] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[0][6][2] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[0][6][3] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[0][7][0] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[0][7][1] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[0][7][2] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[0][7][3] *= sc;
-#line 774 "templates/gfx942/attn_fwd.hip.in"
+#line 853 "templates/gfx942/attn_fwd.hip.in"
       }
       const float scr = big || zero_tail ? 1.0f : sc;
-#line 777 "templates/gfx942/attn_fwd.hip.in"
+#line 856 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[0][0][0], scr, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[0][0][1], scr, nm));
@@ -3940,7 +3943,7 @@ AG_KERNEL(512) void attn_fwd_d64_bhsd_rtna_q2_kv128_w8_nosplit_vt_mfma_gfx942(at
         p[0][0].x = ag_pack_p_rtna(p0, p1);
         p[0][0].y = ag_pack_p_rtna(p2, p3);
       }
-#line 777 "templates/gfx942/attn_fwd.hip.in"
+#line 856 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[0][1][0], scr, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[0][1][1], scr, nm));
@@ -3953,7 +3956,7 @@ AG_KERNEL(512) void attn_fwd_d64_bhsd_rtna_q2_kv128_w8_nosplit_vt_mfma_gfx942(at
         p[0][1].x = ag_pack_p_rtna(p0, p1);
         p[0][1].y = ag_pack_p_rtna(p2, p3);
       }
-#line 777 "templates/gfx942/attn_fwd.hip.in"
+#line 856 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[0][2][0], scr, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[0][2][1], scr, nm));
@@ -3966,7 +3969,7 @@ AG_KERNEL(512) void attn_fwd_d64_bhsd_rtna_q2_kv128_w8_nosplit_vt_mfma_gfx942(at
         p[0][2].x = ag_pack_p_rtna(p0, p1);
         p[0][2].y = ag_pack_p_rtna(p2, p3);
       }
-#line 777 "templates/gfx942/attn_fwd.hip.in"
+#line 856 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[0][3][0], scr, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[0][3][1], scr, nm));
@@ -3979,7 +3982,7 @@ AG_KERNEL(512) void attn_fwd_d64_bhsd_rtna_q2_kv128_w8_nosplit_vt_mfma_gfx942(at
         p[0][3].x = ag_pack_p_rtna(p0, p1);
         p[0][3].y = ag_pack_p_rtna(p2, p3);
       }
-#line 777 "templates/gfx942/attn_fwd.hip.in"
+#line 856 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[0][4][0], scr, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[0][4][1], scr, nm));
@@ -3992,7 +3995,7 @@ AG_KERNEL(512) void attn_fwd_d64_bhsd_rtna_q2_kv128_w8_nosplit_vt_mfma_gfx942(at
         p[0][4].x = ag_pack_p_rtna(p0, p1);
         p[0][4].y = ag_pack_p_rtna(p2, p3);
       }
-#line 777 "templates/gfx942/attn_fwd.hip.in"
+#line 856 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[0][5][0], scr, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[0][5][1], scr, nm));
@@ -4005,7 +4008,7 @@ AG_KERNEL(512) void attn_fwd_d64_bhsd_rtna_q2_kv128_w8_nosplit_vt_mfma_gfx942(at
         p[0][5].x = ag_pack_p_rtna(p0, p1);
         p[0][5].y = ag_pack_p_rtna(p2, p3);
       }
-#line 777 "templates/gfx942/attn_fwd.hip.in"
+#line 856 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[0][6][0], scr, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[0][6][1], scr, nm));
@@ -4018,7 +4021,7 @@ AG_KERNEL(512) void attn_fwd_d64_bhsd_rtna_q2_kv128_w8_nosplit_vt_mfma_gfx942(at
         p[0][6].x = ag_pack_p_rtna(p0, p1);
         p[0][6].y = ag_pack_p_rtna(p2, p3);
       }
-#line 777 "templates/gfx942/attn_fwd.hip.in"
+#line 856 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[0][7][0], scr, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[0][7][1], scr, nm));
@@ -4031,83 +4034,83 @@ AG_KERNEL(512) void attn_fwd_d64_bhsd_rtna_q2_kv128_w8_nosplit_vt_mfma_gfx942(at
         p[0][7].x = ag_pack_p_rtna(p0, p1);
         p[0][7].y = ag_pack_p_rtna(p2, p3);
       }
-#line 790 "templates/gfx942/attn_fwd.hip.in"
+#line 869 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 760 "templates/gfx942/attn_fwd.hip.in"
+#line 839 "templates/gfx942/attn_fwd.hip.in"
     {
-#line 765 "templates/gfx942/attn_fwd.hip.in"
+#line 844 "templates/gfx942/attn_fwd.hip.in"
       const float nm = -m[1];
-#line 767 "templates/gfx942/attn_fwd.hip.in"
+#line 846 "templates/gfx942/attn_fwd.hip.in"
       const bool big = !(__builtin_fabsf(m[1]) < 0x1p24f) && !zero_tail;
       if (big) {  // s -> t = fl(s * sc): x = fma(t, 1, -m) = t - m
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[1][0][0] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[1][0][1] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[1][0][2] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[1][0][3] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[1][1][0] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[1][1][1] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[1][1][2] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[1][1][3] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[1][2][0] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[1][2][1] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[1][2][2] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[1][2][3] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[1][3][0] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[1][3][1] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[1][3][2] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[1][3][3] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[1][4][0] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[1][4][1] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[1][4][2] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[1][4][3] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[1][5][0] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[1][5][1] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[1][5][2] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[1][5][3] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[1][6][0] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[1][6][1] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[1][6][2] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[1][6][3] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[1][7][0] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[1][7][1] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[1][7][2] *= sc;
-#line 771 "templates/gfx942/attn_fwd.hip.in"
+#line 850 "templates/gfx942/attn_fwd.hip.in"
         s[1][7][3] *= sc;
-#line 774 "templates/gfx942/attn_fwd.hip.in"
+#line 853 "templates/gfx942/attn_fwd.hip.in"
       }
       const float scr = big || zero_tail ? 1.0f : sc;
-#line 777 "templates/gfx942/attn_fwd.hip.in"
+#line 856 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[1][0][0], scr, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[1][0][1], scr, nm));
@@ -4120,7 +4123,7 @@ AG_KERNEL(512) void attn_fwd_d64_bhsd_rtna_q2_kv128_w8_nosplit_vt_mfma_gfx942(at
         p[1][0].x = ag_pack_p_rtna(p0, p1);
         p[1][0].y = ag_pack_p_rtna(p2, p3);
       }
-#line 777 "templates/gfx942/attn_fwd.hip.in"
+#line 856 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[1][1][0], scr, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[1][1][1], scr, nm));
@@ -4133,7 +4136,7 @@ AG_KERNEL(512) void attn_fwd_d64_bhsd_rtna_q2_kv128_w8_nosplit_vt_mfma_gfx942(at
         p[1][1].x = ag_pack_p_rtna(p0, p1);
         p[1][1].y = ag_pack_p_rtna(p2, p3);
       }
-#line 777 "templates/gfx942/attn_fwd.hip.in"
+#line 856 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[1][2][0], scr, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[1][2][1], scr, nm));
@@ -4146,7 +4149,7 @@ AG_KERNEL(512) void attn_fwd_d64_bhsd_rtna_q2_kv128_w8_nosplit_vt_mfma_gfx942(at
         p[1][2].x = ag_pack_p_rtna(p0, p1);
         p[1][2].y = ag_pack_p_rtna(p2, p3);
       }
-#line 777 "templates/gfx942/attn_fwd.hip.in"
+#line 856 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[1][3][0], scr, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[1][3][1], scr, nm));
@@ -4159,7 +4162,7 @@ AG_KERNEL(512) void attn_fwd_d64_bhsd_rtna_q2_kv128_w8_nosplit_vt_mfma_gfx942(at
         p[1][3].x = ag_pack_p_rtna(p0, p1);
         p[1][3].y = ag_pack_p_rtna(p2, p3);
       }
-#line 777 "templates/gfx942/attn_fwd.hip.in"
+#line 856 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[1][4][0], scr, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[1][4][1], scr, nm));
@@ -4172,7 +4175,7 @@ AG_KERNEL(512) void attn_fwd_d64_bhsd_rtna_q2_kv128_w8_nosplit_vt_mfma_gfx942(at
         p[1][4].x = ag_pack_p_rtna(p0, p1);
         p[1][4].y = ag_pack_p_rtna(p2, p3);
       }
-#line 777 "templates/gfx942/attn_fwd.hip.in"
+#line 856 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[1][5][0], scr, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[1][5][1], scr, nm));
@@ -4185,7 +4188,7 @@ AG_KERNEL(512) void attn_fwd_d64_bhsd_rtna_q2_kv128_w8_nosplit_vt_mfma_gfx942(at
         p[1][5].x = ag_pack_p_rtna(p0, p1);
         p[1][5].y = ag_pack_p_rtna(p2, p3);
       }
-#line 777 "templates/gfx942/attn_fwd.hip.in"
+#line 856 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[1][6][0], scr, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[1][6][1], scr, nm));
@@ -4198,7 +4201,7 @@ AG_KERNEL(512) void attn_fwd_d64_bhsd_rtna_q2_kv128_w8_nosplit_vt_mfma_gfx942(at
         p[1][6].x = ag_pack_p_rtna(p0, p1);
         p[1][6].y = ag_pack_p_rtna(p2, p3);
       }
-#line 777 "templates/gfx942/attn_fwd.hip.in"
+#line 856 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[1][7][0], scr, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[1][7][1], scr, nm));
@@ -4211,14 +4214,14 @@ AG_KERNEL(512) void attn_fwd_d64_bhsd_rtna_q2_kv128_w8_nosplit_vt_mfma_gfx942(at
         p[1][7].x = ag_pack_p_rtna(p0, p1);
         p[1][7].y = ag_pack_p_rtna(p2, p3);
       }
-#line 790 "templates/gfx942/attn_fwd.hip.in"
+#line 869 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 792 "templates/gfx942/attn_fwd.hip.in"
+#line 871 "templates/gfx942/attn_fwd.hip.in"
     } else {
-#line 794 "templates/gfx942/attn_fwd.hip.in"
+#line 873 "templates/gfx942/attn_fwd.hip.in"
     {
       const float nm = -m[0];
-#line 797 "templates/gfx942/attn_fwd.hip.in"
+#line 876 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[0][0][0], sc, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[0][0][1], sc, nm));
@@ -4231,7 +4234,7 @@ AG_KERNEL(512) void attn_fwd_d64_bhsd_rtna_q2_kv128_w8_nosplit_vt_mfma_gfx942(at
         p[0][0].x = ag_pack_p_rtna(p0, p1);
         p[0][0].y = ag_pack_p_rtna(p2, p3);
       }
-#line 797 "templates/gfx942/attn_fwd.hip.in"
+#line 876 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[0][1][0], sc, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[0][1][1], sc, nm));
@@ -4244,7 +4247,7 @@ AG_KERNEL(512) void attn_fwd_d64_bhsd_rtna_q2_kv128_w8_nosplit_vt_mfma_gfx942(at
         p[0][1].x = ag_pack_p_rtna(p0, p1);
         p[0][1].y = ag_pack_p_rtna(p2, p3);
       }
-#line 797 "templates/gfx942/attn_fwd.hip.in"
+#line 876 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[0][2][0], sc, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[0][2][1], sc, nm));
@@ -4257,7 +4260,7 @@ AG_KERNEL(512) void attn_fwd_d64_bhsd_rtna_q2_kv128_w8_nosplit_vt_mfma_gfx942(at
         p[0][2].x = ag_pack_p_rtna(p0, p1);
         p[0][2].y = ag_pack_p_rtna(p2, p3);
       }
-#line 797 "templates/gfx942/attn_fwd.hip.in"
+#line 876 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[0][3][0], sc, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[0][3][1], sc, nm));
@@ -4270,7 +4273,7 @@ AG_KERNEL(512) void attn_fwd_d64_bhsd_rtna_q2_kv128_w8_nosplit_vt_mfma_gfx942(at
         p[0][3].x = ag_pack_p_rtna(p0, p1);
         p[0][3].y = ag_pack_p_rtna(p2, p3);
       }
-#line 797 "templates/gfx942/attn_fwd.hip.in"
+#line 876 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[0][4][0], sc, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[0][4][1], sc, nm));
@@ -4283,7 +4286,7 @@ AG_KERNEL(512) void attn_fwd_d64_bhsd_rtna_q2_kv128_w8_nosplit_vt_mfma_gfx942(at
         p[0][4].x = ag_pack_p_rtna(p0, p1);
         p[0][4].y = ag_pack_p_rtna(p2, p3);
       }
-#line 797 "templates/gfx942/attn_fwd.hip.in"
+#line 876 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[0][5][0], sc, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[0][5][1], sc, nm));
@@ -4296,7 +4299,7 @@ AG_KERNEL(512) void attn_fwd_d64_bhsd_rtna_q2_kv128_w8_nosplit_vt_mfma_gfx942(at
         p[0][5].x = ag_pack_p_rtna(p0, p1);
         p[0][5].y = ag_pack_p_rtna(p2, p3);
       }
-#line 797 "templates/gfx942/attn_fwd.hip.in"
+#line 876 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[0][6][0], sc, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[0][6][1], sc, nm));
@@ -4309,7 +4312,7 @@ AG_KERNEL(512) void attn_fwd_d64_bhsd_rtna_q2_kv128_w8_nosplit_vt_mfma_gfx942(at
         p[0][6].x = ag_pack_p_rtna(p0, p1);
         p[0][6].y = ag_pack_p_rtna(p2, p3);
       }
-#line 797 "templates/gfx942/attn_fwd.hip.in"
+#line 876 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[0][7][0], sc, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[0][7][1], sc, nm));
@@ -4322,12 +4325,12 @@ AG_KERNEL(512) void attn_fwd_d64_bhsd_rtna_q2_kv128_w8_nosplit_vt_mfma_gfx942(at
         p[0][7].x = ag_pack_p_rtna(p0, p1);
         p[0][7].y = ag_pack_p_rtna(p2, p3);
       }
-#line 810 "templates/gfx942/attn_fwd.hip.in"
+#line 889 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 794 "templates/gfx942/attn_fwd.hip.in"
+#line 873 "templates/gfx942/attn_fwd.hip.in"
     {
       const float nm = -m[1];
-#line 797 "templates/gfx942/attn_fwd.hip.in"
+#line 876 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[1][0][0], sc, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[1][0][1], sc, nm));
@@ -4340,7 +4343,7 @@ AG_KERNEL(512) void attn_fwd_d64_bhsd_rtna_q2_kv128_w8_nosplit_vt_mfma_gfx942(at
         p[1][0].x = ag_pack_p_rtna(p0, p1);
         p[1][0].y = ag_pack_p_rtna(p2, p3);
       }
-#line 797 "templates/gfx942/attn_fwd.hip.in"
+#line 876 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[1][1][0], sc, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[1][1][1], sc, nm));
@@ -4353,7 +4356,7 @@ AG_KERNEL(512) void attn_fwd_d64_bhsd_rtna_q2_kv128_w8_nosplit_vt_mfma_gfx942(at
         p[1][1].x = ag_pack_p_rtna(p0, p1);
         p[1][1].y = ag_pack_p_rtna(p2, p3);
       }
-#line 797 "templates/gfx942/attn_fwd.hip.in"
+#line 876 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[1][2][0], sc, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[1][2][1], sc, nm));
@@ -4366,7 +4369,7 @@ AG_KERNEL(512) void attn_fwd_d64_bhsd_rtna_q2_kv128_w8_nosplit_vt_mfma_gfx942(at
         p[1][2].x = ag_pack_p_rtna(p0, p1);
         p[1][2].y = ag_pack_p_rtna(p2, p3);
       }
-#line 797 "templates/gfx942/attn_fwd.hip.in"
+#line 876 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[1][3][0], sc, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[1][3][1], sc, nm));
@@ -4379,7 +4382,7 @@ AG_KERNEL(512) void attn_fwd_d64_bhsd_rtna_q2_kv128_w8_nosplit_vt_mfma_gfx942(at
         p[1][3].x = ag_pack_p_rtna(p0, p1);
         p[1][3].y = ag_pack_p_rtna(p2, p3);
       }
-#line 797 "templates/gfx942/attn_fwd.hip.in"
+#line 876 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[1][4][0], sc, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[1][4][1], sc, nm));
@@ -4392,7 +4395,7 @@ AG_KERNEL(512) void attn_fwd_d64_bhsd_rtna_q2_kv128_w8_nosplit_vt_mfma_gfx942(at
         p[1][4].x = ag_pack_p_rtna(p0, p1);
         p[1][4].y = ag_pack_p_rtna(p2, p3);
       }
-#line 797 "templates/gfx942/attn_fwd.hip.in"
+#line 876 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[1][5][0], sc, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[1][5][1], sc, nm));
@@ -4405,7 +4408,7 @@ AG_KERNEL(512) void attn_fwd_d64_bhsd_rtna_q2_kv128_w8_nosplit_vt_mfma_gfx942(at
         p[1][5].x = ag_pack_p_rtna(p0, p1);
         p[1][5].y = ag_pack_p_rtna(p2, p3);
       }
-#line 797 "templates/gfx942/attn_fwd.hip.in"
+#line 876 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[1][6][0], sc, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[1][6][1], sc, nm));
@@ -4418,7 +4421,7 @@ AG_KERNEL(512) void attn_fwd_d64_bhsd_rtna_q2_kv128_w8_nosplit_vt_mfma_gfx942(at
         p[1][6].x = ag_pack_p_rtna(p0, p1);
         p[1][6].y = ag_pack_p_rtna(p2, p3);
       }
-#line 797 "templates/gfx942/attn_fwd.hip.in"
+#line 876 "templates/gfx942/attn_fwd.hip.in"
       {
         const float p0 = ag_v_exp_f32(ag_fma_f32(s[1][7][0], sc, nm));
         const float p1 = ag_v_exp_f32(ag_fma_f32(s[1][7][1], sc, nm));
@@ -4431,446 +4434,446 @@ AG_KERNEL(512) void attn_fwd_d64_bhsd_rtna_q2_kv128_w8_nosplit_vt_mfma_gfx942(at
         p[1][7].x = ag_pack_p_rtna(p0, p1);
         p[1][7].y = ag_pack_p_rtna(p2, p3);
       }
-#line 810 "templates/gfx942/attn_fwd.hip.in"
+#line 889 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 812 "templates/gfx942/attn_fwd.hip.in"
+#line 891 "templates/gfx942/attn_fwd.hip.in"
     }
     // V_j for the P_j V_j product of the next X phase (S is dead now: registers are free)
-#line 521 "templates/gfx942/attn_fwd.hip.in"
+#line 564 "templates/gfx942/attn_fwd.hip.in"
     {
       const unsigned vo = v_lane + (kv0 + 0u) * 128u;
-#line 524 "templates/gfx942/attn_fwd.hip.in"
+#line 567 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<0>(vv[0][0], v_rsrc, vo);
-#line 524 "templates/gfx942/attn_fwd.hip.in"
+#line 567 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<1024>(vv[0][1], v_rsrc, vo);
-#line 526 "templates/gfx942/attn_fwd.hip.in"
+#line 569 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 521 "templates/gfx942/attn_fwd.hip.in"
+#line 564 "templates/gfx942/attn_fwd.hip.in"
     {
       const unsigned vo = v_lane + (kv0 + 16u) * 128u;
-#line 524 "templates/gfx942/attn_fwd.hip.in"
+#line 567 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<0>(vv[1][0], v_rsrc, vo);
-#line 524 "templates/gfx942/attn_fwd.hip.in"
+#line 567 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<1024>(vv[1][1], v_rsrc, vo);
-#line 526 "templates/gfx942/attn_fwd.hip.in"
+#line 569 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 521 "templates/gfx942/attn_fwd.hip.in"
+#line 564 "templates/gfx942/attn_fwd.hip.in"
     {
       const unsigned vo = v_lane + (kv0 + 32u) * 128u;
-#line 524 "templates/gfx942/attn_fwd.hip.in"
+#line 567 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<0>(vv[2][0], v_rsrc, vo);
-#line 524 "templates/gfx942/attn_fwd.hip.in"
+#line 567 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<1024>(vv[2][1], v_rsrc, vo);
-#line 526 "templates/gfx942/attn_fwd.hip.in"
+#line 569 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 817 "templates/gfx942/attn_fwd.hip.in"
+#line 900 "templates/gfx942/attn_fwd.hip.in"
     // O rows are 4g + i in the accumulator layout: fetch their alpha from lane 4g + i.
-#line 819 "templates/gfx942/attn_fwd.hip.in"
+#line 902 "templates/gfx942/attn_fwd.hip.in"
     if (changed[0]) {
       unsigned ar[4];
       const unsigned g4 = (ag_lane_id_here() >> 4) << 4;  // (4g) << 2
-#line 823 "templates/gfx942/attn_fwd.hip.in"
+#line 906 "templates/gfx942/attn_fwd.hip.in"
       ag_ds_bpermute_b32(ar[0], g4 + 0u, ag_f32_bits(alpha[0]));
-#line 823 "templates/gfx942/attn_fwd.hip.in"
+#line 906 "templates/gfx942/attn_fwd.hip.in"
       ag_ds_bpermute_b32(ar[1], g4 + 4u, ag_f32_bits(alpha[0]));
-#line 823 "templates/gfx942/attn_fwd.hip.in"
+#line 906 "templates/gfx942/attn_fwd.hip.in"
       ag_ds_bpermute_b32(ar[2], g4 + 8u, ag_f32_bits(alpha[0]));
-#line 823 "templates/gfx942/attn_fwd.hip.in"
+#line 906 "templates/gfx942/attn_fwd.hip.in"
       ag_ds_bpermute_b32(ar[3], g4 + 12u, ag_f32_bits(alpha[0]));
-#line 825 "templates/gfx942/attn_fwd.hip.in"
+#line 908 "templates/gfx942/attn_fwd.hip.in"
       ag_s_waitcnt_lgkmcnt<0>(ar[0], ar[1], ar[2], ar[3]);
-#line 828 "templates/gfx942/attn_fwd.hip.in"
+#line 911 "templates/gfx942/attn_fwd.hip.in"
       o[0][0][0] *= ag_bits_f32(ar[0]);
-#line 828 "templates/gfx942/attn_fwd.hip.in"
+#line 911 "templates/gfx942/attn_fwd.hip.in"
       o[0][0][1] *= ag_bits_f32(ar[1]);
-#line 828 "templates/gfx942/attn_fwd.hip.in"
+#line 911 "templates/gfx942/attn_fwd.hip.in"
       o[0][0][2] *= ag_bits_f32(ar[2]);
-#line 828 "templates/gfx942/attn_fwd.hip.in"
+#line 911 "templates/gfx942/attn_fwd.hip.in"
       o[0][0][3] *= ag_bits_f32(ar[3]);
-#line 828 "templates/gfx942/attn_fwd.hip.in"
+#line 911 "templates/gfx942/attn_fwd.hip.in"
       o[0][1][0] *= ag_bits_f32(ar[0]);
-#line 828 "templates/gfx942/attn_fwd.hip.in"
+#line 911 "templates/gfx942/attn_fwd.hip.in"
       o[0][1][1] *= ag_bits_f32(ar[1]);
-#line 828 "templates/gfx942/attn_fwd.hip.in"
+#line 911 "templates/gfx942/attn_fwd.hip.in"
       o[0][1][2] *= ag_bits_f32(ar[2]);
-#line 828 "templates/gfx942/attn_fwd.hip.in"
+#line 911 "templates/gfx942/attn_fwd.hip.in"
       o[0][1][3] *= ag_bits_f32(ar[3]);
-#line 828 "templates/gfx942/attn_fwd.hip.in"
+#line 911 "templates/gfx942/attn_fwd.hip.in"
       o[0][2][0] *= ag_bits_f32(ar[0]);
-#line 828 "templates/gfx942/attn_fwd.hip.in"
+#line 911 "templates/gfx942/attn_fwd.hip.in"
       o[0][2][1] *= ag_bits_f32(ar[1]);
-#line 828 "templates/gfx942/attn_fwd.hip.in"
+#line 911 "templates/gfx942/attn_fwd.hip.in"
       o[0][2][2] *= ag_bits_f32(ar[2]);
-#line 828 "templates/gfx942/attn_fwd.hip.in"
+#line 911 "templates/gfx942/attn_fwd.hip.in"
       o[0][2][3] *= ag_bits_f32(ar[3]);
-#line 828 "templates/gfx942/attn_fwd.hip.in"
+#line 911 "templates/gfx942/attn_fwd.hip.in"
       o[0][3][0] *= ag_bits_f32(ar[0]);
-#line 828 "templates/gfx942/attn_fwd.hip.in"
+#line 911 "templates/gfx942/attn_fwd.hip.in"
       o[0][3][1] *= ag_bits_f32(ar[1]);
-#line 828 "templates/gfx942/attn_fwd.hip.in"
+#line 911 "templates/gfx942/attn_fwd.hip.in"
       o[0][3][2] *= ag_bits_f32(ar[2]);
-#line 828 "templates/gfx942/attn_fwd.hip.in"
+#line 911 "templates/gfx942/attn_fwd.hip.in"
       o[0][3][3] *= ag_bits_f32(ar[3]);
-#line 831 "templates/gfx942/attn_fwd.hip.in"
+#line 914 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 819 "templates/gfx942/attn_fwd.hip.in"
+#line 902 "templates/gfx942/attn_fwd.hip.in"
     if (changed[1]) {
       unsigned ar[4];
       const unsigned g4 = (ag_lane_id_here() >> 4) << 4;  // (4g) << 2
-#line 823 "templates/gfx942/attn_fwd.hip.in"
+#line 906 "templates/gfx942/attn_fwd.hip.in"
       ag_ds_bpermute_b32(ar[0], g4 + 0u, ag_f32_bits(alpha[1]));
-#line 823 "templates/gfx942/attn_fwd.hip.in"
+#line 906 "templates/gfx942/attn_fwd.hip.in"
       ag_ds_bpermute_b32(ar[1], g4 + 4u, ag_f32_bits(alpha[1]));
-#line 823 "templates/gfx942/attn_fwd.hip.in"
+#line 906 "templates/gfx942/attn_fwd.hip.in"
       ag_ds_bpermute_b32(ar[2], g4 + 8u, ag_f32_bits(alpha[1]));
-#line 823 "templates/gfx942/attn_fwd.hip.in"
+#line 906 "templates/gfx942/attn_fwd.hip.in"
       ag_ds_bpermute_b32(ar[3], g4 + 12u, ag_f32_bits(alpha[1]));
-#line 825 "templates/gfx942/attn_fwd.hip.in"
+#line 908 "templates/gfx942/attn_fwd.hip.in"
       ag_s_waitcnt_lgkmcnt<0>(ar[0], ar[1], ar[2], ar[3]);
-#line 828 "templates/gfx942/attn_fwd.hip.in"
+#line 911 "templates/gfx942/attn_fwd.hip.in"
       o[1][0][0] *= ag_bits_f32(ar[0]);
-#line 828 "templates/gfx942/attn_fwd.hip.in"
+#line 911 "templates/gfx942/attn_fwd.hip.in"
       o[1][0][1] *= ag_bits_f32(ar[1]);
-#line 828 "templates/gfx942/attn_fwd.hip.in"
+#line 911 "templates/gfx942/attn_fwd.hip.in"
       o[1][0][2] *= ag_bits_f32(ar[2]);
-#line 828 "templates/gfx942/attn_fwd.hip.in"
+#line 911 "templates/gfx942/attn_fwd.hip.in"
       o[1][0][3] *= ag_bits_f32(ar[3]);
-#line 828 "templates/gfx942/attn_fwd.hip.in"
+#line 911 "templates/gfx942/attn_fwd.hip.in"
       o[1][1][0] *= ag_bits_f32(ar[0]);
-#line 828 "templates/gfx942/attn_fwd.hip.in"
+#line 911 "templates/gfx942/attn_fwd.hip.in"
       o[1][1][1] *= ag_bits_f32(ar[1]);
-#line 828 "templates/gfx942/attn_fwd.hip.in"
+#line 911 "templates/gfx942/attn_fwd.hip.in"
       o[1][1][2] *= ag_bits_f32(ar[2]);
-#line 828 "templates/gfx942/attn_fwd.hip.in"
+#line 911 "templates/gfx942/attn_fwd.hip.in"
       o[1][1][3] *= ag_bits_f32(ar[3]);
-#line 828 "templates/gfx942/attn_fwd.hip.in"
+#line 911 "templates/gfx942/attn_fwd.hip.in"
       o[1][2][0] *= ag_bits_f32(ar[0]);
-#line 828 "templates/gfx942/attn_fwd.hip.in"
+#line 911 "templates/gfx942/attn_fwd.hip.in"
       o[1][2][1] *= ag_bits_f32(ar[1]);
-#line 828 "templates/gfx942/attn_fwd.hip.in"
+#line 911 "templates/gfx942/attn_fwd.hip.in"
       o[1][2][2] *= ag_bits_f32(ar[2]);
-#line 828 "templates/gfx942/attn_fwd.hip.in"
+#line 911 "templates/gfx942/attn_fwd.hip.in"
       o[1][2][3] *= ag_bits_f32(ar[3]);
-#line 828 "templates/gfx942/attn_fwd.hip.in"
+#line 911 "templates/gfx942/attn_fwd.hip.in"
       o[1][3][0] *= ag_bits_f32(ar[0]);
-#line 828 "templates/gfx942/attn_fwd.hip.in"
+#line 911 "templates/gfx942/attn_fwd.hip.in"
       o[1][3][1] *= ag_bits_f32(ar[1]);
-#line 828 "templates/gfx942/attn_fwd.hip.in"
+#line 911 "templates/gfx942/attn_fwd.hip.in"
       o[1][3][2] *= ag_bits_f32(ar[2]);
-#line 828 "templates/gfx942/attn_fwd.hip.in"
+#line 911 "templates/gfx942/attn_fwd.hip.in"
       o[1][3][3] *= ag_bits_f32(ar[3]);
-#line 831 "templates/gfx942/attn_fwd.hip.in"
+#line 914 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 833 "templates/gfx942/attn_fwd.hip.in"
+#line 916 "templates/gfx942/attn_fwd.hip.in"
   }
-#line 864 "templates/gfx942/attn_fwd.hip.in"
+#line 947 "templates/gfx942/attn_fwd.hip.in"
     if (grp == 0u) {
       ag_s_waitcnt_vmcnt<6>();  // K_{j+1} (DMA issued in X_j, before V_j) has landed
       ag_s_barrier();
     } else if (jj + 1u < nt) {
       ag_s_barrier();
     }
-#line 908 "templates/gfx942/attn_fwd.hip.in"
+#line 991 "templates/gfx942/attn_fwd.hip.in"
     }
     // O += P_{nt-1} V_{nt-1}
     ag_s_setprio<1>();
-#line 552 "templates/gfx942/attn_fwd.hip.in"
+#line 631 "templates/gfx942/attn_fwd.hip.in"
   {
     ag_u32x2 bv[2];
-#line 541 "templates/gfx942/attn_fwd.hip.in"
+#line 620 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_vmcnt<4>(vv[0][0], vv[0][1]);
-#line 544 "templates/gfx942/attn_fwd.hip.in"
+#line 623 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[0][0][0];
     bv[1].y = vv[0][0][1];
-#line 544 "templates/gfx942/attn_fwd.hip.in"
+#line 623 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[0][0][2];
     bv[0].y = vv[0][0][3];
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][0], p[0][0], bv[1]);
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][0], p[1][0], bv[1]);
-#line 544 "templates/gfx942/attn_fwd.hip.in"
+#line 623 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[0][1][0];
     bv[1].y = vv[0][1][1];
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][1], p[0][0], bv[0]);
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][1], p[1][0], bv[0]);
-#line 544 "templates/gfx942/attn_fwd.hip.in"
+#line 623 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[0][1][2];
     bv[0].y = vv[0][1][3];
-#line 521 "templates/gfx942/attn_fwd.hip.in"
+#line 564 "templates/gfx942/attn_fwd.hip.in"
     {
       const unsigned vo = v_lane + ((kv_begin + (nt - 1u) * 128u) + 48u) * 128u;
-#line 524 "templates/gfx942/attn_fwd.hip.in"
+#line 567 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<0>(vv[0][0], v_rsrc, vo);
-#line 524 "templates/gfx942/attn_fwd.hip.in"
+#line 567 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<1024>(vv[0][1], v_rsrc, vo);
-#line 526 "templates/gfx942/attn_fwd.hip.in"
+#line 569 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][2], p[0][0], bv[1]);
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][2], p[1][0], bv[1]);
-#line 541 "templates/gfx942/attn_fwd.hip.in"
+#line 620 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_vmcnt<4>(vv[1][0], vv[1][1]);
-#line 544 "templates/gfx942/attn_fwd.hip.in"
+#line 623 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[1][0][0];
     bv[1].y = vv[1][0][1];
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][3], p[0][0], bv[0]);
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][3], p[1][0], bv[0]);
-#line 544 "templates/gfx942/attn_fwd.hip.in"
+#line 623 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[1][0][2];
     bv[0].y = vv[1][0][3];
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][0], p[0][1], bv[1]);
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][0], p[1][1], bv[1]);
-#line 544 "templates/gfx942/attn_fwd.hip.in"
+#line 623 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[1][1][0];
     bv[1].y = vv[1][1][1];
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][1], p[0][1], bv[0]);
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][1], p[1][1], bv[0]);
-#line 544 "templates/gfx942/attn_fwd.hip.in"
+#line 623 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[1][1][2];
     bv[0].y = vv[1][1][3];
-#line 521 "templates/gfx942/attn_fwd.hip.in"
+#line 564 "templates/gfx942/attn_fwd.hip.in"
     {
       const unsigned vo = v_lane + ((kv_begin + (nt - 1u) * 128u) + 64u) * 128u;
-#line 524 "templates/gfx942/attn_fwd.hip.in"
+#line 567 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<0>(vv[1][0], v_rsrc, vo);
-#line 524 "templates/gfx942/attn_fwd.hip.in"
+#line 567 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<1024>(vv[1][1], v_rsrc, vo);
-#line 526 "templates/gfx942/attn_fwd.hip.in"
+#line 569 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][2], p[0][1], bv[1]);
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][2], p[1][1], bv[1]);
-#line 541 "templates/gfx942/attn_fwd.hip.in"
+#line 620 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_vmcnt<4>(vv[2][0], vv[2][1]);
-#line 544 "templates/gfx942/attn_fwd.hip.in"
+#line 623 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[2][0][0];
     bv[1].y = vv[2][0][1];
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][3], p[0][1], bv[0]);
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][3], p[1][1], bv[0]);
-#line 544 "templates/gfx942/attn_fwd.hip.in"
+#line 623 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[2][0][2];
     bv[0].y = vv[2][0][3];
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][0], p[0][2], bv[1]);
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][0], p[1][2], bv[1]);
-#line 544 "templates/gfx942/attn_fwd.hip.in"
+#line 623 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[2][1][0];
     bv[1].y = vv[2][1][1];
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][1], p[0][2], bv[0]);
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][1], p[1][2], bv[0]);
-#line 544 "templates/gfx942/attn_fwd.hip.in"
+#line 623 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[2][1][2];
     bv[0].y = vv[2][1][3];
-#line 521 "templates/gfx942/attn_fwd.hip.in"
+#line 564 "templates/gfx942/attn_fwd.hip.in"
     {
       const unsigned vo = v_lane + ((kv_begin + (nt - 1u) * 128u) + 80u) * 128u;
-#line 524 "templates/gfx942/attn_fwd.hip.in"
+#line 567 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<0>(vv[2][0], v_rsrc, vo);
-#line 524 "templates/gfx942/attn_fwd.hip.in"
+#line 567 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<1024>(vv[2][1], v_rsrc, vo);
-#line 526 "templates/gfx942/attn_fwd.hip.in"
+#line 569 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][2], p[0][2], bv[1]);
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][2], p[1][2], bv[1]);
-#line 541 "templates/gfx942/attn_fwd.hip.in"
+#line 620 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_vmcnt<4>(vv[0][0], vv[0][1]);
-#line 544 "templates/gfx942/attn_fwd.hip.in"
+#line 623 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[0][0][0];
     bv[1].y = vv[0][0][1];
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][3], p[0][2], bv[0]);
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][3], p[1][2], bv[0]);
-#line 544 "templates/gfx942/attn_fwd.hip.in"
+#line 623 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[0][0][2];
     bv[0].y = vv[0][0][3];
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][0], p[0][3], bv[1]);
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][0], p[1][3], bv[1]);
-#line 544 "templates/gfx942/attn_fwd.hip.in"
+#line 623 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[0][1][0];
     bv[1].y = vv[0][1][1];
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][1], p[0][3], bv[0]);
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][1], p[1][3], bv[0]);
-#line 544 "templates/gfx942/attn_fwd.hip.in"
+#line 623 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[0][1][2];
     bv[0].y = vv[0][1][3];
-#line 521 "templates/gfx942/attn_fwd.hip.in"
+#line 564 "templates/gfx942/attn_fwd.hip.in"
     {
       const unsigned vo = v_lane + ((kv_begin + (nt - 1u) * 128u) + 96u) * 128u;
-#line 524 "templates/gfx942/attn_fwd.hip.in"
+#line 567 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<0>(vv[0][0], v_rsrc, vo);
-#line 524 "templates/gfx942/attn_fwd.hip.in"
+#line 567 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<1024>(vv[0][1], v_rsrc, vo);
-#line 526 "templates/gfx942/attn_fwd.hip.in"
+#line 569 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][2], p[0][3], bv[1]);
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][2], p[1][3], bv[1]);
-#line 541 "templates/gfx942/attn_fwd.hip.in"
+#line 620 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_vmcnt<4>(vv[1][0], vv[1][1]);
-#line 544 "templates/gfx942/attn_fwd.hip.in"
+#line 623 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[1][0][0];
     bv[1].y = vv[1][0][1];
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][3], p[0][3], bv[0]);
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][3], p[1][3], bv[0]);
-#line 544 "templates/gfx942/attn_fwd.hip.in"
+#line 623 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[1][0][2];
     bv[0].y = vv[1][0][3];
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][0], p[0][4], bv[1]);
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][0], p[1][4], bv[1]);
-#line 544 "templates/gfx942/attn_fwd.hip.in"
+#line 623 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[1][1][0];
     bv[1].y = vv[1][1][1];
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][1], p[0][4], bv[0]);
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][1], p[1][4], bv[0]);
-#line 544 "templates/gfx942/attn_fwd.hip.in"
+#line 623 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[1][1][2];
     bv[0].y = vv[1][1][3];
-#line 521 "templates/gfx942/attn_fwd.hip.in"
+#line 564 "templates/gfx942/attn_fwd.hip.in"
     {
       const unsigned vo = v_lane + ((kv_begin + (nt - 1u) * 128u) + 112u) * 128u;
-#line 524 "templates/gfx942/attn_fwd.hip.in"
+#line 567 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<0>(vv[1][0], v_rsrc, vo);
-#line 524 "templates/gfx942/attn_fwd.hip.in"
+#line 567 "templates/gfx942/attn_fwd.hip.in"
       ag_buffer_load_dwordx4<1024>(vv[1][1], v_rsrc, vo);
-#line 526 "templates/gfx942/attn_fwd.hip.in"
+#line 569 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][2], p[0][4], bv[1]);
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][2], p[1][4], bv[1]);
-#line 541 "templates/gfx942/attn_fwd.hip.in"
+#line 620 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_vmcnt<4>(vv[2][0], vv[2][1]);
-#line 544 "templates/gfx942/attn_fwd.hip.in"
+#line 623 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[2][0][0];
     bv[1].y = vv[2][0][1];
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][3], p[0][4], bv[0]);
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][3], p[1][4], bv[0]);
-#line 544 "templates/gfx942/attn_fwd.hip.in"
+#line 623 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[2][0][2];
     bv[0].y = vv[2][0][3];
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][0], p[0][5], bv[1]);
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][0], p[1][5], bv[1]);
-#line 544 "templates/gfx942/attn_fwd.hip.in"
+#line 623 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[2][1][0];
     bv[1].y = vv[2][1][1];
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][1], p[0][5], bv[0]);
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][1], p[1][5], bv[0]);
-#line 544 "templates/gfx942/attn_fwd.hip.in"
+#line 623 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[2][1][2];
     bv[0].y = vv[2][1][3];
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][2], p[0][5], bv[1]);
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][2], p[1][5], bv[1]);
-#line 541 "templates/gfx942/attn_fwd.hip.in"
+#line 620 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_vmcnt<2>(vv[0][0], vv[0][1]);
-#line 544 "templates/gfx942/attn_fwd.hip.in"
+#line 623 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[0][0][0];
     bv[1].y = vv[0][0][1];
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][3], p[0][5], bv[0]);
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][3], p[1][5], bv[0]);
-#line 544 "templates/gfx942/attn_fwd.hip.in"
+#line 623 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[0][0][2];
     bv[0].y = vv[0][0][3];
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][0], p[0][6], bv[1]);
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][0], p[1][6], bv[1]);
-#line 544 "templates/gfx942/attn_fwd.hip.in"
+#line 623 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[0][1][0];
     bv[1].y = vv[0][1][1];
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][1], p[0][6], bv[0]);
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][1], p[1][6], bv[0]);
-#line 544 "templates/gfx942/attn_fwd.hip.in"
+#line 623 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[0][1][2];
     bv[0].y = vv[0][1][3];
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][2], p[0][6], bv[1]);
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][2], p[1][6], bv[1]);
-#line 541 "templates/gfx942/attn_fwd.hip.in"
+#line 620 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_vmcnt<0>(vv[1][0], vv[1][1]);
-#line 544 "templates/gfx942/attn_fwd.hip.in"
+#line 623 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[1][0][0];
     bv[1].y = vv[1][0][1];
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][3], p[0][6], bv[0]);
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][3], p[1][6], bv[0]);
-#line 544 "templates/gfx942/attn_fwd.hip.in"
+#line 623 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[1][0][2];
     bv[0].y = vv[1][0][3];
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][0], p[0][7], bv[1]);
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][0], p[1][7], bv[1]);
-#line 544 "templates/gfx942/attn_fwd.hip.in"
+#line 623 "templates/gfx942/attn_fwd.hip.in"
     bv[1].x = vv[1][1][0];
     bv[1].y = vv[1][1][1];
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][1], p[0][7], bv[0]);
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][1], p[1][7], bv[0]);
-#line 544 "templates/gfx942/attn_fwd.hip.in"
+#line 623 "templates/gfx942/attn_fwd.hip.in"
     bv[0].x = vv[1][1][2];
     bv[0].y = vv[1][1][3];
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][2], p[0][7], bv[1]);
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][2], p[1][7], bv[1]);
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[0][3], p[0][7], bv[0]);
-#line 558 "templates/gfx942/attn_fwd.hip.in"
+#line 637 "templates/gfx942/attn_fwd.hip.in"
     ag_mfma_16x16x16_bf16(o[1][3], p[1][7], bv[0]);
-#line 561 "templates/gfx942/attn_fwd.hip.in"
+#line 640 "templates/gfx942/attn_fwd.hip.in"
   }
-#line 912 "templates/gfx942/attn_fwd.hip.in"
+#line 995 "templates/gfx942/attn_fwd.hip.in"
     ag_s_setprio<0>();
   }
-#line 915 "templates/gfx942/attn_fwd.hip.in"
+#line 998 "templates/gfx942/attn_fwd.hip.in"
   ag_s_waitcnt_vmcnt<0>();  // K DMAs past the end (zero-filled) are complete
   ag_mfma_drain(o[0][0], o[0][1], o[0][2], o[0][3], o[1][0], o[1][1], o[1][2], o[1][3]);
-#line 945 "templates/gfx942/attn_fwd.hip.in"
+#line 1028 "templates/gfx942/attn_fwd.hip.in"
   {  // epilogue: lane, g, c recomputed, not kept in VGPRs across the loop
   const unsigned lane = ag_lane_id_here();
   const unsigned g = lane >> 4, c = lane & 15u;
@@ -4879,145 +4882,145 @@ AG_KERNEL(512) void attn_fwd_d64_bhsd_rtna_q2_kv128_w8_nosplit_vt_mfma_gfx942(at
   float lsum[2];
   {
     unsigned xr[2];
-#line 954 "templates/gfx942/attn_fwd.hip.in"
+#line 1037 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_swizzle_b32<0x401F>(xr[0], ag_f32_bits(l[0]));
-#line 954 "templates/gfx942/attn_fwd.hip.in"
+#line 1037 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_swizzle_b32<0x401F>(xr[1], ag_f32_bits(l[1]));
-#line 956 "templates/gfx942/attn_fwd.hip.in"
+#line 1039 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<0>(xr[0], xr[1]);
-#line 958 "templates/gfx942/attn_fwd.hip.in"
+#line 1041 "templates/gfx942/attn_fwd.hip.in"
     lsum[0] = l[0] + ag_bits_f32(xr[0]);
     ag_ds_bpermute_b32(xr[0], (lane ^ 32u) << 2, ag_f32_bits(lsum[0]));
-#line 958 "templates/gfx942/attn_fwd.hip.in"
+#line 1041 "templates/gfx942/attn_fwd.hip.in"
     lsum[1] = l[1] + ag_bits_f32(xr[1]);
     ag_ds_bpermute_b32(xr[1], (lane ^ 32u) << 2, ag_f32_bits(lsum[1]));
-#line 961 "templates/gfx942/attn_fwd.hip.in"
+#line 1044 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<0>(xr[0], xr[1]);
-#line 963 "templates/gfx942/attn_fwd.hip.in"
+#line 1046 "templates/gfx942/attn_fwd.hip.in"
     lsum[0] = lsum[0] + ag_bits_f32(xr[0]);
-#line 963 "templates/gfx942/attn_fwd.hip.in"
+#line 1046 "templates/gfx942/attn_fwd.hip.in"
     lsum[1] = lsum[1] + ag_bits_f32(xr[1]);
-#line 965 "templates/gfx942/attn_fwd.hip.in"
+#line 1048 "templates/gfx942/attn_fwd.hip.in"
   }
-#line 1001 "templates/gfx942/attn_fwd.hip.in"
+#line 1094 "templates/gfx942/attn_fwd.hip.in"
   {
-#line 1003 "templates/gfx942/attn_fwd.hip.in"
+#line 1096 "templates/gfx942/attn_fwd.hip.in"
     float inv0;
     unsigned ir0[4];
     inv0 = lsum[0] == 0.0f ? 0.0f : 1.0f / lsum[0];
-#line 1007 "templates/gfx942/attn_fwd.hip.in"
+#line 1100 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_bpermute_b32(ir0[0], (4u * g + 0u) << 2, ag_f32_bits(inv0));
-#line 1007 "templates/gfx942/attn_fwd.hip.in"
+#line 1100 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_bpermute_b32(ir0[1], (4u * g + 1u) << 2, ag_f32_bits(inv0));
-#line 1007 "templates/gfx942/attn_fwd.hip.in"
+#line 1100 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_bpermute_b32(ir0[2], (4u * g + 2u) << 2, ag_f32_bits(inv0));
-#line 1007 "templates/gfx942/attn_fwd.hip.in"
+#line 1100 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_bpermute_b32(ir0[3], (4u * g + 3u) << 2, ag_f32_bits(inv0));
-#line 1003 "templates/gfx942/attn_fwd.hip.in"
+#line 1096 "templates/gfx942/attn_fwd.hip.in"
     float inv1;
     unsigned ir1[4];
     inv1 = lsum[1] == 0.0f ? 0.0f : 1.0f / lsum[1];
-#line 1007 "templates/gfx942/attn_fwd.hip.in"
+#line 1100 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_bpermute_b32(ir1[0], (4u * g + 0u) << 2, ag_f32_bits(inv1));
-#line 1007 "templates/gfx942/attn_fwd.hip.in"
+#line 1100 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_bpermute_b32(ir1[1], (4u * g + 1u) << 2, ag_f32_bits(inv1));
-#line 1007 "templates/gfx942/attn_fwd.hip.in"
+#line 1100 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_bpermute_b32(ir1[2], (4u * g + 2u) << 2, ag_f32_bits(inv1));
-#line 1007 "templates/gfx942/attn_fwd.hip.in"
+#line 1100 "templates/gfx942/attn_fwd.hip.in"
     ag_ds_bpermute_b32(ir1[3], (4u * g + 3u) << 2, ag_f32_bits(inv1));
-#line 1010 "templates/gfx942/attn_fwd.hip.in"
+#line 1103 "templates/gfx942/attn_fwd.hip.in"
     ag_s_waitcnt_lgkmcnt<0>(ir0[0], ir0[1], ir0[2], ir0[3], ir1[0], ir1[1], ir1[2], ir1[3]);
-#line 1013 "templates/gfx942/attn_fwd.hip.in"
+#line 1106 "templates/gfx942/attn_fwd.hip.in"
     {
       const float r = ag_bits_f32(ir0[0]);
-#line 1030 "templates/gfx942/attn_fwd.hip.in"
+#line 1133 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 out = {ag_pack_bf16_rtna(o[0][0][0] * r, o[0][1][0] * r),
                             ag_pack_bf16_rtna(o[0][2][0] * r, o[0][3][0] * r)};
       ag_buffer_store_dwordx2<0>(o_rsrc, (q_row0 + 0u + 4u * g) * o_rs + 8u * c, out);
-#line 1034 "templates/gfx942/attn_fwd.hip.in"
+#line 1137 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 1013 "templates/gfx942/attn_fwd.hip.in"
+#line 1106 "templates/gfx942/attn_fwd.hip.in"
     {
       const float r = ag_bits_f32(ir0[1]);
-#line 1030 "templates/gfx942/attn_fwd.hip.in"
+#line 1133 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 out = {ag_pack_bf16_rtna(o[0][0][1] * r, o[0][1][1] * r),
                             ag_pack_bf16_rtna(o[0][2][1] * r, o[0][3][1] * r)};
       ag_buffer_store_dwordx2<0>(o_rsrc, (q_row0 + 1u + 4u * g) * o_rs + 8u * c, out);
-#line 1034 "templates/gfx942/attn_fwd.hip.in"
+#line 1137 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 1013 "templates/gfx942/attn_fwd.hip.in"
+#line 1106 "templates/gfx942/attn_fwd.hip.in"
     {
       const float r = ag_bits_f32(ir0[2]);
-#line 1030 "templates/gfx942/attn_fwd.hip.in"
+#line 1133 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 out = {ag_pack_bf16_rtna(o[0][0][2] * r, o[0][1][2] * r),
                             ag_pack_bf16_rtna(o[0][2][2] * r, o[0][3][2] * r)};
       ag_buffer_store_dwordx2<0>(o_rsrc, (q_row0 + 2u + 4u * g) * o_rs + 8u * c, out);
-#line 1034 "templates/gfx942/attn_fwd.hip.in"
+#line 1137 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 1013 "templates/gfx942/attn_fwd.hip.in"
+#line 1106 "templates/gfx942/attn_fwd.hip.in"
     {
       const float r = ag_bits_f32(ir0[3]);
-#line 1030 "templates/gfx942/attn_fwd.hip.in"
+#line 1133 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 out = {ag_pack_bf16_rtna(o[0][0][3] * r, o[0][1][3] * r),
                             ag_pack_bf16_rtna(o[0][2][3] * r, o[0][3][3] * r)};
       ag_buffer_store_dwordx2<0>(o_rsrc, (q_row0 + 3u + 4u * g) * o_rs + 8u * c, out);
-#line 1034 "templates/gfx942/attn_fwd.hip.in"
+#line 1137 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 1013 "templates/gfx942/attn_fwd.hip.in"
+#line 1106 "templates/gfx942/attn_fwd.hip.in"
     {
       const float r = ag_bits_f32(ir1[0]);
-#line 1030 "templates/gfx942/attn_fwd.hip.in"
+#line 1133 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 out = {ag_pack_bf16_rtna(o[1][0][0] * r, o[1][1][0] * r),
                             ag_pack_bf16_rtna(o[1][2][0] * r, o[1][3][0] * r)};
       ag_buffer_store_dwordx2<0>(o_rsrc, (q_row0 + 16u + 4u * g) * o_rs + 8u * c, out);
-#line 1034 "templates/gfx942/attn_fwd.hip.in"
+#line 1137 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 1013 "templates/gfx942/attn_fwd.hip.in"
+#line 1106 "templates/gfx942/attn_fwd.hip.in"
     {
       const float r = ag_bits_f32(ir1[1]);
-#line 1030 "templates/gfx942/attn_fwd.hip.in"
+#line 1133 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 out = {ag_pack_bf16_rtna(o[1][0][1] * r, o[1][1][1] * r),
                             ag_pack_bf16_rtna(o[1][2][1] * r, o[1][3][1] * r)};
       ag_buffer_store_dwordx2<0>(o_rsrc, (q_row0 + 17u + 4u * g) * o_rs + 8u * c, out);
-#line 1034 "templates/gfx942/attn_fwd.hip.in"
+#line 1137 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 1013 "templates/gfx942/attn_fwd.hip.in"
+#line 1106 "templates/gfx942/attn_fwd.hip.in"
     {
       const float r = ag_bits_f32(ir1[2]);
-#line 1030 "templates/gfx942/attn_fwd.hip.in"
+#line 1133 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 out = {ag_pack_bf16_rtna(o[1][0][2] * r, o[1][1][2] * r),
                             ag_pack_bf16_rtna(o[1][2][2] * r, o[1][3][2] * r)};
       ag_buffer_store_dwordx2<0>(o_rsrc, (q_row0 + 18u + 4u * g) * o_rs + 8u * c, out);
-#line 1034 "templates/gfx942/attn_fwd.hip.in"
+#line 1137 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 1013 "templates/gfx942/attn_fwd.hip.in"
+#line 1106 "templates/gfx942/attn_fwd.hip.in"
     {
       const float r = ag_bits_f32(ir1[3]);
-#line 1030 "templates/gfx942/attn_fwd.hip.in"
+#line 1133 "templates/gfx942/attn_fwd.hip.in"
       const ag_u32x2 out = {ag_pack_bf16_rtna(o[1][0][3] * r, o[1][1][3] * r),
                             ag_pack_bf16_rtna(o[1][2][3] * r, o[1][3][3] * r)};
       ag_buffer_store_dwordx2<0>(o_rsrc, (q_row0 + 19u + 4u * g) * o_rs + 8u * c, out);
-#line 1034 "templates/gfx942/attn_fwd.hip.in"
+#line 1137 "templates/gfx942/attn_fwd.hip.in"
     }
-#line 1037 "templates/gfx942/attn_fwd.hip.in"
+#line 1140 "templates/gfx942/attn_fwd.hip.in"
   }
   if (a.lse) {  // natural-log LSE = m ln2 + ln l; row c, written by the lanes with g == 0
-#line 1045 "templates/gfx942/attn_fwd.hip.in"
+#line 1148 "templates/gfx942/attn_fwd.hip.in"
     const ag_rsrc lse_rsrc = ag_make_rsrc(a.lse + ((unsigned long long)b * H + h) * (unsigned)a.Sq,
                                           (unsigned)a.Sq * 4u);
-#line 1049 "templates/gfx942/attn_fwd.hip.in"
+#line 1152 "templates/gfx942/attn_fwd.hip.in"
     {
       const float lse = m[0] * 0.693147180559945309f + ag_v_log_f32(lsum[0]) * 0.693147180559945309f;
       ag_buffer_store_dword<0>(lse_rsrc, g == 0u ? (q_row0 + 0u + c) * 4u : 0x80000000u,
                                ag_f32_bits(lse));
     }
-#line 1049 "templates/gfx942/attn_fwd.hip.in"
+#line 1152 "templates/gfx942/attn_fwd.hip.in"
     {
       const float lse = m[1] * 0.693147180559945309f + ag_v_log_f32(lsum[1]) * 0.693147180559945309f;
       ag_buffer_store_dword<0>(lse_rsrc, g == 0u ? (q_row0 + 16u + c) * 4u : 0x80000000u,
                                ag_f32_bits(lse));
     }
-#line 1055 "templates/gfx942/attn_fwd.hip.in"
+#line 1158 "templates/gfx942/attn_fwd.hip.in"
   }
   }  // epilogue
 }

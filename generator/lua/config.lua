@@ -197,16 +197,31 @@ M.rules = {
     return false, string.format("no kernel family for target=%s impl=%s", v.target, v.impl)
   end },
   -- head_dim: 128 everywhere; 64 and 256 on the sm90 wgmma kernel with TMA loads (the
-  -- per-thread copy path and the mma.sync family are written for 128-element rows); 64 on
-  -- the gfx942 MFMA kernel.
+  -- per-thread copy path and the mma.sync family are written for 128-element rows); 64 and
+  -- 256 on the gfx942 MFMA kernel (256: rule gfx942-head-dim-256).
   { name = "head-dim", check = function(v)
     if v.head_dim == 128 then return true end
     if v.target == "sm90" and v.impl == "wgmma" and v.load == "tma" then return true end
-    local gfx = v.target == "gfx942" and v.impl == "mfma"
-    if v.head_dim == 64 and gfx then return true end
-    return false, string.format("head_dim=%d is built for target=sm90 impl=wgmma load=tma%s "
-      .. "only (allowed here: %s)", v.head_dim, v.head_dim == 64 and " and target=gfx942" or "",
-      gfx and "64, 128" or "128")
+    if v.target == "gfx942" and v.impl == "mfma" then return true end
+    return false, string.format("head_dim=%d is built for target=sm90 impl=wgmma load=tma and "
+      .. "target=gfx942 only (allowed here: 128)", v.head_dim)
+  end },
+  -- head_dim 256 on gfx942 (templates/gfx942/attn_fwd.hip.in): the K double buffer at the
+  -- padded 528-byte pitch is 2 x kv_tile x 528 bytes, so 32-key tiles only (64 would take
+  -- 66 KiB of LDS); V through the pre-transposed copy (v_path=vt: a piece ring of 8 dwordx4,
+  -- the perm path's 16-key row pieces are not built at 256). The causal mask fits too (252
+  -- VGPRs, clang-19 and hipcc; without the split: rule mask-causal).
+  { name = "gfx942-head-dim-256", check = function(v)
+    if v.target ~= "gfx942" or v.head_dim ~= 256 then return true end
+    if v.kv_tile ~= 32 then
+      return false, string.format("kv_tile=%d at head_dim=256: the K double buffer (2 x kv_tile "
+        .. "x 528 bytes) exceeds 64 KiB of LDS past 32 keys (allowed: 32)", v.kv_tile)
+    end
+    if v.v_path ~= "vt" then
+      return false, string.format("v_path=%s at head_dim=256 is not built (allowed: vt)",
+        v.v_path)
+    end
+    return true
   end },
   -- head_dim 256 on the wgmma kernel: a 128-row Q buffer is 64 KiB and a K/V stage 2 x kv_tile
   -- x 512 bytes, so two stages fit 227 KiB with 64-key tiles (and one O buffer) or 80-key
@@ -233,10 +248,12 @@ M.rules = {
   -- q3 with 64-key tiles spilled 35-44 VGPRs, q2 with 96-key tiles fits (224-230 VGPRs):
   -- q_tiles * kv_tile <= 192. head_dim 64 (Q 8, O 16 per tile): q3 with 96-key tiles (228-238)
   -- and q2 with 128-key tiles (212-226) fit, q3 with 128-key tiles spilled 44-46 VGPRs:
-  -- q_tiles * kv_tile <= 288.
+  -- q_tiles * kv_tile <= 288. head_dim 256 (Q 32, O 64 per tile): q2 with 32-key tiles and
+  -- a ring of 8 V pieces fits (252-254 VGPRs, clang-19 and hipcc); q3 holds 288 in Q and O
+  -- alone: q_tiles * kv_tile <= 64.
   { name = "gfx942-vgpr-budget", check = function(v)
     if v.target ~= "gfx942" then return true end
-    local limit = v.head_dim == 64 and 288 or 192
+    local limit = v.head_dim == 64 and 288 or v.head_dim == 256 and 64 or 192
     if v.q_tiles * v.kv_tile <= limit then return true end
     return false, string.format("q_tiles=%d with kv_tile=%d at head_dim=%d exceeds 256 VGPRs "
       .. "(spills); q_tiles * kv_tile <= %d at this head_dim", v.q_tiles, v.kv_tile, v.head_dim,
@@ -406,6 +423,14 @@ M.default_set = {
   -- so these kernels are VALU-bound in the model (README).
   { target = "gfx942", head_dim = 64, layout = all_layouts, rounding = all_modes, q_tiles = 2,
     kv_tile = 128, waves = 8, kv_split = { "off", "tail" }, v_path = "vt", impl = "mfma" },
+  -- gfx942 head_dim 256: Q (32 VGPRs per tile) and O (64) leave 64 VGPRs of the 256 at two Q
+  -- tiles, so the KV tile is 32 keys (also the LDS limit, rule gfx942-head-dim-256) and V
+  -- streams through a ring of 8 dwordx4 pieces; per 32-key tile the MFMA work of the head_dim
+  -- 128 kernel's 64-key tile. The causal mask without the split, as at 128 and 64.
+  { target = "gfx942", head_dim = 256, layout = all_layouts, rounding = all_modes, q_tiles = 2,
+    kv_tile = 32, waves = 8, kv_split = { "off", "tail" }, v_path = "vt", impl = "mfma" },
+  { target = "gfx942", head_dim = 256, layout = all_layouts, rounding = all_modes, q_tiles = 2,
+    kv_tile = 32, waves = 8, kv_split = "off", v_path = "vt", mask = "causal", impl = "mfma" },
   -- gfx942 causal mask (mask = causal): the same kernels without the split; a block runs the
   -- KV tiles up to its diagonal, so its steady-state loop is the dense one.
   { target = "gfx942", head_dim = 128, layout = all_layouts, rounding = all_modes, q_tiles = 2,
@@ -489,6 +514,11 @@ M.search_space = {
     { target = "gfx942", head_dim = 64, layout = all_layouts, rounding = all_modes,
       q_tiles = 2, kv_tile = 128, waves = 8, kv_split = { "off", "tail" }, v_path = "perm",
       impl = "mfma" },
+    -- head_dim 256: the one shape that fits (rules gfx942-head-dim-256, gfx942-vgpr-budget),
+    -- the default set's
+    { target = "gfx942", head_dim = 256, layout = all_layouts, rounding = all_modes,
+      q_tiles = 2, kv_tile = 32, waves = 8, kv_split = { "off", "tail" }, v_path = "vt",
+      mask = { "none", "causal" }, impl = "mfma" },
     -- the causal mask at the default tiles (its steady-state loop is the dense kernel's, so
     -- the dense tiles' ranking carries over; each variant adds emulator time to CI)
     { target = "gfx942", head_dim = 128, layout = all_layouts, rounding = all_modes,

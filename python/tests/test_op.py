@@ -271,9 +271,9 @@ def test_head_dims_match_reference_on_cpu(head_dim):
 
 
 def test_head_dims_on_the_amd_kernels(monkeypatch):
-    """The gfx942 kernels (here on the emulator) have head_dim 64 and 128: a head_dim 64 call
-    (GQA, default scale) runs a d64 kernel within the fp64 bound; 256: NO_VARIANT naming
-    args.head_dim, before anything runs."""
+    """The gfx942 kernels (here on the emulator) have head_dim 64, 128 and 256: a head_dim 64
+    call (GQA, default scale) runs a d64 kernel within the fp64 bound; a head_dim 256 call
+    plans a d256 kernel, a causal one a d256 causal kernel."""
     q = rand(1, 20, 4, 64, seed=3)
     k, v = rand(1, 40, 2, 64, seed=4), rand(1, 40, 2, 64, seed=5)
     emu = type(attngen.get_context(q.device))("emu")
@@ -285,8 +285,10 @@ def test_head_dims_on_the_amd_kernels(monkeypatch):
     assert_close(out, ref, tolerance(q, kr, vr, layout="bshd"), "emu d64")
     assert (lse.double() - ref_lse).abs().max().item() < 1e-4
     q = rand(1, 16, 2, 256, seed=3)
-    _raises("NO_VARIANT", lambda: ops._make_plan(q, q.clone(), q.clone(), 0.0625, "bshd", "rtne"),
-            "args.head_dim = 256", "allowed on this backend: 64, 128")
+    assert ops._make_plan(q, q.clone(), q.clone(), 0.0625, "bshd",
+                          "rtne").chosen.startswith("attn_fwd_d256_")
+    chosen = ops._make_plan(q, q.clone(), q.clone(), 0.0625, "bshd", "rtne", causal=True).chosen
+    assert chosen.startswith("attn_fwd_d256_") and "_causal_" in chosen
 
 
 def test_error_shapes():
