@@ -370,7 +370,7 @@ void attngen__cli_fill(void *data, attngen_layout layout, int b, int h, int s, i
 
 static void program_usage(FILE *f) {
   fprintf(f, "usage: attngen <command> [options]   (attngen <command> --help for details)\n\n"
-             "attngen %s: generated bf16 forward attention kernels (head_dim 64/128) for\n"
+             "attngen %s: generated bf16 forward attention kernels (head_dim 64/128/256) for\n"
              "AMD " ATTNGEN__TARGET_GFX942_NAME " (MI300X) and NVIDIA " ATTNGEN__TARGET_SM90_NAME
              " (H100/H200).\n\ncommands:\n",
           attngen_version());
