@@ -282,25 +282,25 @@ static void test_split_plan_vt_bytes_follow_head_dim(void **state) {
 static void test_causal_order_follows_kv_bytes(void **state) {
   (void)state;
   /* (4,32,4096) MHA: a round holds 128 heads' K/V, 256 MiB: pairs */
-  assert_int_equal(attngen__causal_order(4, 32, 32, 4096, 128, 4096, 132, 0, 0), ATTNGEN__CAUSAL_PAIRS);
+  assert_int_equal(attngen__causal_order(4, 32, 32, 4096, 128, 4096, 132, 0), ATTNGEN__CAUSAL_PAIRS);
   /* MQA (1,64/1,16384): one KV head of 8 MiB: longest first */
-  assert_int_equal(attngen__causal_order(1, 64, 1, 16384, 128, 8192, 132, 0, 0), ATTNGEN__CAUSAL_LONGEST);
+  assert_int_equal(attngen__causal_order(1, 64, 1, 16384, 128, 8192, 132, 0), ATTNGEN__CAUSAL_LONGEST);
   /* GQA (1,32/8,8192): 8 KV heads x 8192 keys = 32 MiB: longest first; at 16384 keys 64 MiB: pairs */
-  assert_int_equal(attngen__causal_order(1, 32, 8, 8192, 128, 2048, 132, 0, 0), ATTNGEN__CAUSAL_LONGEST);
-  assert_int_equal(attngen__causal_order(1, 32, 8, 16384, 128, 4096, 132, 0, 0), ATTNGEN__CAUSAL_PAIRS);
+  assert_int_equal(attngen__causal_order(1, 32, 8, 8192, 128, 2048, 132, 0), ATTNGEN__CAUSAL_LONGEST);
+  assert_int_equal(attngen__causal_order(1, 32, 8, 16384, 128, 4096, 132, 0), ATTNGEN__CAUSAL_PAIRS);
   /* head_dim 64 halves the bytes: (2,16,5120) 32 heads x 5120 x 64 x 4 = 40 MiB, not above */
-  assert_int_equal(attngen__causal_order(2, 16, 16, 5120, 64, 1280, 132, 0, 0), ATTNGEN__CAUSAL_LONGEST);
-  assert_int_equal(attngen__causal_order(2, 16, 16, 5121, 64, 1312, 132, 0, 0), ATTNGEN__CAUSAL_PAIRS);
+  assert_int_equal(attngen__causal_order(2, 16, 16, 5120, 64, 1280, 132, 0), ATTNGEN__CAUSAL_LONGEST);
+  assert_int_equal(attngen__causal_order(2, 16, 16, 5121, 64, 1312, 132, 0), ATTNGEN__CAUSAL_PAIRS);
   /* fewer jobs than two rounds: longest first whatever the bytes */
-  assert_int_equal(attngen__causal_order(1, 2, 2, 1 << 20, 128, 263, 132, 0, 0), ATTNGEN__CAUSAL_LONGEST);
+  assert_int_equal(attngen__causal_order(1, 2, 2, 1 << 20, 128, 263, 132, 0), ATTNGEN__CAUSAL_LONGEST);
   /* a packed batch takes the same rule on its longest sequence: 16 sequences up to 16384 keys,
    * 33 KV heads a round, 264 MiB: pairs; up to 512 keys, 8 MiB: longest first; forced wins */
-  assert_int_equal(attngen__causal_order(16, 32, 8, 16384, 128, 65536, 132, 1, 0), ATTNGEN__CAUSAL_PAIRS);
-  assert_int_equal(attngen__causal_order(16, 32, 8, 512, 128, 2048, 132, 1, 0), ATTNGEN__CAUSAL_LONGEST);
-  assert_int_equal(attngen__causal_order(16, 32, 8, 16384, 128, 65536, 132, 1, 1), ATTNGEN__CAUSAL_LONGEST);
+  assert_int_equal(attngen__causal_order(16, 32, 8, 16384, 128, 65536, 132, 0), ATTNGEN__CAUSAL_PAIRS);
+  assert_int_equal(attngen__causal_order(16, 32, 8, 512, 128, 2048, 132, 0), ATTNGEN__CAUSAL_LONGEST);
+  assert_int_equal(attngen__causal_order(16, 32, 8, 16384, 128, 65536, 132, 1), ATTNGEN__CAUSAL_LONGEST);
   /* forced (ATTNGEN_CAUSAL_ORDER) wins either way */
-  assert_int_equal(attngen__causal_order(4, 32, 32, 4096, 128, 4096, 132, 0, 1), ATTNGEN__CAUSAL_LONGEST);
-  assert_int_equal(attngen__causal_order(1, 64, 1, 16384, 128, 8192, 132, 0, 2), ATTNGEN__CAUSAL_PAIRS);
+  assert_int_equal(attngen__causal_order(4, 32, 32, 4096, 128, 4096, 132, 1), ATTNGEN__CAUSAL_LONGEST);
+  assert_int_equal(attngen__causal_order(1, 64, 1, 16384, 128, 8192, 132, 2), ATTNGEN__CAUSAL_PAIRS);
 }
 
 int main(void) {

@@ -312,7 +312,7 @@ static attngen_status plan_launch(plan *p, const attngen_fwd_args *a, int comput
     if (a->causal)
       p->k.causal = attngen__causal_order(a->batch, a->heads, heads_kv, a->seqlen_kv,
                                           attngen__desc_head_dim(d), jobs, (long)p->grid[0],
-                                          a->cu_seqlens_q != NULL, causal_forced);
+                                          causal_forced);
   }
   p->num_splits = 1;
   p->workspace_bytes = 0;

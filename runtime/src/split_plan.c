@@ -91,9 +91,8 @@ size_t attngen__vt_plan(int batch, int heads, int seqlen_kv, int head_dim, unsig
 }
 
 int attngen__causal_order(int batch, int heads, int heads_kv, int seqlen_kv, int head_dim,
-                          long jobs, long grid, int packed, int forced) {
+                          long jobs, long grid, int forced) {
   if (forced == ATTNGEN__CAUSAL_LONGEST || forced == ATTNGEN__CAUSAL_PAIRS) return forced;
-  (void)packed; /* a packed batch: the same rule, on its longest sequence (an upper bound) */
   if (grid < 1 || jobs < 2 * grid || heads < 1) return ATTNGEN__CAUSAL_LONGEST;
   const long hb = (long)heads * batch;
   const long group = heads_kv > 0 && heads % heads_kv == 0 ? heads / heads_kv : 1;

@@ -117,7 +117,7 @@ size_t attngen__vt_plan(int batch, int heads, int seqlen_kv, int head_dim, unsig
  *   read about 2 grid / n_mb heads' K/V.
  * Pairs when the K/V one round of longest-first reads (its KV heads x Skv x head_dim x 2
  * tensors x 2 bytes) exceeds ATTNGEN__CAUSAL_L2_BUDGET (then each round reads K/V from DRAM
- * again) and there are jobs for two rounds. A packed batch (`packed`: batch = its sequences,
+ * again) and there are jobs for two rounds. A packed batch (batch = its sequences,
  * seqlen_kv = max_seqlen_k, jobs counted on max_seqlen_q, upper bounds) takes the same rule
  * (16 sequences, 256 to 16384 long, ~64k tokens, 32/8 heads: pairs 8.78 ms vs longest first
  * 9.14 ms, run L3); `forced` 1 or 2 (ATTNGEN_CAUSAL_ORDER) wins. */
@@ -127,6 +127,6 @@ size_t attngen__vt_plan(int batch, int heads, int seqlen_kv, int head_dim, unsig
  * K1); MHA (4,32,4096), 256 MiB: 495 vs 570-580; (2,32/8,4000), 32 MiB: 530 vs 528. */
 #define ATTNGEN__CAUSAL_L2_BUDGET (40.0 * 1024 * 1024) /* of Hopper's 50 MB L2 */
 int attngen__causal_order(int batch, int heads, int heads_kv, int seqlen_kv, int head_dim,
-                          long jobs, long grid, int packed, int forced);
+                          long jobs, long grid, int forced);
 
 #endif /* ATTNGEN_SPLIT_PLAN_H */
