@@ -664,6 +664,13 @@ WG_FN bool wg_all(bool pred) {
   return r != 0;
 }
 
+// The bitwise OR of v over the warp's lanes (redux.sync.or; every lane active).
+WG_FN wg_u32 wg_redux_or(wg_u32 v) {
+  wg_u32 r;
+  asm volatile("redux.sync.or.b32 %0, %1, 0xffffffff;\n" : "=r"(r) : "r"(v));
+  return r;
+}
+
 // ---- shared / global moves -------------------------------------------------------------------
 
 // A 4-byte global load (the tile-skipping kernels' list words).
@@ -720,7 +727,7 @@ WG_FN void wg_st_global_b32(void *p, wg_u32 x) {
 WG_FN void wg_st_global_f32(float *p, float x) {
   asm volatile("st.global.f32 [%0], %1;" ::"l"(p), "f"(x) : "memory");
 }
-#line 616 "templates/sm90/wrappers.cuh"
+#line 623 "templates/sm90/wrappers.cuh"
 
 #endif // ATTNGEN_SM90_WGMMA_WRAPPERS_CUH
 // ==== end of wgmma / TMA / mbarrier wrappers ==================================================
@@ -1417,41 +1424,47 @@ extern "C" __global__ void __launch_bounds__(384, 1)
     int cdiag = Skv - Sq;
 #line 814 "templates/sm90/attn_fwd_wgmma.cu.in"
     // Tile skipping, for the job whose S is next: its list entry, first computed tile (jf) and
-    // the one after (jn1), its visited tiles and computed tiles so far, the last computed tile
-    // (jl: its V is the last the job reads), whether this thread's rows are valid (< Sq), and
-    // this warp's verdicts for word vwi of the entry (bit 0 = not marked).
+    // the one after (jn1), its visited tiles, the round (it) of its first computed tile (jit0:
+    // its computed tiles are counted from the rounds, not per tile), the last computed tile
+    // (jl: its V is the last the job reads; set by the last verdict), whether this thread's
+    // rows are valid (< Sq: lo0, lo1), and the tiles of the current word of the entry that
+    // one of this thread's rows keeps (vnm: bit set = not marked).
     wg_u32 sk_base = 0;
-    int jf = 0, jn1 = 1, n_vis = 0, n_live = 0, jl = 0;
-    bool rv0 = true, rv1 = true;
-    wg_u32 vw = ~0u;
-    int vwi = 0;
-    // The computed tile whose verdict is pending (vj; vlast: the job's last) and its job's
-    // next computed tile: the verdict and the walk run while the next round's wgmmas do, not
-    // between its wait and its issue (run J3: 41 instructions per warp and tile there, +7.6%
-    // cycles at f = 0).
+    int jf = 0, jn1 = 1, n_vis = 0, jit0 = 0, jl = 0;
+    float lo0 = 0.f, lo1 = 0.f;              // -inf on a valid row, +inf past Sq
+    wg_u32 vnm = 0u;
+    // The computed tile whose verdict is pending (vj) and its job's next computed tile: the
+    // verdict and the walk run while the next round's wgmmas do, not between its wait and
+    // its issue (run J3: 41 instructions per warp and tile there, +7.6% cycles at f = 0). A
+    // steady round's pending verdict is never its job's last (the round's own tile follows
+    // it); the job boundary's and the final round's always are.
     int vj = 0;
-    bool vlast = false;
     float tmx0 = 0.f, tmx1 = 0.f;            // the tile maxima of the last softmax
-    // The computed tiles of word lw_i of the job's entry, held: the list words are read once
-    // per 32 tiles, not per tile (next_live_c).
-    int lw_i = -1;
-    wg_u32 lw_live = 0;
-    auto next_live_c = [&](int j) -> int {
-      for (; j < nt; j = (j | 31) + 1) {
-        if ((j >> 5) != lw_i) {
-          lw_i = j >> 5;
-          lw_live = live_word(sk_base + (wg_u32)lw_i);
-        }
-        const wg_u32 live = lw_live >> (j & 31);
-        if (live != 0) {
-          j += __ffs((int)live) - 1;
-          return j < nt ? j : nt;
-        }
+    // The walk over the job's computed tiles (next_live_c: the one after the last it
+    // returned, nt past the last): word wb / 32 of the entry is read once per 32 tiles, its
+    // bits past nt cleared, and rem holds its computed tiles not yet returned, so that a tile in
+    // the same word costs a find-first-set and a clear (a walk from j + 1 per tile took 22
+    // instructions per warp and tile, 4 of them kernel-parameter reloads).
+    // (The refill is a loop inside the branch, so that the list pointers it reads from the
+    // kernel parameters are loaded there and not hoisted into every call.)
+    int wb = -32;                            // 32 wi
+    wg_u32 rem = 0;
+    auto next_live_c = [&]() -> int {
+      if (rem == 0) {
+        do {
+          if (wb + 32 >= nt) return nt;
+          wb += 32;
+          const wg_u32 lw = live_word(sk_base + (wg_u32)(wb >> 5));
+          const int left = nt - wb;
+          rem = left >= 32 ? lw : lw & ((1u << left) - 1u);
+        } while (rem == 0);
       }
-      return nt;
+      const int jn = wb + __ffs((int)rem) - 1;
+      rem &= rem - 1u;
+      return jn;
     };
     const float skip_t = a.skip_threshold_log2;
-#line 850 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 856 "templates/sm90/attn_fwd_wgmma.cu.in"
 
     // This consumer's 64 rows of the Q buffer of the job whose S is issued next, and that
     // buffer's q_empty mbarrier (switched at each job boundary).
@@ -1461,10 +1474,10 @@ extern "C" __global__ void __launch_bounds__(384, 1)
     // Issue S = Q K_j^T (step 1) from stage sj: kD / 16 k-steps of 16 over d; the k-step's 32
     // bytes sit at offset 32 (kk & 3) of box kk >> 2 (the hardware applies the swizzle).
     auto issue_qk = [&](int sj) {
-#line 867 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 873 "templates/sm90/attn_fwd_wgmma.cu.in"
       const wg_u64 da0 = make_desc(q_rows, 16, 1024);
       const wg_u64 db0 = make_desc(sK + sj * kKvStage, 16, 1024);
-#line 870 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 876 "templates/sm90/attn_fwd_wgmma.cu.in"
 #pragma unroll
       for (int kk = 0; kk < kD / 16; ++kk) {
         const wg_u64 da = desc_add(da0, (kk >> 2) * kQHalf + (kk & 3) * 32);
@@ -1485,12 +1498,12 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       }
       wg_commit();
     };
-#line 891 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 897 "templates/sm90/attn_fwd_wgmma.cu.in"
     // Waits for my turn on the tensor cores, then orders my register writes before the
     // wgmmas (the tiles arrived through the async proxy: no proxy fence).
     auto begin_issue = [&]() {
       wg_bar_sync(bar_me, 256);
-#line 902 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 908 "templates/sm90/attn_fwd_wgmma.cu.in"
 #pragma unroll
       for (int i = 0; i < kORegs; ++i) wg_fence_operand(o[i]);
 #pragma unroll
@@ -1499,7 +1512,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       for (int i = 0; i < kPRegs; ++i) wg_fence_operand(p[i]);
       wg_fence();
     };
-#line 911 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 917 "templates/sm90/attn_fwd_wgmma.cu.in"
     // Steps 2-4 on S of tile j (already complete) in the score_fma form (docs/NUMERICS.md
     // step 4, the manifest's score_fma = 2): for c = scale_log2 > 0, x = fma(s, c, -m)
     // rounded once, one FFMA per score instead of a multiply and a subtract. m is still the
@@ -1551,10 +1564,10 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       mx1 = wg_max(mx1, wg_shfl_xor(mx1, 2));
       mx0 = wg_mul_rn(mx0, c_pos);             // the tile's max t = fl(max s * c) (c <= 0: * 1)
       mx1 = wg_mul_rn(mx1, c_pos);
-#line 963 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 969 "templates/sm90/attn_fwd_wgmma.cu.in"
       tmx0 = mx0;                            // (the skip verdict's tile max)
       tmx1 = mx1;
-#line 966 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 972 "templates/sm90/attn_fwd_wgmma.cu.in"
       mx0 = wg_max(m0, mx0);                 // (max is exact: the same m as the reference's)
       mx1 = wg_max(m1, mx1);
       // A row that sees no key (a job with no key, a causal row above the diagonal): max 0,
@@ -1597,7 +1610,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       l0 = first ? rs0 : wg_add_rn(wg_mul_rn(l0, alpha0), rs0);
       l1 = first ? rs1 : wg_add_rn(wg_mul_rn(l1, alpha1), rs1);
     };
-#line 1083 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1089 "templates/sm90/attn_fwd_wgmma.cu.in"
     // Step 5: P = bf16_round(p). Two adjacent n8 chunks of the S accumulator have the layout
     // of one k16 A fragment of P.V.
     auto pack = [&]() {
@@ -1642,7 +1655,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
     // skipping job whose every tile is skipped runs tile 0 with kv_n = 0: its V rows too.)
     auto zero_v_tail = [&](int sp, int vrows) {
       if ((a.kv_len == 0 && !packed && !(kSkip && kv_n == 0)) || vrows >= kKv) return;
-#line 1130 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1136 "templates/sm90/attn_fwd_wgmma.cu.in"
       const wg_u32 vt = sV + sp * kKvStage;
       for (int i = ct; i < (kKv - vrows) * (kD / 2); i += 128) {  // kD / 2 words per row
         const wg_u32 w = (wg_u32)i % (kD / 2), r = (wg_u32)i / (kD / 2);  // (shifts, masks)
@@ -1654,18 +1667,18 @@ extern "C" __global__ void __launch_bounds__(384, 1)
     auto set_pending = [&](float alpha0, float alpha1) {
       pa0 = alpha0;
       pa1 = alpha1;
-#line 1142 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1148 "templates/sm90/attn_fwd_wgmma.cu.in"
       // (RTNA rescales always: with the skip its long shapes ran 3% slower in runs AB4 and
       // AB5, where RTNE and RTZ gained 0.4-2.6%.)
       prs = true;
-#line 1148 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1154 "templates/sm90/attn_fwd_wgmma.cu.in"
     };
 
-#line 1151 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1157 "templates/sm90/attn_fwd_wgmma.cu.in"
     // Step 6: o = O * (1 / l) (l = 0 -> 0), rounded, into this consumer's O buffer (the
     // storer writes it out). Step 7: LSE = m ln2 + ln l. For job `job` with the final running
     // max (em0, em1) and this thread's parts of l (el0, el1).
-#line 1159 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1165 "templates/sm90/attn_fwd_wgmma.cu.in"
     auto epilogue = [&](int job, float em0, float em1, float el0, float el1) {
       long long q_base, k_base, v_base, o_base;
       int q0, h, b;
@@ -1677,7 +1690,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       ls0 = wg_add_rn(ls0, wg_shfl_xor(ls0, 2));
       float ls1 = wg_add_rn(el1, wg_shfl_xor(el1, 1));
       ls1 = wg_add_rn(ls1, wg_shfl_xor(ls1, 2));
-#line 1196 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1202 "templates/sm90/attn_fwd_wgmma.cu.in"
       const float inv0 = ls0 == 0.f ? 0.f : wg_rcp_rn(ls0);
       const float inv1 = ls1 == 0.f ? 0.f : wg_rcp_rn(ls1);
       // Causal: l = 0 only in a row that saw no key (with one, p = 1 at its max): out = 0
@@ -1696,7 +1709,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       int qr = 0;                            // a packed sequence's first row, its rows sq
       const int sq = q_len(b, qr);
       const bool ok0 = qa < sq, ok1 = qa + 8 < sq;
-#line 1215 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1221 "templates/sm90/attn_fwd_wgmma.cu.in"
       // Wait until the buffer's previous contents have been read by their stores (a named
       // barrier: an mbarrier wait loop here, with O and S live, made ptxas spill).
       const int ob = kOBufs == kConsumers ? cw : 0;
@@ -1714,12 +1727,12 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       unsigned short *og = (unsigned short *)a.o + o_base + 2 * t4;
       unsigned short *og0 = og + (wg_u32)(ok0 ? qa : 0) * o_row_stride;
       unsigned short *og1 = og + (wg_u32)(ok1 ? qa + 8 : 0) * o_row_stride;
-#line 1237 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1243 "templates/sm90/attn_fwd_wgmma.cu.in"
 #pragma unroll
       for (int i = 0; i < kD / 8; ++i) {
         const wg_u32 r0 = round_out2(wg_mul_rn(o[4 * i], inv0), wg_mul_rn(o[4 * i + 1], inv0));
         const wg_u32 r1 = round_out2(wg_mul_rn(o[4 * i + 2], inv1), wg_mul_rn(o[4 * i + 3], inv1));
-#line 1242 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1248 "templates/sm90/attn_fwd_wgmma.cu.in"
         if (direct) {
           if (ok0) wg_st_global_b32(og0 + 8 * i, r0);
           if (ok1) wg_st_global_b32(og1 + 8 * i, r1);
@@ -1728,14 +1741,14 @@ extern "C" __global__ void __launch_bounds__(384, 1)
           wg_st_shared_b32(at, r0);
           wg_st_shared_b32(at + 8u * 128u, r1);
         }
-#line 1254 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1260 "templates/sm90/attn_fwd_wgmma.cu.in"
       }
-#line 1256 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1262 "templates/sm90/attn_fwd_wgmma.cu.in"
       if (kOBufs > 0) {
         wg_fence_proxy_async();              // st.shared (generic) -> the stores (async proxy)
         wg_mbar_arrive(bar_o_full + 8 * ob);
       }
-#line 1261 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1267 "templates/sm90/attn_fwd_wgmma.cu.in"
       if (a.lse != 0 && t4 == 0) {
         // [B, H, Sq], or [H, total_q] from the sequence's first row
         float *lse = a.lse + (packed ? (long long)h * a.total_q + qr : ((long long)b * H + h) * (long long)Sq);
@@ -1772,7 +1785,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
     // The keys, first query row and KV tiles of job jb, for its rounds.
     // (A dense call without key lengths keeps Skv and n_tiles: nothing to decode.)
     auto start_job = [&](int jb) {
-#line 1304 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1310 "templates/sm90/attn_fwd_wgmma.cu.in"
       if (!kCausal && a.kv_len == 0 && !packed && !kSkip) return;
       int mb, h, b, r0;
       decode(jb, mb, h, b);
@@ -1780,51 +1793,55 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       const int sq = q_len(b, r0);
       cdiag = mb * kBlockM + kv_n - sq;
       nt = tiles_of(job_keys(kv_n, mb * kBlockM, sq));
-#line 1312 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1318 "templates/sm90/attn_fwd_wgmma.cu.in"
       // Its computed tiles (every tile skipped: tile 0 with no key, masked whole).
       n_vis = kv_n > 0 ? nt : 0;
-      n_live = 0;
+      jit0 = it;
       sk_base = skip_base(mb, h, b);
-      lw_i = -1;
-      jf = next_live_c(0);
+      wb = -32;
+      rem = 0;
+      jf = next_live_c();
       if (jf >= nt) {
         jf = 0;
         kv_n = 0;
         jn1 = nt;
       } else {
-        jn1 = next_live_c(jf + 1);
+        jn1 = next_live_c();
       }
       const int qa = mb * kBlockM + 64 * cw + 16 * wq + g;
-      rv0 = qa < sq;
-      rv1 = qa + 8 < sq;
-#line 1330 "templates/sm90/attn_fwd_wgmma.cu.in"
+      lo0 = qa < sq ? neg_inf : -neg_inf;
+      lo1 = qa + 8 < sq ? neg_inf : -neg_inf;
+#line 1337 "templates/sm90/attn_fwd_wgmma.cu.in"
     };
-#line 1332 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1339 "templates/sm90/attn_fwd_wgmma.cu.in"
     // The skip verdict of computed tile j of the job whose S was just softmaxed (m0, m1 its
     // new running max, tmx0, tmx1 the tile's): marked when every valid row of the warp has a
     // tile max of -inf (no key; NaN scores do not count: a NaN max is no key) or below its
-    // running max + T; gathered per 32 tiles, ANDed into the job's buffer (jb % 3, jb the
-    // block's count of that job: a job's last verdict runs in the next job's first round)
-    // when the next computed tile is in another word and after the job's last (`last`), which
-    // also adds the job's counts (one thread of the block).
-    auto skip_verdict = [&](int j, bool last, int jb) {
-      const bool ok0 = !rv0 || !(tmx0 > neg_inf) || wg_sub_rn(tmx0, m0) < skip_t;
-      const bool ok1 = !rv1 || !(tmx1 > neg_inf) || wg_sub_rn(tmx1, m1) < skip_t;
-      const bool mark = wg_all(ok0 && ok1);
-      const wg_u32 buf = skip_words + 4u * kSkipWords * (wg_u32)(jb % 3);
-      if ((j >> 5) != vwi) {
-        if (vw != ~0u && lane == 0 && vwi < kSkipWords) wg_red_shared_and(buf + 4u * vwi, vw);
-        vw = ~0u;
-        vwi = j >> 5;
+    // running max + T. A thread sets the tile's bit in vnm when one of its rows keeps it
+    // (one predicated instruction per tile); the warp's bits are ORed (redux) once per 32
+    // tiles, when the job's next computed tile (jnext) is in another word or j is its last
+    // (`last`), and cleared from the job's buffer (jb % 3, jb the block's count of that job:
+    // a job's last verdict runs in the next job's first round); the last verdict also adds
+    // the job's counts (one thread of the block). (A vote per tile and a per-warp word took
+    // 25 instructions per warp and tile.)
+    auto skip_verdict = [&](int j, bool last, int jb, int jnext) {
+      // (& and |, not && and ||: no branch, four compares and a predicated OR)
+      const bool keep0 = (tmx0 > lo0) & !(wg_sub_rn(tmx0, m0) < skip_t);
+      const bool keep1 = (tmx1 > lo1) & !(wg_sub_rn(tmx1, m1) < skip_t);
+      if (keep0 | keep1) vnm |= 1u << (j & 31);
+      if (last || (j ^ jnext) >= 32) {
+        const wg_u32 nm = wg_redux_or(vnm);
+        const wg_u32 buf = skip_words + 4u * kSkipWords * (wg_u32)(jb % 3);
+        if (nm != 0u && lane == 0 && (j >> 5) < kSkipWords)
+          wg_red_shared_and(buf + 4u * (wg_u32)(j >> 5), ~nm);
+        vnm = 0u;
       }
-      if (!mark) vw &= ~(1u << (j & 31));
-      jl = j;
-      if (kv_n > 0) ++n_live;
       if (last) {
-        if (vw != ~0u && lane == 0 && vwi < kSkipWords) wg_red_shared_and(buf + 4u * vwi, vw);
-        vw = ~0u;
-        vwi = 0;
+        jl = j;
         if (cw == 0 && ct == 0 && a.skip_count != 0) {
+          // (the job's computed tiles: its rounds, jit0 to this verdict's, it - 1; none when
+          // every tile was skipped: tile 0 ran with no key)
+          const int n_live = kv_n > 0 ? it - jit0 : 0;
           wg_red_global_add(a.skip_count, (wg_u32)(n_vis - n_live));
           wg_red_global_add(a.skip_count + 1, (wg_u32)n_vis);
         }
@@ -1861,7 +1878,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       }
       if (lane == 0) wg_st_shared_b32(cnt, 0u);
     };
-#line 1394 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1404 "templates/sm90/attn_fwd_wgmma.cu.in"
     start_job(job);
     if (cw == kConsumers - 1) wg_bar_arrive(1, 256);  // consumer 0 issues first
     {
@@ -1881,10 +1898,9 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       float alpha0, alpha1;
       softmax(jf, true, alpha0, alpha1);
       pack();
-#line 1414 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1424 "templates/sm90/attn_fwd_wgmma.cu.in"
       vj = jf;                               // (its verdict: in the next round's wait)
-      vlast = jn1 >= nt;
-#line 1417 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1426 "templates/sm90/attn_fwd_wgmma.cu.in"
     }
     // A round that issues S_j and P_{j-1} V_{j-1} of the same job (1 <= j < nt; `last`: j is
     // the job's last computed tile; skip variants find it themselves). Returns the job's next
@@ -1898,12 +1914,12 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       issue_qk(sj);
       rescale_then_pv(sp);
       wg_bar_arrive(bar_other, 256);         // the other consumer's wgmmas queue behind mine
-#line 1431 "templates/sm90/attn_fwd_wgmma.cu.in"
-      skip_verdict(vj, vlast, nj);           // the previous computed tile's, during the wgmmas
-      const int jn = next_live_c(j + 1);
+#line 1440 "templates/sm90/attn_fwd_wgmma.cu.in"
+      skip_verdict(vj, false, nj, j);        // the previous computed tile's, during the wgmmas
+      const int jn = next_live_c();
       const bool last = jn >= nt;
       (void)last_in;
-#line 1439 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1448 "templates/sm90/attn_fwd_wgmma.cu.in"
       wg_wait<1>();                          // S_j done, P V may still run
 #pragma unroll
       for (int i = 0; i < kSRegs; ++i) wg_fence_operand(s[i]);
@@ -1928,17 +1944,16 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       for (int i = 0; i < kPRegs; ++i) wg_fence_operand(p[i]);
       if (lane == 0) wg_mbar_arrive(bar_empty_v + 8 * sp);
       pack();
-#line 1464 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1473 "templates/sm90/attn_fwd_wgmma.cu.in"
       vj = j;
-      vlast = last;
-#line 1467 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1475 "templates/sm90/attn_fwd_wgmma.cu.in"
       ++it;
       return jn;
     };
     it = 1;
-#line 1472 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1480 "templates/sm90/attn_fwd_wgmma.cu.in"
     for (int j = jn1; j < nt;) j = steady_round(j, false);
-#line 1476 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1484 "templates/sm90/attn_fwd_wgmma.cu.in"
     for (job = job_at(ri = live_round(ri + 1)); job < n_jobs;
          job = job_at(ri = live_round(ri + 1))) {
       ++nj;
@@ -1954,9 +1969,9 @@ extern "C" __global__ void __launch_bounds__(384, 1)
         }
         mbar_wait(bar_full_k + 8 * sj, (wg_u32)((it / kStages) & 1));
         mbar_wait(bar_full_v + 8 * sp, (wg_u32)(((it - 1) / kStages) & 1));
-#line 1492 "templates/sm90/attn_fwd_wgmma.cu.in"
-        skip_verdict(vj, vlast, nj - 1);     // o_job's (the block's nj-1-th) last computed tile
-#line 1494 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1500 "templates/sm90/attn_fwd_wgmma.cu.in"
+        skip_verdict(vj, true, nj - 1, 0);   // o_job's (the block's nj-1-th) last computed tile
+#line 1502 "templates/sm90/attn_fwd_wgmma.cu.in"
         zero_v_tail(sp, kv_n - jl * kKv);  // o_job's last V tile
         start_job(job);                      // from here on: the new job's
         begin_issue();
@@ -1983,30 +1998,29 @@ extern "C" __global__ void __launch_bounds__(384, 1)
         for (int i = 0; i < kPRegs; ++i) wg_fence_operand(p[i]);
         if (lane == 0) wg_mbar_arrive(bar_empty_v + 8 * sp);
         epilogue(o_job, pm0, pm1, pl0, pl1);
-#line 1521 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1529 "templates/sm90/attn_fwd_wgmma.cu.in"
         skip_done(nj - 1, o_job);
-#line 1523 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1531 "templates/sm90/attn_fwd_wgmma.cu.in"
         o_job = job;
 #pragma unroll
         for (int i = 0; i < kORegs; ++i) o[i] = 0.f;
         pack();
-#line 1528 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1536 "templates/sm90/attn_fwd_wgmma.cu.in"
         vj = jf;
-        vlast = jn1 >= nt;
-#line 1531 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1538 "templates/sm90/attn_fwd_wgmma.cu.in"
         ++it;
       }
-#line 1534 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1541 "templates/sm90/attn_fwd_wgmma.cu.in"
       for (int j = jn1; j < nt;) j = steady_round(j, false);
-#line 1538 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1545 "templates/sm90/attn_fwd_wgmma.cu.in"
     }
     {
       // The last job's P_{n-1} V_{n-1}, then its epilogue.
       const int sp = (it + kStages - 1) % kStages;
       mbar_wait(bar_full_v + 8 * sp, (wg_u32)(((it - 1) / kStages) & 1));
-#line 1544 "templates/sm90/attn_fwd_wgmma.cu.in"
-      skip_verdict(vj, vlast, nj);           // the last job's last computed tile (sets jl)
-#line 1546 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1551 "templates/sm90/attn_fwd_wgmma.cu.in"
+      skip_verdict(vj, true, nj, 0);         // the last job's last computed tile (sets jl)
+#line 1553 "templates/sm90/attn_fwd_wgmma.cu.in"
       zero_v_tail(sp, kv_n - jl * kKv);
       begin_issue();
       rescale_then_pv(sp);
@@ -2016,19 +2030,19 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       for (int i = 0; i < kORegs; ++i) wg_fence_operand(o[i]);
       if (lane == 0) wg_mbar_arrive(bar_empty_v + 8 * sp);
       epilogue(o_job, m0, m1, l0, l1);
-#line 1556 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1563 "templates/sm90/attn_fwd_wgmma.cu.in"
       skip_done(nj, o_job);
-#line 1558 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1565 "templates/sm90/attn_fwd_wgmma.cu.in"
     }
   }
 }
-#line 1623 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1630 "templates/sm90/attn_fwd_wgmma.cu.in"
 #undef sO
 #undef bar_o_full
 #undef job_count
 #undef job_q_row
 #undef job_q_hb
-#line 1629 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1636 "templates/sm90/attn_fwd_wgmma.cu.in"
 #undef job_skip_base
 #undef job_skip_first
 #undef skip_done_count

@@ -664,6 +664,13 @@ WG_FN bool wg_all(bool pred) {
   return r != 0;
 }
 
+// The bitwise OR of v over the warp's lanes (redux.sync.or; every lane active).
+WG_FN wg_u32 wg_redux_or(wg_u32 v) {
+  wg_u32 r;
+  asm volatile("redux.sync.or.b32 %0, %1, 0xffffffff;\n" : "=r"(r) : "r"(v));
+  return r;
+}
+
 // ---- shared / global moves -------------------------------------------------------------------
 
 // A 4-byte global load (the tile-skipping kernels' list words).
@@ -720,7 +727,7 @@ WG_FN void wg_st_global_b32(void *p, wg_u32 x) {
 WG_FN void wg_st_global_f32(float *p, float x) {
   asm volatile("st.global.f32 [%0], %1;" ::"l"(p), "f"(x) : "memory");
 }
-#line 599 "templates/sm90/wrappers.cuh"
+#line 606 "templates/sm90/wrappers.cuh"
 
 // The tail KV split's fp32 partials in the workspace (written by the attention kernel, read
 // by NAME_merge): 8- and 16-byte global moves of 32-bit words.
@@ -737,7 +744,7 @@ WG_FN void wg_ld_global_v4(wg_u32 &x, wg_u32 &y, wg_u32 &z, wg_u32 &w, const voi
                : "=r"(x), "=r"(y), "=r"(z), "=r"(w)
                : "l"(p));
 }
-#line 616 "templates/sm90/wrappers.cuh"
+#line 623 "templates/sm90/wrappers.cuh"
 
 #endif // ATTNGEN_SM90_WGMMA_WRAPPERS_CUH
 // ==== end of wgmma / TMA / mbarrier wrappers ==================================================
@@ -1407,7 +1414,7 @@ extern "C" __global__ void __launch_bounds__(512, 1)
     // That job's causal diagonal: its first query row + kv_n - its entry's query rows (Sq, a
     // packed sequence's length): query row q0 + i sees the keys below cdiag + i + 1.
     int cdiag = Skv - Sq;
-#line 850 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 856 "templates/sm90/attn_fwd_wgmma.cu.in"
 
     // This consumer's 64 rows of the Q buffer of the job whose S is issued next, and that
     // buffer's q_empty mbarrier (switched at each job boundary).
@@ -1417,10 +1424,10 @@ extern "C" __global__ void __launch_bounds__(512, 1)
     // Issue S = Q K_j^T (step 1) from stage sj: kD / 16 k-steps of 16 over d; the k-step's 32
     // bytes sit at offset 32 (kk & 3) of box kk >> 2 (the hardware applies the swizzle).
     auto issue_qk = [&](int sj) {
-#line 867 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 873 "templates/sm90/attn_fwd_wgmma.cu.in"
       const wg_u64 da0 = make_desc(q_rows, 16, 1024);
       const wg_u64 db0 = make_desc(sK + sj * kKvStage, 16, 1024);
-#line 870 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 876 "templates/sm90/attn_fwd_wgmma.cu.in"
 #pragma unroll
       for (int kk = 0; kk < kD / 16; ++kk) {
         const wg_u64 da = desc_add(da0, (kk >> 2) * kQHalf + (kk & 3) * 32);
@@ -1441,12 +1448,12 @@ extern "C" __global__ void __launch_bounds__(512, 1)
       }
       wg_commit();
     };
-#line 891 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 897 "templates/sm90/attn_fwd_wgmma.cu.in"
     // Waits for my turn on the tensor cores, then orders my register writes before the
     // wgmmas (the tiles arrived through the async proxy: no proxy fence).
     auto begin_issue = [&]() {
       wg_bar_sync(bar_me, 256);
-#line 902 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 908 "templates/sm90/attn_fwd_wgmma.cu.in"
 #pragma unroll
       for (int i = 0; i < kORegs; ++i) wg_fence_operand(o[i]);
 #pragma unroll
@@ -1455,7 +1462,7 @@ extern "C" __global__ void __launch_bounds__(512, 1)
       for (int i = 0; i < kPRegs; ++i) wg_fence_operand(p[i]);
       wg_fence();
     };
-#line 911 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 917 "templates/sm90/attn_fwd_wgmma.cu.in"
     // Steps 2-4 on S of tile j (already complete) in the score_fma form (docs/NUMERICS.md
     // step 4, the manifest's score_fma = 2): for c = scale_log2 > 0, x = fma(s, c, -m)
     // rounded once, one FFMA per score instead of a multiply and a subtract. m is still the
@@ -1507,7 +1514,7 @@ extern "C" __global__ void __launch_bounds__(512, 1)
       mx1 = wg_max(mx1, wg_shfl_xor(mx1, 2));
       mx0 = wg_mul_rn(mx0, c_pos);             // the tile's max t = fl(max s * c) (c <= 0: * 1)
       mx1 = wg_mul_rn(mx1, c_pos);
-#line 966 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 972 "templates/sm90/attn_fwd_wgmma.cu.in"
       mx0 = wg_max(m0, mx0);                 // (max is exact: the same m as the reference's)
       mx1 = wg_max(m1, mx1);
       // A row that sees no key (a job with no key, a causal row above the diagonal, a split
@@ -1551,7 +1558,7 @@ extern "C" __global__ void __launch_bounds__(512, 1)
       l0 = first ? rs0 : wg_add_rn(wg_mul_rn(l0, alpha0), rs0);
       l1 = first ? rs1 : wg_add_rn(wg_mul_rn(l1, alpha1), rs1);
     };
-#line 1083 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1089 "templates/sm90/attn_fwd_wgmma.cu.in"
     // Step 5: P = bf16_round(p). Two adjacent n8 chunks of the S accumulator have the layout
     // of one k16 A fragment of P.V.
     auto pack = [&]() {
@@ -1596,9 +1603,9 @@ extern "C" __global__ void __launch_bounds__(512, 1)
     // skipping job whose every tile is skipped runs tile 0 with kv_n = 0: its V rows too.)
     auto zero_v_tail = [&](int sp, int vrows) {
       if ((a.kv_len == 0 && !packed && !(kSkip && kv_n == 0)) || vrows >= kKv) return;
-#line 1128 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1134 "templates/sm90/attn_fwd_wgmma.cu.in"
       if (vrows < 0) vrows = 0;              // (a split part past the length: its whole tile)
-#line 1130 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1136 "templates/sm90/attn_fwd_wgmma.cu.in"
       const wg_u32 vt = sV + sp * kKvStage;
       for (int i = ct; i < (kKv - vrows) * (kD / 2); i += 128) {  // kD / 2 words per row
         const wg_u32 w = (wg_u32)i % (kD / 2), r = (wg_u32)i / (kD / 2);  // (shifts, masks)
@@ -1610,18 +1617,18 @@ extern "C" __global__ void __launch_bounds__(512, 1)
     auto set_pending = [&](float alpha0, float alpha1) {
       pa0 = alpha0;
       pa1 = alpha1;
-#line 1142 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1148 "templates/sm90/attn_fwd_wgmma.cu.in"
       // (RTNA rescales always: with the skip its long shapes ran 3% slower in runs AB4 and
       // AB5, where RTNE and RTZ gained 0.4-2.6%.)
       prs = true;
-#line 1148 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1154 "templates/sm90/attn_fwd_wgmma.cu.in"
     };
 
-#line 1151 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1157 "templates/sm90/attn_fwd_wgmma.cu.in"
     // Step 6: o = O * (1 / l) (l = 0 -> 0), rounded, into this consumer's O buffer (the
     // storer writes it out). Step 7: LSE = m ln2 + ln l. For job `job` with the final running
     // max (em0, em1) and this thread's parts of l (el0, el1).
-#line 1159 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1165 "templates/sm90/attn_fwd_wgmma.cu.in"
     auto epilogue = [&](int job, float em0, float em1, float el0, float el1) {
       long long q_base, k_base, v_base, o_base;
       int q0, h, b;
@@ -1633,7 +1640,7 @@ extern "C" __global__ void __launch_bounds__(512, 1)
       ls0 = wg_add_rn(ls0, wg_shfl_xor(ls0, 2));
       float ls1 = wg_add_rn(el1, wg_shfl_xor(el1, 1));
       ls1 = wg_add_rn(ls1, wg_shfl_xor(ls1, 2));
-#line 1171 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1177 "templates/sm90/attn_fwd_wgmma.cu.in"
       if (job >= a.split_first) {
         // A split part (slot t = job - split_first): its rows' unnormalised O and (m, l) into
         // the workspace (layout: the head of this file); m = -inf when the part has no key
@@ -1658,7 +1665,7 @@ extern "C" __global__ void __launch_bounds__(512, 1)
         }
         return;
       }
-#line 1196 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1202 "templates/sm90/attn_fwd_wgmma.cu.in"
       const float inv0 = ls0 == 0.f ? 0.f : wg_rcp_rn(ls0);
       const float inv1 = ls1 == 0.f ? 0.f : wg_rcp_rn(ls1);
       // Causal: l = 0 only in a row that saw no key (with one, p = 1 at its max): out = 0
@@ -1677,7 +1684,7 @@ extern "C" __global__ void __launch_bounds__(512, 1)
       int qr = 0;                            // a packed sequence's first row, its rows sq
       const int sq = q_len(b, qr);
       const bool ok0 = qa < sq, ok1 = qa + 8 < sq;
-#line 1215 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1221 "templates/sm90/attn_fwd_wgmma.cu.in"
       // Wait until the buffer's previous contents have been read by their stores (a named
       // barrier: an mbarrier wait loop here, with O and S live, made ptxas spill).
       const int ob = kOBufs == kConsumers ? cw : 0;
@@ -1695,12 +1702,12 @@ extern "C" __global__ void __launch_bounds__(512, 1)
       unsigned short *og = (unsigned short *)a.o + o_base + 2 * t4;
       unsigned short *og0 = og + (wg_u32)(ok0 ? qa : 0) * o_row_stride;
       unsigned short *og1 = og + (wg_u32)(ok1 ? qa + 8 : 0) * o_row_stride;
-#line 1237 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1243 "templates/sm90/attn_fwd_wgmma.cu.in"
 #pragma unroll
       for (int i = 0; i < kD / 8; ++i) {
         const wg_u32 r0 = round_out2(wg_mul_rn(o[4 * i], inv0), wg_mul_rn(o[4 * i + 1], inv0));
         const wg_u32 r1 = round_out2(wg_mul_rn(o[4 * i + 2], inv1), wg_mul_rn(o[4 * i + 3], inv1));
-#line 1242 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1248 "templates/sm90/attn_fwd_wgmma.cu.in"
         if (direct) {
           if (ok0) wg_st_global_b32(og0 + 8 * i, r0);
           if (ok1) wg_st_global_b32(og1 + 8 * i, r1);
@@ -1709,14 +1716,14 @@ extern "C" __global__ void __launch_bounds__(512, 1)
           wg_st_shared_b32(at, r0);
           wg_st_shared_b32(at + 8u * 128u, r1);
         }
-#line 1254 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1260 "templates/sm90/attn_fwd_wgmma.cu.in"
       }
-#line 1256 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1262 "templates/sm90/attn_fwd_wgmma.cu.in"
       if (kOBufs > 0) {
         wg_fence_proxy_async();              // st.shared (generic) -> the stores (async proxy)
         wg_mbar_arrive(bar_o_full + 8 * ob);
       }
-#line 1261 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1267 "templates/sm90/attn_fwd_wgmma.cu.in"
       if (a.lse != 0 && t4 == 0) {
         // [B, H, Sq], or [H, total_q] from the sequence's first row
         float *lse = a.lse + (packed ? (long long)h * a.total_q + qr : ((long long)b * H + h) * (long long)Sq);
@@ -1753,15 +1760,15 @@ extern "C" __global__ void __launch_bounds__(512, 1)
     // The keys, first query row and KV tiles of job jb, for its rounds.
     // (A dense call without key lengths keeps Skv and n_tiles: nothing to decode.)
     auto start_job = [&](int jb) {
-#line 1298 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1304 "templates/sm90/attn_fwd_wgmma.cu.in"
       // (split variants: every job has its tile range, a part's from part_tiles)
       int mb, h, b, r0;
       decode(jb, mb, h, b);
       kv_n = keys_of(b, r0);
       nt = part_tiles(jb, kv_n, j0);
-#line 1330 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1337 "templates/sm90/attn_fwd_wgmma.cu.in"
     };
-#line 1394 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1404 "templates/sm90/attn_fwd_wgmma.cu.in"
     start_job(job);
     if (cw == kConsumers - 1) wg_bar_arrive(1, 256);  // consumer 0 issues first
     {
@@ -1781,7 +1788,7 @@ extern "C" __global__ void __launch_bounds__(512, 1)
       float alpha0, alpha1;
       softmax(j0, true, alpha0, alpha1);
       pack();
-#line 1417 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1426 "templates/sm90/attn_fwd_wgmma.cu.in"
     }
     // A round that issues S_j and P_{j-1} V_{j-1} of the same job (1 <= j < nt; `last`: j is
     // the job's last computed tile; skip variants find it themselves). Returns the job's next
@@ -1795,10 +1802,10 @@ extern "C" __global__ void __launch_bounds__(512, 1)
       issue_qk(sj);
       rescale_then_pv(sp);
       wg_bar_arrive(bar_other, 256);         // the other consumer's wgmmas queue behind mine
-#line 1436 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1445 "templates/sm90/attn_fwd_wgmma.cu.in"
       const int jn = j + 1;
       const bool last = last_in;
-#line 1439 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1448 "templates/sm90/attn_fwd_wgmma.cu.in"
       wg_wait<1>();                          // S_j done, P V may still run
 #pragma unroll
       for (int i = 0; i < kSRegs; ++i) wg_fence_operand(s[i]);
@@ -1823,14 +1830,14 @@ extern "C" __global__ void __launch_bounds__(512, 1)
       for (int i = 0; i < kPRegs; ++i) wg_fence_operand(p[i]);
       if (lane == 0) wg_mbar_arrive(bar_empty_v + 8 * sp);
       pack();
-#line 1467 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1475 "templates/sm90/attn_fwd_wgmma.cu.in"
       ++it;
       return jn;
     };
     it = 1;
-#line 1474 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1482 "templates/sm90/attn_fwd_wgmma.cu.in"
     for (int j = j0 + 1; j < nt; ++j) steady_round(j, j == nt - 1);
-#line 1476 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1484 "templates/sm90/attn_fwd_wgmma.cu.in"
     for (job = job_at(ri = live_round(ri + 1)); job < n_jobs;
          job = job_at(ri = live_round(ri + 1))) {
       ++nj;
@@ -1846,7 +1853,7 @@ extern "C" __global__ void __launch_bounds__(512, 1)
         }
         mbar_wait(bar_full_k + 8 * sj, (wg_u32)((it / kStages) & 1));
         mbar_wait(bar_full_v + 8 * sp, (wg_u32)(((it - 1) / kStages) & 1));
-#line 1494 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1502 "templates/sm90/attn_fwd_wgmma.cu.in"
         zero_v_tail(sp, kv_n - (nt - 1) * kKv);  // o_job's last V tile
         start_job(job);                      // from here on: the new job's
         begin_issue();
@@ -1873,23 +1880,23 @@ extern "C" __global__ void __launch_bounds__(512, 1)
         for (int i = 0; i < kPRegs; ++i) wg_fence_operand(p[i]);
         if (lane == 0) wg_mbar_arrive(bar_empty_v + 8 * sp);
         epilogue(o_job, pm0, pm1, pl0, pl1);
-#line 1523 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1531 "templates/sm90/attn_fwd_wgmma.cu.in"
         o_job = job;
 #pragma unroll
         for (int i = 0; i < kORegs; ++i) o[i] = 0.f;
         pack();
-#line 1531 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1538 "templates/sm90/attn_fwd_wgmma.cu.in"
         ++it;
       }
-#line 1536 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1543 "templates/sm90/attn_fwd_wgmma.cu.in"
       for (int j = j0 + 1; j < nt; ++j) steady_round(j, j == nt - 1);
-#line 1538 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1545 "templates/sm90/attn_fwd_wgmma.cu.in"
     }
     {
       // The last job's P_{n-1} V_{n-1}, then its epilogue.
       const int sp = (it + kStages - 1) % kStages;
       mbar_wait(bar_full_v + 8 * sp, (wg_u32)(((it - 1) / kStages) & 1));
-#line 1546 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1553 "templates/sm90/attn_fwd_wgmma.cu.in"
       zero_v_tail(sp, kv_n - (nt - 1) * kKv);
       begin_issue();
       rescale_then_pv(sp);
@@ -1899,11 +1906,11 @@ extern "C" __global__ void __launch_bounds__(512, 1)
       for (int i = 0; i < kORegs; ++i) wg_fence_operand(o[i]);
       if (lane == 0) wg_mbar_arrive(bar_empty_v + 8 * sp);
       epilogue(o_job, m0, m1, l0, l1);
-#line 1558 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1565 "templates/sm90/attn_fwd_wgmma.cu.in"
     }
   }
 }
-#line 1562 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1569 "templates/sm90/attn_fwd_wgmma.cu.in"
 
 // Merge of the tail KV split (runtime/src/split_plan.h: after the attention kernel on the same
 // stream, grid (split q-jobs, ceil(192 x 8 / 128), 1) x 128 threads, the
@@ -1963,7 +1970,7 @@ extern "C" __global__ void __launch_bounds__(128) attn_fwd_d64_bshd_rtna_q1_kv12
     wg_st_global_f32(a.lse + ((long long)b * a.H + h) * a.Sq + q,
                      wg_add_rn(wg_mul_rn(mmax, kLn2), logf(lt)));
 }
-#line 1623 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1630 "templates/sm90/attn_fwd_wgmma.cu.in"
 #undef sO
 #undef bar_o_full
 #undef job_count

@@ -539,6 +539,13 @@ WG_FN bool wg_all(bool pred) {
   return r != 0;
 }
 
+// The bitwise OR of v over the warp's lanes (redux.sync.or; every lane active).
+WG_FN wg_u32 wg_redux_or(wg_u32 v) {
+  wg_u32 r;
+  asm volatile("redux.sync.or.b32 %0, %1, 0xffffffff;\n" : "=r"(r) : "r"(v));
+  return r;
+}
+
 // ---- shared / global moves -------------------------------------------------------------------
 
 // A 4-byte global load (the tile-skipping kernels' list words).
