@@ -677,6 +677,7 @@ static int run_split_case(const gpu_case *c, int hd, int *splits) {
   for (int vi = 0; vi < env.nvariants; ++vi) {
     const attngen__variant_desc *var = env.variants[vi];
     if (var->kv_split != ATTNGEN__SPLIT_TAIL || attngen__desc_head_dim(var) != hd) continue;
+    if (var->skip == ATTNGEN__SKIP_ON) continue; /* (skip calls: test_gpu_sm90_skip) */
     const attngen__variant_desc *twin = nosplit_twin(var);
     assert_non_null(twin); /* every tail variant has its nosplit twin in the default set */
     ran++;
@@ -880,21 +881,29 @@ static void test_gpu_sm90_packed(void **state) {
  * one skip state, each call against the cpu reference on the lists it read (output, LSE), its
  * written list and its counts bit for bit; random first read lists and must-skip / must-do
  * masks; a case with more jobs than SMs (several jobs per block: the kernels' verdict buffers
- * rotate) and one with a key length per batch entry. */
+ * rotate) and one with a key length per batch entry; two cases whose few q-jobs the tail
+ * variants split (parts of whole list words, each judging its own tiles from m = -inf; with
+ * key lengths, parts past an entry's length and an entry without keys), where each tail
+ * variant must split on a GPU of 64 SMs or more. */
 static void test_gpu_sm90_skip(void **state) {
   (void)state;
   SKIP_WITHOUT_GPU();
+  static const int32_t kvl_a[] = {1500, 700, 1}, kvl_b[] = {13000, 5000, 0};
   static const struct {
     const char *name;
     attngen__input_kind inputs;
     int b, h, sq, skv, steps, read_pct, mask_pct;
     float t;
-    int kvl;
-  } cases[] = {{"ragged", ATTNGEN__INPUT_REALISTIC, 2, 3, 1000, 4099, 3, 30, 10, -6.f, 0},
-               {"short", ATTNGEN__INPUT_UNIFORM, 1, 2, 257, 129, 2, 0, 0, -3.f, 0},
-               {"many-jobs", ATTNGEN__INPUT_REALISTIC, 4, 40, 300, 1000, 3, 20, 5, -5.f, 0},
-               {"kv-lengths", ATTNGEN__INPUT_LARGE, 3, 2, 200, 1500, 2, 10, 0, -8.f, 1}};
-  int ran = 0, failures = 0;
+    const int32_t *kvl;
+  } cases[] = {{"ragged", ATTNGEN__INPUT_REALISTIC, 2, 3, 1000, 4099, 3, 30, 10, -6.f, NULL},
+               {"short", ATTNGEN__INPUT_UNIFORM, 1, 2, 257, 129, 2, 0, 0, -3.f, NULL},
+               {"many-jobs", ATTNGEN__INPUT_REALISTIC, 4, 40, 300, 1000, 3, 20, 5, -5.f, NULL},
+               {"kv-lengths", ATTNGEN__INPUT_LARGE, 3, 2, 200, 1500, 2, 10, 0, -8.f, kvl_a},
+               {"split", ATTNGEN__INPUT_REALISTIC, 1, 2, 300, 12000, 3, 20, 5, -5.f, NULL},
+               {"split-kvl", ATTNGEN__INPUT_LARGE, 3, 2, 200, 13000, 2, 10, 5, -8.f, kvl_b}};
+  attngen_device_props props;
+  CHECK_OK(attngen_device_info(env.ctx, &props));
+  int ran = 0, failures = 0, tail_runs = 0, tail_splits = 0;
   for (int v = 0; v < env.nvariants; ++v) {
     const attngen__variant_desc *d = env.variants[v];
     if (d->skip != ATTNGEN__SKIP_ON) continue;
@@ -907,7 +916,6 @@ static void test_gpu_sm90_skip(void **state) {
                                        (attngen_layout)d->layout, gc.batch, gc.heads, 0,
                                        gc.seqlen_q, gc.seqlen_kv, attngen__desc_head_dim(d),
                                        a.softmax_scale));
-      int32_t kvl[3] = {1500, 700, 1};
       attngen_skip_state *s = NULL;
       CHECK_OK(attngen_skip_state_create(env.ctx, &a, 0, 0, cases[ci].t, &s));
       attngen_skip_info info;
@@ -939,7 +947,7 @@ static void test_gpu_sm90_skip(void **state) {
         a.skip = s;
         uint32_t cref[2] = {0, 0};
         attngen__verify_args va = {env.ctx, &a, &in, NULL, NULL, 0, 0, NULL,
-                                   cases[ci].kvl ? kvl : NULL, reads ? r : NULL, ms, md,
+                                   cases[ci].kvl, reads ? r : NULL, ms, md,
                                    cases[ci].t, wref, cref};
         attngen__verify_result vr;
         CHECK_OK(attngen__verify_run(&va, &vr));
@@ -958,8 +966,18 @@ static void test_gpu_sm90_skip(void **state) {
         ok &= step_ok;
         skipped_total += sk;
       }
-      printf("%-64s %-10s %s (%llu tiles skipped over %d calls)\n", d->name, gc.name,
-             ok ? "PASS" : "FAIL", (unsigned long long)skipped_total, cases[ci].steps);
+      int parts = 1;
+      if (d->kv_split == ATTNGEN__SPLIT_TAIL && strncmp(gc.name, "split", 5) == 0) {
+        attngen_choice ch;
+        CHECK_OK(attngen_explain(env.ctx, &a, &ch));
+        assert_string_equal(ch.variant, d->name);
+        parts = ch.num_splits;
+        tail_runs++;
+        tail_splits += parts > 1;
+      }
+      printf("%-64s %-10s %s (%llu tiles skipped over %d calls; %d KV part(s))\n", d->name,
+             gc.name, ok ? "PASS" : "FAIL", (unsigned long long)skipped_total, cases[ci].steps,
+             parts);
       failures += !ok;
       ran++;
       attngen_skip_state_destroy(s);
@@ -973,6 +991,9 @@ static void test_gpu_sm90_skip(void **state) {
   }
   SKIP_IF_FILTERED_OUT(ran == 0, "skip");
   assert_true(ran > 0); /* the default set has skip variants */
+  printf("skip: %d variant runs; tail variants on the split cases: %d of %d split (%d SMs)\n",
+         ran, tail_splits, tail_runs, props.compute_units);
+  if (props.compute_units >= 64) assert_int_equal(tail_splits, tail_runs);
   assert_int_equal(failures, 0);
 }
 

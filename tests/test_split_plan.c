@@ -37,6 +37,40 @@ static void check_coverage(const attngen__split_plan *p, int seqlen_kv) {
   free(covered);
 }
 
+/* Parts of whole skip-list words (the sm90 skip variants, align 32 tiles): Wan 1.3B's
+ * (1,12,32760) at block_m 128, kv 176 on 132 SMs: 3072 q-jobs, the last round 36; 187 tiles in
+ * 3 parts of 63 tiles unaligned, of 64 aligned (11264 keys: 3 parts, the last 59 tiles). A
+ * KV range of 29 tiles splits unaligned (7 parts of 5 tiles) and not aligned (one 32-tile
+ * part covers it); align 0 is refused. */
+static void test_split_plan_aligned_parts(void **state) {
+  (void)state;
+  attngen__split_plan p;
+  assert_int_equal(attngen__split_plan_make_aligned(1, 12, 32760, 32760, 128, 176, 132, 1, 1, &p),
+                   ATTNGEN_STATUS_OK);
+  assert_int_equal(p.num_splits, 3);
+  assert_int_equal(p.kv_per_split, 63 * 176);
+  assert_int_equal(attngen__split_plan_make_aligned(1, 12, 32760, 32760, 128, 176, 132, 1,
+                                                    ATTNGEN__SPLIT_SKIP_ALIGN_TILES, &p),
+                   ATTNGEN_STATUS_OK);
+  assert_int_equal(p.jobs, 3072);
+  assert_int_equal(p.split_first, 3036);
+  assert_int_equal(p.num_splits, 3);
+  assert_int_equal(p.kv_per_split, 64 * 176);
+  assert_int_equal(p.kv_per_split / 176 % 32, 0);
+  assert_int_equal(p.grid_x, 3036 + 36 * 3);
+  assert_int_equal(p.merge_grid_x, 36);
+  check_coverage(&p, 32760);
+  assert_int_equal(attngen__split_plan_make(1, 2, 300, 5000, 128, 176, 132, 1, &p),
+                   ATTNGEN_STATUS_OK);
+  assert_int_equal(p.num_splits, 6);
+  assert_int_equal(attngen__split_plan_make_aligned(1, 2, 300, 5000, 128, 176, 132, 1, 32, &p),
+                   ATTNGEN_STATUS_OK);
+  assert_int_equal(p.num_splits, 1);
+  assert_int_equal(p.split_first, p.jobs);
+  assert_int_equal(attngen__split_plan_make_aligned(1, 2, 300, 5000, 128, 176, 132, 1, 0, &p),
+                   ATTNGEN_STATUS_BAD_SHAPE);
+}
+
 static void test_split_plan_full_last_round_does_not_split(void **state) {
   (void)state;
   attngen__split_plan p;
@@ -306,6 +340,7 @@ static void test_causal_order_follows_kv_bytes(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_split_plan_full_last_round_does_not_split),
+      cmocka_unit_test(test_split_plan_aligned_parts),
       cmocka_unit_test(test_split_plan_mi300x_cross_attention_splits_all),
       cmocka_unit_test(test_split_plan_partial_last_round_splits_tail),
       cmocka_unit_test(test_split_plan_other_cu_counts),

@@ -826,7 +826,7 @@ AG_BF16_FN unsigned int ag_bf16_to_f32_bits(unsigned int b) { return (b & 0xFFFF
 // stored (they belong to the next sequence): a consumer whose 64 rows cross the sequence's
 // end stores them from registers, row by row (the storer skips that box); LSE goes to
 // [H, total_q]. Dense calls keep every loop as it was (per-job setup only).
-#line 134 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 140 "templates/sm90/attn_fwd_wgmma.cu.in"
 // Numerics follow docs/NUMERICS.md step by step (comments numbered like its steps).
 // attngen-launch: threads=384 block_m=128 smem_bytes=230528
 
@@ -849,15 +849,15 @@ constexpr int kQBufs = 2;            // Q buffers: job n uses buffer n % kQBufs
 constexpr wg_u32 kQBytes = 32768;
 constexpr wg_u32 kOffK = kQBufs * kQBytes;
 constexpr wg_u32 kOffV = kOffK + kStages * kKvStage;
-#line 157 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 163 "templates/sm90/attn_fwd_wgmma.cu.in"
 constexpr int kOBufs = 2;
 constexpr wg_u32 kOBufBytes = 16384;  // boxes x 64 rows x 128 bytes
 constexpr wg_u32 kOBox = kOBufBytes / kBoxes;
 constexpr wg_u32 kOffO = kOffV + kStages * kKvStage;
 constexpr wg_u32 kOffBar = kOffO + kOBufs * kOBufBytes;
-#line 165 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 171 "templates/sm90/attn_fwd_wgmma.cu.in"
 constexpr float kLn2 = 0.693147180559945309f;
-#line 169 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 175 "templates/sm90/attn_fwd_wgmma.cu.in"
 
 // 128-byte swizzled, 1024-byte atoms: wgmma shared-memory descriptor for a start address,
 // leading and stride byte offsets (PTX ISA "Matrix Descriptor Format", swizzle mode 1).
@@ -884,11 +884,11 @@ __device__ __forceinline__ wg_u32 swz(int r, int c) {
 // P (step 5): two fp32 probabilities -> bf16x2 with the variant's rounding, lower column low.
 // For P only finite values in [0, 1] and NaN occur; NaN stays a NaN (it only feeds P.V).
 __device__ __forceinline__ wg_u32 pack_p(float lo, float hi) {
-#line 200 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 206 "templates/sm90/attn_fwd_wgmma.cu.in"
   // RTNA = (u + 0x8000) >> 16 for finite p: one cvt.rn after setting each mantissa's lowest
   // bit (ties become above-half; p is never +-Inf).
   return wg_pack_bf16x2_rn(wg_rna_tiebreak(lo), wg_rna_tiebreak(hi));
-#line 204 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 210 "templates/sm90/attn_fwd_wgmma.cu.in"
 }
 
 // Output rounding (step 6) of two values, lower column low: exactly the docs/NUMERICS.md formula
@@ -896,9 +896,9 @@ __device__ __forceinline__ wg_u32 pack_p(float lo, float hi) {
 // (cvt.rn / cvt.rz to bf16x2 round finite values as the formulas and give 0x7FFF for every
 // NaN); RTNA has no cvt and uses the integer formula.
 __device__ __forceinline__ wg_u32 round_out2(float lo, float hi) {
-#line 216 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 222 "templates/sm90/attn_fwd_wgmma.cu.in"
   return ag_bf16_rtna(wg_f32_bits(lo)) | (ag_bf16_rtna(wg_f32_bits(hi)) << 16);
-#line 218 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 224 "templates/sm90/attn_fwd_wgmma.cu.in"
 }
 
 __device__ __forceinline__ void mbar_wait(wg_u32 bar, wg_u32 parity) {
@@ -908,11 +908,11 @@ __device__ __forceinline__ void mbar_wait(wg_u32 bar, wg_u32 parity) {
 
 } // namespace
 
-#line 228 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 234 "templates/sm90/attn_fwd_wgmma.cu.in"
 extern "C" __global__ void __launch_bounds__(384, 1)
     attn_fwd_d128_bshd_rtna_q1_kv128_w12_nosplit_tma_causal_wgmma_sm90(const __grid_constant__ attngen_kargs_tma prm) {
   const attngen_kargs a = prm.a;            // (a reference kept the param address live: a spill)
-#line 234 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 240 "templates/sm90/attn_fwd_wgmma.cu.in"
   extern __shared__ __align__(1024) unsigned char smem_raw[];
   const wg_u32 sbase = (wg_smem_addr(smem_raw) + 1023u) & ~1023u;
   const wg_u32 sQ = sbase;
@@ -924,7 +924,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
   const wg_u32 bar_full_v = bar_full_k + 8 * kStages;
   const wg_u32 bar_empty_k = bar_full_v + 8 * kStages;  // [stage]: K tile released
   const wg_u32 bar_empty_v = bar_empty_k + 8 * kStages;
-#line 246 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 252 "templates/sm90/attn_fwd_wgmma.cu.in"
   // (macros, not variables: computed where used, so that no register holds them in the
   // producer's 24-register code)
 #define sO (sbase + kOffO)
@@ -939,7 +939,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
   // < 2^16: ATTNGEN__GRID_YZ_LIMIT).
 #define job_q_row (job_count + 4)
 #define job_q_hb (job_count + 8)
-#line 273 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 279 "templates/sm90/attn_fwd_wgmma.cu.in"
   // O buffer free again (its stores have read it): named barriers kBarOFree + c (after the
   // consumers' turn barriers 1..kConsumers), 160 threads (a consumer's 128 wait with bar.sync,
   // the storer's warp arrives). One buffer: kBarOFree + c = "free for consumer c" (the
@@ -949,7 +949,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
   // the previous job's stores have read the buffers), so no arrival is left that no use
   // waits for.
   constexpr wg_u32 kBarOFree = 1 + kConsumers;
-#line 283 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 289 "templates/sm90/attn_fwd_wgmma.cu.in"
 
   const int tid = (int)threadIdx.x;
   // The warpgroup index, broadcast from lane 0 so that the compiler knows it is the same in
@@ -961,16 +961,16 @@ extern "C" __global__ void __launch_bounds__(384, 1)
   // head h H_kv / H = h / (H / H_kv)
   const int Hkv = a.H_kv > 0 ? a.H_kv : H;
   const int n_mb = a.num_q_blocks;
-#line 298 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 304 "templates/sm90/attn_fwd_wgmma.cu.in"
   const int n_jobs = n_mb * H * a.B;
-#line 300 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 306 "templates/sm90/attn_fwd_wgmma.cu.in"
   const int n_tiles = (Skv + kKv - 1) / kKv;
   // A packed batch (kargs.cu_q != 0; the host allows it with bshd and head_dim 128 only, so
   // the other kernels compile without its code: in the head_dim 64 ones it spilled 4 bytes):
   // Sq and Skv are the largest lengths.
-#line 305 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 311 "templates/sm90/attn_fwd_wgmma.cu.in"
   const bool packed = a.cu_q != 0;
-#line 309 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 315 "templates/sm90/attn_fwd_wgmma.cu.in"
   // Sequence b of a packed batch in a cu_seqlens array: its first row (start) and length,
   // clamped as kargs.h says, so that no value can address a row outside [0, total).
   auto seq_of = [&](const int *cu, int b, int total, int max, int &start) -> int {
@@ -988,9 +988,9 @@ extern "C" __global__ void __launch_bounds__(384, 1)
   };
   // The causal mask is the variant's (axis mask; the dispatcher gives it only calls with
   // kargs.causal set accordingly): the dense kernels compile without any of its code.
-#line 327 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 333 "templates/sm90/attn_fwd_wgmma.cu.in"
   constexpr bool kCausal = true;
-#line 331 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 337 "templates/sm90/attn_fwd_wgmma.cu.in"
   // Keys of the jobs of batch entry b: its length (attngen_kargs.kv_len) clamped into
   // [0, Skv], or Skv; and a job's KV tiles: at least one (a job with no key runs one fully
   // masked tile, so that every job keeps its place in the pipeline; n_tiles == 0, Skv = 0,
@@ -1020,7 +1020,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
     const int last = (q0 + kBlockM < sq ? q0 + kBlockM : sq) + n - sq;
     return last < n ? last : n;
   };
-#line 363 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 369 "templates/sm90/attn_fwd_wgmma.cu.in"
   // The job of this block's round i (job = (batch * H + head) * n_mb + m-block; >= n_jobs:
   // none left; increasing in i for each block): x + i * gridDim.x. Causal calls, in the
   // order kargs.causal names (1 or 2, the host's choice): the position F of the round in an
@@ -1050,7 +1050,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
   };
   // Job -> (m-block, head, batch): m-blocks fastest.
   auto decode = [&](int job, int &mb, int &h, int &b) {
-#line 395 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 401 "templates/sm90/attn_fwd_wgmma.cu.in"
     mb = job % n_mb;
     const int hb = job / n_mb;
     h = hb % H;
@@ -1070,11 +1070,11 @@ extern "C" __global__ void __launch_bounds__(384, 1)
     }
     return i;
   };
-#line 429 "templates/sm90/attn_fwd_wgmma.cu.in"
-  // Tile skipping (variant axis skip): the dense kernels compile without any of its code.
-#line 433 "templates/sm90/attn_fwd_wgmma.cu.in"
-  constexpr bool kSkip = false;
 #line 435 "templates/sm90/attn_fwd_wgmma.cu.in"
+  // Tile skipping (variant axis skip): the dense kernels compile without any of its code.
+#line 439 "templates/sm90/attn_fwd_wgmma.cu.in"
+  constexpr bool kSkip = false;
+#line 441 "templates/sm90/attn_fwd_wgmma.cu.in"
   // A job's list entry: the index of its first word (the host keeps lists below 2^32 words).
   auto skip_base = [&](int mb, int h, int b) -> wg_u32 {
     return (((wg_u32)b * (wg_u32)H + (wg_u32)h) * (wg_u32)a.skip_nqt + (wg_u32)mb) *
@@ -1093,7 +1093,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
   (void)kSkip;
   (void)skip_base;
   (void)live_word;
-#line 460 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 466 "templates/sm90/attn_fwd_wgmma.cu.in"
   // Element offsets of job `job`'s first Q, K, V and O rows (K and V: those of its KV head)
   // through the call's strides (kargs.h: (b, s, h) at b sb + s ss + h sh, whatever the
   // layout): 64-bit per-(batch, head) bases, 32-bit row offsets within a batch entry. Also
@@ -1116,9 +1116,9 @@ extern "C" __global__ void __launch_bounds__(384, 1)
     v_base = (long long)b * a.v_sb + (long long)kr * a.v_ss + (long long)hk * a.v_sh;
   };
 
-#line 483 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 489 "templates/sm90/attn_fwd_wgmma.cu.in"
   constexpr wg_u32 kFullArrivals = 1;        // the producer thread's arrive.expect_tx
-#line 487 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 493 "templates/sm90/attn_fwd_wgmma.cu.in"
   if (tid == 0) {
     for (int i = 0; i < kQBufs; ++i) {
       wg_mbar_init(bar_q + 8 * i, kFullArrivals);
@@ -1130,9 +1130,9 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       wg_mbar_init(bar_empty_k + 8 * s, 4 * kConsumers);
       wg_mbar_init(bar_empty_v + 8 * s, 4 * kConsumers);
     }
-#line 499 "templates/sm90/attn_fwd_wgmma.cu.in"
-    for (int i = 0; i < kOBufs; ++i) wg_mbar_init(bar_o_full + 8 * i, 128);  // its consumer
 #line 505 "templates/sm90/attn_fwd_wgmma.cu.in"
+    for (int i = 0; i < kOBufs; ++i) wg_mbar_init(bar_o_full + 8 * i, 128);  // its consumer
+#line 511 "templates/sm90/attn_fwd_wgmma.cu.in"
     wg_fence_mbar_init();
   }
   __syncthreads();
@@ -1140,7 +1140,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
   if (wgroup == 0) {
     // ================================ producer ================================
     wg_setmaxnreg_dec<24>();
-#line 513 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 519 "templates/sm90/attn_fwd_wgmma.cu.in"
     if (tid == 0 && n_tiles > 0) {
       const void *map_q = &prm.q;
       const void *map_k = &prm.k;
@@ -1154,7 +1154,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
 #define once wg_policy_evict_first()
       int it = 0;                            // K/V tiles issued so far (ring position)
       wg_st_shared_b32(job_count, 0u);
-#line 547 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 553 "templates/sm90/attn_fwd_wgmma.cu.in"
       // A packed job without query rows is passed over here (continue) rather than by
       // live_round: that second copy of the test in the loop's step spilled.
       for (int ri = 0;; ++ri) {
@@ -1169,7 +1169,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
         decode(job, mb, h, b);
         const int hk = (int)((unsigned)h * (unsigned)Hkv / (unsigned)H);
         int nt = n_tiles, kc = b, qr = 0;
-#line 568 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 574 "templates/sm90/attn_fwd_wgmma.cu.in"
         if (kCausal || a.kv_len != 0 || packed) {
           int kr;
           const int sq = q_len(b, qr);
@@ -1181,14 +1181,14 @@ extern "C" __global__ void __launch_bounds__(384, 1)
             b = 0;
           }
         }
-#line 580 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 586 "templates/sm90/attn_fwd_wgmma.cu.in"
         wg_st_shared_b32(job_q_row, (wg_u32)(qr + mb * kBlockM));
         wg_st_shared_b32(job_q_hb, (wg_u32)h | ((wg_u32)b << 16));
 #define kv_row (packed ? kc + j * kKv : j * kKv)
 #define kv_batch (packed ? 0 : kc)
-#line 593 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 599 "templates/sm90/attn_fwd_wgmma.cu.in"
         for (int j = 0; j < nt; ++j, ++it) {
-#line 595 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 601 "templates/sm90/attn_fwd_wgmma.cu.in"
           const int s = it % kStages;
           const wg_u32 round_parity = (wg_u32)((it / kStages - 1) & 1);
           // K tile j, then V tile j (keys past Skv are zero-filled: their scores are masked,
@@ -1260,9 +1260,9 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       int b = ((int)blockIdx.x / n_mb) / H;
       for (int ni = 0;; ++ni) {
         const int job = job_at(ni);
-#line 669 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 675 "templates/sm90/attn_fwd_wgmma.cu.in"
         if (job >= n_jobs) break;
-#line 671 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 677 "templates/sm90/attn_fwd_wgmma.cu.in"
         if (kCausal || packed) decode(job, mb, h, b);
         int qr = 0, sq = Sq;
         if (packed) {
@@ -1305,7 +1305,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
         }
       }
     }
-#line 781 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 787 "templates/sm90/attn_fwd_wgmma.cu.in"
   } else {
     // ================================ consumers ===============================
     wg_setmaxnreg_inc<240>();
@@ -1332,11 +1332,11 @@ extern "C" __global__ void __launch_bounds__(384, 1)
     float m0, m1;                            // running max of t (rows g, g + 8), step 3
     float l0, l1;                            // this thread's part of l, step 4
     int kv_n = Skv, nt = n_tiles;            // keys and KV tiles of the job whose S is next
-#line 810 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 816 "templates/sm90/attn_fwd_wgmma.cu.in"
     // That job's causal diagonal: its first query row + kv_n - its entry's query rows (Sq, a
     // packed sequence's length): query row q0 + i sees the keys below cdiag + i + 1.
     int cdiag = Skv - Sq;
-#line 856 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 865 "templates/sm90/attn_fwd_wgmma.cu.in"
 
     // This consumer's 64 rows of the Q buffer of the job whose S is issued next, and that
     // buffer's q_empty mbarrier (switched at each job boundary).
@@ -1346,10 +1346,10 @@ extern "C" __global__ void __launch_bounds__(384, 1)
     // Issue S = Q K_j^T (step 1) from stage sj: kD / 16 k-steps of 16 over d; the k-step's 32
     // bytes sit at offset 32 (kk & 3) of box kk >> 2 (the hardware applies the swizzle).
     auto issue_qk = [&](int sj) {
-#line 873 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 882 "templates/sm90/attn_fwd_wgmma.cu.in"
       const wg_u64 da0 = make_desc(q_rows, 16, 1024);
       const wg_u64 db0 = make_desc(sK + sj * kKvStage, 16, 1024);
-#line 876 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 885 "templates/sm90/attn_fwd_wgmma.cu.in"
 #pragma unroll
       for (int kk = 0; kk < kD / 16; ++kk) {
         const wg_u64 da = desc_add(da0, (kk >> 2) * kQHalf + (kk & 3) * 32);
@@ -1370,12 +1370,12 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       }
       wg_commit();
     };
-#line 897 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 906 "templates/sm90/attn_fwd_wgmma.cu.in"
     // Waits for my turn on the tensor cores, then orders my register writes before the
     // wgmmas (the tiles arrived through the async proxy: no proxy fence).
     auto begin_issue = [&]() {
       wg_bar_sync(bar_me, 256);
-#line 908 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 917 "templates/sm90/attn_fwd_wgmma.cu.in"
 #pragma unroll
       for (int i = 0; i < kORegs; ++i) wg_fence_operand(o[i]);
 #pragma unroll
@@ -1384,7 +1384,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       for (int i = 0; i < kPRegs; ++i) wg_fence_operand(p[i]);
       wg_fence();
     };
-#line 917 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 926 "templates/sm90/attn_fwd_wgmma.cu.in"
     // Steps 2-4 on S of tile j (already complete) in the score_fma form (docs/NUMERICS.md
     // step 4, the manifest's score_fma = 2): for c = scale_log2 > 0, x = fma(s, c, -m)
     // rounded once, one FFMA per score instead of a multiply and a subtract. m is still the
@@ -1436,7 +1436,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       mx1 = wg_max(mx1, wg_shfl_xor(mx1, 2));
       mx0 = wg_mul_rn(mx0, c_pos);             // the tile's max t = fl(max s * c) (c <= 0: * 1)
       mx1 = wg_mul_rn(mx1, c_pos);
-#line 972 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 981 "templates/sm90/attn_fwd_wgmma.cu.in"
       mx0 = wg_max(m0, mx0);                 // (max is exact: the same m as the reference's)
       mx1 = wg_max(m1, mx1);
       // A row that sees no key (a job with no key, a causal row above the diagonal): max 0,
@@ -1479,7 +1479,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       l0 = first ? rs0 : wg_add_rn(wg_mul_rn(l0, alpha0), rs0);
       l1 = first ? rs1 : wg_add_rn(wg_mul_rn(l1, alpha1), rs1);
     };
-#line 1089 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1098 "templates/sm90/attn_fwd_wgmma.cu.in"
     // Step 5: P = bf16_round(p). Two adjacent n8 chunks of the S accumulator have the layout
     // of one k16 A fragment of P.V.
     auto pack = [&]() {
@@ -1524,7 +1524,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
     // skipping job whose every tile is skipped runs tile 0 with kv_n = 0: its V rows too.)
     auto zero_v_tail = [&](int sp, int vrows) {
       if ((a.kv_len == 0 && !packed && !(kSkip && kv_n == 0)) || vrows >= kKv) return;
-#line 1136 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1145 "templates/sm90/attn_fwd_wgmma.cu.in"
       const wg_u32 vt = sV + sp * kKvStage;
       for (int i = ct; i < (kKv - vrows) * (kD / 2); i += 128) {  // kD / 2 words per row
         const wg_u32 w = (wg_u32)i % (kD / 2), r = (wg_u32)i / (kD / 2);  // (shifts, masks)
@@ -1536,18 +1536,18 @@ extern "C" __global__ void __launch_bounds__(384, 1)
     auto set_pending = [&](float alpha0, float alpha1) {
       pa0 = alpha0;
       pa1 = alpha1;
-#line 1148 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1157 "templates/sm90/attn_fwd_wgmma.cu.in"
       // (RTNA rescales always: with the skip its long shapes ran 3% slower in runs AB4 and
       // AB5, where RTNE and RTZ gained 0.4-2.6%.)
       prs = true;
-#line 1154 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1163 "templates/sm90/attn_fwd_wgmma.cu.in"
     };
 
-#line 1157 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1166 "templates/sm90/attn_fwd_wgmma.cu.in"
     // Step 6: o = O * (1 / l) (l = 0 -> 0), rounded, into this consumer's O buffer (the
     // storer writes it out). Step 7: LSE = m ln2 + ln l. For job `job` with the final running
     // max (em0, em1) and this thread's parts of l (el0, el1).
-#line 1165 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1174 "templates/sm90/attn_fwd_wgmma.cu.in"
     auto epilogue = [&](int job, float em0, float em1, float el0, float el1) {
       long long q_base, k_base, v_base, o_base;
       int q0, h, b;
@@ -1559,7 +1559,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       ls0 = wg_add_rn(ls0, wg_shfl_xor(ls0, 2));
       float ls1 = wg_add_rn(el1, wg_shfl_xor(el1, 1));
       ls1 = wg_add_rn(ls1, wg_shfl_xor(ls1, 2));
-#line 1202 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1211 "templates/sm90/attn_fwd_wgmma.cu.in"
       const float inv0 = ls0 == 0.f ? 0.f : wg_rcp_rn(ls0);
       const float inv1 = ls1 == 0.f ? 0.f : wg_rcp_rn(ls1);
       // Causal: l = 0 only in a row that saw no key (with one, p = 1 at its max): out = 0
@@ -1578,7 +1578,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       int qr = 0;                            // a packed sequence's first row, its rows sq
       const int sq = q_len(b, qr);
       const bool ok0 = qa < sq, ok1 = qa + 8 < sq;
-#line 1221 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1230 "templates/sm90/attn_fwd_wgmma.cu.in"
       // Wait until the buffer's previous contents have been read by their stores (a named
       // barrier: an mbarrier wait loop here, with O and S live, made ptxas spill).
       const int ob = kOBufs == kConsumers ? cw : 0;
@@ -1596,12 +1596,12 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       unsigned short *og = (unsigned short *)a.o + o_base + 2 * t4;
       unsigned short *og0 = og + (wg_u32)(ok0 ? qa : 0) * o_row_stride;
       unsigned short *og1 = og + (wg_u32)(ok1 ? qa + 8 : 0) * o_row_stride;
-#line 1243 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1252 "templates/sm90/attn_fwd_wgmma.cu.in"
 #pragma unroll
       for (int i = 0; i < kD / 8; ++i) {
         const wg_u32 r0 = round_out2(wg_mul_rn(o[4 * i], inv0), wg_mul_rn(o[4 * i + 1], inv0));
         const wg_u32 r1 = round_out2(wg_mul_rn(o[4 * i + 2], inv1), wg_mul_rn(o[4 * i + 3], inv1));
-#line 1248 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1257 "templates/sm90/attn_fwd_wgmma.cu.in"
         if (direct) {
           if (ok0) wg_st_global_b32(og0 + 8 * i, r0);
           if (ok1) wg_st_global_b32(og1 + 8 * i, r1);
@@ -1610,14 +1610,14 @@ extern "C" __global__ void __launch_bounds__(384, 1)
           wg_st_shared_b32(at, r0);
           wg_st_shared_b32(at + 8u * 128u, r1);
         }
-#line 1260 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1269 "templates/sm90/attn_fwd_wgmma.cu.in"
       }
-#line 1262 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1271 "templates/sm90/attn_fwd_wgmma.cu.in"
       if (kOBufs > 0) {
         wg_fence_proxy_async();              // st.shared (generic) -> the stores (async proxy)
         wg_mbar_arrive(bar_o_full + 8 * ob);
       }
-#line 1267 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1276 "templates/sm90/attn_fwd_wgmma.cu.in"
       if (a.lse != 0 && t4 == 0) {
         // [B, H, Sq], or [H, total_q] from the sequence's first row
         float *lse = a.lse + (packed ? (long long)h * a.total_q + qr : ((long long)b * H + h) * (long long)Sq);
@@ -1654,7 +1654,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
     // The keys, first query row and KV tiles of job jb, for its rounds.
     // (A dense call without key lengths keeps Skv and n_tiles: nothing to decode.)
     auto start_job = [&](int jb) {
-#line 1310 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1343 "templates/sm90/attn_fwd_wgmma.cu.in"
       if (!kCausal && a.kv_len == 0 && !packed && !kSkip) return;
       int mb, h, b, r0;
       decode(jb, mb, h, b);
@@ -1662,9 +1662,9 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       const int sq = q_len(b, r0);
       cdiag = mb * kBlockM + kv_n - sq;
       nt = tiles_of(job_keys(kv_n, mb * kBlockM, sq));
-#line 1337 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1370 "templates/sm90/attn_fwd_wgmma.cu.in"
     };
-#line 1404 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1446 "templates/sm90/attn_fwd_wgmma.cu.in"
     start_job(job);
     if (cw == kConsumers - 1) wg_bar_arrive(1, 256);  // consumer 0 issues first
     {
@@ -1684,7 +1684,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       float alpha0, alpha1;
       softmax(0, true, alpha0, alpha1);
       pack();
-#line 1426 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1468 "templates/sm90/attn_fwd_wgmma.cu.in"
     }
     // A round that issues S_j and P_{j-1} V_{j-1} of the same job (1 <= j < nt; `last`: j is
     // the job's last computed tile; skip variants find it themselves). Returns the job's next
@@ -1698,10 +1698,10 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       issue_qk(sj);
       rescale_then_pv(sp);
       wg_bar_arrive(bar_other, 256);         // the other consumer's wgmmas queue behind mine
-#line 1445 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1487 "templates/sm90/attn_fwd_wgmma.cu.in"
       const int jn = j + 1;
       const bool last = last_in;
-#line 1448 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1490 "templates/sm90/attn_fwd_wgmma.cu.in"
       wg_wait<1>();                          // S_j done, P V may still run
 #pragma unroll
       for (int i = 0; i < kSRegs; ++i) wg_fence_operand(s[i]);
@@ -1726,14 +1726,14 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       for (int i = 0; i < kPRegs; ++i) wg_fence_operand(p[i]);
       if (lane == 0) wg_mbar_arrive(bar_empty_v + 8 * sp);
       pack();
-#line 1475 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1517 "templates/sm90/attn_fwd_wgmma.cu.in"
       ++it;
       return jn;
     };
     it = 1;
-#line 1482 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1524 "templates/sm90/attn_fwd_wgmma.cu.in"
     for (int j = 1; j < nt; ++j) steady_round(j, j == nt - 1);
-#line 1484 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1526 "templates/sm90/attn_fwd_wgmma.cu.in"
     for (job = job_at(ri = live_round(ri + 1)); job < n_jobs;
          job = job_at(ri = live_round(ri + 1))) {
       ++nj;
@@ -1749,7 +1749,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
         }
         mbar_wait(bar_full_k + 8 * sj, (wg_u32)((it / kStages) & 1));
         mbar_wait(bar_full_v + 8 * sp, (wg_u32)(((it - 1) / kStages) & 1));
-#line 1502 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1544 "templates/sm90/attn_fwd_wgmma.cu.in"
         zero_v_tail(sp, kv_n - (nt - 1) * kKv);  // o_job's last V tile
         start_job(job);                      // from here on: the new job's
         begin_issue();
@@ -1776,23 +1776,23 @@ extern "C" __global__ void __launch_bounds__(384, 1)
         for (int i = 0; i < kPRegs; ++i) wg_fence_operand(p[i]);
         if (lane == 0) wg_mbar_arrive(bar_empty_v + 8 * sp);
         epilogue(o_job, pm0, pm1, pl0, pl1);
-#line 1531 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1573 "templates/sm90/attn_fwd_wgmma.cu.in"
         o_job = job;
 #pragma unroll
         for (int i = 0; i < kORegs; ++i) o[i] = 0.f;
         pack();
-#line 1538 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1580 "templates/sm90/attn_fwd_wgmma.cu.in"
         ++it;
       }
-#line 1543 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1585 "templates/sm90/attn_fwd_wgmma.cu.in"
       for (int j = 1; j < nt; ++j) steady_round(j, j == nt - 1);
-#line 1545 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1587 "templates/sm90/attn_fwd_wgmma.cu.in"
     }
     {
       // The last job's P_{n-1} V_{n-1}, then its epilogue.
       const int sp = (it + kStages - 1) % kStages;
       mbar_wait(bar_full_v + 8 * sp, (wg_u32)(((it - 1) / kStages) & 1));
-#line 1553 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1595 "templates/sm90/attn_fwd_wgmma.cu.in"
       zero_v_tail(sp, kv_n - (nt - 1) * kKv);
       begin_issue();
       rescale_then_pv(sp);
@@ -1802,11 +1802,11 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       for (int i = 0; i < kORegs; ++i) wg_fence_operand(o[i]);
       if (lane == 0) wg_mbar_arrive(bar_empty_v + 8 * sp);
       epilogue(o_job, m0, m1, l0, l1);
-#line 1565 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1607 "templates/sm90/attn_fwd_wgmma.cu.in"
     }
   }
 }
-#line 1630 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1672 "templates/sm90/attn_fwd_wgmma.cu.in"
 #undef sO
 #undef bar_o_full
 #undef job_count

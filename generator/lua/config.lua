@@ -68,7 +68,9 @@ end
 -- The kernel families with skip code (rule "skip"): each entry a set of axis values a skip=on
 -- variant must have, e.g. { target = "sm90", impl = "wgmma", load = "tma", mask = "none" }.
 M.skip_built = {
-  { target = "sm90", impl = "wgmma", load = "tma", mask = "none", kv_split = "off" },
+  -- sm90: with and without the tail KV split (a part judges its own tiles and writes its
+  -- own list words; the runtime plans whole words per part)
+  { target = "sm90", impl = "wgmma", load = "tma", mask = "none" },
   -- gfx942 (templates/gfx942/attn_fwd.hip.in): head_dim 128, without the causal mask and the
   -- tail KV split (a split part's verdicts would need the parts' words assembled: not built)
   { target = "gfx942", impl = "mfma", head_dim = 128, mask = "none", kv_split = "off" },
@@ -294,8 +296,8 @@ M.rules = {
   end },
   -- The tail KV split on sm90 (kv_split = tail; runtime/src/split_plan.h): the persistent
   -- wgmma kernel with TMA loads runs the split parts as extra jobs and NAME_merge combines them.
-  -- Not with the causal mask (its own job order and per-row KV ranges), tile skipping (a part's
-  -- verdicts would need the parts' words assembled) or the per-thread loads.
+  -- Not with the causal mask (its own job order and per-row KV ranges) or the per-thread loads.
+  -- With tile skipping the runtime plans parts of whole list words (32 tiles).
   { name = "sm90-split", check = function(v)
     if v.target ~= "sm90" or v.kv_split ~= "tail" then return true end
     if v.impl ~= "wgmma" or v.load ~= "tma" then
@@ -305,10 +307,6 @@ M.rules = {
     if v.mask ~= "none" then
       return false, string.format("kv_split=tail is built without the causal mask on sm90 (this "
         .. "is mask=%s; allowed with kv_split=tail: mask=none)", v.mask)
-    end
-    if v.skip ~= "off" then
-      return false, string.format("kv_split=tail is built without tile skipping on sm90 (this is "
-        .. "skip=%s; allowed with kv_split=tail: skip=off)", v.skip)
     end
     return true
   end },
@@ -466,9 +464,11 @@ M.default_set = {
   { target = "sm90", head_dim = 256, layout = all_layouts, rounding = all_modes, q_tiles = 1,
     kv_tile = { 64, 80 }, waves = 12, kv_split = "tail", load = "tma", impl = "wgmma" },
   -- Tile skipping (skip = on, issue 27): the TMA kernel with the dense default's long-KV tile
-  -- (176) and 128, every layout and mode.
+  -- (176) and 128, every layout and mode, with and without the tail split (Wan 1.3B's 12 heads
+  -- at 32760 tokens: 3072 q-jobs, the last round 36 of 132 SMs).
   { target = "sm90", head_dim = 128, layout = all_layouts, rounding = all_modes, q_tiles = 1,
-    kv_tile = { 128, 176 }, waves = 12, kv_split = "off", load = "tma", skip = "on", impl = "wgmma" },
+    kv_tile = { 128, 176 }, waves = 12, kv_split = { "off", "tail" }, load = "tma", skip = "on",
+    impl = "wgmma" },
   -- The causal mask (mask = causal): the 128-key TMA kernel, every layout and mode.
   { target = "sm90", head_dim = 128, layout = all_layouts, rounding = all_modes, q_tiles = 1,
     kv_tile = 128, waves = 12, kv_split = "off", load = "tma", mask = "causal",
@@ -535,7 +535,7 @@ M.search_space = {
       kv_tile = { 64, 96, 128, 144, 176 }, waves = 12, kv_split = "off",
       load = { "thread", "tma" }, mask = { "none", "causal" }, impl = "wgmma" },
     { target = "sm90", head_dim = 128, layout = all_layouts, rounding = all_modes, q_tiles = 1,
-      kv_tile = { 64, 96, 128, 144, 176 }, waves = 12, kv_split = "off", load = "tma",
+      kv_tile = { 64, 96, 128, 144, 176 }, waves = 12, kv_split = { "off", "tail" }, load = "tma",
       skip = "on", impl = "wgmma" },
     { target = "sm90", head_dim = 128, layout = all_layouts, rounding = all_modes, q_tiles = 1,
       kv_tile = { 64, 96, 128, 144, 176 }, waves = 12, kv_split = "tail", load = "tma",

@@ -326,9 +326,10 @@ static attngen_status plan_launch(plan *p, const attngen_fwd_args *a, int comput
     p->workspace_bytes = p->vt_bytes =
         attngen__vt_plan(a->batch, heads_kv, a->seqlen_kv, attngen__desc_head_dim(d), p->vt_grid);
   if (d->kv_split != ATTNGEN__SPLIT_TAIL) return ATTNGEN_STATUS_OK;
-  attngen_status st = attngen__split_plan_make(a->batch, a->heads, a->seqlen_q, a->seqlen_kv, bm,
-                                               kt, compute_units > 0 ? compute_units : 1, 1,
-                                               &p->split);
+  attngen_status st = attngen__split_plan_make_aligned(
+      a->batch, a->heads, a->seqlen_q, a->seqlen_kv, bm, kt,
+      compute_units > 0 ? compute_units : 1, 1,
+      d->skip == ATTNGEN__SKIP_ON ? ATTNGEN__SPLIT_SKIP_ALIGN_TILES : 1, &p->split);
   if (st != ATTNGEN_STATUS_OK)
     return attngen__fail(st, "split plan of %s for %dx%dx%dx%d failed", p->sel.name, a->batch,
                          a->heads, a->seqlen_q, a->seqlen_kv);

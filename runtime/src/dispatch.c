@@ -449,8 +449,10 @@ static int prefer_kv_split_plan(const attngen__features *f, const attngen__varia
   const attngen__shape *s = &f->shape;
   const int cu = f->compute_units > 0 ? f->compute_units : 1;
   attngen__split_plan plan;
-  if (attngen__split_plan_make(s->batch, s->heads, s->seqlen_q, s->seqlen_kv, d->block_m,
-                               d->kv_tile, cu, 1, &plan) != ATTNGEN_STATUS_OK) {
+  if (attngen__split_plan_make_aligned(
+          s->batch, s->heads, s->seqlen_q, s->seqlen_kv, d->block_m, d->kv_tile, cu, 1,
+          d->skip == ATTNGEN__SKIP_ON ? ATTNGEN__SPLIT_SKIP_ALIGN_TILES : 1,
+          &plan) != ATTNGEN_STATUS_OK) {
     snprintf(why, len, "kv_split=" ATTNGEN__SPLIT_OFF_NAME ": no split plan for this shape");
     return ATTNGEN__SPLIT_OFF;
   }

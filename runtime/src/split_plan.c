@@ -7,9 +7,17 @@ static int ceil_div(long long a, long long b) { return (int)((a + b - 1) / b); }
 attngen_status attngen__split_plan_make(int batch, int heads, int seqlen_q, int seqlen_kv,
                                         int block_m, int kv_tile, int cu_count,
                                         int blocks_per_cu, attngen__split_plan *out) {
+  return attngen__split_plan_make_aligned(batch, heads, seqlen_q, seqlen_kv, block_m, kv_tile,
+                                          cu_count, blocks_per_cu, 1, out);
+}
+
+attngen_status attngen__split_plan_make_aligned(int batch, int heads, int seqlen_q, int seqlen_kv,
+                                                int block_m, int kv_tile, int cu_count,
+                                                int blocks_per_cu, int align_tiles,
+                                                attngen__split_plan *out) {
   if (!out) return ATTNGEN_STATUS_NULL_POINTER;
   if (batch < 0 || heads < 0 || seqlen_q < 0 || seqlen_kv < 0 || block_m <= 0 || kv_tile <= 0 ||
-      cu_count <= 0 || blocks_per_cu <= 0)
+      cu_count <= 0 || blocks_per_cu <= 0 || align_tiles <= 0)
     return ATTNGEN_STATUS_BAD_SHAPE;
   const int q_blocks = ceil_div(seqlen_q, block_m);
   const long long jobs = (long long)batch * heads * q_blocks;
@@ -34,7 +42,7 @@ attngen_status attngen__split_plan_make(int batch, int heads, int seqlen_q, int 
   if (n > tiles / ATTNGEN__SPLIT_MIN_TILES_PER_PART) n = tiles / ATTNGEN__SPLIT_MIN_TILES_PER_PART;
   if (n > ATTNGEN__SPLIT_MAX_PARTS) n = ATTNGEN__SPLIT_MAX_PARTS;
   if (n < 2) return ATTNGEN_STATUS_OK;
-  const int tiles_per_part = ceil_div(tiles, n);
+  const int tiles_per_part = ceil_div(ceil_div(tiles, n), align_tiles) * align_tiles;
   const int kv_per_split = tiles_per_part * kv_tile;
   n = ceil_div(seqlen_kv, kv_per_split);
   if (n < 2) return ATTNGEN_STATUS_OK;
