@@ -51,7 +51,8 @@ typedef struct attngen_kargs {
                                   // job's rows stored whole), or 0 = not written
   const unsigned *skip_must_skip; // MS: skipped whatever R says, or 0 = none
   const unsigned *skip_must_do;   // MD: computed and never marked, wins over R and MS; or 0
-  unsigned *skip_count;           // [2]: += skipped tiles, += visited tiles; or 0
+  unsigned *skip_count;           // [4]: += skipped tiles, += visited tiles; or 0. [2]: the
+                                  // sm90 skip kernels' job counter (0 at launch)
   float skip_threshold_log2;      // T < 0: a computed tile is marked when every valid row's
                                   // max t over the tile is below its running max + T
   int skip_nqt;                   // ceil(Sq / block_m)

@@ -51,7 +51,8 @@ typedef struct attngen_kargs {
                                   // job's rows stored whole), or 0 = not written
   const unsigned *skip_must_skip; // MS: skipped whatever R says, or 0 = none
   const unsigned *skip_must_do;   // MD: computed and never marked, wins over R and MS; or 0
-  unsigned *skip_count;           // [2]: += skipped tiles, += visited tiles; or 0
+  unsigned *skip_count;           // [4]: += skipped tiles, += visited tiles; or 0. [2]: the
+                                  // sm90 skip kernels' job counter (0 at launch)
   float skip_threshold_log2;      // T < 0: a computed tile is marked when every valid row's
                                   // max t over the tile is below its running max + T
   int skip_nqt;                   // ceil(Sq / block_m)
@@ -692,6 +693,26 @@ WG_FN wg_u32 wg_atom_shared_add(wg_u32 addr, wg_u32 x) {
   return r;
 }
 
+// *p += x in global memory, returning the old *p (atom.global.add).
+WG_FN wg_u32 wg_atom_global_add(void *p, wg_u32 x) {
+  wg_u32 r;
+  asm volatile("atom.global.add.u32 %0, [%1], %2;" : "=r"(r) : "l"(p), "r"(x) : "memory");
+  return r;
+}
+
+// A flag in shared memory between warps of the block: a release store (the writes before it
+// are seen by whoever acquires it) and an acquire load (ptxas neither caches nor hoists it:
+// a spin on it rereads shared memory).
+WG_FN void wg_st_release_shared_b32(wg_u32 addr, wg_u32 x) {
+  asm volatile("st.release.cta.shared.b32 [%0], %1;" ::"r"(addr), "r"(x) : "memory");
+}
+
+WG_FN wg_u32 wg_ld_acquire_shared_b32(wg_u32 addr) {
+  wg_u32 x;
+  asm volatile("ld.acquire.cta.shared.b32 %0, [%1];" : "=r"(x) : "r"(addr) : "memory");
+  return x;
+}
+
 // *p += x in global memory, no result (red.global.add).
 WG_FN void wg_red_global_add(void *p, wg_u32 x) {
   asm volatile("red.global.add.u32 [%0], %1;" ::"l"(p), "r"(x) : "memory");
@@ -727,7 +748,7 @@ WG_FN void wg_st_global_b32(void *p, wg_u32 x) {
 WG_FN void wg_st_global_f32(float *p, float x) {
   asm volatile("st.global.f32 [%0], %1;" ::"l"(p), "f"(x) : "memory");
 }
-#line 623 "templates/sm90/wrappers.cuh"
+#line 643 "templates/sm90/wrappers.cuh"
 
 #endif // ATTNGEN_SM90_WGMMA_WRAPPERS_CUH
 // ==== end of wgmma / TMA / mbarrier wrappers ==================================================
@@ -967,7 +988,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
   // < 2^16: ATTNGEN__GRID_YZ_LIMIT).
 #define job_q_row (job_count + 4)
 #define job_q_hb (job_count + 8)
-#line 279 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 281 "templates/sm90/attn_fwd_wgmma.cu.in"
   // O buffer free again (its stores have read it): named barriers kBarOFree + c (after the
   // consumers' turn barriers 1..kConsumers), 160 threads (a consumer's 128 wait with bar.sync,
   // the storer's warp arrives). One buffer: kBarOFree + c = "free for consumer c" (the
@@ -977,7 +998,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
   // the previous job's stores have read the buffers), so no arrival is left that no use
   // waits for.
   constexpr wg_u32 kBarOFree = 1 + kConsumers;
-#line 289 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 291 "templates/sm90/attn_fwd_wgmma.cu.in"
 
   const int tid = (int)threadIdx.x;
   // The warpgroup index, broadcast from lane 0 so that the compiler knows it is the same in
@@ -989,16 +1010,16 @@ extern "C" __global__ void __launch_bounds__(384, 1)
   // head h H_kv / H = h / (H / H_kv)
   const int Hkv = a.H_kv > 0 ? a.H_kv : H;
   const int n_mb = a.num_q_blocks;
-#line 304 "templates/sm90/attn_fwd_wgmma.cu.in"
-  const int n_jobs = n_mb * H * a.B;
 #line 306 "templates/sm90/attn_fwd_wgmma.cu.in"
+  const int n_jobs = n_mb * H * a.B;
+#line 308 "templates/sm90/attn_fwd_wgmma.cu.in"
   const int n_tiles = (Skv + kKv - 1) / kKv;
   // A packed batch (kargs.cu_q != 0; the host allows it with bshd and head_dim 128 only, so
   // the other kernels compile without its code: in the head_dim 64 ones it spilled 4 bytes):
   // Sq and Skv are the largest lengths.
-#line 313 "templates/sm90/attn_fwd_wgmma.cu.in"
-  constexpr bool packed = false;
 #line 315 "templates/sm90/attn_fwd_wgmma.cu.in"
+  constexpr bool packed = false;
+#line 317 "templates/sm90/attn_fwd_wgmma.cu.in"
   // Sequence b of a packed batch in a cu_seqlens array: its first row (start) and length,
   // clamped as kargs.h says, so that no value can address a row outside [0, total).
   auto seq_of = [&](const int *cu, int b, int total, int max, int &start) -> int {
@@ -1016,9 +1037,9 @@ extern "C" __global__ void __launch_bounds__(384, 1)
   };
   // The causal mask is the variant's (axis mask; the dispatcher gives it only calls with
   // kargs.causal set accordingly): the dense kernels compile without any of its code.
-#line 335 "templates/sm90/attn_fwd_wgmma.cu.in"
-  constexpr bool kCausal = false;
 #line 337 "templates/sm90/attn_fwd_wgmma.cu.in"
+  constexpr bool kCausal = false;
+#line 339 "templates/sm90/attn_fwd_wgmma.cu.in"
   // Keys of the jobs of batch entry b: its length (attngen_kargs.kv_len) clamped into
   // [0, Skv], or Skv; and a job's KV tiles: at least one (a job with no key runs one fully
   // masked tile, so that every job keeps its place in the pipeline; n_tiles == 0, Skv = 0,
@@ -1048,7 +1069,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
     const int last = (q0 + kBlockM < sq ? q0 + kBlockM : sq) + n - sq;
     return last < n ? last : n;
   };
-#line 369 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 371 "templates/sm90/attn_fwd_wgmma.cu.in"
   // The job of this block's round i (job = (batch * H + head) * n_mb + m-block; >= n_jobs:
   // none left; increasing in i for each block): x + i * gridDim.x. Causal calls, in the
   // order kargs.causal names (1 or 2, the host's choice): the position F of the round in an
@@ -1061,8 +1082,10 @@ extern "C" __global__ void __launch_bounds__(384, 1)
   //     m-blocks zigzag n_mb - 1, 0, n_mb - 2, 1, ...: a block's two rounds 2r, 2r + 1 take
   //     m-blocks n_mb - 1 - k and k (together n_mb + 1 tiles when Sq = Skv; an odd n_mb
   //     pairs across heads), and the blocks running at one time read about 2 g / n_mb heads.
+#line 398 "templates/sm90/attn_fwd_wgmma.cu.in"
   auto job_at = [&](int i) -> int {
     const int k = (int)blockIdx.x, g = (int)gridDim.x;
+#line 408 "templates/sm90/attn_fwd_wgmma.cu.in"
     if (!kCausal) return i * g + k;
     if (a.causal == 2) {
       const int f = ((i >> 1) * g + k) * 2 + (i & 1);
@@ -1078,7 +1101,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
   };
   // Job -> (m-block, head, batch): m-blocks fastest.
   auto decode = [&](int job, int &mb, int &h, int &b) {
-#line 401 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 426 "templates/sm90/attn_fwd_wgmma.cu.in"
     mb = job % n_mb;
     const int hb = job / n_mb;
     h = hb % H;
@@ -1098,11 +1121,11 @@ extern "C" __global__ void __launch_bounds__(384, 1)
     }
     return i;
   };
-#line 435 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 460 "templates/sm90/attn_fwd_wgmma.cu.in"
   // Tile skipping (variant axis skip): the dense kernels compile without any of its code.
-#line 439 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 464 "templates/sm90/attn_fwd_wgmma.cu.in"
   constexpr bool kSkip = false;
-#line 441 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 466 "templates/sm90/attn_fwd_wgmma.cu.in"
   // A job's list entry: the index of its first word (the host keeps lists below 2^32 words).
   auto skip_base = [&](int mb, int h, int b) -> wg_u32 {
     return (((wg_u32)b * (wg_u32)H + (wg_u32)h) * (wg_u32)a.skip_nqt + (wg_u32)mb) *
@@ -1121,7 +1144,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
   (void)kSkip;
   (void)skip_base;
   (void)live_word;
-#line 466 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 491 "templates/sm90/attn_fwd_wgmma.cu.in"
   // Element offsets of job `job`'s first Q, K, V and O rows (K and V: those of its KV head)
   // through the call's strides (kargs.h: (b, s, h) at b sb + s ss + h sh, whatever the
   // layout): 64-bit per-(batch, head) bases, 32-bit row offsets within a batch entry. Also
@@ -1144,9 +1167,9 @@ extern "C" __global__ void __launch_bounds__(384, 1)
     v_base = (long long)b * a.v_sb + (long long)kr * a.v_ss + (long long)hk * a.v_sh;
   };
 
-#line 489 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 514 "templates/sm90/attn_fwd_wgmma.cu.in"
   constexpr wg_u32 kFullArrivals = 1;        // the producer thread's arrive.expect_tx
-#line 493 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 518 "templates/sm90/attn_fwd_wgmma.cu.in"
   if (tid == 0) {
     for (int i = 0; i < kQBufs; ++i) {
       wg_mbar_init(bar_q + 8 * i, kFullArrivals);
@@ -1158,9 +1181,9 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       wg_mbar_init(bar_empty_k + 8 * s, 4 * kConsumers);
       wg_mbar_init(bar_empty_v + 8 * s, 4 * kConsumers);
     }
-#line 505 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 530 "templates/sm90/attn_fwd_wgmma.cu.in"
     for (int i = 0; i < kOBufs; ++i) wg_mbar_init(bar_o_full + 8 * i, 128);  // its consumer
-#line 511 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 537 "templates/sm90/attn_fwd_wgmma.cu.in"
     wg_fence_mbar_init();
   }
   __syncthreads();
@@ -1168,7 +1191,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
   if (wgroup == 0) {
     // ================================ producer ================================
     wg_setmaxnreg_dec<24>();
-#line 519 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 545 "templates/sm90/attn_fwd_wgmma.cu.in"
     if (tid == 0 && n_tiles > 0) {
       const void *map_q = &prm.q;
       const void *map_k = &prm.k;
@@ -1182,9 +1205,10 @@ extern "C" __global__ void __launch_bounds__(384, 1)
 #define once wg_policy_evict_first()
       int it = 0;                            // K/V tiles issued so far (ring position)
       wg_st_shared_b32(job_count, 0u);
-#line 553 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 579 "templates/sm90/attn_fwd_wgmma.cu.in"
       // A packed job without query rows is passed over here (continue) rather than by
       // live_round: that second copy of the test in the loop's step spilled.
+#line 594 "templates/sm90/attn_fwd_wgmma.cu.in"
       for (int ri = 0;; ++ri) {
         const int job = job_at(ri);
         if (job >= n_jobs) break;
@@ -1197,7 +1221,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
         decode(job, mb, h, b);
         const int hk = (int)((unsigned)h * (unsigned)Hkv / (unsigned)H);
         int nt = n_tiles, kc = b, qr = 0;
-#line 574 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 613 "templates/sm90/attn_fwd_wgmma.cu.in"
         if (kCausal || a.kv_len != 0 || packed) {
           int kr;
           const int sq = q_len(b, qr);
@@ -1209,14 +1233,14 @@ extern "C" __global__ void __launch_bounds__(384, 1)
             b = 0;
           }
         }
-#line 586 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 625 "templates/sm90/attn_fwd_wgmma.cu.in"
         wg_st_shared_b32(job_q_row, (wg_u32)(qr + mb * kBlockM));
         wg_st_shared_b32(job_q_hb, (wg_u32)h | ((wg_u32)b << 16));
 #define kv_row (packed ? kc + j * kKv : j * kKv)
 #define kv_batch (packed ? 0 : kc)
-#line 599 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 638 "templates/sm90/attn_fwd_wgmma.cu.in"
         for (int j = 0; j < nt; ++j, ++it) {
-#line 601 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 640 "templates/sm90/attn_fwd_wgmma.cu.in"
           const int s = it % kStages;
           const wg_u32 round_parity = (wg_u32)((it / kStages - 1) & 1);
           // K tile j, then V tile j (keys past Skv are zero-filled: their scores are masked,
@@ -1288,10 +1312,10 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       int b = ((int)blockIdx.x / n_mb) / H;
       for (int ni = 0;; ++ni) {
         const int job = job_at(ni);
-#line 675 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 714 "templates/sm90/attn_fwd_wgmma.cu.in"
         if (job >= n_jobs) break;
-#line 677 "templates/sm90/attn_fwd_wgmma.cu.in"
-        if (kCausal || packed) decode(job, mb, h, b);
+#line 716 "templates/sm90/attn_fwd_wgmma.cu.in"
+        if (kCausal || packed || kSkip) decode(job, mb, h, b);
         int qr = 0, sq = Sq;
         if (packed) {
           sq = q_len(b, qr);
@@ -1323,7 +1347,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
           if (kOBufs == 1 && c + 1 < kConsumers) wg_bar_arrive(kBarOFree + c + 1, 160);
         }
         jpar ^= 1u;
-        if (!kCausal && !packed) {
+        if (!kCausal && !packed && !kSkip) {
           for (mb += (int)gridDim.x; mb >= n_mb; mb -= n_mb) {
             if (++h == H) {
               h = 0;
@@ -1333,7 +1357,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
         }
       }
     }
-#line 787 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 826 "templates/sm90/attn_fwd_wgmma.cu.in"
   } else {
     // ================================ consumers ===============================
     wg_setmaxnreg_inc<240>();
@@ -1360,11 +1384,11 @@ extern "C" __global__ void __launch_bounds__(384, 1)
     float m0, m1;                            // running max of t (rows g, g + 8), step 3
     float l0, l1;                            // this thread's part of l, step 4
     int kv_n = Skv, nt = n_tiles;            // keys and KV tiles of the job whose S is next
-#line 816 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 855 "templates/sm90/attn_fwd_wgmma.cu.in"
     // That job's causal diagonal: its first query row + kv_n - its entry's query rows (Sq, a
     // packed sequence's length): query row q0 + i sees the keys below cdiag + i + 1.
     int cdiag = Skv - Sq;
-#line 865 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 904 "templates/sm90/attn_fwd_wgmma.cu.in"
 
     // This consumer's 64 rows of the Q buffer of the job whose S is issued next, and that
     // buffer's q_empty mbarrier (switched at each job boundary).
@@ -1374,14 +1398,14 @@ extern "C" __global__ void __launch_bounds__(384, 1)
     // Issue S = Q K_j^T (step 1) from stage sj: kD / 16 k-steps of 16 over d; the k-step's 32
     // bytes sit at offset 32 (kk & 3) of box kk >> 2 (the hardware applies the swizzle).
     auto issue_qk = [&](int sj) {
-#line 875 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 914 "templates/sm90/attn_fwd_wgmma.cu.in"
       // (head_dim 256: the Q rows and the stage made opaque here, so that the descriptors of
       // the 16 k-steps are made at each issue, not hoisted and held next to the 128 O
       // registers: held, they spilled 84 bytes at kv_tile 64 with the per-k-step make_desc,
       // 4-24 bytes with desc_add)
       const wg_u64 da0 = make_desc((wg_u32)wg_opaque((int)q_rows), 16, 1024);
       const wg_u64 db0 = make_desc(sK + (wg_u32)wg_opaque(sj) * kKvStage, 16, 1024);
-#line 885 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 924 "templates/sm90/attn_fwd_wgmma.cu.in"
 #pragma unroll
       for (int kk = 0; kk < kD / 16; ++kk) {
         const wg_u64 da = desc_add(da0, (kk >> 2) * kQHalf + (kk & 3) * 32);
@@ -1402,12 +1426,12 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       }
       wg_commit();
     };
-#line 906 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 945 "templates/sm90/attn_fwd_wgmma.cu.in"
     // Waits for my turn on the tensor cores, then orders my register writes before the
     // wgmmas (the tiles arrived through the async proxy: no proxy fence).
     auto begin_issue = [&]() {
       wg_bar_sync(bar_me, 256);
-#line 917 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 956 "templates/sm90/attn_fwd_wgmma.cu.in"
 #pragma unroll
       for (int i = 0; i < kORegs; ++i) wg_fence_operand(o[i]);
 #pragma unroll
@@ -1416,7 +1440,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       for (int i = 0; i < kPRegs; ++i) wg_fence_operand(p[i]);
       wg_fence();
     };
-#line 1024 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1063 "templates/sm90/attn_fwd_wgmma.cu.in"
     // Steps 2-4 on S of tile j (already complete): t = s * scale_log2, keys past kv_n -> -inf,
     // new running max, p = exp2(t - m) in place, l = l * alpha + sum(p). Returns the rescale
     // factors exp2(m_old - m_new) of rows g and g + 8 (unused for the first tile, where O and
@@ -1449,9 +1473,9 @@ extern "C" __global__ void __launch_bounds__(384, 1)
           if (col >= ((i & 2) ? lim1 : lim0)) s[i] = neg_inf;
         }
       }
-#line 1059 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1098 "templates/sm90/attn_fwd_wgmma.cu.in"
       float mx0 = m0, mx1 = m1;              // row max, 4 threads share a row
-#line 1061 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1100 "templates/sm90/attn_fwd_wgmma.cu.in"
 #pragma unroll
       for (int i = 0; i < kSRegs; i += 4) {
         mx0 = wg_max(mx0, wg_max(s[i], s[i + 1]));
@@ -1461,7 +1485,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       mx0 = wg_max(mx0, wg_shfl_xor(mx0, 2));
       mx1 = wg_max(mx1, wg_shfl_xor(mx1, 1));
       mx1 = wg_max(mx1, wg_shfl_xor(mx1, 2));
-#line 1076 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1115 "templates/sm90/attn_fwd_wgmma.cu.in"
       // A row that sees no key (a job with no key, a causal row above the diagonal): max 0,
       // so p = exp2(-inf - 0) = 0 and l = 0 (the epilogue writes out = 0, LSE = -inf).
       if (rk0 <= 0) mx0 = 0.f;
@@ -1483,7 +1507,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       l0 = first ? rs0 : wg_add_rn(wg_mul_rn(l0, alpha0), rs0);
       l1 = first ? rs1 : wg_add_rn(wg_mul_rn(l1, alpha1), rs1);
     };
-#line 1098 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1137 "templates/sm90/attn_fwd_wgmma.cu.in"
     // Step 5: P = bf16_round(p). Two adjacent n8 chunks of the S accumulator have the layout
     // of one k16 A fragment of P.V.
     auto pack = [&]() {
@@ -1528,7 +1552,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
     // skipping job whose every tile is skipped runs tile 0 with kv_n = 0: its V rows too.)
     auto zero_v_tail = [&](int sp, int vrows) {
       if ((a.kv_len == 0 && !packed && !(kSkip && kv_n == 0)) || vrows >= kKv) return;
-#line 1145 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1184 "templates/sm90/attn_fwd_wgmma.cu.in"
       const wg_u32 vt = sV + sp * kKvStage;
       for (int i = ct; i < (kKv - vrows) * (kD / 2); i += 128) {  // kD / 2 words per row
         const wg_u32 w = (wg_u32)i % (kD / 2), r = (wg_u32)i / (kD / 2);  // (shifts, masks)
@@ -1540,16 +1564,16 @@ extern "C" __global__ void __launch_bounds__(384, 1)
     auto set_pending = [&](float alpha0, float alpha1) {
       pa0 = alpha0;
       pa1 = alpha1;
-#line 1161 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1200 "templates/sm90/attn_fwd_wgmma.cu.in"
       prs = wg_any(alpha0 != 1.f || alpha1 != 1.f);
-#line 1163 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1202 "templates/sm90/attn_fwd_wgmma.cu.in"
     };
 
-#line 1166 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1205 "templates/sm90/attn_fwd_wgmma.cu.in"
     // Step 6: o = O * (1 / l) (l = 0 -> 0), rounded, into this consumer's O buffer (the
     // storer writes it out). Step 7: LSE = m ln2 + ln l. For job `job` with the final running
     // max (em0, em1) and this thread's parts of l (el0, el1).
-#line 1174 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1213 "templates/sm90/attn_fwd_wgmma.cu.in"
     auto epilogue = [&](int job, float em0, float em1, float el0, float el1) {
       long long q_base, k_base, v_base, o_base;
       int q0, h, b;
@@ -1561,7 +1585,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       ls0 = wg_add_rn(ls0, wg_shfl_xor(ls0, 2));
       float ls1 = wg_add_rn(el1, wg_shfl_xor(el1, 1));
       ls1 = wg_add_rn(ls1, wg_shfl_xor(ls1, 2));
-#line 1211 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1250 "templates/sm90/attn_fwd_wgmma.cu.in"
       const float inv0 = ls0 == 0.f ? 0.f : wg_rcp_rn(ls0);
       const float inv1 = ls1 == 0.f ? 0.f : wg_rcp_rn(ls1);
       // Causal: l = 0 only in a row that saw no key (with one, p = 1 at its max): out = 0
@@ -1580,7 +1604,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       int qr = 0;                            // a packed sequence's first row, its rows sq
       const int sq = q_len(b, qr);
       const bool ok0 = qa < sq, ok1 = qa + 8 < sq;
-#line 1230 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1269 "templates/sm90/attn_fwd_wgmma.cu.in"
       // Wait until the buffer's previous contents have been read by their stores (a named
       // barrier: an mbarrier wait loop here, with O and S live, made ptxas spill).
       const int ob = kOBufs == kConsumers ? cw : 0;
@@ -1598,12 +1622,12 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       unsigned short *og = (unsigned short *)a.o + o_base + 2 * t4;
       unsigned short *og0 = og + (wg_u32)(ok0 ? qa : 0) * o_row_stride;
       unsigned short *og1 = og + (wg_u32)(ok1 ? qa + 8 : 0) * o_row_stride;
-#line 1252 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1291 "templates/sm90/attn_fwd_wgmma.cu.in"
 #pragma unroll
       for (int i = 0; i < kD / 8; ++i) {
         const wg_u32 r0 = round_out2(wg_mul_rn(o[4 * i], inv0), wg_mul_rn(o[4 * i + 1], inv0));
         const wg_u32 r1 = round_out2(wg_mul_rn(o[4 * i + 2], inv1), wg_mul_rn(o[4 * i + 3], inv1));
-#line 1257 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1296 "templates/sm90/attn_fwd_wgmma.cu.in"
         if (direct) {
           if (ok0) wg_st_global_b32(og0 + 8 * i, r0);
           if (ok1) wg_st_global_b32(og1 + 8 * i, r1);
@@ -1612,14 +1636,14 @@ extern "C" __global__ void __launch_bounds__(384, 1)
           wg_st_shared_b32(at, r0);
           wg_st_shared_b32(at + 8u * 128u, r1);
         }
-#line 1269 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1308 "templates/sm90/attn_fwd_wgmma.cu.in"
       }
-#line 1271 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1310 "templates/sm90/attn_fwd_wgmma.cu.in"
       if (kOBufs > 0) {
         wg_fence_proxy_async();              // st.shared (generic) -> the stores (async proxy)
         wg_mbar_arrive(bar_o_full + 8 * ob);
       }
-#line 1276 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1315 "templates/sm90/attn_fwd_wgmma.cu.in"
       if (a.lse != 0 && t4 == 0) {
         // [B, H, Sq], or [H, total_q] from the sequence's first row
         float *lse = a.lse + (packed ? (long long)h * a.total_q + qr : ((long long)b * H + h) * (long long)Sq);
@@ -1656,7 +1680,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
     // The keys, first query row and KV tiles of job jb, for its rounds.
     // (A dense call without key lengths keeps Skv and n_tiles: nothing to decode.)
     auto start_job = [&](int jb) {
-#line 1343 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1382 "templates/sm90/attn_fwd_wgmma.cu.in"
       if (!kCausal && a.kv_len == 0 && !packed && !kSkip) return;
       int mb, h, b, r0;
       decode(jb, mb, h, b);
@@ -1664,9 +1688,9 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       const int sq = q_len(b, r0);
       cdiag = mb * kBlockM + kv_n - sq;
       nt = tiles_of(job_keys(kv_n, mb * kBlockM, sq));
-#line 1370 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1409 "templates/sm90/attn_fwd_wgmma.cu.in"
     };
-#line 1446 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1485 "templates/sm90/attn_fwd_wgmma.cu.in"
     start_job(job);
     if (cw == kConsumers - 1) wg_bar_arrive(1, 256);  // consumer 0 issues first
     {
@@ -1686,7 +1710,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       float alpha0, alpha1;
       softmax(0, true, alpha0, alpha1);
       pack();
-#line 1468 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1507 "templates/sm90/attn_fwd_wgmma.cu.in"
     }
     // A round that issues S_j and P_{j-1} V_{j-1} of the same job (1 <= j < nt; `last`: j is
     // the job's last computed tile; skip variants find it themselves). Returns the job's next
@@ -1700,10 +1724,10 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       issue_qk(sj);
       rescale_then_pv(sp);
       wg_bar_arrive(bar_other, 256);         // the other consumer's wgmmas queue behind mine
-#line 1487 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1526 "templates/sm90/attn_fwd_wgmma.cu.in"
       const int jn = j + 1;
       const bool last = last_in;
-#line 1490 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1529 "templates/sm90/attn_fwd_wgmma.cu.in"
       wg_wait<1>();                          // S_j done, P V may still run
 #pragma unroll
       for (int i = 0; i < kSRegs; ++i) wg_fence_operand(s[i]);
@@ -1728,14 +1752,14 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       for (int i = 0; i < kPRegs; ++i) wg_fence_operand(p[i]);
       if (lane == 0) wg_mbar_arrive(bar_empty_v + 8 * sp);
       pack();
-#line 1517 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1556 "templates/sm90/attn_fwd_wgmma.cu.in"
       ++it;
       return jn;
     };
     it = 1;
-#line 1524 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1563 "templates/sm90/attn_fwd_wgmma.cu.in"
     for (int j = 1; j < nt; ++j) steady_round(j, j == nt - 1);
-#line 1526 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1565 "templates/sm90/attn_fwd_wgmma.cu.in"
     for (job = job_at(ri = live_round(ri + 1)); job < n_jobs;
          job = job_at(ri = live_round(ri + 1))) {
       ++nj;
@@ -1751,7 +1775,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
         }
         mbar_wait(bar_full_k + 8 * sj, (wg_u32)((it / kStages) & 1));
         mbar_wait(bar_full_v + 8 * sp, (wg_u32)(((it - 1) / kStages) & 1));
-#line 1544 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1583 "templates/sm90/attn_fwd_wgmma.cu.in"
         zero_v_tail(sp, kv_n - (nt - 1) * kKv);  // o_job's last V tile
         start_job(job);                      // from here on: the new job's
         begin_issue();
@@ -1778,23 +1802,23 @@ extern "C" __global__ void __launch_bounds__(384, 1)
         for (int i = 0; i < kPRegs; ++i) wg_fence_operand(p[i]);
         if (lane == 0) wg_mbar_arrive(bar_empty_v + 8 * sp);
         epilogue(o_job, pm0, pm1, pl0, pl1);
-#line 1573 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1612 "templates/sm90/attn_fwd_wgmma.cu.in"
         o_job = job;
 #pragma unroll
         for (int i = 0; i < kORegs; ++i) o[i] = 0.f;
         pack();
-#line 1580 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1619 "templates/sm90/attn_fwd_wgmma.cu.in"
         ++it;
       }
-#line 1585 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1624 "templates/sm90/attn_fwd_wgmma.cu.in"
       for (int j = 1; j < nt; ++j) steady_round(j, j == nt - 1);
-#line 1587 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1626 "templates/sm90/attn_fwd_wgmma.cu.in"
     }
     {
       // The last job's P_{n-1} V_{n-1}, then its epilogue.
       const int sp = (it + kStages - 1) % kStages;
       mbar_wait(bar_full_v + 8 * sp, (wg_u32)(((it - 1) / kStages) & 1));
-#line 1595 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1634 "templates/sm90/attn_fwd_wgmma.cu.in"
       zero_v_tail(sp, kv_n - (nt - 1) * kKv);
       begin_issue();
       rescale_then_pv(sp);
@@ -1804,11 +1828,11 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       for (int i = 0; i < kORegs; ++i) wg_fence_operand(o[i]);
       if (lane == 0) wg_mbar_arrive(bar_empty_v + 8 * sp);
       epilogue(o_job, m0, m1, l0, l1);
-#line 1607 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1646 "templates/sm90/attn_fwd_wgmma.cu.in"
     }
   }
 }
-#line 1672 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1711 "templates/sm90/attn_fwd_wgmma.cu.in"
 #undef sO
 #undef bar_o_full
 #undef job_count

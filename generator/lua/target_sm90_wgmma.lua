@@ -40,8 +40,10 @@ local CONSUMER_REGS = 232
 local TMA_PRODUCER_REGS = 24
 local REGS_PER_SM = 65536
 -- skip = on (load = tma): the verdict words of the jobs in flight, 3 x SKIP_WORDS uint32 after
--- the producer's 16 bytes (SKIP_WORDS x 32 KV tiles per job at most: the runtime refuses more).
+-- the producer's 16 bytes (SKIP_WORDS x 32 KV tiles per job at most: the runtime refuses more),
+-- then the job ring: JOB_RING (round, job) pairs of 8 bytes (the dynamic job order).
 local SKIP_WORDS = 64
+local JOB_RING = 16
 -- kv_split = tail: threads per block of NAME_merge (the runtime's ATTNGEN__WGMMA_MERGE_THREADS
 -- launches it so): 128 threads = 8 rows of 16 eight-column chunks at head_dim 128.
 local MERGE_THREADS = 128
@@ -58,7 +60,7 @@ function M.derive(v)
   local skip = v.skip == "on"
   local function total(stages, o_bufs, q_bufs)
     local bars = 8 * (2 * q_bufs + 4 * stages + o_bufs) + (tma and 16 or 0)
-      + (skip and 32 + 3 * SKIP_WORDS * 4 or 0)
+      + (skip and 32 + 3 * SKIP_WORDS * 4 + 8 * JOB_RING or 0)
     return q_bufs * q_bytes + 2 * stages * kv_stage_bytes + o_bufs * o_buf_bytes + bars
       + ALIGN_SLACK
   end
@@ -89,6 +91,7 @@ function M.derive(v)
     o_buf_bytes = o_buf_bytes,
     tma = tma,
     skip_words = SKIP_WORDS,
+    job_ring = JOB_RING,
     -- Softmax form (docs/NUMERICS.md step 4): 2 = x = fma(s, scale_log2, -m), one FFMA per
     -- score, the max over raw scores, for a positive scale (fl(fl(s * scale_log2) - m) for
     -- scale <= 0), in the RTNE / RTNA kernels (dense, causal and skip: a skip call with

@@ -696,7 +696,7 @@ attngen_status attngen_fwd(attngen_context *c, const attngen_fwd_args *a) {
     attngen__ref_args r = attngen__ref_args_of_call(a);
     attngen__skip_fill_ref(a->skip, &r);
     r.kv_step = r.skip_block_n % ATTNGEN__REF_KV_TILE == 0 ? ATTNGEN__REF_KV_TILE : r.skip_block_n;
-    memset(a->skip->count, 0, 2 * sizeof(uint32_t));
+    memset(a->skip->count, 0, 4 * sizeof(uint32_t));
     if ((st = attngen__reference_fwd(&r)) != ATTNGEN_STATUS_OK)
       return attngen__fail(st, "the cpu reference refused the skip call (%s)",
                            attngen_status_name(st));
@@ -715,8 +715,9 @@ attngen_status attngen_fwd(attngen_context *c, const attngen_fwd_args *a) {
   attngen_kargs kargs = p.k;
   if (a->skip) {
     attngen__skip_fill_kargs(a->skip, &kargs);
-    /* the counter of this call: zeroed on the stream before the kernels add to it */
-    if ((st = c->be->memset_async(c->bs, a->skip->count, 0, 2 * sizeof(uint32_t), a->stream)) !=
+    /* the counters of this call (tiles, and the sm90 kernels' job counter): zeroed on the
+     * stream before the kernels add to them */
+    if ((st = c->be->memset_async(c->bs, a->skip->count, 0, 4 * sizeof(uint32_t), a->stream)) !=
         ATTNGEN_STATUS_OK)
       return st;
   }

@@ -58,11 +58,13 @@ attngen_status attngen__skip_state_new(attngen_context *c, const attngen_fwd_arg
   void *p0 = NULL, *p1 = NULL, *pc = NULL;
   st = c->be->mem_alloc(c->bs, bytes, &p0);
   if (st == ATTNGEN_STATUS_OK) st = c->be->mem_alloc(c->bs, bytes, &p1);
-  if (st == ATTNGEN_STATUS_OK) st = c->be->mem_alloc(c->bs, 2 * sizeof(uint32_t), &pc);
+  /* the counter: skipped and visited tiles; then the sm90 skip kernels' job counter and a
+   * spare word (kargs.h skip_count), zeroed before each call */
+  if (st == ATTNGEN_STATUS_OK) st = c->be->mem_alloc(c->bs, 4 * sizeof(uint32_t), &pc);
   s->lists[0] = p0;
   s->lists[1] = p1;
   s->count = pc;
-  if (st == ATTNGEN_STATUS_OK) st = c->be->memset(c->bs, pc, 0, 2 * sizeof(uint32_t));
+  if (st == ATTNGEN_STATUS_OK) st = c->be->memset(c->bs, pc, 0, 4 * sizeof(uint32_t));
   if (st != ATTNGEN_STATUS_OK) {
     free_state(s);
     return st;

@@ -567,6 +567,26 @@ WG_FN wg_u32 wg_atom_shared_add(wg_u32 addr, wg_u32 x) {
   return r;
 }
 
+// *p += x in global memory, returning the old *p (atom.global.add).
+WG_FN wg_u32 wg_atom_global_add(void *p, wg_u32 x) {
+  wg_u32 r;
+  asm volatile("atom.global.add.u32 %0, [%1], %2;" : "=r"(r) : "l"(p), "r"(x) : "memory");
+  return r;
+}
+
+// A flag in shared memory between warps of the block: a release store (the writes before it
+// are seen by whoever acquires it) and an acquire load (ptxas neither caches nor hoists it:
+// a spin on it rereads shared memory).
+WG_FN void wg_st_release_shared_b32(wg_u32 addr, wg_u32 x) {
+  asm volatile("st.release.cta.shared.b32 [%0], %1;" ::"r"(addr), "r"(x) : "memory");
+}
+
+WG_FN wg_u32 wg_ld_acquire_shared_b32(wg_u32 addr) {
+  wg_u32 x;
+  asm volatile("ld.acquire.cta.shared.b32 %0, [%1];" : "=r"(x) : "r"(addr) : "memory");
+  return x;
+}
+
 // *p += x in global memory, no result (red.global.add).
 WG_FN void wg_red_global_add(void *p, wg_u32 x) {
   asm volatile("red.global.add.u32 [%0], %1;" ::"l"(p), "r"(x) : "memory");
