@@ -681,6 +681,33 @@ static void test_dispatch_kv_split_rule(void **state) {
   assert_string_equal(r.name, "g_q3_off");
 }
 
+/* Skip variants split only when the launch's plan, parts of whole list words (32 tiles),
+ * does: (1,4,1024,4096) at kv_tile 64 on 304 CUs (64 tiles: 2 parts of 32) takes the tail
+ * skip variant; (1,4,1024,2048) (32 tiles: one part) the nosplit one, where the dense
+ * variants split. */
+static void test_dispatch_kv_split_skip_aligned(void **state) {
+  (void)state;
+  attngen__variant_desc set[4] = {gfx_set[0], gfx_set[1], gfx_set[0], gfx_set[1]};
+  set[2].name = "g_q2_off_skip";
+  set[2].skip = ATTNGEN__SKIP_ON;
+  set[3].name = "g_q2_tail_skip";
+  set[3].skip = ATTNGEN__SKIP_ON;
+  attngen__dispatch_input in = gfx_input(1, 4, 1024, 4096, 304);
+  in.candidates = set;
+  in.count = 4;
+  in.skip = 1;
+  attngen__dispatch_result r;
+  pick(&in, &r);
+  assert_string_equal(r.name, "g_q2_tail_skip");
+  in.shape.seqlen_kv = 2048;
+  pick(&in, &r);
+  assert_string_equal(r.name, "g_q2_off_skip");
+  assert_non_null(strstr(r.reason, "whole skip-list words"));
+  in.skip = 0;
+  pick(&in, &r);
+  assert_string_equal(r.name, "g_q2_tail");
+}
+
 static void test_dispatch_sm90_rules(void **state) {
   attngen__dispatch_input in;
   memset(&in, 0, sizeof in);
@@ -1000,6 +1027,7 @@ int main(void) {
     cmocka_unit_test(test_dispatch_tuning_entry_used_and_bad_one_ignored),
     cmocka_unit_test(test_dispatch_q_tiles_rule),
     cmocka_unit_test(test_dispatch_kv_split_rule),
+    cmocka_unit_test(test_dispatch_kv_split_skip_aligned),
     cmocka_unit_test(test_dispatch_sm90_rules),
     cmocka_unit_test(test_dispatch_no_candidate_for_layout),
     cmocka_unit_test(test_dispatch_sm90_prefers_wgmma),

@@ -33,7 +33,9 @@
  * on every other case; a fresh list, a random read list, the list written by the call
  * before) each held to the reference run on the same lists (docs/NUMERICS.md "Tile
  * skipping": output to the contract, written list and counts bit for bit), the first on both
- * wave-order seeds (same output, list and counts). */
+ * wave-order seeds (same output, list and counts); the tail variants also on a call that
+ * splits (2 parts of 32 tiles, key lengths that leave a part past its entry's length and an
+ * entry without keys), with and without masks. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -847,10 +849,11 @@ static int skip_call(attngen_context *ctx, attngen_skip_state *s, attngen_fwd_ar
   return ok;
 }
 
-/* One case of one skip variant (see the top); masks: random MS / MD. */
+/* One case of one skip variant (see the top); masks: random MS / MD; want_parts > 0: the KV
+ * parts the call's plan must have (the skip split cases: parts of whole list words). */
 static int run_skip_case(const attngen__variant_desc *var, const char *dense,
                          const attngen__contract_case *c, uint64_t seed, int masks,
-                         skip_totals *tot) {
+                         int want_parts, skip_totals *tot) {
   const attngen_layout layout = (attngen_layout)var->layout;
   const int D = attngen__desc_head_dim(var);
   attngen__inputs in;
@@ -880,21 +883,42 @@ static int run_skip_case(const attngen__variant_desc *var, const char *dense,
   a.head_dim = D;
   int pass = 1;
 
-  /* the dense variant's output and LSE */
-  run_out dr;
-  run_out_alloc(&dr, n, nl);
-  a.variant = dense;
-  a.out = dr.out.data;
-  a.lse = dr.lse;
-  attngen_status st = attngen_fwd(E.ctx[0], &a);
-  if (st == ATTNGEN_STATUS_OK) st = attngen_synchronize(E.ctx[0], NULL);
-  if (st != ATTNGEN_STATUS_OK) fail_msg("%s: %s", dense, attngen_last_error());
-
   a.variant = var->name;
   attngen_skip_state *s[2] = {NULL, NULL};
   for (int i = 0; i < 2; ++i)
     assert_int_equal(attngen_skip_state_create(E.ctx[i], &a, 0, 0, SKIP_T, &s[i]),
                      ATTNGEN_STATUS_OK);
+  /* the skip variant's plan (a tail variant's parts are whole list words, so it may split
+   * where its dense twin does not, or the other way round) */
+  run_out dr;
+  run_out_alloc(&dr, n, nl);
+  attngen_choice sch, dch;
+  a.skip = s[0];
+  a.out = dr.out.data;
+  a.lse = dr.lse;
+  assert_int_equal(attngen_explain(E.ctx[0], &a, &sch), ATTNGEN_STATUS_OK);
+  if (want_parts > 0 && sch.num_splits != want_parts) {
+    print_message("    %s: %d KV parts, expected %d (parts of 32 tiles)\n", var->name,
+                  sch.num_splits, want_parts);
+    pass = 0;
+  }
+  /* the dense variant's output and LSE: the twin, or the nosplit one when the skip variant's
+   * plan does not split (every job whole, as the nosplit kernel); bitwise_dense: 0 when the
+   * twin's plan has another number of parts (then only the reference holds the call) */
+  char dense_run[128];
+  snprintf(dense_run, sizeof dense_run, "%s", dense);
+  char *tail_tok = strstr(dense_run, "_tail_");
+  if (tail_tok && sch.num_splits < 2)
+    snprintf(tail_tok, sizeof dense_run - (size_t)(tail_tok - dense_run), "_nosplit_%s",
+             strstr(dense, "_tail_") + 6);
+  a.skip = NULL;
+  a.variant = dense_run;
+  attngen_status st = attngen_explain(E.ctx[0], &a, &dch);
+  if (st == ATTNGEN_STATUS_OK) st = attngen_fwd(E.ctx[0], &a);
+  if (st == ATTNGEN_STATUS_OK) st = attngen_synchronize(E.ctx[0], NULL);
+  if (st != ATTNGEN_STATUS_OK) fail_msg("%s: %s", dense_run, attngen_last_error());
+  const int bitwise_dense = dch.num_splits == sch.num_splits;
+  a.variant = var->name;
   attngen_skip_info info;
   assert_int_equal(attngen_skip_state_info(s[0], &info), ATTNGEN_STATUS_OK);
   assert_string_equal(info.variant, var->name);
@@ -931,9 +955,11 @@ static int run_skip_case(const attngen__variant_desc *var, const char *dense,
     pass = 0;
   }
   /* without masks nothing is skipped in call 1: bitwise the dense variant */
-  if (!masks && (memcmp(r[0].out.data, dr.out.data, sizeof(uint16_t) * (size_t)n) ||
-                 memcmp(r[0].lse, dr.lse, sizeof(float) * (size_t)nl) || cnt[0][0] != 0)) {
-    print_message("    call 1 (nothing skipped) is not bitwise the dense variant %s\n", dense);
+  if (!masks && bitwise_dense &&
+      (memcmp(r[0].out.data, dr.out.data, sizeof(uint16_t) * (size_t)n) ||
+       memcmp(r[0].lse, dr.lse, sizeof(float) * (size_t)nl) || cnt[0][0] != 0)) {
+    print_message("    call 1 (nothing skipped) is not bitwise the dense variant %s\n",
+                  dense_run);
     pass = 0;
   }
   for (size_t i = 0; i < words; ++i) tot->marked += (uint64_t)__builtin_popcount(w[0][i]);
@@ -984,7 +1010,7 @@ static void test_emu_numerics_skip(void **state) {
    * ATTNGEN_TEST_ALL_CASES=1: all */
   const char *all_env = getenv("ATTNGEN_TEST_ALL_CASES");
   const int stride = all_env && !strcmp(all_env, "1") ? 1 : 2;
-  int nvar = 0, failed = 0, ci_run = 0;
+  int nvar = 0, failed = 0, ci_run = 0, nsplit = 0;
   skip_totals tot = {0, 0, 0};
   const double t0 = now_s();
   for (size_t i = 0; i < attngen__manifest_count; ++i) {
@@ -1004,18 +1030,37 @@ static void test_emu_numerics_skip(void **state) {
     for (size_t ci = (size_t)(nvar % stride); ci < nc; ci += (size_t)stride) {
       ++ci_run;
       /* masks on every other run: each case with and without them over the variants */
-      if (!run_skip_case(var, dense, &cases[ci], seed++, (ran++ + nvar) & 1, &tot)) ++bad;
+      if (!run_skip_case(var, dense, &cases[ci], seed++, (ran++ + nvar) & 1, 0, &tot))
+        ++bad;
+    }
+    /* the tail variants: a call whose 4 q-jobs (8 CUs) are split into 2 parts of 32 tiles
+     * (the dense twin's plan too, so that call 1 without masks is bitwise it), with key
+     * lengths: a part 1 of 10 tiles, an entry without keys, a part 1 past the length, a
+     * part 1 of one partial tile; without masks (nothing skipped in call 1) and with them */
+    if (var->kv_split == ATTNGEN__SPLIT_TAIL) {
+      const attngen__contract_case split_case = {
+          4, 1, 200, 64 * 96, ATTNGEN__INPUT_LARGE, 0, 1, "skip split, key lengths",
+          ATTNGEN__DEFAULT_SCALE, 4, {4000, 0, 2000, 3100}, 0};
+      for (int mk = 0; mk < 2; ++mk) {
+        ++ci_run;
+        ++ran;
+        ++nsplit;
+        if (!run_skip_case(var, dense, &split_case, seed++, mk, 2, &tot)) ++bad;
+      }
     }
     ++nvar;
     failed += bad;
     print_message("  %-56s %d of %zu cases %s  %.2f s\n", var->name, ran, nc,
                   bad ? "FAIL" : "pass", now_s() - tv);
   }
-  print_message("emu skip: %d variants, %d cases, %d failed; %llu of %llu visited tiles skipped, "
-                "%llu marked by first calls; %.1f s, input seed %llu\n", nvar, ci_run, failed,
+  print_message("emu skip: %d variants, %d cases (%d split), %d failed; %llu of %llu visited "
+                "tiles skipped, %llu marked by first calls; %.1f s, input seed %llu\n", nvar,
+                ci_run, nsplit, failed,
                 (unsigned long long)tot.skipped, (unsigned long long)tot.visited,
                 (unsigned long long)tot.marked, now_s() - t0, (unsigned long long)E.seed);
-  assert_int_equal(nvar, 6); /* the default set: bshd and bhsd in three modes */
+  /* the default set: bshd and bhsd in three modes, nosplit and tail */
+  assert_int_equal(nvar, 12);
+  assert_int_equal(nsplit, 12);
   assert_true(tot.marked > 0 && tot.skipped > 0);
   assert_int_equal(failed, 0);
 }

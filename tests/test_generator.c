@@ -202,19 +202,25 @@ static void test_generator_name_derivation(void **state) {
                        ")); local ok, e = c.validate(v); return e",
                        "(this is head_dim=128 target=sm90 impl=wgmma load=tma mask=causal "
                        "kv_split=off)");
-  /* gfx942: built at head_dim 128 without the causal mask and the tail split; the others are
-   * refused naming what is built */
+  /* gfx942: built at head_dim 128 without the causal mask, with and without the tail split;
+   * the others are refused naming what is built */
   assert_eval("local c = require('config'); return tostring(c.validate(assert(c.parse("
               "'attn_fwd_d128_bhsd_rtz_q2_kv96_w8_nosplit_vt_skip_mfma_gfx942'))))", "true");
   assert_eval_contains("local c = require('config'); local ok, e = c.validate(assert(c.parse("
                        "'attn_fwd_d128_bshd_rtne_q2_kv96_w8_nosplit_vt_causal_skip_mfma_gfx942'"
                        "))); return e",
-                       "and head_dim=128 kv_split=off mask=none impl=mfma target=gfx942 only "
+                       "and head_dim=128 mask=none impl=mfma target=gfx942 only "
                        "(this is head_dim=128 target=gfx942 impl=mfma load=thread mask=causal "
                        "kv_split=off)");
-  assert_eval_contains("local c = require('config'); local ok, e = c.validate(assert(c.parse("
-                       "'attn_fwd_d128_bshd_rtne_q2_kv96_w8_tail_vt_skip_mfma_gfx942'))); return e",
-                       "mask=none kv_split=tail)");
+  assert_eval("local c = require('config'); return tostring(c.validate(assert(c.parse("
+              "'attn_fwd_d128_bshd_rtne_q2_kv96_w8_tail_vt_skip_mfma_gfx942'))))", "true");
+  assert_eval("local c = require('config'); local n, t = 0, 0\n"
+              "for _, v in ipairs(c.default_variants()) do\n"
+              "  if v.target == 'gfx942' and v.skip == 'on' then n = n + 1\n"
+              "    assert(v.head_dim == 128 and v.q_tiles == 2 and v.kv_tile == 96 and\n"
+              "      v.v_path == 'vt' and v.mask == 'none')\n"
+              "    if v.kv_split == 'tail' then t = t + 1 end end end return n .. ' ' .. t",
+              "12 6");
   assert_eval_contains("local c = require('config'); local ok, e = c.validate(assert(c.parse("
                        "'attn_fwd_d64_bshd_rtne_q2_kv128_w8_nosplit_vt_skip_mfma_gfx942'))); return e",
                        "(this is head_dim=64 target=gfx942");

@@ -669,22 +669,22 @@ AG_KERNEL(512) void attn_fwd_d128_bhsd_rtna_q2_kv96_w8_nosplit_vt_skip_mfma_gfx9
 #line 391 "templates/gfx942/attn_fwd.hip.in"
 
   // ---- tile skipping: the q-tile's list words, word w in lane w (absent lists read 0)
-  const unsigned nvis = nt;  // visited tiles (kv_begin = 0): those with a key below kv_end
+  const unsigned nvis = nt;  // visited tiles (from kv_begin); list words from swb (lane w: swb + w)
+  const unsigned swb = 0u;
+  const unsigned sw_left = (unsigned)a.skip_nw > swb ? (unsigned)a.skip_nw - swb : 0u;
+  const unsigned swn = sw_left;
   const float skip_t = a.skip_threshold_log2;
-  // rows of this wave below Sq (the rows past it do not vote)
-  const unsigned wrows = ag_uniform((unsigned)a.Sq <= q_row0 ? 0u
-                                    : (unsigned)a.Sq - q_row0 < 32u ? (unsigned)a.Sq - q_row0
-                                                                   : 32u);
+  const unsigned wrows = ag_uniform((unsigned)a.Sq <= q_row0 ? 0u  // rows of the wave below Sq (the others do not vote)
+                                    : (unsigned)a.Sq - q_row0 < 32u ? (unsigned)a.Sq - q_row0 : 32u);
   unsigned cw, mk;  // computed tiles; computed tiles not in MD that no wave has vetoed (yet)
   unsigned vw = 0u, vwi = 0u;  // this wave's vetoes of list word vwi, not yet in mk (uniform)
   {
     const unsigned long long w0 = (((unsigned long long)b * H + h) * (unsigned)a.skip_nqt + qb) *
-                                  (unsigned)a.skip_nw;
-    const unsigned nwb = (unsigned)a.skip_nw * 4u;
+                                  (unsigned)a.skip_nw + swb;
+    const unsigned nwb = sw_left * 4u;
     const ag_rsrc r_rsrc = ag_make_rsrc(a.skip_read ? a.skip_read + w0 : a.skip_read,
                                         a.skip_read ? nwb : 0u);
-    const ag_rsrc ms_rsrc = ag_make_rsrc(a.skip_must_skip ? a.skip_must_skip + w0
-                                                          : a.skip_must_skip,
+    const ag_rsrc ms_rsrc = ag_make_rsrc(a.skip_must_skip ? a.skip_must_skip + w0 : a.skip_must_skip,
                                          a.skip_must_skip ? nwb : 0u);
     const ag_rsrc md_rsrc = ag_make_rsrc(a.skip_must_do ? a.skip_must_do + w0 : a.skip_must_do,
                                          a.skip_must_do ? nwb : 0u);
@@ -5516,9 +5516,9 @@ AG_KERNEL(512) void attn_fwd_d128_bhsd_rtna_q2_kv96_w8_nosplit_vt_skip_mfma_gfx9
       const unsigned wd = ((nvis <= 32u * ln ? 0u : (nvis - 32u * ln >= 32u ? ~0u : (1u << (nvis - 32u * ln)) - 1u)) & ~cw) |
                           (((x[0] & x[1]) & (x[2] & x[3])) & ((x[4] & x[5]) & (x[6] & x[7])));
       const unsigned long long w0 = (((unsigned long long)b * H + h) * (unsigned)a.skip_nqt + qb) *
-                                    (unsigned)a.skip_nw;
+                                    (unsigned)a.skip_nw + swb;
       const ag_rsrc w_rsrc = ag_make_rsrc(a.skip_write ? a.skip_write + w0 : a.skip_write,
-                                          a.skip_write ? (unsigned)a.skip_nw * 4u : 0u);
+                                          a.skip_write ? swn * 4u : 0u);
       ag_buffer_store_dword<0>(w_rsrc, ln * 4u, wd);
       const ag_rsrc c_rsrc = ag_make_rsrc(a.skip_count, a.skip_count ? 8u : 0u);
       ag_buffer_atomic_add<0>(c_rsrc, ln == 0u ? 0u : 0x80000000u, nvis - jj);  // skipped

@@ -411,7 +411,10 @@ static int prefer_q_tiles(const attngen__features *f, const attngen__variant_des
 
 /* Tail split when the last round of blocks leaves at least half of the device idle, the
  * grid is at most 4 rounds long (so the tail is a noticeable share of the time) and the
- * KV range is long enough to split into tiles (>= 4 KV tiles). */
+ * KV range is long enough to split into tiles (>= 4 KV tiles). Skip variants (skip = on)
+ * split only when the launch's plan does: its parts are whole list words (32 tiles,
+ * attngen__split_plan_make_aligned), so a KV range of at most 32 tiles runs unsplit, and
+ * the nosplit skip variant then runs (the same tile grid). */
 static int prefer_kv_split(const attngen__features *f, const attngen__variant_desc *const *c,
                            size_t n, char *why, size_t len) {
   const attngen__variant_desc *d = with_value(c, n, "kv_split", ATTNGEN__SPLIT_TAIL);
@@ -427,6 +430,23 @@ static int prefer_kv_split(const attngen__features *f, const attngen__variant_de
   double fill = (double)last / (double)slots;
   int long_kv = f->shape.seqlen_kv >= 4 * d->kv_tile;
   int split = fill < 0.5 && rounds <= 4 && long_kv;
+  if (split && d->skip == ATTNGEN__SKIP_ON) {
+    /* the plan the launch makes (api.c plan_launch): whole list words per part */
+    const attngen__shape *s = &f->shape;
+    attngen__split_plan plan;
+    if (attngen__split_plan_make_aligned(s->batch, s->heads, s->seqlen_q, s->seqlen_kv,
+                                         d->block_m, d->kv_tile,
+                                         f->compute_units > 0 ? f->compute_units : 1, 1,
+                                         ATTNGEN__SPLIT_SKIP_ALIGN_TILES,
+                                         &plan) != ATTNGEN_STATUS_OK ||
+        plan.num_splits < 2) {
+      snprintf(why, len, "kv_split=" ATTNGEN__SPLIT_OFF_NAME ": %ld blocks on %ld slots = %ld "
+               "round(s), last %.0f%% full, but parts of whole skip-list words (%d tiles) do "
+               "not split Skv %d", jobs, slots, rounds, fill * 100.0,
+               ATTNGEN__SPLIT_SKIP_ALIGN_TILES, f->shape.seqlen_kv);
+      return ATTNGEN__SPLIT_OFF;
+    }
+  }
   snprintf(why, len, "kv_split=%s: %ld blocks on %ld slots = %ld round(s), last %.0f%% full, "
            "Skv %d %s 4 x kv_tile",
            attngen__kv_split_name(split ? ATTNGEN__SPLIT_TAIL : ATTNGEN__SPLIT_OFF), jobs, slots, rounds, fill * 100.0,
