@@ -888,8 +888,9 @@ static int run_skip_case(const attngen__variant_desc *var, const char *dense,
   for (int i = 0; i < 2; ++i)
     assert_int_equal(attngen_skip_state_create(E.ctx[i], &a, 0, 0, SKIP_T, &s[i]),
                      ATTNGEN_STATUS_OK);
-  /* the skip variant's plan (a tail variant's parts are whole list words, so it may split
-   * where its dense twin does not, or the other way round) */
+  /* the skip variant's plan: a tail variant's parts are whole list words (32 tiles), its
+   * dense twin's are not, so the two may cut the KV range differently (1x9x1x945 on 8 CUs:
+   * the twin splits the last job in 2 parts of 5 tiles, the skip variant runs it whole) */
   run_out dr;
   run_out_alloc(&dr, n, nl);
   attngen_choice sch, dch;
@@ -902,9 +903,11 @@ static int run_skip_case(const attngen__variant_desc *var, const char *dense,
                   sch.num_splits, want_parts);
     pass = 0;
   }
-  /* the dense variant's output and LSE: the twin, or the nosplit one when the skip variant's
-   * plan does not split (every job whole, as the nosplit kernel); bitwise_dense: 0 when the
-   * twin's plan has another number of parts (then only the reference holds the call) */
+  /* the dense output and LSE of the same plan: the twin when the skip plan splits, else the
+   * nosplit twin (every job whole, as the tail kernel on a plan that does not split); the
+   * dense run's plan must be the skip run's (parts, split jobs, keys per part, blocks), else
+   * call 1 would be compared with another fp32 merge order (the case set holds only such
+   * cases) */
   char dense_run[128];
   snprintf(dense_run, sizeof dense_run, "%s", dense);
   char *tail_tok = strstr(dense_run, "_tail_");
@@ -917,7 +920,16 @@ static int run_skip_case(const attngen__variant_desc *var, const char *dense,
   if (st == ATTNGEN_STATUS_OK) st = attngen_fwd(E.ctx[0], &a);
   if (st == ATTNGEN_STATUS_OK) st = attngen_synchronize(E.ctx[0], NULL);
   if (st != ATTNGEN_STATUS_OK) fail_msg("%s: %s", dense_run, attngen_last_error());
-  const int bitwise_dense = dch.num_splits == sch.num_splits;
+  const char *ssplit = strstr(sch.reason, "; tail KV split:");
+  const char *dsplit = strstr(dch.reason, "; tail KV split:");
+  if (dch.num_splits != sch.num_splits || !ssplit != !dsplit ||
+      (ssplit && (strcmp(ssplit, dsplit) || dch.grid[0] != sch.grid[0]))) {
+    print_message("    the dense run %s is not on the skip run's plan: %d part(s), grid %u "
+                  "(%s) against %d, grid %u (%s)\n", dense_run, dch.num_splits, dch.grid[0],
+                  dsplit ? dsplit + 2 : "no split", sch.num_splits, sch.grid[0],
+                  ssplit ? ssplit + 2 : "no split");
+    pass = 0;
+  }
   a.variant = var->name;
   attngen_skip_info info;
   assert_int_equal(attngen_skip_state_info(s[0], &info), ATTNGEN_STATUS_OK);
@@ -955,7 +967,7 @@ static int run_skip_case(const attngen__variant_desc *var, const char *dense,
     pass = 0;
   }
   /* without masks nothing is skipped in call 1: bitwise the dense variant */
-  if (!masks && bitwise_dense &&
+  if (!masks &&
       (memcmp(r[0].out.data, dr.out.data, sizeof(uint16_t) * (size_t)n) ||
        memcmp(r[0].lse, dr.lse, sizeof(float) * (size_t)nl) || cnt[0][0] != 0)) {
     print_message("    call 1 (nothing skipped) is not bitwise the dense variant %s\n",
@@ -1006,11 +1018,12 @@ static void test_emu_numerics_skip(void **state) {
     return;
   }
   uint64_t seed = E.seed + 104729;
-  /* every other case per variant, rotating (every case runs on 3 of the 6 variants);
+  /* every other case per variant, rotating over the variants of one kv_split (every case
+   * runs on 3 of the 6 nosplit and on 3 of the 6 tail variants, with and without masks);
    * ATTNGEN_TEST_ALL_CASES=1: all */
   const char *all_env = getenv("ATTNGEN_TEST_ALL_CASES");
   const int stride = all_env && !strcmp(all_env, "1") ? 1 : 2;
-  int nvar = 0, failed = 0, ci_run = 0, nsplit = 0;
+  int nvar = 0, failed = 0, ci_run = 0, nsplit = 0, nth[2] = {0, 0};
   skip_totals tot = {0, 0, 0};
   const double t0 = now_s();
   for (size_t i = 0; i < attngen__manifest_count; ++i) {
@@ -1027,10 +1040,12 @@ static void test_emu_numerics_skip(void **state) {
     const size_t nc = attngen__contract_cases(var->kv_tile, cases);
     const double tv = now_s();
     int bad = 0, ran = 0;
-    for (size_t ci = (size_t)(nvar % stride); ci < nc; ci += (size_t)stride) {
+    const int k = nth[var->kv_split == ATTNGEN__SPLIT_TAIL]++; /* its place among its kind */
+    for (size_t ci = (size_t)(k % stride); ci < nc; ci += (size_t)stride) {
       ++ci_run;
-      /* masks on every other run: each case with and without them over the variants */
-      if (!run_skip_case(var, dense, &cases[ci], seed++, (ran++ + nvar) & 1, 0, &tot))
+      /* masks on every other run, the phase turning with every second variant: each case
+       * with and without them over the variants that run it */
+      if (!run_skip_case(var, dense, &cases[ci], seed++, (ran++ + k / 2) & 1, 0, &tot))
         ++bad;
     }
     /* the tail variants: a call whose 4 q-jobs (8 CUs) are split into 2 parts of 32 tiles
@@ -1060,6 +1075,7 @@ static void test_emu_numerics_skip(void **state) {
                 (unsigned long long)tot.marked, now_s() - t0, (unsigned long long)E.seed);
   /* the default set: bshd and bhsd in three modes, nosplit and tail */
   assert_int_equal(nvar, 12);
+  assert_int_equal(nth[1], 6);
   assert_int_equal(nsplit, 12);
   assert_true(tot.marked > 0 && tot.skipped > 0);
   assert_int_equal(failed, 0);

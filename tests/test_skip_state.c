@@ -316,10 +316,11 @@ static void test_skip_state_bad_args(void **state) {
 }
 
 /* The dispatcher pairs args.skip with skip=on variants: on the emu backend the gfx942 skip
- * kernels (head_dim 128, no causal mask, no tail split) give a plain call's state their grid
- * (256 x 96: q2 kv96 w8); a causal call has no skip variant (NO_VARIANT naming args.skip),
- * and forced skip=on names of unbuilt families (causal, tail split) are refused by the
- * generator's rule 'skip'. */
+ * kernels (head_dim 128, no causal mask) give a plain call's state their grid (256 x 96: q2
+ * kv96 w8; the nosplit one, as 4 KV tiles make no split of whole list words); a causal call
+ * has no skip variant (NO_VARIANT naming args.skip), forced skip=on names of unbuilt
+ * families (causal, head_dim 64) are refused by the generator's rule 'skip', and a forced
+ * tail split skip name is served (the same grid). */
 static void test_skip_state_no_variant(void **state) {
   (void)state;
   attngen_context *ctx = NULL;
@@ -354,10 +355,19 @@ static void test_skip_state_no_variant(void **state) {
   assert_int_equal(attngen_skip_state_create(ctx, &a, 0, 0, -6.0f, &s), ATTNGEN_STATUS_NO_VARIANT);
   assert_non_null(strstr(attngen_last_error(), "rule 'skip'"));
   a.causal = 0;
-  a.variant = "attn_fwd_d128_bshd_rtne_q2_kv96_w8_tail_vt_skip_mfma_gfx942";
+  a.head_dim = 64;
+  a.variant = "attn_fwd_d64_bshd_rtne_q2_kv128_w8_nosplit_vt_skip_mfma_gfx942";
   assert_int_equal(attngen_skip_state_create(ctx, &a, 0, 0, -6.0f, &s), ATTNGEN_STATUS_NO_VARIANT);
   assert_non_null(strstr(attngen_last_error(), "rule 'skip'"));
   assert_null(s);
+  a.head_dim = D;
+  a.variant = "attn_fwd_d128_bshd_rtne_q2_kv96_w8_tail_vt_skip_mfma_gfx942";
+  assert_int_equal(attngen_skip_state_create(ctx, &a, 0, 0, -6.0f, &s), ATTNGEN_STATUS_OK);
+  assert_int_equal(attngen_skip_state_info(s, &info), ATTNGEN_STATUS_OK);
+  assert_string_equal(info.variant, a.variant);
+  assert_int_equal(info.block_m, 256);
+  assert_int_equal(info.block_n, 96);
+  attngen_skip_state_destroy(s);
   attngen_destroy(ctx);
 }
 

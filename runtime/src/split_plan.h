@@ -78,11 +78,12 @@ attngen_status attngen__split_plan_make(int batch, int heads, int seqlen_q, int 
 
 /* The same with parts of a multiple of align_tiles KV tiles (align_tiles = 1: the plan above):
  * tiles per part = ceil(tiles / n) rounded up to a multiple of align_tiles, then n recomputed
- * (n < 2: no split). BAD_SHAPE as above, and for align_tiles <= 0. The sm90 skip variants
- * (skip = on) take ATTNGEN__SPLIT_SKIP_ALIGN_TILES: each part writes whole words of the skip
- * lists (32 tiles a word, docs/NUMERICS.md "Tile skipping"), so a part needs 64 tiles of KV
- * for two parts (Skv > 32 x kv_tile) and the tail is cut into fewer, longer parts (Wan 1.3B
- * (1,12,32760) at kv 176: 36 tail q-jobs, 3 parts of 64 tiles where 62 would do). */
+ * (n < 2: no split). BAD_SHAPE as above, and for align_tiles <= 0. The skip variants
+ * (skip = on; sm90 and gfx942) take ATTNGEN__SPLIT_SKIP_ALIGN_TILES: each part writes whole
+ * words of the skip lists (32 tiles a word, docs/NUMERICS.md "Tile skipping"), so a part
+ * needs 64 tiles of KV for two parts (Skv > 32 x kv_tile) and the tail is cut into fewer,
+ * longer parts (Wan 1.3B (1,12,32760) at kv 176: 36 tail q-jobs, 3 parts of 64 tiles where
+ * 62 would do). */
 #define ATTNGEN__SPLIT_SKIP_ALIGN_TILES 32
 attngen_status attngen__split_plan_make_aligned(int batch, int heads, int seqlen_q, int seqlen_kv,
                                                 int block_m, int kv_tile, int cu_count,
