@@ -152,23 +152,27 @@ static void test_generator_name_derivation(void **state) {
               "  d.v_ring)",
               "18 33792 528 8 8");
   /* the default set's head_dim 256 kernels: both layouts and every mode, kv 64 and 80 (each
-   * without and with the tail split), the causal mask at 64; the derived shared memory: one Q
-   * buffer and two stages, an O buffer with 64-key tiles only */
-  assert_eval("local g = require('generate'); local n, causal = 0, 0; local shape = {}\n"
+   * without and with the tail split), the causal mask at 64, tile skipping at 80 (with and
+   * without the split); the derived shared memory of the dense kernels: one Q buffer and two
+   * stages, an O buffer with 64-key tiles only; the skip kernels' (+ list words and the job
+   * ring) still within the 227 KiB a block may have */
+  assert_eval("local g = require('generate'); local n, causal, skip = 0, 0, 0; local shape = {}\n"
               "for _, v in ipairs(require('config').default_variants()) do\n"
               "  if v.head_dim == 256 and v.target == 'sm90' then n = n + 1\n"
               "    assert(g.desc_values(v).head_dim == 256)\n"
               "    if v.mask == 'causal' then causal = causal + 1 end\n"
               "    local d = g.values(v)\n"
-              "    shape[v.kv_tile] = string.format('%d/%d/%d/%d', d.stages, d.q_bufs, d.o_bufs,\n"
-              "      d.smem_bytes) end end\n"
-              "return string.format('%d %d %s %s', n, causal, shape[64], shape[80])",
-              "30 6 2/1/1/230504 2/1/0/230496");
-  /* the default set has head_dim 64 kernels, with the descriptor field (12 of them split) */
+              "    if v.skip == 'on' then skip = skip + 1\n"
+              "      assert(v.kv_tile == 80 and d.smem_bytes > 230496 and d.smem_bytes <= 232448)\n"
+              "    else shape[v.kv_tile] = string.format('%d/%d/%d/%d', d.stages, d.q_bufs,\n"
+              "      d.o_bufs, d.smem_bytes) end end end\n"
+              "return string.format('%d %d %d %s %s', n, causal, skip, shape[64], shape[80])",
+              "42 6 12 2/1/1/230504 2/1/0/230496");
+  /* the default set has head_dim 64 kernels, with the descriptor field (sm90: 12 split, 12 skip) */
   assert_eval("local g = require('generate'); local n = 0\n"
               "for _, v in ipairs(require('config').default_variants()) do\n"
               "  if v.head_dim == 64 then n = n + 1; assert(g.desc_values(v).head_dim == 64) end end\n"
-              "return tostring(n)", "48");
+              "return tostring(n)", "60");
   /* v_path: the default (perm) adds no token, vt does; sm90 has only perm */
   assert_eval("local c = require('config'); return c.name{layout='bshd', rounding='rtne', "
               "q_tiles=2, kv_tile=96, waves=8, kv_split='tail', v_path='vt', impl='mfma', "
@@ -310,7 +314,7 @@ static void test_generator_validity_rules(void **state) {
               "for _, v in ipairs(c.default_variants()) do\n"
               "  if v.target == 'sm90' and v.kv_split == 'tail' then n = n + 1\n"
               "    assert(v.impl == 'wgmma' and v.load == 'tma' and v.mask == 'none')\n"
-              "    if v.skip == 'on' then s = s + 1 end end end return n .. ' ' .. s", "54 12");
+              "    if v.skip == 'on' then s = s + 1 end end end return n .. ' ' .. s", "66 24");
   assert_eval_contains("local c = require('config'); local ok, e = c.validate{layout='bshd', "
                        "rounding='rtne', q_tiles=1, kv_tile=64, waves=8, kv_split='off', "
                        "impl='mfma', target='gfx942'}; return e", "rule 'gfx942-q-tiles'");

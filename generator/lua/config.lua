@@ -494,6 +494,15 @@ M.default_set = {
   { target = "sm90", head_dim = 256, layout = all_layouts, rounding = all_modes, q_tiles = 1,
     kv_tile = 64, waves = 12, kv_split = "off", load = "tma", mask = "causal",
     impl = "wgmma" },
+  -- Tile skipping at head_dims 64 and 256 (skip = on, issue 27): the dense sets' long-KV
+  -- tiles (64: 128 keys, three consumers; 256: 80 keys), with and without the tail split.
+  -- ptxas: 0-12 bytes spilled, in the 24-register producer (as the head_dim-128 skip kernels).
+  { target = "sm90", head_dim = 64, layout = all_layouts, rounding = all_modes, q_tiles = 1,
+    kv_tile = 128, waves = 16, kv_split = { "off", "tail" }, load = "tma", skip = "on",
+    impl = "wgmma" },
+  { target = "sm90", head_dim = 256, layout = all_layouts, rounding = all_modes, q_tiles = 1,
+    kv_tile = 80, waves = 12, kv_split = { "off", "tail" }, load = "tma", skip = "on",
+    impl = "wgmma" },
 }
 
 -- The tuning search space per target, a list of specs each (variants outside the default
@@ -549,6 +558,12 @@ M.search_space = {
     { target = "sm90", head_dim = 256, layout = all_layouts, rounding = all_modes, q_tiles = 1,
       kv_tile = { 64, 80 }, waves = 12, kv_split = "off", load = "tma",
       mask = { "none", "causal" }, impl = "wgmma" },
+    { target = "sm90", head_dim = 64, layout = all_layouts, rounding = all_modes, q_tiles = 1,
+      kv_tile = 128, waves = { 12, 16 }, kv_split = { "off", "tail" }, load = "tma",
+      skip = "on", impl = "wgmma" },
+    { target = "sm90", head_dim = 256, layout = all_layouts, rounding = all_modes, q_tiles = 1,
+      kv_tile = { 64, 80 }, waves = 12, kv_split = { "off", "tail" }, load = "tma",
+      skip = "on", impl = "wgmma" },
   },
 }
 
