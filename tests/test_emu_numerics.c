@@ -27,7 +27,7 @@
  * variants on the case set above with args.causal = 1, without its NaN/Inf cases (every
  * other case per variant).
  * --skip (its own ctest entry, test_emu_numerics_skip): the default gfx942 tile-skipping
- * variants (skip = on) on the case set (every other case per variant, rotating; all with
+ * variants (skip = on; head_dim 64, 128 and 256) on the case set (every other case per variant, rotating; all with
  * ATTNGEN_TEST_ALL_CASES=1): a skip state's first call (no read list) bitwise equal
  * to the dense variant's output and LSE; then three calls (random must-skip / must-do masks
  * on every other case; a fresh list, a random read list, the list written by the call
@@ -1023,7 +1023,7 @@ static void test_emu_numerics_skip(void **state) {
    * ATTNGEN_TEST_ALL_CASES=1: all */
   const char *all_env = getenv("ATTNGEN_TEST_ALL_CASES");
   const int stride = all_env && !strcmp(all_env, "1") ? 1 : 2;
-  int nvar = 0, failed = 0, ci_run = 0, nsplit = 0, nth[2] = {0, 0};
+  int nvar = 0, failed = 0, ci_run = 0, nsplit = 0, nth[2] = {0, 0}, nhd[3] = {0, 0, 0};
   skip_totals tot = {0, 0, 0};
   const double t0 = now_s();
   for (size_t i = 0; i < attngen__manifest_count; ++i) {
@@ -1050,12 +1050,15 @@ static void test_emu_numerics_skip(void **state) {
     }
     /* the tail variants: a call whose 4 q-jobs (8 CUs) are split into 2 parts of 32 tiles
      * (the dense twin's plan too, so that call 1 without masks is bitwise it), with key
-     * lengths: a part 1 of 10 tiles, an entry without keys, a part 1 past the length, a
-     * part 1 of one partial tile; without masks (nothing skipped in call 1) and with them */
+     * lengths: a part 1 of 10 tiles (the last partial), an entry without keys, a part 1 past
+     * the length, a part 1 of one partial tile (28 keys); without masks (nothing skipped in
+     * call 1) and with them. At kv_tile 96: lengths 4000, 0, 2000, 3100 of 6144 keys. */
     if (var->kv_split == ATTNGEN__SPLIT_TAIL) {
+      const int kv = var->kv_tile, part = 32 * var->kv_tile;
       const attngen__contract_case split_case = {
-          4, 1, 200, 64 * 96, ATTNGEN__INPUT_LARGE, 0, 1, "skip split, key lengths",
-          ATTNGEN__DEFAULT_SCALE, 4, {4000, 0, 2000, 3100}, 0};
+          4, 1, 200, 2 * part, ATTNGEN__INPUT_LARGE, 0, 1, "skip split, key lengths",
+          ATTNGEN__DEFAULT_SCALE, 4, {part + 9 * kv + 2 * kv / 3, 0, part * 2000 / 3072,
+                                      part + 28}, 0};
       for (int mk = 0; mk < 2; ++mk) {
         ++ci_run;
         ++ran;
@@ -1064,6 +1067,7 @@ static void test_emu_numerics_skip(void **state) {
       }
     }
     ++nvar;
+    ++nhd[attngen__desc_head_dim(var) == 64 ? 0 : attngen__desc_head_dim(var) == 128 ? 1 : 2];
     failed += bad;
     print_message("  %-56s %d of %zu cases %s  %.2f s\n", var->name, ran, nc,
                   bad ? "FAIL" : "pass", now_s() - tv);
@@ -1073,10 +1077,14 @@ static void test_emu_numerics_skip(void **state) {
                 ci_run, nsplit, failed,
                 (unsigned long long)tot.skipped, (unsigned long long)tot.visited,
                 (unsigned long long)tot.marked, now_s() - t0, (unsigned long long)E.seed);
-  /* the default set: bshd and bhsd in three modes, nosplit and tail */
-  assert_int_equal(nvar, 12);
-  assert_int_equal(nth[1], 6);
-  assert_int_equal(nsplit, 12);
+  /* the default set: bshd and bhsd in three modes, nosplit and tail, at head_dim 64, 128
+   * and 256 */
+  assert_int_equal(nvar, 36);
+  assert_int_equal(nhd[0], 12);
+  assert_int_equal(nhd[1], 12);
+  assert_int_equal(nhd[2], 12);
+  assert_int_equal(nth[1], 18);
+  assert_int_equal(nsplit, 36);
   assert_true(tot.marked > 0 && tot.skipped > 0);
   assert_int_equal(failed, 0);
 }

@@ -141,16 +141,17 @@ static void test_generator_name_derivation(void **state) {
                        "kv_split='tail', v_path='vt', impl='mfma', target='gfx942'}; return e",
                        "q_tiles * kv_tile <= 64 at this head_dim");
   /* the default set's gfx942 head_dim 256 kernels: both layouts, every mode, with and without
-   * the tail split, the causal mask without it; the derived K buffers (2 x 32 rows at the
-   * 528-byte pitch) and V ring */
-  assert_eval("local g = require('generate'); local n = 0; local d\n"
+   * the tail split, the causal mask without it, tile skipping with and without the split
+   * (12); the derived K buffers (2 x 32 rows at the 528-byte pitch) and V ring */
+  assert_eval("local g = require('generate'); local n, ns = 0, 0; local d\n"
               "for _, v in ipairs(require('config').default_variants()) do\n"
-              "  if v.head_dim == 256 and v.target == 'gfx942' then n = n + 1\n"
+              "  if v.head_dim == 256 and v.target == 'gfx942' then\n"
+              "    if v.skip == 'on' then ns = ns + 1 else n = n + 1 end\n"
               "    assert(v.q_tiles == 2 and v.kv_tile == 32 and v.v_path == 'vt')\n"
               "    d = g.values(v) end end\n"
-              "return string.format('%d %d %d %d %d', n, d.lds_bytes, d.k_pitch, d.k_rows_per_wave,\n"
-              "  d.v_ring)",
-              "18 33792 528 8 8");
+              "return string.format('%d %d %d %d %d %d', n, ns, d.lds_bytes, d.k_pitch,\n"
+              "  d.k_rows_per_wave, d.v_ring)",
+              "18 12 33792 528 8 8");
   /* the default set's head_dim 256 kernels: both layouts and every mode, kv 64 and 80 (each
    * without and with the tail split), the causal mask at 64, tile skipping at 80 (with and
    * without the split); the derived shared memory of the dense kernels: one Q buffer and two
@@ -168,11 +169,13 @@ static void test_generator_name_derivation(void **state) {
               "      d.o_bufs, d.smem_bytes) end end end\n"
               "return string.format('%d %d %d %s %s', n, causal, skip, shape[64], shape[80])",
               "42 6 12 2/1/1/230504 2/1/0/230496");
-  /* the default set has head_dim 64 kernels, with the descriptor field (sm90: 12 split, 12 skip) */
-  assert_eval("local g = require('generate'); local n = 0\n"
+  /* the default set has head_dim 64 kernels, with the descriptor field (12 of them split);
+   * 24 more skip tiles (12 gfx942, 12 sm90) */
+  assert_eval("local g = require('generate'); local n, ns = 0, 0\n"
               "for _, v in ipairs(require('config').default_variants()) do\n"
-              "  if v.head_dim == 64 then n = n + 1; assert(g.desc_values(v).head_dim == 64) end end\n"
-              "return tostring(n)", "60");
+              "  if v.head_dim == 64 then assert(g.desc_values(v).head_dim == 64)\n"
+              "    if v.skip == 'on' then ns = ns + 1 else n = n + 1 end end end\n"
+              "return n .. ' ' .. ns", "48 24");
   /* v_path: the default (perm) adds no token, vt does; sm90 has only perm */
   assert_eval("local c = require('config'); return c.name{layout='bshd', rounding='rtne', "
               "q_tiles=2, kv_tile=96, waves=8, kv_split='tail', v_path='vt', impl='mfma', "
@@ -206,28 +209,38 @@ static void test_generator_name_derivation(void **state) {
                        ")); local ok, e = c.validate(v); return e",
                        "(this is head_dim=128 target=sm90 impl=wgmma load=tma mask=causal "
                        "kv_split=off)");
-  /* gfx942: built at head_dim 128 without the causal mask, with and without the tail split;
-   * the others are refused naming what is built */
+  /* gfx942: built at head_dim 64, 128 and 256 without the causal mask, with and without the
+   * tail split; the others are refused naming what is built */
   assert_eval("local c = require('config'); return tostring(c.validate(assert(c.parse("
               "'attn_fwd_d128_bhsd_rtz_q2_kv96_w8_nosplit_vt_skip_mfma_gfx942'))))", "true");
   assert_eval_contains("local c = require('config'); local ok, e = c.validate(assert(c.parse("
                        "'attn_fwd_d128_bshd_rtne_q2_kv96_w8_nosplit_vt_causal_skip_mfma_gfx942'"
                        "))); return e",
-                       "and head_dim=128 mask=none impl=mfma target=gfx942 only "
+                       "and mask=none impl=mfma target=gfx942 only "
                        "(this is head_dim=128 target=gfx942 impl=mfma load=thread mask=causal "
                        "kv_split=off)");
   assert_eval("local c = require('config'); return tostring(c.validate(assert(c.parse("
               "'attn_fwd_d128_bshd_rtne_q2_kv96_w8_tail_vt_skip_mfma_gfx942'))))", "true");
-  assert_eval("local c = require('config'); local n, t = 0, 0\n"
+  /* the default set's gfx942 skip kernels: the dense default's tile at each head dim (64:
+   * kv128, 128: kv96, 256: kv32), 12 per head dim (2 layouts x 3 modes x nosplit / tail) */
+  assert_eval("local c = require('config'); local n, t = {}, 0\n"
+              "local kv = { [64] = 128, [128] = 96, [256] = 32 }\n"
               "for _, v in ipairs(c.default_variants()) do\n"
-              "  if v.target == 'gfx942' and v.skip == 'on' then n = n + 1\n"
-              "    assert(v.head_dim == 128 and v.q_tiles == 2 and v.kv_tile == 96 and\n"
+              "  if v.target == 'gfx942' and v.skip == 'on' then\n"
+              "    n[v.head_dim] = (n[v.head_dim] or 0) + 1\n"
+              "    assert(v.q_tiles == 2 and v.kv_tile == kv[v.head_dim] and\n"
               "      v.v_path == 'vt' and v.mask == 'none')\n"
-              "    if v.kv_split == 'tail' then t = t + 1 end end end return n .. ' ' .. t",
-              "12 6");
+              "    if v.kv_split == 'tail' then t = t + 1 end end end\n"
+              "return n[64] .. ' ' .. n[128] .. ' ' .. n[256] .. ' ' .. t",
+              "12 12 12 18");
+  assert_eval("local c = require('config'); return tostring(c.validate(assert(c.parse("
+              "'attn_fwd_d64_bshd_rtne_q2_kv128_w8_nosplit_vt_skip_mfma_gfx942')))) .. ' ' .. "
+              "tostring(c.validate(assert(c.parse("
+              "'attn_fwd_d256_bhsd_rtz_q2_kv32_w8_tail_vt_skip_mfma_gfx942'))))", "true true");
   assert_eval_contains("local c = require('config'); local ok, e = c.validate(assert(c.parse("
-                       "'attn_fwd_d64_bshd_rtne_q2_kv128_w8_nosplit_vt_skip_mfma_gfx942'))); return e",
-                       "(this is head_dim=64 target=gfx942");
+                       "'attn_fwd_d64_bshd_rtne_q2_kv128_w8_nosplit_vt_causal_skip_mfma_gfx942'"
+                       "))); return e",
+                       "(this is head_dim=64 target=gfx942 impl=mfma load=thread mask=causal");
   assert_eval_contains("local c = require('config'); local v = assert(c.parse("
                        "'attn_fwd_d128_bshd_rtne_q1_kv128_w12_nosplit_tma_causal_skip_wgmma_sm90'"
                        ")); local ok, e = c.validate(v); return e",

@@ -316,11 +316,12 @@ static void test_skip_state_bad_args(void **state) {
 }
 
 /* The dispatcher pairs args.skip with skip=on variants: on the emu backend the gfx942 skip
- * kernels (head_dim 128, no causal mask) give a plain call's state their grid (256 x 96: q2
- * kv96 w8; the nosplit one, as 4 KV tiles make no split of whole list words); a causal call
- * has no skip variant (NO_VARIANT naming args.skip), forced skip=on names of unbuilt
- * families (causal, head_dim 64) are refused by the generator's rule 'skip', and a forced
- * tail split skip name is served (the same grid). */
+ * kernels (head_dim 64, 128 and 256, no causal mask) give a plain call's state their grid
+ * (head_dim 128: 256 x 96, q2 kv96 w8; the nosplit one, as 4 KV tiles make no split of whole
+ * list words; head_dim 64: 256 x 128; head_dim 256: 256 x 32); a causal call has no skip
+ * variant (NO_VARIANT naming args.skip), forced skip=on names of unbuilt families (causal)
+ * are refused by the generator's rule 'skip', and a forced tail split skip name is served
+ * (the same grid). */
 static void test_skip_state_no_variant(void **state) {
   (void)state;
   attngen_context *ctx = NULL;
@@ -354,12 +355,31 @@ static void test_skip_state_no_variant(void **state) {
   a.variant = "attn_fwd_d128_bshd_rtne_q2_kv96_w8_nosplit_vt_causal_skip_mfma_gfx942";
   assert_int_equal(attngen_skip_state_create(ctx, &a, 0, 0, -6.0f, &s), ATTNGEN_STATUS_NO_VARIANT);
   assert_non_null(strstr(attngen_last_error(), "rule 'skip'"));
-  a.causal = 0;
   a.head_dim = 64;
-  a.variant = "attn_fwd_d64_bshd_rtne_q2_kv128_w8_nosplit_vt_skip_mfma_gfx942";
+  a.variant = "attn_fwd_d64_bshd_rtne_q2_kv128_w8_nosplit_vt_causal_skip_mfma_gfx942";
   assert_int_equal(attngen_skip_state_create(ctx, &a, 0, 0, -6.0f, &s), ATTNGEN_STATUS_NO_VARIANT);
   assert_non_null(strstr(attngen_last_error(), "rule 'skip'"));
   assert_null(s);
+  a.causal = 0;
+  a.variant = NULL;
+  /* head_dim 64 and 256: the dispatcher's own pick, the dense default's tile */
+  static const struct { int d, block_n, kv_tiles; const char *tail; } hd[] = {
+      {64, 128, 3, "_q2_kv128_w8_nosplit_vt_skip_mfma_gfx942"},
+      {256, 32, 10, "_q2_kv32_w8_nosplit_vt_skip_mfma_gfx942"}};
+  for (int i = 0; i < 2; ++i) {
+    a.head_dim = hd[i].d;
+    assert_int_equal(attngen_skip_state_create(ctx, &a, 0, 0, -6.0f, &s), ATTNGEN_STATUS_OK);
+    assert_int_equal(attngen_skip_state_info(s, &info), ATTNGEN_STATUS_OK);
+    assert_int_equal(info.block_m, 256);
+    assert_int_equal(info.block_n, hd[i].block_n);
+    assert_int_equal(info.q_tiles, 2);
+    assert_int_equal(info.kv_tiles, hd[i].kv_tiles);
+    assert_non_null(strstr(info.variant, hd[i].tail));
+    assert_int_equal(strncmp(info.variant, hd[i].d == 64 ? "attn_fwd_d64_" : "attn_fwd_d256_",
+                             hd[i].d == 64 ? 13 : 14), 0);
+    attngen_skip_state_destroy(s);
+    s = NULL;
+  }
   a.head_dim = D;
   a.variant = "attn_fwd_d128_bshd_rtne_q2_kv96_w8_tail_vt_skip_mfma_gfx942";
   assert_int_equal(attngen_skip_state_create(ctx, &a, 0, 0, -6.0f, &s), ATTNGEN_STATUS_OK);

@@ -2214,23 +2214,25 @@ AG_KERNEL(512) void attn_fwd_d128_bhsd_rtna_q2_kv96_w8_tail_vt_skip_mfma_gfx942(
     // when the max t of its keys (max(t, -inf): a NaN score does not count) is not below the
     // row's running max m + T (now m after this tile); a row's max over the tile is below
     // m + T iff each of its 4 lanes' is. A veto of the wave sets bit kc of the uniform word
-    // vw (list word vwi; flushed into mk when the walk leaves the word): scalar work only.
+    // vw (list word vwi; flushed into mk when the walk leaves the word). Past the compares
+    // scalar work only: ballots, and in the last q-block the lanes of the rows below Sq as a
+    // mask made in SGPRs (lane l holds row (l & 15) + 16 qt), no per-lane row test (6 VALU).
     {
-      bool veto[2];
-#line 809 "templates/gfx942/attn_fwd.hip.in"
-      veto[0] = !(ag_max_f32(tmx[0], -__builtin_inff()) - m[0] < skip_t);
-#line 809 "templates/gfx942/attn_fwd.hip.in"
-      veto[1] = !(ag_max_f32(tmx[1], -__builtin_inff()) - m[1] < skip_t);
+      unsigned long long vb[2];  // the lanes that veto, per Q tile
 #line 811 "templates/gfx942/attn_fwd.hip.in"
-      if (wrows < 32u) {  // a wave of the last q-block: rows past Sq do not vote
-        const unsigned rl = ag_lane_id_here() & 15u;  // the lane's row within its Q tile
-#line 814 "templates/gfx942/attn_fwd.hip.in"
-        veto[0] = veto[0] && rl + 0u < wrows;
-#line 814 "templates/gfx942/attn_fwd.hip.in"
-        veto[1] = veto[1] && rl + 16u < wrows;
-#line 816 "templates/gfx942/attn_fwd.hip.in"
+      vb[0] = ag_ballot(!(ag_max_f32(tmx[0], -__builtin_inff()) - m[0] < skip_t));
+      if (wrows < 16u) {  // r: bit c for the rows c + 0 below wrows (c < 16)
+        const unsigned long long r = (1ull << (wrows > 0u ? wrows - 0u : 0u)) - 1ull;
+        vb[0] &= (r | r << 16) | (r | r << 16) << 32;  // the 4 lane groups g of row c
       }
-      if (ag_any(veto[0] || veto[1])) {
+#line 811 "templates/gfx942/attn_fwd.hip.in"
+      vb[1] = ag_ballot(!(ag_max_f32(tmx[1], -__builtin_inff()) - m[1] < skip_t));
+      if (wrows < 32u) {  // r: bit c for the rows c + 16 below wrows (c < 16)
+        const unsigned long long r = (1ull << (wrows > 16u ? wrows - 16u : 0u)) - 1ull;
+        vb[1] &= (r | r << 16) | (r | r << 16) << 32;  // the 4 lane groups g of row c
+      }
+#line 817 "templates/gfx942/attn_fwd.hip.in"
+      if ((vb[0] | vb[1]) != 0ull) {
         if ((kc >> 5) != vwi) {
 #line 482 "templates/gfx942/attn_fwd.hip.in"
           mk &= ag_lane_id_here() == vwi ? ~vw : ~0u;
@@ -4390,23 +4392,25 @@ AG_KERNEL(512) void attn_fwd_d128_bhsd_rtna_q2_kv96_w8_tail_vt_skip_mfma_gfx942(
     // when the max t of its keys (max(t, -inf): a NaN score does not count) is not below the
     // row's running max m + T (now m after this tile); a row's max over the tile is below
     // m + T iff each of its 4 lanes' is. A veto of the wave sets bit kc of the uniform word
-    // vw (list word vwi; flushed into mk when the walk leaves the word): scalar work only.
+    // vw (list word vwi; flushed into mk when the walk leaves the word). Past the compares
+    // scalar work only: ballots, and in the last q-block the lanes of the rows below Sq as a
+    // mask made in SGPRs (lane l holds row (l & 15) + 16 qt), no per-lane row test (6 VALU).
     {
-      bool veto[2];
-#line 809 "templates/gfx942/attn_fwd.hip.in"
-      veto[0] = !(ag_max_f32(tmx[0], -__builtin_inff()) - m[0] < skip_t);
-#line 809 "templates/gfx942/attn_fwd.hip.in"
-      veto[1] = !(ag_max_f32(tmx[1], -__builtin_inff()) - m[1] < skip_t);
+      unsigned long long vb[2];  // the lanes that veto, per Q tile
 #line 811 "templates/gfx942/attn_fwd.hip.in"
-      if (wrows < 32u) {  // a wave of the last q-block: rows past Sq do not vote
-        const unsigned rl = ag_lane_id_here() & 15u;  // the lane's row within its Q tile
-#line 814 "templates/gfx942/attn_fwd.hip.in"
-        veto[0] = veto[0] && rl + 0u < wrows;
-#line 814 "templates/gfx942/attn_fwd.hip.in"
-        veto[1] = veto[1] && rl + 16u < wrows;
-#line 816 "templates/gfx942/attn_fwd.hip.in"
+      vb[0] = ag_ballot(!(ag_max_f32(tmx[0], -__builtin_inff()) - m[0] < skip_t));
+      if (wrows < 16u) {  // r: bit c for the rows c + 0 below wrows (c < 16)
+        const unsigned long long r = (1ull << (wrows > 0u ? wrows - 0u : 0u)) - 1ull;
+        vb[0] &= (r | r << 16) | (r | r << 16) << 32;  // the 4 lane groups g of row c
       }
-      if (ag_any(veto[0] || veto[1])) {
+#line 811 "templates/gfx942/attn_fwd.hip.in"
+      vb[1] = ag_ballot(!(ag_max_f32(tmx[1], -__builtin_inff()) - m[1] < skip_t));
+      if (wrows < 32u) {  // r: bit c for the rows c + 16 below wrows (c < 16)
+        const unsigned long long r = (1ull << (wrows > 16u ? wrows - 16u : 0u)) - 1ull;
+        vb[1] &= (r | r << 16) | (r | r << 16) << 32;  // the 4 lane groups g of row c
+      }
+#line 817 "templates/gfx942/attn_fwd.hip.in"
+      if ((vb[0] | vb[1]) != 0ull) {
         if ((kc >> 5) != vwi) {
 #line 482 "templates/gfx942/attn_fwd.hip.in"
           mk &= ag_lane_id_here() == vwi ? ~vw : ~0u;

@@ -71,10 +71,10 @@ M.skip_built = {
   -- sm90: with and without the tail KV split (a part judges its own tiles and writes its
   -- own list words; the runtime plans whole words per part)
   { target = "sm90", impl = "wgmma", load = "tma", mask = "none" },
-  -- gfx942 (templates/gfx942/attn_fwd.hip.in): head_dim 128, without the causal mask; with
-  -- and without the tail KV split (as sm90: a part judges its own tiles and writes its own
-  -- list words; the runtime plans whole words per part)
-  { target = "gfx942", impl = "mfma", head_dim = 128, mask = "none" },
+  -- gfx942 (templates/gfx942/attn_fwd.hip.in): every head dim (64, 128, 256), without the
+  -- causal mask; with and without the tail KV split (as sm90: a part judges its own tiles and
+  -- writes its own list words; the runtime plans whole words per part)
+  { target = "gfx942", impl = "mfma", mask = "none" },
 }
 
 -- Per target: the architecture its kernels are compiled for (JIT and AOT), the runtime
@@ -441,6 +441,14 @@ M.default_set = {
   -- every layout and mode.
   { target = "gfx942", head_dim = 128, layout = all_layouts, rounding = all_modes, q_tiles = 2,
     kv_tile = 96, waves = 8, kv_split = { "off", "tail" }, v_path = "vt", skip = "on",
+    impl = "mfma" },
+  -- the same at head_dim 64 (the dense default's 128-key tiles: a split needs Skv > 4096) and
+  -- 256 (32-key tiles: Skv > 1024)
+  { target = "gfx942", head_dim = 64, layout = all_layouts, rounding = all_modes, q_tiles = 2,
+    kv_tile = 128, waves = 8, kv_split = { "off", "tail" }, v_path = "vt", skip = "on",
+    impl = "mfma" },
+  { target = "gfx942", head_dim = 256, layout = all_layouts, rounding = all_modes, q_tiles = 2,
+    kv_tile = 32, waves = 8, kv_split = { "off", "tail" }, v_path = "vt", skip = "on",
     impl = "mfma" },
   { target = "sm90", head_dim = 128, layout = all_layouts, rounding = all_modes, q_tiles = 1,
     kv_tile = 64, waves = 4, kv_split = "off", impl = "mma" },
