@@ -35,7 +35,6 @@ import datetime
 import math
 import os
 import statistics
-import subprocess
 import sys
 import time
 
@@ -446,15 +445,10 @@ def table(rows, peers):
     return "\n".join(lines)
 
 
-def git_commit(args):
-    if args.commit:
-        return args.commit
-    try:
-        root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-        return subprocess.run(["git", "-C", root, "rev-parse", "--short", "HEAD"],
-                              capture_output=True, text=True, check=True).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown"
+def build_commit(args, ag):
+    """The report's commit: --commit, else the one the library was built from
+    (attngen_build_id; the checkout the script runs in may hold another commit)."""
+    return args.commit or ag.build_id
 
 
 def main():
@@ -493,7 +487,8 @@ def main():
     p.add_argument("--budget", type=float, default=None,
                    help="seconds of timed calls per kernel and shape (default 1.0, quick 0.2)")
     p.add_argument("--md", help="write a markdown block for bench/RESULTS.md to this file")
-    p.add_argument("--commit", help="commit id for the report (default: git rev-parse)")
+    p.add_argument("--commit", help="commit id for the report (default: the one the library was "
+                   "built from, attngen_build_id)")
     p.add_argument("--seed", type=int, default=1234)
     p.add_argument("--causal", action="store_true",
                    help="the causal mask (attngen: bottom-right aligned; SDPA peers: "
@@ -574,7 +569,7 @@ def main():
         work = [(shape, lay) for shape, lay in work if shape[2] == shape[3]]
 
     if args.shapes == "varlen" and not args.shape:
-        print(f"attngen {ag.version} | {gpu} | torch {torch.__version__} | round {args.round} "
+        print(f"attngen {ag.version} @ {ag.build_id} | {gpu} | torch {torch.__version__} | round {args.round} "
               f"| GPU sleep {args.gpu_sleep_us:g} us before each timed call")
         text = bench_varlen(ag, args, torch.Generator(device="cuda").manual_seed(args.seed))
         ag.close()
@@ -585,7 +580,7 @@ def main():
                 f.write(text + "\n")
         return
     t0 = time.time()
-    print(f"attngen {ag.version} | {gpu} | torch {torch.__version__} | cuDNN "
+    print(f"attngen {ag.version} @ {ag.build_id} | {gpu} | torch {torch.__version__} | cuDNN "
           f"{torch.backends.cudnn.version()} | round {args.round} | {len(work)} runs | "
           f"GPU sleep {args.gpu_sleep_us:g} us before each timed call"
           + (f" | fa3 {args.fa3.path}" if args.fa3 else ""))
@@ -610,7 +605,7 @@ def main():
     print(f"total {time.time() - t0:.0f} s")
 
     md = [f"### {datetime.date.today().isoformat()} | {gpu} | attngen {ag.version} "
-          f"@ {git_commit(args)}",
+          f"@ {build_commit(args, ag)}",
           "",
           f"torch {torch.__version__}, cuDNN {torch.backends.cudnn.version()}; attngen rounding "
           f"{args.round} (SDPA peers and fa3: RTNE)"

@@ -390,7 +390,8 @@ int attngen__cli_main(int argc, char **argv) {
     return 0;
   }
   if (strcmp(name, "--version") == 0) {
-    printf("attngen %s (generator %s)\n", attngen_version(), ATTNGEN_GENERATOR_VERSION);
+    printf("attngen %s (generator %s, build %s)\n", attngen_version(), ATTNGEN_GENERATOR_VERSION,
+           attngen_build_id());
     return 0;
   }
   for (size_t i = 0; i < attngen__cli_command_count; i++) {

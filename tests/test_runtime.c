@@ -930,6 +930,25 @@ static void test_runtime_status_names_and_version(void **state) {
   assert_string_equal(attngen_status_name(ATTNGEN_STATUS_STREAM_CAPTURING), "STREAM_CAPTURING");
   assert_string_equal(attngen_status_name((attngen_status)999), "UNKNOWN");
   assert_string_equal(attngen_version(), ATTNGEN_VERSION_STRING);
+  {
+    /* The build id is the commit of this source tree (the library under test was built from
+     * it: a build rewrites the id), "-dirty" or not, or "unknown" outside a git checkout. */
+    const char *id = attngen_build_id();
+    char head[64] = "";
+    FILE *g = popen("git -C '" ATTNGEN_SOURCE_DIR "' rev-parse --short=12 HEAD 2>/dev/null", "r");
+    if (g) {
+      if (!fgets(head, sizeof head, g)) head[0] = 0;
+      if (pclose(g) != 0) head[0] = 0;
+    }
+    head[strcspn(head, "\n")] = 0;
+    if (head[0] == 0) {
+      assert_string_equal(id, "unknown");
+    } else {
+      assert_int_equal(strlen(head), 12);
+      assert_memory_equal(id, head, 12);
+      assert_true(strcmp(id + 12, "") == 0 || strcmp(id + 12, "-dirty") == 0);
+    }
+  }
   /* attngen.h's two spellings of its one version (the numbers, the string) agree */
   char parts[48];
   snprintf(parts, sizeof parts, "%d.%d.%d", ATTNGEN_VERSION_MAJOR, ATTNGEN_VERSION_MINOR,

@@ -10,7 +10,7 @@ install time, or $ATTNGEN_LIB. Framework backends: attngen.integrations.{diffuse
 xdit, yunchang}; context parallelism on torch.distributed: attngen.distributed.
 """
 from . import _names
-from ._lib import AttngenError, library_path, load as load_library
+from ._lib import AttngenError, build_id as _lib_build_id, library_path, load as load_library
 from .merge import merge_partials, Merger
 from .ops import (HAS_CUSTOM_OP, attention, clear_plans, explain, get_context, prepare,
                   set_cpu_backend, varlen_attention)
@@ -24,12 +24,14 @@ __all__ = [
 
 
 def info():
-    """A dict: library path and version, torch version, whether the op is a registered
-    torch.library custom op, and the devices attngen sees (cuda/hip when torch has a GPU)."""
+    """A dict: library path, version and build (the git commit it was built from), torch
+    version, whether the op is a registered torch.library custom op, and the devices attngen
+    sees (cuda/hip when torch has a GPU)."""
     import torch
     lib = load_library()
     d = {
         "attngen": lib.attngen_version().decode(),
+        "build": _lib_build_id(lib),
         "package": _package_version(),
         "library": library_path(),
         "torch": torch.__version__,

@@ -119,6 +119,15 @@ _lib_path = None
 _lib_lock = threading.Lock()
 
 
+# Entry points a library built before them lacks (bench.py loads older builds side by side).
+_OPTIONAL = {"attngen_build_id"}
+
+
+def build_id(lib):
+    """The git commit the library was built from (attngen_build_id), "unknown" if it has none."""
+    return lib.attngen_build_id().decode() if hasattr(lib, "attngen_build_id") else "unknown"
+
+
 def _declare(lib):
     c_int, c_void_p, c_char_p = ctypes.c_int, ctypes.c_void_p, ctypes.c_char_p
     sigs = {
@@ -133,6 +142,7 @@ def _declare(lib):
         "attngen_status_name": (c_char_p, [c_int]),
         "attngen_status_string": (c_char_p, [c_int]),
         "attngen_version": (c_char_p, []),
+        "attngen_build_id": (c_char_p, []),
         "attngen_enum_name": (c_char_p, [c_char_p, c_int]),
         "attngen_synchronize": (c_int, [c_void_p, c_void_p]),
         "attngen_time_fwd": (c_int, [c_void_p, ctypes.POINTER(FwdArgs), c_int,
@@ -152,6 +162,8 @@ def _declare(lib):
                                              ctypes.POINTER(ctypes.c_double)]),
     }
     for name, (res, args) in sigs.items():
+        if name in _OPTIONAL and not hasattr(lib, name):
+            continue  # (an older library: build_id() says "unknown")
         fn = getattr(lib, name)
         fn.restype = res
         fn.argtypes = args
@@ -223,6 +235,7 @@ class Context:
         }
         self._fwd = self.lib.attngen_fwd
         self.version = self.lib.attngen_version().decode()
+        self.build_id = build_id(self.lib)
 
     def close(self):
         if self.ptr:

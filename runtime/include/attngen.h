@@ -66,6 +66,9 @@ const char *attngen_status_name(attngen_status status);
 
 /* Library version, e.g. "0.1.0" (ATTNGEN_VERSION_STRING of the library actually loaded). */
 const char *attngen_version(void);
+/* The git commit of the sources the library was built from (12 hex digits, "-dirty" when
+ * tracked files differed from it), or "unknown" when built outside a git checkout. */
+const char *attngen_build_id(void);
 
 /* The names of this API's enumerations and of the kernels' variant axes, for bindings that
  * must not retype them: kind "layout" (attngen_layout), "rounding" (attngen_rounding),
