@@ -321,6 +321,8 @@ def main(argv=None):
             sys.exit(f"skip_speed.py: --fa3-lib {args.fa3_lib}: cannot load the library ({e})")
         if not fa3.fn_ok:
             sys.exit(f"skip_speed.py: --fa3-lib {args.fa3_lib}: the library has no {fa3.name}")
+    inf = attngen.info()
+    print(f"attngen {inf['attngen']} @ {inf['build']} ({inf['library']})")
     print(f"peer fa3: {fa3.path if fa3 else 'not run (no --fa3-lib / $ATTNGEN_FA3_LIB)'}")
     print("peer lite: " + (f"{lite.path} (grid {lite.block_m} x {lite.block_n})" if lite
                            else "not run (no --lite-lib / $ATTNGEN_LITE_LIB)"))
