@@ -16,6 +16,9 @@
 #   diffusers  python/tests/gpu/real_diffusers.py on the real diffusers source: a tarball of a
 #           diffusers checkout's src/diffusers at $ATTNGEN_DIFFUSERS_TGZ (default
 #           .gpu-ext/diffusers-src.tar.gz, carried), unpacked into /tmp
+#   sglang  python/tests/gpu/sglang_real.sh: attngen's SGLang backend inside the real SGLang
+#           source, a tarball of its python/sglang/**/*.py at $ATTNGEN_SGLANG_TGZ (default
+#           .dev/sglang-src.tgz, carried), unpacked into /tmp, with .gpu's library
 # Logs go to $OUT (the device tool's output folder) or /tmp/attngen-out.
 set -u
 cd "$(dirname "$0")/.."
@@ -82,6 +85,9 @@ for step in $steps; do
       run env ATTNGEN_LIB="$G/libattngen.so" PYTHONPATH="$PWD/python" python3 \
         python/tests/gpu/real_diffusers.py --diffusers-src /tmp/diffusers-src/src \
         --out "$OUT" 2>&1 | tee "$OUT/real_diffusers.log"; piped ;;
+    sglang)
+      run bash python/tests/gpu/sglang_real.sh "${ATTNGEN_SGLANG_TGZ:-$PWD/.dev/sglang-src.tgz}" \
+        "$G" || status=1 ;;
     *) echo "unknown step $step"; status=2 ;;
   esac
 done

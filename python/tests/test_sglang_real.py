@@ -1,8 +1,9 @@
 """attngen's SGLang backend inside the REAL SGLang multimodal_gen source (not interface stubs).
 
-ATTNGEN_SGLANG_SRC names a folder holding SGLang's `sglang` package (the reconstructed tree
-of README "SGLang (multimodal_gen)": python/ of /work/ext/sglang-src, the files of upstream
-commit 04eb7280 that the attention path loads). Without it every test here is skipped, and
+ATTNGEN_SGLANG_SRC names a folder holding SGLang's `sglang` package (the tree of README
+"SGLang (multimodal_gen)": python/ of /work/ext/sglang-src, python/sglang/**/*.py of upstream
+commit 04eb7280; on a GPU machine python/tests/gpu/sglang_real.sh unpacks its tarball and
+runs this file). Without it every test here is skipped, and
 so on torch 1.x (the real modules need torch >= 2: torch.nn.attention, SDPA). On torch
 2.0-2.6 _dynamo_config_shim lets one import-time compile setting through (see there).
 
@@ -12,9 +13,12 @@ and the platforms package, the forward context, the mixed-precision dtype, SGLan
 backend (the reference here) and everything they import inside sglang.multimodal_gen.
 What is stubbed (each only when it cannot be imported): the third-party packages in
 sglang_real_env._THIRD_PARTY (imported at module level by those files, never called on the attention path)
-and the package sglang.srt (SGLang's LLM runtime: reached at import time only through
-multimodal_gen's quantization and config modules). A stub is an empty module whose
-attributes are inert placeholders; it is handed only to importers inside sglang."""
+that are not installed, any third-party package whose import from sglang raises (any
+exception; the fixture prints why), those named in ATTNGEN_SGLANG_STUB, and the package
+sglang.srt (SGLang's LLM runtime: reached at import time only through multimodal_gen's
+quantization and config modules). A stub is an empty module whose attributes are inert
+placeholders; it is handed only to importers inside sglang and kept out of sys.modules
+where other code could see it (test_sglang_env.py tests these rules on a made-up tree)."""
 import importlib
 import os
 import socket
@@ -46,6 +50,9 @@ def sgl():
             assert m.__file__.startswith(os.path.abspath(SRC)), m.__file__  # the real files
         assert not ns.outside, f"sglang modules not from {SRC}: {ns.outside[:5]}"
         print(f"\nreal sglang modules loaded from {SRC}: {len(ns.real)}; stubbed: {ns.stubbed}")
+        for top, why in ns.stub_reasons.items():
+            if why != "not installed":
+                print(f"  stub {top}: {why}")
         ns.utils.set_mixed_precision_policy(param_dtype=torch.bfloat16,
                                             reduce_dtype=torch.float32)
         from attngen.integrations import sglang as ags
@@ -138,14 +145,16 @@ def test_real_selection_and_forward(sgl, device):
     assert "args is not set" in str(e.value)
 
 
-def test_real_skip_hook(sgl):
+@pytest.mark.parametrize("device", _DEVICES)
+def test_real_skip_hook(sgl, device):
     """enable_skip inside the real forward context: SGLang passes attn_metadata=None to this
     backend (it builds metadata only for its own sparse backends), so the step and the pass
     come from set_forward_context(current_timestep=step index, forward_batch.is_cfg_negative)
-    as the denoising stage sets them."""
+    as the denoising stage sets them. cpu: the cpu backend's reference with the state's
+    lists; cuda (where there is a GPU): attngen's skip kernels."""
     ags, Enum = sgl.ags, sgl.platforms.AttentionBackendEnum
     ags.install()
-    q, k, v = _qkv(seed=5)
+    q, k, v = (t.to(device) for t in _qkv(seed=5))
     dense = attngen.attention(q, k, v)
     # one process: skip_sequence_parallel (a real option) bypasses the uninitialised SP group
     layers = [sgl.layer.USPAttention(num_heads=2, head_size=128, skip_sequence_parallel=True)
@@ -172,6 +181,8 @@ def test_real_skip_hook(sgl):
     assert all(torch.equal(o, dense) for o in outs[0] + outs[1])  # step 0: both passes dense
     assert not any(torch.equal(o, dense) for o in outs[2] + outs[3])  # step 1 skips
     assert all(s.skipped_fraction > 0 for s in states)
+    print(f"{device}: skipped fractions at step 1 "
+          f"{[round(s.skipped_fraction, 3) for s in states]}")
     outs = run_request()  # the step index restarts at 0: a new request, dense again
     assert all(torch.equal(o, dense) for o in outs[0] + outs[1])
     assert not torch.equal(outs[2][0], dense)
