@@ -418,6 +418,88 @@ def bench_varlen(ag, args, gen):
     return "\n".join(lines)
 
 
+KEYPAD = {"batch": 1, "heads": 24, "latent": 118800, "text": 256, "prompt": 50}
+
+
+def bench_keypad(ag, args, gen):
+    """--shapes keypad: HunyuanVideo's key padding (docs/SHAPES.md): 1 x 24 heads, 118800
+    latent + 256 text tokens (Sq = Skv = 119056), a prompt of 50 tokens, so the keys past
+    118850 are padding (attngen's kv_lengths; the diffusers backend turns the mask into it).
+    The key-padded call against attngen's dense call over all the keys (what padding costs
+    without the lengths) and over the real keys only (k, v cut to 118850 rows: the least any
+    kernel can do); "cost <= saving" holds when the padded call takes no longer than the call
+    over all keys, and the overhead of the lengths is its time over the real-keys call. Peers
+    on the real keys only (FA3 through its dense entry point: what its seqused_k computes;
+    SDPA cuDNN with the boolean key mask, when it takes one). TFLOP/s count the real pairs."""
+    b, h = KEYPAD["batch"], KEYPAD["heads"]
+    n = KEYPAD["latent"] + KEYPAD["text"]
+    real_k = KEYPAD["latent"] + KEYPAD["prompt"]
+    real = 4.0 * b * h * n * real_k * HEAD_DIM
+    print(f"keypad: B {b}, H {h}, Sq = Skv = {n} ({KEYPAD['latent']} latent + {KEYPAD['text']} "
+          f"text), kv_lengths [{real_k}] ({n - real_k} padding keys, "
+          f"{(n - real_k) / n * 100:.2f}% of the keys)")
+    q, k, v, o = make_sets(b, h, n, n, "bshd", 1, gen)[0]
+    kr, vr = k[:, :real_k].contiguous(), v[:, :real_k].contiguous()
+    lens = torch.full((b,), real_k, dtype=torch.int32, device="cuda")
+    stream = torch.cuda.current_stream().cuda_stream
+    res = {}
+
+    def timed(name, fn):
+        try:
+            ms, it = time_calls(fn, 1, args.budget, args.min_iters, args.max_iters, args.warmup)
+            res[name] = ms
+            print(f"  {name}: {ms:.3f} ms, {real / (ms * 1e-3) / 1e12:.1f} TFLOP/s on the real "
+                  f"pairs ({it} calls)", flush=True)
+        except Exception as e:  # a peer that is missing or refuses the call
+            print(f"  {name}: n/a ({type(e).__name__}: {str(e).splitlines()[0][:160]})",
+                  flush=True)
+
+    pad = ag.args(q, k, v, o, rounding=args.round, stream=stream, variant=args.variant)
+    pad.kv_lengths = lens.data_ptr()
+    full = ag.args(q, k, v, o, rounding=args.round, stream=stream, variant=args.variant)
+    o2 = torch.empty_like(o)
+    cut = ag.args(q, kr, vr, o2, rounding=args.round, stream=stream, variant=args.variant)
+    variant = ag.explain(pad)[0]
+    timed("attngen key-padded (kv_lengths)", lambda i: ag.fwd_args(pad))
+    timed("attngen dense, all keys", lambda i: ag.fwd_args(full))
+    timed("attngen dense, real keys only", lambda i: ag.fwd_args(cut))
+    ag.fwd_args(pad)
+    ag.fwd_args(cut)
+    torch.cuda.synchronize()
+    diff = (o.float() - o2.float()).abs().max().item()
+    print(f"  check: key-padded output vs the call over the real keys only: max |diff| {diff:.3g}"
+          f" (0 expected: the padding keys contribute nothing)")
+    if args.fa3 is not None:
+        fo = torch.empty_like(o)
+        fprep = args.fa3.prepare(q, kr, vr, fo, "bshd")
+        timed("fa3, real keys only", lambda i: args.fa3(fprep))
+    if "cudnn" in args.peers:
+        mask = torch.zeros((b, 1, 1, n), dtype=torch.bool, device="cuda")
+        mask[..., :real_k] = True
+        qs, ks, vs = sdpa_view(q, "bshd"), sdpa_view(k, "bshd"), sdpa_view(v, "bshd")
+
+        def cudnn_mask(i):
+            with sdpa_kernel([SDPBackend.CUDNN_ATTENTION]):
+                F.scaled_dot_product_attention(qs, ks, vs, attn_mask=mask)
+        timed("cudnn (SDPA, boolean key mask)", cudnn_mask)
+    lines = [f"keypad: (1,{h},{n},{n}) BSHD, kv_lengths [{real_k}]; attngen `{variant}`", "",
+             "| kernel | ms | TFLOP/s (real pairs) | / attngen key-padded time |",
+             "|---|---|---|---|"]
+    base = res.get("attngen key-padded (kv_lengths)")
+    for name, ms in res.items():
+        rel = "n/a" if base is None else f"{ms / base:.3f}"
+        lines.append(f"| {name} | {ms:.3f} | {real / (ms * 1e-3) / 1e12:.1f} | {rel} |")
+    if base is not None and "attngen dense, all keys" in res:
+        ok = base <= res["attngen dense, all keys"]
+        lines.append("")
+        lines.append(f"cost <= saving: {'yes' if ok else 'NO'} (key-padded / all keys "
+                     f"{base / res['attngen dense, all keys']:.4f}; key-padded / real keys only "
+                     f"{base / res.get('attngen dense, real keys only', float('nan')):.4f})")
+    del q, k, v, o, o2, kr, vr
+    torch.cuda.empty_cache()
+    return "\n".join(lines)
+
+
 def fmt(x):
     return "n/a" if x is None else f"{x:.1f}"
 
@@ -455,13 +537,14 @@ def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--lib", help="path of libattngen.so (default: $ATTNGEN_LIB, build/)")
     p.add_argument("--shapes", choices=["sweep", "video", "short", "fewhead", "prefill", "hd64",
-                                        "hd256", "varlen", "all"],
+                                        "hd256", "varlen", "keypad", "all"],
                    default="all", help="a group of docs/SHAPES.md (all: every group but "
                    "prefill, which runs with the causal mask, hd64 and hd256, at head_dim 64 and "
                    "256, and varlen: "
                    "one packed causal batch of 16 long-tailed sequences, ~64k tokens, drawn per "
                    "--seed, vs the dense kernel on the padded equivalent and FlashAttention's "
-                   "flash_attn_varlen_func when installed)")
+                   "flash_attn_varlen_func when installed; keypad: HunyuanVideo's key padding, "
+                   "kv_lengths vs the dense call over all keys and over the real keys)")
     p.add_argument("--head-dim", type=int, choices=[64, 128, 256], default=None,
                    help="elements per row of q, k, v (default 128; 64 with --shapes hd64, 256 "
                    "with --shapes hd256)")
@@ -551,7 +634,7 @@ def main():
     SLEEP_CYCLES[0] = int(args.gpu_sleep_us * 1980)  # cycles at 1.98 GHz (H100/H200 boost)
     gpu = torch.cuda.get_device_name()
     groups = (["sweep", "video", "short", "fewhead"] if args.shapes == "all"
-              else [] if args.shapes == "varlen" else [args.shapes])  # (varlen: below)
+              else [] if args.shapes in ("varlen", "keypad") else [args.shapes])  # (below)
     work = []
     if shapes:
         groups = []
@@ -568,10 +651,11 @@ def main():
     if args.causal:  # (explicit shapes were checked above)
         work = [(shape, lay) for shape, lay in work if shape[2] == shape[3]]
 
-    if args.shapes == "varlen" and not args.shape:
-        print(f"attngen {ag.version} @ {ag.build_id} | {gpu} | torch {torch.__version__} | round {args.round} "
-              f"| GPU sleep {args.gpu_sleep_us:g} us before each timed call")
-        text = bench_varlen(ag, args, torch.Generator(device="cuda").manual_seed(args.seed))
+    if args.shapes in ("varlen", "keypad") and not args.shape:
+        print(f"attngen {ag.version} @ {ag.build_id} | {gpu} | torch {torch.__version__} | "
+              f"round {args.round} | GPU sleep {args.gpu_sleep_us:g} us before each timed call")
+        fn = bench_varlen if args.shapes == "varlen" else bench_keypad
+        text = fn(ag, args, torch.Generator(device="cuda").manual_seed(args.seed))
         ag.close()
         print()
         print(text)

@@ -67,3 +67,24 @@ def test_varlen_args_and_launch():
     ag.fwd_args(a)
     want = attngen.varlen_attention(q, k, v, cu, cu, 33, 33, causal=True, rounding="rtz")
     assert torch.equal(out, want)
+
+
+def test_keypad_args_and_launch():
+    """bench.py --shapes keypad's argument block: kv_lengths set on the FwdArgs gives the call
+    over the real keys only, bit for bit (the padding keys, here huge, contribute nothing)."""
+    g = torch.Generator().manual_seed(5)
+    q = torch.randn(1, 40, 2, 128, generator=g).to(torch.bfloat16)
+    k = torch.randn(1, 48, 2, 128, generator=g).to(torch.bfloat16)
+    v = torch.randn(1, 48, 2, 128, generator=g).to(torch.bfloat16)
+    k[:, 37:] = 1e4
+    v[:, 37:] = -1e4
+    lens = torch.tensor([37], dtype=torch.int32)
+    ag = attngen_ctypes.Attngen(backend="cpu")
+    out, cut = torch.empty_like(q), torch.empty_like(q)
+    a = ag.args(q, k, v, out)
+    a.kv_lengths = lens.data_ptr()
+    ag.fwd_args(a)
+    ag.fwd_args(ag.args(q, k[:, :37].contiguous(), v[:, :37].contiguous(), cut))
+    assert torch.equal(out, cut)
+    ag.fwd_args(ag.args(q, k, v, cut))  # and the lengths matter
+    assert not torch.equal(out, cut)
