@@ -838,24 +838,34 @@ static void test_dispatch_sm90_tail_split_follows_the_plan(void **state) {
       /* 9000 keys take the 176-key tile: 142 q-jobs, 13 parts of 704 keys */
       {{1, 2, 9000, 9000, ATTNGEN_LAYOUT_BHSD, ATTNGEN_ROUND_RTZ, 0, 0}, 0, 132,
        "attn_fwd_d128_bhsd_rtz_q1_kv176_w12_tail_tma_wgmma_sm90", "13 parts of 704 keys"},
-      /* the last round 108 of 132: no split (3000 keys: the 144-key tile) */
+      /* the last round 108 of 132: the plan does not split (3000 keys: the 144-key tile);
+       * the tail variant runs every job whole (run M16: faster than the nosplit twin) */
       {{3, 7, 3000, 3000, ATTNGEN_LAYOUT_BSHD, ATTNGEN_ROUND_RTNA, 0, 0}, 0, 132,
-       "attn_fwd_d128_bshd_rtna_q1_kv144_w12_nosplit_tma_wgmma_sm90",
-       "kv-split-plan: kv_split=off: 504 q-jobs on 132 SMs = 4 round(s), last 108 of 132"},
+       "attn_fwd_d128_bshd_rtna_q1_kv144_w12_tail_tma_wgmma_sm90",
+       "kv-split-plan: kv_split=tail: 504 q-jobs on 132 SMs = 4 round(s), last 108 of 132: "
+       "the plan does not split"},
       /* (1,2,3000): 48 q-jobs in one round, 2 parts of 11 tiles (1584 keys) */
       {{1, 2, 3000, 3000, ATTNGEN_LAYOUT_BHSD, ATTNGEN_ROUND_RTNE, 0, 0}, 0, 132,
        "attn_fwd_d128_bhsd_rtne_q1_kv144_w12_tail_tma_wgmma_sm90",
        "split_first 0, 2 parts of 1584 keys"},
       {{1, 24, 4096, 4096, ATTNGEN_LAYOUT_BSHD, ATTNGEN_ROUND_RTNE, 0, 0}, 0, 132,
-       "attn_fwd_d128_bshd_rtne_q1_kv128_w12_nosplit_tma_wgmma_sm90", "the plan does not split"},
+       "attn_fwd_d128_bshd_rtne_q1_kv128_w12_tail_tma_wgmma_sm90", "the plan does not split"},
       {{1, 3, 32760, 32760, ATTNGEN_LAYOUT_BSHD, ATTNGEN_ROUND_RTNE, 0, 0}, 0, 132,
        "attn_fwd_d128_bshd_rtne_q1_kv176_w12_nosplit_tma_wgmma_sm90", "768 q-jobs"},
+      /* 187 tiles per job: long jobs keep the nosplit kernel; the rule's bound, 32 tiles */
+      {{1, 3, 32760, 32760, ATTNGEN_LAYOUT_BSHD, ATTNGEN_ROUND_RTNE, 0, 0}, 0, 132,
+       "attn_fwd_d128_bshd_rtne_q1_kv176_w12_nosplit_tma_wgmma_sm90", "the plan does not split"},
+      {{1, 24, 4096, 4096, ATTNGEN_LAYOUT_BHSD, ATTNGEN_ROUND_RTZ, 0, 0}, 0, 132,
+       "attn_fwd_d128_bhsd_rtz_q1_kv128_w12_tail_tma_wgmma_sm90", "jobs of 32 KV tiles (<= 32)"},
+      /* head_dim 64: the nosplit kernel (run M16: the tail variant 1.006-1.015x its time) */
+      {{16, 12, 1024, 1024, ATTNGEN_LAYOUT_BSHD, ATTNGEN_ROUND_RTNE, 0, 64}, 0, 132,
+       "attn_fwd_d64_bshd_rtne_q1_kv128_w16_nosplit_tma_wgmma_sm90", "the plan does not split"},
       /* the same Flux shape on an H100 PCIe (114 SMs): 144 = 114 + 30, 114 / 30 = 3 parts */
       {{1, 4, 4608, 4608, ATTNGEN_LAYOUT_BSHD, ATTNGEN_ROUND_RTNE, 0, 0}, 0, 114,
        "attn_fwd_d128_bshd_rtne_q1_kv128_w12_tail_tma_wgmma_sm90", "3 parts of 1536 keys"},
-      /* short KV: fewer than 8 tiles, no split */
+      /* short KV: fewer than 8 tiles, no split (the tail variant, every job whole) */
       {{1, 4, 4608, 512, ATTNGEN_LAYOUT_BSHD, ATTNGEN_ROUND_RTNE, 0, 0}, 0, 132,
-       "attn_fwd_d128_bshd_rtne_q1_kv128_w12_nosplit_tma_wgmma_sm90", "does not split"},
+       "attn_fwd_d128_bshd_rtne_q1_kv128_w12_tail_tma_wgmma_sm90", "does not split"},
       /* head_dim 64 (two consumers: 144 q-jobs) and 256 */
       {{1, 4, 4608, 4608, ATTNGEN_LAYOUT_BSHD, ATTNGEN_ROUND_RTNE, 0, 64}, 0, 132,
        "attn_fwd_d64_bshd_rtne_q1_kv128_w12_tail_tma_wgmma_sm90", "split_first 132"},

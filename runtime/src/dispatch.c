@@ -454,6 +454,10 @@ static int prefer_kv_split(const attngen__features *f, const attngen__variant_de
   return split ? ATTNGEN__SPLIT_TAIL : ATTNGEN__SPLIT_OFF;
 }
 
+/* Jobs of at most this many KV tiles run the tail variant whole when the plan does not split
+ * (head_dim 128; measured up to 21 tiles faster, from 187 slower; between: not measured). */
+#define ATTNGEN__TAIL_WHOLE_MAX_TILES 32
+
 /* sm90 (the persistent wgmma kernels, one block per SM): the tail split exactly when the plan
  * of split_plan.h splits this call for the tail variant's block_m and kv_tile on the device's
  * SMs, i.e. when the last round is at most half full and the KV range has tiles for two parts
@@ -479,6 +483,20 @@ static int prefer_kv_split_plan(const attngen__features *f, const attngen__varia
   const long rounds = (plan.jobs + cu - 1) / cu;
   const long last = plan.jobs - (rounds - 1) * (long)cu;
   if (plan.num_splits < 2) {
+    const int tiles = (s->seqlen_kv + d->kv_tile - 1) / (d->kv_tile > 0 ? d->kv_tile : 1);
+    const int hd = d->head_dim ? d->head_dim : 128;
+    if (d->skip != ATTNGEN__SKIP_ON && hd == 128 && tiles <= ATTNGEN__TAIL_WHOLE_MAX_TILES) {
+      /* Short jobs at head_dim 128: the tail variant with a plan that does not split runs
+       * every job whole, bitwise the nosplit kernel's output, and runs faster where jobs are
+       * a few KV tiles long (H200, bench/RESULTS.md run M16: tail / nosplit time 0.889 at 2
+       * tiles per job, 0.965-0.982 at 2-8, 0.990-0.991 at 16-21; 1.008-1.017 at 187+, and
+       * 1.002-1.015 at head dims 64 and 256, where the nosplit kernel stays). */
+      snprintf(why, len, "kv_split=" ATTNGEN__SPLIT_TAIL_NAME ": %d q-jobs on %d SMs = %ld "
+               "round(s), last %ld of %d: the plan does not split; jobs of %d KV tiles (<= %d): "
+               "the tail variant runs them whole, faster than the nosplit twin", plan.jobs, cu,
+               rounds, last, cu, tiles, ATTNGEN__TAIL_WHOLE_MAX_TILES);
+      return ATTNGEN__SPLIT_TAIL;
+    }
     snprintf(why, len, "kv_split=" ATTNGEN__SPLIT_OFF_NAME ": %d q-jobs on %d SMs = %ld round(s), "
              "last %ld of %d: the plan does not split", plan.jobs, cu, rounds, last, cu);
     return ATTNGEN__SPLIT_OFF;
@@ -599,7 +617,8 @@ const attngen__heuristic_rule attngen__heuristic_rules[] = {
   {"kv-split-tail", "kv_split", ATTNGEN__TARGET_GFX942, prefer_kv_split,
    "a badly filled last round idles CUs; splitting the tail's KV range fills them"},
   {"kv-split-plan", "kv_split", ATTNGEN__TARGET_SM90, prefer_kv_split_plan,
-   "the tail split exactly when the split plan splits (H200: (1,4,4608) 144 jobs on 132 SMs)"},
+   "the tail split exactly when the split plan splits (H200: (1,4,4608) 144 jobs on 132 SMs); "
+   "unsplit short head_dim-128 jobs run the tail variant whole (run M16)"},
 };
 const size_t attngen__heuristic_rule_count =
     sizeof attngen__heuristic_rules / sizeof attngen__heuristic_rules[0];
