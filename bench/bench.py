@@ -296,6 +296,18 @@ def bench_shape(ag, shape, layout, args, gen):
     return row
 
 
+def time_named(res, name, fn, nsets, args, real, extra=lambda ms: ""):
+    """Times fn (time_calls) into res[name] and prints its ms and TFLOP/s over `real` FLOPs
+    (plus extra(ms)); a peer that is missing or refuses the call prints n/a instead."""
+    try:
+        ms, it = time_calls(fn, nsets, args.budget, args.min_iters, args.max_iters, args.warmup)
+        res[name] = ms
+        print(f"  {name}: {ms:.3f} ms, {real / (ms * 1e-3) / 1e12:.1f} TFLOP/s on the real "
+              f"pairs{extra(ms)} ({it} calls)", flush=True)
+    except Exception as e:  # a peer that is missing or refuses the call
+        print(f"  {name}: n/a ({type(e).__name__}: {str(e).splitlines()[0][:160]})", flush=True)
+
+
 def varlen_lengths(seed, n=VARLEN["sequences"], lo=VARLEN["min"], hi=VARLEN["max"],
                    total=VARLEN["total"]):
     """n long-tailed lengths in [lo, hi] summing to about `total`: log-normal draws
@@ -347,15 +359,8 @@ def bench_varlen(ag, args, gen):
     res = {}
 
     def timed(name, fn):
-        try:
-            ms, it = time_calls(fn, nsets, args.budget, args.min_iters, args.max_iters,
-                                args.warmup)
-            res[name] = ms
-            print(f"  {name}: {ms:.3f} ms, {real / (ms * 1e-3) / 1e12:.1f} TFLOP/s on the real "
-                  f"pairs, {ms * 1e3 / total:.4f} us per real token ({it} calls)", flush=True)
-        except Exception as e:  # a peer that is missing or refuses the call
-            print(f"  {name}: n/a ({type(e).__name__}: {str(e).splitlines()[0][:160]})",
-                  flush=True)
+        time_named(res, name, fn, nsets, args, real,
+                   lambda ms: f", {ms * 1e3 / total:.4f} us per real token")
 
     ag_args = [ag.varlen_args(q, k, v, o, cu, cu, mx, mx, rounding=args.round, stream=stream,
                               variant=args.variant, causal=True) for q, k, v, o in sets]
@@ -445,14 +450,7 @@ def bench_keypad(ag, args, gen):
     res = {}
 
     def timed(name, fn):
-        try:
-            ms, it = time_calls(fn, 1, args.budget, args.min_iters, args.max_iters, args.warmup)
-            res[name] = ms
-            print(f"  {name}: {ms:.3f} ms, {real / (ms * 1e-3) / 1e12:.1f} TFLOP/s on the real "
-                  f"pairs ({it} calls)", flush=True)
-        except Exception as e:  # a peer that is missing or refuses the call
-            print(f"  {name}: n/a ({type(e).__name__}: {str(e).splitlines()[0][:160]})",
-                  flush=True)
+        time_named(res, name, fn, 1, args, real)
 
     pad = ag.args(q, k, v, o, rounding=args.round, stream=stream, variant=args.variant)
     pad.kv_lengths = lens.data_ptr()

@@ -20,17 +20,9 @@ import sys
 
 import torch
 
+from skip_speed import time_one  # one call after a GPU sleep, timed with CUDA events
+
 HERE = os.path.dirname(os.path.abspath(__file__))
-
-
-def time_one(fn):
-    torch.cuda._sleep(200_000)               # keep the host ahead of the GPU
-    a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    a.record()
-    fn()
-    b.record()
-    b.synchronize()
-    return a.elapsed_time(b)
 
 
 def parse_args(argv=None):
