@@ -1,6 +1,10 @@
-"""bench/jit_cache_swap.py against the runtime's own cache reader: an entry written by the
-NVRTC JIT (`attngen compile`), its payload swapped, still verifies (`attngen cache verify`) and
-lists the new size; a payload swapped without the tool's checksum rewrite does not verify."""
+"""The bench tools that run without a GPU.
+
+bench/jit_cache_swap.py against the runtime's own cache reader: an entry written by the NVRTC
+JIT (`attngen compile`), its payload swapped, still verifies (`attngen cache verify`) and lists
+the new size; a payload swapped without the tool's checksum rewrite does not verify.
+bench/sass_loops.py on a small nvdisasm-style listing: the HGMMA loop found with its static
+count and opcodes, a loop without HGMMA only with --all, and the basic blocks of a range."""
 import os
 import shutil
 import subprocess
@@ -55,3 +59,42 @@ def test_swap_keeps_the_entry_valid(tmp_path):
     r = subprocess.run([sys.executable, SWAP, str(cache), VARIANT + "_x", str(blob)],
                        capture_output=True, text=True)
     assert r.returncode == 1 and open(path, "rb").read() == after
+
+
+SASS = """\
+        /*0000*/                   MOV R1, c[0x0][0x28] ;
+.L_x_1:
+        /*0010*/                   BAR.SYNC.DEFER_BLOCKING R5, 0x100 ;
+        /*0020*/                   HGMMA.64x176x16.F32.BF16 R24, gdesc [UR40], RZ, !UPT ;
+        /*0030*/              @!P0 BRA `(.L_x_2) ;
+        /*0040*/                   FMUL R24, R24, UR9 ;
+        /*0050*/                   FMUL R25, R25, UR9 ;
+.L_x_2:
+        /*0060*/                   MUFU.EX2 R24, R24 ;
+        /*0070*/              @P1 BRA `(.L_x_1) ;
+.L_x_3:
+        /*0080*/                   IADD3 R2, R2, 0x1, RZ ;
+        /*0090*/              @P2 BRA `(.L_x_3) ;
+        /*00a0*/                   EXIT ;
+"""
+
+
+def run_loops(tmp_path, *args):
+    f = tmp_path / "k.sass"
+    f.write_text(SASS)
+    r = subprocess.run([sys.executable, os.path.join(ROOT, "bench", "sass_loops.py"), str(f),
+                        *args], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    return r.stdout
+
+
+def test_sass_loops(tmp_path):
+    out = run_loops(tmp_path)
+    # the HGMMA loop: 0x10 .. 0x70 (7 instructions, the cold multiplies included); the
+    # integer loop without HGMMA only with --all
+    assert "loop 10..70: 7 instructions, HGMMA 1" in out, out
+    assert "FMUL 2" in out and "BRA 2" in out and "loop 80" not in out
+    assert "loop 80..90: 2 instructions, HGMMA 0" in run_loops(tmp_path, "--all")
+    blk = run_loops(tmp_path, "--blocks", "10", "70").splitlines()
+    assert [b.split()[0] for b in blk] == [".L_x_1", ".L_x_2"], blk
+    assert blk[0].split()[2] == "n=5:" and blk[1].split()[2] == "n=2:", blk
