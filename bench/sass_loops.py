@@ -60,21 +60,18 @@ def loops(insns, labels, all_loops=False):
     return out
 
 
-def blocks(insns, lines, start, end):
-    """Basic blocks (split at labels) of [start, end]."""
-    out, cur, name = [], [], "entry"
-    for line in lines:
-        m = LABEL.match(line)
-        if m:
-            if cur:
-                out.append((name, cur))
-            cur, name = [], m.group(1)
+def blocks(insns, labels, start, end):
+    """Basic blocks (split at labels) of [start, end], from parse()'s output."""
+    name_at = {}
+    for name, a in labels.items():          # (labels on one address: the last one names it)
+        name_at[a] = name
+    out = []
+    for a, t in insns:
+        if not start <= a <= end:
             continue
-        m = INSN.match(line)
-        if m and start <= int(m.group(1), 16) <= end:
-            cur.append((int(m.group(1), 16), m.group(2)))
-    if cur:
-        out.append((name, cur))
+        if a in name_at or not out:
+            out.append((name_at.get(a, "entry"), []))
+        out[-1][1].append((a, t))
     return out
 
 
@@ -95,7 +92,7 @@ def main(argv):
         except (IndexError, ValueError):
             print("sass_loops.py: --blocks takes two hex addresses, START END", file=sys.stderr)
             return 2
-        for name, blk in blocks(insns, lines, start, end):
+        for name, blk in blocks(insns, labels, start, end):
             c = collections.Counter(opcode(t) for _, t in blk)
             br = [t for _, t in blk if "BRA" in t][-2:]
             print(f"{name} {blk[0][0]:x} n={len(blk)}: "
