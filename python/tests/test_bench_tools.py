@@ -4,7 +4,9 @@ bench/jit_cache_swap.py against the runtime's own cache reader: an entry written
 JIT (`attngen compile`), its payload swapped, still verifies (`attngen cache verify`) and lists
 the new size; a payload swapped without the tool's checksum rewrite does not verify.
 bench/sass_loops.py on a small nvdisasm-style listing: the HGMMA loop found with its static
-count and opcodes, a loop without HGMMA only with --all, and the basic blocks of a range."""
+count and opcodes, a loop without HGMMA only with --all, and the basic blocks of a range.
+bench/sustained.py: its nvidia-smi line parser and sample window, its argument errors, and its
+exit status without a CUDA device."""
 import os
 import shutil
 import subprocess
@@ -98,3 +100,52 @@ def test_sass_loops(tmp_path):
     blk = run_loops(tmp_path, "--blocks", "10", "70").splitlines()
     assert [b.split()[0] for b in blk] == [".L_x_1", ".L_x_2"], blk
     assert blk[0].split()[2] == "n=5:" and blk[1].split()[2] == "n=2:", blk
+
+
+def load_sustained():
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("sustained", os.path.join(ROOT, "bench",
+                                                                          "sustained.py"))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_sustained_samples():
+    m = load_sustained()
+    a = m.parse_smi_line("2026/12/03 16:21:05.250, 1562, 641.37, 63")
+    b = m.parse_smi_line("2026/12/03 16:21:05.300, 1602, 651.00, 64\n")
+    assert a is not None and b is not None
+    assert a[1:] == (1562.0, 641.37, 63.0) and abs(b[0] - a[0] - 0.05) < 1e-6
+    for bad in ("", "timestamp, clocks.current.sm [MHz], power.draw [W], temperature.gpu",
+                "2026/12/03 16:21:05.350, 1602, [N/A], 64", "1, 2, 3"):
+        assert m.parse_smi_line(bad) is None, bad
+    c = (a[0] + 1.0, 1500.0, 600.0, 70.0)
+    clk, pw, temp, n = m.window_stats([a, b, c], a[0], b[0])
+    assert n == 2 and clk == 1582.0 and abs(pw - 646.185) < 1e-9 and temp == 64.0
+    assert m.window_stats([a, b, c], a[0] + 0.01, b[0] - 0.01) == (None, None, None, 0)
+    assert m.window_stats([a, b, c], a[0] + 0.5, c[0])[3] == 1
+
+
+@pytest.mark.parametrize("argv, what", [
+    (["--shape", "1,2,3"], "--shape '1,2,3'"),
+    (["--shape", "0,2,3,4"], "--shape '0,2,3,4'"),
+    (["--alt-lib", "fa3=/x.so"], "--alt-lib 'fa3=/x.so'"),
+    (["--alt-lib", "noequals"], "--alt-lib 'noequals'"),
+    (["--seconds", "1", "--settle-s", "2"], "--settle-s (2.0) must be shorter"),
+    (["--reps", "0"], "--reps: expected an integer >= 1"),
+    (["--head-dim", "96"], "--head-dim"),
+])
+def test_sustained_argument_errors(argv, what):
+    r = subprocess.run([sys.executable, os.path.join(ROOT, "bench", "sustained.py"), *argv],
+                       capture_output=True, text=True)
+    assert r.returncode == 2 and what in r.stderr, r.stderr
+
+
+def test_sustained_without_gpu():
+    torch = pytest.importorskip("torch")
+    if torch.cuda.is_available():
+        pytest.skip("a CUDA device is present: the no-device exit is not reachable")
+    r = subprocess.run([sys.executable, os.path.join(ROOT, "bench", "sustained.py"),
+                        "--shape", "1,1,128,128"], capture_output=True, text=True)
+    assert r.returncode == 1 and "no CUDA device" in r.stderr, r.stderr
