@@ -12,6 +12,19 @@ from attngen._lib import (AttngenError, Context,  # noqa: E402,F401
 from attngen import _names  # noqa: E402
 
 
+
+def allow_more_copies():
+    """Makes room for more than one libattngen in this process (--alt-lib): libattngen keeps
+    its thread-locals in the static TLS block (initial-exec), which has room for one copy
+    loaded after start-up, and glibc reads the tunable that adds room only at exec. Unless it
+    is set already, re-executes this script with it set (does not return then)."""
+    tls = "glibc.rtld.optional_static_tls"
+    if tls in os.environ.get("GLIBC_TUNABLES", ""):
+        return
+    env = dict(os.environ)
+    env["GLIBC_TUNABLES"] = ":".join(x for x in (env.get("GLIBC_TUNABLES"), f"{tls}=65536") if x)
+    os.execve(sys.executable, [sys.executable] + sys.argv, env)
+
 def find_library(path=None):
     """The library path: the argument, else $ATTNGEN_LIB, else the package's search order."""
     if path:

@@ -610,14 +610,8 @@ def main():
     if args.causal and any(s[2] != s[3] for s in shapes):
         p.error("--causal: SDPA's is_causal is top-left aligned, attngen's bottom-right: "
                 "they are the same mask only for shapes with Sq == Skv")
-    tls = "glibc.rtld.optional_static_tls"
-    if alts and tls not in os.environ.get("GLIBC_TUNABLES", ""):
-        # libattngen keeps its thread-locals in the static TLS block (initial-exec), which has
-        # room for one copy loaded after start-up: glibc reads this tunable only at exec.
-        env = dict(os.environ)
-        env["GLIBC_TUNABLES"] = ":".join(x for x in (env.get("GLIBC_TUNABLES"), f"{tls}=65536")
-                                         if x)
-        os.execve(sys.executable, [sys.executable] + sys.argv, env)
+    if alts:
+        attngen_ctypes.allow_more_copies()
     args.budget = args.budget if args.budget is not None else (0.2 if args.quick else 1.0)
     args.warmup = 2 if args.quick else 3
     args.min_iters = 3 if args.quick else 5

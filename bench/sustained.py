@@ -20,11 +20,11 @@ dense calls at head_dim 64, 128 or 256). Inputs: random normal bf16, BSHD, scale
 """
 import argparse
 import datetime
-import math
 import os
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -110,18 +110,13 @@ def window_stats(samples, t0, t1):
 
 def main(argv=None):
     args = parse_args(argv)
-    if args.alts and "glibc.rtld.optional_static_tls" not in os.environ.get("GLIBC_TUNABLES", ""):
-        # libattngen keeps its thread-locals in the static TLS block: room for more copies
-        # (glibc reads the tunable only at exec), as bench.py does
-        env = dict(os.environ, GLIBC_TUNABLES=":".join(
-            x for x in (os.environ.get("GLIBC_TUNABLES"), "glibc.rtld.optional_static_tls=262144")
-            if x))
-        os.execve(sys.executable, [sys.executable, os.path.abspath(__file__)] + sys.argv[1:], env)
     import torch
     if not torch.cuda.is_available():
         sys.exit("sustained.py: no CUDA device (torch.cuda.is_available() is False)")
     sys.path.insert(0, HERE)
     import attngen_ctypes
+    if args.alts:
+        attngen_ctypes.allow_more_copies()
     kernels = [("attngen", attngen_ctypes.Attngen(args.lib, backend="cuda"))]
     kernels += [(name, attngen_ctypes.Attngen(path, backend="cuda")) for name, path in args.alts]
     fa3 = None
@@ -130,8 +125,8 @@ def main(argv=None):
         fa3 = bench.FA3(args.fa3_lib, args.head_dim, False)
         if not fa3.fn_ok:
             sys.exit(f"sustained.py: --fa3-lib {args.fa3_lib}: no {fa3.name} in that library")
-    log_path = f"/tmp/sustained-{os.getpid()}.csv"
-    log = open(log_path, "w")
+    fd, log_path = tempfile.mkstemp(prefix="sustained-", suffix=".csv")
+    log = os.fdopen(fd, "w")
     try:
         smi = subprocess.Popen(["nvidia-smi", f"--query-gpu={SMI_QUERY}",
                                 "--format=csv,noheader,nounits", "-lms", str(args.sample_ms)],
