@@ -6,7 +6,9 @@ the new size; a payload swapped without the tool's checksum rewrite does not ver
 bench/sass_loops.py on a small nvdisasm-style listing: the HGMMA loop found with its static
 count and opcodes, a loop without HGMMA only with --all, and the basic blocks of a range.
 bench/sustained.py: its nvidia-smi line parser and sample window, its argument errors, and its
-exit status without a CUDA device."""
+exit status without a CUDA device. bench/probe_check.py: its input kinds do what they are for
+(the row max's moves per tile), its fp64 attention (bottom-right causal), its argument errors
+and its exit status without a CUDA device."""
 import os
 import shutil
 import subprocess
@@ -148,4 +150,92 @@ def test_sustained_without_gpu():
         pytest.skip("a CUDA device is present: the no-device exit is not reachable")
     r = subprocess.run([sys.executable, os.path.join(ROOT, "bench", "sustained.py"),
                         "--shape", "1,1,128,128"], capture_output=True, text=True)
+    assert r.returncode == 1 and "no CUDA device" in r.stderr, r.stderr
+
+
+def load_probe_check():
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("probe_check", os.path.join(ROOT, "bench",
+                                                                              "probe_check.py"))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def tile_maxima(q, k, tile):
+    """Per query row, the max score (log2 units, scale 1/sqrt(D)) of each KV tile."""
+    import math
+    s = (q.double().transpose(1, 2) @ k.double().transpose(1, 2).transpose(-1, -2))
+    t = s / math.sqrt(q.shape[-1]) * math.log2(math.e)
+    n = k.shape[1] // tile
+    return t[..., :n * tile].reshape(*t.shape[:-1], n, tile).amax(-1)
+
+
+def test_probe_check_inputs():
+    torch = pytest.importorskip("torch")
+    m = load_probe_check()
+    gen = torch.Generator().manual_seed(3)
+    for kind in m.KINDS:
+        q, k, v = m.make_inputs(kind, 1, 2, 64, 1024, 128, gen)
+        assert q.dtype == torch.bfloat16 and q.shape == (1, 64, 2, 128), kind
+        assert k.shape == v.shape == (1, 1024, 2, 128), kind
+    # rising: every 128-key tile moves each row's max up, by a few log2 units; steep: by > 30;
+    # falling: the first tile holds every row's max; spiky: the late keys hold it
+    rise = lambda kind: tile_maxima(*m.make_inputs(kind, 1, 2, 64, 1024, 128, gen)[:2], 128)
+    d = rise("rising").diff(dim=-1)
+    assert (d > 0).all() and d.max() < 8, d.max()
+    assert (rise("steep").diff(dim=-1) > 30).all()
+    f = rise("falling")
+    assert (f[..., 0] == f.amax(-1)).all()
+    q, k, _ = m.make_inputs("spiky", 1, 2, 64, 1000, 128, gen)
+    t = tile_maxima(q, k, 8)                 # 8-key tiles: the spike keys' tiles 75 and 112
+    assert (t.argmax(-1) >= 75).float().mean() > 0.75  # (a row scores a spike low 1 in 8)
+    q, _, _ = m.make_inputs("large", 1, 2, 64, 1024, 128, gen)
+    assert q[:, :5].float().abs().mean() > 10 * q[:, 5:].float().abs().mean()
+
+
+def test_probe_check_exact():
+    torch = pytest.importorskip("torch")
+    m = load_probe_check()
+    gen = torch.Generator().manual_seed(5)
+    q, k, v = m.make_inputs("rand", 2, 3, 5, 3, 64, gen)
+    out = m.exact(q, k, v, causal=True)
+    # bottom-right causal with Sq 5 > Skv 3: rows 0 and 1 see no key (0), row i sees keys
+    # j <= i - 2
+    assert out.shape == q.shape and (out[:, :2] == 0).all()
+    for i in range(2, 5):
+        s = torch.einsum("bhd,bjhd->bhj", q[:, i].double(), k[:, :i - 1].double()) / 8.0
+        want = torch.einsum("bhj,bjhd->bhd", torch.softmax(s, -1), v[:, :i - 1].double())
+        assert torch.allclose(out[:, i], want, atol=1e-12), i
+    dense = m.exact(q, k, v, causal=False)
+    s = torch.einsum("bqhd,bjhd->bhqj", q.double(), k.double()) / 8.0
+    want = torch.einsum("bhqj,bjhd->bqhd", torch.softmax(s, -1), v.double())
+    assert torch.allclose(dense, want, atol=1e-12)
+    nd, md, err, mabs, fin = m.compare(q, q, q.double())
+    assert (nd, md, err, mabs, fin) == (0, 0.0, 0.0, 0.0, True)
+
+
+@pytest.mark.parametrize("argv, what", [
+    ([], "--lib: the base build's libattngen.so is required"),
+    (["--lib", "x.so", "--alt-lib", "base=/y.so"], "--alt-lib 'base=/y.so'"),
+    (["--lib", "x.so", "--alt-lib", "a=/y.so", "--alt-lib", "a=/z.so"], "each NAME once"),
+    (["--lib", "x.so", "--alt-lib", "a=/y.so", "--expect-same", "b"], "--expect-same 'b'"),
+    (["--lib", "x.so", "--case", "c1,2,3"], "--case 'c1,2,3'"),
+    (["--lib", "x.so", "--case", "1,2,0,4"], "--case '1,2,0,4'"),
+    (["--lib", "x.so", "--max-err-ratio", "0.5"], "--max-err-ratio"),
+    (["--lib", "x.so", "--kind", "flat"], "--kind"),
+])
+def test_probe_check_argument_errors(argv, what):
+    env = {k: v for k, v in os.environ.items() if k != "ATTNGEN_LIB"}
+    r = subprocess.run([sys.executable, os.path.join(ROOT, "bench", "probe_check.py"), *argv],
+                       capture_output=True, text=True, env=env)
+    assert r.returncode == 2 and what in r.stderr, r.stderr
+
+
+def test_probe_check_without_gpu():
+    torch = pytest.importorskip("torch")
+    if torch.cuda.is_available():
+        pytest.skip("a CUDA device is present: the no-device exit is not reachable")
+    r = subprocess.run([sys.executable, os.path.join(ROOT, "bench", "probe_check.py"),
+                        "--lib", "x.so"], capture_output=True, text=True)
     assert r.returncode == 1 and "no CUDA device" in r.stderr, r.stderr
