@@ -25,6 +25,27 @@ def allow_more_copies():
     env["GLIBC_TUNABLES"] = ":".join(x for x in (env.get("GLIBC_TUNABLES"), f"{tls}=65536") if x)
     os.execve(sys.executable, [sys.executable] + sys.argv, env)
 
+def parse_alt_libs(texts, reserved):
+    """[(NAME, PATH)] of --alt-lib NAME=PATH arguments; ValueError naming the first one that is
+    not NAME=PATH with NAME an identifier outside `reserved` (the tool's own column names)."""
+    alts = []
+    for text in texts:
+        name, _, path = text.partition("=")
+        if not name.isidentifier() or not path or name in reserved:
+            raise ValueError(f"--alt-lib {text!r}: expected NAME=PATH with NAME an identifier "
+                             f"other than {', '.join(reserved)}")
+        alts.append((name, path))
+    return alts
+
+
+def open_libs(named):
+    """[(NAME, Attngen)] on the cuda backend for [(NAME, PATH)]; more than one library: makes
+    room for the copies first (allow_more_copies, which may re-execute the script)."""
+    if len(named) > 1:
+        allow_more_copies()
+    return [(name, Attngen(path, backend="cuda")) for name, path in named]
+
+
 def find_library(path=None):
     """The library path: the argument, else $ATTNGEN_LIB, else the package's search order."""
     if path:

@@ -591,13 +591,10 @@ def main():
             p.error(f"--shape {text!r}: expected positive integers B,H,SQ,SKV[,HKV] with HKV "
                     "dividing H")
         shapes.append(shape)
-    alts = []
-    for text in args.alt_lib:
-        name, _, path = text.partition("=")
-        if not name or not path or name in PEER_NAMES + ["attngen"] or not name.isidentifier():
-            p.error(f"--alt-lib {text!r}: expected NAME=PATH with a NAME other than attngen "
-                    f"and {','.join(PEER_NAMES)}")
-        alts.append((name, path))
+    try:
+        alts = attngen_ctypes.parse_alt_libs(args.alt_lib, ["attngen"] + PEER_NAMES)
+    except ValueError as e:
+        p.error(str(e))
     if args.gpu_sleep_us < 0:
         p.error("--gpu-sleep-us: must be >= 0")
     if args.shapes == "prefill" and not args.shape:

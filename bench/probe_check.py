@@ -71,13 +71,12 @@ def parse_args(argv=None):
     args = p.parse_args(argv)
     if not args.lib:
         p.error("--lib: the base build's libattngen.so is required (or $ATTNGEN_LIB)")
-    args.alts = []
-    for text in args.alt_lib:
-        name, _, path = text.partition("=")
-        if not name.isidentifier() or not path or name == "base":
-            p.error(f"--alt-lib {text!r}: expected NAME=PATH with NAME an identifier other "
-                    "than base")
-        args.alts.append((name, path))
+    sys.path.insert(0, HERE)
+    import attngen_ctypes
+    try:
+        args.alts = attngen_ctypes.parse_alt_libs(args.alt_lib, ("base",))
+    except ValueError as e:
+        p.error(str(e))
     names = [n for n, _ in args.alts]
     if len(set(names)) != len(names):
         p.error("--alt-lib: each NAME once")
@@ -140,8 +139,9 @@ def compare(out, base, ref):
     o = out.double()
     ndiff = int((out != base).sum().item())
     maxdiff = float((o - base.double()).abs().max().item()) if ndiff else 0.0
-    err = float(((o - ref).norm() / ref.norm()).item())
-    return ndiff, maxdiff, err, float((o - ref).abs().max().item()), bool(torch.isfinite(out).all())
+    e = o - ref
+    err = float((e.norm() / ref.norm()).item())
+    return ndiff, maxdiff, err, float(e.abs().max().item()), bool(torch.isfinite(out).all())
 
 
 def main(argv=None):
@@ -149,12 +149,8 @@ def main(argv=None):
     import torch
     if not torch.cuda.is_available():
         sys.exit("probe_check.py: no CUDA device (torch.cuda.is_available() is False)")
-    sys.path.insert(0, HERE)
     import attngen_ctypes
-    if args.alts:
-        attngen_ctypes.allow_more_copies()
-    libs = [("base", attngen_ctypes.Attngen(args.lib, backend="cuda"))]
-    libs += [(n, attngen_ctypes.Attngen(p, backend="cuda")) for n, p in args.alts]
+    libs = attngen_ctypes.open_libs([("base", args.lib)] + args.alts)
     gen = torch.Generator().manual_seed(args.seed)
     problems = []
     print(f"| case | kind | library | outputs != base | max diff | rel. L2 vs fp64 | max abs vs fp64 "

@@ -63,14 +63,12 @@ def parse_args(argv=None):
             p.error(f"--shape {text!r}: expected B,H,SQ,SKV (4 positive integers)")
         shapes.append(s)
     args.shapes = shapes
-    alts = []
-    for text in args.alt_lib:
-        name, _, path = text.partition("=")
-        if not name.isidentifier() or not path or name in ("attngen", "fa3"):
-            p.error(f"--alt-lib {text!r}: expected NAME=PATH with NAME an identifier other "
-                    "than attngen and fa3")
-        alts.append((name, path))
-    args.alts = alts
+    sys.path.insert(0, HERE)
+    import attngen_ctypes
+    try:
+        args.alts = attngen_ctypes.parse_alt_libs(args.alt_lib, ("attngen", "fa3"))
+    except ValueError as e:
+        p.error(str(e))
     for name, value, low in (("--seconds", args.seconds, 0.1), ("--idle-s", args.idle_s, 0.0),
                              ("--settle-s", args.settle_s, 0.0)):
         if not value >= low:
@@ -113,12 +111,8 @@ def main(argv=None):
     import torch
     if not torch.cuda.is_available():
         sys.exit("sustained.py: no CUDA device (torch.cuda.is_available() is False)")
-    sys.path.insert(0, HERE)
     import attngen_ctypes
-    if args.alts:
-        attngen_ctypes.allow_more_copies()
-    kernels = [("attngen", attngen_ctypes.Attngen(args.lib, backend="cuda"))]
-    kernels += [(name, attngen_ctypes.Attngen(path, backend="cuda")) for name, path in args.alts]
+    kernels = attngen_ctypes.open_libs([("attngen", args.lib)] + args.alts)
     fa3 = None
     if args.fa3_lib:
         import bench

@@ -104,17 +104,32 @@ def test_sass_loops(tmp_path):
     assert blk[0].split()[2] == "n=5:" and blk[1].split()[2] == "n=2:", blk
 
 
-def load_sustained():
+def load_tool(name):
+    """bench/NAME.py as a module."""
     import importlib.util
-    spec = importlib.util.spec_from_file_location("sustained", os.path.join(ROOT, "bench",
-                                                                          "sustained.py"))
+    spec = importlib.util.spec_from_file_location(name, os.path.join(ROOT, "bench", name + ".py"))
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     return mod
 
 
+def run_tool(name, *argv, env=None):
+    """bench/NAME.py run with argv: the completed process (text output)."""
+    return subprocess.run([sys.executable, os.path.join(ROOT, "bench", name + ".py"), *argv],
+                          capture_output=True, text=True, env=env)
+
+
+def check_no_device_exit(name, *argv):
+    """Without a CUDA device, bench/NAME.py exits with status 1 and says so."""
+    torch = pytest.importorskip("torch")
+    if torch.cuda.is_available():
+        pytest.skip("a CUDA device is present: the no-device exit is not reachable")
+    r = run_tool(name, *argv)
+    assert r.returncode == 1 and "no CUDA device" in r.stderr, r.stderr
+
+
 def test_sustained_samples():
-    m = load_sustained()
+    m = load_tool("sustained")
     a = m.parse_smi_line("2026/12/03 16:21:05.250, 1562, 641.37, 63")
     b = m.parse_smi_line("2026/12/03 16:21:05.300, 1602, 651.00, 64\n")
     assert a is not None and b is not None
@@ -139,27 +154,12 @@ def test_sustained_samples():
     (["--head-dim", "96"], "--head-dim"),
 ])
 def test_sustained_argument_errors(argv, what):
-    r = subprocess.run([sys.executable, os.path.join(ROOT, "bench", "sustained.py"), *argv],
-                       capture_output=True, text=True)
+    r = run_tool("sustained", *argv)
     assert r.returncode == 2 and what in r.stderr, r.stderr
 
 
 def test_sustained_without_gpu():
-    torch = pytest.importorskip("torch")
-    if torch.cuda.is_available():
-        pytest.skip("a CUDA device is present: the no-device exit is not reachable")
-    r = subprocess.run([sys.executable, os.path.join(ROOT, "bench", "sustained.py"),
-                        "--shape", "1,1,128,128"], capture_output=True, text=True)
-    assert r.returncode == 1 and "no CUDA device" in r.stderr, r.stderr
-
-
-def load_probe_check():
-    import importlib.util
-    spec = importlib.util.spec_from_file_location("probe_check", os.path.join(ROOT, "bench",
-                                                                              "probe_check.py"))
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    check_no_device_exit("sustained", "--shape", "1,1,128,128")
 
 
 def tile_maxima(q, k, tile):
@@ -173,7 +173,7 @@ def tile_maxima(q, k, tile):
 
 def test_probe_check_inputs():
     torch = pytest.importorskip("torch")
-    m = load_probe_check()
+    m = load_tool("probe_check")
     gen = torch.Generator().manual_seed(3)
     for kind in m.KINDS:
         q, k, v = m.make_inputs(kind, 1, 2, 64, 1024, 128, gen)
@@ -196,7 +196,7 @@ def test_probe_check_inputs():
 
 def test_probe_check_exact():
     torch = pytest.importorskip("torch")
-    m = load_probe_check()
+    m = load_tool("probe_check")
     gen = torch.Generator().manual_seed(5)
     q, k, v = m.make_inputs("rand", 2, 3, 5, 3, 64, gen)
     out = m.exact(q, k, v, causal=True)
@@ -227,15 +227,9 @@ def test_probe_check_exact():
 ])
 def test_probe_check_argument_errors(argv, what):
     env = {k: v for k, v in os.environ.items() if k != "ATTNGEN_LIB"}
-    r = subprocess.run([sys.executable, os.path.join(ROOT, "bench", "probe_check.py"), *argv],
-                       capture_output=True, text=True, env=env)
+    r = run_tool("probe_check", *argv, env=env)
     assert r.returncode == 2 and what in r.stderr, r.stderr
 
 
 def test_probe_check_without_gpu():
-    torch = pytest.importorskip("torch")
-    if torch.cuda.is_available():
-        pytest.skip("a CUDA device is present: the no-device exit is not reachable")
-    r = subprocess.run([sys.executable, os.path.join(ROOT, "bench", "probe_check.py"),
-                        "--lib", "x.so"], capture_output=True, text=True)
-    assert r.returncode == 1 and "no CUDA device" in r.stderr, r.stderr
+    check_no_device_exit("probe_check", "--lib", "x.so")
