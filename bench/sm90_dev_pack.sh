@@ -14,7 +14,7 @@ cp "$(readlink -f /usr/lib/x86_64-linux-gnu/libcmocka.so.0)" "$dest/libcmocka.so
 cp "$root/bench/bench.py" "$root/bench/attngen_ctypes.py" "$root/bench/sm90_dev_run.sh" \
   "$root/bench/ncu_src_top.py" "$root/bench/ncu_opcodes.py" "$root/bench/ab_compare.py" \
   "$root/bench/skip_speed.py" "$root/bench/variant_race.py" "$root/bench/sustained.py" \
-  "$root/bench/probe_check.py" "$dest/bench/"
+  "$root/bench/probe_check.py" "$root/bench/ctx_race.py" "$dest/bench/"
 # bench/attngen_ctypes.py imports the Python package from ../python
 mkdir -p "$dest/python" && cp -r "$root/python/attngen" "$dest/python/"
 find "$dest/python" -name __pycache__ -prune -exec rm -rf {} +

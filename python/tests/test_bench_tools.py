@@ -8,7 +8,8 @@ count and opcodes, a loop without HGMMA only with --all, and the basic blocks of
 bench/sustained.py: its nvidia-smi line parser and sample window, its argument errors, and its
 exit status without a CUDA device. bench/probe_check.py: its input kinds do what they are for
 (the row max's moves per tile), its fp64 attention (bottom-right causal), its argument errors
-and its exit status without a CUDA device."""
+and its exit status without a CUDA device. bench/ctx_race.py: its --ctx and --shape parsers, the
+causal (query, key) pair count, its argument errors and its exit status without a CUDA device."""
 import os
 import shutil
 import subprocess
@@ -233,3 +234,44 @@ def test_probe_check_argument_errors(argv, what):
 
 def test_probe_check_without_gpu():
     check_no_device_exit("probe_check", "--lib", "x.so")
+
+
+def test_ctx_race_parsers():
+    m = load_tool("ctx_race")
+    assert m.parse_ctx("new=/b/libattngen.so") == ("new", "/b/libattngen.so", {})
+    assert m.parse_ctx("lf=/b/lib.so,ATTNGEN_CAUSAL_ORDER=1,ATTNGEN_VARIANT=x") == (
+        "lf", "/b/lib.so", {"ATTNGEN_CAUSAL_ORDER": "1", "ATTNGEN_VARIANT": "x"})
+    for bad in ("new", "=/x.so", "9a=/x.so", "a=", "a=/x.so,CAUSAL=1", "a=/x.so,ATTNGEN_X"):
+        with pytest.raises(ValueError):
+            m.parse_ctx(bad)
+    assert m.parse_shape("4,32,4096") == (4, 32, 4096, 4096, 32)
+    assert m.parse_shape("1,32,8192,8192,8") == (1, 32, 8192, 8192, 8)
+    assert m.parse_shape("2,8,100,300") == (2, 8, 100, 300, 8)
+    for bad in ("1,2", "1,2,3,4,5,6", "0,2,3", "1,32,100,100,5", "1,x,3"):
+        assert m.parse_shape(bad) is None, bad
+    # the causal pairs: query i sees keys j <= i + skv - sq (bottom-right), counted one by one
+    for sq, skv in ((5, 8), (8, 5), (7, 7), (1, 300), (300, 1)):
+        want = sum(1 for i in range(sq) for j in range(skv) if j <= i + skv - sq)
+        assert m.pairs(sq, skv, True) == want, (sq, skv)
+        assert m.pairs(sq, skv, False) == sq * skv
+    assert m.pairs(5, 8, True) == 30 and m.pairs(8, 5, True) == 15
+
+
+@pytest.mark.parametrize("argv, what", [
+    (["--ctx", "a=/x.so"], "--ctx: give at least two"),
+    (["--ctx", "a=/x.so", "--ctx", "a=/y.so"], "--ctx: each NAME once"),
+    (["--ctx", "1a=/x.so", "--ctx", "b=/y.so"], "--ctx '1a=/x.so'"),
+    (["--ctx", "a=", "--ctx", "b=/y.so"], "the library path is empty"),
+    (["--ctx", "a=/x.so,CAUSAL=1", "--ctx", "b=/y.so"], "'CAUSAL=1' is not VAR=VALUE"),
+    (["--ctx", "a=/x.so", "--ctx", "b=/y.so", "--shape", "1,32,100,100,5"],
+     "--shape '1,32,100,100,5'"),
+    (["--ctx", "a=/x.so", "--ctx", "b=/y.so", "--iters", "0"], "--iters: expected an integer"),
+    (["--ctx", "a=/x.so", "--ctx", "b=/y.so", "--head-dim", "96"], "--head-dim"),
+])
+def test_ctx_race_argument_errors(argv, what):
+    r = run_tool("ctx_race", *argv)
+    assert r.returncode == 2 and what in r.stderr, r.stderr
+
+
+def test_ctx_race_without_gpu():
+    check_no_device_exit("ctx_race", "--ctx", "a=/x.so", "--ctx", "b=/y.so")

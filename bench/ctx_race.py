@@ -1,0 +1,189 @@
+#!/usr/bin/env python3
+"""ctx_race.py: attngen contexts raced on the same calls in interleaved rounds, for the 1-2%
+differences that bench.py's blocks of calls per kernel do not resolve.
+
+Each --ctx NAME=PATH[,VAR=VALUE...] is one context of the libattngen.so at PATH, created with
+the ATTNGEN_* environment variables given set (attngen reads them when a context is created,
+e.g. ATTNGEN_CAUSAL_ORDER=1 or ATTNGEN_VARIANT=...), so one build can race itself under two
+settings, or two builds each other. Per shape (BSHD, random normal bf16, scale 1/sqrt(D)),
+every context runs the same call once per round, in the order given, each call after a GPU
+sleep (host overhead hidden), for --iters rounds; a context's ratio is the median over the
+rounds of its time / the first context's. Its outputs are compared bit for bit with the first
+context's. Two contexts of the same build measure the race's own spread (H200, bench/RESULTS.md
+run M44: within 0.5%, no effect of the position in the round).
+
+  python3 bench/ctx_race.py --ctx main=/tmp/main/libattngen.so \\
+      --ctx new=build/libattngen.so --ctx new_longest=build/libattngen.so,ATTNGEN_CAUSAL_ORDER=1 \\
+      --causal --shape 4,32,4096 --shape 1,32,8192,8192,8
+
+Exit status: 0 done; 1 no CUDA device, or a library or call failed; 2 usage error.
+"""
+import argparse
+import os
+import re
+import statistics
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ENV_NAME = re.compile(r"ATTNGEN_[A-Z0-9_]+$")
+DEFAULT_SHAPES = ["2,24,8192", "8,16,2048"]
+
+
+def parse_ctx(text):
+    """'NAME=PATH[,VAR=VALUE...]' -> (NAME, PATH, {VAR: VALUE}); ValueError naming what is
+    wrong (NAME an identifier, PATH not empty, each VAR an ATTNGEN_* name)."""
+    name, eq, rest = text.partition("=")
+    if not eq or not name.isidentifier():
+        raise ValueError(f"--ctx {text!r}: expected NAME=PATH[,VAR=VALUE...] with NAME an "
+                         "identifier")
+    path, *assigns = rest.split(",")
+    if not path:
+        raise ValueError(f"--ctx {text!r}: the library path is empty")
+    env = {}
+    for a in assigns:
+        var, eq, value = a.partition("=")
+        if not eq or not ENV_NAME.match(var):
+            raise ValueError(f"--ctx {text!r}: {a!r} is not VAR=VALUE with VAR an ATTNGEN_* "
+                             "variable")
+        env[var] = value
+    return name, path, env
+
+
+def parse_shape(text):
+    """'B,H,SQ[,SKV[,HKV]]' -> (B, H, SQ, SKV, HKV), or None (SKV defaults to SQ, HKV to H; HKV
+    must divide H)."""
+    try:
+        s = [int(x) for x in text.split(",")]
+    except ValueError:
+        return None
+    if not 3 <= len(s) <= 5 or min(s) < 1:
+        return None
+    b, h, sq = s[:3]
+    skv = s[3] if len(s) > 3 else sq
+    hkv = s[4] if len(s) > 4 else h
+    if h % hkv:
+        return None
+    return b, h, sq, skv, hkv
+
+
+def pairs(sq, skv, causal):
+    """(query, key) pairs a call computes: all, or under the bottom-right causal mask (query i
+    sees keys j <= i + skv - sq) the ones it keeps."""
+    if not causal:
+        return sq * skv
+    return sum(min(skv, max(0, i + skv - sq + 1)) for i in range(sq))
+
+
+def parse_args(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--ctx", action="append", default=[], metavar="NAME=PATH[,VAR=VALUE...]",
+                   help="a context to race (at least two; the first is the reference)")
+    p.add_argument("--shape", action="append", default=[], metavar="B,H,SQ[,SKV[,HKV]]",
+                   help="a shape (repeatable; default " + " ".join(DEFAULT_SHAPES) + ")")
+    p.add_argument("--causal", action="store_true", help="the causal mask (bottom-right)")
+    p.add_argument("--head-dim", type=int, default=128, choices=[64, 128, 256])
+    p.add_argument("--round", default="rtne", choices=["rtne", "rtna", "rtz"])
+    p.add_argument("--iters", type=int, default=15, help="rounds (default 15)")
+    args = p.parse_args(argv)
+    try:
+        args.ctxs = [parse_ctx(t) for t in args.ctx]
+    except ValueError as e:
+        p.error(str(e))
+    if len(args.ctxs) < 2:
+        p.error("--ctx: give at least two (the first is the reference)")
+    names = [c[0] for c in args.ctxs]
+    if len(set(names)) != len(names):
+        p.error("--ctx: each NAME once")
+    args.shapes = []
+    for text in args.shape or DEFAULT_SHAPES:
+        s = parse_shape(text)
+        if s is None:
+            p.error(f"--shape {text!r}: expected B,H,SQ[,SKV[,HKV]] (positive integers, HKV "
+                    "dividing H)")
+        args.shapes.append(s)
+    if args.iters < 1:
+        p.error(f"--iters: expected an integer >= 1, got {args.iters}")
+    return args
+
+
+def open_contexts(ctxs, attngen_ctypes):
+    """[(NAME, Attngen)], each created with its variables set (and then restored)."""
+    if len({path for _, path, _ in ctxs}) > 1:
+        attngen_ctypes.allow_more_copies()
+    out = []
+    for name, path, env in ctxs:
+        saved = {k: os.environ.get(k) for k in env}
+        os.environ.update(env)
+        try:
+            out.append((name, attngen_ctypes.Attngen(path, backend="cuda")))
+        finally:
+            for k, v in saved.items():
+                if v is None:
+                    os.environ.pop(k, None)
+                else:
+                    os.environ[k] = v
+    return out
+
+
+def main(argv=None):
+    args = parse_args(argv)
+    import torch
+    if not torch.cuda.is_available():
+        print("ctx_race.py: no CUDA device (torch.cuda.is_available() is False)", file=sys.stderr)
+        return 1
+    sys.path.insert(0, HERE)
+    import attngen_ctypes
+    from skip_speed import time_one
+    try:
+        ctxs = open_contexts(args.ctxs, attngen_ctypes)
+    except Exception as e:  # a library that does not load or a context that does not open
+        print(f"ctx_race.py: {e}", file=sys.stderr)
+        return 1
+    names = [n for n, _ in ctxs]
+    print(f"{torch.cuda.get_device_name()}; round {args.round}, head_dim {args.head_dim}"
+          f"{', causal' if args.causal else ''}; {args.iters} interleaved rounds")
+    for name, path, env in args.ctxs:
+        print(f"  {name} = {path}" + "".join(f" {k}={v}" for k, v in env.items()))
+    print("| shape | " + " | ".join(f"{n} TFLOP/s" for n in names) + " | "
+          + " | ".join(f"{n} / {names[0]} time" for n in names[1:])
+          + f" | outputs vs {names[0]} | {names[0]}: variant, order |")
+    print("|---" * (2 * len(names) + 2) + "|")
+    torch.manual_seed(1)
+    d = args.head_dim
+    for (b, h, sq, skv, hkv) in args.shapes:
+        q = torch.randn(b, sq, h, d, device="cuda", dtype=torch.bfloat16)
+        k = torch.randn(b, skv, hkv, d, device="cuda", dtype=torch.bfloat16)
+        v = torch.randn(b, skv, hkv, d, device="cuda", dtype=torch.bfloat16)
+        outs = {n: torch.empty_like(q) for n in names}
+        try:
+            calls = {n: c.args(q, k, v, outs[n], rounding=args.round, causal=args.causal,
+                               heads_kv=hkv) for n, c in ctxs}
+            for n, c in ctxs:
+                c.fwd_args(calls[n])
+                c.fwd_args(calls[n])
+            torch.cuda.synchronize()
+            why = dict(ctxs)[names[0]].explain(calls[names[0]])
+        except Exception as e:
+            print(f"ctx_race.py: {(b, h, sq, skv, hkv)}: {e}", file=sys.stderr)
+            return 1
+        cmp = []
+        for n in names[1:]:
+            nd = int((outs[n] != outs[names[0]]).sum().item())
+            cmp.append(f"{n} bitwise equal" if nd == 0 else f"{n} {nd} differ")
+        t = {n: [] for n in names}
+        for _ in range(args.iters):
+            for n, c in ctxs:
+                t[n].append(time_one(lambda c=c, n=n: c.fwd_args(calls[n])))
+        flops = 4.0 * b * h * pairs(sq, skv, args.causal) * d
+        cells = [f"{flops / statistics.median(t[n]) / 1e9:.1f}" for n in names]
+        cells += [f"{statistics.median(x / y for x, y in zip(t[n], t[names[0]])):.3f}"
+                  for n in names[1:]]
+        shape = f"({b},{h}{'/' + str(hkv) if hkv != h else ''},{sq},{skv})"
+        reason = why[2].split("; ")[-1] if args.causal else why[2].split("; ")[0]
+        print(f"| {shape} | " + " | ".join(cells) + f" | {', '.join(cmp)} | `{why[0]}`, "
+              f"{reason} |", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
