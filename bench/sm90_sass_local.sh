@@ -6,7 +6,8 @@
 # so the header is rewritten to the old ELF ABI (version 7, OS/ABI 0x33, flags sm_90) first.
 # Prints, per WARPGROUP.DEPBAR gsb0 0x1 ... gsb0 0x0 region (S_j done ... P_{j-1} V_{j-1}
 # done), the counts of the softmax's instructions in it: MUFU.EX2 there means the softmax ran
-# while the warpgroup's own P.V was in flight (see bench/RESULTS.md, run AB2).
+# while the warpgroup's own P.V was in flight (see bench/RESULTS.md, run AB2). SASS_HEX=1 adds
+# the encodings (for bench/sass_ctrl.py).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 in="${1:?usage: sm90_sass_local.sh FILE.cu|FILE.cubin [OUT.sass]}"
@@ -32,7 +33,8 @@ b[7], b[8] = 0x33, 7                          # EI_OSABI = CUDA, EI_ABIVERSION =
 struct.pack_into('<I', b, 0x30, 0x005a055a)   # e_flags: sm_90, virtual sm_90, 64-bit, unified tex
 open(sys.argv[2], 'wb').write(b)
 PY
-"$tool/usr/bin/nvdisasm" -c "$tmp/old.cubin" > "$out"
+# SASS_HEX=1: with each instruction's encoding (nvdisasm -hex), which bench/sass_ctrl.py decodes
+"$tool/usr/bin/nvdisasm" -c ${SASS_HEX:+-hex} "$tmp/old.cubin" > "$out"
 /usr/bin/python3 - "$out" <<'PY'
 import collections, re, sys
 keep = ('MUFU', 'FMNMX', 'FADD', 'FMUL', 'F2FP', 'LOP3', 'SHFL', 'FSEL')

@@ -9,7 +9,9 @@ bench/sustained.py: its nvidia-smi line parser and sample window, its argument e
 exit status without a CUDA device. bench/probe_check.py: its input kinds do what they are for
 (the row max's moves per tile), its fp64 attention (bottom-right causal), its argument errors
 and its exit status without a CUDA device. bench/ctx_race.py: its --ctx and --shape parsers, the
-causal (query, key) pair count, its argument errors and its exit status without a CUDA device."""
+causal (query, key) pair count, its argument errors and its exit status without a CUDA device.
+bench/sass_ctrl.py: the controls it decodes from three real sm_90 encodings, its selections,
+sums and errors."""
 import os
 import shutil
 import subprocess
@@ -275,3 +277,47 @@ def test_ctx_race_argument_errors(argv, what):
 
 def test_ctx_race_without_gpu():
     check_no_device_exit("ctx_race", "--ctx", "a=/x.so", "--ctx", "b=/y.so")
+
+
+# Three instructions of the kv176 kernel's steady loop (nvdisasm -hex of an sm_90a cubin); their
+# second words carry: BRA stall 5, yield, waits on scoreboard 1; SYNCS.ARRIVE stall 3, yield,
+# read scoreboard 1; PLOP3 stall 13, no yield, no scoreboard.
+SASS_HEX = """\
+        /*5ac0*/               @P0 BRA `(.L_x_109) ;                    /* 0x0000000000140947 */
+                                                                       /* 0x002fea0003800000 */
+        /*5ae0*/                   SYNCS.ARRIVE.TRANS64.A1T0 RZ, [R12+UR15+0x38030], RZ ;  /* 0x038030ff0cff79a7 */
+                                                                       /* 0x0003e6000810000f */
+        /*5b00*/                   PLOP3.LUT P2, PT, PT, PT, UP1, 0x80, 0x0 ;  /* 0x000000000000781c */
+                                                                       /* 0x000fda0003f4f018 */
+"""
+
+
+def test_sass_ctrl(tmp_path):
+    m = load_tool("sass_ctrl")
+    ins = m.parse(SASS_HEX.splitlines(True))
+    assert [a for a, _, _ in ins] == [0x5ac0, 0x5ae0, 0x5b00]
+    bra, arrive, plop = (c for _, _, c in ins)
+    assert (bra["stall"], bra["yield"], bra["wb"], bra["rb"], bra["wait"]) == (5, 1, 7, 7, 0b10)
+    assert (arrive["stall"], arrive["yield"], arrive["rb"], arrive["wait"]) == (3, 1, 1, 0)
+    assert (plop["stall"], plop["yield"], plop["wb"], plop["rb"], plop["wait"]) == (13, 0, 7, 7, 0)
+    f = tmp_path / "k.sass"
+    f.write_text(SASS_HEX)
+    r = run_tool("sass_ctrl", str(f))
+    assert r.returncode == 0, r.stderr
+    assert "3 instructions: 21 issue cycles" in r.stdout and "1 wait on a scoreboard" in r.stdout
+    assert "stall 13" in r.stdout.splitlines()[2] and "wait 1 " in r.stdout.splitlines()[0]
+    r = run_tool("sass_ctrl", str(f), "--range", "5ae0", "5b00")
+    assert r.returncode == 0 and "2 instructions: 16 issue cycles" in r.stdout, r.stdout
+    r = run_tool("sass_ctrl", str(f), "--after", "SYNCS", "--count", "1")
+    assert r.returncode == 0 and "1 instructions: 3 issue cycles" in r.stdout, r.stdout
+    # no selection, no encodings, usage errors
+    assert run_tool("sass_ctrl", str(f), "--after", "HGMMA").returncode == 1
+    plain = tmp_path / "plain.sass"
+    plain.write_text(SASS)
+    r = run_tool("sass_ctrl", str(plain))
+    assert r.returncode == 1 and "nvdisasm -hex" in r.stderr, r.stderr
+    for argv, what in ((["--range", "5b00", "5ac0"], "past END"),
+                       (["--range", "x", "5"], "two hex addresses"),
+                       (["--count", "0"], "--count")):
+        r = run_tool("sass_ctrl", str(f), *argv)
+        assert r.returncode == 2 and what in r.stderr, r.stderr
