@@ -25,6 +25,14 @@ def allow_more_copies():
     env["GLIBC_TUNABLES"] = ":".join(x for x in (env.get("GLIBC_TUNABLES"), f"{tls}=65536") if x)
     os.execve(sys.executable, [sys.executable] + sys.argv, env)
 
+def mask_pairs(sq, skv, causal):
+    """(query, key) pairs a call computes: sq * skv, or under the causal mask (bottom-right
+    aligned: row i sees min(max(i + skv - sq + 1, 0), skv) keys) the ones it keeps."""
+    if not causal:
+        return sq * skv
+    return sum(min(max(i + skv - sq + 1, 0), skv) for i in range(sq))
+
+
 def parse_alt_libs(texts, reserved):
     """[(NAME, PATH)] of --alt-lib NAME=PATH arguments; ValueError naming the first one that is
     not NAME=PATH with NAME an identifier outside `reserved` (the tool's own column names)."""

@@ -83,10 +83,7 @@ L2_ROTATE_BYTES = 512 << 20  # input sets per shape cover at least this much mem
 def flops(b, h, sq, skv, causal=False):
     """2 x multiply-adds of QK^T and PV over the (query, key) pairs the mask keeps (causal:
     bottom-right aligned, row i sees min(max(i + skv - sq + 1, 0), skv) keys)."""
-    if not causal:
-        return 4.0 * b * h * sq * skv * HEAD_DIM
-    pairs = sum(min(max(i + skv - sq + 1, 0), skv) for i in range(sq))
-    return 4.0 * b * h * pairs * HEAD_DIM
+    return 4.0 * b * h * attngen_ctypes.mask_pairs(sq, skv, causal) * HEAD_DIM
 
 
 SLEEP_CYCLES = [0]  # GPU clock cycles of torch.cuda._sleep before each timed call

@@ -25,6 +25,9 @@ import statistics
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import attngen_ctypes  # noqa: E402
+
 ENV_NAME = re.compile(r"ATTNGEN_[A-Z0-9_]+$")
 DEFAULT_SHAPES = ["2,24,8192", "8,16,2048"]
 
@@ -66,12 +69,7 @@ def parse_shape(text):
     return b, h, sq, skv, hkv
 
 
-def pairs(sq, skv, causal):
-    """(query, key) pairs a call computes: all, or under the bottom-right causal mask (query i
-    sees keys j <= i + skv - sq) the ones it keeps."""
-    if not causal:
-        return sq * skv
-    return sum(min(skv, max(0, i + skv - sq + 1)) for i in range(sq))
+pairs = attngen_ctypes.mask_pairs   # (query, key) pairs a call computes (causal: kept ones)
 
 
 def parse_args(argv=None):
@@ -106,7 +104,7 @@ def parse_args(argv=None):
     return args
 
 
-def open_contexts(ctxs, attngen_ctypes):
+def open_contexts(ctxs):
     """[(NAME, Attngen)], each created with its variables set (and then restored)."""
     if len({path for _, path, _ in ctxs}) > 1:
         attngen_ctypes.allow_more_copies()
@@ -131,11 +129,9 @@ def main(argv=None):
     if not torch.cuda.is_available():
         print("ctx_race.py: no CUDA device (torch.cuda.is_available() is False)", file=sys.stderr)
         return 1
-    sys.path.insert(0, HERE)
-    import attngen_ctypes
     from skip_speed import time_one
     try:
-        ctxs = open_contexts(args.ctxs, attngen_ctypes)
+        ctxs = open_contexts(args.ctxs)
     except Exception as e:  # a library that does not load or a context that does not open
         print(f"ctx_race.py: {e}", file=sys.stderr)
         return 1
