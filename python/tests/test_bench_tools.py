@@ -246,6 +246,10 @@ def test_ctx_race_parsers():
     for bad in ("new", "=/x.so", "9a=/x.so", "a=", "a=/x.so,CAUSAL=1", "a=/x.so,ATTNGEN_X"):
         with pytest.raises(ValueError):
             m.parse_ctx(bad)
+    assert m.parse_fa3("fa3_nomax=/e/libfa3_d128.so") == ("fa3_nomax", "/e/libfa3_d128.so")
+    for bad in ("fa3", "=/x.so", "f=", "1f=/x.so"):
+        with pytest.raises(ValueError):
+            m.parse_fa3(bad)
     assert m.parse_shape("4,32,4096") == (4, 32, 4096, 4096, 32)
     assert m.parse_shape("1,32,8192,8192,8") == (1, 32, 8192, 8192, 8)
     assert m.parse_shape("2,8,100,300") == (2, 8, 100, 300, 8)
@@ -261,7 +265,11 @@ def test_ctx_race_parsers():
 
 @pytest.mark.parametrize("argv, what", [
     (["--ctx", "a=/x.so"], "--ctx: give at least two"),
-    (["--ctx", "a=/x.so", "--ctx", "a=/y.so"], "--ctx: each NAME once"),
+    (["--ctx", "a=/x.so", "--ctx", "a=/y.so"], "--ctx/--fa3: each NAME once"),
+    (["--ctx", "a=/x.so", "--fa3", "a=/y.so"], "--ctx/--fa3: each NAME once"),
+    (["--fa3", "a=/x.so", "--fa3", "b=/y.so"], "--ctx: give at least two"),
+    (["--ctx", "a=/x.so", "--fa3", "fa3"], "--fa3 'fa3': expected NAME=PATH"),
+    (["--ctx", "a=/x.so", "--fa3", "f="], "--fa3 'f=': expected NAME=PATH"),
     (["--ctx", "1a=/x.so", "--ctx", "b=/y.so"], "--ctx '1a=/x.so'"),
     (["--ctx", "a=", "--ctx", "b=/y.so"], "the library path is empty"),
     (["--ctx", "a=/x.so,CAUSAL=1", "--ctx", "b=/y.so"], "'CAUSAL=1' is not VAR=VALUE"),
@@ -277,6 +285,7 @@ def test_ctx_race_argument_errors(argv, what):
 
 def test_ctx_race_without_gpu():
     check_no_device_exit("ctx_race", "--ctx", "a=/x.so", "--ctx", "b=/y.so")
+    check_no_device_exit("ctx_race", "--ctx", "a=/x.so", "--fa3", "f=/y.so")
 
 
 # Three instructions of the kv176 kernel's steady loop (nvdisasm -hex of an sm_90a cubin); their
