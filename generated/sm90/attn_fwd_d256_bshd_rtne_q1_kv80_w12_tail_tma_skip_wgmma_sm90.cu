@@ -1696,6 +1696,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       m1 = mx1;
       float c0 = c_pos, c1 = c_pos;
       const bool big0 = !(fabsf(m0) < big_m), big1 = !(fabsf(m1) < big_m);
+#line 1043 "templates/sm90/attn_fwd_wgmma.cu.in"
       if (big0) {                            // (|m| >= 2^24: see above; rare)
 #pragma unroll
         for (int i = 0; i < kSRegs; i += 4) {
@@ -1712,6 +1713,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
         }
         c1 = 1.f;
       }
+#line 1062 "templates/sm90/attn_fwd_wgmma.cu.in"
       const float nm0 = -m0, nm1 = -m1;
       float rs0 = 0.f, rs1 = 0.f;
 #pragma unroll
@@ -1726,7 +1728,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       l0 = first ? rs0 : wg_add_rn(wg_mul_rn(l0, alpha0), rs0);
       l1 = first ? rs1 : wg_add_rn(wg_mul_rn(l1, alpha1), rs1);
     };
-#line 1141 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1151 "templates/sm90/attn_fwd_wgmma.cu.in"
     // Step 5: P = bf16_round(p). Two adjacent n8 chunks of the S accumulator have the layout
     // of one k16 A fragment of P.V.
     auto pack = [&]() {
@@ -1771,9 +1773,9 @@ extern "C" __global__ void __launch_bounds__(384, 1)
     // skipping job whose every tile is skipped runs tile 0 with kv_n = 0: its V rows too.)
     auto zero_v_tail = [&](int sp, int vrows) {
       if ((a.kv_len == 0 && !packed && !(kSkip && kv_n == 0)) || vrows >= kKv) return;
-#line 1186 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1196 "templates/sm90/attn_fwd_wgmma.cu.in"
       if (vrows < 0) vrows = 0;              // (a split part past the length: its whole tile)
-#line 1188 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1198 "templates/sm90/attn_fwd_wgmma.cu.in"
       const wg_u32 vt = sV + sp * kKvStage;
       for (int i = ct; i < (kKv - vrows) * (kD / 2); i += 128) {  // kD / 2 words per row
         const wg_u32 w = (wg_u32)i % (kD / 2), r = (wg_u32)i / (kD / 2);  // (shifts, masks)
@@ -1785,16 +1787,16 @@ extern "C" __global__ void __launch_bounds__(384, 1)
     auto set_pending = [&](float alpha0, float alpha1) {
       pa0 = alpha0;
       pa1 = alpha1;
-#line 1204 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1214 "templates/sm90/attn_fwd_wgmma.cu.in"
       prs = wg_any(alpha0 != 1.f || alpha1 != 1.f);
-#line 1206 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1216 "templates/sm90/attn_fwd_wgmma.cu.in"
     };
 
-#line 1209 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1219 "templates/sm90/attn_fwd_wgmma.cu.in"
     // Step 6: o = O * (1 / l) (l = 0 -> 0), rounded, into this consumer's O buffer (the
     // storer writes it out). Step 7: LSE = m ln2 + ln l. For job `job` with the final running
     // max (em0, em1) and this thread's parts of l (el0, el1).
-#line 1217 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1227 "templates/sm90/attn_fwd_wgmma.cu.in"
     auto epilogue = [&](int job, float em0, float em1, float el0, float el1) {
       long long q_base, k_base, v_base, o_base;
       int q0, h, b;
@@ -1806,7 +1808,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       ls0 = wg_add_rn(ls0, wg_shfl_xor(ls0, 2));
       float ls1 = wg_add_rn(el1, wg_shfl_xor(el1, 1));
       ls1 = wg_add_rn(ls1, wg_shfl_xor(ls1, 2));
-#line 1229 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1239 "templates/sm90/attn_fwd_wgmma.cu.in"
       if (job >= a.split_first) {
         // A split part (slot t = job - split_first): its rows' unnormalised O and (m, l) into
         // the workspace (layout: the head of this file); m = -inf when the part has no key
@@ -1831,7 +1833,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
         }
         return;
       }
-#line 1254 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1264 "templates/sm90/attn_fwd_wgmma.cu.in"
       const float inv0 = ls0 == 0.f ? 0.f : wg_rcp_rn(ls0);
       const float inv1 = ls1 == 0.f ? 0.f : wg_rcp_rn(ls1);
       // Causal: l = 0 only in a row that saw no key (with one, p = 1 at its max): out = 0
@@ -1850,7 +1852,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       int qr = 0;                            // a packed sequence's first row, its rows sq
       const int sq = q_len(b, qr);
       const bool ok0 = qa < sq, ok1 = qa + 8 < sq;
-#line 1273 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1283 "templates/sm90/attn_fwd_wgmma.cu.in"
       // Wait until the buffer's previous contents have been read by their stores (a named
       // barrier: an mbarrier wait loop here, with O and S live, made ptxas spill).
       const int ob = kOBufs == kConsumers ? cw : 0;
@@ -1868,12 +1870,12 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       unsigned short *og = (unsigned short *)a.o + o_base + 2 * t4;
       unsigned short *og0 = og + (wg_u32)(ok0 ? qa : 0) * o_row_stride;
       unsigned short *og1 = og + (wg_u32)(ok1 ? qa + 8 : 0) * o_row_stride;
-#line 1295 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1305 "templates/sm90/attn_fwd_wgmma.cu.in"
 #pragma unroll
       for (int i = 0; i < kD / 8; ++i) {
         const wg_u32 r0 = round_out2(wg_mul_rn(o[4 * i], inv0), wg_mul_rn(o[4 * i + 1], inv0));
         const wg_u32 r1 = round_out2(wg_mul_rn(o[4 * i + 2], inv1), wg_mul_rn(o[4 * i + 3], inv1));
-#line 1300 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1310 "templates/sm90/attn_fwd_wgmma.cu.in"
         if (direct) {
           if (ok0) wg_st_global_b32(og0 + 8 * i, r0);
           if (ok1) wg_st_global_b32(og1 + 8 * i, r1);
@@ -1882,14 +1884,14 @@ extern "C" __global__ void __launch_bounds__(384, 1)
           wg_st_shared_b32(at, r0);
           wg_st_shared_b32(at + 8u * 128u, r1);
         }
-#line 1312 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1322 "templates/sm90/attn_fwd_wgmma.cu.in"
       }
-#line 1314 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1324 "templates/sm90/attn_fwd_wgmma.cu.in"
       if (kOBufs > 0) {
         wg_fence_proxy_async();              // st.shared (generic) -> the stores (async proxy)
         wg_mbar_arrive(bar_o_full + 8 * ob);
       }
-#line 1319 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1329 "templates/sm90/attn_fwd_wgmma.cu.in"
       if (a.lse != 0 && t4 == 0) {
         // [B, H, Sq], or [H, total_q] from the sequence's first row
         float *lse = a.lse + (packed ? (long long)h * a.total_q + qr : ((long long)b * H + h) * (long long)Sq);
@@ -1926,13 +1928,13 @@ extern "C" __global__ void __launch_bounds__(384, 1)
     // The keys, first query row and KV tiles of job jb, for its rounds.
     // (A dense call without key lengths keeps Skv and n_tiles: nothing to decode.)
     auto start_job = [&](int jb) {
-#line 1356 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1366 "templates/sm90/attn_fwd_wgmma.cu.in"
       // (split variants: every job has its tile range, a part's from part_tiles)
       int mb, h, b, r0;
       decode(jb, mb, h, b);
       kv_n = keys_of(b, r0);
       nt = part_tiles(jb, kv_n, j0);
-#line 1362 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1372 "templates/sm90/attn_fwd_wgmma.cu.in"
       // Its computed tiles: the part's visited ones from its list words (a part that starts
       // at or past the key length has none: its tile j0 runs with no key, as the producer's
       // walk also gives j0 whatever the list says).
@@ -1955,9 +1957,9 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       const int qa = mb * kBlockM + 64 * cw + 16 * wq + g;
       mi0 = qa < Sq ? neg_inf : -neg_inf;
       mi1 = qa + 8 < Sq ? neg_inf : -neg_inf;
-#line 1413 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1423 "templates/sm90/attn_fwd_wgmma.cu.in"
     };
-#line 1415 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1425 "templates/sm90/attn_fwd_wgmma.cu.in"
     // The skip verdict of computed tile j of the job whose S was just softmaxed (m0, m1 its
     // new running max, tmx0, tmx1 the tile's): marked when every valid row of the warp has
     // fl(tmx - m) < T (NaN scores do not count in either max; a NaN difference is not below
@@ -2018,7 +2020,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       const int vis = kn > 0 ? tiles_of(job_keys(kn, mb * kBlockM, Sq)) : 0;
       const wg_u32 base = skip_base(mb, h, b);
       int nw = a.skip_nw < kSkipWords ? a.skip_nw : kSkipWords, w0 = 0;
-#line 1476 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1486 "templates/sm90/attn_fwd_wgmma.cu.in"
       if (jb >= a.split_first) {             // a part: its own words (whole words, see above)
         int pj0;
         (void)part_tiles(jb, kn, pj0);
@@ -2026,7 +2028,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
         const int pw1 = (pj0 + a.kv_per_split / kKv) >> 5;
         if ((jb - a.split_first) % a.num_splits != a.num_splits - 1 && pw1 < nw) nw = pw1;
       }
-#line 1484 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1494 "templates/sm90/attn_fwd_wgmma.cu.in"
       for (int w = w0 + lane; w < nw; w += 32) {
         wg_u32 x = wg_ld_shared_b32(buf + 4u * w);
         const int left = vis - 32 * w;
@@ -2037,12 +2039,12 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       }
       if (lane == 0) wg_st_shared_b32(cnt, 0u);
     };
-#line 1495 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1505 "templates/sm90/attn_fwd_wgmma.cu.in"
     start_job(job);
-#line 1497 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1507 "templates/sm90/attn_fwd_wgmma.cu.in"
     m0 = mi0;
     m1 = mi1;
-#line 1500 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1510 "templates/sm90/attn_fwd_wgmma.cu.in"
     if (cw == kConsumers - 1) wg_bar_arrive(1, 256);  // consumer 0 issues first
     {
       // The block's first round: S_0 of its first job only.
@@ -2061,9 +2063,9 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       float alpha0, alpha1;
       softmax(jf, true, alpha0, alpha1);
       pack();
-#line 1519 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1529 "templates/sm90/attn_fwd_wgmma.cu.in"
       vj = jf;                               // (its verdict: in the next round's wait)
-#line 1521 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1531 "templates/sm90/attn_fwd_wgmma.cu.in"
     }
     // A round that issues S_j and P_{j-1} V_{j-1} of the same job (1 <= j < nt; `last`: j is
     // the job's last computed tile; skip variants find it themselves). Returns the job's next
@@ -2077,12 +2079,12 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       issue_qk(sj);
       rescale_then_pv(sp);
       wg_bar_arrive(bar_other, 256);         // the other consumer's wgmmas queue behind mine
-#line 1535 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1545 "templates/sm90/attn_fwd_wgmma.cu.in"
       skip_verdict(vj, false, nj, j);        // the previous computed tile's, during the wgmmas
       const int jn = next_live_c();
       const bool last = jn >= nt;
       (void)last_in;
-#line 1543 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1553 "templates/sm90/attn_fwd_wgmma.cu.in"
       wg_wait<1>();                          // S_j done, P V may still run
 #pragma unroll
       for (int i = 0; i < kSRegs; ++i) wg_fence_operand(s[i]);
@@ -2107,16 +2109,16 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       for (int i = 0; i < kPRegs; ++i) wg_fence_operand(p[i]);
       if (lane == 0) wg_mbar_arrive(bar_empty_v + 8 * sp);
       pack();
-#line 1568 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1578 "templates/sm90/attn_fwd_wgmma.cu.in"
       vj = j;
-#line 1570 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1580 "templates/sm90/attn_fwd_wgmma.cu.in"
       ++it;
       return jn;
     };
     it = 1;
-#line 1575 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1585 "templates/sm90/attn_fwd_wgmma.cu.in"
     for (int j = jn1; j < nt;) j = steady_round(j, false);
-#line 1579 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1589 "templates/sm90/attn_fwd_wgmma.cu.in"
     for (job = job_at(ri = live_round(ri + 1)); job < n_jobs;
          job = job_at(ri = live_round(ri + 1))) {
       ++nj;
@@ -2132,9 +2134,9 @@ extern "C" __global__ void __launch_bounds__(384, 1)
         }
         mbar_wait(bar_full_k + 8 * sj, (wg_u32)((it / kStages) & 1));
         mbar_wait(bar_full_v + 8 * sp, (wg_u32)(((it - 1) / kStages) & 1));
-#line 1595 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1605 "templates/sm90/attn_fwd_wgmma.cu.in"
         skip_verdict(vj, true, nj - 1, 0);   // o_job's (the block's nj-1-th) last computed tile
-#line 1597 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1607 "templates/sm90/attn_fwd_wgmma.cu.in"
         zero_v_tail(sp, kv_n - jl * kKv);  // o_job's last V tile
         start_job(job);                      // from here on: the new job's
         begin_issue();
@@ -2149,10 +2151,10 @@ extern "C" __global__ void __launch_bounds__(384, 1)
           if (jn1 >= nt) wg_mbar_arrive(q_empty);
         }
         const float pm0 = m0, pm1 = m1, pl0 = l0, pl1 = l1;  // o_job's, for its epilogue
-#line 1612 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1622 "templates/sm90/attn_fwd_wgmma.cu.in"
         m0 = mi0;
         m1 = mi1;
-#line 1618 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1628 "templates/sm90/attn_fwd_wgmma.cu.in"
         float alpha0, alpha1;
         softmax(jf, true, alpha0, alpha1);
         prs = false;                         // the new job's O starts at 0: nothing to rescale
@@ -2163,29 +2165,29 @@ extern "C" __global__ void __launch_bounds__(384, 1)
         for (int i = 0; i < kPRegs; ++i) wg_fence_operand(p[i]);
         if (lane == 0) wg_mbar_arrive(bar_empty_v + 8 * sp);
         epilogue(o_job, pm0, pm1, pl0, pl1);
-#line 1629 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1639 "templates/sm90/attn_fwd_wgmma.cu.in"
         skip_done(nj - 1, o_job);
-#line 1631 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1641 "templates/sm90/attn_fwd_wgmma.cu.in"
         o_job = job;
 #pragma unroll
         for (int i = 0; i < kORegs; ++i) o[i] = 0.f;
         pack();
-#line 1636 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1646 "templates/sm90/attn_fwd_wgmma.cu.in"
         vj = jf;
-#line 1638 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1648 "templates/sm90/attn_fwd_wgmma.cu.in"
         ++it;
       }
-#line 1641 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1651 "templates/sm90/attn_fwd_wgmma.cu.in"
       for (int j = jn1; j < nt;) j = steady_round(j, false);
-#line 1645 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1655 "templates/sm90/attn_fwd_wgmma.cu.in"
     }
     {
       // The last job's P_{n-1} V_{n-1}, then its epilogue.
       const int sp = (it + kStages - 1) % kStages;
       mbar_wait(bar_full_v + 8 * sp, (wg_u32)(((it - 1) / kStages) & 1));
-#line 1651 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1661 "templates/sm90/attn_fwd_wgmma.cu.in"
       skip_verdict(vj, true, nj, 0);         // the last job's last computed tile (sets jl)
-#line 1653 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1663 "templates/sm90/attn_fwd_wgmma.cu.in"
       zero_v_tail(sp, kv_n - jl * kKv);
       begin_issue();
       rescale_then_pv(sp);
@@ -2195,13 +2197,13 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       for (int i = 0; i < kORegs; ++i) wg_fence_operand(o[i]);
       if (lane == 0) wg_mbar_arrive(bar_empty_v + 8 * sp);
       epilogue(o_job, m0, m1, l0, l1);
-#line 1663 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1673 "templates/sm90/attn_fwd_wgmma.cu.in"
       skip_done(nj, o_job);
-#line 1665 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1675 "templates/sm90/attn_fwd_wgmma.cu.in"
     }
   }
 }
-#line 1669 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1679 "templates/sm90/attn_fwd_wgmma.cu.in"
 
 // Merge of the tail KV split (runtime/src/split_plan.h: after the attention kernel on the same
 // stream, grid (split q-jobs, ceil(128 x 32 / 128), 1) x 128 threads, the
@@ -2261,13 +2263,13 @@ extern "C" __global__ void __launch_bounds__(128) attn_fwd_d256_bshd_rtne_q1_kv8
     wg_st_global_f32(a.lse + ((long long)b * a.H + h) * a.Sq + q,
                      wg_add_rn(wg_mul_rn(mmax, kLn2), logf(lt)));
 }
-#line 1730 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1740 "templates/sm90/attn_fwd_wgmma.cu.in"
 #undef sO
 #undef bar_o_full
 #undef job_count
 #undef job_q_row
 #undef job_q_hb
-#line 1736 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1746 "templates/sm90/attn_fwd_wgmma.cu.in"
 #undef job_skip_base
 #undef job_skip_first
 #undef skip_done_count

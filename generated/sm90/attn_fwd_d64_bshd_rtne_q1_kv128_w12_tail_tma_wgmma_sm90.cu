@@ -1550,6 +1550,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       m1 = mx1;
       float c0 = c_pos, c1 = c_pos;
       const bool big0 = !(fabsf(m0) < big_m), big1 = !(fabsf(m1) < big_m);
+#line 1043 "templates/sm90/attn_fwd_wgmma.cu.in"
       if (big0) {                            // (|m| >= 2^24: see above; rare)
 #pragma unroll
         for (int i = 0; i < kSRegs; i += 4) {
@@ -1566,6 +1567,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
         }
         c1 = 1.f;
       }
+#line 1062 "templates/sm90/attn_fwd_wgmma.cu.in"
       const float nm0 = -m0, nm1 = -m1;
       float rs0 = 0.f, rs1 = 0.f;
 #pragma unroll
@@ -1580,7 +1582,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       l0 = first ? rs0 : wg_add_rn(wg_mul_rn(l0, alpha0), rs0);
       l1 = first ? rs1 : wg_add_rn(wg_mul_rn(l1, alpha1), rs1);
     };
-#line 1141 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1151 "templates/sm90/attn_fwd_wgmma.cu.in"
     // Step 5: P = bf16_round(p). Two adjacent n8 chunks of the S accumulator have the layout
     // of one k16 A fragment of P.V.
     auto pack = [&]() {
@@ -1625,9 +1627,9 @@ extern "C" __global__ void __launch_bounds__(384, 1)
     // skipping job whose every tile is skipped runs tile 0 with kv_n = 0: its V rows too.)
     auto zero_v_tail = [&](int sp, int vrows) {
       if ((a.kv_len == 0 && !packed && !(kSkip && kv_n == 0)) || vrows >= kKv) return;
-#line 1186 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1196 "templates/sm90/attn_fwd_wgmma.cu.in"
       if (vrows < 0) vrows = 0;              // (a split part past the length: its whole tile)
-#line 1188 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1198 "templates/sm90/attn_fwd_wgmma.cu.in"
       const wg_u32 vt = sV + sp * kKvStage;
       for (int i = ct; i < (kKv - vrows) * (kD / 2); i += 128) {  // kD / 2 words per row
         const wg_u32 w = (wg_u32)i % (kD / 2), r = (wg_u32)i / (kD / 2);  // (shifts, masks)
@@ -1639,16 +1641,16 @@ extern "C" __global__ void __launch_bounds__(384, 1)
     auto set_pending = [&](float alpha0, float alpha1) {
       pa0 = alpha0;
       pa1 = alpha1;
-#line 1204 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1214 "templates/sm90/attn_fwd_wgmma.cu.in"
       prs = wg_any(alpha0 != 1.f || alpha1 != 1.f);
-#line 1206 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1216 "templates/sm90/attn_fwd_wgmma.cu.in"
     };
 
-#line 1209 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1219 "templates/sm90/attn_fwd_wgmma.cu.in"
     // Step 6: o = O * (1 / l) (l = 0 -> 0), rounded, into this consumer's O buffer (the
     // storer writes it out). Step 7: LSE = m ln2 + ln l. For job `job` with the final running
     // max (em0, em1) and this thread's parts of l (el0, el1).
-#line 1217 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1227 "templates/sm90/attn_fwd_wgmma.cu.in"
     auto epilogue = [&](int job, float em0, float em1, float el0, float el1) {
       long long q_base, k_base, v_base, o_base;
       int q0, h, b;
@@ -1660,7 +1662,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       ls0 = wg_add_rn(ls0, wg_shfl_xor(ls0, 2));
       float ls1 = wg_add_rn(el1, wg_shfl_xor(el1, 1));
       ls1 = wg_add_rn(ls1, wg_shfl_xor(ls1, 2));
-#line 1229 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1239 "templates/sm90/attn_fwd_wgmma.cu.in"
       if (job >= a.split_first) {
         // A split part (slot t = job - split_first): its rows' unnormalised O and (m, l) into
         // the workspace (layout: the head of this file); m = -inf when the part has no key
@@ -1685,7 +1687,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
         }
         return;
       }
-#line 1254 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1264 "templates/sm90/attn_fwd_wgmma.cu.in"
       const float inv0 = ls0 == 0.f ? 0.f : wg_rcp_rn(ls0);
       const float inv1 = ls1 == 0.f ? 0.f : wg_rcp_rn(ls1);
       // Causal: l = 0 only in a row that saw no key (with one, p = 1 at its max): out = 0
@@ -1704,7 +1706,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       int qr = 0;                            // a packed sequence's first row, its rows sq
       const int sq = q_len(b, qr);
       const bool ok0 = qa < sq, ok1 = qa + 8 < sq;
-#line 1273 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1283 "templates/sm90/attn_fwd_wgmma.cu.in"
       // Wait until the buffer's previous contents have been read by their stores (a named
       // barrier: an mbarrier wait loop here, with O and S live, made ptxas spill).
       const int ob = kOBufs == kConsumers ? cw : 0;
@@ -1722,12 +1724,12 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       unsigned short *og = (unsigned short *)a.o + o_base + 2 * t4;
       unsigned short *og0 = og + (wg_u32)(ok0 ? qa : 0) * o_row_stride;
       unsigned short *og1 = og + (wg_u32)(ok1 ? qa + 8 : 0) * o_row_stride;
-#line 1295 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1305 "templates/sm90/attn_fwd_wgmma.cu.in"
 #pragma unroll
       for (int i = 0; i < kD / 8; ++i) {
         const wg_u32 r0 = round_out2(wg_mul_rn(o[4 * i], inv0), wg_mul_rn(o[4 * i + 1], inv0));
         const wg_u32 r1 = round_out2(wg_mul_rn(o[4 * i + 2], inv1), wg_mul_rn(o[4 * i + 3], inv1));
-#line 1300 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1310 "templates/sm90/attn_fwd_wgmma.cu.in"
         if (direct) {
           if (ok0) wg_st_global_b32(og0 + 8 * i, r0);
           if (ok1) wg_st_global_b32(og1 + 8 * i, r1);
@@ -1736,14 +1738,14 @@ extern "C" __global__ void __launch_bounds__(384, 1)
           wg_st_shared_b32(at, r0);
           wg_st_shared_b32(at + 8u * 128u, r1);
         }
-#line 1312 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1322 "templates/sm90/attn_fwd_wgmma.cu.in"
       }
-#line 1314 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1324 "templates/sm90/attn_fwd_wgmma.cu.in"
       if (kOBufs > 0) {
         wg_fence_proxy_async();              // st.shared (generic) -> the stores (async proxy)
         wg_mbar_arrive(bar_o_full + 8 * ob);
       }
-#line 1319 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1329 "templates/sm90/attn_fwd_wgmma.cu.in"
       if (a.lse != 0 && t4 == 0) {
         // [B, H, Sq], or [H, total_q] from the sequence's first row
         float *lse = a.lse + (packed ? (long long)h * a.total_q + qr : ((long long)b * H + h) * (long long)Sq);
@@ -1780,17 +1782,17 @@ extern "C" __global__ void __launch_bounds__(384, 1)
     // The keys, first query row and KV tiles of job jb, for its rounds.
     // (A dense call without key lengths keeps Skv and n_tiles: nothing to decode.)
     auto start_job = [&](int jb) {
-#line 1356 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1366 "templates/sm90/attn_fwd_wgmma.cu.in"
       // (split variants: every job has its tile range, a part's from part_tiles)
       int mb, h, b, r0;
       decode(jb, mb, h, b);
       kv_n = keys_of(b, r0);
       nt = part_tiles(jb, kv_n, j0);
-#line 1413 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1423 "templates/sm90/attn_fwd_wgmma.cu.in"
     };
-#line 1495 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1505 "templates/sm90/attn_fwd_wgmma.cu.in"
     start_job(job);
-#line 1500 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1510 "templates/sm90/attn_fwd_wgmma.cu.in"
     if (cw == kConsumers - 1) wg_bar_arrive(1, 256);  // consumer 0 issues first
     {
       // The block's first round: S_0 of its first job only.
@@ -1809,7 +1811,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       float alpha0, alpha1;
       softmax(j0, true, alpha0, alpha1);
       pack();
-#line 1521 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1531 "templates/sm90/attn_fwd_wgmma.cu.in"
     }
     // A round that issues S_j and P_{j-1} V_{j-1} of the same job (1 <= j < nt; `last`: j is
     // the job's last computed tile; skip variants find it themselves). Returns the job's next
@@ -1823,10 +1825,10 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       issue_qk(sj);
       rescale_then_pv(sp);
       wg_bar_arrive(bar_other, 256);         // the other consumer's wgmmas queue behind mine
-#line 1540 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1550 "templates/sm90/attn_fwd_wgmma.cu.in"
       const int jn = j + 1;
       const bool last = last_in;
-#line 1543 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1553 "templates/sm90/attn_fwd_wgmma.cu.in"
       wg_wait<1>();                          // S_j done, P V may still run
 #pragma unroll
       for (int i = 0; i < kSRegs; ++i) wg_fence_operand(s[i]);
@@ -1851,14 +1853,14 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       for (int i = 0; i < kPRegs; ++i) wg_fence_operand(p[i]);
       if (lane == 0) wg_mbar_arrive(bar_empty_v + 8 * sp);
       pack();
-#line 1570 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1580 "templates/sm90/attn_fwd_wgmma.cu.in"
       ++it;
       return jn;
     };
     it = 1;
-#line 1577 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1587 "templates/sm90/attn_fwd_wgmma.cu.in"
     for (int j = j0 + 1; j < nt; ++j) steady_round(j, j == nt - 1);
-#line 1579 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1589 "templates/sm90/attn_fwd_wgmma.cu.in"
     for (job = job_at(ri = live_round(ri + 1)); job < n_jobs;
          job = job_at(ri = live_round(ri + 1))) {
       ++nj;
@@ -1874,7 +1876,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
         }
         mbar_wait(bar_full_k + 8 * sj, (wg_u32)((it / kStages) & 1));
         mbar_wait(bar_full_v + 8 * sp, (wg_u32)(((it - 1) / kStages) & 1));
-#line 1597 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1607 "templates/sm90/attn_fwd_wgmma.cu.in"
         zero_v_tail(sp, kv_n - (nt - 1) * kKv);  // o_job's last V tile
         start_job(job);                      // from here on: the new job's
         begin_issue();
@@ -1889,10 +1891,10 @@ extern "C" __global__ void __launch_bounds__(384, 1)
           if (nt == j0 + 1) wg_mbar_arrive(q_empty);
         }
         const float pm0 = m0, pm1 = m1, pl0 = l0, pl1 = l1;  // o_job's, for its epilogue
-#line 1615 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1625 "templates/sm90/attn_fwd_wgmma.cu.in"
         m0 = neg_inf;
         m1 = neg_inf;
-#line 1618 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1628 "templates/sm90/attn_fwd_wgmma.cu.in"
         float alpha0, alpha1;
         softmax(j0, true, alpha0, alpha1);
         prs = false;                         // the new job's O starts at 0: nothing to rescale
@@ -1903,23 +1905,23 @@ extern "C" __global__ void __launch_bounds__(384, 1)
         for (int i = 0; i < kPRegs; ++i) wg_fence_operand(p[i]);
         if (lane == 0) wg_mbar_arrive(bar_empty_v + 8 * sp);
         epilogue(o_job, pm0, pm1, pl0, pl1);
-#line 1631 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1641 "templates/sm90/attn_fwd_wgmma.cu.in"
         o_job = job;
 #pragma unroll
         for (int i = 0; i < kORegs; ++i) o[i] = 0.f;
         pack();
-#line 1638 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1648 "templates/sm90/attn_fwd_wgmma.cu.in"
         ++it;
       }
-#line 1643 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1653 "templates/sm90/attn_fwd_wgmma.cu.in"
       for (int j = j0 + 1; j < nt; ++j) steady_round(j, j == nt - 1);
-#line 1645 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1655 "templates/sm90/attn_fwd_wgmma.cu.in"
     }
     {
       // The last job's P_{n-1} V_{n-1}, then its epilogue.
       const int sp = (it + kStages - 1) % kStages;
       mbar_wait(bar_full_v + 8 * sp, (wg_u32)(((it - 1) / kStages) & 1));
-#line 1653 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1663 "templates/sm90/attn_fwd_wgmma.cu.in"
       zero_v_tail(sp, kv_n - (nt - 1) * kKv);
       begin_issue();
       rescale_then_pv(sp);
@@ -1929,11 +1931,11 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       for (int i = 0; i < kORegs; ++i) wg_fence_operand(o[i]);
       if (lane == 0) wg_mbar_arrive(bar_empty_v + 8 * sp);
       epilogue(o_job, m0, m1, l0, l1);
-#line 1665 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1675 "templates/sm90/attn_fwd_wgmma.cu.in"
     }
   }
 }
-#line 1669 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1679 "templates/sm90/attn_fwd_wgmma.cu.in"
 
 // Merge of the tail KV split (runtime/src/split_plan.h: after the attention kernel on the same
 // stream, grid (split q-jobs, ceil(128 x 8 / 128), 1) x 128 threads, the
@@ -1993,7 +1995,7 @@ extern "C" __global__ void __launch_bounds__(128) attn_fwd_d64_bshd_rtne_q1_kv12
     wg_st_global_f32(a.lse + ((long long)b * a.H + h) * a.Sq + q,
                      wg_add_rn(wg_mul_rn(mmax, kLn2), logf(lt)));
 }
-#line 1730 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1740 "templates/sm90/attn_fwd_wgmma.cu.in"
 #undef sO
 #undef bar_o_full
 #undef job_count
