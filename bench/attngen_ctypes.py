@@ -25,6 +25,7 @@ def allow_more_copies():
     env["GLIBC_TUNABLES"] = ":".join(x for x in (env.get("GLIBC_TUNABLES"), f"{tls}=65536") if x)
     os.execve(sys.executable, [sys.executable] + sys.argv, env)
 
+
 def mask_pairs(sq, skv, causal):
     """(query, key) pairs a call computes: sq * skv, or under the causal mask (bottom-right
     aligned: row i sees min(max(i + skv - sq + 1, 0), skv) keys) the ones it keeps."""

@@ -170,6 +170,7 @@ def main(argv=None):
                 print(f"ctx_race.py: --fa3 {n}: the library has no {f.name}", file=sys.stderr)
                 return 1
     names = [n for n, _ in ctxs] + [n for n, _ in fa3s]
+    fa3_names = {n for n, _ in fa3s}
     print(f"{torch.cuda.get_device_name()}; round {args.round}, head_dim {args.head_dim}"
           f"{', causal' if args.causal else ''}; {args.iters} interleaved rounds")
     for name, path, env in args.ctxs:
@@ -206,7 +207,6 @@ def main(argv=None):
             print(f"ctx_race.py: {(b, h, sq, skv, hkv)}: {e}", file=sys.stderr)
             return 1
         cmp = []
-        fa3_names = {n for n, _ in fa3s}
         for n in names[1:]:
             if n in fa3_names:
                 diff = (outs[n].float() - outs[names[0]].float()).abs().max().item()
