@@ -123,6 +123,7 @@ static void test_runtime_malformed_env_fails_create(void **state) {
     {"ATTNGEN_EMU_RACECHECK", "maybe", "0, 1"},
     {"ATTNGEN_EMU_STACK", "12", "16384.."},
     {"ATTNGEN_JIT_LOCK_TIMEOUT", "soon", "seconds"},
+    {"ATTNGEN_CAUSAL_ORDER", "4", "0..3"},
   };
   attngen_context_options o = {"cpu", 0};
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {

@@ -316,25 +316,63 @@ static void test_split_plan_vt_bytes_follow_head_dim(void **state) {
 static void test_causal_order_follows_kv_bytes(void **state) {
   (void)state;
   /* (4,32,4096) MHA: a round holds 128 heads' K/V, 256 MiB: pairs */
-  assert_int_equal(attngen__causal_order(4, 32, 32, 4096, 128, 4096, 132, 0), ATTNGEN__CAUSAL_PAIRS);
+  assert_int_equal(attngen__causal_order(4, 32, 32, 4096, 128, 4096, 132, 0, 0), ATTNGEN__CAUSAL_PAIRS);
   /* MQA (1,64/1,16384): one KV head of 8 MiB: longest first */
-  assert_int_equal(attngen__causal_order(1, 64, 1, 16384, 128, 8192, 132, 0), ATTNGEN__CAUSAL_LONGEST);
+  assert_int_equal(attngen__causal_order(1, 64, 1, 16384, 128, 8192, 132, 0, 0), ATTNGEN__CAUSAL_LONGEST);
   /* GQA (1,32/8,8192): 8 KV heads x 8192 keys = 32 MiB: longest first; at 16384 keys 64 MiB: pairs */
-  assert_int_equal(attngen__causal_order(1, 32, 8, 8192, 128, 2048, 132, 0), ATTNGEN__CAUSAL_LONGEST);
-  assert_int_equal(attngen__causal_order(1, 32, 8, 16384, 128, 4096, 132, 0), ATTNGEN__CAUSAL_PAIRS);
+  assert_int_equal(attngen__causal_order(1, 32, 8, 8192, 128, 2048, 132, 0, 0), ATTNGEN__CAUSAL_LONGEST);
+  assert_int_equal(attngen__causal_order(1, 32, 8, 16384, 128, 4096, 132, 0, 0), ATTNGEN__CAUSAL_PAIRS);
   /* head_dim 64 halves the bytes: (2,16,5120) 32 heads x 5120 x 64 x 4 = 40 MiB, not above */
-  assert_int_equal(attngen__causal_order(2, 16, 16, 5120, 64, 1280, 132, 0), ATTNGEN__CAUSAL_LONGEST);
-  assert_int_equal(attngen__causal_order(2, 16, 16, 5121, 64, 1312, 132, 0), ATTNGEN__CAUSAL_PAIRS);
+  assert_int_equal(attngen__causal_order(2, 16, 16, 5120, 64, 1280, 132, 0, 0), ATTNGEN__CAUSAL_LONGEST);
+  assert_int_equal(attngen__causal_order(2, 16, 16, 5121, 64, 1312, 132, 0, 0), ATTNGEN__CAUSAL_PAIRS);
   /* fewer jobs than two rounds: longest first whatever the bytes */
-  assert_int_equal(attngen__causal_order(1, 2, 2, 1 << 20, 128, 263, 132, 0), ATTNGEN__CAUSAL_LONGEST);
+  assert_int_equal(attngen__causal_order(1, 2, 2, 1 << 20, 128, 263, 132, 0, 0), ATTNGEN__CAUSAL_LONGEST);
   /* a packed batch takes the same rule on its longest sequence: 16 sequences up to 16384 keys,
    * 33 KV heads a round, 264 MiB: pairs; up to 512 keys, 8 MiB: longest first; forced wins */
-  assert_int_equal(attngen__causal_order(16, 32, 8, 16384, 128, 65536, 132, 0), ATTNGEN__CAUSAL_PAIRS);
-  assert_int_equal(attngen__causal_order(16, 32, 8, 512, 128, 2048, 132, 0), ATTNGEN__CAUSAL_LONGEST);
-  assert_int_equal(attngen__causal_order(16, 32, 8, 16384, 128, 65536, 132, 1), ATTNGEN__CAUSAL_LONGEST);
+  assert_int_equal(attngen__causal_order(16, 32, 8, 16384, 128, 65536, 132, 0, 0), ATTNGEN__CAUSAL_PAIRS);
+  assert_int_equal(attngen__causal_order(16, 32, 8, 512, 128, 2048, 132, 0, 0), ATTNGEN__CAUSAL_LONGEST);
+  assert_int_equal(attngen__causal_order(16, 32, 8, 16384, 128, 65536, 132, 1, 0), ATTNGEN__CAUSAL_LONGEST);
   /* forced (ATTNGEN_CAUSAL_ORDER) wins either way */
-  assert_int_equal(attngen__causal_order(4, 32, 32, 4096, 128, 4096, 132, 1), ATTNGEN__CAUSAL_LONGEST);
-  assert_int_equal(attngen__causal_order(1, 64, 1, 16384, 128, 8192, 132, 2), ATTNGEN__CAUSAL_PAIRS);
+  assert_int_equal(attngen__causal_order(4, 32, 32, 4096, 128, 4096, 132, 1, 0), ATTNGEN__CAUSAL_LONGEST);
+  assert_int_equal(attngen__causal_order(1, 64, 1, 16384, 128, 8192, 132, 2, 0), ATTNGEN__CAUSAL_PAIRS);
+}
+
+/* The dynamic order (3) where the kernel has it (dynamic_ok: the head_dim-64 causal TMA
+ * kernels, dense batch), whatever the bytes and rounds; forced 1 or 2 still wins; forced 3
+ * without it is the static rule. */
+static void test_causal_order_dynamic(void **state) {
+  (void)state;
+  /* SD3-sized (2,24,4429) at head_dim 64: pairs without the dynamic order, 3 with it */
+  assert_int_equal(attngen__causal_order(2, 24, 24, 4429, 64, 1680, 132, 0, 0), ATTNGEN__CAUSAL_PAIRS);
+  assert_int_equal(attngen__causal_order(2, 24, 24, 4429, 64, 1680, 132, 0, 1), ATTNGEN__CAUSAL_DYNAMIC);
+  assert_int_equal(attngen__causal_order(1, 2, 2, 1 << 20, 64, 263, 132, 0, 1), ATTNGEN__CAUSAL_DYNAMIC);
+  assert_int_equal(attngen__causal_order(1, 2, 2, 100, 64, 1, 1, 3, 1), ATTNGEN__CAUSAL_DYNAMIC);
+  assert_int_equal(attngen__causal_order(2, 24, 24, 4429, 64, 1680, 132, 2, 1), ATTNGEN__CAUSAL_PAIRS);
+  assert_int_equal(attngen__causal_order(2, 24, 24, 4429, 64, 1680, 132, 1, 1), ATTNGEN__CAUSAL_LONGEST);
+  assert_int_equal(attngen__causal_order(4, 32, 32, 4096, 128, 4096, 132, 3, 0), ATTNGEN__CAUSAL_PAIRS);
+  assert_int_equal(attngen__causal_order(1, 64, 1, 16384, 128, 8192, 132, 3, 0), ATTNGEN__CAUSAL_LONGEST);
+}
+
+/* A section of the dynamic order: the KV heads whose K/V fit the 40 MiB budget, times the
+ * query heads per KV head, at least one and at most heads x batch. */
+static void test_causal_section(void **state) {
+  (void)state;
+  /* head_dim 64, 4429 keys: 1.08 MiB per KV head -> 36 heads of 48 */
+  assert_int_equal(attngen__causal_section(2, 24, 24, 4429, 64), 36);
+  /* (4,16,4096) at 64: 1 MiB per head -> 40 */
+  assert_int_equal(attngen__causal_section(4, 16, 16, 4096, 64), 40);
+  /* everything fits: all (head, batch) pairs (0.25 MiB per head: 160 > 128) */
+  assert_int_equal(attngen__causal_section(8, 16, 16, 1024, 64), 128);
+  assert_int_equal(attngen__causal_section(1, 8, 8, 1024, 64), 8);
+  /* GQA 32/8 at 8192 keys: 2 MiB per KV head -> 20 KV heads x 4 query heads, capped at 32 */
+  assert_int_equal(attngen__causal_section(1, 32, 8, 8192, 64), 32);
+  /* 65536 keys: 16 MiB per KV head -> 2 KV heads x 4 */
+  assert_int_equal(attngen__causal_section(2, 32, 8, 65536, 64), 8);
+  /* one KV head above the budget: still one KV head's group */
+  assert_int_equal(attngen__causal_section(1, 8, 2, 1 << 22, 64), 4);
+  assert_int_equal(attngen__causal_section(1, 8, 8, 1 << 22, 64), 1);
+  /* no keys: every pair in one section */
+  assert_int_equal(attngen__causal_section(3, 5, 5, 0, 64), 15);
 }
 
 int main(void) {
@@ -351,6 +389,8 @@ int main(void) {
       cmocka_unit_test(test_split_plan_apply_fills_kargs),
       cmocka_unit_test(test_split_plan_vt_bytes_follow_head_dim),
       cmocka_unit_test(test_causal_order_follows_kv_bytes),
+      cmocka_unit_test(test_causal_order_dynamic),
+      cmocka_unit_test(test_causal_section),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -29,7 +29,8 @@ typedef struct attngen_kargs {
   // Causal mask (attngen_fwd_args.causal): query i of an entry with n keys sees the keys
   // j <= i + n - Sq (bottom-right aligned). 0 = none; nonzero = the mask, and for the
   // persistent sm90 wgmma kernels the job order the runtime chose (1 = longest first, 2 =
-  // pairs of m-blocks; templates/sm90/attn_fwd_wgmma.cu.in job_at).
+  // pairs of m-blocks, 3 = dynamic (job_section below); templates/sm90/attn_fwd_wgmma.cu.in
+  // job_at).
   int causal;
   // KV heads (attngen_fwd_args.heads_kv; == H for a dense call): k and v have H_kv heads
   // ([B,Skv,H_kv,128] / [B,H_kv,Skv,128]) and query head h reads KV head h / (H / H_kv).
@@ -66,6 +67,12 @@ typedef struct attngen_kargs {
   // bytes, so ss and sh fit 32-bit row offsets.
   long long q_sb, k_sb, v_sb, o_sb;
   int q_ss, q_sh, k_ss, k_sh, v_ss, v_sh, o_ss, o_sh;
+  // The dynamic causal job order (causal = 3; the head_dim-64 sm90 wgmma causal kernels, whose
+  // ws is then the job counter: the context's for the call's stream, zero when the call starts,
+  // set back to zero by its last fetch): the (head, batch) pairs of one section of the order
+  // (longest job first within a section, sections in turn; templates/sm90/attn_fwd_wgmma.cu.in
+  // dyn_job); 0 otherwise.
+  int job_section;
 } attngen_kargs;
 
 #endif // ATTNGEN_KARGS_H

@@ -21,7 +21,8 @@
 --            where the producer thread keeps its job count and the next Q tile's
 --            coordinates (held in its 24 registers they spilled); skip = on: 32 bytes more
 --            (the job's list entry, first tile, done counts, held list word), then 3 x 64 uint32, the verdict words of the
---            jobs in flight
+--            jobs in flight, then the job ring (16 x 8 bytes; mask = causal at head_dim 64
+--            too: the dynamic causal order)
 -- stages: the most (<= 4) that fit next to one Q and one O buffer; then a second Q buffer, then
 -- a second O buffer, each when it fits (kv 176: 2 stages, 1 Q, 1 O; 144: 2, 2, 1; 128: 2, 2, 2;
 -- 96: 3, 2, 1; 64: 4, 2, 2; head_dim 256: kv 64: 2, 1, 1; 80: 2, 1, 0).
@@ -61,6 +62,7 @@ function M.derive(v)
   local function total(stages, o_bufs, q_bufs)
     local bars = 8 * (2 * q_bufs + 4 * stages + o_bufs) + (tma and 16 or 0)
       + (skip and 32 + 3 * SKIP_WORDS * 4 + 8 * JOB_RING or 0)
+      + (not skip and tma and v.mask == "causal" and v.head_dim == 64 and 8 * JOB_RING or 0)
     return q_bufs * q_bytes + 2 * stages * kv_stage_bytes + o_bufs * o_buf_bytes + bars
       + ALIGN_SLACK
   end

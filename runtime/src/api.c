@@ -47,11 +47,14 @@ struct described {
 };
 
 /* Split-partials workspace of one stream; grown by replacement, old buffers retired (freed
- * at destroy) so a growing call never waits for earlier calls that may still use them. */
+ * at destroy) so a growing call never waits for earlier calls that may still use them. And
+ * the stream's job counter of the dynamic causal order (split_plan.h ATTNGEN__CAUSAL_DYNAMIC):
+ * 16 bytes, zeroed once when allocated; each call's kernel leaves it at zero. */
 typedef struct workspace {
   void *stream;
   void *ptr;
   size_t bytes;
+  void *counter;
   struct workspace *next;
 } workspace;
 
@@ -174,7 +177,8 @@ void attngen_destroy(attngen_context *c) {
   for (size_t i = 0; i < 2; i++) {
     for (workspace *w = lists[i], *next; w; w = next) {
       next = w->next;
-      c->be->mem_free(c->bs, w->ptr);
+      if (w->ptr) c->be->mem_free(c->bs, w->ptr);
+      if (w->counter) c->be->mem_free(c->bs, w->counter);
       free(w);
     }
   }
@@ -309,10 +313,17 @@ static attngen_status plan_launch(plan *p, const attngen_fwd_args *a, int comput
     p->grid[0] = (unsigned)(jobs < cu ? jobs : cu);
     p->grid[1] = 1;
     p->grid[2] = 1;
-    if (a->causal)
+    if (a->causal) {
+      /* the dynamic order: the head_dim-64 causal TMA kernels (the template's DYN), dense */
+      const int dynamic_ok = attngen__desc_head_dim(d) == 64 && d->load == ATTNGEN__LOAD_TMA &&
+                             !a->cu_seqlens_q;
       p->k.causal = attngen__causal_order(a->batch, a->heads, heads_kv, a->seqlen_kv,
                                           attngen__desc_head_dim(d), jobs, (long)p->grid[0],
-                                          causal_forced);
+                                          causal_forced, dynamic_ok);
+      if (p->k.causal == ATTNGEN__CAUSAL_DYNAMIC)
+        p->k.job_section = attngen__causal_section(a->batch, a->heads, heads_kv, a->seqlen_kv,
+                                                   attngen__desc_head_dim(d));
+    }
   }
   p->num_splits = 1;
   p->workspace_bytes = 0;
@@ -587,6 +598,39 @@ static attngen_status load_kernel(attngen_context *c, const plan *p, void *strea
   return ATTNGEN_STATUS_OK;
 }
 
+/* The workspace entry of stream (created empty); caller holds c->mutex. */
+static attngen_status stream_entry(attngen_context *c, void *stream, workspace **out) {
+  workspace *w = c->workspaces;
+  while (w && w->stream != stream) w = w->next;
+  if (!w) {
+    if (!(w = calloc(1, sizeof *w))) return attngen__fail(ATTNGEN_STATUS_OUT_OF_MEMORY, "out of memory");
+    w->stream = stream;
+    w->next = c->workspaces;
+    c->workspaces = w;
+  }
+  *out = w;
+  return ATTNGEN_STATUS_OK;
+}
+
+/* The dynamic causal order's job counter of stream (allocated and zeroed on first use, before
+ * any launch: attngen_prepare makes it ahead of a graph capture); caller holds c->mutex. */
+static attngen_status get_counter(attngen_context *c, void *stream, void **ptr) {
+  workspace *w = NULL;
+  attngen_status st = stream_entry(c, stream, &w);
+  if (st != ATTNGEN_STATUS_OK) return st;
+  if (!w->counter) {
+    void *p = NULL;
+    if ((st = c->be->mem_alloc(c->bs, 16, &p)) != ATTNGEN_STATUS_OK) return st;
+    if ((st = c->be->memset(c->bs, p, 0, 16)) != ATTNGEN_STATUS_OK) {
+      c->be->mem_free(c->bs, p);
+      return st;
+    }
+    w->counter = p;
+  }
+  *ptr = w->counter;
+  return ATTNGEN_STATUS_OK;
+}
+
 /* Workspace of at least `bytes` for stream; caller holds c->mutex. */
 static attngen_status get_workspace(attngen_context *c, void *stream, size_t bytes, void **ptr) {
   workspace *w = c->workspaces;
@@ -609,7 +653,7 @@ static attngen_status get_workspace(attngen_context *c, void *stream, size_t byt
     w->stream = stream;
     w->next = c->workspaces;
     c->workspaces = w;
-  } else {
+  } else if (w->ptr) {
     workspace *old = calloc(1, sizeof *old);
     if (!old) {
       c->be->mem_free(c->bs, p);
@@ -665,6 +709,9 @@ static attngen_status prepare_call(attngen_context *c, const attngen_fwd_args *a
     else
       st = get_workspace(c, a->stream, p->workspace_bytes, ws);
   }
+  /* the dynamic causal order: its counter in kargs.ws (no workspace with the causal mask) */
+  if (st == ATTNGEN_STATUS_OK && p->k.causal == ATTNGEN__CAUSAL_DYNAMIC)
+    st = get_counter(c, a->stream, ws);
   pthread_mutex_unlock(&c->mutex);
   return st;
 }
@@ -803,6 +850,9 @@ attngen_status attngen_explain(attngen_context *c, const attngen_fwd_args *a, at
            !a->causal || p.sel.desc.impl != ATTNGEN__IMPL_WGMMA ? ""
            : p.k.causal == ATTNGEN__CAUSAL_PAIRS
                ? "; causal jobs in pairs of m-blocks (one round's K/V exceeds L2)"
+           : p.k.causal == ATTNGEN__CAUSAL_DYNAMIC
+               ? "; causal jobs in a dynamic order (a job counter; longest first in sections of "
+                 "(head, batch) pairs whose K/V fits L2)"
                : "; causal jobs longest first");
   out->embedded = p.embedded;
   out->needs_jit = !p.embedded && c->be->kind != ATTNGEN__BACKEND_CPU;

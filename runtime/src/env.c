@@ -38,7 +38,7 @@ static const env_var vars[] = {
   {"ATTNGEN_EMU_STACK", ENV_INT, 16384, 1 << 30},
   {"ATTNGEN_EMU_CLANG", ENV_TEXT, 0, 0}, /* checked by the emulator's JIT (jit_host.c) */
   {"ATTNGEN_EMU_BUILTIN", ENV_BOOL, 0, 0},
-  {"ATTNGEN_CAUSAL_ORDER", ENV_INT, 0, 2},
+  {"ATTNGEN_CAUSAL_ORDER", ENV_INT, 0, 3},
 };
 
 static attngen_status bad(const char *name, const char *value, const char *allowed) {

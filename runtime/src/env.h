@@ -18,7 +18,8 @@ typedef struct attngen__env {
   int jit;                    /* ATTNGEN_JIT: 1 (default) compile non-embedded variants */
   double jit_lock_timeout_s;  /* ATTNGEN_JIT_LOCK_TIMEOUT: seconds (default 300) */
   int causal_order;           /* ATTNGEN_CAUSAL_ORDER: 0 (default) the dispatcher's choice,
-                               * 1 longest first, 2 pairs (sm90 wgmma causal kernels) */
+                               * 1 longest first, 2 pairs, 3 dynamic (sm90 wgmma causal
+                               * kernels; 3 where the kernel has it, head_dim 64) */
 } attngen__env;
 
 /* ATTNGEN_JIT_LOCK_TIMEOUT when unset: how long a JIT compile waits for another process

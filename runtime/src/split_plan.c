@@ -2,6 +2,8 @@
  * contract and the rule). */
 #include "split_plan.h"
 
+#include <math.h>
+
 static int ceil_div(long long a, long long b) { return (int)((a + b - 1) / b); }
 
 attngen_status attngen__split_plan_make(int batch, int heads, int seqlen_q, int seqlen_kv,
@@ -98,9 +100,21 @@ size_t attngen__vt_plan(int batch, int heads, int seqlen_kv, int head_dim, unsig
   return (size_t)batch * (size_t)heads * chunks * ATTNGEN__VT_CHUNK_BYTES(head_dim);
 }
 
+int attngen__causal_section(int batch, int heads, int heads_kv, int seqlen_kv, int head_dim) {
+  const long hb = (long)heads * batch;
+  const long group = heads_kv > 0 && heads % heads_kv == 0 ? heads / heads_kv : 1;
+  const double per_kv_head = (double)seqlen_kv * head_dim * 2.0 /* K and V */ * 2.0 /* bf16 */;
+  double kvh = per_kv_head > 0 ? floor(ATTNGEN__CAUSAL_L2_BUDGET / per_kv_head) : (double)hb;
+  if (kvh < 1) kvh = 1;
+  double sec = kvh * (double)group;
+  if (sec > (double)hb) sec = (double)hb;
+  return sec < 1 ? 1 : (int)sec;
+}
+
 int attngen__causal_order(int batch, int heads, int heads_kv, int seqlen_kv, int head_dim,
-                          long jobs, long grid, int forced) {
+                          long jobs, long grid, int forced, int dynamic_ok) {
   if (forced == ATTNGEN__CAUSAL_LONGEST || forced == ATTNGEN__CAUSAL_PAIRS) return forced;
+  if (dynamic_ok) return ATTNGEN__CAUSAL_DYNAMIC;
   if (grid < 1 || jobs < 2 * grid || heads < 1) return ATTNGEN__CAUSAL_LONGEST;
   const long hb = (long)heads * batch;
   const long group = heads_kv > 0 && heads % heads_kv == 0 ? heads / heads_kv : 1;

@@ -129,18 +129,35 @@ size_t attngen__vt_plan(int batch, int heads, int seqlen_kv, int head_dim, unsig
  * ATTNGEN__CAUSAL_PAIRS (2): each block takes m-blocks n_mb - 1 - k and k of one head in
  *   two consecutive rounds (equal totals), heads in order: the blocks running at one time
  *   read about 2 grid / n_mb heads' K/V.
- * Pairs when the K/V one round of longest-first reads (its KV heads x Skv x head_dim x 2
+ * ATTNGEN__CAUSAL_DYNAMIC (3): each block takes its next job from a counter (the context's
+ *   counter of the call's stream, passed as kargs.ws; zero at the start of a call, and the
+ *   call's last fetch sets it back to zero), the (head, batch) pairs in sections of
+ *   attngen__causal_section (their K/V within ATTNGEN__CAUSAL_L2_BUDGET), longest first within
+ *   a section (FlashAttention-3's causal scheduler). The blocks end together whatever the
+ *   rounds: pairs leave the last round part-empty (pairs / grid = 6.36 on (2,24,4429): 7
+ *   rounds). Taken where the kernel has it (`dynamic_ok`: the head_dim-64 causal TMA kernels,
+ *   dense batch): H200 (bench/RESULTS.md runs M61-M62), head_dim 64 against the static order
+ *   0.88-0.98 where it was pairs, 0.98-1.005 where it was longest first; at head_dim 128 it
+ *   ran 1.01-1.11 and at 256 1.07-1.15 of the static orders' time (and its code alone cost the
+ *   128 kernels up to 3%), so those kernels are built without it.
+ * Else pairs when the K/V one round of longest-first reads (its KV heads x Skv x head_dim x 2
  * tensors x 2 bytes) exceeds ATTNGEN__CAUSAL_L2_BUDGET (then each round reads K/V from DRAM
  * again) and there are jobs for two rounds. A packed batch (batch = its sequences,
  * seqlen_kv = max_seqlen_k, jobs counted on max_seqlen_q, upper bounds) takes the same rule
  * (16 sequences, 256 to 16384 long, ~64k tokens, 32/8 heads: pairs 8.78 ms vs longest first
- * 9.14 ms, run L3); `forced` 1 or 2 (ATTNGEN_CAUSAL_ORDER) wins. */
+ * 9.14 ms, run L3); `forced` 1 or 2 (ATTNGEN_CAUSAL_ORDER) wins; 3 is the default's choice
+ * (dynamic where the kernel has it). */
 #define ATTNGEN__CAUSAL_LONGEST 1
 #define ATTNGEN__CAUSAL_PAIRS 2
+#define ATTNGEN__CAUSAL_DYNAMIC 3
 /* Above: pairs. GQA (1,32/8,8192), 32 MiB: longest first 619 TFLOP/s vs pairs 602 (H200, run
  * K1); MHA (4,32,4096), 256 MiB: 495 vs 570-580; (2,32/8,4000), 32 MiB: 530 vs 528. */
 #define ATTNGEN__CAUSAL_L2_BUDGET (40.0 * 1024 * 1024) /* of Hopper's 50 MB L2 */
 int attngen__causal_order(int batch, int heads, int heads_kv, int seqlen_kv, int head_dim,
-                          long jobs, long grid, int forced);
+                          long jobs, long grid, int forced, int dynamic_ok);
+/* The (head, batch) pairs of one section of the dynamic order: the KV heads whose K and V
+ * (seqlen_kv x head_dim x 2 tensors x 2 bytes each) fit ATTNGEN__CAUSAL_L2_BUDGET (at least
+ * one) times the query heads per KV head, at most heads x batch. */
+int attngen__causal_section(int batch, int heads, int heads_kv, int seqlen_kv, int head_dim);
 
 #endif /* ATTNGEN_SPLIT_PLAN_H */
