@@ -1101,26 +1101,32 @@ static void test_gpu_sm90_strided(void **state) {
 }
 
 /* The dynamic causal order (runtime/src/split_plan.h ATTNGEN__CAUSAL_DYNAMIC), which the
- * head_dim-64 causal TMA variants take by default: on a call with more than two rounds of jobs
- * (2 x 24 heads x 7 m-blocks of 128 rows on 132 SMs), three calls in a row (each leaves the
- * job counter at zero: a call starting from another count would run jobs twice and skip others,
- * leaving poisoned rows) bit for bit the same call in the static pair order (a second context
- * made with ATTNGEN_CAUSAL_ORDER=2), every element written; attngen_explain names the orders. */
+ * head_dim-64 causal TMA variants take where the rule gives pairs (attngen_explain on the
+ * suite's context: SD3-sized (2,24,4429)): in a context made with ATTNGEN_CAUSAL_ORDER=3, on a
+ * call with more than two rounds of jobs (2 x 24 heads x 7 m-blocks of 128 rows on 132 SMs),
+ * three calls in a row on the context's workspace and one on a caller's workspace full of 0xFF
+ * (the job counter is zeroed on the stream before each launch: a call starting from another
+ * count would skip jobs, leaving poisoned rows) bit for bit the same call in the static pair
+ * order (a context made with ATTNGEN_CAUSAL_ORDER=2), every element written; attngen_explain
+ * names the orders and the counter's 16 workspace bytes. */
 static void test_gpu_sm90_causal_orders(void **state) {
   (void)state;
   SKIP_WITHOUT_GPU();
   enum { B = 2, H = 24, S = 777, D = 64 };
   const char *saved = getenv("ATTNGEN_CAUSAL_ORDER");
   char *keep = saved ? strdup(saved) : NULL;
+  attngen_context *pairs = NULL, *dyn = NULL;
   setenv("ATTNGEN_CAUSAL_ORDER", "2", 1);
-  attngen_context *pairs = NULL;
   CHECK_OK(attngen_create(&pairs, NULL));
+  setenv("ATTNGEN_CAUSAL_ORDER", "3", 1);
+  CHECK_OK(attngen_create(&dyn, NULL));
   if (keep) setenv("ATTNGEN_CAUSAL_ORDER", keep, 1); else unsetenv("ATTNGEN_CAUSAL_ORDER");
   free(keep);
   const size_t n = (size_t)B * S * H * D;
   uint16_t *o1 = malloc(n * 2), *o2 = malloc(n * 2);
   assert_true(o1 && o2);
-  void *dq = NULL, *dk = NULL, *dv = NULL, *do1 = NULL, *do2 = NULL;
+  void *dq = NULL, *dk = NULL, *dv = NULL, *do1 = NULL, *do2 = NULL, *dws = NULL;
+  CHECK_OK(attngen_malloc(env.ctx, 64, &dws));
   CHECK_OK(attngen_malloc(env.ctx, n * 2, &do1));
   CHECK_OK(attngen_malloc(env.ctx, n * 2, &do2));
   int failures = 0, ran = 0;
@@ -1140,10 +1146,15 @@ static void test_gpu_sm90_causal_orders(void **state) {
     a.layout = (attngen_layout)d->layout, a.rounding = (attngen_rounding)d->rounding;
     a.causal = 1, a.variant = d->name, a.softmax_scale = 0.125f;
     a.q = dq, a.k = dk, a.v = dv;
-    attngen_choice c1, c2;
-    CHECK_OK(attngen_explain(env.ctx, &a, &c1));
+    attngen_choice c1, c2, c3;
+    CHECK_OK(attngen_explain(dyn, &a, &c1));
     CHECK_OK(attngen_explain(pairs, &a, &c2));
-    const int orders_ok = strstr(c1.reason, "dynamic") != NULL && strstr(c2.reason, "pairs") != NULL;
+    attngen_fwd_args sd3 = a; /* the default's choice where the rule gives pairs */
+    sd3.seqlen_q = sd3.seqlen_kv = 4429;
+    CHECK_OK(attngen_explain(env.ctx, &sd3, &c3));
+    const int orders_ok = strstr(c1.reason, "dynamic") != NULL && strstr(c2.reason, "pairs") != NULL &&
+                          strstr(c3.reason, "dynamic") != NULL &&
+                          c1.workspace_bytes == 16 && c2.workspace_bytes == 0;
     a.out = do2;
     CHECK_OK(attngen_memset(env.ctx, do2, 0xFF, n * 2));
     CHECK_OK(attngen_fwd(pairs, &a));
@@ -1151,17 +1162,21 @@ static void test_gpu_sm90_causal_orders(void **state) {
     CHECK_OK(attngen_memcpy_dtoh(env.ctx, o2, do2, n * 2));
     int same = 1;
     long long unwritten = 0;
-    for (int r = 0; r < 3; ++r) {
+    for (int r = 0; r < 4; ++r) {
       a.out = do1;
+      if (r == 3) { /* a caller's workspace holding garbage */
+        CHECK_OK(attngen_memset(env.ctx, dws, 0xFF, 64));
+        a.workspace = dws, a.workspace_bytes = 64;
+      }
       CHECK_OK(attngen_memset(env.ctx, do1, 0xFF, n * 2));
-      CHECK_OK(attngen_fwd(env.ctx, &a));
-      CHECK_OK(attngen_synchronize(env.ctx, NULL));
+      CHECK_OK(attngen_fwd(dyn, &a));
+      CHECK_OK(attngen_synchronize(dyn, NULL));
       CHECK_OK(attngen_memcpy_dtoh(env.ctx, o1, do1, n * 2));
       same &= memcmp(o1, o2, n * 2) == 0;
       for (size_t i = 0; i < n; ++i) unwritten += o1[i] == ATTNGEN__BF16_POISON;
     }
     const int ok = same && unwritten == 0 && orders_ok;
-    printf("%-64s dynamic order x3 vs pairs %s (%s; %lld unwritten)\n", d->name,
+    printf("%-64s dynamic order x4 vs pairs %s (%s; %lld unwritten)\n", d->name,
            ok ? "PASS" : "FAIL", orders_ok ? "orders as planned" : "orders NOT as planned",
            unwritten);
     failures += !ok;
@@ -1169,9 +1184,10 @@ static void test_gpu_sm90_causal_orders(void **state) {
     attngen_free(env.ctx, dq), attngen_free(env.ctx, dk), attngen_free(env.ctx, dv);
     attngen__inputs_free(&in);
   }
-  attngen_free(env.ctx, do1), attngen_free(env.ctx, do2);
+  attngen_free(env.ctx, do1), attngen_free(env.ctx, do2), attngen_free(env.ctx, dws);
   free(o1), free(o2);
   attngen_destroy(pairs);
+  attngen_destroy(dyn);
   SKIP_IF_FILTERED_OUT(ran == 0, "head_dim-64 causal");
   assert_true(ran > 0);
   assert_int_equal(failures, 0);

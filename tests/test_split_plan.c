@@ -337,16 +337,21 @@ static void test_causal_order_follows_kv_bytes(void **state) {
   assert_int_equal(attngen__causal_order(1, 64, 1, 16384, 128, 8192, 132, 2, 0), ATTNGEN__CAUSAL_PAIRS);
 }
 
-/* The dynamic order (3) where the kernel has it (dynamic_ok: the head_dim-64 causal TMA
- * kernels, dense batch), whatever the bytes and rounds; forced 1 or 2 still wins; forced 3
- * without it is the static rule. */
+/* The dynamic order (3) instead of pairs where the kernel has it (dynamic_ok: the
+ * head_dim-64 causal TMA kernels, dense batch); longest first stays; forced 1 or 2 still
+ * wins; forced 3 takes it where the kernel has it, else the static rule decides. */
 static void test_causal_order_dynamic(void **state) {
   (void)state;
   /* SD3-sized (2,24,4429) at head_dim 64: pairs without the dynamic order, 3 with it */
   assert_int_equal(attngen__causal_order(2, 24, 24, 4429, 64, 1680, 132, 0, 0), ATTNGEN__CAUSAL_PAIRS);
   assert_int_equal(attngen__causal_order(2, 24, 24, 4429, 64, 1680, 132, 0, 1), ATTNGEN__CAUSAL_DYNAMIC);
-  assert_int_equal(attngen__causal_order(1, 2, 2, 1 << 20, 64, 263, 132, 0, 1), ATTNGEN__CAUSAL_DYNAMIC);
+  /* longest first (K/V fits, or fewer than two rounds) stays with or without it */
+  assert_int_equal(attngen__causal_order(1, 32, 8, 8192, 64, 2048, 132, 0, 1), ATTNGEN__CAUSAL_LONGEST);
+  assert_int_equal(attngen__causal_order(8, 16, 16, 1024, 64, 1024, 132, 0, 1), ATTNGEN__CAUSAL_LONGEST);
+  assert_int_equal(attngen__causal_order(1, 2, 2, 1 << 20, 64, 263, 132, 0, 1), ATTNGEN__CAUSAL_LONGEST);
+  /* forced 3 */
   assert_int_equal(attngen__causal_order(1, 2, 2, 100, 64, 1, 1, 3, 1), ATTNGEN__CAUSAL_DYNAMIC);
+  assert_int_equal(attngen__causal_order(8, 16, 16, 1024, 64, 1024, 132, 3, 1), ATTNGEN__CAUSAL_DYNAMIC);
   assert_int_equal(attngen__causal_order(2, 24, 24, 4429, 64, 1680, 132, 2, 1), ATTNGEN__CAUSAL_PAIRS);
   assert_int_equal(attngen__causal_order(2, 24, 24, 4429, 64, 1680, 132, 1, 1), ATTNGEN__CAUSAL_LONGEST);
   assert_int_equal(attngen__causal_order(4, 32, 32, 4096, 128, 4096, 132, 3, 0), ATTNGEN__CAUSAL_PAIRS);

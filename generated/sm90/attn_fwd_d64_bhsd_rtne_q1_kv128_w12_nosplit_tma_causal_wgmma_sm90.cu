@@ -68,10 +68,10 @@ typedef struct attngen_kargs {
   long long q_sb, k_sb, v_sb, o_sb;
   int q_ss, q_sh, k_ss, k_sh, v_ss, v_sh, o_ss, o_sh;
   // The dynamic causal job order (causal = 3; the head_dim-64 sm90 wgmma causal kernels, whose
-  // ws is then the job counter: the context's for the call's stream, zero when the call starts,
-  // set back to zero by its last fetch): the (head, batch) pairs of one section of the order
-  // (longest job first within a section, sections in turn; templates/sm90/attn_fwd_wgmma.cu.in
-  // dyn_job); 0 otherwise.
+  // ws is then the job counter: 16 bytes of the call's workspace, zeroed on the call's stream
+  // before the launch): the (head, batch) pairs of one section of the order (longest job first
+  // within a section, sections in turn; templates/sm90/attn_fwd_wgmma.cu.in dyn_job); 0
+  // otherwise.
   int job_section;
 } attngen_kargs;
 
@@ -1098,8 +1098,8 @@ extern "C" __global__ void __launch_bounds__(384, 1)
   //     pairs across heads), and the blocks running at one time read about 2 g / n_mb heads.
 #line 406 "templates/sm90/attn_fwd_wgmma.cu.in"
   // Causal calls in order 3 (kargs.causal; the host's choice for dense calls): the same
-  // dynamic order with the counter at kargs.ws (the context's counter of the call's stream:
-  // zero when the call starts, and set back to zero by the call's last fetch);
+  // dynamic order with the counter at kargs.ws (16 bytes of the call's workspace, zeroed on
+  // the call's stream before the launch);
   // the k-th job taken (k = the block's index in its first round, gridDim.x + the counter's
   // count after) is dyn_job(k): the (head, batch) pairs in sections of kargs.job_section
   // (the K/V of a section fits L2), each section's m-blocks longest first (the last one,
@@ -1256,22 +1256,15 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       auto fetch_job = [&](int ri) -> int {
         if (!dyn_jobs) return job_at(ri);
 #line 620 "templates/sm90/attn_fwd_wgmma.cu.in"
-        int f = (int)blockIdx.x;
-        if (ri > 0) {
-          // The block's k-th fetch; the n_jobs-th of the call (every block's last fetch
-          // finds no job, so the call makes exactly n_jobs) sets the counter back to 0.
-          const int c = (int)wg_atom_global_add(a.ws, 1u);
-          if (c == n_jobs - 1) wg_st_global_b32(a.ws, 0u);
-          f = (int)gridDim.x + c;
-        }
-        const int job = dyn_job(f);
-#line 630 "templates/sm90/attn_fwd_wgmma.cu.in"
+        const int job = dyn_job(ri == 0 ? (int)blockIdx.x
+                                        : (int)gridDim.x + (int)wg_atom_global_add(a.ws, 1u));
+#line 623 "templates/sm90/attn_fwd_wgmma.cu.in"
         const wg_u32 slot = job_ring + 8u * (wg_u32)(ri % 16);
         wg_st_shared_b32(slot + 4, (wg_u32)job);
         wg_st_release_shared_b32(slot, (wg_u32)ri);  // the tag after the job (job_at)
         return job;
       };
-#line 636 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 629 "templates/sm90/attn_fwd_wgmma.cu.in"
       for (int ri = 0;; ++ri) {
         const int job = fetch_job(ri);
         if (job >= n_jobs) break;
@@ -1284,7 +1277,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
         decode(job, mb, h, b);
         const int hk = (int)((unsigned)h * (unsigned)Hkv / (unsigned)H);
         int nt = n_tiles, kc = b, qr = 0;
-#line 655 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 648 "templates/sm90/attn_fwd_wgmma.cu.in"
         if (kCausal || a.kv_len != 0 || packed) {
           int kr;
           const int sq = q_len(b, qr);
@@ -1296,14 +1289,14 @@ extern "C" __global__ void __launch_bounds__(384, 1)
             b = 0;
           }
         }
-#line 667 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 660 "templates/sm90/attn_fwd_wgmma.cu.in"
         wg_st_shared_b32(job_q_row, (wg_u32)(qr + mb * kBlockM));
         wg_st_shared_b32(job_q_hb, (wg_u32)h | ((wg_u32)b << 16));
 #define kv_row (packed ? kc + j * kKv : j * kKv)
 #define kv_batch (packed ? 0 : kc)
-#line 680 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 673 "templates/sm90/attn_fwd_wgmma.cu.in"
         for (int j = 0; j < nt; ++j, ++it) {
-#line 682 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 675 "templates/sm90/attn_fwd_wgmma.cu.in"
           const int s = it % kStages;
           const wg_u32 round_parity = (wg_u32)((it / kStages - 1) & 1);
           // K tile j, then V tile j (keys past Skv are zero-filled: their scores are masked,
@@ -1375,9 +1368,9 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       int b = ((int)blockIdx.x / n_mb) / H;
       for (int ni = 0;; ++ni) {
         const int job = job_at(ni);
-#line 756 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 749 "templates/sm90/attn_fwd_wgmma.cu.in"
         if (job >= n_jobs) break;
-#line 758 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 751 "templates/sm90/attn_fwd_wgmma.cu.in"
         if (kCausal || packed || kSkip) decode(job, mb, h, b);
         int qr = 0, sq = Sq;
         if (packed) {
@@ -1420,7 +1413,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
         }
       }
     }
-#line 868 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 861 "templates/sm90/attn_fwd_wgmma.cu.in"
   } else {
     // ================================ consumers ===============================
     wg_setmaxnreg_inc<240>();
@@ -1447,11 +1440,11 @@ extern "C" __global__ void __launch_bounds__(384, 1)
     float m0, m1;                            // running max of t (rows g, g + 8), step 3
     float l0, l1;                            // this thread's part of l, step 4
     int kv_n = Skv, nt = n_tiles;            // keys and KV tiles of the job whose S is next
-#line 897 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 890 "templates/sm90/attn_fwd_wgmma.cu.in"
     // That job's causal diagonal: its first query row + kv_n - its entry's query rows (Sq, a
     // packed sequence's length): query row q0 + i sees the keys below cdiag + i + 1.
     int cdiag = Skv - Sq;
-#line 950 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 943 "templates/sm90/attn_fwd_wgmma.cu.in"
 
     // This consumer's 64 rows of the Q buffer of the job whose S is issued next, and that
     // buffer's q_empty mbarrier (switched at each job boundary).
@@ -1461,10 +1454,10 @@ extern "C" __global__ void __launch_bounds__(384, 1)
     // Issue S = Q K_j^T (step 1) from stage sj: kD / 16 k-steps of 16 over d; the k-step's 32
     // bytes sit at offset 32 (kk & 3) of box kk >> 2 (the hardware applies the swizzle).
     auto issue_qk = [&](int sj) {
-#line 967 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 960 "templates/sm90/attn_fwd_wgmma.cu.in"
       const wg_u64 da0 = make_desc(q_rows, 16, 1024);
       const wg_u64 db0 = make_desc(sK + sj * kKvStage, 16, 1024);
-#line 970 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 963 "templates/sm90/attn_fwd_wgmma.cu.in"
 #pragma unroll
       for (int kk = 0; kk < kD / 16; ++kk) {
         const wg_u64 da = desc_add(da0, (kk >> 2) * kQHalf + (kk & 3) * 32);
@@ -1485,12 +1478,12 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       }
       wg_commit();
     };
-#line 991 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 984 "templates/sm90/attn_fwd_wgmma.cu.in"
     // Waits for my turn on the tensor cores, then orders my register writes before the
     // wgmmas (the tiles arrived through the async proxy: no proxy fence).
     auto begin_issue = [&]() {
       wg_bar_sync(bar_me, 256);
-#line 1002 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 995 "templates/sm90/attn_fwd_wgmma.cu.in"
 #pragma unroll
       for (int i = 0; i < kORegs; ++i) wg_fence_operand(o[i]);
 #pragma unroll
@@ -1499,7 +1492,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       for (int i = 0; i < kPRegs; ++i) wg_fence_operand(p[i]);
       wg_fence();
     };
-#line 1011 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1004 "templates/sm90/attn_fwd_wgmma.cu.in"
     // Steps 2-4 on S of tile j (already complete) in the score_fma form (docs/NUMERICS.md
     // step 4, the manifest's score_fma = 2): for c = scale_log2 > 0, x = fma(s, c, -m)
     // rounded once, one FFMA per score instead of a multiply and a subtract. m is still the
@@ -1551,7 +1544,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       mx1 = wg_max(mx1, wg_shfl_xor(mx1, 2));
       mx0 = wg_mul_rn(mx0, c_pos);             // the tile's max t = fl(max s * c) (c <= 0: * 1)
       mx1 = wg_mul_rn(mx1, c_pos);
-#line 1066 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1059 "templates/sm90/attn_fwd_wgmma.cu.in"
       mx0 = wg_max(m0, mx0);                 // (max is exact: the same m as the reference's)
       mx1 = wg_max(m1, mx1);
       // A row that sees no key (a job with no key, a causal row above the diagonal): max 0,
@@ -1564,7 +1557,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       m1 = mx1;
       float c0 = c_pos, c1 = c_pos;
       const bool big0 = !(fabsf(m0) < big_m), big1 = !(fabsf(m1) < big_m);
-#line 1085 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1078 "templates/sm90/attn_fwd_wgmma.cu.in"
       if (big0) {                            // (|m| >= 2^24: see above; rare)
 #pragma unroll
         for (int i = 0; i < kSRegs; i += 4) {
@@ -1581,7 +1574,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
         }
         c1 = 1.f;
       }
-#line 1104 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1097 "templates/sm90/attn_fwd_wgmma.cu.in"
       const float nm0 = -m0, nm1 = -m1;
       float rs0 = 0.f, rs1 = 0.f;
 #pragma unroll
@@ -1596,7 +1589,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       l0 = first ? rs0 : wg_add_rn(wg_mul_rn(l0, alpha0), rs0);
       l1 = first ? rs1 : wg_add_rn(wg_mul_rn(l1, alpha1), rs1);
     };
-#line 1193 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1186 "templates/sm90/attn_fwd_wgmma.cu.in"
     // Step 5: P = bf16_round(p). Two adjacent n8 chunks of the S accumulator have the layout
     // of one k16 A fragment of P.V.
     auto pack = [&]() {
@@ -1641,7 +1634,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
     // skipping job whose every tile is skipped runs tile 0 with kv_n = 0: its V rows too.)
     auto zero_v_tail = [&](int sp, int vrows) {
       if ((a.kv_len == 0 && !packed && !(kSkip && kv_n == 0)) || vrows >= kKv) return;
-#line 1240 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1233 "templates/sm90/attn_fwd_wgmma.cu.in"
       const wg_u32 vt = sV + sp * kKvStage;
       for (int i = ct; i < (kKv - vrows) * (kD / 2); i += 128) {  // kD / 2 words per row
         const wg_u32 w = (wg_u32)i % (kD / 2), r = (wg_u32)i / (kD / 2);  // (shifts, masks)
@@ -1653,16 +1646,16 @@ extern "C" __global__ void __launch_bounds__(384, 1)
     auto set_pending = [&](float alpha0, float alpha1) {
       pa0 = alpha0;
       pa1 = alpha1;
-#line 1256 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1249 "templates/sm90/attn_fwd_wgmma.cu.in"
       prs = wg_any(alpha0 != 1.f || alpha1 != 1.f);
-#line 1258 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1251 "templates/sm90/attn_fwd_wgmma.cu.in"
     };
 
-#line 1261 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1254 "templates/sm90/attn_fwd_wgmma.cu.in"
     // Step 6: o = O * (1 / l) (l = 0 -> 0), rounded, into this consumer's O buffer (the
     // storer writes it out). Step 7: LSE = m ln2 + ln l. For job `job` with the final running
     // max (em0, em1) and this thread's parts of l (el0, el1).
-#line 1269 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1262 "templates/sm90/attn_fwd_wgmma.cu.in"
     auto epilogue = [&](int job, float em0, float em1, float el0, float el1) {
       long long q_base, k_base, v_base, o_base;
       int q0, h, b;
@@ -1674,7 +1667,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       ls0 = wg_add_rn(ls0, wg_shfl_xor(ls0, 2));
       float ls1 = wg_add_rn(el1, wg_shfl_xor(el1, 1));
       ls1 = wg_add_rn(ls1, wg_shfl_xor(ls1, 2));
-#line 1306 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1299 "templates/sm90/attn_fwd_wgmma.cu.in"
       const float inv0 = ls0 == 0.f ? 0.f : wg_rcp_rn(ls0);
       const float inv1 = ls1 == 0.f ? 0.f : wg_rcp_rn(ls1);
       // Causal: l = 0 only in a row that saw no key (with one, p = 1 at its max): out = 0
@@ -1693,7 +1686,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       int qr = 0;                            // a packed sequence's first row, its rows sq
       const int sq = q_len(b, qr);
       const bool ok0 = qa < sq, ok1 = qa + 8 < sq;
-#line 1325 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1318 "templates/sm90/attn_fwd_wgmma.cu.in"
       // Wait until the buffer's previous contents have been read by their stores (a named
       // barrier: an mbarrier wait loop here, with O and S live, made ptxas spill).
       const int ob = kOBufs == kConsumers ? cw : 0;
@@ -1711,12 +1704,12 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       unsigned short *og = (unsigned short *)a.o + o_base + 2 * t4;
       unsigned short *og0 = og + (wg_u32)(ok0 ? qa : 0) * o_row_stride;
       unsigned short *og1 = og + (wg_u32)(ok1 ? qa + 8 : 0) * o_row_stride;
-#line 1347 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1340 "templates/sm90/attn_fwd_wgmma.cu.in"
 #pragma unroll
       for (int i = 0; i < kD / 8; ++i) {
         const wg_u32 r0 = round_out2(wg_mul_rn(o[4 * i], inv0), wg_mul_rn(o[4 * i + 1], inv0));
         const wg_u32 r1 = round_out2(wg_mul_rn(o[4 * i + 2], inv1), wg_mul_rn(o[4 * i + 3], inv1));
-#line 1352 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1345 "templates/sm90/attn_fwd_wgmma.cu.in"
         if (direct) {
           if (ok0) wg_st_global_b32(og0 + 8 * i, r0);
           if (ok1) wg_st_global_b32(og1 + 8 * i, r1);
@@ -1725,14 +1718,14 @@ extern "C" __global__ void __launch_bounds__(384, 1)
           wg_st_shared_b32(at, r0);
           wg_st_shared_b32(at + 8u * 128u, r1);
         }
-#line 1364 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1357 "templates/sm90/attn_fwd_wgmma.cu.in"
       }
-#line 1366 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1359 "templates/sm90/attn_fwd_wgmma.cu.in"
       if (kOBufs > 0) {
         wg_fence_proxy_async();              // st.shared (generic) -> the stores (async proxy)
         wg_mbar_arrive(bar_o_full + 8 * ob);
       }
-#line 1371 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1364 "templates/sm90/attn_fwd_wgmma.cu.in"
       if (a.lse != 0 && t4 == 0) {
         // [B, H, Sq], or [H, total_q] from the sequence's first row
         float *lse = a.lse + (packed ? (long long)h * a.total_q + qr : ((long long)b * H + h) * (long long)Sq);
@@ -1769,7 +1762,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
     // The keys, first query row and KV tiles of job jb, for its rounds.
     // (A dense call without key lengths keeps Skv and n_tiles: nothing to decode.)
     auto start_job = [&](int jb) {
-#line 1438 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1431 "templates/sm90/attn_fwd_wgmma.cu.in"
       if (!kCausal && a.kv_len == 0 && !packed && !kSkip) return;
       int mb, h, b, r0;
       decode(jb, mb, h, b);
@@ -1777,11 +1770,11 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       const int sq = q_len(b, r0);
       cdiag = mb * kBlockM + kv_n - sq;
       nt = tiles_of(job_keys(kv_n, mb * kBlockM, sq));
-#line 1465 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1458 "templates/sm90/attn_fwd_wgmma.cu.in"
     };
-#line 1547 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1540 "templates/sm90/attn_fwd_wgmma.cu.in"
     start_job(job);
-#line 1552 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1545 "templates/sm90/attn_fwd_wgmma.cu.in"
     if (cw == kConsumers - 1) wg_bar_arrive(1, 256);  // consumer 0 issues first
     {
       // The block's first round: S_0 of its first job only.
@@ -1800,7 +1793,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       float alpha0, alpha1;
       softmax(0, true, alpha0, alpha1);
       pack();
-#line 1573 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1566 "templates/sm90/attn_fwd_wgmma.cu.in"
     }
     // A round that issues S_j and P_{j-1} V_{j-1} of the same job (1 <= j < nt; `last`: j is
     // the job's last computed tile; skip variants find it themselves). Returns the job's next
@@ -1814,10 +1807,10 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       issue_qk(sj);
       rescale_then_pv(sp);
       wg_bar_arrive(bar_other, 256);         // the other consumer's wgmmas queue behind mine
-#line 1592 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1585 "templates/sm90/attn_fwd_wgmma.cu.in"
       const int jn = j + 1;
       const bool last = last_in;
-#line 1595 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1588 "templates/sm90/attn_fwd_wgmma.cu.in"
       wg_wait<1>();                          // S_j done, P V may still run
 #pragma unroll
       for (int i = 0; i < kSRegs; ++i) wg_fence_operand(s[i]);
@@ -1842,14 +1835,14 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       for (int i = 0; i < kPRegs; ++i) wg_fence_operand(p[i]);
       if (lane == 0) wg_mbar_arrive(bar_empty_v + 8 * sp);
       pack();
-#line 1622 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1615 "templates/sm90/attn_fwd_wgmma.cu.in"
       ++it;
       return jn;
     };
     it = 1;
-#line 1629 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1622 "templates/sm90/attn_fwd_wgmma.cu.in"
     for (int j = 1; j < nt; ++j) steady_round(j, j == nt - 1);
-#line 1631 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1624 "templates/sm90/attn_fwd_wgmma.cu.in"
     for (job = job_at(ri = live_round(ri + 1)); job < n_jobs;
          job = job_at(ri = live_round(ri + 1))) {
       ++nj;
@@ -1865,7 +1858,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
         }
         mbar_wait(bar_full_k + 8 * sj, (wg_u32)((it / kStages) & 1));
         mbar_wait(bar_full_v + 8 * sp, (wg_u32)(((it - 1) / kStages) & 1));
-#line 1649 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1642 "templates/sm90/attn_fwd_wgmma.cu.in"
         zero_v_tail(sp, kv_n - (nt - 1) * kKv);  // o_job's last V tile
         start_job(job);                      // from here on: the new job's
         begin_issue();
@@ -1880,10 +1873,10 @@ extern "C" __global__ void __launch_bounds__(384, 1)
           if (nt == 1) wg_mbar_arrive(q_empty);
         }
         const float pm0 = m0, pm1 = m1, pl0 = l0, pl1 = l1;  // o_job's, for its epilogue
-#line 1667 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1660 "templates/sm90/attn_fwd_wgmma.cu.in"
         m0 = neg_inf;
         m1 = neg_inf;
-#line 1670 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1663 "templates/sm90/attn_fwd_wgmma.cu.in"
         float alpha0, alpha1;
         softmax(0, true, alpha0, alpha1);
         prs = false;                         // the new job's O starts at 0: nothing to rescale
@@ -1894,23 +1887,23 @@ extern "C" __global__ void __launch_bounds__(384, 1)
         for (int i = 0; i < kPRegs; ++i) wg_fence_operand(p[i]);
         if (lane == 0) wg_mbar_arrive(bar_empty_v + 8 * sp);
         epilogue(o_job, pm0, pm1, pl0, pl1);
-#line 1683 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1676 "templates/sm90/attn_fwd_wgmma.cu.in"
         o_job = job;
 #pragma unroll
         for (int i = 0; i < kORegs; ++i) o[i] = 0.f;
         pack();
-#line 1690 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1683 "templates/sm90/attn_fwd_wgmma.cu.in"
         ++it;
       }
-#line 1695 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1688 "templates/sm90/attn_fwd_wgmma.cu.in"
       for (int j = 1; j < nt; ++j) steady_round(j, j == nt - 1);
-#line 1697 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1690 "templates/sm90/attn_fwd_wgmma.cu.in"
     }
     {
       // The last job's P_{n-1} V_{n-1}, then its epilogue.
       const int sp = (it + kStages - 1) % kStages;
       mbar_wait(bar_full_v + 8 * sp, (wg_u32)(((it - 1) / kStages) & 1));
-#line 1705 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1698 "templates/sm90/attn_fwd_wgmma.cu.in"
       zero_v_tail(sp, kv_n - (nt - 1) * kKv);
       begin_issue();
       rescale_then_pv(sp);
@@ -1920,11 +1913,11 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       for (int i = 0; i < kORegs; ++i) wg_fence_operand(o[i]);
       if (lane == 0) wg_mbar_arrive(bar_empty_v + 8 * sp);
       epilogue(o_job, m0, m1, l0, l1);
-#line 1717 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1710 "templates/sm90/attn_fwd_wgmma.cu.in"
     }
   }
 }
-#line 1782 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1775 "templates/sm90/attn_fwd_wgmma.cu.in"
 #undef sO
 #undef bar_o_full
 #undef job_count

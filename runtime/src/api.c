@@ -47,14 +47,11 @@ struct described {
 };
 
 /* Split-partials workspace of one stream; grown by replacement, old buffers retired (freed
- * at destroy) so a growing call never waits for earlier calls that may still use them. And
- * the stream's job counter of the dynamic causal order (split_plan.h ATTNGEN__CAUSAL_DYNAMIC):
- * 16 bytes, zeroed once when allocated; each call's kernel leaves it at zero. */
+ * at destroy) so a growing call never waits for earlier calls that may still use them. */
 typedef struct workspace {
   void *stream;
   void *ptr;
   size_t bytes;
-  void *counter;
   struct workspace *next;
 } workspace;
 
@@ -177,8 +174,7 @@ void attngen_destroy(attngen_context *c) {
   for (size_t i = 0; i < 2; i++) {
     for (workspace *w = lists[i], *next; w; w = next) {
       next = w->next;
-      if (w->ptr) c->be->mem_free(c->bs, w->ptr);
-      if (w->counter) c->be->mem_free(c->bs, w->counter);
+      c->be->mem_free(c->bs, w->ptr);
       free(w);
     }
   }
@@ -336,6 +332,11 @@ static attngen_status plan_launch(plan *p, const attngen_fwd_args *a, int comput
   if (d->v_path == ATTNGEN__V_PATH_VT)
     p->workspace_bytes = p->vt_bytes =
         attngen__vt_plan(a->batch, heads_kv, a->seqlen_kv, attngen__desc_head_dim(d), p->vt_grid);
+  /* The dynamic causal order's job counter (kargs.ws): 16 bytes of the workspace (the causal
+   * kernels have no split and no V pre-pass), zeroed on the call's stream before the launch.
+   * In the call's workspace rather than one kept per stream: a captured graph's own workspace
+   * (the Python layer's, from torch's allocator) and concurrent calls never share it. */
+  if (p->k.causal == ATTNGEN__CAUSAL_DYNAMIC) p->workspace_bytes = ATTNGEN__JOB_COUNTER_BYTES;
   if (d->kv_split != ATTNGEN__SPLIT_TAIL) return ATTNGEN_STATUS_OK;
   attngen_status st = attngen__split_plan_make_aligned(
       a->batch, a->heads, a->seqlen_q, a->seqlen_kv, bm, kt,
@@ -598,39 +599,6 @@ static attngen_status load_kernel(attngen_context *c, const plan *p, void *strea
   return ATTNGEN_STATUS_OK;
 }
 
-/* The workspace entry of stream (created empty); caller holds c->mutex. */
-static attngen_status stream_entry(attngen_context *c, void *stream, workspace **out) {
-  workspace *w = c->workspaces;
-  while (w && w->stream != stream) w = w->next;
-  if (!w) {
-    if (!(w = calloc(1, sizeof *w))) return attngen__fail(ATTNGEN_STATUS_OUT_OF_MEMORY, "out of memory");
-    w->stream = stream;
-    w->next = c->workspaces;
-    c->workspaces = w;
-  }
-  *out = w;
-  return ATTNGEN_STATUS_OK;
-}
-
-/* The dynamic causal order's job counter of stream (allocated and zeroed on first use, before
- * any launch: attngen_prepare makes it ahead of a graph capture); caller holds c->mutex. */
-static attngen_status get_counter(attngen_context *c, void *stream, void **ptr) {
-  workspace *w = NULL;
-  attngen_status st = stream_entry(c, stream, &w);
-  if (st != ATTNGEN_STATUS_OK) return st;
-  if (!w->counter) {
-    void *p = NULL;
-    if ((st = c->be->mem_alloc(c->bs, 16, &p)) != ATTNGEN_STATUS_OK) return st;
-    if ((st = c->be->memset(c->bs, p, 0, 16)) != ATTNGEN_STATUS_OK) {
-      c->be->mem_free(c->bs, p);
-      return st;
-    }
-    w->counter = p;
-  }
-  *ptr = w->counter;
-  return ATTNGEN_STATUS_OK;
-}
-
 /* Workspace of at least `bytes` for stream; caller holds c->mutex. */
 static attngen_status get_workspace(attngen_context *c, void *stream, size_t bytes, void **ptr) {
   workspace *w = c->workspaces;
@@ -653,7 +621,7 @@ static attngen_status get_workspace(attngen_context *c, void *stream, size_t byt
     w->stream = stream;
     w->next = c->workspaces;
     c->workspaces = w;
-  } else if (w->ptr) {
+  } else {
     workspace *old = calloc(1, sizeof *old);
     if (!old) {
       c->be->mem_free(c->bs, p);
@@ -709,9 +677,6 @@ static attngen_status prepare_call(attngen_context *c, const attngen_fwd_args *a
     else
       st = get_workspace(c, a->stream, p->workspace_bytes, ws);
   }
-  /* the dynamic causal order: its counter in kargs.ws (no workspace with the causal mask) */
-  if (st == ATTNGEN_STATUS_OK && p->k.causal == ATTNGEN__CAUSAL_DYNAMIC)
-    st = get_counter(c, a->stream, ws);
   pthread_mutex_unlock(&c->mutex);
   return st;
 }
@@ -780,6 +745,10 @@ attngen_status attngen_fwd(attngen_context *c, const attngen_fwd_args *a) {
   kargs.total_q = a->total_q;
   kargs.total_kv = a->total_kv;
   attngen__kargs_set_strides(&kargs, a);
+  if (kargs.causal == ATTNGEN__CAUSAL_DYNAMIC &&
+      (st = c->be->memset_async(c->bs, ws, 0, ATTNGEN__JOB_COUNTER_BYTES, a->stream)) !=
+          ATTNGEN_STATUS_OK)
+    return st;
   if (p.vt_grid[0] > 0) {
     attngen__log(ATTNGEN__LOG_DEBUG, "launch %s (V pre-pass) grid (%u,%u,%u) x %d threads, "
                  "%zu bytes of V in operand order", k->name, p.vt_grid[0], p.vt_grid[1],
@@ -851,8 +820,8 @@ attngen_status attngen_explain(attngen_context *c, const attngen_fwd_args *a, at
            : p.k.causal == ATTNGEN__CAUSAL_PAIRS
                ? "; causal jobs in pairs of m-blocks (one round's K/V exceeds L2)"
            : p.k.causal == ATTNGEN__CAUSAL_DYNAMIC
-               ? "; causal jobs in a dynamic order (a job counter; longest first in sections of "
-                 "(head, batch) pairs whose K/V fits L2)"
+               ? "; causal jobs in a dynamic order (a job counter in the workspace; longest first "
+                 "in sections of (head, batch) pairs whose K/V fits L2)"
                : "; causal jobs longest first");
   out->embedded = p.embedded;
   out->needs_jit = !p.embedded && c->be->kind != ATTNGEN__BACKEND_CPU;

@@ -114,12 +114,14 @@ int attngen__causal_section(int batch, int heads, int heads_kv, int seqlen_kv, i
 int attngen__causal_order(int batch, int heads, int heads_kv, int seqlen_kv, int head_dim,
                           long jobs, long grid, int forced, int dynamic_ok) {
   if (forced == ATTNGEN__CAUSAL_LONGEST || forced == ATTNGEN__CAUSAL_PAIRS) return forced;
-  if (dynamic_ok) return ATTNGEN__CAUSAL_DYNAMIC;
+  if (dynamic_ok && forced == ATTNGEN__CAUSAL_DYNAMIC) return ATTNGEN__CAUSAL_DYNAMIC;
   if (grid < 1 || jobs < 2 * grid || heads < 1) return ATTNGEN__CAUSAL_LONGEST;
   const long hb = (long)heads * batch;
   const long group = heads_kv > 0 && heads % heads_kv == 0 ? heads / heads_kv : 1;
   const long per_round = hb < grid ? hb : grid; /* (head, batch) pairs of a round */
   const double kv_heads = (double)((per_round + group - 1) / group);
   const double bytes = kv_heads * seqlen_kv * head_dim * 2.0 /* K and V */ * 2.0 /* bf16 */;
-  return bytes > ATTNGEN__CAUSAL_L2_BUDGET ? ATTNGEN__CAUSAL_PAIRS : ATTNGEN__CAUSAL_LONGEST;
+  if (bytes <= ATTNGEN__CAUSAL_L2_BUDGET) return ATTNGEN__CAUSAL_LONGEST;
+  /* where pairs would run, the dynamic order where the kernel has it */
+  return dynamic_ok ? ATTNGEN__CAUSAL_DYNAMIC : ATTNGEN__CAUSAL_PAIRS;
 }

@@ -129,27 +129,29 @@ size_t attngen__vt_plan(int batch, int heads, int seqlen_kv, int head_dim, unsig
  * ATTNGEN__CAUSAL_PAIRS (2): each block takes m-blocks n_mb - 1 - k and k of one head in
  *   two consecutive rounds (equal totals), heads in order: the blocks running at one time
  *   read about 2 grid / n_mb heads' K/V.
- * ATTNGEN__CAUSAL_DYNAMIC (3): each block takes its next job from a counter (the context's
- *   counter of the call's stream, passed as kargs.ws; zero at the start of a call, and the
- *   call's last fetch sets it back to zero), the (head, batch) pairs in sections of
+ * ATTNGEN__CAUSAL_DYNAMIC (3): each block takes its next job from a counter (the first 16 bytes
+ *   of the call's workspace, kargs.ws, zeroed on the stream before the launch: so a CUDA graph
+ *   replays it and concurrent calls never share one), the (head, batch) pairs in sections of
  *   attngen__causal_section (their K/V within ATTNGEN__CAUSAL_L2_BUDGET), longest first within
  *   a section (FlashAttention-3's causal scheduler). The blocks end together whatever the
  *   rounds: pairs leave the last round part-empty (pairs / grid = 6.36 on (2,24,4429): 7
- *   rounds). Taken where the kernel has it (`dynamic_ok`: the head_dim-64 causal TMA kernels,
- *   dense batch): H200 (bench/RESULTS.md runs M61-M62), head_dim 64 against the static order
- *   0.88-0.98 where it was pairs, 0.98-1.005 where it was longest first; at head_dim 128 it
- *   ran 1.01-1.11 and at 256 1.07-1.15 of the static orders' time (and its code alone cost the
- *   128 kernels up to 3%), so those kernels are built without it.
+ *   rounds). Taken instead of pairs where the kernel has it (`dynamic_ok`: the head_dim-64
+ *   causal TMA kernels, dense batch): H200 (bench/RESULTS.md runs M61-M64), head_dim 64:
+ *   0.88-0.98 of the pair order's time; where the rule gives longest first (balanced already)
+ *   0.98-1.007, and 1.05 on a 30 us call (the counter's memset), so not there. At head_dim
+ *   128 it ran 1.01-1.11 and at 256 1.07-1.15 of the static orders' time (and its code alone
+ *   cost the 128 kernels up to 3%), so those kernels are built without it.
  * Else pairs when the K/V one round of longest-first reads (its KV heads x Skv x head_dim x 2
  * tensors x 2 bytes) exceeds ATTNGEN__CAUSAL_L2_BUDGET (then each round reads K/V from DRAM
  * again) and there are jobs for two rounds. A packed batch (batch = its sequences,
  * seqlen_kv = max_seqlen_k, jobs counted on max_seqlen_q, upper bounds) takes the same rule
  * (16 sequences, 256 to 16384 long, ~64k tokens, 32/8 heads: pairs 8.78 ms vs longest first
- * 9.14 ms, run L3); `forced` 1 or 2 (ATTNGEN_CAUSAL_ORDER) wins; 3 is the default's choice
- * (dynamic where the kernel has it). */
+ * 9.14 ms, run L3); `forced` 1 or 2 (ATTNGEN_CAUSAL_ORDER) wins; 3 forces the dynamic order
+ * where the kernel has it (elsewhere the rule decides). */
 #define ATTNGEN__CAUSAL_LONGEST 1
 #define ATTNGEN__CAUSAL_PAIRS 2
 #define ATTNGEN__CAUSAL_DYNAMIC 3
+#define ATTNGEN__JOB_COUNTER_BYTES 16 /* its counter: workspace bytes (16: the alignment) */
 /* Above: pairs. GQA (1,32/8,8192), 32 MiB: longest first 619 TFLOP/s vs pairs 602 (H200, run
  * K1); MHA (4,32,4096), 256 MiB: 495 vs 570-580; (2,32/8,4000), 32 MiB: 530 vs 528. */
 #define ATTNGEN__CAUSAL_L2_BUDGET (40.0 * 1024 * 1024) /* of Hopper's 50 MB L2 */

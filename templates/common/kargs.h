@@ -66,10 +66,10 @@ typedef struct attngen_kargs {
   long long q_sb, k_sb, v_sb, o_sb;
   int q_ss, q_sh, k_ss, k_sh, v_ss, v_sh, o_ss, o_sh;
   // The dynamic causal job order (causal = 3; the head_dim-64 sm90 wgmma causal kernels, whose
-  // ws is then the job counter: the context's for the call's stream, zero when the call starts,
-  // set back to zero by its last fetch): the (head, batch) pairs of one section of the order
-  // (longest job first within a section, sections in turn; templates/sm90/attn_fwd_wgmma.cu.in
-  // dyn_job); 0 otherwise.
+  // ws is then the job counter: 16 bytes of the call's workspace, zeroed on the call's stream
+  // before the launch): the (head, batch) pairs of one section of the order (longest job first
+  // within a section, sections in turn; templates/sm90/attn_fwd_wgmma.cu.in dyn_job); 0
+  // otherwise.
   int job_section;
 } attngen_kargs;
 
