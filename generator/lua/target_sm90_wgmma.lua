@@ -59,10 +59,13 @@ function M.derive(v)
   local tma = v.load == "tma"
   local o_buf_bytes = tma and (64 * boxes * HALF_ROW_BYTES) or 0
   local skip = v.skip == "on"
+  -- The dynamic causal job order (templates/sm90/attn_fwd_wgmma.cu.in dyn_job; the runtime's
+  -- dynamic_ok in plan_launch names the same kernels): the head_dim-64 causal TMA kernels.
+  local causal_dyn = tma and v.mask == "causal" and v.head_dim == 64
   local function total(stages, o_bufs, q_bufs)
     local bars = 8 * (2 * q_bufs + 4 * stages + o_bufs) + (tma and 16 or 0)
       + (skip and 32 + 3 * SKIP_WORDS * 4 + 8 * JOB_RING or 0)
-      + (not skip and tma and v.mask == "causal" and v.head_dim == 64 and 8 * JOB_RING or 0)
+      + (causal_dyn and 8 * JOB_RING or 0)
     return q_bufs * q_bytes + 2 * stages * kv_stage_bytes + o_bufs * o_buf_bytes + bars
       + ALIGN_SLACK
   end
@@ -94,6 +97,7 @@ function M.derive(v)
     tma = tma,
     skip_words = SKIP_WORDS,
     job_ring = JOB_RING,
+    causal_dyn = causal_dyn,
     -- Softmax form (docs/NUMERICS.md step 4): 2 = x = fma(s, scale_log2, -m), one FFMA per
     -- score, the max over raw scores, for a positive scale (fl(fl(s * scale_log2) - m) for
     -- scale <= 0), in the RTNE / RTNA kernels (dense, causal and skip: a skip call with

@@ -310,7 +310,8 @@ static attngen_status plan_launch(plan *p, const attngen_fwd_args *a, int comput
     p->grid[1] = 1;
     p->grid[2] = 1;
     if (a->causal) {
-      /* the dynamic order: the head_dim-64 causal TMA kernels (the template's DYN), dense */
+      /* the dynamic order: the kernels built with it (target_sm90_wgmma.lua causal_dyn: the
+       * head_dim-64 causal TMA kernels), dense batches */
       const int dynamic_ok = attngen__desc_head_dim(d) == 64 && d->load == ATTNGEN__LOAD_TMA &&
                              !a->cu_seqlens_q;
       p->k.causal = attngen__causal_order(a->batch, a->heads, heads_kv, a->seqlen_kv,

@@ -100,10 +100,18 @@ size_t attngen__vt_plan(int batch, int heads, int seqlen_kv, int head_dim, unsig
   return (size_t)batch * (size_t)heads * chunks * ATTNGEN__VT_CHUNK_BYTES(head_dim);
 }
 
+/* Query heads per KV head (1 unless heads_kv divides heads), and one KV head's K and V bytes. */
+static long group_of(int heads, int heads_kv) {
+  return heads_kv > 0 && heads % heads_kv == 0 ? heads / heads_kv : 1;
+}
+static double kv_head_bytes(int seqlen_kv, int head_dim) {
+  return (double)seqlen_kv * head_dim * 2.0 /* K and V */ * 2.0 /* bf16 */;
+}
+
 int attngen__causal_section(int batch, int heads, int heads_kv, int seqlen_kv, int head_dim) {
   const long hb = (long)heads * batch;
-  const long group = heads_kv > 0 && heads % heads_kv == 0 ? heads / heads_kv : 1;
-  const double per_kv_head = (double)seqlen_kv * head_dim * 2.0 /* K and V */ * 2.0 /* bf16 */;
+  const long group = group_of(heads, heads_kv);
+  const double per_kv_head = kv_head_bytes(seqlen_kv, head_dim);
   double kvh = per_kv_head > 0 ? floor(ATTNGEN__CAUSAL_L2_BUDGET / per_kv_head) : (double)hb;
   if (kvh < 1) kvh = 1;
   double sec = kvh * (double)group;
@@ -117,10 +125,10 @@ int attngen__causal_order(int batch, int heads, int heads_kv, int seqlen_kv, int
   if (dynamic_ok && forced == ATTNGEN__CAUSAL_DYNAMIC) return ATTNGEN__CAUSAL_DYNAMIC;
   if (grid < 1 || jobs < 2 * grid || heads < 1) return ATTNGEN__CAUSAL_LONGEST;
   const long hb = (long)heads * batch;
-  const long group = heads_kv > 0 && heads % heads_kv == 0 ? heads / heads_kv : 1;
+  const long group = group_of(heads, heads_kv);
   const long per_round = hb < grid ? hb : grid; /* (head, batch) pairs of a round */
   const double kv_heads = (double)((per_round + group - 1) / group);
-  const double bytes = kv_heads * seqlen_kv * head_dim * 2.0 /* K and V */ * 2.0 /* bf16 */;
+  const double bytes = kv_heads * kv_head_bytes(seqlen_kv, head_dim);
   if (bytes <= ATTNGEN__CAUSAL_L2_BUDGET) return ATTNGEN__CAUSAL_LONGEST;
   /* where pairs would run, the dynamic order where the kernel has it */
   return dynamic_ok ? ATTNGEN__CAUSAL_DYNAMIC : ATTNGEN__CAUSAL_PAIRS;
