@@ -807,6 +807,64 @@ static void test_dispatch_sm90_head_dim_256(void **state) {
   }
 }
 
+/* head_dim-64 causal calls (rule waves-fill, causal form): three consumer warpgroups (192-row
+ * blocks) where their modelled time (row-tiles past the diagonal and the last block's padding,
+ * and the longest job when the jobs do not fill the device) is less, two (128 rows) otherwise.
+ * H200 run M65: w16 0.86-0.92 of w12's time on the long shapes, 1.05 on (8,16,1024), 1.17 on
+ * (1,8,2048). Shapes nobody benchmarked included (cross-attention, one head). */
+static void test_dispatch_sm90_causal_waves(void **state) {
+  (void)state;
+  static attngen__variant_desc sm90[256];
+  size_t n = 0;
+  for (size_t i = 0; i < attngen__manifest_count; ++i)
+    if (attngen__manifest[i].target == ATTNGEN__TARGET_SM90 && n < 256)
+      sm90[n++] = attngen__manifest[i];
+  attngen__dispatch_input in;
+  memset(&in, 0, sizeof in);
+  in.target = ATTNGEN__TARGET_SM90;
+  in.compute_units = 132;
+  in.candidates = sm90;
+  in.count = n;
+  in.describe = fake_describe;
+  in.split_supported = 1;
+  in.causal = 1;
+  static const struct {
+    attngen__shape s;
+    int waves;
+  } cases[] = {
+      {{4, 16, 4096, 4096, ATTNGEN_LAYOUT_BSHD, ATTNGEN_ROUND_RTNE, 0, 64}, 16},
+      {{1, 32, 8192, 8192, ATTNGEN_LAYOUT_BSHD, ATTNGEN_ROUND_RTNE, 8, 64}, 16},
+      {{2, 24, 4429, 4429, ATTNGEN_LAYOUT_BHSD, ATTNGEN_ROUND_RTNA, 0, 64}, 16},
+      {{8, 16, 1024, 1024, ATTNGEN_LAYOUT_BSHD, ATTNGEN_ROUND_RTNE, 0, 64}, 12},
+      {{1, 8, 2048, 2048, ATTNGEN_LAYOUT_BSHD, ATTNGEN_ROUND_RTZ, 0, 64}, 12},
+      {{1, 1, 16384, 16384, ATTNGEN_LAYOUT_BSHD, ATTNGEN_ROUND_RTNE, 0, 64}, 12},
+      {{1, 16, 4096, 8192, ATTNGEN_LAYOUT_BSHD, ATTNGEN_ROUND_RTNE, 0, 64}, 16},
+      {{4, 16, 1536, 1536, ATTNGEN_LAYOUT_BHSD, ATTNGEN_ROUND_RTNE, 0, 64}, 16},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+    in.shape = cases[i].s;
+    attngen__dispatch_result r;
+    pick(&in, &r);
+    if (r.desc.waves != cases[i].waves) print_error("case %zu: %s\n  %s\n", i, r.name, r.reason);
+    assert_int_equal(r.desc.waves, cases[i].waves);
+    assert_int_equal(r.desc.mask, ATTNGEN__MASK_CAUSAL);
+    assert_int_equal(attngen__desc_head_dim(&r.desc), 64);
+    assert_non_null(strstr(r.reason, "modelled causal time"));
+  }
+  /* head_dim 128 has one causal waves value: the rule does not model it */
+  in.shape = (attngen__shape){4, 16, 4096, 4096, ATTNGEN_LAYOUT_BSHD, ATTNGEN_ROUND_RTNE, 0, 0};
+  attngen__dispatch_result r;
+  pick(&in, &r);
+  assert_int_equal(r.desc.waves, 12);
+  assert_null(strstr(r.reason, "modelled causal time"));
+  /* dense head_dim 64 keeps the fill rule */
+  in.causal = 0;
+  in.shape = (attngen__shape){4, 16, 4096, 4096, ATTNGEN_LAYOUT_BSHD, ATTNGEN_ROUND_RTNE, 0, 64};
+  pick(&in, &r);
+  assert_int_equal(r.desc.waves, 16);
+  assert_null(strstr(r.reason, "modelled causal time"));
+}
+
 /* sm90 tail split (rule kv-split-plan): without a tuning entry the tail variant runs exactly
  * when the split plan (split_plan.h) splits the call on the device's SMs; the reason names the
  * plan. Shapes nobody benchmarked included. */
@@ -1019,6 +1077,7 @@ int main(void) {
     cmocka_unit_test(test_dispatch_head_dim_pairing),
     cmocka_unit_test(test_dispatch_sm90_head_dim_256),
     cmocka_unit_test(test_dispatch_sm90_tail_split_follows_the_plan),
+    cmocka_unit_test(test_dispatch_sm90_causal_waves),
     cmocka_unit_test(test_dispatch_bad_sizes),
     cmocka_unit_test(test_dispatch_too_large),
     cmocka_unit_test(test_dispatch_misaligned),

@@ -88,8 +88,9 @@ static void test_generator_name_derivation(void **state) {
                        "kv_split='off', load='thread', impl='wgmma', target='sm90'}; return e",
                        "rule 'head-dim'");
   /* head_dim 256: the sm90 wgmma TMA kernel with 64- and 80-key tiles (the longer ones exceed
-   * shared memory next to the 64 KiB Q buffer), the causal mask with 64; 80 is that head_dim's
-   * tile only; other families refuse it */
+   * shared memory next to the 64 KiB Q buffer), the causal mask with both (80 spill-free since
+   * the masked tile's test takes no column index per score); 80 is that head_dim's tile only;
+   * other families refuse it */
   assert_eval("local c = require('config'); local out = {}\n"
               "for _, kv in ipairs{64, 80, 96} do for _, mask in ipairs{'none', 'causal'} do\n"
               "  local ok, e = c.validate{head_dim=256, layout='bhsd', rounding='rtz', q_tiles=1,\n"
@@ -97,18 +98,26 @@ static void test_generator_name_derivation(void **state) {
               "    target='sm90'}\n"
               "  out[#out + 1] = ok and 'ok' or e:match(\"rule '([^']+)'\") end end\n"
               "return table.concat(out, ' ')",
-              "ok ok ok mask-causal sm90-head-dim-256-kv-tile sm90-head-dim-256-kv-tile");
+              "ok ok ok ok sm90-head-dim-256-kv-tile sm90-head-dim-256-kv-tile");
   assert_eval_contains("local c = require('config'); local ok, e = c.validate{head_dim=256, "
                        "layout='bshd', rounding='rtne', q_tiles=1, kv_tile=128, waves=12, "
                        "kv_split='off', load='tma', impl='wgmma', target='sm90'}; return e",
                        "rule 'sm90-head-dim-256-kv-tile': kv_tile=128 at head_dim=256 does not "
                        "fit shared memory next to the 64 KiB Q buffer in two stages (allowed: "
                        "64, 80)");
-  assert_eval_contains("local c = require('config'); local ok, e = c.validate{head_dim=256, "
-                       "layout='bshd', rounding='rtne', q_tiles=1, kv_tile=80, waves=12, "
-                       "kv_split='off', load='tma', mask='causal', impl='wgmma', target='sm90'}; "
-                       "return e",
-                       "rule 'mask-causal': mask=causal at head_dim=256 with kv_tile=80 spills");
+  /* three consumer warpgroups (waves 16, head_dim 64): dense and causal up to 128-key tiles */
+  assert_eval("local c = require('config'); local out = {}\n"
+              "for _, kv in ipairs{128, 144} do for _, mask in ipairs{'none', 'causal'} do\n"
+              "  local ok, e = c.validate{head_dim=64, layout='bshd', rounding='rtne', q_tiles=1,\n"
+              "    kv_tile=kv, waves=16, kv_split='off', load='tma', mask=mask, impl='wgmma',\n"
+              "    target='sm90'}\n"
+              "  out[#out + 1] = ok and 'ok' or e:match(\"rule '([^']+)'\") end end\n"
+              "return table.concat(out, ' ')",
+              "ok ok sm90-wgmma-3-consumers sm90-wgmma-3-consumers");
+  assert_eval_contains("local c = require('config'); local ok, e = c.validate{head_dim=64, "
+                       "layout='bshd', rounding='rtne', q_tiles=1, kv_tile=144, waves=16, "
+                       "kv_split='off', load='tma', impl='wgmma', target='sm90'}; return e",
+                       "waves=16 with kv_tile=144 spills (allowed: kv_tile <= 128)");
   assert_eval_contains("local c = require('config'); local ok, e = c.validate{head_dim=128, "
                        "layout='bshd', rounding='rtne', q_tiles=1, kv_tile=80, waves=12, "
                        "kv_split='off', load='tma', impl='wgmma', target='sm90'}; return e",
@@ -169,13 +178,13 @@ static void test_generator_name_derivation(void **state) {
               "      d.o_bufs, d.smem_bytes) end end end\n"
               "return string.format('%d %d %d %s %s', n, causal, skip, shape[64], shape[80])",
               "42 6 12 2/1/1/230504 2/1/0/230496");
-  /* the default set has head_dim 64 kernels, with the descriptor field (12 of them split);
-   * 24 more skip tiles (12 gfx942, 12 sm90) */
+  /* the default set has head_dim 64 kernels, with the descriptor field (12 of them split, 12
+   * causal on sm90); 24 more skip tiles (12 gfx942, 12 sm90) */
   assert_eval("local g = require('generate'); local n, ns = 0, 0\n"
               "for _, v in ipairs(require('config').default_variants()) do\n"
               "  if v.head_dim == 64 then assert(g.desc_values(v).head_dim == 64)\n"
               "    if v.skip == 'on' then ns = ns + 1 else n = n + 1 end end end\n"
-              "return n .. ' ' .. ns", "48 24");
+              "return n .. ' ' .. ns", "54 24");
   /* v_path: the default (perm) adds no token, vt does; sm90 has only perm */
   assert_eval("local c = require('config'); return c.name{layout='bshd', rounding='rtne', "
               "q_tiles=2, kv_tile=96, waves=8, kv_split='tail', v_path='vt', impl='mfma', "

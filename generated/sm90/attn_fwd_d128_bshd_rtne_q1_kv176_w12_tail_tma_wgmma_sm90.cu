@@ -1519,10 +1519,12 @@ extern "C" __global__ void __launch_bounds__(384, 1)
         rk1 = r + g + 8 < kv_n ? r + g + 8 : kv_n;
       }
       if (pre || wk - j * kKv < kKv) {       // (c <= 0: the scores become t here)
-        const int lim0 = rk0 - j * kKv, lim1 = rk1 - j * kKv;
+        // (the thread's column offset 2 t4 moved to the limits: each test compares the
+        // column's constant part with one register, no column index per score)
+        const int lim0 = rk0 - j * kKv - 2 * t4, lim1 = rk1 - j * kKv - 2 * t4;
 #pragma unroll
         for (int i = 0; i < kSRegs; ++i) {
-          const int col = 8 * (i >> 2) + 2 * t4 + (i & 1);
+          const int col = 8 * (i >> 2) + (i & 1);
           const float v = pre ? wg_mul_rn(s[i], scale_log2) : s[i];
           s[i] = col >= ((i & 2) ? lim1 : lim0) ? neg_inf : v;
         }
@@ -1539,7 +1541,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       mx1 = wg_max(mx1, wg_shfl_xor(mx1, 2));
       mx0 = wg_mul_rn(mx0, c_pos);             // the tile's max t = fl(max s * c) (c <= 0: * 1)
       mx1 = wg_mul_rn(mx1, c_pos);
-#line 1059 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1061 "templates/sm90/attn_fwd_wgmma.cu.in"
       mx0 = wg_max(m0, mx0);                 // (max is exact: the same m as the reference's)
       mx1 = wg_max(m1, mx1);
       // A row that sees no key (a job with no key, a causal row above the diagonal, a split
@@ -1553,7 +1555,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       m1 = mx1;
       float c0 = c_pos, c1 = c_pos;
       const bool big0 = !(fabsf(m0) < big_m), big1 = !(fabsf(m1) < big_m);
-#line 1078 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1080 "templates/sm90/attn_fwd_wgmma.cu.in"
       if (big0) {                            // (|m| >= 2^24: see above; rare)
 #pragma unroll
         for (int i = 0; i < kSRegs; i += 4) {
@@ -1570,7 +1572,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
         }
         c1 = 1.f;
       }
-#line 1097 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1099 "templates/sm90/attn_fwd_wgmma.cu.in"
       const float nm0 = -m0, nm1 = -m1;
       float rs0 = 0.f, rs1 = 0.f;
 #pragma unroll
@@ -1585,7 +1587,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       l0 = first ? rs0 : wg_add_rn(wg_mul_rn(l0, alpha0), rs0);
       l1 = first ? rs1 : wg_add_rn(wg_mul_rn(l1, alpha1), rs1);
     };
-#line 1186 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1188 "templates/sm90/attn_fwd_wgmma.cu.in"
     // Step 5: P = bf16_round(p). Two adjacent n8 chunks of the S accumulator have the layout
     // of one k16 A fragment of P.V.
     auto pack = [&]() {
@@ -1630,9 +1632,9 @@ extern "C" __global__ void __launch_bounds__(384, 1)
     // skipping job whose every tile is skipped runs tile 0 with kv_n = 0: its V rows too.)
     auto zero_v_tail = [&](int sp, int vrows) {
       if ((a.kv_len == 0 && !packed && !(kSkip && kv_n == 0)) || vrows >= kKv) return;
-#line 1231 "templates/sm90/attn_fwd_wgmma.cu.in"
-      if (vrows < 0) vrows = 0;              // (a split part past the length: its whole tile)
 #line 1233 "templates/sm90/attn_fwd_wgmma.cu.in"
+      if (vrows < 0) vrows = 0;              // (a split part past the length: its whole tile)
+#line 1235 "templates/sm90/attn_fwd_wgmma.cu.in"
       const wg_u32 vt = sV + sp * kKvStage;
       for (int i = ct; i < (kKv - vrows) * (kD / 2); i += 128) {  // kD / 2 words per row
         const wg_u32 w = (wg_u32)i % (kD / 2), r = (wg_u32)i / (kD / 2);  // (shifts, masks)
@@ -1644,16 +1646,16 @@ extern "C" __global__ void __launch_bounds__(384, 1)
     auto set_pending = [&](float alpha0, float alpha1) {
       pa0 = alpha0;
       pa1 = alpha1;
-#line 1249 "templates/sm90/attn_fwd_wgmma.cu.in"
-      prs = wg_any(alpha0 != 1.f || alpha1 != 1.f);
 #line 1251 "templates/sm90/attn_fwd_wgmma.cu.in"
+      prs = wg_any(alpha0 != 1.f || alpha1 != 1.f);
+#line 1253 "templates/sm90/attn_fwd_wgmma.cu.in"
     };
 
-#line 1254 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1256 "templates/sm90/attn_fwd_wgmma.cu.in"
     // Step 6: o = O * (1 / l) (l = 0 -> 0), rounded, into this consumer's O buffer (the
     // storer writes it out). Step 7: LSE = m ln2 + ln l. For job `job` with the final running
     // max (em0, em1) and this thread's parts of l (el0, el1).
-#line 1262 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1264 "templates/sm90/attn_fwd_wgmma.cu.in"
     auto epilogue = [&](int job, float em0, float em1, float el0, float el1) {
       long long q_base, k_base, v_base, o_base;
       int q0, h, b;
@@ -1665,7 +1667,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       ls0 = wg_add_rn(ls0, wg_shfl_xor(ls0, 2));
       float ls1 = wg_add_rn(el1, wg_shfl_xor(el1, 1));
       ls1 = wg_add_rn(ls1, wg_shfl_xor(ls1, 2));
-#line 1274 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1276 "templates/sm90/attn_fwd_wgmma.cu.in"
       if (job >= a.split_first) {
         // A split part (slot t = job - split_first): its rows' unnormalised O and (m, l) into
         // the workspace (layout: the head of this file); m = -inf when the part has no key
@@ -1690,7 +1692,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
         }
         return;
       }
-#line 1299 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1301 "templates/sm90/attn_fwd_wgmma.cu.in"
       const float inv0 = ls0 == 0.f ? 0.f : wg_rcp_rn(ls0);
       const float inv1 = ls1 == 0.f ? 0.f : wg_rcp_rn(ls1);
       // Causal: l = 0 only in a row that saw no key (with one, p = 1 at its max): out = 0
@@ -1709,7 +1711,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       int qr = 0;                            // a packed sequence's first row, its rows sq
       const int sq = q_len(b, qr);
       const bool ok0 = qa < sq, ok1 = qa + 8 < sq;
-#line 1318 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1320 "templates/sm90/attn_fwd_wgmma.cu.in"
       // Wait until the buffer's previous contents have been read by their stores (a named
       // barrier: an mbarrier wait loop here, with O and S live, made ptxas spill).
       const int ob = kOBufs == kConsumers ? cw : 0;
@@ -1727,12 +1729,12 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       unsigned short *og = (unsigned short *)a.o + o_base + 2 * t4;
       unsigned short *og0 = og + (wg_u32)(ok0 ? qa : 0) * o_row_stride;
       unsigned short *og1 = og + (wg_u32)(ok1 ? qa + 8 : 0) * o_row_stride;
-#line 1340 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1342 "templates/sm90/attn_fwd_wgmma.cu.in"
 #pragma unroll
       for (int i = 0; i < kD / 8; ++i) {
         const wg_u32 r0 = round_out2(wg_mul_rn(o[4 * i], inv0), wg_mul_rn(o[4 * i + 1], inv0));
         const wg_u32 r1 = round_out2(wg_mul_rn(o[4 * i + 2], inv1), wg_mul_rn(o[4 * i + 3], inv1));
-#line 1345 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1347 "templates/sm90/attn_fwd_wgmma.cu.in"
         if (direct) {
           if (ok0) wg_st_global_b32(og0 + 8 * i, r0);
           if (ok1) wg_st_global_b32(og1 + 8 * i, r1);
@@ -1741,14 +1743,14 @@ extern "C" __global__ void __launch_bounds__(384, 1)
           wg_st_shared_b32(at, r0);
           wg_st_shared_b32(at + 8u * 128u, r1);
         }
-#line 1357 "templates/sm90/attn_fwd_wgmma.cu.in"
-      }
 #line 1359 "templates/sm90/attn_fwd_wgmma.cu.in"
+      }
+#line 1361 "templates/sm90/attn_fwd_wgmma.cu.in"
       if (kOBufs > 0) {
         wg_fence_proxy_async();              // st.shared (generic) -> the stores (async proxy)
         wg_mbar_arrive(bar_o_full + 8 * ob);
       }
-#line 1364 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1366 "templates/sm90/attn_fwd_wgmma.cu.in"
       if (a.lse != 0 && t4 == 0) {
         // [B, H, Sq], or [H, total_q] from the sequence's first row
         float *lse = a.lse + (packed ? (long long)h * a.total_q + qr : ((long long)b * H + h) * (long long)Sq);
@@ -1785,17 +1787,17 @@ extern "C" __global__ void __launch_bounds__(384, 1)
     // The keys, first query row and KV tiles of job jb, for its rounds.
     // (A dense call without key lengths keeps Skv and n_tiles: nothing to decode.)
     auto start_job = [&](int jb) {
-#line 1401 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1403 "templates/sm90/attn_fwd_wgmma.cu.in"
       // (split variants: every job has its tile range, a part's from part_tiles)
       int mb, h, b, r0;
       decode(jb, mb, h, b);
       kv_n = keys_of(b, r0);
       nt = part_tiles(jb, kv_n, j0);
-#line 1458 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1460 "templates/sm90/attn_fwd_wgmma.cu.in"
     };
-#line 1540 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1542 "templates/sm90/attn_fwd_wgmma.cu.in"
     start_job(job);
-#line 1545 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1547 "templates/sm90/attn_fwd_wgmma.cu.in"
     if (cw == kConsumers - 1) wg_bar_arrive(1, 256);  // consumer 0 issues first
     {
       // The block's first round: S_0 of its first job only.
@@ -1814,7 +1816,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       float alpha0, alpha1;
       softmax(j0, true, alpha0, alpha1);
       pack();
-#line 1566 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1568 "templates/sm90/attn_fwd_wgmma.cu.in"
     }
     // A round that issues S_j and P_{j-1} V_{j-1} of the same job (1 <= j < nt; `last`: j is
     // the job's last computed tile; skip variants find it themselves). Returns the job's next
@@ -1828,10 +1830,10 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       issue_qk(sj);
       rescale_then_pv(sp);
       wg_bar_arrive(bar_other, 256);         // the other consumer's wgmmas queue behind mine
-#line 1585 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1587 "templates/sm90/attn_fwd_wgmma.cu.in"
       const int jn = j + 1;
       const bool last = last_in;
-#line 1588 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1590 "templates/sm90/attn_fwd_wgmma.cu.in"
       wg_wait<1>();                          // S_j done, P V may still run
 #pragma unroll
       for (int i = 0; i < kSRegs; ++i) wg_fence_operand(s[i]);
@@ -1856,14 +1858,14 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       for (int i = 0; i < kPRegs; ++i) wg_fence_operand(p[i]);
       if (lane == 0) wg_mbar_arrive(bar_empty_v + 8 * sp);
       pack();
-#line 1615 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1617 "templates/sm90/attn_fwd_wgmma.cu.in"
       ++it;
       return jn;
     };
     it = 1;
-#line 1622 "templates/sm90/attn_fwd_wgmma.cu.in"
-    for (int j = j0 + 1; j < nt; ++j) steady_round(j, j == nt - 1);
 #line 1624 "templates/sm90/attn_fwd_wgmma.cu.in"
+    for (int j = j0 + 1; j < nt; ++j) steady_round(j, j == nt - 1);
+#line 1626 "templates/sm90/attn_fwd_wgmma.cu.in"
     for (job = job_at(ri = live_round(ri + 1)); job < n_jobs;
          job = job_at(ri = live_round(ri + 1))) {
       ++nj;
@@ -1879,7 +1881,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
         }
         mbar_wait(bar_full_k + 8 * sj, (wg_u32)((it / kStages) & 1));
         mbar_wait(bar_full_v + 8 * sp, (wg_u32)(((it - 1) / kStages) & 1));
-#line 1642 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1644 "templates/sm90/attn_fwd_wgmma.cu.in"
         zero_v_tail(sp, kv_n - (nt - 1) * kKv);  // o_job's last V tile
         start_job(job);                      // from here on: the new job's
         begin_issue();
@@ -1894,10 +1896,10 @@ extern "C" __global__ void __launch_bounds__(384, 1)
           if (nt == j0 + 1) wg_mbar_arrive(q_empty);
         }
         const float pm0 = m0, pm1 = m1, pl0 = l0, pl1 = l1;  // o_job's, for its epilogue
-#line 1660 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1662 "templates/sm90/attn_fwd_wgmma.cu.in"
         m0 = neg_inf;
         m1 = neg_inf;
-#line 1663 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1665 "templates/sm90/attn_fwd_wgmma.cu.in"
         float alpha0, alpha1;
         softmax(j0, true, alpha0, alpha1);
         prs = false;                         // the new job's O starts at 0: nothing to rescale
@@ -1908,23 +1910,23 @@ extern "C" __global__ void __launch_bounds__(384, 1)
         for (int i = 0; i < kPRegs; ++i) wg_fence_operand(p[i]);
         if (lane == 0) wg_mbar_arrive(bar_empty_v + 8 * sp);
         epilogue(o_job, pm0, pm1, pl0, pl1);
-#line 1676 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1678 "templates/sm90/attn_fwd_wgmma.cu.in"
         o_job = job;
 #pragma unroll
         for (int i = 0; i < kORegs; ++i) o[i] = 0.f;
         pack();
-#line 1683 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1685 "templates/sm90/attn_fwd_wgmma.cu.in"
         ++it;
       }
-#line 1688 "templates/sm90/attn_fwd_wgmma.cu.in"
-      for (int j = j0 + 1; j < nt; ++j) steady_round(j, j == nt - 1);
 #line 1690 "templates/sm90/attn_fwd_wgmma.cu.in"
+      for (int j = j0 + 1; j < nt; ++j) steady_round(j, j == nt - 1);
+#line 1692 "templates/sm90/attn_fwd_wgmma.cu.in"
     }
     {
       // The last job's P_{n-1} V_{n-1}, then its epilogue.
       const int sp = (it + kStages - 1) % kStages;
       mbar_wait(bar_full_v + 8 * sp, (wg_u32)(((it - 1) / kStages) & 1));
-#line 1698 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1700 "templates/sm90/attn_fwd_wgmma.cu.in"
       zero_v_tail(sp, kv_n - (nt - 1) * kKv);
       begin_issue();
       rescale_then_pv(sp);
@@ -1934,11 +1936,11 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       for (int i = 0; i < kORegs; ++i) wg_fence_operand(o[i]);
       if (lane == 0) wg_mbar_arrive(bar_empty_v + 8 * sp);
       epilogue(o_job, m0, m1, l0, l1);
-#line 1710 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1712 "templates/sm90/attn_fwd_wgmma.cu.in"
     }
   }
 }
-#line 1714 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1716 "templates/sm90/attn_fwd_wgmma.cu.in"
 
 // Merge of the tail KV split (runtime/src/split_plan.h: after the attention kernel on the same
 // stream, grid (split q-jobs, ceil(128 x 16 / 128), 1) x 128 threads, the
@@ -1998,7 +2000,7 @@ extern "C" __global__ void __launch_bounds__(128) attn_fwd_d128_bshd_rtne_q1_kv1
     wg_st_global_f32(a.lse + ((long long)b * a.H + h) * a.Sq + q,
                      wg_add_rn(wg_mul_rn(mmax, kLn2), logf(lt)));
 }
-#line 1775 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1777 "templates/sm90/attn_fwd_wgmma.cu.in"
 #undef sO
 #undef bar_o_full
 #undef job_count

@@ -1641,7 +1641,7 @@ extern "C" __global__ void __launch_bounds__(512, 1)
       for (int i = 0; i < kPRegs; ++i) wg_fence_operand(p[i]);
       wg_fence();
     };
-#line 1112 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1114 "templates/sm90/attn_fwd_wgmma.cu.in"
     // Steps 2-4 on S of tile j (already complete): t = s * scale_log2, keys past kv_n -> -inf,
     // new running max, p = exp2(t - m) in place, l = l * alpha + sum(p). Returns the rescale
     // factors exp2(m_old - m_new) of rows g and g + 8 (unused for the first tile, where O and
@@ -1667,16 +1667,16 @@ extern "C" __global__ void __launch_bounds__(512, 1)
         rk1 = r + g + 8 < kv_n ? r + g + 8 : kv_n;
       }
       if (wk - j * kKv < kKv) {
-        const int lim0 = rk0 - j * kKv, lim1 = rk1 - j * kKv;
+        const int lim0 = rk0 - j * kKv - 2 * t4, lim1 = rk1 - j * kKv - 2 * t4;
 #pragma unroll
         for (int i = 0; i < kSRegs; ++i) {
-          const int col = 8 * (i >> 2) + 2 * t4 + (i & 1);
+          const int col = 8 * (i >> 2) + (i & 1);  // (2 t4 in the limits)
           if (col >= ((i & 2) ? lim1 : lim0)) s[i] = neg_inf;
         }
       }
-#line 1145 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1147 "templates/sm90/attn_fwd_wgmma.cu.in"
       float mx0 = neg_inf, mx1 = neg_inf;    // the tile's row max first (the skip verdict)
-#line 1149 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1151 "templates/sm90/attn_fwd_wgmma.cu.in"
 #pragma unroll
       for (int i = 0; i < kSRegs; i += 4) {
         mx0 = wg_max(mx0, wg_max(s[i], s[i + 1]));
@@ -1686,12 +1686,12 @@ extern "C" __global__ void __launch_bounds__(512, 1)
       mx0 = wg_max(mx0, wg_shfl_xor(mx0, 2));
       mx1 = wg_max(mx1, wg_shfl_xor(mx1, 1));
       mx1 = wg_max(mx1, wg_shfl_xor(mx1, 2));
-#line 1159 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1161 "templates/sm90/attn_fwd_wgmma.cu.in"
       tmx0 = mx0;
       tmx1 = mx1;
       mx0 = wg_max(m0, mx0);                 // (max is exact: the same m as the dense kernel's)
       mx1 = wg_max(m1, mx1);
-#line 1164 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1166 "templates/sm90/attn_fwd_wgmma.cu.in"
       // A row that sees no key (a job with no key, a causal row above the diagonal, a split
       // part past the key length): max 0,
       // so p = exp2(-inf - 0) = 0 and l = 0 (the epilogue writes out = 0, LSE = -inf).
@@ -1714,7 +1714,7 @@ extern "C" __global__ void __launch_bounds__(512, 1)
       l0 = first ? rs0 : wg_add_rn(wg_mul_rn(l0, alpha0), rs0);
       l1 = first ? rs1 : wg_add_rn(wg_mul_rn(l1, alpha1), rs1);
     };
-#line 1186 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1188 "templates/sm90/attn_fwd_wgmma.cu.in"
     // Step 5: P = bf16_round(p). Two adjacent n8 chunks of the S accumulator have the layout
     // of one k16 A fragment of P.V.
     auto pack = [&]() {
@@ -1759,9 +1759,9 @@ extern "C" __global__ void __launch_bounds__(512, 1)
     // skipping job whose every tile is skipped runs tile 0 with kv_n = 0: its V rows too.)
     auto zero_v_tail = [&](int sp, int vrows) {
       if ((a.kv_len == 0 && !packed && !(kSkip && kv_n == 0)) || vrows >= kKv) return;
-#line 1231 "templates/sm90/attn_fwd_wgmma.cu.in"
-      if (vrows < 0) vrows = 0;              // (a split part past the length: its whole tile)
 #line 1233 "templates/sm90/attn_fwd_wgmma.cu.in"
+      if (vrows < 0) vrows = 0;              // (a split part past the length: its whole tile)
+#line 1235 "templates/sm90/attn_fwd_wgmma.cu.in"
       const wg_u32 vt = sV + sp * kKvStage;
       for (int i = ct; i < (kKv - vrows) * (kD / 2); i += 128) {  // kD / 2 words per row
         const wg_u32 w = (wg_u32)i % (kD / 2), r = (wg_u32)i / (kD / 2);  // (shifts, masks)
@@ -1773,16 +1773,16 @@ extern "C" __global__ void __launch_bounds__(512, 1)
     auto set_pending = [&](float alpha0, float alpha1) {
       pa0 = alpha0;
       pa1 = alpha1;
-#line 1249 "templates/sm90/attn_fwd_wgmma.cu.in"
-      prs = wg_any(alpha0 != 1.f || alpha1 != 1.f);
 #line 1251 "templates/sm90/attn_fwd_wgmma.cu.in"
+      prs = wg_any(alpha0 != 1.f || alpha1 != 1.f);
+#line 1253 "templates/sm90/attn_fwd_wgmma.cu.in"
     };
 
-#line 1254 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1256 "templates/sm90/attn_fwd_wgmma.cu.in"
     // Step 6: o = O * (1 / l) (l = 0 -> 0), rounded, into this consumer's O buffer (the
     // storer writes it out). Step 7: LSE = m ln2 + ln l. For job `job` with the final running
     // max (em0, em1) and this thread's parts of l (el0, el1).
-#line 1262 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1264 "templates/sm90/attn_fwd_wgmma.cu.in"
     auto epilogue = [&](int job, float em0, float em1, float el0, float el1) {
       long long q_base, k_base, v_base, o_base;
       int q0, h, b;
@@ -1794,7 +1794,7 @@ extern "C" __global__ void __launch_bounds__(512, 1)
       ls0 = wg_add_rn(ls0, wg_shfl_xor(ls0, 2));
       float ls1 = wg_add_rn(el1, wg_shfl_xor(el1, 1));
       ls1 = wg_add_rn(ls1, wg_shfl_xor(ls1, 2));
-#line 1274 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1276 "templates/sm90/attn_fwd_wgmma.cu.in"
       if (job >= a.split_first) {
         // A split part (slot t = job - split_first): its rows' unnormalised O and (m, l) into
         // the workspace (layout: the head of this file); m = -inf when the part has no key
@@ -1819,7 +1819,7 @@ extern "C" __global__ void __launch_bounds__(512, 1)
         }
         return;
       }
-#line 1299 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1301 "templates/sm90/attn_fwd_wgmma.cu.in"
       const float inv0 = ls0 == 0.f ? 0.f : wg_rcp_rn(ls0);
       const float inv1 = ls1 == 0.f ? 0.f : wg_rcp_rn(ls1);
       // Causal: l = 0 only in a row that saw no key (with one, p = 1 at its max): out = 0
@@ -1838,7 +1838,7 @@ extern "C" __global__ void __launch_bounds__(512, 1)
       int qr = 0;                            // a packed sequence's first row, its rows sq
       const int sq = q_len(b, qr);
       const bool ok0 = qa < sq, ok1 = qa + 8 < sq;
-#line 1318 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1320 "templates/sm90/attn_fwd_wgmma.cu.in"
       // Wait until the buffer's previous contents have been read by their stores (a named
       // barrier: an mbarrier wait loop here, with O and S live, made ptxas spill).
       const int ob = kOBufs == kConsumers ? cw : 0;
@@ -1856,12 +1856,12 @@ extern "C" __global__ void __launch_bounds__(512, 1)
       unsigned short *og = (unsigned short *)a.o + o_base + 2 * t4;
       unsigned short *og0 = og + (wg_u32)(ok0 ? qa : 0) * o_row_stride;
       unsigned short *og1 = og + (wg_u32)(ok1 ? qa + 8 : 0) * o_row_stride;
-#line 1340 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1342 "templates/sm90/attn_fwd_wgmma.cu.in"
 #pragma unroll
       for (int i = 0; i < kD / 8; ++i) {
         const wg_u32 r0 = round_out2(wg_mul_rn(o[4 * i], inv0), wg_mul_rn(o[4 * i + 1], inv0));
         const wg_u32 r1 = round_out2(wg_mul_rn(o[4 * i + 2], inv1), wg_mul_rn(o[4 * i + 3], inv1));
-#line 1345 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1347 "templates/sm90/attn_fwd_wgmma.cu.in"
         if (direct) {
           if (ok0) wg_st_global_b32(og0 + 8 * i, r0);
           if (ok1) wg_st_global_b32(og1 + 8 * i, r1);
@@ -1870,14 +1870,14 @@ extern "C" __global__ void __launch_bounds__(512, 1)
           wg_st_shared_b32(at, r0);
           wg_st_shared_b32(at + 8u * 128u, r1);
         }
-#line 1357 "templates/sm90/attn_fwd_wgmma.cu.in"
-      }
 #line 1359 "templates/sm90/attn_fwd_wgmma.cu.in"
+      }
+#line 1361 "templates/sm90/attn_fwd_wgmma.cu.in"
       if (kOBufs > 0) {
         wg_fence_proxy_async();              // st.shared (generic) -> the stores (async proxy)
         wg_mbar_arrive(bar_o_full + 8 * ob);
       }
-#line 1364 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1366 "templates/sm90/attn_fwd_wgmma.cu.in"
       if (a.lse != 0 && t4 == 0) {
         // [B, H, Sq], or [H, total_q] from the sequence's first row
         float *lse = a.lse + (packed ? (long long)h * a.total_q + qr : ((long long)b * H + h) * (long long)Sq);
@@ -1914,13 +1914,13 @@ extern "C" __global__ void __launch_bounds__(512, 1)
     // The keys, first query row and KV tiles of job jb, for its rounds.
     // (A dense call without key lengths keeps Skv and n_tiles: nothing to decode.)
     auto start_job = [&](int jb) {
-#line 1401 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1403 "templates/sm90/attn_fwd_wgmma.cu.in"
       // (split variants: every job has its tile range, a part's from part_tiles)
       int mb, h, b, r0;
       decode(jb, mb, h, b);
       kv_n = keys_of(b, r0);
       nt = part_tiles(jb, kv_n, j0);
-#line 1407 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1409 "templates/sm90/attn_fwd_wgmma.cu.in"
       // Its computed tiles: the part's visited ones from its list words (a part that starts
       // at or past the key length has none: its tile j0 runs with no key, as the producer's
       // walk also gives j0 whatever the list says).
@@ -1943,9 +1943,9 @@ extern "C" __global__ void __launch_bounds__(512, 1)
       const int qa = mb * kBlockM + 64 * cw + 16 * wq + g;
       mi0 = qa < Sq ? neg_inf : -neg_inf;
       mi1 = qa + 8 < Sq ? neg_inf : -neg_inf;
-#line 1458 "templates/sm90/attn_fwd_wgmma.cu.in"
-    };
 #line 1460 "templates/sm90/attn_fwd_wgmma.cu.in"
+    };
+#line 1462 "templates/sm90/attn_fwd_wgmma.cu.in"
     // The skip verdict of computed tile j of the job whose S was just softmaxed (m0, m1 its
     // new running max, tmx0, tmx1 the tile's): marked when every valid row of the warp has
     // fl(tmx - m) < T (NaN scores do not count in either max; a NaN difference is not below
@@ -2006,7 +2006,7 @@ extern "C" __global__ void __launch_bounds__(512, 1)
       const int vis = kn > 0 ? tiles_of(job_keys(kn, mb * kBlockM, Sq)) : 0;
       const wg_u32 base = skip_base(mb, h, b);
       int nw = a.skip_nw < kSkipWords ? a.skip_nw : kSkipWords, w0 = 0;
-#line 1521 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1523 "templates/sm90/attn_fwd_wgmma.cu.in"
       if (jb >= a.split_first) {             // a part: its own words (whole words, see above)
         int pj0;
         (void)part_tiles(jb, kn, pj0);
@@ -2014,7 +2014,7 @@ extern "C" __global__ void __launch_bounds__(512, 1)
         const int pw1 = (pj0 + a.kv_per_split / kKv) >> 5;
         if ((jb - a.split_first) % a.num_splits != a.num_splits - 1 && pw1 < nw) nw = pw1;
       }
-#line 1529 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1531 "templates/sm90/attn_fwd_wgmma.cu.in"
       for (int w = w0 + lane; w < nw; w += 32) {
         wg_u32 x = wg_ld_shared_b32(buf + 4u * w);
         const int left = vis - 32 * w;
@@ -2025,12 +2025,12 @@ extern "C" __global__ void __launch_bounds__(512, 1)
       }
       if (lane == 0) wg_st_shared_b32(cnt, 0u);
     };
-#line 1540 "templates/sm90/attn_fwd_wgmma.cu.in"
-    start_job(job);
 #line 1542 "templates/sm90/attn_fwd_wgmma.cu.in"
+    start_job(job);
+#line 1544 "templates/sm90/attn_fwd_wgmma.cu.in"
     m0 = mi0;
     m1 = mi1;
-#line 1545 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1547 "templates/sm90/attn_fwd_wgmma.cu.in"
     if (cw == kConsumers - 1) wg_bar_arrive(1, 256);  // consumer 0 issues first
     {
       // The block's first round: S_0 of its first job only.
@@ -2049,9 +2049,9 @@ extern "C" __global__ void __launch_bounds__(512, 1)
       float alpha0, alpha1;
       softmax(jf, true, alpha0, alpha1);
       pack();
-#line 1564 "templates/sm90/attn_fwd_wgmma.cu.in"
-      vj = jf;                               // (its verdict: in the next round's wait)
 #line 1566 "templates/sm90/attn_fwd_wgmma.cu.in"
+      vj = jf;                               // (its verdict: in the next round's wait)
+#line 1568 "templates/sm90/attn_fwd_wgmma.cu.in"
     }
     // A round that issues S_j and P_{j-1} V_{j-1} of the same job (1 <= j < nt; `last`: j is
     // the job's last computed tile; skip variants find it themselves). Returns the job's next
@@ -2065,12 +2065,12 @@ extern "C" __global__ void __launch_bounds__(512, 1)
       issue_qk(sj);
       rescale_then_pv(sp);
       wg_bar_arrive(bar_other, 256);         // the other consumer's wgmmas queue behind mine
-#line 1580 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1582 "templates/sm90/attn_fwd_wgmma.cu.in"
       skip_verdict(vj, false, nj, j);        // the previous computed tile's, during the wgmmas
       const int jn = next_live_c();
       const bool last = jn >= nt;
       (void)last_in;
-#line 1588 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1590 "templates/sm90/attn_fwd_wgmma.cu.in"
       wg_wait<1>();                          // S_j done, P V may still run
 #pragma unroll
       for (int i = 0; i < kSRegs; ++i) wg_fence_operand(s[i]);
@@ -2095,16 +2095,16 @@ extern "C" __global__ void __launch_bounds__(512, 1)
       for (int i = 0; i < kPRegs; ++i) wg_fence_operand(p[i]);
       if (lane == 0) wg_mbar_arrive(bar_empty_v + 8 * sp);
       pack();
-#line 1613 "templates/sm90/attn_fwd_wgmma.cu.in"
-      vj = j;
 #line 1615 "templates/sm90/attn_fwd_wgmma.cu.in"
+      vj = j;
+#line 1617 "templates/sm90/attn_fwd_wgmma.cu.in"
       ++it;
       return jn;
     };
     it = 1;
-#line 1620 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1622 "templates/sm90/attn_fwd_wgmma.cu.in"
     for (int j = jn1; j < nt;) j = steady_round(j, false);
-#line 1624 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1626 "templates/sm90/attn_fwd_wgmma.cu.in"
     for (job = job_at(ri = live_round(ri + 1)); job < n_jobs;
          job = job_at(ri = live_round(ri + 1))) {
       ++nj;
@@ -2120,9 +2120,9 @@ extern "C" __global__ void __launch_bounds__(512, 1)
         }
         mbar_wait(bar_full_k + 8 * sj, (wg_u32)((it / kStages) & 1));
         mbar_wait(bar_full_v + 8 * sp, (wg_u32)(((it - 1) / kStages) & 1));
-#line 1640 "templates/sm90/attn_fwd_wgmma.cu.in"
-        skip_verdict(vj, true, nj - 1, 0);   // o_job's (the block's nj-1-th) last computed tile
 #line 1642 "templates/sm90/attn_fwd_wgmma.cu.in"
+        skip_verdict(vj, true, nj - 1, 0);   // o_job's (the block's nj-1-th) last computed tile
+#line 1644 "templates/sm90/attn_fwd_wgmma.cu.in"
         zero_v_tail(sp, kv_n - jl * kKv);  // o_job's last V tile
         start_job(job);                      // from here on: the new job's
         begin_issue();
@@ -2137,10 +2137,10 @@ extern "C" __global__ void __launch_bounds__(512, 1)
           if (jn1 >= nt) wg_mbar_arrive(q_empty);
         }
         const float pm0 = m0, pm1 = m1, pl0 = l0, pl1 = l1;  // o_job's, for its epilogue
-#line 1657 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1659 "templates/sm90/attn_fwd_wgmma.cu.in"
         m0 = mi0;
         m1 = mi1;
-#line 1663 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1665 "templates/sm90/attn_fwd_wgmma.cu.in"
         float alpha0, alpha1;
         softmax(jf, true, alpha0, alpha1);
         prs = false;                         // the new job's O starts at 0: nothing to rescale
@@ -2151,29 +2151,29 @@ extern "C" __global__ void __launch_bounds__(512, 1)
         for (int i = 0; i < kPRegs; ++i) wg_fence_operand(p[i]);
         if (lane == 0) wg_mbar_arrive(bar_empty_v + 8 * sp);
         epilogue(o_job, pm0, pm1, pl0, pl1);
-#line 1674 "templates/sm90/attn_fwd_wgmma.cu.in"
-        skip_done(nj - 1, o_job);
 #line 1676 "templates/sm90/attn_fwd_wgmma.cu.in"
+        skip_done(nj - 1, o_job);
+#line 1678 "templates/sm90/attn_fwd_wgmma.cu.in"
         o_job = job;
 #pragma unroll
         for (int i = 0; i < kORegs; ++i) o[i] = 0.f;
         pack();
-#line 1681 "templates/sm90/attn_fwd_wgmma.cu.in"
-        vj = jf;
 #line 1683 "templates/sm90/attn_fwd_wgmma.cu.in"
+        vj = jf;
+#line 1685 "templates/sm90/attn_fwd_wgmma.cu.in"
         ++it;
       }
-#line 1686 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1688 "templates/sm90/attn_fwd_wgmma.cu.in"
       for (int j = jn1; j < nt;) j = steady_round(j, false);
-#line 1690 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1692 "templates/sm90/attn_fwd_wgmma.cu.in"
     }
     {
       // The last job's P_{n-1} V_{n-1}, then its epilogue.
       const int sp = (it + kStages - 1) % kStages;
       mbar_wait(bar_full_v + 8 * sp, (wg_u32)(((it - 1) / kStages) & 1));
-#line 1696 "templates/sm90/attn_fwd_wgmma.cu.in"
-      skip_verdict(vj, true, nj, 0);         // the last job's last computed tile (sets jl)
 #line 1698 "templates/sm90/attn_fwd_wgmma.cu.in"
+      skip_verdict(vj, true, nj, 0);         // the last job's last computed tile (sets jl)
+#line 1700 "templates/sm90/attn_fwd_wgmma.cu.in"
       zero_v_tail(sp, kv_n - jl * kKv);
       begin_issue();
       rescale_then_pv(sp);
@@ -2183,13 +2183,13 @@ extern "C" __global__ void __launch_bounds__(512, 1)
       for (int i = 0; i < kORegs; ++i) wg_fence_operand(o[i]);
       if (lane == 0) wg_mbar_arrive(bar_empty_v + 8 * sp);
       epilogue(o_job, m0, m1, l0, l1);
-#line 1708 "templates/sm90/attn_fwd_wgmma.cu.in"
-      skip_done(nj, o_job);
 #line 1710 "templates/sm90/attn_fwd_wgmma.cu.in"
+      skip_done(nj, o_job);
+#line 1712 "templates/sm90/attn_fwd_wgmma.cu.in"
     }
   }
 }
-#line 1714 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1716 "templates/sm90/attn_fwd_wgmma.cu.in"
 
 // Merge of the tail KV split (runtime/src/split_plan.h: after the attention kernel on the same
 // stream, grid (split q-jobs, ceil(192 x 8 / 128), 1) x 128 threads, the
@@ -2249,13 +2249,13 @@ extern "C" __global__ void __launch_bounds__(128) attn_fwd_d64_bshd_rtz_q1_kv128
     wg_st_global_f32(a.lse + ((long long)b * a.H + h) * a.Sq + q,
                      wg_add_rn(wg_mul_rn(mmax, kLn2), logf(lt)));
 }
-#line 1775 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1777 "templates/sm90/attn_fwd_wgmma.cu.in"
 #undef sO
 #undef bar_o_full
 #undef job_count
 #undef job_q_row
 #undef job_q_hb
-#line 1781 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1783 "templates/sm90/attn_fwd_wgmma.cu.in"
 #undef job_skip_base
 #undef job_skip_first
 #undef skip_done_count

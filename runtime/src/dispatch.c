@@ -523,7 +523,37 @@ static int prefer_kv_tile(const attngen__features *f, const attngen__variant_des
   return best;
 }
 
-/* Fewer, larger blocks (8 warps) once the grid fills the device twice with them. */
+/* The causal mask's modelled time of one waves value, in row-tiles (rows x KV tiles of a job,
+ * the last block's padding rows included) x the rate per row-tile: the larger of the whole
+ * grid's row-tiles spread over the device's slots and the longest job (a grid of few jobs
+ * waits for its longest). A q-block's last row sees keys up to its position + Skv - Sq (the
+ * bottom-right diagonal), so its tiles are ceil(that / kv_tile). */
+static double causal_waves_time(const attngen__variant_desc *d, const attngen__shape *s,
+                                int compute_units, double rate) {
+  const long bm = d->block_m > 0 ? d->block_m : 1, kv = d->kv_tile > 0 ? d->kv_tile : 1;
+  const long blocks = (s->seqlen_q + bm - 1) / bm;
+  double total = 0, longest = 0;
+  for (long i = 0; i < blocks; i++) {
+    long last = (i + 1) * bm < s->seqlen_q ? (i + 1) * bm : s->seqlen_q;
+    long keys = last + (long)s->seqlen_kv - s->seqlen_q;
+    if (keys > s->seqlen_kv) keys = s->seqlen_kv;
+    const double tiles = keys > 0 ? (double)((keys + kv - 1) / kv) : 0;
+    total += (double)bm * tiles;
+    if ((double)bm * tiles > longest) longest = (double)bm * tiles;
+  }
+  const double grid = total * s->batch * s->heads / (double)attngen__device_slots(d, compute_units);
+  return rate * (grid > longest ? grid : longest);
+}
+
+/* Time per row-tile of the three-consumer causal kernel (waves 16, 192 rows) relative to the
+ * two-consumer one (waves 12, 128 rows), head_dim 64, 128-key tiles: H200 run M65, five shapes
+ * of 576-2048 q-jobs, (w16 time / w12 time) / (w16 row-tiles / w12 row-tiles) = 0.84-0.88. */
+#define CAUSAL_W16_RATE 0.85
+
+/* Fewer, larger blocks (8 warps) once the grid fills the device twice with them. The causal
+ * kernels (candidates with mask=causal) instead take the waves value of least modelled time
+ * (causal_waves_time): a larger block wastes more of its rows past the diagonal and of the
+ * last block, and a few long jobs leave the device idle. */
 static int prefer_waves(const attngen__features *f, const attngen__variant_desc *const *c,
                         size_t n, char *why, size_t len) {
   int most = -1, fewest = 1 << 30;
@@ -532,6 +562,17 @@ static int prefer_waves(const attngen__features *f, const attngen__variant_desc 
     if (c[i]->waves < fewest) fewest = c[i]->waves;
   }
   const attngen__variant_desc *d = with_value(c, n, "waves", most);
+  if (most != fewest && d->mask == ATTNGEN__MASK_CAUSAL) {
+    const attngen__variant_desc *e = with_value(c, n, "waves", fewest);
+    const double tm = causal_waves_time(d, &f->shape, f->compute_units,
+                                        most == 16 ? CAUSAL_W16_RATE : 1.0);
+    const double tf = causal_waves_time(e, &f->shape, f->compute_units, 1.0);
+    const int pick = tm < tf ? most : fewest;
+    snprintf(why, len, "waves=%d: modelled causal time %.0f (waves=%d) vs %.0f (waves=%d) "
+             "row-tiles", pick, tm < tf ? tm : tf, pick, tm < tf ? tf : tm,
+             tm < tf ? fewest : most);
+    return pick;
+  }
   long jobs = attngen__q_jobs(d, &f->shape), slots = attngen__device_slots(d, f->compute_units);
   int pick = jobs >= 2 * slots ? most : fewest;
   snprintf(why, len, "waves=%d: %ld blocks %s 2 x %ld slots with waves=%d", pick, jobs,
