@@ -936,11 +936,14 @@ __device__ __forceinline__ void mbar_wait(wg_u32 bar, wg_u32 parity) {
 
 } // namespace
 
-#line 239 "templates/sm90/attn_fwd_wgmma.cu.in"
-extern "C" __global__ void __launch_bounds__(384, 1)
-    attn_fwd_d128_bshd_rtna_q1_kv128_w12_nosplit_tma_wgmma_sm90(const __grid_constant__ attngen_kargs_tma prm) {
+// The kernel's body, instantiated once per entry point: attn_fwd_d128_bshd_rtna_q1_kv128_w12_nosplit_tma_wgmma_sm90 (kPackedEntry = false) and,
+// where the variant takes packed batches (packed_entry = 1), attn_fwd_d128_bshd_rtna_q1_kv128_w12_nosplit_tma_wgmma_sm90_packed (true),
+// which the runtime launches for those calls; the first is built without their code.
+#line 242 "templates/sm90/attn_fwd_wgmma.cu.in"
+template <bool kPackedEntry>
+static __device__ __forceinline__ void attn_body(const attngen_kargs_tma &prm) {
   const attngen_kargs a = prm.a;            // (a reference kept the param address live: a spill)
-#line 245 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 249 "templates/sm90/attn_fwd_wgmma.cu.in"
   extern __shared__ __align__(1024) unsigned char smem_raw[];
   const wg_u32 sbase = (wg_smem_addr(smem_raw) + 1023u) & ~1023u;
   const wg_u32 sQ = sbase;
@@ -952,7 +955,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
   const wg_u32 bar_full_v = bar_full_k + 8 * kStages;
   const wg_u32 bar_empty_k = bar_full_v + 8 * kStages;  // [stage]: K tile released
   const wg_u32 bar_empty_v = bar_empty_k + 8 * kStages;
-#line 257 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 261 "templates/sm90/attn_fwd_wgmma.cu.in"
   // (macros, not variables: computed where used, so that no register holds them in the
   // producer's 24-register code)
 #define sO (sbase + kOffO)
@@ -967,7 +970,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
   // < 2^16: ATTNGEN__GRID_YZ_LIMIT).
 #define job_q_row (job_count + 4)
 #define job_q_hb (job_count + 8)
-#line 288 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 292 "templates/sm90/attn_fwd_wgmma.cu.in"
   // O buffer free again (its stores have read it): named barriers kBarOFree + c (after the
   // consumers' turn barriers 1..kConsumers), 160 threads (a consumer's 128 wait with bar.sync,
   // the storer's warp arrives). One buffer: kBarOFree + c = "free for consumer c" (the
@@ -977,7 +980,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
   // the previous job's stores have read the buffers), so no arrival is left that no use
   // waits for.
   constexpr wg_u32 kBarOFree = 1 + kConsumers;
-#line 298 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 302 "templates/sm90/attn_fwd_wgmma.cu.in"
 
   const int tid = (int)threadIdx.x;
   // The warpgroup index, broadcast from lane 0 so that the compiler knows it is the same in
@@ -989,16 +992,18 @@ extern "C" __global__ void __launch_bounds__(384, 1)
   // head h H_kv / H = h / (H / H_kv)
   const int Hkv = a.H_kv > 0 ? a.H_kv : H;
   const int n_mb = a.num_q_blocks;
-#line 313 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 317 "templates/sm90/attn_fwd_wgmma.cu.in"
   const int n_jobs = n_mb * H * a.B;
-#line 315 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 319 "templates/sm90/attn_fwd_wgmma.cu.in"
   const int n_tiles = (Skv + kKv - 1) / kKv;
   // A packed batch (kargs.cu_q != 0; the host allows it with bshd and head_dim 128 only, so
   // the other kernels compile without its code: in the head_dim 64 ones it spilled 4 bytes):
-  // Sq and Skv are the largest lengths.
-#line 320 "templates/sm90/attn_fwd_wgmma.cu.in"
-  const bool packed = a.cu_q != 0;
-#line 324 "templates/sm90/attn_fwd_wgmma.cu.in"
+  // Sq and Skv are the largest lengths. Only the entry attn_fwd_d128_bshd_rtna_q1_kv128_w12_nosplit_tma_wgmma_sm90_packed has its code (the runtime
+  // launches that one for such calls); attn_fwd_d128_bshd_rtna_q1_kv128_w12_nosplit_tma_wgmma_sm90 traps if given one.
+#line 325 "templates/sm90/attn_fwd_wgmma.cu.in"
+  const bool packed = kPackedEntry && a.cu_q != 0;
+  if (!kPackedEntry && a.cu_q != 0) __trap();
+#line 330 "templates/sm90/attn_fwd_wgmma.cu.in"
   // Sequence b of a packed batch in a cu_seqlens array: its first row (start) and length,
   // clamped as kargs.h says, so that no value can address a row outside [0, total).
   auto seq_of = [&](const int *cu, int b, int total, int max, int &start) -> int {
@@ -1016,9 +1021,9 @@ extern "C" __global__ void __launch_bounds__(384, 1)
   };
   // The causal mask is the variant's (axis mask; the dispatcher gives it only calls with
   // kargs.causal set accordingly): the dense kernels compile without any of its code.
-#line 344 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 350 "templates/sm90/attn_fwd_wgmma.cu.in"
   constexpr bool kCausal = false;
-#line 346 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 352 "templates/sm90/attn_fwd_wgmma.cu.in"
   // Keys of the jobs of batch entry b: its length (attngen_kargs.kv_len) clamped into
   // [0, Skv], or Skv; and a job's KV tiles: at least one (a job with no key runs one fully
   // masked tile, so that every job keeps its place in the pipeline; n_tiles == 0, Skv = 0,
@@ -1048,7 +1053,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
     const int last = (q0 + kBlockM < sq ? q0 + kBlockM : sq) + n - sq;
     return last < n ? last : n;
   };
-#line 378 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 384 "templates/sm90/attn_fwd_wgmma.cu.in"
   // The job of this block's round i (job = (batch * H + head) * n_mb + m-block; >= n_jobs:
   // none left; increasing in i for each block): x + i * gridDim.x. Causal calls, in the
   // order kargs.causal names (1 or 2, the host's choice): the position F of the round in an
@@ -1061,10 +1066,10 @@ extern "C" __global__ void __launch_bounds__(384, 1)
   //     m-blocks zigzag n_mb - 1, 0, n_mb - 2, 1, ...: a block's two rounds 2r, 2r + 1 take
   //     m-blocks n_mb - 1 - k and k (together n_mb + 1 tiles when Sq = Skv; an odd n_mb
   //     pairs across heads), and the blocks running at one time read about 2 g / n_mb heads.
-#line 426 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 432 "templates/sm90/attn_fwd_wgmma.cu.in"
   auto job_at = [&](int i) -> int {
     const int k = (int)blockIdx.x, g = (int)gridDim.x;
-#line 436 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 442 "templates/sm90/attn_fwd_wgmma.cu.in"
     if (!kCausal) return i * g + k;
     if (a.causal == 2) {
       const int f = ((i >> 1) * g + k) * 2 + (i & 1);
@@ -1080,7 +1085,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
   };
   // Job -> (m-block, head, batch): m-blocks fastest.
   auto decode = [&](int job, int &mb, int &h, int &b) {
-#line 454 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 460 "templates/sm90/attn_fwd_wgmma.cu.in"
     mb = job % n_mb;
     const int hb = job / n_mb;
     h = hb % H;
@@ -1100,11 +1105,11 @@ extern "C" __global__ void __launch_bounds__(384, 1)
     }
     return i;
   };
-#line 488 "templates/sm90/attn_fwd_wgmma.cu.in"
-  // Tile skipping (variant axis skip): the dense kernels compile without any of its code.
-#line 492 "templates/sm90/attn_fwd_wgmma.cu.in"
-  constexpr bool kSkip = false;
 #line 494 "templates/sm90/attn_fwd_wgmma.cu.in"
+  // Tile skipping (variant axis skip): the dense kernels compile without any of its code.
+#line 498 "templates/sm90/attn_fwd_wgmma.cu.in"
+  constexpr bool kSkip = false;
+#line 500 "templates/sm90/attn_fwd_wgmma.cu.in"
   // A job's list entry: the index of its first word (the host keeps lists below 2^32 words).
   auto skip_base = [&](int mb, int h, int b) -> wg_u32 {
     return (((wg_u32)b * (wg_u32)H + (wg_u32)h) * (wg_u32)a.skip_nqt + (wg_u32)mb) *
@@ -1123,7 +1128,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
   (void)kSkip;
   (void)skip_base;
   (void)live_word;
-#line 519 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 525 "templates/sm90/attn_fwd_wgmma.cu.in"
   // Element offsets of job `job`'s first Q, K, V and O rows (K and V: those of its KV head)
   // through the call's strides (kargs.h: (b, s, h) at b sb + s ss + h sh, whatever the
   // layout): 64-bit per-(batch, head) bases, 32-bit row offsets within a batch entry. Also
@@ -1146,9 +1151,9 @@ extern "C" __global__ void __launch_bounds__(384, 1)
     v_base = (long long)b * a.v_sb + (long long)kr * a.v_ss + (long long)hk * a.v_sh;
   };
 
-#line 542 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 548 "templates/sm90/attn_fwd_wgmma.cu.in"
   constexpr wg_u32 kFullArrivals = 1;        // the producer thread's arrive.expect_tx
-#line 546 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 552 "templates/sm90/attn_fwd_wgmma.cu.in"
   if (tid == 0) {
     for (int i = 0; i < kQBufs; ++i) {
       wg_mbar_init(bar_q + 8 * i, kFullArrivals);
@@ -1160,9 +1165,9 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       wg_mbar_init(bar_empty_k + 8 * s, 4 * kConsumers);
       wg_mbar_init(bar_empty_v + 8 * s, 4 * kConsumers);
     }
-#line 558 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 564 "templates/sm90/attn_fwd_wgmma.cu.in"
     for (int i = 0; i < kOBufs; ++i) wg_mbar_init(bar_o_full + 8 * i, 128);  // its consumer
-#line 567 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 573 "templates/sm90/attn_fwd_wgmma.cu.in"
     wg_fence_mbar_init();
   }
   __syncthreads();
@@ -1170,7 +1175,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
   if (wgroup == 0) {
     // ================================ producer ================================
     wg_setmaxnreg_dec<24>();
-#line 575 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 581 "templates/sm90/attn_fwd_wgmma.cu.in"
     if (tid == 0 && n_tiles > 0) {
       const void *map_q = &prm.q;
       const void *map_k = &prm.k;
@@ -1184,10 +1189,10 @@ extern "C" __global__ void __launch_bounds__(384, 1)
 #define once wg_policy_evict_first()
       int it = 0;                            // K/V tiles issued so far (ring position)
       wg_st_shared_b32(job_count, 0u);
-#line 609 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 615 "templates/sm90/attn_fwd_wgmma.cu.in"
       // A packed job without query rows is passed over here (continue) rather than by
       // live_round: that second copy of the test in the loop's step spilled.
-#line 629 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 635 "templates/sm90/attn_fwd_wgmma.cu.in"
       for (int ri = 0;; ++ri) {
         const int job = job_at(ri);
         if (job >= n_jobs) break;
@@ -1200,7 +1205,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
         decode(job, mb, h, b);
         const int hk = (int)((unsigned)h * (unsigned)Hkv / (unsigned)H);
         int nt = n_tiles, kc = b, qr = 0;
-#line 648 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 654 "templates/sm90/attn_fwd_wgmma.cu.in"
         if (kCausal || a.kv_len != 0 || packed) {
           int kr;
           const int sq = q_len(b, qr);
@@ -1212,14 +1217,14 @@ extern "C" __global__ void __launch_bounds__(384, 1)
             b = 0;
           }
         }
-#line 660 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 666 "templates/sm90/attn_fwd_wgmma.cu.in"
         wg_st_shared_b32(job_q_row, (wg_u32)(qr + mb * kBlockM));
         wg_st_shared_b32(job_q_hb, (wg_u32)h | ((wg_u32)b << 16));
 #define kv_row (packed ? kc + j * kKv : j * kKv)
 #define kv_batch (packed ? 0 : kc)
-#line 673 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 679 "templates/sm90/attn_fwd_wgmma.cu.in"
         for (int j = 0; j < nt; ++j, ++it) {
-#line 675 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 681 "templates/sm90/attn_fwd_wgmma.cu.in"
           const int s = it % kStages;
           const wg_u32 round_parity = (wg_u32)((it / kStages - 1) & 1);
           // K tile j, then V tile j (keys past Skv are zero-filled: their scores are masked,
@@ -1291,9 +1296,9 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       int b = ((int)blockIdx.x / n_mb) / H;
       for (int ni = 0;; ++ni) {
         const int job = job_at(ni);
-#line 749 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 755 "templates/sm90/attn_fwd_wgmma.cu.in"
         if (job >= n_jobs) break;
-#line 751 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 757 "templates/sm90/attn_fwd_wgmma.cu.in"
         if (kCausal || packed || kSkip) decode(job, mb, h, b);
         int qr = 0, sq = Sq;
         if (packed) {
@@ -1336,7 +1341,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
         }
       }
     }
-#line 861 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 867 "templates/sm90/attn_fwd_wgmma.cu.in"
   } else {
     // ================================ consumers ===============================
     wg_setmaxnreg_inc<240>();
@@ -1363,11 +1368,11 @@ extern "C" __global__ void __launch_bounds__(384, 1)
     float m0, m1;                            // running max of t (rows g, g + 8), step 3
     float l0, l1;                            // this thread's part of l, step 4
     int kv_n = Skv, nt = n_tiles;            // keys and KV tiles of the job whose S is next
-#line 890 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 896 "templates/sm90/attn_fwd_wgmma.cu.in"
     // That job's causal diagonal: its first query row + kv_n - its entry's query rows (Sq, a
     // packed sequence's length): query row q0 + i sees the keys below cdiag + i + 1.
     int cdiag = Skv - Sq;
-#line 943 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 949 "templates/sm90/attn_fwd_wgmma.cu.in"
 
     // This consumer's 64 rows of the Q buffer of the job whose S is issued next, and that
     // buffer's q_empty mbarrier (switched at each job boundary).
@@ -1377,10 +1382,10 @@ extern "C" __global__ void __launch_bounds__(384, 1)
     // Issue S = Q K_j^T (step 1) from stage sj: kD / 16 k-steps of 16 over d; the k-step's 32
     // bytes sit at offset 32 (kk & 3) of box kk >> 2 (the hardware applies the swizzle).
     auto issue_qk = [&](int sj) {
-#line 960 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 966 "templates/sm90/attn_fwd_wgmma.cu.in"
       const wg_u64 da0 = make_desc(q_rows, 16, 1024);
       const wg_u64 db0 = make_desc(sK + sj * kKvStage, 16, 1024);
-#line 963 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 969 "templates/sm90/attn_fwd_wgmma.cu.in"
 #pragma unroll
       for (int kk = 0; kk < kD / 16; ++kk) {
         const wg_u64 da = desc_add(da0, (kk >> 2) * kQHalf + (kk & 3) * 32);
@@ -1401,12 +1406,12 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       }
       wg_commit();
     };
-#line 984 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 990 "templates/sm90/attn_fwd_wgmma.cu.in"
     // Waits for my turn on the tensor cores, then orders my register writes before the
     // wgmmas (the tiles arrived through the async proxy: no proxy fence).
     auto begin_issue = [&]() {
       wg_bar_sync(bar_me, 256);
-#line 995 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1001 "templates/sm90/attn_fwd_wgmma.cu.in"
 #pragma unroll
       for (int i = 0; i < kORegs; ++i) wg_fence_operand(o[i]);
 #pragma unroll
@@ -1415,7 +1420,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       for (int i = 0; i < kPRegs; ++i) wg_fence_operand(p[i]);
       wg_fence();
     };
-#line 1004 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1010 "templates/sm90/attn_fwd_wgmma.cu.in"
     // Steps 2-4 on S of tile j (already complete) in the score_fma form (docs/NUMERICS.md
     // step 4, the manifest's score_fma = 2): for c = scale_log2 > 0, x = fma(s, c, -m)
     // rounded once, one FFMA per score instead of a multiply and a subtract. m is still the
@@ -1469,7 +1474,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       mx1 = wg_max(mx1, wg_shfl_xor(mx1, 2));
       mx0 = wg_mul_rn(mx0, c_pos);             // the tile's max t = fl(max s * c) (c <= 0: * 1)
       mx1 = wg_mul_rn(mx1, c_pos);
-#line 1061 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1067 "templates/sm90/attn_fwd_wgmma.cu.in"
       mx0 = wg_max(m0, mx0);                 // (max is exact: the same m as the reference's)
       mx1 = wg_max(m1, mx1);
       // A row that sees no key (a job with no key, a causal row above the diagonal): max 0,
@@ -1482,12 +1487,12 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       m1 = mx1;
       float c0 = c_pos, c1 = c_pos;
       const bool big0 = !(fabsf(m0) < big_m), big1 = !(fabsf(m1) < big_m);
-#line 1075 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1081 "templates/sm90/attn_fwd_wgmma.cu.in"
       // (128-key dense kernels: the two per-row fix-ups behind one warp vote, a uniform branch:
       // 1-2% faster there, bitwise the same outputs; 2-3% slower in the 176-key kernels, and
       // the causal kernel spilled 40 bytes with it: bench/RESULTS.md runs M51, M54, M56)
       if (wg_any(big0 || big1)) {
-#line 1080 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1086 "templates/sm90/attn_fwd_wgmma.cu.in"
       if (big0) {                            // (|m| >= 2^24: see above; rare)
 #pragma unroll
         for (int i = 0; i < kSRegs; i += 4) {
@@ -1504,9 +1509,9 @@ extern "C" __global__ void __launch_bounds__(384, 1)
         }
         c1 = 1.f;
       }
-#line 1097 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1103 "templates/sm90/attn_fwd_wgmma.cu.in"
       }
-#line 1099 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1105 "templates/sm90/attn_fwd_wgmma.cu.in"
       const float nm0 = -m0, nm1 = -m1;
       float rs0 = 0.f, rs1 = 0.f;
 #pragma unroll
@@ -1521,7 +1526,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       l0 = first ? rs0 : wg_add_rn(wg_mul_rn(l0, alpha0), rs0);
       l1 = first ? rs1 : wg_add_rn(wg_mul_rn(l1, alpha1), rs1);
     };
-#line 1188 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1194 "templates/sm90/attn_fwd_wgmma.cu.in"
     // Step 5: P = bf16_round(p). Two adjacent n8 chunks of the S accumulator have the layout
     // of one k16 A fragment of P.V.
     auto pack = [&]() {
@@ -1566,7 +1571,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
     // skipping job whose every tile is skipped runs tile 0 with kv_n = 0: its V rows too.)
     auto zero_v_tail = [&](int sp, int vrows) {
       if ((a.kv_len == 0 && !packed && !(kSkip && kv_n == 0)) || vrows >= kKv) return;
-#line 1235 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1241 "templates/sm90/attn_fwd_wgmma.cu.in"
       const wg_u32 vt = sV + sp * kKvStage;
       for (int i = ct; i < (kKv - vrows) * (kD / 2); i += 128) {  // kD / 2 words per row
         const wg_u32 w = (wg_u32)i % (kD / 2), r = (wg_u32)i / (kD / 2);  // (shifts, masks)
@@ -1578,18 +1583,18 @@ extern "C" __global__ void __launch_bounds__(384, 1)
     auto set_pending = [&](float alpha0, float alpha1) {
       pa0 = alpha0;
       pa1 = alpha1;
-#line 1247 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1253 "templates/sm90/attn_fwd_wgmma.cu.in"
       // (RTNA rescales always: with the skip its long shapes ran 3% slower in runs AB4 and
       // AB5, where RTNE and RTZ gained 0.4-2.6%.)
       prs = true;
-#line 1253 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1259 "templates/sm90/attn_fwd_wgmma.cu.in"
     };
 
-#line 1256 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1262 "templates/sm90/attn_fwd_wgmma.cu.in"
     // Step 6: o = O * (1 / l) (l = 0 -> 0), rounded, into this consumer's O buffer (the
     // storer writes it out). Step 7: LSE = m ln2 + ln l. For job `job` with the final running
     // max (em0, em1) and this thread's parts of l (el0, el1).
-#line 1264 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1270 "templates/sm90/attn_fwd_wgmma.cu.in"
     auto epilogue = [&](int job, float em0, float em1, float el0, float el1) {
       long long q_base, k_base, v_base, o_base;
       int q0, h, b;
@@ -1601,7 +1606,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       ls0 = wg_add_rn(ls0, wg_shfl_xor(ls0, 2));
       float ls1 = wg_add_rn(el1, wg_shfl_xor(el1, 1));
       ls1 = wg_add_rn(ls1, wg_shfl_xor(ls1, 2));
-#line 1301 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1307 "templates/sm90/attn_fwd_wgmma.cu.in"
       const float inv0 = ls0 == 0.f ? 0.f : wg_rcp_rn(ls0);
       const float inv1 = ls1 == 0.f ? 0.f : wg_rcp_rn(ls1);
       // Causal: l = 0 only in a row that saw no key (with one, p = 1 at its max): out = 0
@@ -1620,7 +1625,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       int qr = 0;                            // a packed sequence's first row, its rows sq
       const int sq = q_len(b, qr);
       const bool ok0 = qa < sq, ok1 = qa + 8 < sq;
-#line 1320 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1326 "templates/sm90/attn_fwd_wgmma.cu.in"
       // Wait until the buffer's previous contents have been read by their stores (a named
       // barrier: an mbarrier wait loop here, with O and S live, made ptxas spill).
       const int ob = kOBufs == kConsumers ? cw : 0;
@@ -1638,12 +1643,12 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       unsigned short *og = (unsigned short *)a.o + o_base + 2 * t4;
       unsigned short *og0 = og + (wg_u32)(ok0 ? qa : 0) * o_row_stride;
       unsigned short *og1 = og + (wg_u32)(ok1 ? qa + 8 : 0) * o_row_stride;
-#line 1342 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1348 "templates/sm90/attn_fwd_wgmma.cu.in"
 #pragma unroll
       for (int i = 0; i < kD / 8; ++i) {
         const wg_u32 r0 = round_out2(wg_mul_rn(o[4 * i], inv0), wg_mul_rn(o[4 * i + 1], inv0));
         const wg_u32 r1 = round_out2(wg_mul_rn(o[4 * i + 2], inv1), wg_mul_rn(o[4 * i + 3], inv1));
-#line 1347 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1353 "templates/sm90/attn_fwd_wgmma.cu.in"
         if (direct) {
           if (ok0) wg_st_global_b32(og0 + 8 * i, r0);
           if (ok1) wg_st_global_b32(og1 + 8 * i, r1);
@@ -1652,14 +1657,14 @@ extern "C" __global__ void __launch_bounds__(384, 1)
           wg_st_shared_b32(at, r0);
           wg_st_shared_b32(at + 8u * 128u, r1);
         }
-#line 1359 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1365 "templates/sm90/attn_fwd_wgmma.cu.in"
       }
-#line 1361 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1367 "templates/sm90/attn_fwd_wgmma.cu.in"
       if (kOBufs > 0) {
         wg_fence_proxy_async();              // st.shared (generic) -> the stores (async proxy)
         wg_mbar_arrive(bar_o_full + 8 * ob);
       }
-#line 1366 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1372 "templates/sm90/attn_fwd_wgmma.cu.in"
       if (a.lse != 0 && t4 == 0) {
         // [B, H, Sq], or [H, total_q] from the sequence's first row
         float *lse = a.lse + (packed ? (long long)h * a.total_q + qr : ((long long)b * H + h) * (long long)Sq);
@@ -1696,7 +1701,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
     // The keys, first query row and KV tiles of job jb, for its rounds.
     // (A dense call without key lengths keeps Skv and n_tiles: nothing to decode.)
     auto start_job = [&](int jb) {
-#line 1433 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1439 "templates/sm90/attn_fwd_wgmma.cu.in"
       if (!kCausal && a.kv_len == 0 && !packed && !kSkip) return;
       int mb, h, b, r0;
       decode(jb, mb, h, b);
@@ -1704,11 +1709,11 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       const int sq = q_len(b, r0);
       cdiag = mb * kBlockM + kv_n - sq;
       nt = tiles_of(job_keys(kv_n, mb * kBlockM, sq));
-#line 1460 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1466 "templates/sm90/attn_fwd_wgmma.cu.in"
     };
-#line 1542 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1548 "templates/sm90/attn_fwd_wgmma.cu.in"
     start_job(job);
-#line 1547 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1553 "templates/sm90/attn_fwd_wgmma.cu.in"
     if (cw == kConsumers - 1) wg_bar_arrive(1, 256);  // consumer 0 issues first
     {
       // The block's first round: S_0 of its first job only.
@@ -1727,7 +1732,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       float alpha0, alpha1;
       softmax(0, true, alpha0, alpha1);
       pack();
-#line 1568 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1574 "templates/sm90/attn_fwd_wgmma.cu.in"
     }
     // A round that issues S_j and P_{j-1} V_{j-1} of the same job (1 <= j < nt; `last`: j is
     // the job's last computed tile; skip variants find it themselves). Returns the job's next
@@ -1741,10 +1746,10 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       issue_qk(sj);
       rescale_then_pv(sp);
       wg_bar_arrive(bar_other, 256);         // the other consumer's wgmmas queue behind mine
-#line 1587 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1593 "templates/sm90/attn_fwd_wgmma.cu.in"
       const int jn = j + 1;
       const bool last = last_in;
-#line 1590 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1596 "templates/sm90/attn_fwd_wgmma.cu.in"
       wg_wait<1>();                          // S_j done, P V may still run
 #pragma unroll
       for (int i = 0; i < kSRegs; ++i) wg_fence_operand(s[i]);
@@ -1769,14 +1774,14 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       for (int i = 0; i < kPRegs; ++i) wg_fence_operand(p[i]);
       if (lane == 0) wg_mbar_arrive(bar_empty_v + 8 * sp);
       pack();
-#line 1617 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1623 "templates/sm90/attn_fwd_wgmma.cu.in"
       ++it;
       return jn;
     };
     it = 1;
-#line 1624 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1630 "templates/sm90/attn_fwd_wgmma.cu.in"
     for (int j = 1; j < nt; ++j) steady_round(j, j == nt - 1);
-#line 1626 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1632 "templates/sm90/attn_fwd_wgmma.cu.in"
     for (job = job_at(ri = live_round(ri + 1)); job < n_jobs;
          job = job_at(ri = live_round(ri + 1))) {
       ++nj;
@@ -1792,7 +1797,7 @@ extern "C" __global__ void __launch_bounds__(384, 1)
         }
         mbar_wait(bar_full_k + 8 * sj, (wg_u32)((it / kStages) & 1));
         mbar_wait(bar_full_v + 8 * sp, (wg_u32)(((it - 1) / kStages) & 1));
-#line 1644 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1650 "templates/sm90/attn_fwd_wgmma.cu.in"
         zero_v_tail(sp, kv_n - (nt - 1) * kKv);  // o_job's last V tile
         start_job(job);                      // from here on: the new job's
         begin_issue();
@@ -1807,10 +1812,10 @@ extern "C" __global__ void __launch_bounds__(384, 1)
           if (nt == 1) wg_mbar_arrive(q_empty);
         }
         const float pm0 = m0, pm1 = m1, pl0 = l0, pl1 = l1;  // o_job's, for its epilogue
-#line 1662 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1668 "templates/sm90/attn_fwd_wgmma.cu.in"
         m0 = neg_inf;
         m1 = neg_inf;
-#line 1665 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1671 "templates/sm90/attn_fwd_wgmma.cu.in"
         float alpha0, alpha1;
         softmax(0, true, alpha0, alpha1);
         prs = false;                         // the new job's O starts at 0: nothing to rescale
@@ -1821,23 +1826,23 @@ extern "C" __global__ void __launch_bounds__(384, 1)
         for (int i = 0; i < kPRegs; ++i) wg_fence_operand(p[i]);
         if (lane == 0) wg_mbar_arrive(bar_empty_v + 8 * sp);
         epilogue(o_job, pm0, pm1, pl0, pl1);
-#line 1678 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1684 "templates/sm90/attn_fwd_wgmma.cu.in"
         o_job = job;
 #pragma unroll
         for (int i = 0; i < kORegs; ++i) o[i] = 0.f;
         pack();
-#line 1685 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1691 "templates/sm90/attn_fwd_wgmma.cu.in"
         ++it;
       }
-#line 1690 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1696 "templates/sm90/attn_fwd_wgmma.cu.in"
       for (int j = 1; j < nt; ++j) steady_round(j, j == nt - 1);
-#line 1692 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1698 "templates/sm90/attn_fwd_wgmma.cu.in"
     }
     {
       // The last job's P_{n-1} V_{n-1}, then its epilogue.
       const int sp = (it + kStages - 1) % kStages;
       mbar_wait(bar_full_v + 8 * sp, (wg_u32)(((it - 1) / kStages) & 1));
-#line 1700 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1706 "templates/sm90/attn_fwd_wgmma.cu.in"
       zero_v_tail(sp, kv_n - (nt - 1) * kKv);
       begin_issue();
       rescale_then_pv(sp);
@@ -1847,11 +1852,22 @@ extern "C" __global__ void __launch_bounds__(384, 1)
       for (int i = 0; i < kORegs; ++i) wg_fence_operand(o[i]);
       if (lane == 0) wg_mbar_arrive(bar_empty_v + 8 * sp);
       epilogue(o_job, m0, m1, l0, l1);
-#line 1712 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1718 "templates/sm90/attn_fwd_wgmma.cu.in"
     }
   }
 }
-#line 1777 "templates/sm90/attn_fwd_wgmma.cu.in"
+
+#line 1724 "templates/sm90/attn_fwd_wgmma.cu.in"
+extern "C" __global__ void __launch_bounds__(384, 1)
+    attn_fwd_d128_bshd_rtna_q1_kv128_w12_nosplit_tma_wgmma_sm90(const __grid_constant__ attngen_kargs_tma prm) {
+  attn_body<false>(prm);
+}
+#line 1724 "templates/sm90/attn_fwd_wgmma.cu.in"
+extern "C" __global__ void __launch_bounds__(384, 1)
+    attn_fwd_d128_bshd_rtna_q1_kv128_w12_nosplit_tma_wgmma_sm90_packed(const __grid_constant__ attngen_kargs_tma prm) {
+  attn_body<true>(prm);
+}
+#line 1796 "templates/sm90/attn_fwd_wgmma.cu.in"
 #undef sO
 #undef bar_o_full
 #undef job_count

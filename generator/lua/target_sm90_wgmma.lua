@@ -98,6 +98,13 @@ function M.derive(v)
     skip_words = SKIP_WORDS,
     job_ring = JOB_RING,
     causal_dyn = causal_dyn,
+    -- Packed batches (kargs.cu_q; the host takes them with bshd and head_dim 128, never with
+    -- the tail split or skipping): the kernel's code for them is a second entry point,
+    -- NAME_packed, that the runtime launches for such calls; NAME itself is built without it
+    -- (that code cost the dense-batch causal kernel 1-7% and the 176-key kernel up to 1% of
+    -- its time: bench/RESULTS.md run M68).
+    packed_entry = (v.layout == "bshd" and v.head_dim == 128 and v.kv_split ~= "tail"
+      and v.skip ~= "on") and 1 or 0,
     -- Softmax form (docs/NUMERICS.md step 4): 2 = x = fma(s, scale_log2, -m), one FFMA per
     -- score, the max over raw scores, for a positive scale (fl(fl(s * scale_log2) - m) for
     -- scale <= 0), in the RTNE / RTNA kernels (dense, causal and skip: a skip call with

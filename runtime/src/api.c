@@ -30,6 +30,7 @@ typedef struct kernel {
   attngen__variant_desc desc; /* desc.name == name */
   void *module;               /* GPU module, NULL on emu */
   void *fn, *merge_fn;        /* merge_fn only for kv_split=tail */
+  void *packed_fn;            /* NAME_packed, for packed batches (desc.packed_entry) */
   struct kernel *next;
 } kernel;
 
@@ -588,6 +589,11 @@ static attngen_status load_kernel(attngen_context *c, const plan *p, void *strea
     snprintf(merge, sizeof merge, "%s_merge", name);
     st = be->function(c->bs, k->module, merge, 0, &k->merge_fn);
   }
+  if (st == ATTNGEN_STATUS_OK && k->desc.packed_entry) {
+    char packed[160];
+    snprintf(packed, sizeof packed, "%s_packed", name);
+    st = be->function(c->bs, k->module, packed, k->desc.smem_bytes, &k->packed_fn);
+  }
   if (st != ATTNGEN_STATUS_OK) {
     if (k->module) be->module_unload(c->bs, k->module);
     free(k->name);
@@ -760,8 +766,12 @@ attngen_status attngen_fwd(attngen_context *c, const attngen_fwd_args *a) {
     kargs.vt_prepass = 0;
     if (st != ATTNGEN_STATUS_OK) return st;
   }
-  attngen__log(ATTNGEN__LOG_DEBUG, "launch %s grid (%u,%u,%u) x %d threads, %d bytes smem",
-               k->name, p.grid[0], p.grid[1], p.grid[2], k->desc.threads, k->desc.smem_bytes);
+  /* a packed batch runs the variant's NAME_packed entry where it has one (the generator's
+   * packed_entry: NAME itself is built without the packed-batch code and traps on it) */
+  void *fn = a->cu_seqlens_q && k->packed_fn ? k->packed_fn : k->fn;
+  attngen__log(ATTNGEN__LOG_DEBUG, "launch %s%s grid (%u,%u,%u) x %d threads, %d bytes smem",
+               k->name, fn == k->packed_fn ? "_packed" : "", p.grid[0], p.grid[1], p.grid[2],
+               k->desc.threads, k->desc.smem_bytes);
   if (k->desc.load == ATTNGEN__LOAD_TMA) {
     /* load=tma (templates/common/kargs_tma.h): the backend encodes the tensor maps of q, k,
      * v and o with the variant's boxes and passes them in the kernel parameter. O boxes are
@@ -773,10 +783,10 @@ attngen_status attngen_fwd(attngen_context *c, const attngen_fwd_args *a) {
                            attngen__load_names[ATTNGEN__LOAD_TMA], c->be->name);
     const attngen__tma_boxes boxes = {k->desc.block_m, k->desc.kv_tile,
                                       64, attngen__desc_head_dim(&k->desc)};
-    st = c->be->launch_tma(c->bs, k->fn, p.grid, (unsigned)k->desc.threads,
+    st = c->be->launch_tma(c->bs, fn, p.grid, (unsigned)k->desc.threads,
                            (unsigned)k->desc.smem_bytes, a->stream, &kargs, &boxes);
   } else {
-    st = c->be->launch(c->bs, k->fn, p.grid, (unsigned)k->desc.threads,
+    st = c->be->launch(c->bs, fn, p.grid, (unsigned)k->desc.threads,
                        (unsigned)k->desc.smem_bytes, a->stream, &kargs);
   }
   if (st == ATTNGEN_STATUS_OK && p.merge_grid[0] > 0) {
