@@ -185,23 +185,27 @@ static void test_generator_name_derivation(void **state) {
               "  if v.head_dim == 64 then assert(g.desc_values(v).head_dim == 64)\n"
               "    if v.skip == 'on' then ns = ns + 1 else n = n + 1 end end end\n"
               "return n .. ' ' .. ns", "54 24");
-  /* packed batches: the bshd head_dim-128 sm90 kernels without the split or skipping have a
-   * second entry point NAME_packed (descriptor packed_entry = 1) with the packed-batch code;
-   * NAME has none of it (it traps on kargs.cu_q) and every other variant has one entry */
+  /* variable lengths: the causal, head_dim-64 (no split) and packed-batch (bshd head_dim 128,
+   * no split, no skip) sm90 kernels have a second entry point NAME_var (descriptor var_entry = 1) with
+   * the key-length and packed-batch code; NAME has none of it (it traps on kargs.kv_len or
+   * kargs.cu_q); every other variant has one entry, whose code takes key lengths */
   assert_eval("local g = require('generate'); local out = {}\n"
               "for _, n in ipairs{'attn_fwd_d128_bshd_rtne_q1_kv128_w12_nosplit_tma_causal_wgmma_sm90',\n"
               "  'attn_fwd_d128_bshd_rtna_q1_kv176_w12_nosplit_tma_wgmma_sm90',\n"
+              "  'attn_fwd_d64_bhsd_rtz_q1_kv128_w16_nosplit_tma_wgmma_sm90',\n"
+              "  'attn_fwd_d256_bhsd_rtne_q1_kv64_w12_nosplit_tma_causal_wgmma_sm90',\n"
               "  'attn_fwd_d128_bhsd_rtne_q1_kv128_w12_nosplit_tma_wgmma_sm90',\n"
               "  'attn_fwd_d128_bshd_rtne_q1_kv128_w12_tail_tma_wgmma_sm90',\n"
               "  'attn_fwd_d128_bshd_rtne_q1_kv128_w12_nosplit_tma_skip_wgmma_sm90',\n"
-              "  'attn_fwd_d64_bshd_rtne_q1_kv128_w12_nosplit_tma_wgmma_sm90'} do\n"
+              "  'attn_fwd_d64_bshd_rtne_q1_kv128_w16_nosplit_tma_skip_wgmma_sm90',\n"
+              "  'attn_fwd_d64_bshd_rtne_q1_kv128_w12_tail_tma_wgmma_sm90'} do\n"
               "  local v = assert(require('config').parse(n)); local src = assert(g.source(v))\n"
               "  local _, entries = src:gsub('__global__ void __launch_bounds__%(%d+, 1%)%s+' .. n .. '%(', '')\n"
-              "  local _, packed = src:gsub('__global__ void __launch_bounds__%(%d+, 1%)%s+' .. n .. '_packed%(', '')\n"
-              "  local _, guard = src:gsub('if %(!kPackedEntry && a%.cu_q != 0%) __trap%(%);', '')\n"
-              "  out[#out + 1] = g.desc_values(v).packed_entry .. ':' .. entries .. packed .. guard end\n"
+              "  local _, var = src:gsub('__global__ void __launch_bounds__%(%d+, 1%)%s+' .. n .. '_var%(', '')\n"
+              "  local _, guard = src:gsub('if %(!kVarEntry && %(a%.cu_q != 0 || a%.kv_len != 0%)%) __trap%(%);', '')\n"
+              "  out[#out + 1] = g.desc_values(v).var_entry .. ':' .. entries .. var .. guard end\n"
               "return table.concat(out, ' ')",
-              "1:111 1:111 0:100 0:100 0:100 0:100");
+              "1:111 1:111 1:111 1:111 0:100 0:100 0:100 0:100 0:100");
   /* v_path: the default (perm) adds no token, vt does; sm90 has only perm */
   assert_eval("local c = require('config'); return c.name{layout='bshd', rounding='rtne', "
               "q_tiles=2, kv_tile=96, waves=8, kv_split='tail', v_path='vt', impl='mfma', "

@@ -28,9 +28,9 @@ function M.values(v)
   values.name = config.name(v)
   if values.softmax_step == nil then values.softmax_step = v.kv_tile end
   if values.score_fma == nil then values.score_fma = 0 end
-  if values.packed_entry == nil then values.packed_entry = 0 end
+  if values.var_entry == nil then values.var_entry = 0 end
   for _, key in ipairs({ "threads", "block_m", "smem_bytes", "softmax_step", "score_fma",
-                         "packed_entry" }) do
+                         "var_entry" }) do
     if math.type(values[key]) ~= "integer" then
       error(string.format("attngen: %s.derive() must return integer '%s' (variant %s)", f.module,
         key, values.name), 0)
@@ -95,8 +95,9 @@ M.desc_fields = {
     .. "calls with its head_dim (0 in a hand-made descriptor: 128)" },
   { "skip", "attngen__skip: ON = the kernel reads and writes tile skip lists (kargs.skip_*); a "
     .. "variant serves only calls with its skip (args.skip given or not)" },
-  { "packed_entry", "1 = the code object has a second kernel, NAME_packed, that the runtime "
-    .. "launches for packed batches (kargs.cu_q); NAME is built without that code" },
+  { "var_entry", "1 = the code object has a second kernel, NAME_var, that the runtime "
+    .. "launches for calls with key lengths or packed batches (kargs.kv_len, kargs.cu_q); NAME "
+    .. "is built without that code" },
 }
 
 -- Descriptor values of a variant: field -> integer (enum ids for named axes).

@@ -50,6 +50,8 @@ local JOB_RING = 16
 local MERGE_THREADS = 128
 
 function M.derive(v)
+  local packed_code = v.layout == "bshd" and v.head_dim == 128 and v.kv_split ~= "tail"
+    and v.skip ~= "on"
   local boxes = v.head_dim // 64       -- 64-column boxes per row
   local consumers = v.waves // 4 - 1   -- warpgroups after the producer
   local block_m = 64 * v.q_tiles * consumers
@@ -98,13 +100,17 @@ function M.derive(v)
     skip_words = SKIP_WORDS,
     job_ring = JOB_RING,
     causal_dyn = causal_dyn,
-    -- Packed batches (kargs.cu_q; the host takes them with bshd and head_dim 128, never with
-    -- the tail split or skipping): the kernel's code for them is a second entry point,
-    -- NAME_packed, that the runtime launches for such calls; NAME itself is built without it
-    -- (that code cost the dense-batch causal kernel 1-7% and the 176-key kernel up to 1% of
-    -- its time: bench/RESULTS.md run M68).
-    packed_entry = (v.layout == "bshd" and v.head_dim == 128 and v.kv_split ~= "tail"
-      and v.skip ~= "on") and 1 or 0,
+    -- Variable lengths: per-batch key lengths (kargs.kv_len) and packed batches (kargs.cu_q;
+    -- the host takes those with bshd and head_dim 128, never with the tail split or
+    -- skipping: packed_code). In the causal kernels, the head_dim-64 ones without the split
+    -- (the split ones spilled 4-8 bytes with two entries) and those with the packed code,
+    -- that code is a second entry point, NAME_var, which the runtime launches
+    -- for such calls; NAME itself is built without it (it cost the dense-batch calls of the
+    -- head_dim-128 causal kernel 1-7% and 0.5-5%, head_dim 64 about 1%; in the head_dim-128
+    -- dense kernels it costs nothing measurable: bench/RESULTS.md runs M68-M70).
+    packed_code = packed_code,
+    var_entry = (packed_code or ((v.mask == "causal" or v.head_dim == 64) and v.skip ~= "on"
+      and v.kv_split ~= "tail")) and 1 or 0,
     -- Softmax form (docs/NUMERICS.md step 4): 2 = x = fma(s, scale_log2, -m), one FFMA per
     -- score, the max over raw scores, for a positive scale (fl(fl(s * scale_log2) - m) for
     -- scale <= 0), in the RTNE / RTNA kernels (dense, causal and skip: a skip call with

@@ -30,7 +30,7 @@ typedef struct kernel {
   attngen__variant_desc desc; /* desc.name == name */
   void *module;               /* GPU module, NULL on emu */
   void *fn, *merge_fn;        /* merge_fn only for kv_split=tail */
-  void *packed_fn;            /* NAME_packed, for packed batches (desc.packed_entry) */
+  void *var_fn;               /* NAME_var: key lengths or packed batches (desc.var_entry) */
   struct kernel *next;
 } kernel;
 
@@ -589,10 +589,10 @@ static attngen_status load_kernel(attngen_context *c, const plan *p, void *strea
     snprintf(merge, sizeof merge, "%s_merge", name);
     st = be->function(c->bs, k->module, merge, 0, &k->merge_fn);
   }
-  if (st == ATTNGEN_STATUS_OK && k->desc.packed_entry) {
-    char packed[160];
-    snprintf(packed, sizeof packed, "%s_packed", name);
-    st = be->function(c->bs, k->module, packed, k->desc.smem_bytes, &k->packed_fn);
+  if (st == ATTNGEN_STATUS_OK && k->desc.var_entry) {
+    char var[160];
+    snprintf(var, sizeof var, "%s_var", name);
+    st = be->function(c->bs, k->module, var, k->desc.smem_bytes, &k->var_fn);
   }
   if (st != ATTNGEN_STATUS_OK) {
     if (k->module) be->module_unload(c->bs, k->module);
@@ -766,12 +766,13 @@ attngen_status attngen_fwd(attngen_context *c, const attngen_fwd_args *a) {
     kargs.vt_prepass = 0;
     if (st != ATTNGEN_STATUS_OK) return st;
   }
-  /* a packed batch runs the variant's NAME_packed entry where it has one (the generator's
-   * packed_entry: NAME itself is built without the packed-batch code and traps on it) */
-  void *fn = a->cu_seqlens_q && k->packed_fn ? k->packed_fn : k->fn;
+  /* key lengths or a packed batch run the variant's NAME_var entry where it has one (the
+   * generator's var_entry: NAME itself is built without that code and traps on it) */
+  const int var = (a->cu_seqlens_q || a->kv_lengths) && k->var_fn;
+  void *fn = var ? k->var_fn : k->fn;
   attngen__log(ATTNGEN__LOG_DEBUG, "launch %s%s grid (%u,%u,%u) x %d threads, %d bytes smem",
-               k->name, fn == k->packed_fn ? "_packed" : "", p.grid[0], p.grid[1], p.grid[2],
-               k->desc.threads, k->desc.smem_bytes);
+               k->name, var ? "_var" : "", p.grid[0], p.grid[1], p.grid[2], k->desc.threads,
+               k->desc.smem_bytes);
   if (k->desc.load == ATTNGEN__LOAD_TMA) {
     /* load=tma (templates/common/kargs_tma.h): the backend encodes the tensor maps of q, k,
      * v and o with the variant's boxes and passes them in the kernel parameter. O boxes are
