@@ -485,8 +485,9 @@ M.default_set = {
   -- tiles; three consumer warpgroups (waves = 16, 192 rows per job) where there are jobs
   -- enough, two (waves = 12, 128 rows) for few jobs (the waves-fill rule); the causal mask
   -- with both, chosen by modelled time (rows past the diagonal, the longest job; H200 run
-  -- M65: three consumers 0.86-0.92 of two's time on long causal shapes, 1.05-1.17 on short). H200 runs H8/H10: w16 kv128 0.87-0.88x FA3 on long shapes where w12 kv128/176
-  -- ran 0.79-0.87x (SD3 (2,24,4429): 439 vs 405 TFLOP/s); 64-key tiles spill 4 bytes at w12.
+  -- M65: three consumers 0.86-0.92 of two's time on long causal shapes, 1.05-1.17 on short).
+  -- H200 runs H8/H10: w16 kv128 0.87-0.88x FA3 on long shapes where w12 kv128/176 ran
+  -- 0.79-0.87x (SD3 (2,24,4429): 439 vs 405 TFLOP/s); 64-key tiles spill 4 bytes at w12.
   { target = "sm90", head_dim = 64, layout = all_layouts, rounding = all_modes, q_tiles = 1,
     kv_tile = 128, waves = { 12, 16 }, kv_split = "off", load = "tma", impl = "wgmma" },
   { target = "sm90", head_dim = 64, layout = all_layouts, rounding = all_modes, q_tiles = 1,

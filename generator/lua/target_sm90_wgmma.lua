@@ -104,10 +104,11 @@ function M.derive(v)
     -- the host takes those with bshd and head_dim 128, never with the tail split or
     -- skipping: packed_code). In the causal kernels, the head_dim-64 ones without the split
     -- (the split ones spilled 4-8 bytes with two entries) and those with the packed code,
-    -- that code is a second entry point, NAME_var, which the runtime launches
-    -- for such calls; NAME itself is built without it (it cost the dense-batch calls of the
-    -- head_dim-128 causal kernel 1-7% and 0.5-5%, head_dim 64 about 1%; in the head_dim-128
-    -- dense kernels it costs nothing measurable: bench/RESULTS.md runs M68-M70).
+    -- that code is a second entry point, NAME_var, which the runtime launches for such
+    -- calls; NAME itself is built without it (the packed and the key-length code cost the
+    -- dense calls of the head_dim-128 causal kernel 1-7% and 0.5-5%, head_dim 64 about 1%;
+    -- the key-length code alone costs the head_dim-128 dense tail kernels nothing measurable,
+    -- so those keep one entry: bench/RESULTS.md runs M68-M71).
     packed_code = packed_code,
     var_entry = (packed_code or ((v.mask == "causal" or v.head_dim == 64) and v.skip ~= "on"
       and v.kv_split ~= "tail")) and 1 or 0,
