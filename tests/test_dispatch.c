@@ -766,9 +766,10 @@ static void test_dispatch_head_dim_pairing(void **state) {
 }
 
 /* head_dim 256 on the default set's sm90 variants (the manifest): a head_dim 256 call gets a
- * d256 kernel of its layout, mode and mask; the kv-tile model (80 has no measurement: kv + 38
- * key-equivalents per tile) takes the 80-key tile on long KV and 64 on short KV; the causal
- * mask has the 64-key kernel only; a grouped-query call the dense one. */
+ * d256 kernel of its layout, mode and mask; the kv-tile model's head_dim-256 table (64: T 102;
+ * 80: T 126, J 149, run M75) takes the 64-key tile up to about 16k keys (8192: 128 x 102 =
+ * 13056 < 103 x 126 + 149 = 13127; 1024 and 100 keys by far) and 80 at 16384 (26112 > 25979);
+ * the causal mask has the 64-key kernel only; a grouped-query call the dense one. */
 static void test_dispatch_sm90_head_dim_256(void **state) {
   (void)state;
   static attngen__variant_desc sm90[256];
@@ -789,7 +790,9 @@ static void test_dispatch_sm90_head_dim_256(void **state) {
     const char *want;
   } cases[] = {
       {{1, 16, 8192, 8192, ATTNGEN_LAYOUT_BSHD, ATTNGEN_ROUND_RTNE, 0, 256}, 0,
-       "attn_fwd_d256_bshd_rtne_q1_kv80_w12_nosplit_tma_wgmma_sm90"},
+       "attn_fwd_d256_bshd_rtne_q1_kv64_w12_nosplit_tma_wgmma_sm90"},
+      {{8, 16, 1024, 1024, ATTNGEN_LAYOUT_BSHD, ATTNGEN_ROUND_RTNE, 0, 256}, 0,
+       "attn_fwd_d256_bshd_rtne_q1_kv64_w12_nosplit_tma_wgmma_sm90"},
       {{1, 16, 16384, 16384, ATTNGEN_LAYOUT_BSHD, ATTNGEN_ROUND_RTNA, 8, 256}, 0,
        "attn_fwd_d256_bshd_rtna_q1_kv80_w12_nosplit_tma_wgmma_sm90"},
       {{4, 8, 100, 100, ATTNGEN_LAYOUT_BHSD, ATTNGEN_ROUND_RTZ, 0, 256}, 0,
@@ -924,12 +927,12 @@ static void test_dispatch_sm90_tail_split_follows_the_plan(void **state) {
       /* short KV: fewer than 8 tiles, no split (the tail variant, every job whole) */
       {{1, 4, 4608, 512, ATTNGEN_LAYOUT_BSHD, ATTNGEN_ROUND_RTNE, 0, 0}, 0, 132,
        "attn_fwd_d128_bshd_rtne_q1_kv128_w12_tail_tma_wgmma_sm90", "does not split"},
-      /* head_dim 64 (two consumers: 144 q-jobs) and 256 */
+      /* head_dim 64 (two consumers: 144 q-jobs) and 256 (the 64-key tile: 72 tiles) */
       {{1, 4, 4608, 4608, ATTNGEN_LAYOUT_BSHD, ATTNGEN_ROUND_RTNE, 0, 64}, 0, 132,
        "attn_fwd_d64_bshd_rtne_q1_kv128_w12_tail_tma_wgmma_sm90", "split_first 132"},
       {{1, 4, 4608, 4608, ATTNGEN_LAYOUT_BHSD, ATTNGEN_ROUND_RTNE, 0, 256}, 0, 132,
-       "attn_fwd_d256_bhsd_rtne_q1_kv80_w12_tail_tma_wgmma_sm90",
-       "split_first 132, 10 parts of 480 keys"},
+       "attn_fwd_d256_bhsd_rtne_q1_kv64_w12_tail_tma_wgmma_sm90",
+       "split_first 132, 11 parts of 448 keys"},
       /* the causal mask has no split variant */
       {{1, 4, 4608, 4608, ATTNGEN_LAYOUT_BSHD, ATTNGEN_ROUND_RTNE, 0, 0}, 1, 132,
        "attn_fwd_d128_bshd_rtne_q1_kv128_w12_nosplit_tma_causal_wgmma_sm90", ""},

@@ -603,14 +603,26 @@ static int prefer_impl(const attngen__features *f, const attngen__variant_desc *
  * 176-key variant has one Q buffer (two do not fit next to its K/V stages), the others load
  * the next job's Q during the current job. A tile size without a measurement costs kv + 38.
  * Picks: Skv 512..4096 -> 128, long KV (8192 and up) -> 176, 700 -> 4 x 176, 257 -> 2 x 144,
- * 100 -> 128. Ties go to the larger tile. */
+ * 100 -> 128. Ties go to the larger tile.
+ * Head_dim 256 has its own table (its tiles cost differently; only tiles of one call's head
+ * dimension are compared, so each table has its own scale): T = 102 for the 64-key tile as at
+ * 128, and for the 80-key tile T = 126, J = 149 fitted (least squares) to the forced 64- and
+ * 80-key dense kernels raced on 8 shapes of 512 to 8192 keys (H200, run M75: 64 / 80 time
+ * 0.83 at 512 keys, 0.91 at 1024, 0.975 at 4096, 0.996 at 8192; the fit within 0.04 of each).
+ * Picks there: 64 up to about 16k keys, 80 beyond (by under 1%). Head_dim 64 uses the 128
+ * table (its default set has one tile). */
 #define WGMMA_TILE_OVERHEAD_KEYS 38
-static long wgmma_job_cost(long kv, long tiles) {
+static long wgmma_job_cost(int head_dim, long kv, long tiles) {
   static const struct {
+    int head_dim;
     long kv, tile, job;
-  } measured[] = {{64, 102, 0}, {96, 136, 0}, {128, 166, 0}, {144, 189, 0}, {176, 223, 41}};
+  } measured[] = {{128, 64, 102, 0},  {128, 96, 136, 0}, {128, 128, 166, 0},
+                  {128, 144, 189, 0}, {128, 176, 223, 41},
+                  {256, 64, 102, 0},  {256, 80, 126, 149}};
+  const int table = head_dim == 256 ? 256 : 128;
   for (size_t i = 0; i < sizeof measured / sizeof measured[0]; i++)
-    if (measured[i].kv == kv) return tiles * measured[i].tile + measured[i].job;
+    if (measured[i].head_dim == table && measured[i].kv == kv)
+      return tiles * measured[i].tile + measured[i].job;
   return tiles * (kv + WGMMA_TILE_OVERHEAD_KEYS);
 }
 
@@ -628,7 +640,7 @@ static int prefer_wgmma_kv_tile(const attngen__features *f, const attngen__varia
   for (size_t i = 0; i < n; i++) {
     const long kv = c[i]->kv_tile > 0 ? c[i]->kv_tile : 1;
     const long t = (skv + kv - 1) / kv;
-    const long cost = wgmma_job_cost(kv, t);
+    const long cost = wgmma_job_cost(attngen__desc_head_dim(c[i]), kv, t);
     if (pick < 0 || cost < best || (cost == best && kv > pick)) {
       pick = (int)kv;
       best = cost;
