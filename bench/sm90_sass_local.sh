@@ -23,7 +23,7 @@ if [ ! -x "$tool/usr/bin/nvdisasm" ]; then
 fi
 tmp="$(mktemp -d)"; trap 'rm -rf "$tmp"' EXIT
 case "$in" in
-  *.cu) /usr/local/cuda/bin/nvcc -arch=sm_90a -cubin -O3 -o "$tmp/k.cubin" "$in" ;;
+  *.cu) /usr/local/cuda/bin/nvcc -arch=sm_90a -cubin -O3 ${LINEINFO:+-lineinfo} -o "$tmp/k.cubin" "$in" ;;
   *) cp "$in" "$tmp/k.cubin" ;;
 esac
 /usr/bin/python3 - "$tmp/k.cubin" "$tmp/old.cubin" <<'PY'
@@ -34,7 +34,9 @@ struct.pack_into('<I', b, 0x30, 0x005a055a)   # e_flags: sm_90, virtual sm_90, 6
 open(sys.argv[2], 'wb').write(b)
 PY
 # SASS_HEX=1: with each instruction's encoding (nvdisasm -hex), which bench/sass_ctrl.py decodes
-"$tool/usr/bin/nvdisasm" -c ${SASS_HEX:+-hex} "$tmp/old.cubin" > "$out"
+# LINEINFO=1: compiled with -lineinfo and disassembled with the source line of each instruction
+# and its inlining chain (nvdisasm -gi), for bench/sass_lines.py
+"$tool/usr/bin/nvdisasm" -c ${SASS_HEX:+-hex} ${LINEINFO:+-gi} "$tmp/old.cubin" > "$out"
 /usr/bin/python3 - "$out" <<'PY'
 import collections, re, sys
 keep = ('MUFU', 'FMNMX', 'FADD', 'FMUL', 'F2FP', 'LOP3', 'SHFL', 'FSEL')

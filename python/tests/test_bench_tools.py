@@ -11,7 +11,7 @@ exit status without a CUDA device. bench/probe_check.py: its input kinds do what
 and its exit status without a CUDA device. bench/ctx_race.py: its --ctx and --shape parsers, the
 causal (query, key) pair count, its argument errors and its exit status without a CUDA device.
 bench/sass_ctrl.py: the controls it decodes from three real sm_90 encodings, its selections,
-sums and errors."""
+sums and errors. bench/sass_lines.py: its per-line counts on a small listing and its errors."""
 import os
 import shutil
 import subprocess
@@ -105,6 +105,51 @@ def test_sass_loops(tmp_path):
     blk = run_loops(tmp_path, "--blocks", "10", "70").splitlines()
     assert [b.split()[0] for b in blk] == [".L_x_1", ".L_x_2"], blk
     assert blk[0].split()[2] == "n=5:" and blk[1].split()[2] == "n=2:", blk
+
+
+LINES_SASS = """\
+attn_fwd_x_var:
+\t//## File "/t/attn_fwd_k.cu.in", line 3
+        /*0000*/                   MOV R1, c[0x0][0x28] ;
+attn_fwd_x:
+\t//## File "/t/attn_fwd_k.cu.in", line 2
+        /*0000*/                   MOV R1, c[0x0][0x28] ;
+        /*0010*/                   IADD3 R2, R2, 0x1, RZ ;
+\t//## File "/t/wrappers.cuh", line 9 inlined at "/t/attn_fwd_k.cu.in", line 4
+\t//## File "/t/attn_fwd_k.cu.in", line 4 inlined at "/t/attn_fwd_k.cu.in", line 1
+\t//## File "/t/attn_fwd_k.cu.in", line 1
+        /*0020*/                   MUFU.EX2 R24, R24 ;
+\t//## File "/t/wrappers.cuh", line 9
+        /*0030*/                   EXIT ;
+$__internal_0_$__cuda_sm20_rcp_rn_f32_slowpath:
+        /*0040*/                   RET.ABS.NODEC R20 0x0 ;
+"""
+
+
+def test_sass_lines(tmp_path):
+    """bench/sass_lines.py: instructions of the first entry without _var counted per template
+    line, a wrapper's code at the innermost template line of its chain, code with no template
+    line as (other), instructions after the entry's end (another function) not counted."""
+    f = tmp_path / "k.sass"
+    f.write_text(LINES_SASS)
+    tool = os.path.join(ROOT, "bench", "sass_lines.py")
+    r = subprocess.run([sys.executable, tool, str(f)], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    out = r.stdout.splitlines()
+    assert out[0] == "attn_fwd_x: 4 instructions", out
+    rows = {tuple(x.split()[2:3]): int(x.split()[0]) for x in out[1:]}
+    assert rows == {("2",): 2, ("4",): 1, ("(other)",): 1}, out
+    r = subprocess.run([sys.executable, tool, str(f), "--entry", "attn_fwd_x_var"],
+                       capture_output=True, text=True)
+    assert r.returncode == 0 and r.stdout.startswith("attn_fwd_x_var: 1 instructions"), r
+    for args, want in (([str(f), "--entry", "nope"], "no entry function named nope"),
+                       ([str(tmp_path / "none.sass")], "none.sass"),
+                       ([str(f), "--top", "0"], "--top")):
+        r = subprocess.run([sys.executable, tool, *args], capture_output=True, text=True)
+        assert r.returncode in (1, 2) and want in r.stderr, (args, r)
+    f.write_text(LINES_SASS.replace("//##", "// "))
+    r = subprocess.run([sys.executable, tool, str(f)], capture_output=True, text=True)
+    assert r.returncode == 1 and "no line information" in r.stderr, r
 
 
 def load_tool(name):
