@@ -132,23 +132,21 @@ def test_sass_lines(tmp_path):
     line as (other), instructions after the entry's end (another function) not counted."""
     f = tmp_path / "k.sass"
     f.write_text(LINES_SASS)
-    tool = os.path.join(ROOT, "bench", "sass_lines.py")
-    r = subprocess.run([sys.executable, tool, str(f)], capture_output=True, text=True)
+    r = run_tool("sass_lines", str(f))
     assert r.returncode == 0, r.stderr
     out = r.stdout.splitlines()
     assert out[0] == "attn_fwd_x: 4 instructions", out
     rows = {tuple(x.split()[2:3]): int(x.split()[0]) for x in out[1:]}
     assert rows == {("2",): 2, ("4",): 1, ("(other)",): 1}, out
-    r = subprocess.run([sys.executable, tool, str(f), "--entry", "attn_fwd_x_var"],
-                       capture_output=True, text=True)
+    r = run_tool("sass_lines", str(f), "--entry", "attn_fwd_x_var")
     assert r.returncode == 0 and r.stdout.startswith("attn_fwd_x_var: 1 instructions"), r
     for args, want in (([str(f), "--entry", "nope"], "no entry function named nope"),
                        ([str(tmp_path / "none.sass")], "none.sass"),
                        ([str(f), "--top", "0"], "--top")):
-        r = subprocess.run([sys.executable, tool, *args], capture_output=True, text=True)
+        r = run_tool("sass_lines", *args)
         assert r.returncode in (1, 2) and want in r.stderr, (args, r)
     f.write_text(LINES_SASS.replace("//##", "// "))
-    r = subprocess.run([sys.executable, tool, str(f)], capture_output=True, text=True)
+    r = run_tool("sass_lines", str(f))
     assert r.returncode == 1 and "no line information" in r.stderr, r
 
 
