@@ -359,20 +359,28 @@ static void test_causal_order_dynamic(void **state) {
 }
 
 /* A section of the dynamic order: the KV heads whose K/V fit the 40 MiB budget, times the
- * query heads per KV head, at least one and at most heads x batch. */
+ * query heads per KV head, at least one and at most heads x batch; then the fewest sections
+ * of that size, made equal (whole query-head groups). */
 static void test_causal_section(void **state) {
   (void)state;
-  /* head_dim 64, 4429 keys: 1.08 MiB per KV head -> 36 heads of 48 */
-  assert_int_equal(attngen__causal_section(2, 24, 24, 4429, 64), 36);
-  /* (4,16,4096) at 64: 1 MiB per head -> 40 */
-  assert_int_equal(attngen__causal_section(4, 16, 16, 4096, 64), 40);
+  /* head_dim 64, 4429 keys: 1.08 MiB per KV head -> 36 heads of 48 fit: two sections of 24 */
+  assert_int_equal(attngen__causal_section(2, 24, 24, 4429, 64), 24);
+  /* (4,16,4096) at 64: 1 MiB per head -> 40 of 64 fit: two of 32 */
+  assert_int_equal(attngen__causal_section(4, 16, 16, 4096, 64), 32);
+  /* 4 MiB per head -> 10 of 21 fit: three of 7, not 10, 10 and a last one of 1 */
+  assert_int_equal(attngen__causal_section(1, 21, 21, 16384, 64), 7);
+  /* 2 MiB per head -> 20 of 41 fit: three of 14 (14, 14, 13) */
+  assert_int_equal(attngen__causal_section(1, 41, 41, 8192, 64), 14);
   /* everything fits: all (head, batch) pairs (0.25 MiB per head: 160 > 128) */
   assert_int_equal(attngen__causal_section(8, 16, 16, 1024, 64), 128);
   assert_int_equal(attngen__causal_section(1, 8, 8, 1024, 64), 8);
   /* GQA 32/8 at 8192 keys: 2 MiB per KV head -> 20 KV heads x 4 query heads, capped at 32 */
   assert_int_equal(attngen__causal_section(1, 32, 8, 8192, 64), 32);
-  /* 65536 keys: 16 MiB per KV head -> 2 KV heads x 4 */
+  /* 65536 keys: 16 MiB per KV head -> 2 KV heads x 4 (16 KV heads: eight sections of 2) */
   assert_int_equal(attngen__causal_section(2, 32, 8, 65536, 64), 8);
+  /* GQA 24/8 x 3 at 16384 keys: 4 MiB per KV head -> 10 of 24 KV heads fit: three sections of
+   * 8 KV heads, 24 query heads each (whole groups of 3) */
+  assert_int_equal(attngen__causal_section(3, 24, 8, 16384, 64), 24);
   /* one KV head above the budget: still one KV head's group */
   assert_int_equal(attngen__causal_section(1, 8, 2, 1 << 22, 64), 4);
   assert_int_equal(attngen__causal_section(1, 8, 8, 1 << 22, 64), 1);

@@ -116,6 +116,16 @@ int attngen__causal_section(int batch, int heads, int heads_kv, int seqlen_kv, i
   if (kvh < 1) kvh = 1;
   double sec = kvh * (double)group;
   if (sec > (double)hb) sec = (double)hb;
+  /* Then sections of equal size, as few as that many allow (whole groups of query heads per
+   * KV head): a small last section starts its longest jobs when the others run out of jobs,
+   * and the blocks that take them end last (one KV head's 86 jobs of (1,21,16384) at head_dim
+   * 64 after two sections of 10: H200, bench/RESULTS.md run M87). */
+  const double units = ceil((double)hb / (double)group); /* batch x KV heads */
+  double per = floor(sec / (double)group);
+  if (per < 1) per = 1;
+  const double ns = ceil(units / per);
+  sec = ceil(units / ns) * (double)group;
+  if (sec > (double)hb) sec = (double)hb;
   return sec < 1 ? 1 : (int)sec;
 }
 

@@ -132,8 +132,9 @@ size_t attngen__vt_plan(int batch, int heads, int seqlen_kv, int head_dim, unsig
  * ATTNGEN__CAUSAL_DYNAMIC (3): each block takes its next job from a counter (the first 16 bytes
  *   of the call's workspace, kargs.ws, zeroed on the stream before the launch: so a CUDA graph
  *   replays it and concurrent calls never share one), the (head, batch) pairs in sections of
- *   attngen__causal_section (their K/V within ATTNGEN__CAUSAL_L2_BUDGET), longest first within
- *   a section (FlashAttention-3's causal scheduler). The blocks end together whatever the
+ *   attngen__causal_section (their K/V within ATTNGEN__CAUSAL_L2_BUDGET; the fewest such
+ *   sections, of equal size), longest first within a section (FlashAttention-3's causal
+ *   scheduler). The blocks end together whatever the
  *   rounds: pairs leave the last round part-empty (pairs / grid = 6.36 on (2,24,4429): 7
  *   rounds). Taken instead of pairs where the kernel has it (`dynamic_ok`: the head_dim-64
  *   causal TMA kernels, dense batch): H200 (bench/RESULTS.md runs M61-M64), head_dim 64:
@@ -159,7 +160,9 @@ int attngen__causal_order(int batch, int heads, int heads_kv, int seqlen_kv, int
                           long jobs, long grid, int forced, int dynamic_ok);
 /* The (head, batch) pairs of one section of the dynamic order: the KV heads whose K and V
  * (seqlen_kv x head_dim x 2 tensors x 2 bytes each) fit ATTNGEN__CAUSAL_L2_BUDGET (at least
- * one) times the query heads per KV head, at most heads x batch. */
+ * one) times the query heads per KV head, at most heads x batch; then made equal: the fewest
+ * sections of that size, each ceil(KV-head groups / sections) groups (a small last section
+ * would start its longest jobs last). */
 int attngen__causal_section(int batch, int heads, int heads_kv, int seqlen_kv, int head_dim);
 
 #endif /* ATTNGEN_SPLIT_PLAN_H */
