@@ -134,9 +134,8 @@ size_t attngen__vt_plan(int batch, int heads, int seqlen_kv, int head_dim, unsig
  *   replays it and concurrent calls never share one), the (head, batch) pairs in sections of
  *   attngen__causal_section (their K/V within ATTNGEN__CAUSAL_L2_BUDGET; the fewest such
  *   sections, of equal size), longest first within a section (FlashAttention-3's causal
- *   scheduler). The blocks end together whatever the
- *   rounds: pairs leave the last round part-empty (pairs / grid = 6.36 on (2,24,4429): 7
- *   rounds). Taken instead of pairs where the kernel has it (`dynamic_ok`: the head_dim-64
+ *   scheduler). The blocks end together whatever the rounds: pairs leave the last round
+ *   part-empty (pairs / grid = 6.36 on (2,24,4429): 7 rounds). Taken instead of pairs where the kernel has it (`dynamic_ok`: the head_dim-64
  *   causal TMA kernels, dense batch): H200 (bench/RESULTS.md runs M61-M64), head_dim 64:
  *   0.88-0.98 of the pair order's time; where the rule gives longest first (balanced already)
  *   0.98-1.007, and 1.05 on a 30 us call (the counter's memset), so not there. At head_dim
