@@ -11,9 +11,12 @@ exit status without a CUDA device. bench/probe_check.py: its input kinds do what
 and its exit status without a CUDA device. bench/ctx_race.py: its --ctx and --shape parsers, the
 causal (query, key) pair count, its argument errors and its exit status without a CUDA device.
 bench/sass_ctrl.py: the controls it decodes from three real sm_90 encodings, its selections,
-sums and errors. bench/sass_lines.py: its per-line counts on a small listing and its errors."""
+sums and errors. bench/sass_lines.py: its per-line counts on a small listing and its errors.
+bench/sm90_jit_equal.py: its .text comparison per entry point on small ELF images, its spill
+sum, and on one real variant NVRTC == nvcc (where both exist) and its usage errors."""
 import os
 import shutil
+import struct
 import subprocess
 import sys
 
@@ -373,3 +376,73 @@ def test_sass_ctrl(tmp_path):
                        (["--count", "0"], "--count")):
         r = run_tool("sass_ctrl", str(f), *argv)
         assert r.returncode == 2 and what in r.stderr, r.stderr
+
+
+def tiny_elf(sections):
+    """A 64-bit little-endian ELF image with the named sections (name -> bytes) and its section
+    name table, enough for bench/sm90_jit_equal.py's reader."""
+    names = b"\0" + b"".join(n.encode() + b"\0" for n in list(sections) + [".shstrtab"])
+    body, offs = b"", []
+    for data in sections.values():
+        offs.append(64 + len(body))
+        body += data
+    stro = 64 + len(body)
+    body += names
+    shoff = 64 + len(body)
+    hdr = bytearray(64)
+    hdr[:6] = b"\x7fELF\x02\x01"
+    struct.pack_into("<Q", hdr, 0x28, shoff)
+    n = len(sections) + 2                       # the null section, the sections, .shstrtab
+    struct.pack_into("<HHH", hdr, 0x3A, 64, n, n - 1)
+    sh = bytes(64)
+    pos = 1
+    for (name, data), off in zip(sections.items(), offs):
+        sh += struct.pack("<IIQQQQ", pos, 1, 6, 0, off, len(data)) + bytes(24)
+        pos += len(name) + 1
+    sh += struct.pack("<IIQQQQ", pos, 3, 0, 0, stro, len(names)) + bytes(24)
+    return bytes(hdr) + body + sh
+
+
+def test_sm90_jit_equal_compare():
+    """bench/sm90_jit_equal.py's .text comparison: per entry point of the variant (NAME and
+    NAME_var), not other kernels' sections; a missing section counts as a difference."""
+    m = load_tool("sm90_jit_equal")
+    a = tiny_elf({".text.k": b"\x01\x02", ".text.k_var": b"\x03", ".text.other": b"\x09"})
+    assert m.elf_sections(a)[".text.k_var"] == b"\x03"
+    assert m.compare_text(a, a, "k") == []
+    b = tiny_elf({".text.k": b"\x01\x02", ".text.k_var": b"\x04", ".text.other": b"\x08"})
+    assert m.compare_text(a, b, "k") == ["k_var"]
+    c = tiny_elf({".text.k": b"\x01\x02", ".text.other": b"\x09"})
+    assert m.compare_text(a, c, "k") == ["k_var"]
+    assert m.compare_text(a, a, "nothere") == ["(no .text.nothere)"]
+    with pytest.raises(ValueError):
+        m.elf_sections(b"not an elf" * 10)
+    log = ("ptxas info : 8 bytes spill stores, 8 bytes spill loads\n"
+           "ptxas info : 0 bytes spill stores\n"
+           "ptxas info : 4 bytes spill stores, 4 bytes spill loads\n")
+    assert m.spill_bytes(log) == 12
+
+
+def test_sm90_jit_equal_run():
+    """bench/sm90_jit_equal.py on one small default variant: NVRTC (through attngen compile)
+    and nvcc give the same code; a filter that matches nothing and a missing --cli are usage
+    errors (status 2)."""
+    exe = os.environ.get("ATTNGEN_CLI")
+    if not exe:
+        pytest.skip("ATTNGEN_CLI (the attngen program) is not set; ctest sets it")
+    nvcc = shutil.which("nvcc") or "/usr/local/cuda/bin/nvcc"
+    if not os.access(nvcc, os.X_OK):
+        pytest.skip("no nvcc here (sm90 is JIT-only): nothing to compare NVRTC with")
+    r = run_tool("sm90_jit_equal", "--cli", exe, "--filter", VARIANT, "-j", "1")
+    if r.returncode == 1 and "NO_BACKEND" in r.stderr:
+        pytest.skip("no NVRTC here: " + r.stderr.strip().splitlines()[-1])
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert r.stdout.startswith("same ") and VARIANT in r.stdout, r.stdout
+    assert "1 variants: 1 the same in NVRTC and nvcc" in r.stdout, r.stdout
+    r = run_tool("sm90_jit_equal", "--cli", exe, "--filter", "nomatch*")
+    assert r.returncode == 2 and "nomatch" in r.stderr, r.stderr
+    env = {k: v for k, v in os.environ.items() if k != "ATTNGEN_CLI"}
+    r = run_tool("sm90_jit_equal", env=env)
+    assert r.returncode == 2 and "--cli" in r.stderr, r.stderr
+    r = run_tool("sm90_jit_equal", "--cli", exe, "-j", "0")
+    assert r.returncode == 2 and "-j" in r.stderr, r.stderr
