@@ -82,7 +82,7 @@ def nvcc_one(nvcc, src, out):
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+    p = argparse.ArgumentParser(description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--cli", default=os.environ.get("ATTNGEN_CLI"),
                    help="the attngen program whose templates are checked (default $ATTNGEN_CLI)")

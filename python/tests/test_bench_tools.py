@@ -421,6 +421,8 @@ def test_sm90_jit_equal_compare():
            "ptxas info : 0 bytes spill stores\n"
            "ptxas info : 4 bytes spill stores, 4 bytes spill loads\n")
     assert m.spill_bytes(log) == 12
+    r = run_tool("sm90_jit_equal", "--help")
+    assert r.returncode == 0 and "Exit status" in r.stdout and "--filter" in r.stdout, r.stdout
 
 
 def test_sm90_jit_equal_run():
