@@ -7,8 +7,8 @@ between the build's nvcc cubin and NVRTC's; it runs in CI after the whole AOT bu
 here). This checks the same thing for the variants a change touches, in minutes: the sources
 come from the given attngen program's own generator (`attngen generate`, its embedded
 templates), NVRTC's code from its `attngen compile --target sm90` (the runtime's compiler
-options, into a private cache), nvcc's from `nvcc -cubin -gencode arch=compute_90a,code=sm_90a
--O3` (cmake/kernels.cmake's flags) with `-Xptxas -v` for the spills. Per variant one line:
+options, into a private cache), nvcc's with cmake/kernels.cmake's ATTNGEN_SM90_FLAGS (read
+from that file) and `-Xptxas -v` for the spills. Per variant one line:
 `same` or `DIFFERENT (ENTRY)` (each entry point's .text section compared, NAME and NAME_var),
 the spill bytes (stores, summed over the entry points), the name.
 
@@ -32,7 +32,17 @@ import subprocess
 import sys
 import tempfile
 
-NVCC_FLAGS = ["-cubin", "-gencode", "arch=compute_90a,code=sm_90a", "-O3"]
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def nvcc_flags():
+    """The AOT build's nvcc flags, read from cmake/kernels.cmake (set(ATTNGEN_SM90_FLAGS ...)),
+    so that this check compiles as the build does."""
+    with open(os.path.join(ROOT, "cmake", "kernels.cmake")) as f:
+        m = re.search(r"set\(ATTNGEN_SM90_FLAGS\s+([^)]*)\)", f.read())
+    if not m:
+        raise RuntimeError("cmake/kernels.cmake: no set(ATTNGEN_SM90_FLAGS ...)")
+    return m.group(1).split()
 
 
 def elf_sections(blob):
@@ -75,8 +85,8 @@ def spill_bytes(ptxas_log):
     return sum(int(m) for m in re.findall(r"(\d+) bytes spill stores", ptxas_log))
 
 
-def nvcc_one(nvcc, src, out):
-    r = subprocess.run([nvcc, *NVCC_FLAGS, "-Xptxas", "-v", src, "-o", out],
+def nvcc_one(nvcc, flags, src, out):
+    r = subprocess.run([nvcc, *flags, "-Xptxas", "-v", src, "-o", out],
                        capture_output=True, text=True)
     return r.returncode, r.stdout + r.stderr
 
@@ -120,8 +130,9 @@ def main(argv=None):
                   file=sys.stderr)
             return 2
         srcs = {n: os.path.join(gen, "sm90", n + ".cu") for n in names}
+        flags = nvcc_flags()
         with concurrent.futures.ThreadPoolExecutor(a.jobs) as ex:
-            futs = {n: ex.submit(nvcc_one, a.nvcc, srcs[n], os.path.join(tmp, n + ".nvcc"))
+            futs = {n: ex.submit(nvcc_one, a.nvcc, flags, srcs[n], os.path.join(tmp, n + ".nvcc"))
                     for n in names}
         bad = 0
         for n in names:

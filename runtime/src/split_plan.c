@@ -111,20 +111,18 @@ static double kv_head_bytes(int seqlen_kv, int head_dim) {
 int attngen__causal_section(int batch, int heads, int heads_kv, int seqlen_kv, int head_dim) {
   const long hb = (long)heads * batch;
   const long group = group_of(heads, heads_kv);
+  const double units = ceil((double)hb / (double)group); /* batch x KV heads */
   const double per_kv_head = kv_head_bytes(seqlen_kv, head_dim);
-  double kvh = per_kv_head > 0 ? floor(ATTNGEN__CAUSAL_L2_BUDGET / per_kv_head) : (double)hb;
-  if (kvh < 1) kvh = 1;
-  double sec = kvh * (double)group;
-  if (sec > (double)hb) sec = (double)hb;
+  /* the KV heads whose K/V fit the budget: at least one, at most all */
+  double per = per_kv_head > 0 ? floor(ATTNGEN__CAUSAL_L2_BUDGET / per_kv_head) : units;
+  if (per < 1) per = 1;
+  if (per > units) per = units;
   /* Then sections of equal size, as few as that many allow (whole groups of query heads per
    * KV head): a small last section starts its longest jobs when the others run out of jobs,
    * and the blocks that take them end last (one KV head's 86 jobs of (1,21,16384) at head_dim
    * 64 after two sections of 10: H200, bench/RESULTS.md run M87). */
-  const double units = ceil((double)hb / (double)group); /* batch x KV heads */
-  double per = floor(sec / (double)group);
-  if (per < 1) per = 1;
   const double ns = ceil(units / per);
-  sec = ceil(units / ns) * (double)group;
+  double sec = ceil(units / ns) * (double)group;
   if (sec > (double)hb) sec = (double)hb;
   return sec < 1 ? 1 : (int)sec;
 }
