@@ -317,6 +317,7 @@ typedef struct attngen__packed_args {
   const char *variant;            /* NULL: the dispatcher's choice for the packed call */
   int exact, strict;              /* as attngen__verify_args */
   FILE *report;                   /* one line per sequence and failure blocks, or NULL */
+  int head_dim;                   /* elements per row: 64, 128, 256 (0 = 128) */
 } attngen__packed_args;
 
 typedef struct attngen__packed_result {

@@ -5,8 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define D ATTNGEN__HEAD_DIM
-
 /* Device copies of host bytes (NULL for 0 bytes). */
 static attngen_status upload(attngen_context *ctx, const void *src, size_t bytes, void **dst) {
   *dst = NULL;
@@ -60,6 +58,7 @@ static attngen_status run_packed(const attngen__packed_args *a, const attngen_fw
                                  const attngen__inputs *in, attngen__guarded *g, float *lse,
                                  size_t nl, attngen__packed_result *r) {
   const int hkv = attngen__inputs_heads_kv(in);
+  const int D = attngen__inputs_head_dim(in);
   const size_t q_bytes = (size_t)call->total_q * call->heads * D * 2;
   const size_t kv_bytes = (size_t)call->total_kv * hkv * D * 2;
   const size_t out_bytes = (size_t)(g->n + 2 * g->guard) * sizeof(uint16_t);
@@ -86,6 +85,7 @@ attngen_status attngen__verify_packed(const attngen__packed_args *a, attngen__pa
   if (!a || !a->ctx || !a->lens_q || !a->lens_k) return ATTNGEN_STATUS_NULL_POINTER;
   if (a->nseq < 1) return ATTNGEN_STATUS_INVALID_ARGUMENT;
   const int n = a->nseq;
+  const int D = a->head_dim > 0 ? a->head_dim : ATTNGEN__HEAD_DIM;
   int32_t *cu_q = calloc((size_t)n + 1, sizeof(int32_t));
   int32_t *cu_k = calloc((size_t)n + 1, sizeof(int32_t));
   if (!cu_q || !cu_k) {
@@ -111,9 +111,9 @@ attngen_status attngen__verify_packed(const attngen__packed_args *a, attngen__pa
   memset(&in, 0, sizeof in);
   const float scale = a->scale;
   if (!st)
-    st = attngen__inputs_make_gqa(&in, a->inputs, a->seed, ATTNGEN_LAYOUT_BSHD, 1, a->heads,
-                                  a->heads_kv, total_q, total_k,
-                                  scale != 0.0f ? scale : ATTNGEN__DEFAULT_SCALE);
+    st = attngen__inputs_make_hd(&in, a->inputs, a->seed, ATTNGEN_LAYOUT_BSHD, 1, a->heads,
+                                 a->heads_kv, total_q, total_k, D,
+                                 scale != 0.0f ? scale : ATTNGEN__DEFAULT_SCALE);
   const int hkv = st ? 0 : attngen__inputs_heads_kv(&in);
   attngen_fwd_args call;
   attngen_fwd_args_init(&call);
@@ -125,6 +125,7 @@ attngen_status attngen__verify_packed(const attngen__packed_args *a, attngen__pa
   call.total_q = total_q;
   call.total_kv = total_k;
   call.layout = ATTNGEN_LAYOUT_BSHD;
+  call.head_dim = D;
   call.rounding = a->rounding;
   call.softmax_scale = scale;
   call.causal = a->causal;

@@ -88,8 +88,9 @@ static const attngen__cli_option options[] = {
      "lengths (>= 0, at least one > 0; bshd = THD rows), checked against\n"
      "the per-sequence dense calls on the same variant: each dense call\n"
      "against the contract, the packed rows and LSE bit for bit, coverage,\n"
-     "guard bands, two runs bitwise equal. Heads from --heads", .max_len = 4095,
-     .excludes = "--shape --all --layout --special --head-dim"},
+     "guard bands, two runs bitwise equal. Heads from --heads, head_dim from\n"
+     "--head-dim", .max_len = 4095,
+     .excludes = "--shape --all --layout --special"},
     {"--kv-seqlens", ATTNGEN__CLI_TEXT, "N,N,...",
      "--seqlens: the key lengths (default: the query lengths), one per\n"
      "sequence", .max_len = 4095, .needs = "--seqlens"},
@@ -604,12 +605,13 @@ static int check_packed(const attngen__cli_args *args, const check_opts *o) {
   attngen__packed_args pa = {ctx, n, lq, lk, nu ? used : NULL, heads,
                              o->shape.heads_kv == heads ? 0 : o->shape.heads_kv,
                              (attngen_rounding)o->shape.rounding, o->causal, o->scale, o->inputs,
-                             o->seed, o->variant, 1, 0, stdout};
+                             o->seed, o->variant, 1, 0, stdout,
+                             attngen__shape_head_dim(&o->shape)};
   attngen__packed_result r;
   memset(&r, 0, sizeof r);
   if (!st) {
-    printf("attngen check: packed batch of %d sequences, %d heads (%d KV), seed %llu, "
-           "backend %s\n", n, heads, pa.heads_kv ? pa.heads_kv : heads,
+    printf("attngen check: packed batch of %d sequences, %d heads (%d KV), head_dim %d, seed "
+           "%llu, backend %s\n", n, heads, pa.heads_kv ? pa.heads_kv : heads, pa.head_dim,
            (unsigned long long)o->seed, o->backend);
     st = attngen__verify_packed(&pa, &r);
   }
@@ -727,6 +729,10 @@ static int check_skip(const attngen__cli_args *args, const check_opts *o) {
 static int check(const attngen__cli_args *args) {
   check_opts o;
   options_of(args, &o);
+  const int hd = attngen__shape_head_dim(&o.shape);
+  if (!attngen__head_dim_valid(hd))
+    return attngen__cli_usage_error(args->cmd, "--head-dim %d is not supported (allowed: "
+                                               ATTNGEN__HEAD_DIM_LIST ")", hd);
   if (attngen__cli_given(args, "--seqlens")) return check_packed(args, &o);
   if (attngen__cli_given(args, "--all")) {
     if (!strcmp(o.backend, "cpu"))
@@ -737,10 +743,6 @@ static int check(const attngen__cli_args *args) {
   if (!attngen__cli_given(args, "--shape"))
     return attngen__cli_usage_error(args->cmd, "--shape B,H,Sq,Skv is required (or --all), "
                                     "or --seqlens for a packed batch");
-  const int hd = attngen__shape_head_dim(&o.shape);
-  if (!attngen__head_dim_valid(hd))
-    return attngen__cli_usage_error(args->cmd, "--head-dim %d is not supported (allowed: "
-                                               ATTNGEN__HEAD_DIM_LIST ")", hd);
   if (o.shape.heads_kv > 0 && o.shape.heads % o.shape.heads_kv != 0)
     return attngen__cli_usage_error(args->cmd, "--heads-kv %d does not divide the %d heads of "
                                                "--shape (allowed: a divisor of the heads)",

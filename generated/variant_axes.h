@@ -103,9 +103,10 @@ typedef struct attngen__variant_desc {
   int head_dim; /* elements per row of q, k, v and out (axis head_dim); a variant serves only calls with its head_dim (0 in a hand-made descriptor: 128) */
   int skip; /* attngen__skip: ON = the kernel reads and writes tile skip lists (kargs.skip_*); a variant serves only calls with its skip (args.skip given or not) */
   int var_entry; /* 1 = the code object has a second kernel, NAME_var, that the runtime launches for calls with key lengths or packed batches (kargs.kv_len, kargs.cu_q); NAME is built without that code */
+  int packed; /* 1 = the kernel takes packed variable-length batches (kargs.cu_q, args.cu_seqlens_q); a packed call runs only on such variants */
 } attngen__variant_desc;
 
 /* X(field) for every int field of attngen__variant_desc, in order. */
-#define ATTNGEN__VARIANT_DESC_FIELDS(X) X(target) X(layout) X(rounding) X(q_tiles) X(kv_tile) X(waves) X(kv_split) X(impl) X(threads) X(block_m) X(smem_bytes) X(softmax_step) X(ws_row_bytes) X(score_fma) X(v_path) X(load) X(mask) X(head_dim) X(skip) X(var_entry)
+#define ATTNGEN__VARIANT_DESC_FIELDS(X) X(target) X(layout) X(rounding) X(q_tiles) X(kv_tile) X(waves) X(kv_split) X(impl) X(threads) X(block_m) X(smem_bytes) X(softmax_step) X(ws_row_bytes) X(score_fma) X(v_path) X(load) X(mask) X(head_dim) X(skip) X(var_entry) X(packed)
 
 #endif /* ATTNGEN_VARIANT_AXES_H */

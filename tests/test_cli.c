@@ -131,8 +131,9 @@ static void test_cli_check_emu_and_nan_output(void **state) {
 
 /* `check --seqlens`: a packed batch against its per-sequence dense calls on the cpu backend
  * (through attngen_fwd, cu_seqlens uploaded), with 0- and 1-length sequences, cross lengths,
- * GQA, causal and seqused_k; on the emulator (gfx942) a variant without the tail split (a
- * tail-split one, forced, is refused by name); bad lists are usage errors. */
+ * GQA, causal and seqused_k; on the emulator (gfx942) a variant without the tail split, at
+ * head dims 64 and 256 too (a tail-split one, forced, is refused by name); bad lists and head
+ * dims are usage errors. */
 static void test_cli_check_seqlens(void **state) {
   (void)state;
   assert_int_equal(cli("check --backend cpu --seqlens 5,70,0,1 --kv-seqlens 9,64,3,0 --heads 4 "
@@ -147,6 +148,18 @@ static void test_cli_check_seqlens(void **state) {
   assert_true(out_has("0 output elements and 0 LSE values differ"));
   assert_true(out_has("_nosplit_"));
   assert_true(out_has(": PASS"));
+  /* every head dim: the emulator's head_dim-64 / 256 kernels, causal */
+  assert_int_equal(cli("check --backend emu --seqlens 5,40 --kv-seqlens 7,33 --heads 2 "
+                       "--head-dim 64 --causal --seed 7"), 0);
+  assert_true(out_has("head_dim 64"));
+  assert_true(out_has("variant attn_fwd_d64_bshd_rtne_"));
+  assert_true(out_has("0 output elements and 0 LSE values differ"));
+  assert_int_equal(cli("check --backend emu --seqlens 5,40 --kv-seqlens 7,33 --heads 2 "
+                       "--head-dim 256 --seed 7"), 0);
+  assert_true(out_has("variant attn_fwd_d256_bshd_rtne_"));
+  assert_true(out_has(": PASS"));
+  assert_int_equal(cli("check --backend cpu --seqlens 5,3 --head-dim 96"), 2);
+  assert_true(err_has("--head-dim 96 is not supported (allowed: 64, 128, 256)"));
   assert_int_equal(cli("check --backend emu --seqlens 5,3 --variant "
                        "attn_fwd_d128_bshd_rtne_q2_kv96_w8_tail_vt_mfma_gfx942"), 1);
   assert_true(err_has("NO_VARIANT"));

@@ -199,9 +199,12 @@ static void test_dispatch_packed_args(void **state) {
   expect(&a, ATTNGEN_STATUS_BAD_LAYOUT, "args.layout");
   assert_non_null(strstr(attngen_last_error(), "args.cu_seqlens_q"));
   a.layout = ATTNGEN_LAYOUT_BSHD;
-  a.head_dim = 64; /* packed batches: head_dim 128 only */
+  /* every head dim passes the host check (which variants have packed-batch code is the
+   * dispatcher's: test_dispatch_packed_head_dims) */
+  a.head_dim = 64; /* (256 would make valid_args' tensors overlap: ALIASING) */
+  expect(&a, ATTNGEN_STATUS_OK, NULL);
+  a.head_dim = 96;
   expect(&a, ATTNGEN_STATUS_UNSUPPORTED_HEAD_DIM, "args.head_dim");
-  assert_non_null(strstr(attngen_last_error(), "args.cu_seqlens_q"));
   a.head_dim = 128;
   a.total_q = 0;
   expect(&a, ATTNGEN_STATUS_BAD_SHAPE, "args.total_q");
@@ -958,6 +961,78 @@ static void test_dispatch_sm90_tail_split_follows_the_plan(void **state) {
   assert_string_equal(r.name, "attn_fwd_d128_bshd_rtne_q1_kv128_w12_nosplit_tma_wgmma_sm90");
 }
 
+/* Packed batches run only on variants with packed-batch code (the descriptor's packed):
+ * on gfx942 the bshd variants without the tail split or skipping at every head dim, on sm90
+ * those at head_dim 128; elsewhere NO_VARIANT naming args.cu_seqlens_q and the head_dim, and
+ * a forced variant without the code NO_VARIANT saying so. The manifest's own values. */
+static void test_dispatch_packed_head_dims(void **state) {
+  (void)state;
+  static attngen__variant_desc set[512];
+  size_t n = 0;
+  int packed_gfx[3] = {0, 0, 0}, packed_sm90[3] = {0, 0, 0};
+  for (size_t i = 0; i < attngen__manifest_count && n < 512; ++i) {
+    const attngen__variant_desc *d = &attngen__manifest[i];
+    set[n++] = *d;
+    const int hd = attngen__desc_head_dim(d), j = hd == 64 ? 0 : hd == 128 ? 1 : 2;
+    /* packed exactly where the generator says it is built */
+    const int want = d->layout == ATTNGEN__LAYOUT_BSHD && d->kv_split != ATTNGEN__SPLIT_TAIL &&
+                     d->skip != ATTNGEN__SKIP_ON &&
+                     (d->target == ATTNGEN__TARGET_GFX942 || hd == 128);
+    if (d->packed != want) print_error("%s: packed %d\n", d->name, d->packed);
+    assert_int_equal(d->packed, want);
+    if (d->target == ATTNGEN__TARGET_GFX942) packed_gfx[j] += d->packed;
+    if (d->target == ATTNGEN__TARGET_SM90) packed_sm90[j] += d->packed;
+  }
+  for (int j = 0; j < 3; ++j) assert_true(packed_gfx[j] >= 6); /* 3 roundings x dense, causal */
+  assert_true(packed_sm90[1] >= 6);
+  assert_int_equal(packed_sm90[0] + packed_sm90[2], 0);
+  attngen__dispatch_input in;
+  memset(&in, 0, sizeof in);
+  in.candidates = set;
+  in.count = n;
+  in.describe = fake_describe;
+  in.split_supported = 1;
+  in.varlen = 1;
+  static const int hds[3] = {64, 128, 256};
+  for (int t = 0; t < 2; ++t)
+    for (int j = 0; j < 3; ++j)
+      for (int causal = 0; causal < 2; ++causal) {
+        in.target = t ? ATTNGEN__TARGET_SM90 : ATTNGEN__TARGET_GFX942;
+        in.compute_units = t ? 132 : 304;
+        in.causal = causal;
+        attngen__shape s = {3, 16, 4096, 4096, ATTNGEN_LAYOUT_BSHD, ATTNGEN_ROUND_RTNA, 0, hds[j]};
+        in.shape = s;
+        attngen__dispatch_result r;
+        const attngen_status st = attngen__dispatch_select(&in, &r);
+        if (t == 0 || hds[j] == 128) {
+          if (st != ATTNGEN_STATUS_OK) print_error("%s\n", attngen_last_error());
+          assert_int_equal(st, ATTNGEN_STATUS_OK);
+          assert_int_equal(r.desc.packed, 1);
+          assert_int_equal(attngen__desc_head_dim(&r.desc), hds[j]);
+          assert_int_equal(r.desc.mask == ATTNGEN__MASK_CAUSAL, causal);
+        } else {
+          assert_int_equal(st, ATTNGEN_STATUS_NO_VARIANT);
+          assert_non_null(strstr(attngen_last_error(), "args.cu_seqlens_q"));
+          char want[32];
+          snprintf(want, sizeof want, "head_dim %d", hds[j]);
+          assert_non_null(strstr(attngen_last_error(), want));
+        }
+      }
+  /* a forced variant without the code: named as such */
+  in.target = ATTNGEN__TARGET_SM90;
+  in.causal = 0;
+  in.shape.head_dim = 64;
+  in.forced = "attn_fwd_d64_bshd_rtna_q1_kv128_w12_nosplit_tma_wgmma_sm90";
+  in.forced_by = "args.variant";
+  attngen__dispatch_result r;
+  assert_int_equal(attngen__dispatch_select(&in, &r), ATTNGEN_STATUS_NO_VARIANT);
+  assert_non_null(strstr(attngen_last_error(), "no packed-batch code"));
+  /* and a dense call still takes it */
+  in.varlen = 0;
+  pick(&in, &r);
+  assert_string_equal(r.name, in.forced);
+}
+
 /* A wgmma variant in the set wins on sm90 (measured 3.6x mma.sync), whatever the shape. */
 static void test_dispatch_sm90_prefers_wgmma(void **state) {
   static const attngen__variant_desc with_wgmma[] = {
@@ -1087,6 +1162,7 @@ int main(void) {
     cmocka_unit_test(test_dispatch_aliasing),
     cmocka_unit_test(test_dispatch_kv_lengths),
     cmocka_unit_test(test_dispatch_packed_args),
+    cmocka_unit_test(test_dispatch_packed_head_dims),
     cmocka_unit_test(test_dispatch_check_cu_seqlens),
     cmocka_unit_test(test_dispatch_causal),
     cmocka_unit_test(test_dispatch_skip_pairing),

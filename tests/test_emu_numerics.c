@@ -324,8 +324,8 @@ static void test_emu_numerics_all_gfx942_variants(void **state) {
 
 /* ---- packed variable-length batches ---------------------------------------------------- */
 
-/* Packed variable-length batches (args.cu_seqlens_q/_k) on every default head_dim 128 bshd
- * gfx942 variant without the tail split, on the emulator: the packed call against the
+/* Packed variable-length batches (args.cu_seqlens_q/_k) on every default bshd gfx942 variant
+ * without the tail split (head dims 64, 128 and 256), on the emulator: the packed call against the
  * per-sequence dense calls of the same variant (attngen__verify_packed: each dense call
  * meets the contract against the reference, strict, with the fp64 bound; the packed rows and
  * LSE equal them bit for bit, nothing unwritten, guard bands intact, two runs equal).
@@ -366,22 +366,24 @@ static void test_emu_numerics_packed(void **state) {
   } sets[] = {{"self-gqa", 6, aq, ak, NULL, 4, 2, ATTNGEN__INPUT_REALISTIC},
               {"cross-kvlen", 5, bq, bk, bkvl, 3, 0, ATTNGEN__INPUT_LARGE},
               {"11-seeded-mqa", 11, cq, ck, NULL, 2, 1, ATTNGEN__INPUT_REALISTIC}};
-  int checked = 0, refused = 0, failures = 0;
+  int checked = 0, refused = 0, failures = 0, per_hd[3] = {0, 0, 0};
   const double t0 = now_s();
   for (size_t i = 0; i < attngen__manifest_count; ++i) {
     const attngen__variant_desc *d = &attngen__manifest[i];
     /* (skip = on variants take no packed batch: the host refuses args.cu_seqlens_q with a
      * skip state, and a call without one does not run them) */
     if (!d->name || d->target != ATTNGEN__TARGET_GFX942 || d->layout != ATTNGEN__LAYOUT_BSHD ||
-        attngen__desc_head_dim(d) != 128 || d->skip == ATTNGEN__SKIP_ON)
+        d->skip == ATTNGEN__SKIP_ON)
       continue;
+    const int hd = attngen__desc_head_dim(d);
+    ++per_hd[hd == 64 ? 0 : hd == 128 ? 1 : 2];
     const double tv = now_s();
     for (size_t si = 0; si < sizeof sets / sizeof sets[0]; ++si) {
       attngen__packed_args pa = {E.ctx[0], sets[si].n, sets[si].q, sets[si].k, sets[si].kvl,
                                  sets[si].heads, sets[si].heads_kv,
                                  (attngen_rounding)d->rounding, d->mask == ATTNGEN__MASK_CAUSAL,
-                                 ATTNGEN__DEFAULT_SCALE, sets[si].kind, E.seed + si, d->name, 1,
-                                 1, NULL};
+                                 hd == 128 ? ATTNGEN__DEFAULT_SCALE : 1.0f / sqrtf((float)hd),
+                                 sets[si].kind, E.seed + si, d->name, 1, 1, NULL, hd};
       attngen__packed_result r;
       const attngen_status st = attngen__verify_packed(&pa, &r);
       if (d->kv_split == ATTNGEN__SPLIT_TAIL) {
@@ -410,14 +412,15 @@ static void test_emu_numerics_packed(void **state) {
   print_message("emu packed: %d checks, %d failed, %d tail variants refused, %.1f s\n", checked,
                 failures, refused, now_s() - t0);
   assert_int_equal(failures, 0);
-  assert_true(checked >= 9); /* three roundings x three sets */
+  assert_true(checked >= 27); /* three roundings x three sets x three head dims */
   assert_true(refused >= 3);
+  for (int j = 0; j < 3; ++j) assert_true(per_hd[j] >= 3); /* each head dim ran */
 }
 
 /* Whatever device-resident cu_seqlens hold, no access is out of bounds and each sequence is
  * what kargs.h's clamping makes of it (start = clamp(cu[b], 0, total), end = clamp(cu[b + 1],
  * 0, total), length = clamp(end - start, 0, max)): negative, decreasing, past the totals and
- * longer than the maxima, on each default bshd head_dim 128 gfx942 variant without the split.
+ * longer than the maxima, on each default bshd gfx942 variant without the split (every head dim).
  * The packed rows of each clamped sequence equal the dense call on those rows (same variant,
  * bitwise, LSE too), the rows no sequence covers keep the poison, the guard bands hold. */
 static void test_emu_numerics_packed_garbage(void **state) {
@@ -428,7 +431,7 @@ static void test_emu_numerics_packed_garbage(void **state) {
     skip();
     return;
   }
-  enum { TQ = 130, TK = 90, MQ = 40, MK = 50, H = 2, NB = 5, D = 128 };
+  enum { TQ = 130, TK = 90, MQ = 40, MK = 50, H = 2, NB = 5 };
   /* sequences, queries: [-7 -> 0, 30), [30, 70), [70, 1000 -> 130: cut to 40 = [70, 110)),
    * [1000 -> 130, 120): empty, [120, 5000 -> 130); rows [110, 120) are no sequence's.
    * keys: [0, 20), [20, 75): cut to 50, [75, -3 -> 0): none, [-3 -> 0, 60): cut to 50,
@@ -446,17 +449,21 @@ static void test_emu_numerics_packed_garbage(void **state) {
     kl[b] = ke <= ks[b] ? 0 : ke - ks[b] < MK ? ke - ks[b] : MK;
 #undef CL
   }
-  attngen__inputs in;
-  assert_int_equal(attngen__inputs_make(&in, ATTNGEN__INPUT_REALISTIC, E.seed + 77,
-                                        ATTNGEN_LAYOUT_BSHD, 1, H, TQ, TK,
-                                        ATTNGEN__DEFAULT_SCALE), ATTNGEN_STATUS_OK);
-  int checked = 0;
+  attngen__inputs ins[3]; /* head dims 64, 128, 256 */
+  for (int j = 0; j < 3; ++j)
+    assert_int_equal(attngen__inputs_make_hd(&ins[j], ATTNGEN__INPUT_REALISTIC, E.seed + 77,
+                                             ATTNGEN_LAYOUT_BSHD, 1, H, 0, TQ, TK, 64 << j,
+                                             ATTNGEN__DEFAULT_SCALE), ATTNGEN_STATUS_OK);
+  int checked = 0, per_hd[3] = {0, 0, 0};
   for (size_t i = 0; i < attngen__manifest_count; ++i) {
     const attngen__variant_desc *d = &attngen__manifest[i];
     if (!d->name || d->target != ATTNGEN__TARGET_GFX942 || d->layout != ATTNGEN__LAYOUT_BSHD ||
-        attngen__desc_head_dim(d) != 128 || d->kv_split == ATTNGEN__SPLIT_TAIL ||
+        d->kv_split == ATTNGEN__SPLIT_TAIL ||
         d->skip == ATTNGEN__SKIP_ON) /* skip variants: no packed batches (see above) */
       continue;
+    const int D = attngen__desc_head_dim(d), j = D == 64 ? 0 : D == 128 ? 1 : 2;
+    const attngen__inputs in = ins[j];
+    ++per_hd[j];
     run_out r;
     run_out_alloc(&r, (int64_t)TQ * H * D, (int64_t)H * TQ);
     attngen_fwd_args a;
@@ -474,6 +481,7 @@ static void test_emu_numerics_packed_garbage(void **state) {
     a.cu_seqlens_k = cuk;
     a.total_q = TQ;
     a.total_kv = TK;
+    a.head_dim = D;
     a.rounding = (attngen_rounding)d->rounding;
     a.causal = d->mask == ATTNGEN__MASK_CAUSAL;
     a.variant = d->name;
@@ -485,7 +493,7 @@ static void test_emu_numerics_packed_garbage(void **state) {
     for (int b = 0; b < NB; ++b) {
       for (int s = 0; s < ql[b]; ++s) covered[qs[b] + s] = 1;
       if (ql[b] == 0) continue;
-      uint16_t dense[MQ * H * D];
+      uint16_t dense[MQ * H * 256];
       float dlse[H * MQ];
       attngen_fwd_args c = a;
       c.cu_seqlens_q = c.cu_seqlens_k = NULL;
@@ -515,10 +523,11 @@ static void test_emu_numerics_packed_garbage(void **state) {
     run_out_free(&r);
     ++checked;
   }
-  attngen__inputs_free(&in);
-  print_message("emu packed, garbage cu_seqlens: %d variants, rows per sequence as clamped\n",
-                checked);
-  assert_true(checked >= 3);
+  for (int j = 0; j < 3; ++j) attngen__inputs_free(&ins[j]);
+  print_message("emu packed, garbage cu_seqlens: %d variants (head dims 64 / 128 / 256: %d / %d "
+                "/ %d), rows per sequence as clamped\n", checked, per_hd[0], per_hd[1], per_hd[2]);
+  assert_true(checked >= 9);
+  for (int j = 0; j < 3; ++j) assert_true(per_hd[j] >= 3);
 }
 
 /* The default causal gfx942 variants (mask = causal) on the contract's case set with

@@ -488,6 +488,13 @@ AG_DEVICE float ag_max_f32(float a, float b) { return __builtin_fmaxf(a, b); }
 // read 0 and their stores fall outside the descriptor (dropped).
 // Tail KV split (kv_split = tail): see runtime/src/split_plan.h for the grid; split parts
 // write unnormalized fp32 O and (m, l) per row into a.ws and attn_fwd_d64_bshd_rtne_q2_kv128_w8_nosplit_vt_mfma_gfx942_merge combines them.
+#line 76 "templates/gfx942/attn_fwd.hip.in"
+// Packed variable-length batches (kargs.cu_q / cu_k; 0 = dense): block (q-block, head,
+// sequence) over the largest query length; the prologue reads the sequence's first rows and
+// lengths (four VMEM loads, clamped as kargs.h says), a block past its sequence's length
+// exits, and the descriptors start at the sequence's first rows and end at its last: rows
+// past the sequence read 0 and their stores are dropped, exactly as past Sq / Skv. The V
+// pre-pass converts each sequence's V the same way. The KV loop is the dense one.
 #line 115 "templates/gfx942/attn_fwd.hip.in"
 //
 // head_dim 64 (the mapping above with half the columns): hh = 0, 1 (2 ds_read_b128 of K
@@ -539,13 +546,38 @@ AG_KERNEL(512) void attn_fwd_d64_bshd_rtne_q2_kv128_w8_nosplit_vt_mfma_gfx942(at
     const int kl = (int)kl_raw;
     kv_n = ag_uniform(kl <= 0 ? 0u : ((unsigned)kl < kv_n ? (unsigned)kl : kv_n));
   }
+#line 157 "templates/gfx942/attn_fwd.hip.in"
+  unsigned q_first = 0u, q_rows = (unsigned)a.Sq, k_first = 0u, k_rows = (unsigned)a.Skv;
+  if (a.cu_q) {
+    const ag_rsrc cq_rsrc = ag_make_rsrc(a.cu_q, ((unsigned)a.B + 1u) * 4u);
+    const ag_rsrc ck_rsrc = ag_make_rsrc(a.cu_k, ((unsigned)a.B + 1u) * 4u);
+    unsigned cq0, cq1, ck0, ck1;
+    ag_buffer_load_dword<0>(cq0, cq_rsrc, (b) * 4u);
+    ag_buffer_load_dword<4>(cq1, cq_rsrc, (b) * 4u);
+    ag_buffer_load_dword<0>(ck0, ck_rsrc, (b) * 4u);
+    ag_buffer_load_dword<4>(ck1, ck_rsrc, (b) * 4u);
+    ag_s_waitcnt_vmcnt<0>(cq0, cq1, ck0, ck1);
+    const int tq = a.total_q, tk = a.total_kv;
+    const int qs = (int)cq0 < 0 ? 0 : ((int)cq0 > tq ? tq : (int)cq0);
+    const int qe = (int)cq1 < 0 ? 0 : ((int)cq1 > tq ? tq : (int)cq1);
+    const int ks = (int)ck0 < 0 ? 0 : ((int)ck0 > tk ? tk : (int)ck0);
+    const int ke = (int)ck1 < 0 ? 0 : ((int)ck1 > tk ? tk : (int)ck1);
+    q_first = ag_uniform((unsigned)qs);
+    q_rows = ag_uniform(qe <= qs ? 0u : ((unsigned)(qe - qs) < q_rows ? (unsigned)(qe - qs) : q_rows));
+    k_first = ag_uniform((unsigned)ks);
+    k_rows = ag_uniform(ke <= ks ? 0u : ((unsigned)(ke - ks) < k_rows ? (unsigned)(ke - ks) : k_rows));
+  }
+#line 209 "templates/gfx942/attn_fwd.hip.in"
+    (void)q_first;
+    (void)q_rows;
+    kv_n = kv_n < k_rows ? kv_n : k_rows;  // a packed sequence: its keys from row k_first
 #line 213 "templates/gfx942/attn_fwd.hip.in"
     if (x < chunks) {  // wave-uniform
       // V of (b, KV head h) through the call's strides (kargs.h; a packed sequence: from its
       // first key row, sb = 0)
       const unsigned rs = (unsigned)a.v_ss * 2u;
-#line 220 "templates/gfx942/attn_fwd.hip.in"
-      const unsigned long long kv_row0 = 0ull;
+#line 218 "templates/gfx942/attn_fwd.hip.in"
+      const unsigned long long kv_row0 = a.cu_q ? k_first : 0ull;
 #line 222 "templates/gfx942/attn_fwd.hip.in"
       const unsigned long long kv_base = 2ull * ((unsigned long long)b * (unsigned long long)a.v_sb +
                                                  kv_row0 * (unsigned)a.v_ss + (unsigned long long)h * (unsigned)a.v_sh);
@@ -609,6 +641,32 @@ AG_KERNEL(512) void attn_fwd_d64_bshd_rtne_q2_kv128_w8_nosplit_vt_mfma_gfx942(at
     kv_end = kv_end < kv_n ? kv_end : kv_n;
 #line 312 "templates/gfx942/attn_fwd.hip.in"
   }
+#line 314 "templates/gfx942/attn_fwd.hip.in"
+  // ---- a packed sequence: its rows; a block past its last query row has nothing to do
+#line 157 "templates/gfx942/attn_fwd.hip.in"
+  unsigned q_first = 0u, q_rows = (unsigned)a.Sq, k_first = 0u, k_rows = (unsigned)a.Skv;
+  if (a.cu_q) {
+    const ag_rsrc cq_rsrc = ag_make_rsrc(a.cu_q, ((unsigned)a.B + 1u) * 4u);
+    const ag_rsrc ck_rsrc = ag_make_rsrc(a.cu_k, ((unsigned)a.B + 1u) * 4u);
+    unsigned cq0, cq1, ck0, ck1;
+    ag_buffer_load_dword<0>(cq0, cq_rsrc, (b) * 4u);
+    ag_buffer_load_dword<4>(cq1, cq_rsrc, (b) * 4u);
+    ag_buffer_load_dword<0>(ck0, ck_rsrc, (b) * 4u);
+    ag_buffer_load_dword<4>(ck1, ck_rsrc, (b) * 4u);
+    ag_s_waitcnt_vmcnt<0>(cq0, cq1, ck0, ck1);
+    const int tq = a.total_q, tk = a.total_kv;
+    const int qs = (int)cq0 < 0 ? 0 : ((int)cq0 > tq ? tq : (int)cq0);
+    const int qe = (int)cq1 < 0 ? 0 : ((int)cq1 > tq ? tq : (int)cq1);
+    const int ks = (int)ck0 < 0 ? 0 : ((int)ck0 > tk ? tk : (int)ck0);
+    const int ke = (int)ck1 < 0 ? 0 : ((int)ck1 > tk ? tk : (int)ck1);
+    q_first = ag_uniform((unsigned)qs);
+    q_rows = ag_uniform(qe <= qs ? 0u : ((unsigned)(qe - qs) < q_rows ? (unsigned)(qe - qs) : q_rows));
+    k_first = ag_uniform((unsigned)ks);
+    k_rows = ag_uniform(ke <= ks ? 0u : ((unsigned)(ke - ks) < k_rows ? (unsigned)(ke - ks) : k_rows));
+  }
+#line 316 "templates/gfx942/attn_fwd.hip.in"
+  if (qb * 256u >= q_rows) return;  // block-uniform, before any barrier
+  kv_end = kv_end < k_rows ? kv_end : k_rows;
 #line 337 "templates/gfx942/attn_fwd.hip.in"
 
   // ---- per-(b, h) slices through the call's strides (kargs.h: element (b, s, h) at
@@ -618,9 +676,11 @@ AG_KERNEL(512) void attn_fwd_d64_bshd_rtne_q2_kv128_w8_nosplit_vt_mfma_gfx942(at
   const unsigned hk = ag_uniform(h * Hkv / H);
   const unsigned rs = (unsigned)a.q_ss * 2u, o_rs = (unsigned)a.o_ss * 2u;
   const unsigned kv_rs = (unsigned)a.k_ss * 2u;
-#line 351 "templates/gfx942/attn_fwd.hip.in"
-  const unsigned long long q_row0s = 0ull, kv_row0s = 0ull;
-  const unsigned q_n = (unsigned)a.Sq;
+#line 346 "templates/gfx942/attn_fwd.hip.in"
+  // (a packed sequence: from its first rows; b counts no rows, sb = 0)
+  const unsigned long long q_row0s = a.cu_q ? q_first : 0ull;
+  const unsigned long long kv_row0s = a.cu_q ? k_first : 0ull;
+  const unsigned q_n = q_rows;
 #line 354 "templates/gfx942/attn_fwd.hip.in"
   const unsigned long long q_base = 2ull * ((unsigned long long)b * (unsigned long long)a.q_sb +
                                             q_row0s * (unsigned)a.q_ss + (unsigned long long)h * (unsigned)a.q_sh);
@@ -5013,9 +5073,11 @@ AG_KERNEL(512) void attn_fwd_d64_bshd_rtne_q2_kv128_w8_nosplit_vt_mfma_gfx942(at
 #line 1140 "templates/gfx942/attn_fwd.hip.in"
   }
   if (a.lse) {  // natural-log LSE = m ln2 + ln l; row c, written by the lanes with g == 0
-#line 1148 "templates/gfx942/attn_fwd.hip.in"
-    const ag_rsrc lse_rsrc = ag_make_rsrc(a.lse + ((unsigned long long)b * H + h) * (unsigned)a.Sq,
-                                          (unsigned)a.Sq * 4u);
+#line 1143 "templates/gfx942/attn_fwd.hip.in"
+    // [B, H, Sq], or [H, total_q] from a packed sequence's first row
+    const ag_rsrc lse_rsrc = ag_make_rsrc(a.lse + (a.cu_q ? (unsigned long long)h * (unsigned)a.total_q + q_first
+                                                          : ((unsigned long long)b * H + h) * (unsigned)a.Sq),
+                                          q_rows * 4u);
 #line 1152 "templates/gfx942/attn_fwd.hip.in"
     {
       const float lse = m[0] * 0.693147180559945309f + ag_v_log_f32(lsum[0]) * 0.693147180559945309f;

@@ -29,8 +29,9 @@ function M.values(v)
   if values.softmax_step == nil then values.softmax_step = v.kv_tile end
   if values.score_fma == nil then values.score_fma = 0 end
   if values.var_entry == nil then values.var_entry = 0 end
+  if values.packed == nil then values.packed = 0 end
   for _, key in ipairs({ "threads", "block_m", "smem_bytes", "softmax_step", "score_fma",
-                         "var_entry" }) do
+                         "var_entry", "packed" }) do
     if math.type(values[key]) ~= "integer" then
       error(string.format("attngen: %s.derive() must return integer '%s' (variant %s)", f.module,
         key, values.name), 0)
@@ -98,6 +99,8 @@ M.desc_fields = {
   { "var_entry", "1 = the code object has a second kernel, NAME_var, that the runtime "
     .. "launches for calls with key lengths or packed batches (kargs.kv_len, kargs.cu_q); NAME "
     .. "is built without that code" },
+  { "packed", "1 = the kernel takes packed variable-length batches (kargs.cu_q, args.cu_seqlens_q); "
+    .. "a packed call runs only on such variants" },
 }
 
 -- Descriptor values of a variant: field -> integer (enum ids for named axes).

@@ -54,6 +54,11 @@ function M.derive(v)
     -- (1) instead of exp2(fl(s * scale_log2) - m) (0). The manifest records it and the CPU
     -- reference follows it per variant.
     score_fma = 1,
+    -- Packed variable-length batches (kargs.cu_q; the template's PACKED): bshd variants
+    -- without the tail split (a split plan is made for a dense shape) or tile skipping, at
+    -- every head dim. The manifest records it; the dispatcher passes the others over for a
+    -- packed call.
+    packed = (v.layout == "bshd" and v.kv_split ~= "tail" and v.skip ~= "on") and 1 or 0,
     ws_row_floats = head_dim + 2,         -- split partials: O row (fp32) + (m, l) per Q row
     merge_items = block_m * (head_dim // 8) // threads, -- (row, 8-column chunk) items per thread
   }

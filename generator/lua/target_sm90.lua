@@ -41,6 +41,9 @@ function M.derive(v)
     -- Q fragments stay in registers when Q + O + S fit next to each other (32 + 64 +
     -- kv_tile/2 registers per Q tile); otherwise they are re-read from shared memory per k-step.
     q_in_regs = v.q_tiles * (32 + 64 + v.kv_tile // 2) <= 192,
+    -- Packed variable-length batches (kargs.cu_q): every bshd variant without the tail split
+    -- (the template decodes the sequence per block).
+    packed = (v.layout == "bshd" and v.kv_split ~= "tail") and 1 or 0,
   }
   assert(d.q_chunks_per_thread * threads == block_m * CHUNKS_PER_ROW)
   assert(d.kv_chunks_per_thread * threads == v.kv_tile * CHUNKS_PER_ROW)

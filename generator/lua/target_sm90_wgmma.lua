@@ -110,6 +110,7 @@ function M.derive(v)
     -- the key-length code alone costs the head_dim-128 dense tail kernels nothing measurable,
     -- so those keep one entry: bench/RESULTS.md runs M68-M71).
     packed_code = packed_code,
+    packed = packed_code and 1 or 0,
     var_entry = (packed_code or ((v.mask == "causal" or v.head_dim == 64) and v.skip ~= "on"
       and v.kv_split ~= "tail")) and 1 or 0,
     -- Softmax form (docs/NUMERICS.md step 4): 2 = x = fma(s, scale_log2, -m), one FFMA per

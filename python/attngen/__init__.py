@@ -1,9 +1,9 @@
-"""attngen: generated bf16 forward attention (head_dim 128) for PyTorch.
+"""attngen: generated bf16 forward attention (head_dim 64, 128, 256) for PyTorch.
 
     import attngen
-    out = attngen.attention(q, k, v)                      # [B, S, H, 128] bf16
+    out = attngen.attention(q, k, v)                      # [B, S, H, D] bf16
     out, lse = attngen.attention(q, k, v, layout=attngen.LAYOUTS[1], return_lse=True)
-    out = attngen.varlen_attention(q, k, v, cu_q, cu_k, max_q, max_k)   # packed [T, H, 128]
+    out = attngen.varlen_attention(q, k, v, cu_q, cu_k, max_q, max_k)   # packed [T, H, D]
 
 The package loads libattngen.so with ctypes (no compiled extension): the copy bundled at
 install time, or $ATTNGEN_LIB. Framework backends: attngen.integrations.{diffusers, sglang,

@@ -21,11 +21,11 @@ def _refuse_copies(monkeypatch):
     monkeypatch.setattr(torch.Tensor, "contiguous", guard)
 
 
-def _packed(lq, lk, H, Hk, seed=5):
+def _packed(lq, lk, H, Hk, seed=5, D=128):
     g = torch.Generator().manual_seed(seed)
-    q = torch.randn(sum(lq), H, 128, generator=g).to(torch.bfloat16)
-    k = torch.randn(sum(lk), Hk, 128, generator=g).to(torch.bfloat16)
-    v = torch.randn(sum(lk), Hk, 128, generator=g).to(torch.bfloat16)
+    q = torch.randn(sum(lq), H, D, generator=g).to(torch.bfloat16)
+    k = torch.randn(sum(lk), Hk, D, generator=g).to(torch.bfloat16)
+    v = torch.randn(sum(lk), Hk, D, generator=g).to(torch.bfloat16)
     cq = torch.tensor([0] + list(torch.tensor(lq).cumsum(0)), dtype=torch.int32)
     ck = torch.tensor([0] + list(torch.tensor(lk).cumsum(0)), dtype=torch.int32)
     return q, k, v, cq, ck
@@ -38,10 +38,11 @@ CASES = [  # (query lengths, key lengths, H, H_kv)
 ]
 
 
+@pytest.mark.parametrize("D", [64, 128, 256])
 @pytest.mark.parametrize("causal", [False, True])
 @pytest.mark.parametrize("lq,lk,H,Hk", CASES)
-def test_packed_equals_per_sequence(lq, lk, H, Hk, causal):
-    q, k, v, cq, ck = _packed(lq, lk, H, Hk)
+def test_packed_equals_per_sequence(lq, lk, H, Hk, causal, D):
+    q, k, v, cq, ck = _packed(lq, lk, H, Hk, D=D)
     out, lse = attngen.varlen_attention(q, k, v, cq, ck, max(lq), max(lk), causal=causal,
                                         return_lse=True)
     assert out.shape == q.shape and lse.shape == (H, sum(lq)) and lse.dtype == torch.float32
@@ -149,18 +150,25 @@ def test_bad_arguments_name_them():
         assert e.value.status == status and text in str(e.value), (kw.keys(), str(e.value))
 
 
-def test_emu_runs_packed_batches():
-    """The gfx942 kernels in the emulator: each sequence bit for bit the emulator's
-    attention() on its own rows (a sequence without keys: out 0, LSE -inf)."""
+@pytest.mark.parametrize("causal", [False, True])
+@pytest.mark.parametrize("D", [64, 128, 256])
+def test_emu_runs_packed_batches(D, causal):
+    """The gfx942 kernels in the emulator, every head dim: each sequence bit for bit the
+    emulator's attention() on its own rows (a sequence without keys: out 0, LSE -inf), and
+    within the contract of the cpu reference's packed call."""
     lq, lk = [5, 3, 2], [4, 6, 0]
-    q, k, v, cq, ck = _packed(lq, lk, 2, 1)
+    q, k, v, cq, ck = _packed(lq, lk, 2, 1, D=D)
+    ref = attngen.varlen_attention(q, k, v, cq, ck, 5, 6, causal=causal)
     attngen.set_cpu_backend("emu")
     try:
-        out, lse = attngen.varlen_attention(q, k, v, cq, ck, 5, 6, return_lse=True)
+        out, lse = attngen.varlen_attention(q, k, v, cq, ck, 5, 6, causal=causal,
+                                            return_lse=True)
+        diff = (out[:8].float() - ref[:8].float()).abs()
+        assert diff.max() <= 2 ** -7 * ref[:8].float().abs().max() + 1e-6
         for b, (nq, nk) in enumerate(zip(lq, lk)):
             s, t = int(cq[b]), int(ck[b])
             o1, l1 = attngen.attention(q[None, s:s + nq], k[None, t:t + nk], v[None, t:t + nk],
-                                       return_lse=True)
+                                       causal=causal, return_lse=True)
             assert torch.equal(out[s:s + nq], o1[0]), b
             assert torch.equal(lse[:, s:s + nq], l1[0]), b
         assert torch.all(out[8:] == 0) and torch.all(lse[:, 8:] == -float("inf"))

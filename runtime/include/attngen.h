@@ -129,8 +129,7 @@ typedef struct attngen_fwd_args {
   /* head_dim: elements per row of q, k, v and out: 64, 128 or 256 (else UNSUPPORTED_HEAD_DIM
    * naming args.head_dim). The cpu reference takes all three; the kernels: 128 on every
    * backend, 64 on cuda (sm90 wgmma kernels), hip and emu (gfx942 MFMA kernels), 256 on
-   * cuda (sm90 wgmma kernels), hip and emu (gfx942 MFMA kernels without the causal mask);
-   * elsewhere NO_VARIANT naming args.head_dim and the head dims
+   * cuda (sm90 wgmma kernels), hip and emu (gfx942 MFMA kernels); elsewhere NO_VARIANT naming args.head_dim and the head dims
    * the backend has (README: which backend has which). Set softmax_scale with it: attngen_fwd_args_init's default is
    * 1/sqrt(128). */
   int batch, heads, seqlen_q, seqlen_kv, head_dim;
@@ -191,8 +190,9 @@ typedef struct attngen_fwd_args {
    * totals, every length <= its maximum; whatever they hold, no access is out of bounds: a
    * sequence is start = clamp(cu[b], 0, total), end = clamp(cu[b + 1], 0, total), length =
    * clamp(end - start, 0, maximum) (rows of q no sequence covers are not written).
-   * head_dim 128 only (else UNSUPPORTED_HEAD_DIM naming args.head_dim). Backends: cpu and
-   * cuda (sm90 kernels); gfx942 (hip, emu): NO_VARIANT naming args.cu_seqlens_q. */
+   * layout BSHD only (else BAD_LAYOUT). Backends: cpu (head dims 64, 128, 256), hip and emu
+   * (gfx942 kernels without the tail KV split: 64, 128, 256) and cuda (sm90 kernels without the
+   * tail KV split: head_dim 128); elsewhere NO_VARIANT naming args.cu_seqlens_q. */
   const int32_t *cu_seqlens_q, *cu_seqlens_k;
   int total_q, total_kv;
   /* Temporal tile skipping (docs/NUMERICS.md "Tile skipping"), or NULL = dense. The state

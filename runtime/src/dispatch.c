@@ -175,12 +175,8 @@ attngen_status attngen__check_args(const attngen_fwd_args *a, int need_pointers)
   if (packed && a->layout != ATTNGEN_LAYOUT_BSHD)
     return attngen__fail(ATTNGEN_STATUS_BAD_LAYOUT,
                          "args.layout = ATTNGEN_LAYOUT_BHSD with args.cu_seqlens_q (allowed: "
-                         "ATTNGEN_LAYOUT_BSHD, packed rows [total_q, heads, 128]: a packed "
+                         "ATTNGEN_LAYOUT_BSHD, packed rows [total_q, heads, head_dim]: a packed "
                          "batch has no batch dimension to put heads outside)");
-  if (packed && a->head_dim != 128)
-    return attngen__fail(ATTNGEN_STATUS_UNSUPPORTED_HEAD_DIM,
-                         "args.head_dim = %d with args.cu_seqlens_q (allowed: 128; the packed "
-                         "batches' kernels are built for head_dim 128)", a->head_dim);
   if (!packed && (a->total_q != 0 || a->total_kv != 0))
     return attngen__fail(ATTNGEN_STATUS_INVALID_ARGUMENT,
                          "args.%s = %d without args.cu_seqlens_q (allowed: 0; the totals "
@@ -707,6 +703,10 @@ static const char *unsupported(const attngen__dispatch_input *in, const attngen_
     snprintf(buf, len, "it splits KV (kv_split=" ATTNGEN__SPLIT_TAIL_NAME ", a split plan made "
              "for a dense shape) and args.cu_seqlens_q is set (packed batches run on the "
              "variants without the split)");
+  else if (in->varlen && !d->packed)
+    snprintf(buf, len, "it has no packed-batch code (packed 0) and args.cu_seqlens_q is set "
+             "(packed batches run on the variants with packed 1: bshd without the tail KV "
+             "split or tile skipping; on sm90 at head_dim 128)");
   else if (in->causal != (d->mask == ATTNGEN__MASK_CAUSAL))
     snprintf(buf, len, in->causal ? "it has no causal mask and args.causal is 1 (variants with "
                                     "mask causal take it: sm90 with kv_tile <= 128, gfx942 "
@@ -801,11 +801,15 @@ attngen_status attngen__dispatch_select(const attngen__dispatch_input *in,
     free(c);
     if (in->varlen)
       return attngen__fail(ATTNGEN_STATUS_NO_VARIANT,
-                           "args.cu_seqlens_q: no embedded %s variant without the tail KV split "
-                           "reads layout %s with rounding %s%s (packed batches run on variants "
-                           "with kv_split=off; name one with args.variant / ATTNGEN_VARIANT)",
-                           target_str(in->target), layout_str(in->shape.layout),
-                           rounding_str(in->shape.rounding), in->causal ? " and mask causal" : "");
+                           "args.cu_seqlens_q: no embedded %s variant with packed-batch code "
+                           "reads head_dim %d, layout %s with rounding %s%s (packed batches run "
+                           "on variants with packed 1: bshd without the tail KV split or tile "
+                           "skipping; sm90 has them at head_dim 128, gfx942 (hip, emu) and the "
+                           "cpu reference at 64, 128 and 256; name one with args.variant / "
+                           "ATTNGEN_VARIANT)",
+                           target_str(in->target), attngen__shape_head_dim(&in->shape),
+                           layout_str(in->shape.layout), rounding_str(in->shape.rounding),
+                           in->causal ? " and mask causal" : "");
     {
       /* a variant of the call's head_dim at all (else the other features exclude it); the
        * message lists the head dims this target's variants have */
