@@ -814,14 +814,16 @@ static void test_gpu_sm90_tail_split(void **state) {
   assert_int_equal(failures, 0);
 }
 
-/* Packed variable-length batches (args.cu_seqlens_q/_k) on every bshd head_dim 128 sm90
- * variant (causal ones with args.causal = 1): the packed call against the dense calls of the
+/* Packed variable-length batches (args.cu_seqlens_q/_k) on every sm90 variant with packed-batch
+ * code (the descriptor's packed: bshd without the tail split or skipping; causal ones with
+ * args.causal = 1), at its head dim: the packed call against the dense calls of the
  * same variant (attngen__verify_packed: each dense call meets the contract, the packed rows
  * and LSE equal them bit for bit, nothing unwritten, guard bands intact, deterministic).
  * Sequences of 0 and 1 rows, partial last q-blocks (a consumer's box that crosses the
  * sequence's end is stored from registers), sequences without keys, cross lengths, GQA, key
  * lengths as well (seqused_k), and 37 seeded lengths (most jobs of the largest m-blocks are
- * passed over by the persistent schedule). */
+ * passed over by the persistent schedule). A head dim whose variants have no such code:
+ * NO_VARIANT naming args.cu_seqlens_q. */
 static void test_gpu_sm90_packed(void **state) {
   (void)state;
   SKIP_WITHOUT_GPU();
@@ -843,20 +845,27 @@ static void test_gpu_sm90_packed(void **state) {
   } sets[] = {{"self-gqa", 7, aq, ak, NULL, 4, 2},
               {"cross-kvlen", 5, bq, bk, bkvl, 3, 0},
               {"37-seeded", 37, cq, ck, NULL, 2, 1}};
-  int failures = 0, ran = 0;
+  int failures = 0, ran = 0, has_packed[3] = {0, 0, 0};
+  for (size_t i = 0; i < attngen__manifest_count; ++i) {
+    const attngen__variant_desc *d = &attngen__manifest[i];
+    const int hd = attngen__desc_head_dim(d);
+    if (d->name && d->target == ATTNGEN__TARGET_SM90 && d->packed)
+      has_packed[hd == 64 ? 0 : hd == 128 ? 1 : 2] = 1;
+  }
   for (int v = 0; v < env.nvariants; ++v) {
     const attngen__variant_desc *d = env.variants[v];
-    if (d->layout != ATTNGEN__LAYOUT_BSHD || attngen__desc_head_dim(d) != 128) continue;
-    if (d->skip == ATTNGEN__SKIP_ON) continue; /* (packed batches are not skipped) */
-    if (d->kv_split == ATTNGEN__SPLIT_TAIL) continue; /* (nor split: the dispatcher refuses) */
+    /* (skip and tail variants have no packed code: the dispatcher passes them over) */
+    if (!d->packed) continue;
+    const int hd = attngen__desc_head_dim(d);
     ran++;
     for (size_t si = 0; si < sizeof sets / sizeof sets[0]; ++si) {
       attngen__packed_args pa = {env.ctx, sets[si].n, sets[si].q, sets[si].k, sets[si].kvl,
                                  sets[si].heads, sets[si].heads_kv,
                                  (attngen_rounding)d->rounding,
-                                 d->mask == ATTNGEN__MASK_CAUSAL, ATTNGEN__DEFAULT_SCALE,
+                                 d->mask == ATTNGEN__MASK_CAUSAL,
+                                 hd == 128 ? ATTNGEN__DEFAULT_SCALE : 1.0f / sqrtf((float)hd),
                                  si == 1 ? ATTNGEN__INPUT_LARGE : ATTNGEN__INPUT_REALISTIC,
-                                 env.seed + si, d->name, 1, 0, NULL};
+                                 env.seed + si, d->name, 1, 0, NULL, hd};
       attngen__packed_result r;
       const attngen_status st = attngen__verify_packed(&pa, &r);
       const int ok = st == ATTNGEN_STATUS_OK && r.pass && strcmp(r.variant, d->name) == 0;
@@ -872,9 +881,22 @@ static void test_gpu_sm90_packed(void **state) {
       failures += !ok;
     }
   }
-  SKIP_IF_FILTERED_OUT(ran == 0, "bshd head_dim 128");
+  SKIP_IF_FILTERED_OUT(ran == 0, "packed");
   assert_true(ran > 0); /* the default set has packed-capable variants */
   assert_int_equal(failures, 0);
+  /* a head dim without packed-batch variants: refused by name, nothing run */
+  for (int j = 0; j < 3; ++j) {
+    if (has_packed[j]) continue;
+    static const int32_t lq[] = {5, 40};
+    attngen__packed_args pa = {env.ctx, 2, lq, lq, NULL, 2, 0, ATTNGEN_ROUND_RTNE, 0,
+                               0.125f, ATTNGEN__INPUT_REALISTIC, env.seed, NULL, 1, 0, NULL,
+                               64 << j};
+    attngen__packed_result r;
+    const attngen_status st = attngen__verify_packed(&pa, &r);
+    printf("head_dim %d packed: %s (%s)\n", 64 << j, attngen_status_name(st), attngen_last_error());
+    assert_int_equal(st, ATTNGEN_STATUS_NO_VARIANT);
+    assert_non_null(strstr(attngen_last_error(), "args.cu_seqlens_q"));
+  }
 }
 
 /* Tile skipping (docs/NUMERICS.md "Tile skipping"): every skip variant over several calls on
