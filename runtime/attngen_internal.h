@@ -20,9 +20,10 @@
 #include "hash.h"
 #include "log.h"
 
-/* templates/common/ (the kernels' argument block, the bf16 rounding formulas) */
+/* templates/common/ (the kernels' argument block, the bf16 rounding formulas, the job decode's divisions) */
 #include "bf16_round.h"
 #include "kargs.h"
+#include "fastdiv.h"
 
 /* generator/ */
 #include "gen.h"

@@ -361,6 +361,57 @@ static void test_causal_order_dynamic(void **state) {
 /* A section of the dynamic order: the KV heads whose K/V fit the 40 MiB budget, times the
  * query heads per KV head, at least one and at most heads x batch; then the fewest sections
  * of that size, made equal (whole query-head groups). */
+/* templates/common/fastdiv.h (the sm90 job decode's divisions): n / d for every divisor up to
+ * 3000 and around each power of two up to 2^31 - 1, at the quotient boundaries (k d - 1, k d,
+ * k d + d - 1 for small and large k), 0, 2^31 - 1 and seeded n. */
+static int fdiv_bad(unsigned n, unsigned d) {
+  unsigned m, s;
+  ag_fdiv_make(d, &m, &s);
+  const unsigned q = ag_fdiv(n, m, s);
+  if (q != n / d) print_error("%u / %u: %u, not %u (m %u, s %u)\n", n, d, q, n / d, m, s);
+  return q != n / d;
+}
+
+static void test_fastdiv(void **state) {
+  (void)state;
+  unsigned ds[3000 + 31 * 3 + 1];
+  int nd = 0;
+  for (unsigned d = 1; d <= 3000; d++) ds[nd++] = d;
+  for (int k = 12; k <= 30; k++) {
+    ds[nd++] = (1u << k) - 1;
+    ds[nd++] = 1u << k;
+    ds[nd++] = (1u << k) + 1;
+  }
+  ds[nd++] = 0x7FFFFFFFu;
+  uint64_t x = 0x9E3779B97F4A7C15ull;
+  long bad = 0, checked = 0;
+  for (int i = 0; i < nd; i++) {
+    const unsigned d = ds[i];
+    const unsigned top = 0x7FFFFFFFu;
+    bad += fdiv_bad(0, d) + fdiv_bad(top, d) + fdiv_bad(top - 1, d);
+    checked += 3;
+    const unsigned kmax = top / d;
+    const unsigned ks[6] = {1, 2, 3, kmax > 2 ? kmax - 1 : 1, kmax, kmax / 2 + 1};
+    for (int j = 0; j < 6; j++) {
+      const unsigned long long base = (unsigned long long)ks[j] * d;
+      for (int e = -1; e <= 1; e++) {
+        const long long n = (long long)base + (e < 0 ? -1 : e == 0 ? 0 : (long long)d - 1);
+        if (n < 0 || n > (long long)top) continue;
+        bad += fdiv_bad((unsigned)n, d);
+        checked++;
+      }
+    }
+    for (int j = 0; j < 64; j++) {
+      x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+      bad += fdiv_bad((unsigned)(x & top), d);
+      checked++;
+    }
+  }
+  print_message("fastdiv: %ld quotients, %ld wrong\n", checked, bad);
+  assert_int_equal(bad, 0);
+  assert_true(checked > 200000);
+}
+
 static void test_causal_section(void **state) {
   (void)state;
   /* head_dim 64, 4429 keys: 1.08 MiB per KV head -> 36 heads of 48 fit: two sections of 24 */
@@ -404,6 +455,7 @@ int main(void) {
       cmocka_unit_test(test_causal_order_follows_kv_bytes),
       cmocka_unit_test(test_causal_order_dynamic),
       cmocka_unit_test(test_causal_section),
+      cmocka_unit_test(test_fastdiv),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -73,6 +73,10 @@ typedef struct attngen_kargs {
   // within a section, sections in turn; templates/sm90/attn_fwd_wgmma.cu.in dyn_job); 0
   // otherwise.
   int job_section;
+  // The sm90 wgmma kernels' job decode divides by multiply-shift pairs (templates/common/
+  // fastdiv.h, made by the runtime for every launch): divisor i = num_q_blocks, H, H * B,
+  // H / H_kv for i = 0..3.
+  unsigned div_m[4], div_s[4];
 } attngen_kargs;
 
 #endif // ATTNGEN_KARGS_H

@@ -73,6 +73,10 @@ typedef struct attngen_kargs {
   // within a section, sections in turn; templates/sm90/attn_fwd_wgmma.cu.in dyn_job); 0
   // otherwise.
   int job_section;
+  // The sm90 wgmma kernels' job decode divides by multiply-shift pairs (templates/common/
+  // fastdiv.h, made by the runtime for every launch): divisor i = num_q_blocks, H, H * B,
+  // H / H_kv for i = 0..3.
+  unsigned div_m[4], div_s[4];
 } attngen_kargs;
 
 #endif // ATTNGEN_KARGS_H
@@ -811,7 +815,47 @@ AG_BF16_FN unsigned int ag_bf16_round(unsigned int u, int mode) {
 AG_BF16_FN unsigned int ag_bf16_to_f32_bits(unsigned int b) { return (b & 0xFFFFu) << 16; }
 
 #endif // AG_BF16_ROUND_H
-#line 25 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 8 "templates/sm90/attn_fwd_wgmma.cu.in"
+#define AG_FDIV_FN static __device__ __forceinline__
+#define AG_FDIV_DEVICE_ONLY 1
+#line 1 "templates/common/fastdiv.h"
+// fastdiv.h: n / d for 0 <= n < 2^31 and 1 <= d < 2^31 by a multiply-high and a shift, the
+// divisor's pair (m, s) made once on the host. One copy serves the sm90 wgmma template (via
+// `//$ include "common/fastdiv.h"`: the job decode's divisions by num_q_blocks, H, H * B and
+// H / H_kv, one IMAD.HI and a shift each instead of an inlined 32-bit division) and the runtime
+// (runtime/src/api.c fills kargs.div_m / div_s; tests/test_runtime.c checks the quotients).
+//
+// Plain C/C++, no includes. Define AG_FDIV_FN before including to change the qualifiers of the
+// quotient (CUDA: __device__ __forceinline__; the default is `static inline`, host C/C++), and
+// AG_FDIV_DEVICE_ONLY to leave the host's ag_fdiv_make out.
+//
+// s = ceil(log2 d), m = ceil(2^(31 + s) / d) (< 2^32 as d > 2^(s - 1); d = 1: s = 0, m = 2^31);
+// n / d = floor(2n m / 2^(32 + s)): with m = 2^(31 + s) / d + e, 0 <= e < 1, the error term
+// n e / 2^(31 + s) < 2^-s <= 1 / d, and the fraction of n / d is at most (d - 1) / d.
+#ifndef AG_FASTDIV_H
+#define AG_FASTDIV_H
+
+#ifndef AG_FDIV_FN
+#define AG_FDIV_FN static inline
+#endif
+
+#ifndef AG_FDIV_DEVICE_ONLY
+// The pair (m, s) of divisor d (1 <= d < 2^31; the host's side).
+static inline void ag_fdiv_make(unsigned int d, unsigned int *m, unsigned int *s) {
+  unsigned int l = 0;
+  while (l < 31u && (1u << l) < d) ++l;
+  *s = l;
+  *m = (unsigned int)(((1ull << (31u + l)) + d - 1u) / d);
+}
+#endif
+
+// n / d for 0 <= n < 2^31, with (m, s) from ag_fdiv_make(d).
+AG_FDIV_FN unsigned int ag_fdiv(unsigned int n, unsigned int m, unsigned int s) {
+  return (unsigned int)(((unsigned long long)(n + n) * m) >> 32) >> s;
+}
+
+#endif // AG_FASTDIV_H
+#line 28 "templates/sm90/attn_fwd_wgmma.cu.in"
 // attn_fwd_wgmma.cu.in: bf16 forward attention (head_dim 128) for NVIDIA Hopper (sm_90a) with
 // warpgroup MMA (wgmma), a producer warpgroup and two consumer warpgroups in ping-pong.
 // Variant attn_fwd_d128_bhsd_rtne_q1_kv176_w12_nosplit_tma_skip_wgmma_sm90.
@@ -842,7 +886,7 @@ AG_BF16_FN unsigned int ag_bf16_to_f32_bits(unsigned int b) { return (b & 0xFFFF
 //     from one consumer to the other (ping-pong): consumer c waits on barrier 1 + c before
 //     issuing and arrives on the other's barrier after issuing.
 //
-#line 56 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 59 "templates/sm90/attn_fwd_wgmma.cu.in"
 // Loads (load = tma): thread 0 of the producer issues every copy as a bulk tensor copy
 // (cp.async.bulk.tensor.4d) through the tensor maps of the kernel's one parameter
 // (attngen_kargs_tma, `const __grid_constant__`: the maps stay in parameter space, encoded by
@@ -855,23 +899,23 @@ AG_BF16_FN unsigned int ag_bf16_to_f32_bits(unsigned int b) { return (b & 0xFFFF
 // K and V carry an L2 evict_last hint (every m-block of the head reads them), Q evict_first.
 // Thread 32 of the producer warpgroup stores O (below); the other 126 producer threads only
 // give their registers back (setmaxnreg.dec).
-#line 78 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 81 "templates/sm90/attn_fwd_wgmma.cu.in"
 //
 // Shared memory (128-byte swizzle: in every 1024-byte atom of 8 rows x 128 bytes, 16-byte
 // chunk c of row r sits at chunk c ^ (r & 7)); rows of 256 bytes are split into
 // 2 box(es) of 64 columns (d 0..63, 64..127, ...; "halves" below, whatever their count),
 // each a K-major (Q, K) or N-major (V) canonical layout:
-#line 84 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 87 "templates/sm90/attn_fwd_wgmma.cu.in"
 //   Q [1][2][128][128 B] | K [2][2][176][128 B]
 //   | V (same) | O staging [1][2][64][128 B] | mbarriers
-#line 96 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 99 "templates/sm90/attn_fwd_wgmma.cu.in"
 // O leaves through shared memory: a consumer rounds its 64 rows into an O buffer (the
 // layout of a Q half, 128-byte swizzled; each thread's 4-byte words hit 32 different banks),
 // fences them for the async proxy and arrives on the buffer's o_full mbarrier; thread 32 of
 // the producer warpgroup (the storer) then writes the buffer to global memory with two bulk
 // tensor stores through the o map (rows past Sq are dropped), waits until they have read
 // the buffer and frees it (named barriers 3 and 4, kBarOFree below). With 1 buffer(s): the consumers take the one buffer in turn (job n consumer 0, job n consumer 1, ..., job n + 1 ...).
-#line 108 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 111 "templates/sm90/attn_fwd_wgmma.cu.in"
 // Packed variable-length batches (kernel argument kargs.cu_q / cu_k, bshd only; 0 = dense):
 // the jobs are (m-block, head, sequence) over ceil(Sq / block_m) m-blocks, Sq the largest
 // query length; every role of the block (producer, storer, consumers) walks the same jobs and
@@ -884,7 +928,7 @@ AG_BF16_FN unsigned int ag_bf16_to_f32_bits(unsigned int b) { return (b & 0xFFFF
 // stored (they belong to the next sequence): a consumer whose 64 rows cross the sequence's
 // end stores them from registers, row by row (the storer skips that box); LSE goes to
 // [H, total_q]. Dense calls keep every loop as it was (per-job setup only).
-#line 121 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 124 "templates/sm90/attn_fwd_wgmma.cu.in"
 // Tile skipping (axis skip = on; docs/NUMERICS.md "Tile skipping"): a job's KV tiles whose
 // skip bit ((R | MS) & ~MD, kargs.skip_*) is set are neither loaded nor computed: producer
 // and consumers walk the same computed tiles (next_live_p / next_live_c: one list word per 32 tiles), so the
@@ -898,7 +942,7 @@ AG_BF16_FN unsigned int ag_bf16_to_f32_bits(unsigned int b) { return (b & 0xFFFF
 // kargs.skip_write as whole words and sets it back to all ones (skip_done). Up to
 // 64 words (2048 tiles) per job: the runtime refuses longer key sequences for these
 // variants.
-#line 153 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 156 "templates/sm90/attn_fwd_wgmma.cu.in"
 // Numerics follow docs/NUMERICS.md step by step (comments numbered like its steps).
 // attngen-launch: threads=384 block_m=128 smem_bytes=231432
 
@@ -921,17 +965,17 @@ constexpr int kQBufs = 1;            // Q buffers: job n uses buffer n % kQBufs
 constexpr wg_u32 kQBytes = 32768;
 constexpr wg_u32 kOffK = kQBufs * kQBytes;
 constexpr wg_u32 kOffV = kOffK + kStages * kKvStage;
-#line 176 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 179 "templates/sm90/attn_fwd_wgmma.cu.in"
 constexpr int kOBufs = 1;
 constexpr wg_u32 kOBufBytes = 16384;  // boxes x 64 rows x 128 bytes
 constexpr wg_u32 kOBox = kOBufBytes / kBoxes;
 constexpr wg_u32 kOffO = kOffV + kStages * kKvStage;
 constexpr wg_u32 kOffBar = kOffO + kOBufs * kOBufBytes;
-#line 184 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 187 "templates/sm90/attn_fwd_wgmma.cu.in"
 constexpr float kLn2 = 0.693147180559945309f;
-#line 186 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 189 "templates/sm90/attn_fwd_wgmma.cu.in"
 constexpr int kSkipWords = 64;    // list words per job held in shared memory
-#line 188 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 191 "templates/sm90/attn_fwd_wgmma.cu.in"
 
 // 128-byte swizzled, 1024-byte atoms: wgmma shared-memory descriptor for a start address,
 // leading and stride byte offsets (PTX ISA "Matrix Descriptor Format", swizzle mode 1).
@@ -958,9 +1002,9 @@ __device__ __forceinline__ wg_u32 swz(int r, int c) {
 // P (step 5): two fp32 probabilities -> bf16x2 with the variant's rounding, lower column low.
 // For P only finite values in [0, 1] and NaN occur; NaN stays a NaN (it only feeds P.V).
 __device__ __forceinline__ wg_u32 pack_p(float lo, float hi) {
-#line 215 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 218 "templates/sm90/attn_fwd_wgmma.cu.in"
   return wg_pack_bf16x2_rn(lo, hi);
-#line 223 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 226 "templates/sm90/attn_fwd_wgmma.cu.in"
 }
 
 // Output rounding (step 6) of two values, lower column low: exactly the docs/NUMERICS.md formula
@@ -968,9 +1012,9 @@ __device__ __forceinline__ wg_u32 pack_p(float lo, float hi) {
 // (cvt.rn / cvt.rz to bf16x2 round finite values as the formulas and give 0x7FFF for every
 // NaN); RTNA has no cvt and uses the integer formula.
 __device__ __forceinline__ wg_u32 round_out2(float lo, float hi) {
-#line 231 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 234 "templates/sm90/attn_fwd_wgmma.cu.in"
   return wg_pack_bf16x2_rn(lo, hi);
-#line 237 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 240 "templates/sm90/attn_fwd_wgmma.cu.in"
 }
 
 __device__ __forceinline__ void mbar_wait(wg_u32 bar, wg_u32 parity) {
@@ -983,11 +1027,11 @@ __device__ __forceinline__ void mbar_wait(wg_u32 bar, wg_u32 parity) {
 // The kernel's body, instantiated once per entry point: attn_fwd_d128_bhsd_rtne_q1_kv176_w12_nosplit_tma_skip_wgmma_sm90 (kVarEntry = false) and, where
 // the variant has it (var_entry = 0), attn_fwd_d128_bhsd_rtne_q1_kv176_w12_nosplit_tma_skip_wgmma_sm90_var (true), which the runtime launches
 // for calls with key lengths or packed batches; the first is then built without their code.
-#line 250 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 253 "templates/sm90/attn_fwd_wgmma.cu.in"
 template <bool kVarEntry>
 static __device__ __forceinline__ void attn_body(const attngen_kargs_tma &prm) {
   const attngen_kargs a = prm.a;            // (a reference kept the param address live: a spill)
-#line 257 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 260 "templates/sm90/attn_fwd_wgmma.cu.in"
   extern __shared__ __align__(1024) unsigned char smem_raw[];
   const wg_u32 sbase = (wg_smem_addr(smem_raw) + 1023u) & ~1023u;
   const wg_u32 sQ = sbase;
@@ -999,7 +1043,7 @@ static __device__ __forceinline__ void attn_body(const attngen_kargs_tma &prm) {
   const wg_u32 bar_full_v = bar_full_k + 8 * kStages;
   const wg_u32 bar_empty_k = bar_full_v + 8 * kStages;  // [stage]: K tile released
   const wg_u32 bar_empty_v = bar_empty_k + 8 * kStages;
-#line 269 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 272 "templates/sm90/attn_fwd_wgmma.cu.in"
   // (macros, not variables: computed where used, so that no register holds them in the
   // producer's 24-register code)
 #define sO (sbase + kOffO)
@@ -1014,7 +1058,7 @@ static __device__ __forceinline__ void attn_body(const attngen_kargs_tma &prm) {
   // < 2^16: ATTNGEN__GRID_YZ_LIMIT).
 #define job_q_row (job_count + 4)
 #define job_q_hb (job_count + 8)
-#line 284 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 287 "templates/sm90/attn_fwd_wgmma.cu.in"
   // The list entry (word index) and first computed tile of the job being loaded (held, they
   // spilled), the verdict word buffers [3][kSkipWords] (all ones when free) and their counts
   // of consumer warps done [3] (0 when free).
@@ -1026,10 +1070,10 @@ static __device__ __forceinline__ void attn_body(const attngen_kargs_tma &prm) {
 #define job_skip_lw_i (job_count + 32)
 #define job_skip_lw (job_count + 36)
 #define skip_words (job_count + 48)
-#line 297 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 300 "templates/sm90/attn_fwd_wgmma.cu.in"
   // The dynamic job order (job_at, fetch_job): 16 slots of (round, job), slot r % 16.
 #define job_ring (skip_words + 4 * 3 * kSkipWords)
-#line 300 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 303 "templates/sm90/attn_fwd_wgmma.cu.in"
   // O buffer free again (its stores have read it): named barriers kBarOFree + c (after the
   // consumers' turn barriers 1..kConsumers), 160 threads (a consumer's 128 wait with bar.sync,
   // the storer's warp arrives). One buffer: kBarOFree + c = "free for consumer c" (the
@@ -1039,7 +1083,7 @@ static __device__ __forceinline__ void attn_body(const attngen_kargs_tma &prm) {
   // the previous job's stores have read the buffers), so no arrival is left that no use
   // waits for.
   constexpr wg_u32 kBarOFree = 1 + kConsumers;
-#line 310 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 313 "templates/sm90/attn_fwd_wgmma.cu.in"
 
   const int tid = (int)threadIdx.x;
   // The warpgroup index, broadcast from lane 0 so that the compiler knows it is the same in
@@ -1051,20 +1095,27 @@ static __device__ __forceinline__ void attn_body(const attngen_kargs_tma &prm) {
   // head h H_kv / H = h / (H / H_kv)
   const int Hkv = a.H_kv > 0 ? a.H_kv : H;
   const int n_mb = a.num_q_blocks;
-#line 325 "templates/sm90/attn_fwd_wgmma.cu.in"
+  // Quotients by the call's divisors (kargs.div_m / div_s, templates/common/fastdiv.h): one
+  // multiply-high and a shift instead of an inlined division, in every role's job decode.
+  auto div_nmb = [&](int n) -> int { return (int)ag_fdiv((wg_u32)n, a.div_m[0], a.div_s[0]); };
+  auto div_h = [&](int n) -> int { return (int)ag_fdiv((wg_u32)n, a.div_m[1], a.div_s[1]); };
+  auto div_nhb = [&](int n) -> int { return (int)ag_fdiv((wg_u32)n, a.div_m[2], a.div_s[2]); };
+  // query head h reads KV head h H_kv / H = h / (H / H_kv)
+  auto div_group = [&](int h) -> int { return (int)ag_fdiv((wg_u32)h, a.div_m[3], a.div_s[3]); };
+#line 335 "templates/sm90/attn_fwd_wgmma.cu.in"
   const int n_jobs = n_mb * H * a.B;
-#line 327 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 337 "templates/sm90/attn_fwd_wgmma.cu.in"
   const int n_tiles = (Skv + kKv - 1) / kKv;
   // A packed batch (kargs.cu_q != 0; the host allows it with bshd and head_dim 128 only, so
   // the other kernels compile without its code: in the head_dim 64 ones it spilled 4 bytes):
   // Sq and Skv are the largest lengths. Key lengths: kvl (kargs.kv_len). Where the variant
   // has the entry attn_fwd_d128_bhsd_rtne_q1_kv176_w12_nosplit_tma_skip_wgmma_sm90_var, only that one has their code (the runtime launches it for
   // such calls) and attn_fwd_d128_bhsd_rtne_q1_kv176_w12_nosplit_tma_skip_wgmma_sm90 traps if given one.
-#line 337 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 347 "templates/sm90/attn_fwd_wgmma.cu.in"
   const int *const kvl = a.kv_len;
-#line 342 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 352 "templates/sm90/attn_fwd_wgmma.cu.in"
   constexpr bool packed = false;
-#line 344 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 354 "templates/sm90/attn_fwd_wgmma.cu.in"
   // Sequence b of a packed batch in a cu_seqlens array: its first row (start) and length,
   // clamped as kargs.h says, so that no value can address a row outside [0, total).
   auto seq_of = [&](const int *cu, int b, int total, int max, int &start) -> int {
@@ -1082,9 +1133,9 @@ static __device__ __forceinline__ void attn_body(const attngen_kargs_tma &prm) {
   };
   // The causal mask is the variant's (axis mask; the dispatcher gives it only calls with
   // kargs.causal set accordingly): the dense kernels compile without any of its code.
-#line 364 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 374 "templates/sm90/attn_fwd_wgmma.cu.in"
   constexpr bool kCausal = false;
-#line 366 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 376 "templates/sm90/attn_fwd_wgmma.cu.in"
   // Keys of the jobs of batch entry b: its length (attngen_kargs.kv_len) clamped into
   // [0, Skv], or Skv; and a job's KV tiles: at least one (a job with no key runs one fully
   // masked tile, so that every job keeps its place in the pipeline; n_tiles == 0, Skv = 0,
@@ -1114,7 +1165,7 @@ static __device__ __forceinline__ void attn_body(const attngen_kargs_tma &prm) {
     const int last = (q0 + kBlockM < sq ? q0 + kBlockM : sq) + n - sq;
     return last < n ? last : n;
   };
-#line 398 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 408 "templates/sm90/attn_fwd_wgmma.cu.in"
   // The job of this block's round i (job = (batch * H + head) * n_mb + m-block; >= n_jobs:
   // none left; increasing in i for each block): x + i * gridDim.x. Causal calls, in the
   // order kargs.causal names (1 or 2, the host's choice): the position F of the round in an
@@ -1127,7 +1178,7 @@ static __device__ __forceinline__ void attn_body(const attngen_kargs_tma &prm) {
   //     m-blocks zigzag n_mb - 1, 0, n_mb - 2, 1, ...: a block's two rounds 2r, 2r + 1 take
   //     m-blocks n_mb - 1 - k and k (together n_mb + 1 tiles when Sq = Skv; an odd n_mb
   //     pairs across heads), and the blocks running at one time read about 2 g / n_mb heads.
-#line 411 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 421 "templates/sm90/attn_fwd_wgmma.cu.in"
   // Skip variants take their jobs in a dynamic order (with a counter, kargs.skip_count[2],
   // zeroed by the runtime before each call): a block's first job is its index, each next one
   // the producer's atomic fetch (gridDim.x + the counter), so a block whose jobs had many
@@ -1141,37 +1192,37 @@ static __device__ __forceinline__ void attn_body(const attngen_kargs_tma &prm) {
   // few rounds ahead of them: its Q buffers wait for the consumers, and the storer lags
   // them by one job.) Without a counter, or with Skv = 0 (no producer loop), the static order.
   const bool dyn_jobs = a.skip_count != 0 && n_tiles > 0;
-#line 446 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 456 "templates/sm90/attn_fwd_wgmma.cu.in"
   auto job_at = [&](int i) -> int {
     const int k = (int)blockIdx.x, g = (int)gridDim.x;
-#line 449 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 459 "templates/sm90/attn_fwd_wgmma.cu.in"
     if (dyn_jobs) {
       const wg_u32 slot = job_ring + 8u * (wg_u32)(i % 16);
       while (wg_ld_acquire_shared_b32(slot) != (wg_u32)i) {
       }
       return (int)wg_ld_shared_b32(slot + 4);
     }
-#line 456 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 466 "templates/sm90/attn_fwd_wgmma.cu.in"
     if (!kCausal) return i * g + k;
     if (a.causal == 2) {
       const int f = ((i >> 1) * g + k) * 2 + (i & 1);
       if (f >= n_jobs) return n_jobs;
-      const int hb = f / n_mb, pos = f - hb * n_mb;
+      const int hb = div_nmb(f), pos = f - hb * n_mb;
       return hb * n_mb + ((pos & 1) ? pos >> 1 : n_mb - 1 - (pos >> 1));
     }
     const int f = i * g + ((i & 1) ? g - 1 - k : k);
     if (f >= n_jobs) return n_jobs;
     const int nhb = H * a.B;
-    const int q = f / nhb;
+    const int q = div_nhb(f);
     return (f - q * nhb) * n_mb + n_mb - 1 - q;
   };
   // Job -> (m-block, head, batch): m-blocks fastest.
   auto decode = [&](int job, int &mb, int &h, int &b) {
-#line 474 "templates/sm90/attn_fwd_wgmma.cu.in"
-    mb = job % n_mb;
-    const int hb = job / n_mb;
-    h = hb % H;
-    b = hb / H;
+#line 484 "templates/sm90/attn_fwd_wgmma.cu.in"
+    const int hb = div_nmb(job);
+    mb = job - hb * n_mb;
+    b = div_h(hb);
+    h = hb - b * H;
   };
   // The first round at or after round i whose job has query rows (past the last job: a round
   // whose job is >= n_jobs). Dense calls: i itself. A packed job whose m-block starts at or
@@ -1187,11 +1238,11 @@ static __device__ __forceinline__ void attn_body(const attngen_kargs_tma &prm) {
     }
     return i;
   };
-#line 508 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 518 "templates/sm90/attn_fwd_wgmma.cu.in"
   // Tile skipping (variant axis skip): the dense kernels compile without any of its code.
-#line 510 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 520 "templates/sm90/attn_fwd_wgmma.cu.in"
   constexpr bool kSkip = true;
-#line 514 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 524 "templates/sm90/attn_fwd_wgmma.cu.in"
   // A job's list entry: the index of its first word (the host keeps lists below 2^32 words).
   auto skip_base = [&](int mb, int h, int b) -> wg_u32 {
     return (((wg_u32)b * (wg_u32)H + (wg_u32)h) * (wg_u32)a.skip_nqt + (wg_u32)mb) *
@@ -1210,7 +1261,7 @@ static __device__ __forceinline__ void attn_body(const attngen_kargs_tma &prm) {
   (void)kSkip;
   (void)skip_base;
   (void)live_word;
-#line 539 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 549 "templates/sm90/attn_fwd_wgmma.cu.in"
   // Element offsets of job `job`'s first Q, K, V and O rows (K and V: those of its KV head)
   // through the call's strides (kargs.h: (b, s, h) at b sb + s ss + h sh, whatever the
   // layout): 64-bit per-(batch, head) bases, 32-bit row offsets within a batch entry. Also
@@ -1221,7 +1272,7 @@ static __device__ __forceinline__ void attn_body(const attngen_kargs_tma &prm) {
     int mb;
     decode(job, mb, h, b);
     q0 = mb * kBlockM;
-    const int hk = (int)((unsigned)h * (unsigned)Hkv / (unsigned)H);
+    const int hk = div_group(h);
     int qr = 0, kr = 0;
     if (packed) {
       q_len(b, qr);
@@ -1233,9 +1284,9 @@ static __device__ __forceinline__ void attn_body(const attngen_kargs_tma &prm) {
     v_base = (long long)b * a.v_sb + (long long)kr * a.v_ss + (long long)hk * a.v_sh;
   };
 
-#line 562 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 572 "templates/sm90/attn_fwd_wgmma.cu.in"
   constexpr wg_u32 kFullArrivals = 1;        // the producer thread's arrive.expect_tx
-#line 566 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 576 "templates/sm90/attn_fwd_wgmma.cu.in"
   if (tid == 0) {
     for (int i = 0; i < kQBufs; ++i) {
       wg_mbar_init(bar_q + 8 * i, kFullArrivals);
@@ -1247,14 +1298,14 @@ static __device__ __forceinline__ void attn_body(const attngen_kargs_tma &prm) {
       wg_mbar_init(bar_empty_k + 8 * s, 4 * kConsumers);
       wg_mbar_init(bar_empty_v + 8 * s, 4 * kConsumers);
     }
-#line 578 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 588 "templates/sm90/attn_fwd_wgmma.cu.in"
     for (int i = 0; i < kOBufs; ++i) wg_mbar_init(bar_o_full + 8 * i, 128);  // its consumer
-#line 580 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 590 "templates/sm90/attn_fwd_wgmma.cu.in"
     for (int i = 0; i < 3 * kSkipWords; ++i) wg_st_shared_b32(skip_words + 4 * i, ~0u);
     for (int i = 0; i < 3; ++i) wg_st_shared_b32(skip_done_count + 4 * i, 0u);
-#line 584 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 594 "templates/sm90/attn_fwd_wgmma.cu.in"
     for (int i = 0; i < 16; ++i) wg_st_shared_b32(job_ring + 8 * i, ~0u);
-#line 587 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 597 "templates/sm90/attn_fwd_wgmma.cu.in"
     wg_fence_mbar_init();
   }
   __syncthreads();
@@ -1262,7 +1313,7 @@ static __device__ __forceinline__ void attn_body(const attngen_kargs_tma &prm) {
   if (wgroup == 0) {
     // ================================ producer ================================
     wg_setmaxnreg_dec<24>();
-#line 595 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 605 "templates/sm90/attn_fwd_wgmma.cu.in"
     if (tid == 0 && n_tiles > 0) {
       const void *map_q = &prm.q;
       const void *map_k = &prm.k;
@@ -1276,7 +1327,7 @@ static __device__ __forceinline__ void attn_body(const attngen_kargs_tma &prm) {
 #define once wg_policy_evict_first()
       int it = 0;                            // K/V tiles issued so far (ring position)
       wg_st_shared_b32(job_count, 0u);
-#line 609 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 619 "templates/sm90/attn_fwd_wgmma.cu.in"
       // next_live of the job being loaded, its list word held in shared memory.
       auto next_live_p = [&](int j, int nt) -> int {
         for (; j < nt; j = (j | 31) + 1) {
@@ -1296,24 +1347,24 @@ static __device__ __forceinline__ void attn_body(const attngen_kargs_tma &prm) {
         }
         return nt;
       };
-#line 629 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 639 "templates/sm90/attn_fwd_wgmma.cu.in"
       // A packed job without query rows is passed over here (continue) rather than by
       // live_round: that second copy of the test in the loop's step spilled.
-#line 632 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 642 "templates/sm90/attn_fwd_wgmma.cu.in"
       // The producer's round ri: its job, published for the other roles (job_at).
       auto fetch_job = [&](int ri) -> int {
         if (!dyn_jobs) return job_at(ri);
-#line 636 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 646 "templates/sm90/attn_fwd_wgmma.cu.in"
         int job = ri == 0 ? (int)blockIdx.x
                           : (int)gridDim.x + (int)wg_atom_global_add(a.skip_count + 2, 1u);
         job = job < n_jobs ? job : n_jobs;
-#line 643 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 653 "templates/sm90/attn_fwd_wgmma.cu.in"
         const wg_u32 slot = job_ring + 8u * (wg_u32)(ri % 16);
         wg_st_shared_b32(slot + 4, (wg_u32)job);
         wg_st_release_shared_b32(slot, (wg_u32)ri);  // the tag after the job (job_at)
         return job;
       };
-#line 649 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 659 "templates/sm90/attn_fwd_wgmma.cu.in"
       for (int ri = 0;; ++ri) {
         const int job = fetch_job(ri);
         if (job >= n_jobs) break;
@@ -1324,9 +1375,9 @@ static __device__ __forceinline__ void attn_body(const attngen_kargs_tma &prm) {
         // kr (kc; both held spilled).
         int mb, h, b;
         decode(job, mb, h, b);
-        const int hk = (int)((unsigned)h * (unsigned)Hkv / (unsigned)H);
+        const int hk = div_group(h);
         int nt = n_tiles, kc = b, qr = 0;
-#line 668 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 678 "templates/sm90/attn_fwd_wgmma.cu.in"
         if (kCausal || kvl != nullptr || packed) {
           int kr;
           const int sq = q_len(b, qr);
@@ -1338,12 +1389,12 @@ static __device__ __forceinline__ void attn_body(const attngen_kargs_tma &prm) {
             b = 0;
           }
         }
-#line 680 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 690 "templates/sm90/attn_fwd_wgmma.cu.in"
         wg_st_shared_b32(job_q_row, (wg_u32)(qr + mb * kBlockM));
         wg_st_shared_b32(job_q_hb, (wg_u32)h | ((wg_u32)b << 16));
 #define kv_row (packed ? kc + j * kKv : j * kKv)
 #define kv_batch (packed ? 0 : kc)
-#line 685 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 695 "templates/sm90/attn_fwd_wgmma.cu.in"
         // The computed tiles only; every tile skipped: tile 0 (masked whole by the consumers).
         wg_st_shared_b32(job_skip_base, skip_base(mb, h, b));
         wg_st_shared_b32(job_skip_lw_i, ~0u);
@@ -1351,7 +1402,7 @@ static __device__ __forceinline__ void attn_body(const attngen_kargs_tma &prm) {
         jq = jq < nt ? jq : 0;
         wg_st_shared_b32(job_skip_first, (wg_u32)jq);
         for (int j = jq; j < nt; j = next_live_p(j + 1, nt), ++it) {
-#line 695 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 705 "templates/sm90/attn_fwd_wgmma.cu.in"
           const int s = it % kStages;
           const wg_u32 round_parity = (wg_u32)((it / kStages - 1) & 1);
           // K tile j, then V tile j (keys past Skv are zero-filled: their scores are masked,
@@ -1423,9 +1474,9 @@ static __device__ __forceinline__ void attn_body(const attngen_kargs_tma &prm) {
       int b = ((int)blockIdx.x / n_mb) / H;
       for (int ni = 0;; ++ni) {
         const int job = job_at(ni);
-#line 769 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 779 "templates/sm90/attn_fwd_wgmma.cu.in"
         if (job >= n_jobs) break;
-#line 771 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 781 "templates/sm90/attn_fwd_wgmma.cu.in"
         if (kCausal || packed || kSkip) decode(job, mb, h, b);
         int qr = 0, sq = Sq;
         if (packed) {
@@ -1468,7 +1519,7 @@ static __device__ __forceinline__ void attn_body(const attngen_kargs_tma &prm) {
         }
       }
     }
-#line 881 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 891 "templates/sm90/attn_fwd_wgmma.cu.in"
   } else {
     // ================================ consumers ===============================
     wg_setmaxnreg_inc<240>();
@@ -1495,11 +1546,11 @@ static __device__ __forceinline__ void attn_body(const attngen_kargs_tma &prm) {
     float m0, m1;                            // running max of t (rows g, g + 8), step 3
     float l0, l1;                            // this thread's part of l, step 4
     int kv_n = Skv, nt = n_tiles;            // keys and KV tiles of the job whose S is next
-#line 910 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 920 "templates/sm90/attn_fwd_wgmma.cu.in"
     // That job's causal diagonal: its first query row + kv_n - its entry's query rows (Sq, a
     // packed sequence's length): query row q0 + i sees the keys below cdiag + i + 1.
     int cdiag = Skv - Sq;
-#line 914 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 924 "templates/sm90/attn_fwd_wgmma.cu.in"
     // Tile skipping, for the job whose S is next: its list entry, first computed tile (jf) and
     // the one after (jn1), its visited tiles, the round (it) of its first computed tile (jit0:
     // its computed tiles are counted from the rounds, not per tile), the last computed tile
@@ -1536,7 +1587,7 @@ static __device__ __forceinline__ void attn_body(const attngen_kargs_tma &prm) {
           if (wb + 32 >= nt) return nt;
           wb += 32;
           wg_u32 lw = live_word(sk_base + (wg_u32)(wb >> 5));
-#line 953 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 963 "templates/sm90/attn_fwd_wgmma.cu.in"
           const int left = nt - wb;
           rem = left >= 32 ? lw : lw & ((1u << left) - 1u);
         } while (rem == 0);
@@ -1546,7 +1597,7 @@ static __device__ __forceinline__ void attn_body(const attngen_kargs_tma &prm) {
       return jn;
     };
     const float skip_t = a.skip_threshold_log2;
-#line 963 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 973 "templates/sm90/attn_fwd_wgmma.cu.in"
 
     // This consumer's 64 rows of the Q buffer of the job whose S is issued next, and that
     // buffer's q_empty mbarrier (switched at each job boundary).
@@ -1556,10 +1607,10 @@ static __device__ __forceinline__ void attn_body(const attngen_kargs_tma &prm) {
     // Issue S = Q K_j^T (step 1) from stage sj: kD / 16 k-steps of 16 over d; the k-step's 32
     // bytes sit at offset 32 (kk & 3) of box kk >> 2 (the hardware applies the swizzle).
     auto issue_qk = [&](int sj) {
-#line 980 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 990 "templates/sm90/attn_fwd_wgmma.cu.in"
       const wg_u64 da0 = make_desc(q_rows, 16, 1024);
       const wg_u64 db0 = make_desc(sK + sj * kKvStage, 16, 1024);
-#line 983 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 993 "templates/sm90/attn_fwd_wgmma.cu.in"
 #pragma unroll
       for (int kk = 0; kk < kD / 16; ++kk) {
         const wg_u64 da = desc_add(da0, (kk >> 2) * kQHalf + (kk & 3) * 32);
@@ -1580,12 +1631,12 @@ static __device__ __forceinline__ void attn_body(const attngen_kargs_tma &prm) {
       }
       wg_commit();
     };
-#line 1004 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1014 "templates/sm90/attn_fwd_wgmma.cu.in"
     // Waits for my turn on the tensor cores, then orders my register writes before the
     // wgmmas (the tiles arrived through the async proxy: no proxy fence).
     auto begin_issue = [&]() {
       wg_bar_sync(bar_me, 256);
-#line 1015 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1025 "templates/sm90/attn_fwd_wgmma.cu.in"
 #pragma unroll
       for (int i = 0; i < kORegs; ++i) wg_fence_operand(o[i]);
 #pragma unroll
@@ -1594,7 +1645,7 @@ static __device__ __forceinline__ void attn_body(const attngen_kargs_tma &prm) {
       for (int i = 0; i < kPRegs; ++i) wg_fence_operand(p[i]);
       wg_fence();
     };
-#line 1024 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1034 "templates/sm90/attn_fwd_wgmma.cu.in"
     // Steps 2-4 on S of tile j (already complete) in the score_fma form (docs/NUMERICS.md
     // step 4, the manifest's score_fma = 2): for c = scale_log2 > 0, x = fma(s, c, -m)
     // rounded once, one FFMA per score instead of a multiply and a subtract. m is still the
@@ -1646,10 +1697,10 @@ static __device__ __forceinline__ void attn_body(const attngen_kargs_tma &prm) {
       mx1 = wg_max(mx1, wg_shfl_xor(mx1, 2));
       mx0 = wg_mul_rn(mx0, c_pos);             // the tile's max t = fl(max s * c) (c <= 0: * 1)
       mx1 = wg_mul_rn(mx1, c_pos);
-#line 1076 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1086 "templates/sm90/attn_fwd_wgmma.cu.in"
       tmx0 = mx0;                            // (the skip verdict's tile max)
       tmx1 = mx1;
-#line 1079 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1089 "templates/sm90/attn_fwd_wgmma.cu.in"
       mx0 = wg_max(m0, mx0);                 // (max is exact: the same m as the reference's)
       mx1 = wg_max(m1, mx1);
       // A row that sees no key (a job with no key, a causal row above the diagonal): max 0,
@@ -1662,7 +1713,7 @@ static __device__ __forceinline__ void attn_body(const attngen_kargs_tma &prm) {
       m1 = mx1;
       float c0 = c_pos, c1 = c_pos;
       const bool big0 = !(fabsf(m0) < big_m), big1 = !(fabsf(m1) < big_m);
-#line 1098 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1108 "templates/sm90/attn_fwd_wgmma.cu.in"
       if (big0) {                            // (|m| >= 2^24: see above; rare)
 #pragma unroll
         for (int i = 0; i < kSRegs; i += 4) {
@@ -1679,7 +1730,7 @@ static __device__ __forceinline__ void attn_body(const attngen_kargs_tma &prm) {
         }
         c1 = 1.f;
       }
-#line 1117 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1127 "templates/sm90/attn_fwd_wgmma.cu.in"
       const float nm0 = -m0, nm1 = -m1;
       float rs0 = 0.f, rs1 = 0.f;
 #pragma unroll
@@ -1694,7 +1745,7 @@ static __device__ __forceinline__ void attn_body(const attngen_kargs_tma &prm) {
       l0 = first ? rs0 : wg_add_rn(wg_mul_rn(l0, alpha0), rs0);
       l1 = first ? rs1 : wg_add_rn(wg_mul_rn(l1, alpha1), rs1);
     };
-#line 1206 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1216 "templates/sm90/attn_fwd_wgmma.cu.in"
     // Step 5: P = bf16_round(p). Two adjacent n8 chunks of the S accumulator have the layout
     // of one k16 A fragment of P.V.
     auto pack = [&]() {
@@ -1739,7 +1790,7 @@ static __device__ __forceinline__ void attn_body(const attngen_kargs_tma &prm) {
     // skipping job whose every tile is skipped runs tile 0 with kv_n = 0: its V rows too.)
     auto zero_v_tail = [&](int sp, int vrows) {
       if ((kvl == nullptr && !packed && !(kSkip && kv_n == 0)) || vrows >= kKv) return;
-#line 1253 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1263 "templates/sm90/attn_fwd_wgmma.cu.in"
       const wg_u32 vt = sV + sp * kKvStage;
       for (int i = ct; i < (kKv - vrows) * (kD / 2); i += 128) {  // kD / 2 words per row
         const wg_u32 w = (wg_u32)i % (kD / 2), r = (wg_u32)i / (kD / 2);  // (shifts, masks)
@@ -1751,16 +1802,16 @@ static __device__ __forceinline__ void attn_body(const attngen_kargs_tma &prm) {
     auto set_pending = [&](float alpha0, float alpha1) {
       pa0 = alpha0;
       pa1 = alpha1;
-#line 1269 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1279 "templates/sm90/attn_fwd_wgmma.cu.in"
       prs = wg_any(alpha0 != 1.f || alpha1 != 1.f);
-#line 1271 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1281 "templates/sm90/attn_fwd_wgmma.cu.in"
     };
 
-#line 1274 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1284 "templates/sm90/attn_fwd_wgmma.cu.in"
     // Step 6: o = O * (1 / l) (l = 0 -> 0), rounded, into this consumer's O buffer (the
     // storer writes it out). Step 7: LSE = m ln2 + ln l. For job `job` with the final running
     // max (em0, em1) and this thread's parts of l (el0, el1).
-#line 1282 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1292 "templates/sm90/attn_fwd_wgmma.cu.in"
     auto epilogue = [&](int job, float em0, float em1, float el0, float el1) {
       long long q_base, k_base, v_base, o_base;
       int q0, h, b;
@@ -1772,7 +1823,7 @@ static __device__ __forceinline__ void attn_body(const attngen_kargs_tma &prm) {
       ls0 = wg_add_rn(ls0, wg_shfl_xor(ls0, 2));
       float ls1 = wg_add_rn(el1, wg_shfl_xor(el1, 1));
       ls1 = wg_add_rn(ls1, wg_shfl_xor(ls1, 2));
-#line 1319 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1329 "templates/sm90/attn_fwd_wgmma.cu.in"
       const float inv0 = ls0 == 0.f ? 0.f : wg_rcp_rn(ls0);
       const float inv1 = ls1 == 0.f ? 0.f : wg_rcp_rn(ls1);
       // Causal: l = 0 only in a row that saw no key (with one, p = 1 at its max): out = 0
@@ -1791,7 +1842,7 @@ static __device__ __forceinline__ void attn_body(const attngen_kargs_tma &prm) {
       int qr = 0;                            // a packed sequence's first row, its rows sq
       const int sq = q_len(b, qr);
       const bool ok0 = qa < sq, ok1 = qa + 8 < sq;
-#line 1338 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1348 "templates/sm90/attn_fwd_wgmma.cu.in"
       // Wait until the buffer's previous contents have been read by their stores (a named
       // barrier: an mbarrier wait loop here, with O and S live, made ptxas spill).
       const int ob = kOBufs == kConsumers ? cw : 0;
@@ -1809,12 +1860,12 @@ static __device__ __forceinline__ void attn_body(const attngen_kargs_tma &prm) {
       unsigned short *og = (unsigned short *)a.o + o_base + 2 * t4;
       unsigned short *og0 = og + (wg_u32)(ok0 ? qa : 0) * o_row_stride;
       unsigned short *og1 = og + (wg_u32)(ok1 ? qa + 8 : 0) * o_row_stride;
-#line 1360 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1370 "templates/sm90/attn_fwd_wgmma.cu.in"
 #pragma unroll
       for (int i = 0; i < kD / 8; ++i) {
         const wg_u32 r0 = round_out2(wg_mul_rn(o[4 * i], inv0), wg_mul_rn(o[4 * i + 1], inv0));
         const wg_u32 r1 = round_out2(wg_mul_rn(o[4 * i + 2], inv1), wg_mul_rn(o[4 * i + 3], inv1));
-#line 1365 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1375 "templates/sm90/attn_fwd_wgmma.cu.in"
         if (direct) {
           if (ok0) wg_st_global_b32(og0 + 8 * i, r0);
           if (ok1) wg_st_global_b32(og1 + 8 * i, r1);
@@ -1823,14 +1874,14 @@ static __device__ __forceinline__ void attn_body(const attngen_kargs_tma &prm) {
           wg_st_shared_b32(at, r0);
           wg_st_shared_b32(at + 8u * 128u, r1);
         }
-#line 1377 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1387 "templates/sm90/attn_fwd_wgmma.cu.in"
       }
-#line 1379 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1389 "templates/sm90/attn_fwd_wgmma.cu.in"
       if (kOBufs > 0) {
         wg_fence_proxy_async();              // st.shared (generic) -> the stores (async proxy)
         wg_mbar_arrive(bar_o_full + 8 * ob);
       }
-#line 1384 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1394 "templates/sm90/attn_fwd_wgmma.cu.in"
       if (a.lse != 0 && t4 == 0) {
         // [B, H, Sq], or [H, total_q] from the sequence's first row
         float *lse = a.lse + (packed ? (long long)h * a.total_q + qr : ((long long)b * H + h) * (long long)Sq);
@@ -1867,7 +1918,7 @@ static __device__ __forceinline__ void attn_body(const attngen_kargs_tma &prm) {
     // The keys, first query row and KV tiles of job jb, for its rounds.
     // (A dense call without key lengths keeps Skv and n_tiles: nothing to decode.)
     auto start_job = [&](int jb) {
-#line 1451 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1461 "templates/sm90/attn_fwd_wgmma.cu.in"
       if (!kCausal && kvl == nullptr && !packed && !kSkip) return;
       int mb, h, b, r0;
       decode(jb, mb, h, b);
@@ -1875,7 +1926,7 @@ static __device__ __forceinline__ void attn_body(const attngen_kargs_tma &prm) {
       const int sq = q_len(b, r0);
       cdiag = mb * kBlockM + kv_n - sq;
       nt = tiles_of(job_keys(kv_n, mb * kBlockM, sq));
-#line 1459 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1469 "templates/sm90/attn_fwd_wgmma.cu.in"
       // Its computed tiles (every tile skipped: tile 0 with no key, masked whole).
       n_vis = kv_n > 0 ? nt : 0;
       jit0 = it;
@@ -1893,9 +1944,9 @@ static __device__ __forceinline__ void attn_body(const attngen_kargs_tma &prm) {
       const int qa = mb * kBlockM + 64 * cw + 16 * wq + g;
       mi0 = qa < sq ? neg_inf : -neg_inf;
       mi1 = qa + 8 < sq ? neg_inf : -neg_inf;
-#line 1478 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1488 "templates/sm90/attn_fwd_wgmma.cu.in"
     };
-#line 1480 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1490 "templates/sm90/attn_fwd_wgmma.cu.in"
     // The skip verdict of computed tile j of the job whose S was just softmaxed (m0, m1 its
     // new running max, tmx0, tmx1 the tile's): marked when every valid row of the warp has
     // fl(tmx - m) < T (NaN scores do not count in either max; a NaN difference is not below
@@ -1956,7 +2007,7 @@ static __device__ __forceinline__ void attn_body(const attngen_kargs_tma &prm) {
       const int vis = kn > 0 ? tiles_of(job_keys(kn, mb * kBlockM, Sq)) : 0;
       const wg_u32 base = skip_base(mb, h, b);
       int nw = a.skip_nw < kSkipWords ? a.skip_nw : kSkipWords, w0 = 0;
-#line 1549 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1559 "templates/sm90/attn_fwd_wgmma.cu.in"
       for (int w = w0 + lane; w < nw; w += 32) {
         wg_u32 x = wg_ld_shared_b32(buf + 4u * w);
         const int left = vis - 32 * w;
@@ -1967,12 +2018,12 @@ static __device__ __forceinline__ void attn_body(const attngen_kargs_tma &prm) {
       }
       if (lane == 0) wg_st_shared_b32(cnt, 0u);
     };
-#line 1560 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1570 "templates/sm90/attn_fwd_wgmma.cu.in"
     start_job(job);
-#line 1562 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1572 "templates/sm90/attn_fwd_wgmma.cu.in"
     m0 = mi0;
     m1 = mi1;
-#line 1565 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1575 "templates/sm90/attn_fwd_wgmma.cu.in"
     if (cw == kConsumers - 1) wg_bar_arrive(1, 256);  // consumer 0 issues first
     {
       // The block's first round: S_0 of its first job only.
@@ -1991,9 +2042,9 @@ static __device__ __forceinline__ void attn_body(const attngen_kargs_tma &prm) {
       float alpha0, alpha1;
       softmax(jf, true, alpha0, alpha1);
       pack();
-#line 1584 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1594 "templates/sm90/attn_fwd_wgmma.cu.in"
       vj = jf;                               // (its verdict: in the next round's wait)
-#line 1586 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1596 "templates/sm90/attn_fwd_wgmma.cu.in"
     }
     // A round that issues S_j and P_{j-1} V_{j-1} of the same job (1 <= j < nt; `last`: j is
     // the job's last computed tile; skip variants find it themselves). Returns the job's next
@@ -2007,12 +2058,12 @@ static __device__ __forceinline__ void attn_body(const attngen_kargs_tma &prm) {
       issue_qk(sj);
       rescale_then_pv(sp);
       wg_bar_arrive(bar_other, 256);         // the other consumer's wgmmas queue behind mine
-#line 1600 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1610 "templates/sm90/attn_fwd_wgmma.cu.in"
       skip_verdict(vj, false, nj, j);        // the previous computed tile's, during the wgmmas
       const int jn = next_live_c();
       const bool last = jn >= nt;
       (void)last_in;
-#line 1608 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1618 "templates/sm90/attn_fwd_wgmma.cu.in"
       wg_wait<1>();                          // S_j done, P V may still run
 #pragma unroll
       for (int i = 0; i < kSRegs; ++i) wg_fence_operand(s[i]);
@@ -2037,16 +2088,16 @@ static __device__ __forceinline__ void attn_body(const attngen_kargs_tma &prm) {
       for (int i = 0; i < kPRegs; ++i) wg_fence_operand(p[i]);
       if (lane == 0) wg_mbar_arrive(bar_empty_v + 8 * sp);
       pack();
-#line 1633 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1643 "templates/sm90/attn_fwd_wgmma.cu.in"
       vj = j;
-#line 1635 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1645 "templates/sm90/attn_fwd_wgmma.cu.in"
       ++it;
       return jn;
     };
     it = 1;
-#line 1640 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1650 "templates/sm90/attn_fwd_wgmma.cu.in"
     for (int j = jn1; j < nt;) j = steady_round(j, false);
-#line 1644 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1654 "templates/sm90/attn_fwd_wgmma.cu.in"
     for (job = job_at(ri = live_round(ri + 1)); job < n_jobs;
          job = job_at(ri = live_round(ri + 1))) {
       ++nj;
@@ -2062,9 +2113,9 @@ static __device__ __forceinline__ void attn_body(const attngen_kargs_tma &prm) {
         }
         mbar_wait(bar_full_k + 8 * sj, (wg_u32)((it / kStages) & 1));
         mbar_wait(bar_full_v + 8 * sp, (wg_u32)(((it - 1) / kStages) & 1));
-#line 1660 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1670 "templates/sm90/attn_fwd_wgmma.cu.in"
         skip_verdict(vj, true, nj - 1, 0);   // o_job's (the block's nj-1-th) last computed tile
-#line 1662 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1672 "templates/sm90/attn_fwd_wgmma.cu.in"
         zero_v_tail(sp, kv_n - jl * kKv);  // o_job's last V tile
         start_job(job);                      // from here on: the new job's
         begin_issue();
@@ -2079,10 +2130,10 @@ static __device__ __forceinline__ void attn_body(const attngen_kargs_tma &prm) {
           if (jn1 >= nt) wg_mbar_arrive(q_empty);
         }
         const float pm0 = m0, pm1 = m1, pl0 = l0, pl1 = l1;  // o_job's, for its epilogue
-#line 1677 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1687 "templates/sm90/attn_fwd_wgmma.cu.in"
         m0 = mi0;
         m1 = mi1;
-#line 1683 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1693 "templates/sm90/attn_fwd_wgmma.cu.in"
         float alpha0, alpha1;
         softmax(jf, true, alpha0, alpha1);
         prs = false;                         // the new job's O starts at 0: nothing to rescale
@@ -2093,29 +2144,29 @@ static __device__ __forceinline__ void attn_body(const attngen_kargs_tma &prm) {
         for (int i = 0; i < kPRegs; ++i) wg_fence_operand(p[i]);
         if (lane == 0) wg_mbar_arrive(bar_empty_v + 8 * sp);
         epilogue(o_job, pm0, pm1, pl0, pl1);
-#line 1694 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1704 "templates/sm90/attn_fwd_wgmma.cu.in"
         skip_done(nj - 1, o_job);
-#line 1696 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1706 "templates/sm90/attn_fwd_wgmma.cu.in"
         o_job = job;
 #pragma unroll
         for (int i = 0; i < kORegs; ++i) o[i] = 0.f;
         pack();
-#line 1701 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1711 "templates/sm90/attn_fwd_wgmma.cu.in"
         vj = jf;
-#line 1703 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1713 "templates/sm90/attn_fwd_wgmma.cu.in"
         ++it;
       }
-#line 1706 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1716 "templates/sm90/attn_fwd_wgmma.cu.in"
       for (int j = jn1; j < nt;) j = steady_round(j, false);
-#line 1710 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1720 "templates/sm90/attn_fwd_wgmma.cu.in"
     }
     {
       // The last job's P_{n-1} V_{n-1}, then its epilogue.
       const int sp = (it + kStages - 1) % kStages;
       mbar_wait(bar_full_v + 8 * sp, (wg_u32)(((it - 1) / kStages) & 1));
-#line 1716 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1726 "templates/sm90/attn_fwd_wgmma.cu.in"
       skip_verdict(vj, true, nj, 0);         // the last job's last computed tile (sets jl)
-#line 1718 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1728 "templates/sm90/attn_fwd_wgmma.cu.in"
       zero_v_tail(sp, kv_n - jl * kKv);
       begin_issue();
       rescale_then_pv(sp);
@@ -2125,25 +2176,25 @@ static __device__ __forceinline__ void attn_body(const attngen_kargs_tma &prm) {
       for (int i = 0; i < kORegs; ++i) wg_fence_operand(o[i]);
       if (lane == 0) wg_mbar_arrive(bar_empty_v + 8 * sp);
       epilogue(o_job, m0, m1, l0, l1);
-#line 1728 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1738 "templates/sm90/attn_fwd_wgmma.cu.in"
       skip_done(nj, o_job);
-#line 1730 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1740 "templates/sm90/attn_fwd_wgmma.cu.in"
     }
   }
 }
 
-#line 1736 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1746 "templates/sm90/attn_fwd_wgmma.cu.in"
 extern "C" __global__ void __launch_bounds__(384, 1)
     attn_fwd_d128_bhsd_rtne_q1_kv176_w12_nosplit_tma_skip_wgmma_sm90(const __grid_constant__ attngen_kargs_tma prm) {
   attn_body<false>(prm);
 }
-#line 1808 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1818 "templates/sm90/attn_fwd_wgmma.cu.in"
 #undef sO
 #undef bar_o_full
 #undef job_count
 #undef job_q_row
 #undef job_q_hb
-#line 1814 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1824 "templates/sm90/attn_fwd_wgmma.cu.in"
 #undef job_skip_base
 #undef job_skip_first
 #undef skip_done_count

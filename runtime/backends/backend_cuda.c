@@ -349,7 +349,7 @@ static attngen_status cuda_launch(void *st, void *fn, const unsigned grid[3], un
  * attngen_kargs_tma from the same header. */
 _Static_assert(sizeof(attngen_tensor_map) == 128, "CUtensorMap is 128 bytes");
 _Static_assert(_Alignof(attngen_kargs_tma) == 128, "tensor maps are 128-byte aligned");
-_Static_assert(offsetof(attngen_kargs_tma, q) == 256 && sizeof(attngen_kargs_tma) == 768,
+_Static_assert(offsetof(attngen_kargs_tma, q) == 384 && sizeof(attngen_kargs_tma) == 896,
                "attngen_kargs_tma layout");
 
 /* One 4D map (d, sequence, head, batch) of a bf16 tensor [B,S,H,D] by index with element

@@ -15,6 +15,7 @@
 #include "context.h"
 #include "dispatch.h"
 #include "env.h"
+#include "fastdiv.h"
 #include "gen.h"
 #include "jit.h"
 #include "status.h"
@@ -302,6 +303,15 @@ static attngen_status plan_launch(plan *p, const attngen_fwd_args *a, int comput
   p->grid[0] = (unsigned)qb;
   p->grid[1] = (unsigned)a->heads;
   p->grid[2] = (unsigned)a->batch;
+  {
+    /* the job decode's divisors as multiply-shift pairs (templates/common/fastdiv.h) */
+    const long dv[4] = {qb > 0 ? qb : 1, a->heads > 0 ? a->heads : 1,
+                        (long)a->heads * a->batch > 0 ? (long)a->heads * a->batch : 1,
+                        a->heads / heads_kv > 0 ? a->heads / heads_kv : 1};
+    for (int i = 0; i < 4; i++)
+      ag_fdiv_make((unsigned)(dv[i] < 0x7FFFFFFFL ? dv[i] : 0x7FFFFFFFL), &p->k.div_m[i],
+                   &p->k.div_s[i]);
+  }
   if (d->impl == ATTNGEN__IMPL_WGMMA) {
     /* Persistent wgmma kernels (templates/sm90/attn_fwd_wgmma.cu.in): one block per SM, each
      * looping over the jobs (q-block, head, batch) x, x + gridDim.x, ... */
