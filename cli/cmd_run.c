@@ -30,6 +30,12 @@ static const attngen__cli_option options[] = {
     {"--scale", ATTNGEN__CLI_REAL, "X",
      "softmax scale (default 1/sqrt(head_dim); any finite float)",
      ATTNGEN__CLI_SCALE_RANGE},
+    {"--heads-kv", ATTNGEN__CLI_INT, "N",
+     "KV heads of a grouped-query call (args.heads_kv; default: the heads\n"
+     "of --shape; must divide them, 1 = MQA)", 1, 65535},
+    {"--causal", ATTNGEN__CLI_FLAG, NULL,
+     "the causal mask (bottom-right aligned; args.causal = 1); TFLOP/s then\n"
+     "count the (query, key) pairs the mask keeps"},
     {"--lse", ATTNGEN__CLI_FLAG, NULL, "also write the log-sum-exp"},
     {"--seed", ATTNGEN__CLI_INT, "N", "input seed (default 1)", 0, 2147483647},
     {NULL}};
@@ -56,6 +62,13 @@ static int run(const attngen__cli_args *args) {
     return attngen__cli_usage_error(args->cmd, "--head-dim %d is not supported (allowed: "
                                                ATTNGEN__HEAD_DIM_LIST ")", a.head_dim);
   a.softmax_scale = (float)attngen__cli_real(args, "--scale", 1.0 / sqrt((double)a.head_dim));
+  a.causal = attngen__cli_given(args, "--causal");
+  const int hkv = (int)attngen__cli_int(args, "--heads-kv", a.heads);
+  if (a.heads % hkv != 0)
+    return attngen__cli_usage_error(args->cmd, "--heads-kv %d does not divide the %d heads of "
+                                               "--shape (allowed: a divisor of the heads)",
+                                    hkv, a.heads);
+  a.heads_kv = hkv == a.heads ? 0 : hkv;
   attngen_context_options o = {attngen__cli_text(args, "--backend", NULL),
                                (int)attngen__cli_int(args, "--device", 0)};
   const long iters = attngen__cli_int(args, "--iters", 1);
@@ -71,9 +84,11 @@ static int run(const attngen__cli_args *args) {
   attngen_device_info(ctx, &p);
   printf("device:   %s %d: %s (%s, %d compute units)\n", p.backend, p.device, p.name, p.arch,
          p.compute_units);
-  printf("shape:    B=%d H=%d Sq=%d Skv=%d D=%d %s %s scale=%g\n", a.batch, a.heads,
+  printf("shape:    B=%d H=%d Sq=%d Skv=%d D=%d %s %s scale=%g", a.batch, a.heads,
          a.seqlen_q, a.seqlen_kv, a.head_dim, attngen__layout_name(a.layout), attngen__rounding_name(a.rounding),
          (double)a.softmax_scale);
+  if (a.heads_kv) printf(" heads_kv=%d", a.heads_kv);
+  printf("%s\n", a.causal ? " causal" : "");
   attngen_choice ch;
   if (attngen_explain(ctx, &a, &ch) != ATTNGEN_STATUS_OK) {
     fprintf(stderr, "attngen run: %s\n", attngen_last_error());
@@ -88,7 +103,7 @@ static int run(const attngen__cli_args *args) {
            ch.grid[0], ch.grid[1], ch.grid[2], ch.threads, ch.smem_bytes, ch.num_splits);
 
   size_t nq = (size_t)a.batch * a.heads * a.seqlen_q * a.head_dim;
-  size_t nkv = (size_t)a.batch * a.heads * a.seqlen_kv * a.head_dim;
+  size_t nkv = (size_t)a.batch * hkv * a.seqlen_kv * a.head_dim;
   size_t nl = (size_t)a.batch * a.heads * a.seqlen_q;
   uint16_t *hq = malloc(nq * 2), *hk = malloc(nkv * 2 + 2), *hv = malloc(nkv * 2 + 2);
   uint16_t *ho = malloc(nq * 2);
@@ -98,8 +113,8 @@ static int run(const attngen__cli_args *args) {
     attngen__rng r;
     attngen__rng_seed(&r, (uint64_t)seed);
     attngen__cli_fill(hq, a.layout, a.batch, a.heads, a.seqlen_q, a.head_dim, &r);
-    attngen__cli_fill(hk, a.layout, a.batch, a.heads, a.seqlen_kv, a.head_dim, &r);
-    attngen__cli_fill(hv, a.layout, a.batch, a.heads, a.seqlen_kv, a.head_dim, &r);
+    attngen__cli_fill(hk, a.layout, a.batch, hkv, a.seqlen_kv, a.head_dim, &r);
+    attngen__cli_fill(hv, a.layout, a.batch, hkv, a.seqlen_kv, a.head_dim, &r);
     st = attngen_malloc(ctx, nq * 2, &dq);
     if (!st) st = attngen_malloc(ctx, nkv * 2 + 16, &dk);
     if (!st) st = attngen_malloc(ctx, nkv * 2 + 16, &dv);
@@ -131,7 +146,17 @@ static int run(const attngen__cli_args *args) {
         sum += x;
       }
     }
-    double flops = 4.0 * a.batch * a.heads * (double)a.seqlen_q * a.seqlen_kv * a.head_dim;
+    /* 2 x the multiply-adds of Q K^T and P V over the (query, key) pairs the mask keeps
+     * (causal: query i sees keys j <= i + Skv - Sq) */
+    double pairs = (double)a.seqlen_q * a.seqlen_kv;
+    if (a.causal) {
+      pairs = 0;
+      for (long i = 0; i < a.seqlen_q; i++) {
+        const long n = i + (long)a.seqlen_kv - a.seqlen_q + 1;
+        pairs += n <= 0 ? 0 : n > a.seqlen_kv ? a.seqlen_kv : n;
+      }
+    }
+    double flops = 4.0 * a.batch * a.heads * pairs * a.head_dim;
     printf("time:     %.4f ms per call (mean of %ld after a warm-up), %.2f TFLOP/s\n", ms, iters,
            ms > 0 ? flops / (ms * 1e-3) / 1e12 : 0.0);
     printf("output:   %zu of %zu elements finite, sum %.6g\n", finite, nq, sum);

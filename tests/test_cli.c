@@ -286,6 +286,33 @@ static void test_cli_run_head_dim(void **state) {
   assert_true(out_has("output:   20480 of 20480 elements finite"));
 }
 
+/* run --causal / --heads-kv: the causal kernel of the gfx942 set (emu) on a grouped-query
+ * call; the mask changes the output (cpu: the sums of the dense and the causal run differ);
+ * a --heads-kv that does not divide the heads is a usage error naming both. */
+static void sum_line(char *buf, size_t size) {
+  char text[16384];
+  slurp_tmp("out", text, sizeof text);
+  const char *at = strstr(text, "output:");
+  snprintf(buf, size, "%s", at ? at : "");
+}
+
+static void test_cli_run_causal_gqa(void **state) {
+  (void)state;
+  assert_int_equal(cli("run --backend emu --shape 1,4,40,70 --heads-kv 2 --causal"), 0);
+  assert_true(out_has("heads_kv=2 causal"));
+  assert_true(out_has("_causal_mfma_gfx942"));
+  assert_true(out_has("output:   20480 of 20480 elements finite"));
+  char dense[256], causal[256];
+  assert_int_equal(cli("run --backend cpu --shape 1,2,30,30"), 0);
+  sum_line(dense, sizeof dense);
+  assert_int_equal(cli("run --backend cpu --shape 1,2,30,30 --causal"), 0);
+  sum_line(causal, sizeof causal);
+  assert_true(strstr(dense, "elements finite") && strstr(causal, "elements finite"));
+  assert_string_not_equal(dense, causal);
+  assert_int_equal(cli("run --backend cpu --shape 1,4,20 --heads-kv 3"), 2);
+  assert_true(err_has("--heads-kv 3 does not divide the 4 heads"));
+}
+
 static void test_cli_log_and_log_file(void **state) {
   (void)state;
   char cmd[1024], text[16384];
@@ -560,6 +587,7 @@ int main(void) {
     cmocka_unit_test_setup_teardown(test_cli_list_search_space, setup, teardown),
     cmocka_unit_test_setup_teardown(test_cli_run_prints_variant_and_reason, setup, teardown),
     cmocka_unit_test_setup_teardown(test_cli_run_head_dim, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_cli_run_causal_gqa, setup, teardown),
     cmocka_unit_test_setup_teardown(test_cli_log_and_log_file, setup, teardown),
   };
   return attngen_test_exit(cmocka_run_group_tests(tests, NULL, NULL));

@@ -128,9 +128,9 @@ typedef struct attngen_fwd_args {
   float *lse;            /* fp32 [B,H,Sq] natural-log LSE, or NULL */
   /* head_dim: elements per row of q, k, v and out: 64, 128 or 256 (else UNSUPPORTED_HEAD_DIM
    * naming args.head_dim). The cpu reference takes all three; the kernels: 128 on every
-   * backend, 64 on cuda (sm90 wgmma kernels), hip and emu (gfx942 MFMA kernels), 256 on
-   * cuda (sm90 wgmma kernels), hip and emu (gfx942 MFMA kernels); elsewhere NO_VARIANT naming args.head_dim and the head dims
-   * the backend has (README: which backend has which). Set softmax_scale with it: attngen_fwd_args_init's default is
+   * backend, 64 and 256 on cuda (sm90 wgmma kernels), hip and emu (gfx942 MFMA kernels);
+   * elsewhere NO_VARIANT naming args.head_dim and the head dims the backend has (README:
+   * which backend has which). Set softmax_scale with it: attngen_fwd_args_init's default is
    * 1/sqrt(128). */
   int batch, heads, seqlen_q, seqlen_kv, head_dim;
   attngen_layout layout;
