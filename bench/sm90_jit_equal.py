@@ -10,7 +10,10 @@ templates), NVRTC's code from its `attngen compile --target sm90` (the runtime's
 options, into a private cache), nvcc's with cmake/kernels.cmake's ATTNGEN_SM90_FLAGS (read
 from that file) and `-Xptxas -v` for the spills. Per variant one line:
 `same` or `DIFFERENT (ENTRY)` (each entry point's .text section compared, NAME and NAME_var),
-the spill bytes (stores, summed over the entry points), the name.
+the spill bytes (stores, summed over the entry points), the SASS instructions of each entry
+point in nvcc's cubin (NAME's, then e.g. `var 7944` for NAME_var: its .text bytes / 16, the
+section's trailing padding included, so some dozens above the instructions nvdisasm lists;
+code size is what short calls pay for, bench/RESULTS.md runs M80-M81), the name.
 
   python3 bench/sm90_jit_equal.py --cli build/attngen --filter '*causal*'
 
@@ -78,6 +81,14 @@ def compare_text(a, b, name):
     if not keys:
         return ["(no .text." + name + ")"]
     return [k[len(".text."):] for k in keys if sa.get(k) != sb.get(k)]
+
+
+def entry_insns(blob, name):
+    """[(suffix, instructions)] of the entry points of variant `name` in a cubin: its
+    .text.NAME* sections' bytes / 16 (an sm90 instruction is 16 bytes), NAME first ("")."""
+    secs = elf_sections(blob)
+    keys = sorted(k for k in secs if k == ".text." + name or k.startswith(".text." + name + "_"))
+    return [(k[len(".text." + name):], len(secs[k]) // 16) for k in keys]
 
 
 def spill_bytes(ptxas_log):
@@ -148,7 +159,8 @@ def main(argv=None):
             diff = compare_text(aot, jit, n)
             state = "same" if not diff else "DIFFERENT (" + ", ".join(diff) + ")"
             bad += bool(diff)
-            print(f"{state:<17} spill {spill_bytes(log):>4} B  {n}")
+            insns = " ".join(f"{sfx[1:] + ' ' if sfx else ''}{c}" for sfx, c in entry_insns(aot, n))
+            print(f"{state:<17} spill {spill_bytes(log):>4} B  insns {insns:<17} {n}")
         print(f"{len(names)} variants: {len(names) - bad} the same in NVRTC and nvcc")
         return 1 if bad else 0
 

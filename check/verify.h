@@ -18,6 +18,8 @@
 #ifndef ATTNGEN_VERIFY_H
 #define ATTNGEN_VERIFY_H
 
+#include <math.h>
+
 #include "attngen_internal.h"
 
 /* ---- comparator (compare.c) ---------------------------------------------------------- */
@@ -220,6 +222,10 @@ typedef struct attngen__contract_case {
 } attngen__contract_case;
 
 #define ATTNGEN__DEFAULT_SCALE 0.08838834764831845f /* 1/sqrt(128) */
+/* 1/sqrt(head_dim): ATTNGEN__DEFAULT_SCALE at 128 */
+static inline float attngen__default_scale(int head_dim) {
+  return head_dim == 128 ? ATTNGEN__DEFAULT_SCALE : 1.0f / sqrtf((float)head_dim);
+}
 
 #define ATTNGEN__CONTRACT_CASES_MAX 24
 

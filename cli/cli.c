@@ -25,6 +25,13 @@ int attngen__cli_usage_error(const attngen__cli_command *cmd, const char *fmt, .
   return 2;
 }
 
+int attngen__cli_check_heads_kv(const attngen__cli_command *cmd, int heads_kv, int heads,
+                                const char *heads_what) {
+  if (heads_kv <= 0 || heads % heads_kv == 0) return 0;
+  return attngen__cli_usage_error(cmd, "--heads-kv %d does not divide %s (allowed: a divisor "
+                                       "of the heads)", heads_kv, heads_what);
+}
+
 static size_t option_count(const attngen__cli_command *cmd) {
   size_t n = 0;
   while (cmd->options && cmd->options[n].name) n++;

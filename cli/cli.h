@@ -107,6 +107,12 @@ void attngen__cli_usage(const attngen__cli_command *cmd, FILE *f);
 int attngen__cli_usage_error(const attngen__cli_command *cmd, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
+/* --heads-kv against the query heads: 0 when heads_kv is 0 (none given) or divides heads, else
+ * the usage error "--heads-kv N does not divide <heads_what> (allowed: a divisor of the
+ * heads)" and 2. heads_what names the heads, e.g. "--heads 6" or "the 4 heads of --shape". */
+int attngen__cli_check_heads_kv(const attngen__cli_command *cmd, int heads_kv, int heads,
+                                const char *heads_what);
+
 /* The option `name` of the command as parsed; aborts on a name the table does not have (a
  * programming error, caught by every test that runs the command). */
 const attngen__cli_value *attngen__cli_get(const attngen__cli_args *a, const char *name);

@@ -596,9 +596,9 @@ static int check_packed(const attngen__cli_args *args, const check_opts *o) {
                                     "--seqused-k %d (allowed: the same count, at least one)",
                                     n, nk, nu ? nu : n);
   const int heads = (int)attngen__cli_int(args, "--heads", 2);
-  if (o->shape.heads_kv > 0 && heads % o->shape.heads_kv != 0)
-    return attngen__cli_usage_error(args->cmd, "--heads-kv %d does not divide --heads %d "
-                                    "(allowed: a divisor of the heads)", o->shape.heads_kv, heads);
+  char what[48];
+  snprintf(what, sizeof what, "--heads %d", heads);
+  if (attngen__cli_check_heads_kv(args->cmd, o->shape.heads_kv, heads, what)) return 2;
   attngen_context *ctx = NULL;
   attngen_context_options opts = {o->backend, o->device};
   attngen_status st = attngen_create(&ctx, &opts);
@@ -743,10 +743,9 @@ static int check(const attngen__cli_args *args) {
   if (!attngen__cli_given(args, "--shape"))
     return attngen__cli_usage_error(args->cmd, "--shape B,H,Sq,Skv is required (or --all), "
                                     "or --seqlens for a packed batch");
-  if (o.shape.heads_kv > 0 && o.shape.heads % o.shape.heads_kv != 0)
-    return attngen__cli_usage_error(args->cmd, "--heads-kv %d does not divide the %d heads of "
-                                               "--shape (allowed: a divisor of the heads)",
-                                    o.shape.heads_kv, o.shape.heads);
+  char what[48];
+  snprintf(what, sizeof what, "the %d heads of --shape", o.shape.heads);
+  if (attngen__cli_check_heads_kv(args->cmd, o.shape.heads_kv, o.shape.heads, what)) return 2;
   if (o.inputs == ATTNGEN__INPUT_LARGE && o.scale == 0.0f)
     return attngen__cli_usage_error(args->cmd, "--inputs large sets the scores' size through "
                                                "--scale: it needs a nonzero --scale");

@@ -64,10 +64,9 @@ static int run(const attngen__cli_args *args) {
   a.softmax_scale = (float)attngen__cli_real(args, "--scale", 1.0 / sqrt((double)a.head_dim));
   a.causal = attngen__cli_given(args, "--causal");
   const int hkv = (int)attngen__cli_int(args, "--heads-kv", a.heads);
-  if (a.heads % hkv != 0)
-    return attngen__cli_usage_error(args->cmd, "--heads-kv %d does not divide the %d heads of "
-                                               "--shape (allowed: a divisor of the heads)",
-                                    hkv, a.heads);
+  char what[48];
+  snprintf(what, sizeof what, "the %d heads of --shape", a.heads);
+  if (attngen__cli_check_heads_kv(args->cmd, hkv, a.heads, what)) return 2;
   a.heads_kv = hkv == a.heads ? 0 : hkv;
   attngen_context_options o = {attngen__cli_text(args, "--backend", NULL),
                                (int)attngen__cli_int(args, "--device", 0)};

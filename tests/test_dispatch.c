@@ -973,7 +973,7 @@ static void test_dispatch_packed_head_dims(void **state) {
   for (size_t i = 0; i < attngen__manifest_count && n < 512; ++i) {
     const attngen__variant_desc *d = &attngen__manifest[i];
     set[n++] = *d;
-    const int hd = attngen__desc_head_dim(d), j = hd == 64 ? 0 : hd == 128 ? 1 : 2;
+    const int hd = attngen__desc_head_dim(d), j = attngen__head_dim_slot(hd);
     /* packed exactly where the generator says it is built */
     const int want = d->layout == ATTNGEN__LAYOUT_BSHD && d->kv_split != ATTNGEN__SPLIT_TAIL &&
                      d->skip != ATTNGEN__SKIP_ON &&

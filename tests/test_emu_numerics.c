@@ -376,13 +376,13 @@ static void test_emu_numerics_packed(void **state) {
         d->skip == ATTNGEN__SKIP_ON)
       continue;
     const int hd = attngen__desc_head_dim(d);
-    ++per_hd[hd == 64 ? 0 : hd == 128 ? 1 : 2];
+    ++per_hd[attngen__head_dim_slot(hd)];
     const double tv = now_s();
     for (size_t si = 0; si < sizeof sets / sizeof sets[0]; ++si) {
       attngen__packed_args pa = {E.ctx[0], sets[si].n, sets[si].q, sets[si].k, sets[si].kvl,
                                  sets[si].heads, sets[si].heads_kv,
                                  (attngen_rounding)d->rounding, d->mask == ATTNGEN__MASK_CAUSAL,
-                                 hd == 128 ? ATTNGEN__DEFAULT_SCALE : 1.0f / sqrtf((float)hd),
+                                 attngen__default_scale(hd),
                                  sets[si].kind, E.seed + si, d->name, 1, 1, NULL, hd};
       attngen__packed_result r;
       const attngen_status st = attngen__verify_packed(&pa, &r);
@@ -461,7 +461,7 @@ static void test_emu_numerics_packed_garbage(void **state) {
         d->kv_split == ATTNGEN__SPLIT_TAIL ||
         d->skip == ATTNGEN__SKIP_ON) /* skip variants: no packed batches (see above) */
       continue;
-    const int D = attngen__desc_head_dim(d), j = D == 64 ? 0 : D == 128 ? 1 : 2;
+    const int D = attngen__desc_head_dim(d), j = attngen__head_dim_slot(D);
     const attngen__inputs in = ins[j];
     ++per_hd[j];
     run_out r;
@@ -1076,7 +1076,7 @@ static void test_emu_numerics_skip(void **state) {
       }
     }
     ++nvar;
-    ++nhd[attngen__desc_head_dim(var) == 64 ? 0 : attngen__desc_head_dim(var) == 128 ? 1 : 2];
+    ++nhd[attngen__head_dim_slot(attngen__desc_head_dim(var))];
     failed += bad;
     print_message("  %-56s %d of %zu cases %s  %.2f s\n", var->name, ran, nc,
                   bad ? "FAIL" : "pass", now_s() - tv);

@@ -189,7 +189,7 @@ static void test_gfx942_static_budget_and_mfma_count(void **state) {
     if (attngen__manifest[i].target != ATTNGEN__TARGET_GFX942) continue;
     const int hd = attngen__desc_head_dim(&attngen__manifest[i]);
     want_hd256 += hd == 256;
-    if (seen[i]) by_head_dim[hd == 64 ? 0 : hd == 128 ? 1 : 2]++;
+    if (seen[i]) by_head_dim[attngen__head_dim_slot(hd)]++;
     if (seen[i]) continue;
     print_message("FAIL %s: no code object in %s\n", attngen__manifest[i].name, co_dir());
     failures++;

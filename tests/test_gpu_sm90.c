@@ -850,7 +850,7 @@ static void test_gpu_sm90_packed(void **state) {
     const attngen__variant_desc *d = &attngen__manifest[i];
     const int hd = attngen__desc_head_dim(d);
     if (d->name && d->target == ATTNGEN__TARGET_SM90 && d->packed)
-      has_packed[hd == 64 ? 0 : hd == 128 ? 1 : 2] = 1;
+      has_packed[attngen__head_dim_slot(hd)] = 1;
   }
   for (int v = 0; v < env.nvariants; ++v) {
     const attngen__variant_desc *d = env.variants[v];
@@ -863,7 +863,7 @@ static void test_gpu_sm90_packed(void **state) {
                                  sets[si].heads, sets[si].heads_kv,
                                  (attngen_rounding)d->rounding,
                                  d->mask == ATTNGEN__MASK_CAUSAL,
-                                 hd == 128 ? ATTNGEN__DEFAULT_SCALE : 1.0f / sqrtf((float)hd),
+                                 attngen__default_scale(hd),
                                  si == 1 ? ATTNGEN__INPUT_LARGE : ATTNGEN__INPUT_REALISTIC,
                                  env.seed + si, d->name, 1, 0, NULL, hd};
       attngen__packed_result r;

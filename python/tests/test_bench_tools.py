@@ -15,6 +15,7 @@ sums and errors. bench/sass_lines.py: its per-line counts on a small listing and
 bench/sm90_jit_equal.py: its .text comparison per entry point on small ELF images, its spill
 sum, and on one real variant NVRTC == nvcc (where both exist) and its usage errors."""
 import os
+import re
 import shutil
 import struct
 import subprocess
@@ -403,6 +404,16 @@ def tiny_elf(sections):
     return bytes(hdr) + body + sh
 
 
+def test_sm90_jit_equal_insns():
+    """bench/sm90_jit_equal.py's instruction counts: .text bytes / 16 per entry point of the
+    variant, NAME first, other kernels' sections left out."""
+    m = load_tool("sm90_jit_equal")
+    a = tiny_elf({".text.k_var": b"\0" * 48, ".text.k": b"\0" * 32, ".text.kx": b"\0" * 16,
+                  ".text.k_merge": b"\0" * 160})
+    assert m.entry_insns(a, "k") == [("", 2), ("_merge", 10), ("_var", 3)]
+    assert m.entry_insns(a, "none") == []
+
+
 def test_sm90_jit_equal_compare():
     """bench/sm90_jit_equal.py's .text comparison: per entry point of the variant (NAME and
     NAME_var), not other kernels' sections; a missing section counts as a difference."""
@@ -440,6 +451,7 @@ def test_sm90_jit_equal_run():
         pytest.skip("no NVRTC here: " + r.stderr.strip().splitlines()[-1])
     assert r.returncode == 0, r.stdout + r.stderr
     assert r.stdout.startswith("same ") and VARIANT in r.stdout, r.stdout
+    assert re.search(r"insns \d{3,}", r.stdout), r.stdout
     assert "1 variants: 1 the same in NVRTC and nvcc" in r.stdout, r.stdout
     r = run_tool("sm90_jit_equal", "--cli", exe, "--filter", "nomatch*")
     assert r.returncode == 2 and "nomatch" in r.stderr, r.stderr

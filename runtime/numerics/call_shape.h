@@ -30,6 +30,10 @@ static inline attngen__call_shape attngen__call_shape_of(const attngen_fwd_args 
  * and the CLI's --head-dim accept; which backend has kernels of which is the dispatcher's. */
 #define ATTNGEN__HEAD_DIM_LIST "64, 128, 256"
 static inline int attngen__head_dim_valid(int d) { return d == 64 || d == 128 || d == 256; }
+/* Its index in that list (0, 1, 2), -1 for any other value: per-head-dim tables. */
+static inline int attngen__head_dim_slot(int d) {
+  return d == 64 ? 0 : d == 128 ? 1 : d == 256 ? 2 : -1;
+}
 
 /* The head dimension of a shape: head_dim, or 128 when it is 0. */
 static inline int attngen__shape_head_dim(const attngen__call_shape *s) {

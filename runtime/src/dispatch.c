@@ -699,14 +699,11 @@ static const char *unsupported(const attngen__dispatch_input *in, const attngen_
   else if (attngen__desc_head_dim(d) != attngen__shape_head_dim(&in->shape))
     snprintf(buf, len, "it reads rows of head_dim %d and args.head_dim is %d",
              attngen__desc_head_dim(d), attngen__shape_head_dim(&in->shape));
-  else if (in->varlen && d->kv_split == ATTNGEN__SPLIT_TAIL)
-    snprintf(buf, len, "it splits KV (kv_split=" ATTNGEN__SPLIT_TAIL_NAME ", a split plan made "
-             "for a dense shape) and args.cu_seqlens_q is set (packed batches run on the "
-             "variants without the split)");
   else if (in->varlen && !d->packed)
     snprintf(buf, len, "it has no packed-batch code (packed 0) and args.cu_seqlens_q is set "
              "(packed batches run on the variants with packed 1: bshd without the tail KV "
-             "split or tile skipping; on sm90 at head_dim 256 the 64-key ones)");
+             "split, whose plan is made for a dense shape, or tile skipping; on sm90 at "
+             "head_dim 256 the 64-key ones)");
   else if (in->causal != (d->mask == ATTNGEN__MASK_CAUSAL))
     snprintf(buf, len, in->causal ? "it has no causal mask and args.causal is 1 (variants with "
                                     "mask causal take it: sm90 with kv_tile <= 128, gfx942 "
@@ -817,7 +814,7 @@ attngen_status attngen__dispatch_select(const attngen__dispatch_input *in,
         if (in->candidates[i].target != in->target) continue;
         const int hd = attngen__desc_head_dim(&in->candidates[i]);
         any |= hd == attngen__shape_head_dim(&in->shape);
-        have[hd == 64 ? 0 : hd == 128 ? 1 : 2] |= hd == 64 || hd == 128 || hd == 256;
+        if (attngen__head_dim_slot(hd) >= 0) have[attngen__head_dim_slot(hd)] = 1;
       }
       if (!any) {
         char list[32] = "";
