@@ -1011,7 +1011,7 @@ __device__ __forceinline__ void mbar_wait(wg_u32 bar, wg_u32 parity) {
 } // namespace
 
 // The kernel's body, instantiated once per entry point: attn_fwd_d256_bshd_rtna_q1_kv64_w12_nosplit_tma_wgmma_sm90 (kVarEntry = false) and, where
-// the variant has it (var_entry = 0), attn_fwd_d256_bshd_rtna_q1_kv64_w12_nosplit_tma_wgmma_sm90_var (true), which the runtime launches
+// the variant has it (var_entry = 1), attn_fwd_d256_bshd_rtna_q1_kv64_w12_nosplit_tma_wgmma_sm90_var (true), which the runtime launches
 // for calls with key lengths or packed batches; the first is then built without their code.
 #line 253 "templates/sm90/attn_fwd_wgmma.cu.in"
 template <bool kVarEntry>
@@ -1082,10 +1082,11 @@ static __device__ __forceinline__ void attn_body(const attngen_kargs_tma &prm) {
   // Sq and Skv are the largest lengths. Key lengths: kvl (kargs.kv_len). Where the variant
   // has the entry attn_fwd_d256_bshd_rtna_q1_kv64_w12_nosplit_tma_wgmma_sm90_var, only that one has their code (the runtime launches it for
   // such calls) and attn_fwd_d256_bshd_rtna_q1_kv64_w12_nosplit_tma_wgmma_sm90 traps if given one.
-#line 347 "templates/sm90/attn_fwd_wgmma.cu.in"
-  const int *const kvl = a.kv_len;
-#line 352 "templates/sm90/attn_fwd_wgmma.cu.in"
-  constexpr bool packed = false;
+#line 344 "templates/sm90/attn_fwd_wgmma.cu.in"
+  if (!kVarEntry && (a.cu_q != 0 || a.kv_len != 0)) __trap();
+  const int *const kvl = kVarEntry ? a.kv_len : nullptr;
+#line 350 "templates/sm90/attn_fwd_wgmma.cu.in"
+  const bool packed = kVarEntry && a.cu_q != 0;
 #line 354 "templates/sm90/attn_fwd_wgmma.cu.in"
   // Sequence b of a packed batch in a cu_seqlens array: its first row (start) and length,
   // clamped as kargs.h says, so that no value can address a row outside [0, total).
@@ -1946,6 +1947,11 @@ static __device__ __forceinline__ void attn_body(const attngen_kargs_tma &prm) {
 extern "C" __global__ void __launch_bounds__(384, 1)
     attn_fwd_d256_bshd_rtna_q1_kv64_w12_nosplit_tma_wgmma_sm90(const __grid_constant__ attngen_kargs_tma prm) {
   attn_body<false>(prm);
+}
+#line 1753 "templates/sm90/attn_fwd_wgmma.cu.in"
+extern "C" __global__ void __launch_bounds__(384, 1)
+    attn_fwd_d256_bshd_rtna_q1_kv64_w12_nosplit_tma_wgmma_sm90_var(const __grid_constant__ attngen_kargs_tma prm) {
+  attn_body<true>(prm);
 }
 #line 1825 "templates/sm90/attn_fwd_wgmma.cu.in"
 #undef sO

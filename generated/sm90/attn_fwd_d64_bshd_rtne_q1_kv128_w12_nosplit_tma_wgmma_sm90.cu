@@ -1087,8 +1087,8 @@ static __device__ __forceinline__ void attn_body(const attngen_kargs_tma &prm) {
 #line 344 "templates/sm90/attn_fwd_wgmma.cu.in"
   if (!kVarEntry && (a.cu_q != 0 || a.kv_len != 0)) __trap();
   const int *const kvl = kVarEntry ? a.kv_len : nullptr;
-#line 352 "templates/sm90/attn_fwd_wgmma.cu.in"
-  constexpr bool packed = false;
+#line 350 "templates/sm90/attn_fwd_wgmma.cu.in"
+  const bool packed = kVarEntry && a.cu_q != 0;
 #line 354 "templates/sm90/attn_fwd_wgmma.cu.in"
   // Sequence b of a packed batch in a cu_seqlens array: its first row (start) and length,
   // clamped as kargs.h says, so that no value can address a row outside [0, total).

@@ -50,8 +50,11 @@ local JOB_RING = 16
 local MERGE_THREADS = 128
 
 function M.derive(v)
-  local packed_code = v.layout == "bshd" and v.head_dim == 128 and v.kv_split ~= "tail"
-    and v.skip ~= "on"
+  -- (head_dim 256: the 64-key tiles only; with the packed code in NAME_var the RTNA 80-key
+  -- kernel's NAME spilled 24 bytes, 0 without; the dispatcher takes the 64-key kernel for a
+  -- packed call, as it passes over every variant without the code)
+  local packed_code = v.layout == "bshd" and v.kv_split ~= "tail" and v.skip ~= "on"
+    and (v.head_dim ~= 256 or v.kv_tile == 64)
   local boxes = v.head_dim // 64       -- 64-column boxes per row
   local consumers = v.waves // 4 - 1   -- warpgroups after the producer
   local block_m = 64 * v.q_tiles * consumers

@@ -192,7 +192,7 @@ typedef struct attngen_fwd_args {
    * clamp(end - start, 0, maximum) (rows of q no sequence covers are not written).
    * layout BSHD only (else BAD_LAYOUT). Backends: cpu (head dims 64, 128, 256), hip and emu
    * (gfx942 kernels without the tail KV split: 64, 128, 256) and cuda (sm90 kernels without the
-   * tail KV split: head_dim 128); elsewhere NO_VARIANT naming args.cu_seqlens_q. */
+   * tail KV split: 64, 128, 256); elsewhere NO_VARIANT naming args.cu_seqlens_q. */
   const int32_t *cu_seqlens_q, *cu_seqlens_k;
   int total_q, total_kv;
   /* Temporal tile skipping (docs/NUMERICS.md "Tile skipping"), or NULL = dense. The state

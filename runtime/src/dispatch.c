@@ -703,7 +703,7 @@ static const char *unsupported(const attngen__dispatch_input *in, const attngen_
     snprintf(buf, len, "it has no packed-batch code (packed 0) and args.cu_seqlens_q is set "
              "(packed batches run on the variants with packed 1: bshd without the tail KV "
              "split, whose plan is made for a dense shape, or tile skipping; on sm90 at "
-             "head_dim 128)");
+             "head_dim 256 the 64-key ones)");
   else if (in->causal != (d->mask == ATTNGEN__MASK_CAUSAL))
     snprintf(buf, len, in->causal ? "it has no causal mask and args.causal is 1 (variants with "
                                     "mask causal take it: sm90 with kv_tile <= 128, gfx942 "
@@ -801,9 +801,8 @@ attngen_status attngen__dispatch_select(const attngen__dispatch_input *in,
                            "args.cu_seqlens_q: no embedded %s variant with packed-batch code "
                            "reads head_dim %d, layout %s with rounding %s%s (packed batches run "
                            "on variants with packed 1: bshd without the tail KV split or tile "
-                           "skipping; sm90 has them at head_dim 128, gfx942 (hip, emu) and the "
-                           "cpu reference at 64, 128 and 256; name one with args.variant / "
-                           "ATTNGEN_VARIANT)",
+                           "skipping, at head dims 64, 128 and 256; name one with args.variant "
+                           "/ ATTNGEN_VARIANT)",
                            target_str(in->target), attngen__shape_head_dim(&in->shape),
                            layout_str(in->shape.layout), rounding_str(in->shape.rounding),
                            in->causal ? " and mask causal" : "");
