@@ -1215,6 +1215,115 @@ static void test_gpu_sm90_causal_orders(void **state) {
   assert_int_equal(failures, 0);
 }
 
+/* The static pair order (ATTNGEN_CAUSAL_ORDER=2) against longest first (=1), bit for bit and
+ * every element written, on every causal TMA variant, on three shapes per variant chosen for the
+ * device's grid g (the persistent grid, from attngen_explain) so that each of the order's paths
+ * runs (templates/sm90/attn_fwd_wgmma.cu.in, job_at): an odd number of m-blocks n_mb with fewer
+ * than 3 rounds of pairs (pairs only: head 2q + 1 starts with its middle m-block); an even n_mb
+ * with R = jobs / 2g - 1 >= 3 rounds of pairs (then a longest-first end over head hb0's m-blocks
+ * left and the heads after it); an odd n_mb with R >= 3 where hb0 = 2 R g / n_mb is odd and
+ * partly run (hb0 began with its middle m-block: the end leaves that one out). Kernels with
+ * the dynamic order run pairs only (their end is left out of the template). A job run twice or
+ * never shows as a difference or an unwritten (poisoned) element. */
+static int pair_case(int g, int odd, int need_end, int need_hole, int *n_mb_out, int *nhb_out) {
+  for (int n_mb = 9; n_mb < 40; ++n_mb) {
+    if ((n_mb & 1) != odd) continue;
+    for (int nhb = 2; nhb <= 4 * g; nhb += 2) {  /* (batch 2) */
+      const long jobs = (long)n_mb * nhb;
+      const long rp = jobs / (2L * g) - 1;
+      if (need_end != (rp >= 3)) continue;
+      if (!need_end && jobs < 2L * g) continue;   /* (at least one whole round of pairs) */
+      if (need_hole) {
+        const long t0 = 2 * rp * g, hb0 = t0 / n_mb, p0 = t0 - hb0 * n_mb;
+        if (!((n_mb & hb0 & 1) && p0 > 0)) continue;
+      }
+      *n_mb_out = n_mb, *nhb_out = nhb;
+      return 1;
+    }
+  }
+  return 0;
+}
+
+static void test_gpu_sm90_pair_order(void **state) {
+  (void)state;
+  SKIP_WITHOUT_GPU();
+  attngen_context *ctx[2] = {NULL, NULL}; /* longest first, pairs */
+  const char *saved = getenv("ATTNGEN_CAUSAL_ORDER");
+  char *keep = saved ? strdup(saved) : NULL;
+  setenv("ATTNGEN_CAUSAL_ORDER", "1", 1);
+  CHECK_OK(attngen_create(&ctx[0], NULL));
+  setenv("ATTNGEN_CAUSAL_ORDER", "2", 1);
+  CHECK_OK(attngen_create(&ctx[1], NULL));
+  if (keep) setenv("ATTNGEN_CAUSAL_ORDER", keep, 1); else unsetenv("ATTNGEN_CAUSAL_ORDER");
+  free(keep);
+  int failures = 0, ran = 0;
+  for (int v = 0; v < env.nvariants; ++v) {
+    const attngen__variant_desc *d = env.variants[v];
+    if (d->mask != ATTNGEN__MASK_CAUSAL || d->load != ATTNGEN__LOAD_TMA) continue;
+    const int D = attngen__desc_head_dim(d);
+    attngen_fwd_args a;
+    attngen_fwd_args_init(&a);
+    a.batch = 2, a.heads = 66, a.seqlen_q = a.seqlen_kv = 1000, a.head_dim = D;
+    a.layout = (attngen_layout)d->layout, a.rounding = (attngen_rounding)d->rounding;
+    a.causal = 1, a.variant = d->name;
+    attngen_choice c;
+    CHECK_OK(attngen_explain(ctx[1], &a, &c));
+    const int g = (int)c.grid[0];
+    static const char *what[3] = {"odd n_mb, pairs only", "even n_mb, pairs + end",
+                                  "odd n_mb, pairs + end with hb0's middle run"};
+    for (int w = 0; w < 3; ++w) {
+      int n_mb = 0, nhb = 0;
+      if (!pair_case(g, w != 1, w > 0, w == 2, &n_mb, &nhb)) {
+        printf("%-64s no shape for '%s' at grid %d: FAIL\n", d->name, what[w], g);
+        ++failures;
+        continue;
+      }
+      const int S = n_mb * d->block_m - d->block_m / 2, H = nhb / 2;
+      a.heads = H, a.seqlen_q = a.seqlen_kv = S;
+      const size_t n = (size_t)2 * S * H * D;
+      attngen__inputs in;
+      CHECK_OK(attngen__inputs_make_hd(&in, ATTNGEN__INPUT_REALISTIC, env.seed + 70 + v * 3 + w,
+                                       (attngen_layout)d->layout, 2, H, H, S, S, D,
+                                       ATTNGEN__DEFAULT_SCALE));
+      void *dq = device_copy(in.q, n * 2), *dk = device_copy(in.k, n * 2),
+           *dv = device_copy(in.v, n * 2), *dout[2] = {NULL, NULL};
+      uint16_t *o[2] = {malloc(n * 2), malloc(n * 2)};
+      assert_true(o[0] && o[1]);
+      a.q = dq, a.k = dk, a.v = dv;
+      long long unwritten = 0;
+      char order[2][64];
+      for (int r = 0; r < 2; ++r) {
+        CHECK_OK(attngen_malloc(env.ctx, n * 2, &dout[r]));
+        CHECK_OK(attngen_memset(env.ctx, dout[r], 0xFF, n * 2));
+        a.out = dout[r];
+        CHECK_OK(attngen_explain(ctx[r], &a, &c));
+        snprintf(order[r], sizeof order[r], "%s",
+                 strstr(c.reason, "jobs in pairs") ? "pairs" : strstr(c.reason, "jobs longest first") ? "longest" : "?");
+        CHECK_OK(attngen_fwd(ctx[r], &a));
+        CHECK_OK(attngen_synchronize(ctx[r], NULL));
+        CHECK_OK(attngen_memcpy_dtoh(env.ctx, o[r], dout[r], n * 2));
+        for (size_t i = 0; i < n; ++i) unwritten += o[r][i] == ATTNGEN__BF16_POISON;
+      }
+      const int same = memcmp(o[0], o[1], n * 2) == 0;
+      const int planned = !strcmp(order[0], "longest") && !strcmp(order[1], "pairs");
+      const int ok = same && unwritten == 0 && planned;
+      printf("%-64s (2,%d,%d) n_mb %d grid %d %-44s pairs vs longest first %s (%s%s; %lld unwritten)\n",
+             d->name, H, S, n_mb, g, what[w], ok ? "PASS" : "FAIL", same ? "bitwise equal" : "DIFFERENT",
+             planned ? "" : ", orders NOT as forced", unwritten);
+      failures += !ok;
+      ++ran;
+      for (int r = 0; r < 2; ++r) attngen_free(env.ctx, dout[r]), free(o[r]);
+      attngen_free(env.ctx, dq), attngen_free(env.ctx, dk), attngen_free(env.ctx, dv);
+      attngen__inputs_free(&in);
+    }
+  }
+  attngen_destroy(ctx[0]);
+  attngen_destroy(ctx[1]);
+  SKIP_IF_FILTERED_OUT(ran == 0 && failures == 0, "causal TMA");
+  assert_true(ran > 0);
+  assert_int_equal(failures, 0);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_gpu_sm90_ragged),      cmocka_unit_test(test_gpu_sm90_cross),
@@ -1225,6 +1334,7 @@ int main(void) {
       cmocka_unit_test(test_gpu_sm90_kv_lengths),
       cmocka_unit_test(test_gpu_sm90_causal),
       cmocka_unit_test(test_gpu_sm90_causal_orders),
+      cmocka_unit_test(test_gpu_sm90_pair_order),
       cmocka_unit_test(test_gpu_sm90_mask_pairing),
       cmocka_unit_test(test_gpu_sm90_gqa),
       cmocka_unit_test(test_gpu_sm90_packed),
