@@ -12,6 +12,7 @@
  * nosplit twins, found in the default set whatever the glob). */
 #define _POSIX_C_SOURCE 200809L
 #include <fnmatch.h>
+#include <limits.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -1222,21 +1223,18 @@ static void test_gpu_sm90_causal_orders(void **state) {
  * than 3 rounds of pairs (pairs only: head 2q + 1 starts with its middle m-block); an even n_mb
  * with R = jobs / 2g - 1 >= 3 rounds of pairs (then a longest-first end over head hb0's m-blocks
  * left and the heads after it); an odd n_mb with R >= 3 where hb0 = 2 R g / n_mb is odd and
- * partly run (hb0 began with its middle m-block: the end leaves that one out). Kernels with
+ * partly run (hb0 began with its middle m-block: the end leaves that one out); the cases from
+ * the C copy of the order (split_plan.h attngen__pair_end). Kernels with
  * the dynamic order run pairs only (their end is left out of the template). A job run twice or
  * never shows as a difference or an unwritten (poisoned) element. */
 static int pair_case(int g, int odd, int need_end, int need_hole, int *n_mb_out, int *nhb_out) {
   for (int n_mb = 9; n_mb < 40; ++n_mb) {
     if ((n_mb & 1) != odd) continue;
     for (int nhb = 2; nhb <= 4 * g; nhb += 2) {  /* (batch 2) */
-      const long jobs = (long)n_mb * nhb;
-      const long rp = jobs / (2L * g) - 1;
-      if (need_end != (rp >= 3)) continue;
-      if (!need_end && jobs < 2L * g) continue;   /* (at least one whole round of pairs) */
-      if (need_hole) {
-        const long t0 = 2 * rp * g, hb0 = t0 / n_mb, p0 = t0 - hb0 * n_mb;
-        if (!((n_mb & hb0 & 1) && p0 > 0)) continue;
-      }
+      attngen__pair_end e;
+      attngen__pair_end_plan(n_mb, nhb, g, &e);
+      if (need_end != (e.round != INT_MAX) || need_hole != (e.hole >= 0)) continue;
+      if ((long)n_mb * nhb < 2L * g) continue;  /* (at least one whole round of pairs) */
       *n_mb_out = n_mb, *nhb_out = nhb;
       return 1;
     }

@@ -1,6 +1,7 @@
 /* test_split_plan.c: the tail KV split planner (runtime/src/split_plan.c) on the CPU, for
  * MI300X (304 CUs) and other CU counts: when it splits, the grid, the workspace size, the
  * kargs fields, and that every (q-job, key) is covered exactly once by the planned blocks. */
+#include <limits.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -313,6 +314,62 @@ static void test_split_plan_vt_bytes_follow_head_dim(void **state) {
 
 /* The causal job order of the sm90 wgmma kernels (H200: 132 SMs, head_dim 128): pairs only
  * when one longest-first round's K/V exceeds the L2 budget and there are two rounds of jobs. */
+/* The pair order with its longest-first end (split_plan.h attngen__pair_end, the C copy of the
+ * map the sm90 kernels' job_at computes; tests/test_gpu_sm90.c pair_order holds the kernels to
+ * it on the GPU) runs every job exactly once and, per block, stops at its first
+ * round past the last job (the kernel's loop ends there); the end exists iff R >= 3 rounds of
+ * pairs; every pair of the pair rounds has n_mb + 1 tiles (m-block b has b + 1) unless it holds
+ * a head's last m-block of an odd n_mb with no next head; and with the end the blocks' totals
+ * (tiles) are at most one longest job (n_mb tiles) apart. */
+static void test_pair_order_end(void **state) {
+  (void)state;
+  static const long grids[] = {1, 2, 7, 13, 66, 132};
+  long cases = 0, ends = 0, holes = 0;
+  for (size_t gi = 0; gi < sizeof grids / sizeof grids[0]; ++gi) {
+    const long g = grids[gi];
+    for (long n_mb = 1; n_mb < 48; ++n_mb) {
+      for (long nhb = 1; nhb < (g == 132 ? 120 : 40); ++nhb) {
+        const long n_jobs = n_mb * nhb;
+        attngen__pair_end e;
+        attngen__pair_end_plan(n_mb, nhb, g, &e);
+        assert_int_equal(e.round != INT_MAX, n_jobs / (2 * g) - 1 >= 3);
+        ends += e.round != INT_MAX, holes += e.hole >= 0;
+        unsigned char *seen = calloc((size_t)n_jobs, 1);
+        long *load = calloc((size_t)g, sizeof(long));
+        assert_true(seen && load);
+        long count = 0, rounds = n_jobs / g + 4;
+        for (long k = 0; k < g; ++k) {
+          int ended = 0;
+          for (long i = 0; i < rounds; ++i) {
+            const long j = attngen__pair_job(&e, n_mb, nhb, g, i, k);
+            if (j >= n_jobs) { ended = 1; continue; }
+            assert_false(ended);          /* a job after the block's end */
+            assert_true(j >= 0);
+            assert_int_equal(seen[j], 0);  /* run twice */
+            seen[j] = 1, ++count, load[k] += j % n_mb + 1;
+            if (i < e.round && (i & 1)) {  /* a pair: rounds i - 1, i */
+              const long j0 = attngen__pair_job(&e, n_mb, nhb, g, i - 1, k);
+              const long hb = j / n_mb, last_odd = (n_mb & 1) && hb == nhb - 1;
+              if (!last_odd) assert_int_equal(j0 % n_mb + 1 + j % n_mb + 1, n_mb + 1);
+            }
+          }
+        }
+        assert_int_equal(count, n_jobs);  /* none left out */
+        if (e.round != INT_MAX) {
+          long mx = 0, mn = LONG_MAX;
+          for (long k = 0; k < g; ++k) mx = load[k] > mx ? load[k] : mx, mn = load[k] < mn ? load[k] : mn;
+          assert_true(mx - mn <= n_mb);
+        }
+        free(seen), free(load);
+        ++cases;
+      }
+    }
+  }
+  print_message("pair order: %ld cases, %ld with the end, %ld of them with the hole\n", cases,
+                ends, holes);
+  assert_true(ends > 100 && holes > 20);
+}
+
 static void test_causal_order_follows_kv_bytes(void **state) {
   (void)state;
   /* (4,32,4096) MHA: a round holds 128 heads' K/V, 256 MiB: pairs */
@@ -452,6 +509,7 @@ int main(void) {
       cmocka_unit_test(test_split_plan_rejects_bad_arguments),
       cmocka_unit_test(test_split_plan_apply_fills_kargs),
       cmocka_unit_test(test_split_plan_vt_bytes_follow_head_dim),
+      cmocka_unit_test(test_pair_order_end),
       cmocka_unit_test(test_causal_order_follows_kv_bytes),
       cmocka_unit_test(test_causal_order_dynamic),
       cmocka_unit_test(test_causal_section),

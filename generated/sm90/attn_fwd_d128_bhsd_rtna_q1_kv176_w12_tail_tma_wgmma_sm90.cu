@@ -1194,7 +1194,7 @@ static __device__ __forceinline__ void attn_body(const attngen_kargs_tma &prm) {
       // in odd rounds, so the blocks end together (pairs alone leave the last round of pairs
       // part-empty: SMs up to one pair's tiles apart). Only after R >= 3 rounds of pairs: that
       // end reads more heads' K/V at a time than a round of pairs, and where it was a large
-      // part of the call (R < 3) it ran slower (bench/RESULTS.md runs M89, M91). Head hb0 odd
+      // part of the call (R < 3) it ran slower (bench/RESULTS.md runs M89, M92). Head hb0 odd
       // with n_mb odd started with its middle m-block (below): [lo, hi] less that one.
       // (Kernels with the dynamic order, which the host takes instead of pairs: pairs only;
       // this end spilled 4 bytes in the head_dim-64 two-consumer kernel.)

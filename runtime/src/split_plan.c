@@ -2,6 +2,8 @@
  * contract and the rule). */
 #include "split_plan.h"
 
+#include <limits.h>
+
 #include <math.h>
 
 static int ceil_div(long long a, long long b) { return (int)((a + b - 1) / b); }
@@ -140,4 +142,49 @@ int attngen__causal_order(int batch, int heads, int heads_kv, int seqlen_kv, int
   if (bytes <= ATTNGEN__CAUSAL_L2_BUDGET) return ATTNGEN__CAUSAL_LONGEST;
   /* where pairs would run, the dynamic order where the kernel has it */
   return dynamic_ok ? ATTNGEN__CAUSAL_DYNAMIC : ATTNGEN__CAUSAL_PAIRS;
+}
+
+void attngen__pair_end_plan(long n_mb, long nhb, long grid, attngen__pair_end *e) {
+  e->round = INT_MAX, e->jobs = 0, e->hb0 = 0, e->lo = 0, e->hi = -1, e->nf = 0;
+  e->above = 0, e->mid = 0, e->uh = INT_MAX, e->hole = -1;
+  if (n_mb < 1 || nhb < 1 || grid < 1) return;
+  const long n_jobs = n_mb * nhb, rp = n_jobs / (2 * grid) - 1;
+  if (rp < 3 || n_jobs > INT_MAX) return;
+  const long t0 = 2 * rp * grid, hb0 = t0 / n_mb, p0 = t0 - hb0 * n_mb;
+  const int hole = (n_mb & hb0 & 1) && p0 > 0;
+  const long pp = hole ? p0 - 1 : p0;
+  const long lo = pp >> 1, hi = n_mb - 1 - ((pp + 1) >> 1), nf = nhb - 1 - hb0;
+  e->round = (int)(2 * rp), e->jobs = (int)(n_jobs - t0), e->hb0 = (int)hb0;
+  e->lo = (int)lo, e->hi = (int)hi, e->nf = (int)nf;
+  e->above = (int)((n_mb - 1 - hi) * nf);
+  e->mid = (int)((hi - lo + 1) * (nf + 1) - hole);
+  if (hole) e->hole = (int)((n_mb - 1) >> 1), e->uh = (int)((hi - e->hole) * (nf + 1));
+}
+
+long attngen__pair_job(const attngen__pair_end *e, long n_mb, long nhb, long grid, long i, long k) {
+  const long n_jobs = n_mb * nhb;
+  if (i >= e->round) {
+    const long tr = i - e->round;
+    const long t = tr * grid + ((tr & 1) ? grid - 1 - k : k);
+    if (t >= e->jobs) return n_jobs;
+    if (t >= e->above && t < e->above + e->mid) {
+      long u = t - e->above;
+      if (u >= e->uh) {
+        if (u < (long)e->uh + e->nf) return (e->hb0 + 1 + u - e->uh) * n_mb + e->hole;
+        ++u;
+      }
+      const long q = u / (e->nf + 1);
+      return (e->hb0 + u - q * (e->nf + 1)) * n_mb + e->hi - q;
+    }
+    const long u = t < e->above ? t : t - e->mid;
+    const long q = u / e->nf;
+    return (e->hb0 + 1 + u - q * e->nf) * n_mb +
+           (t < e->above ? n_mb - 1 - q : e->lo - 1 - (q - (n_mb - 1 - e->hi)));
+  }
+  const long f = ((i >> 1) * grid + k) * 2 + (i & 1);
+  if (f >= n_jobs) return n_jobs;
+  const long hb = f / n_mb;
+  long pos = f - hb * n_mb;
+  if (n_mb & hb & 1) pos = pos == 0 ? n_mb - 1 : pos - 1;
+  return hb * n_mb + ((pos & 1) ? pos >> 1 : n_mb - 1 - (pos >> 1));
 }

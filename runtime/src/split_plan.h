@@ -157,6 +157,33 @@ size_t attngen__vt_plan(int batch, int heads, int seqlen_kv, int head_dim, unsig
 #define ATTNGEN__CAUSAL_L2_BUDGET (40.0 * 1024 * 1024) /* of Hopper's 50 MB L2 */
 int attngen__causal_order(int batch, int heads, int heads_kv, int seqlen_kv, int head_dim,
                           long jobs, long grid, int forced, int dynamic_ok);
+/* The pair order's longest-first end (ATTNGEN__CAUSAL_PAIRS; templates/sm90/attn_fwd_wgmma.cu.in
+ * job_at, the kernels without the dynamic order): with n_mb m-blocks per (head, batch) pair,
+ * nhb pairs and grid blocks, R = n_mb nhb / (2 grid) - 1 rounds of pairs (every block has the
+ * same total then); when R >= 3 the jobs after the first 2 R grid zigzag positions run
+ * longest first, the blocks reversed in odd rounds, so the blocks end together (pairs alone
+ * leave the last round part-empty). Those jobs: head hb0's m-blocks lo..hi not yet run (less
+ * its middle one, `hole`, when n_mb and hb0 are odd: such a head began with its middle) and
+ * every m-block of the nf heads after it. In the end's own count t (0 .. jobs - 1): levels
+ * n_mb - 1 .. hi + 1 (nf jobs each: `above` in all), then hi .. lo (nf + 1 each, head hb0
+ * first; the hole's level nf, at uh: `mid` in all), then lo - 1 .. 0 (nf each). The kernel
+ * computes the same in job_at itself (kept there: the plan as kernel arguments measured 3-7%
+ * slower on short calls, a 16-byte spill; bench/RESULTS.md run M92); this C copy is the
+ * order's specification for the host's tests (tests/test_split_plan.c: every job once) and
+ * the GPU test's choice of shapes (tests/test_gpu_sm90.c pair_order: the kernel bit for bit
+ * the same as longest first, every element written). */
+typedef struct attngen__pair_end {
+  int round;  /* 2 R: the first round of the end; INT_MAX: no end (R < 3) */
+  int jobs;   /* the end's jobs */
+  int hb0, lo, hi, nf, above, mid;
+  int uh;     /* the hole's level's first count in hi .. lo's own count; INT_MAX: no hole */
+  int hole;   /* hb0's middle m-block (already run); -1: none */
+} attngen__pair_end;
+void attngen__pair_end_plan(long n_mb, long nhb, long grid, attngen__pair_end *e);
+/* Job of round i on block k (0 <= k < grid) of the pair order with that end: the kernel's
+ * job_at for causal = 2 (n_mb nhb: past the last job). For tests and simulations. */
+long attngen__pair_job(const attngen__pair_end *e, long n_mb, long nhb, long grid, long i, long k);
+
 /* The (head, batch) pairs of one section of the dynamic order: the KV heads whose K and V
  * (seqlen_kv x head_dim x 2 tensors x 2 bytes each) fit ATTNGEN__CAUSAL_L2_BUDGET (at least
  * one) times the query heads per KV head, at most heads x batch; then made equal: the fewest
