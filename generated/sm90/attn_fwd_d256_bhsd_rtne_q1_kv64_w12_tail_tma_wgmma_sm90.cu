@@ -840,7 +840,8 @@ AG_BF16_FN unsigned int ag_bf16_to_f32_bits(unsigned int b) { return (b & 0xFFFF
 // divisor's pair (m, s) made once on the host. One copy serves the sm90 wgmma template (via
 // `//$ include "common/fastdiv.h"`: the job decode's divisions by num_q_blocks, H, H * B and
 // H / H_kv, one IMAD.HI and a shift each instead of an inlined 32-bit division) and the runtime
-// (runtime/src/api.c fills kargs.div_m / div_s; tests/test_runtime.c checks the quotients).
+// (runtime/src/api.c fills kargs.div_m / div_s; tests/test_split_plan.c test_fastdiv checks
+// the quotients).
 //
 // Plain C/C++, no includes. Define AG_FDIV_FN before including to change the qualifiers of the
 // quotient (CUDA: __device__ __forceinline__; the default is `static inline`, host C/C++), and
