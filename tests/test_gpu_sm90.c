@@ -1123,6 +1123,19 @@ static void test_gpu_sm90_strided(void **state) {
   assert_int_equal(failures, 0);
 }
 
+/* A context made with ATTNGEN_CAUSAL_ORDER=order (the variable as it was restored after). */
+static attngen_context *context_with_order(const char *order) {
+  const char *saved = getenv("ATTNGEN_CAUSAL_ORDER");
+  char *keep = saved ? strdup(saved) : NULL;
+  attngen_context *c = NULL;
+  setenv("ATTNGEN_CAUSAL_ORDER", order, 1);
+  const attngen_status st = attngen_create(&c, NULL);
+  if (keep) setenv("ATTNGEN_CAUSAL_ORDER", keep, 1); else unsetenv("ATTNGEN_CAUSAL_ORDER");
+  free(keep);
+  assert_int_equal(st, ATTNGEN_STATUS_OK);
+  return c;
+}
+
 /* The dynamic causal order (runtime/src/split_plan.h ATTNGEN__CAUSAL_DYNAMIC), which the
  * head_dim-64 causal TMA variants take where the rule gives pairs (attngen_explain on the
  * suite's context: SD3-sized (2,24,4429)): in a context made with ATTNGEN_CAUSAL_ORDER=3, on a
@@ -1136,15 +1149,7 @@ static void test_gpu_sm90_causal_orders(void **state) {
   (void)state;
   SKIP_WITHOUT_GPU();
   enum { B = 2, H = 24, S = 777, D = 64 };
-  const char *saved = getenv("ATTNGEN_CAUSAL_ORDER");
-  char *keep = saved ? strdup(saved) : NULL;
-  attngen_context *pairs = NULL, *dyn = NULL;
-  setenv("ATTNGEN_CAUSAL_ORDER", "2", 1);
-  CHECK_OK(attngen_create(&pairs, NULL));
-  setenv("ATTNGEN_CAUSAL_ORDER", "3", 1);
-  CHECK_OK(attngen_create(&dyn, NULL));
-  if (keep) setenv("ATTNGEN_CAUSAL_ORDER", keep, 1); else unsetenv("ATTNGEN_CAUSAL_ORDER");
-  free(keep);
+  attngen_context *pairs = context_with_order("2"), *dyn = context_with_order("3");
   const size_t n = (size_t)B * S * H * D;
   uint16_t *o1 = malloc(n * 2), *o2 = malloc(n * 2);
   assert_true(o1 && o2);
@@ -1245,15 +1250,7 @@ static int pair_case(int g, int odd, int need_end, int need_hole, int *n_mb_out,
 static void test_gpu_sm90_pair_order(void **state) {
   (void)state;
   SKIP_WITHOUT_GPU();
-  attngen_context *ctx[2] = {NULL, NULL}; /* longest first, pairs */
-  const char *saved = getenv("ATTNGEN_CAUSAL_ORDER");
-  char *keep = saved ? strdup(saved) : NULL;
-  setenv("ATTNGEN_CAUSAL_ORDER", "1", 1);
-  CHECK_OK(attngen_create(&ctx[0], NULL));
-  setenv("ATTNGEN_CAUSAL_ORDER", "2", 1);
-  CHECK_OK(attngen_create(&ctx[1], NULL));
-  if (keep) setenv("ATTNGEN_CAUSAL_ORDER", keep, 1); else unsetenv("ATTNGEN_CAUSAL_ORDER");
-  free(keep);
+  attngen_context *ctx[2] = {context_with_order("1"), context_with_order("2")}; /* longest, pairs */
   int failures = 0, ran = 0;
   for (int v = 0; v < env.nvariants; ++v) {
     const attngen__variant_desc *d = env.variants[v];
@@ -1282,7 +1279,7 @@ static void test_gpu_sm90_pair_order(void **state) {
       attngen__inputs in;
       CHECK_OK(attngen__inputs_make_hd(&in, ATTNGEN__INPUT_REALISTIC, env.seed + 70 + v * 3 + w,
                                        (attngen_layout)d->layout, 2, H, H, S, S, D,
-                                       ATTNGEN__DEFAULT_SCALE));
+                                       attngen__default_scale(D)));
       void *dq = device_copy(in.q, n * 2), *dk = device_copy(in.k, n * 2),
            *dv = device_copy(in.v, n * 2), *dout[2] = {NULL, NULL};
       uint16_t *o[2] = {malloc(n * 2), malloc(n * 2)};
