@@ -32,6 +32,18 @@ int attngen__cli_check_heads_kv(const attngen__cli_command *cmd, int heads_kv, i
                                        "of the heads)", heads_kv, heads_what);
 }
 
+double attngen__cli_flops(const attngen__call_shape *s, int causal) {
+  double pairs = (double)s->seqlen_q * s->seqlen_kv;
+  if (causal) {
+    pairs = 0;
+    for (long i = 0; i < s->seqlen_q; i++) {
+      const long n = i + (long)s->seqlen_kv - s->seqlen_q + 1;
+      pairs += n <= 0 ? 0 : n > s->seqlen_kv ? s->seqlen_kv : n;
+    }
+  }
+  return 4.0 * s->batch * (double)s->heads * pairs * attngen__shape_head_dim(s);
+}
+
 static size_t option_count(const attngen__cli_command *cmd) {
   size_t n = 0;
   while (cmd->options && cmd->options[n].name) n++;

@@ -113,6 +113,10 @@ int attngen__cli_usage_error(const attngen__cli_command *cmd, const char *fmt, .
 int attngen__cli_check_heads_kv(const attngen__cli_command *cmd, int heads_kv, int heads,
                                 const char *heads_what);
 
+/* Floating-point work of a call: 2 x the multiply-adds of Q K^T and P V over the (query, key)
+ * pairs the mask keeps (causal: query i sees keys j <= i + Skv - Sq), 4 B H pairs head_dim. */
+double attngen__cli_flops(const attngen__call_shape *s, int causal);
+
 /* The option `name` of the command as parsed; aborts on a name the table does not have (a
  * programming error, caught by every test that runs the command). */
 const attngen__cli_value *attngen__cli_get(const attngen__cli_args *a, const char *name);

@@ -145,17 +145,8 @@ static int run(const attngen__cli_args *args) {
         sum += x;
       }
     }
-    /* 2 x the multiply-adds of Q K^T and P V over the (query, key) pairs the mask keeps
-     * (causal: query i sees keys j <= i + Skv - Sq) */
-    double pairs = (double)a.seqlen_q * a.seqlen_kv;
-    if (a.causal) {
-      pairs = 0;
-      for (long i = 0; i < a.seqlen_q; i++) {
-        const long n = i + (long)a.seqlen_kv - a.seqlen_q + 1;
-        pairs += n <= 0 ? 0 : n > a.seqlen_kv ? a.seqlen_kv : n;
-      }
-    }
-    double flops = 4.0 * a.batch * a.heads * pairs * a.head_dim;
+    const attngen__call_shape cs = attngen__call_shape_of(&a);
+    const double flops = attngen__cli_flops(&cs, a.causal);
     printf("time:     %.4f ms per call (mean of %ld after a warm-up), %.2f TFLOP/s\n", ms, iters,
            ms > 0 ? flops / (ms * 1e-3) / 1e12 : 0.0);
     printf("output:   %zu of %zu elements finite, sum %.6g\n", finite, nq, sum);

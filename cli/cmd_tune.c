@@ -44,8 +44,18 @@ static double now_s(void) {
   return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-static double flops(const attngen__call_shape *s) {
-  return 4.0 * s->batch * (double)s->heads * (double)s->seqlen_q * (double)s->seqlen_kv * 128.0;
+static double flops(const job *j) { return attngen__cli_flops(&j->s, j->causal); }
+
+/* "B,H,Sq,Skv" and what is not the default kind: " hd64", " causal", " kv8" (KV heads). */
+static const char *shape_label(const job *j, char *buf, size_t len) {
+  int n = snprintf(buf, len, "%d,%d,%d,%d", j->s.batch, j->s.heads, j->s.seqlen_q,
+                   j->s.seqlen_kv);
+  if (j->s.head_dim && n >= 0 && (size_t)n < len)
+    n += snprintf(buf + n, len - (size_t)n, " hd%d", j->s.head_dim);
+  if (j->causal && n >= 0 && (size_t)n < len) n += snprintf(buf + n, len - (size_t)n, " causal");
+  if (j->s.heads_kv && n >= 0 && (size_t)n < len)
+    snprintf(buf + n, len - (size_t)n, " kv%d", j->s.heads_kv);
+  return buf;
 }
 
 typedef struct progress {
@@ -63,10 +73,9 @@ static void progress_say(progress *p, int final, const job *j, const char *what,
   va_start(ap, fmt);
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
-  char where[96];
-  snprintf(where, sizeof where, "%d,%d,%d,%d %s %s", j->s.batch, j->s.heads, j->s.seqlen_q,
-           j->s.seqlen_kv, attngen__layout_name(j->s.layout),
-           attngen__rounding_name(j->s.rounding));
+  char where[128], label[80];
+  snprintf(where, sizeof where, "%s %s %s", shape_label(j, label, sizeof label),
+           attngen__layout_name(j->s.layout), attngen__rounding_name(j->s.rounding));
   if (p->tty) {
     const int width = 24;
     int fill = p->total ? (int)((long)width * p->done / p->total) : width;
@@ -131,8 +140,9 @@ static attngen_status fill_random(attngen_context *ctx, void *dst, size_t n, con
 static attngen_status buffers_alloc(attngen_context *ctx, const attngen__call_shape *s,
                                     const uint16_t *pool, size_t pool_n, size_t salt, buffers *b) {
   memset(b, 0, sizeof *b);
-  size_t nq = (size_t)s->batch * s->heads * (size_t)s->seqlen_q * 128;
-  size_t nkv = (size_t)s->batch * s->heads * (size_t)s->seqlen_kv * 128;
+  const size_t D = (size_t)attngen__shape_head_dim(s);
+  size_t nq = (size_t)s->batch * s->heads * (size_t)s->seqlen_q * D;
+  size_t nkv = (size_t)s->batch * attngen__shape_heads_kv(s) * (size_t)s->seqlen_kv * D;
   size_t bq = nq * 2, bkv = nkv ? nkv * 2 : 16;
   attngen_status st;
   if ((st = attngen_malloc(ctx, bq, &b->q)) || (st = attngen_malloc(ctx, bkv, &b->k)) ||
@@ -176,18 +186,22 @@ static attngen_status check_prepare(attngen_context *ctx, const job *j, check *c
   c->s = j->s; /* the job's layout and rounding, a reduced shape: */
   c->s.batch = j->s.batch < 2 ? j->s.batch : 2;
   c->s.heads = j->s.heads < 2 ? j->s.heads : 2;
+  if (j->s.heads_kv > 0) { /* a grouped-query call stays one: 2 query heads over 1 KV head */
+    c->s.heads = 2;
+    c->s.heads_kv = 1;
+  }
   c->s.seqlen_q = reduce_len(j->s.seqlen_q);
   c->s.seqlen_kv = reduce_len(j->s.seqlen_kv);
-  float scale = 1.0f / sqrtf(128.0f);
-  attngen_status st = attngen__inputs_make(&c->in, ATTNGEN__INPUT_REALISTIC, CHECK_SEED,
-                                           (attngen_layout)c->s.layout, c->s.batch,
-                                           c->s.heads, c->s.seqlen_q, c->s.seqlen_kv, scale);
+  const int D = attngen__shape_head_dim(&c->s);
+  attngen_status st = attngen__inputs_make_hd(
+      &c->in, ATTNGEN__INPUT_REALISTIC, CHECK_SEED, (attngen_layout)c->s.layout, c->s.batch,
+      c->s.heads, c->s.heads_kv, c->s.seqlen_q, c->s.seqlen_kv, D, attngen__default_scale(D));
   if (st != ATTNGEN_STATUS_OK) {
     snprintf(c->failure, sizeof c->failure, "check inputs: %s", attngen_status_string(st));
     return st;
   }
-  size_t nq = (size_t)c->s.batch * c->s.heads * (size_t)c->s.seqlen_q * 128;
-  size_t nkv = (size_t)c->s.batch * c->s.heads * (size_t)c->s.seqlen_kv * 128;
+  size_t nq = (size_t)c->s.batch * c->s.heads * (size_t)c->s.seqlen_q * D;
+  size_t nkv = (size_t)c->s.batch * attngen__shape_heads_kv(&c->s) * (size_t)c->s.seqlen_kv * D;
   c->out = malloc(nq * 2);
   if (!c->out) {
     snprintf(c->failure, sizeof c->failure, "check: out of host memory");
@@ -206,15 +220,18 @@ static attngen_status check_prepare(attngen_context *ctx, const job *j, check *c
   return ATTNGEN_STATUS_OK;
 }
 
-static void args_for(const attngen__call_shape *s, const candidate *cand, const buffers *b,
-                     attngen_fwd_args *a) {
+/* The call of a job (or its reduced check) on buffers b: shape, layout, rounding, head_dim,
+ * KV heads (call_shape_to_args), the mask, the head dim's default scale. */
+static void args_for(const attngen__call_shape *s, int causal, const candidate *cand,
+                     const buffers *b, attngen_fwd_args *a) {
   attngen_fwd_args_init(a);
   a->q = b->q;
   a->k = b->k;
   a->v = b->v;
   a->out = b->o;
   attngen__call_shape_to_args(s, a);
-  a->head_dim = 128;
+  a->causal = causal;
+  a->softmax_scale = attngen__default_scale(a->head_dim);
   a->variant = cand && cand->force ? cand->name : NULL;
 }
 
@@ -222,9 +239,10 @@ static void args_for(const attngen__call_shape *s, const candidate *cand, const 
  * the candidate's softmax step and tail split); returns 1 on pass, else 0 with the reason in
  * cand->failure. */
 static int check_candidate(attngen_context *ctx, const job *j, check *c, candidate *cand) {
-  size_t nq = (size_t)c->s.batch * c->s.heads * (size_t)c->s.seqlen_q * 128;
+  size_t nq = (size_t)c->s.batch * c->s.heads * (size_t)c->s.seqlen_q *
+              (size_t)attngen__shape_head_dim(&c->s);
   attngen_fwd_args a;
-  args_for(&c->s, cand, &c->dev, &a);
+  args_for(&c->s, j->causal, cand, &c->dev, &a);
   attngen_status st = attngen_memset(ctx, c->dev.o, 0xFF, nq * 2); /* poison 0xFFFF */
   if (st == ATTNGEN_STATUS_OK) st = attngen_fwd(ctx, &a);
   if (st != ATTNGEN_STATUS_OK) {
@@ -290,7 +308,7 @@ static int time_candidate(attngen_context *ctx, const options *o, const job *j, 
   attngen_status st = ATTNGEN_STATUS_OK;
   int next = 0;
   for (int i = 0; i < o->warmup && st == ATTNGEN_STATUS_OK; i++) {
-    args_for(&j->s, cand, &t->sets[next], &a);
+    args_for(&j->s, j->causal, cand, &t->sets[next], &a);
     next = (next + 1) % t->nsets;
     st = attngen_fwd(ctx, &a);
   }
@@ -299,7 +317,7 @@ static int time_candidate(attngen_context *ctx, const options *o, const job *j, 
   float ms = 0;
   if (st == ATTNGEN_STATUS_OK) st = attngen_event_record(ctx, t->ev[0], NULL);
   if (st == ATTNGEN_STATUS_OK) {
-    args_for(&j->s, cand, &t->sets[next], &a);
+    args_for(&j->s, j->causal, cand, &t->sets[next], &a);
     next = (next + 1) % t->nsets;
     st = attngen_fwd(ctx, &a);
   }
@@ -321,7 +339,7 @@ static int time_candidate(attngen_context *ctx, const options *o, const job *j, 
   } else {
     st = attngen_event_record(ctx, t->ev[0], NULL);
     for (int i = 0; i < n && st == ATTNGEN_STATUS_OK; i++) {
-      args_for(&j->s, cand, &t->sets[next], &a);
+      args_for(&j->s, j->causal, cand, &t->sets[next], &a);
       next = (next + 1) % t->nsets;
       st = attngen_fwd(ctx, &a);
       if (st == ATTNGEN_STATUS_OK) st = attngen_event_record(ctx, t->ev[i + 1], NULL);
@@ -365,8 +383,10 @@ static attngen_status timing_prepare(attngen_context *ctx, const options *o, con
                                      const attngen_device_props *props, timing_env *t,
                                      char *why, size_t why_len) {
   memset(t, 0, sizeof *t);
-  double set_bytes =
-      ((double)j->s.batch * j->s.heads * (2.0 * j->s.seqlen_q + 2.0 * j->s.seqlen_kv)) * 256.0;
+  double set_bytes = (double)j->s.batch *
+                     (2.0 * j->s.heads * j->s.seqlen_q +
+                      2.0 * attngen__shape_heads_kv(&j->s) * j->s.seqlen_kv) *
+                     2.0 * attngen__shape_head_dim(&j->s);
   int nsets = (int)ceil(ROTATE_BYTES / (set_bytes > 1 ? set_bytes : 1));
   if (nsets < 2) nsets = 2;
   if (nsets > MAX_SETS) nsets = MAX_SETS;
@@ -422,7 +442,11 @@ static int build_candidates(const options *o, job *j, char **space, int nspace, 
       free(err);
       continue;
     }
+    /* what the dispatcher would refuse for this call (dispatch.c: unsupported) */
     if (d.layout != (int)j->s.layout || d.rounding != (int)j->s.rounding) continue;
+    if (attngen__desc_head_dim(&d) != attngen__shape_head_dim(&j->s)) continue;
+    if ((d.mask == ATTNGEN__MASK_CAUSAL) != (j->causal != 0)) continue;
+    if (d.skip == ATTNGEN__SKIP_ON) continue; /* tuned calls have no skip lists */
     int dup = 0;
     for (int k = 0; k < j->nc; k++) dup |= strcmp(j->c[k].name, names[i]) == 0;
     if (dup) continue;
@@ -466,23 +490,23 @@ static int check_variant_names(const options *o) {
 /* ---- the command ------------------------------------------------------------------------ */
 
 static void print_table(const job *jobs, int njobs) {
-  printf("\n%-22s %-4s %-4s %-52s %10s %9s %-52s %10s %8s\n", "shape B,H,Sq,Skv", "lay",
+  printf("\n%-30s %-4s %-4s %-52s %10s %9s %-52s %10s %8s\n", "shape B,H,Sq,Skv", "lay",
          "rnd", "best variant", "ms", "TFLOP/s", "default (heuristic)", "default ms", "speedup");
   for (int i = 0; i < njobs; i++) {
     const job *j = &jobs[i];
-    char sh[32];
-    snprintf(sh, sizeof sh, "%d,%d,%d,%d", j->s.batch, j->s.heads, j->s.seqlen_q, j->s.seqlen_kv);
+    char sh[80];
+    shape_label(j, sh, sizeof sh);
     const candidate *b = j->best >= 0 ? &j->c[j->best] : NULL;
     const candidate *d = j->def >= 0 ? &j->c[j->def] : NULL;
     char best_ms[32] = "-", tf[32] = "-", def_ms[32] = "-", speed[32] = "-";
     if (b) {
       snprintf(best_ms, sizeof best_ms, "%.4f", b->median);
-      snprintf(tf, sizeof tf, "%.1f", flops(&j->s) / (b->median * 1e-3) / 1e12);
+      snprintf(tf, sizeof tf, "%.1f", flops(j) / (b->median * 1e-3) / 1e12);
     }
     if (d && d->ok) snprintf(def_ms, sizeof def_ms, "%.4f", d->median);
     if (d && !d->ok) snprintf(def_ms, sizeof def_ms, "FAILED");
     if (b && d && d->ok) snprintf(speed, sizeof speed, "%.2fx", d->median / b->median);
-    printf("%-22s %-4s %-4s %-52s %10s %9s %-52s %10s %8s\n", sh, attngen__layout_name(j->s.layout),
+    printf("%-30s %-4s %-4s %-52s %10s %9s %-52s %10s %8s\n", sh, attngen__layout_name(j->s.layout),
            attngen__rounding_name(j->s.rounding), b ? b->name : "(no valid candidate)", best_ms, tf,
            j->default_name[0] ? j->default_name : "-", def_ms, speed);
   }
@@ -565,19 +589,21 @@ int attngen__cmd_tune(const attngen__cli_args *args) {
       for (int r = 0; r < o.nroundings; r++) {
         job *j = &jobs[n++];
         j->s = o.shapes[s];
+        j->causal = o.causal;
         j->s.layout = o.layouts[l];
         j->s.rounding = o.roundings[r];
         j->best = -1;
         attngen_fwd_args a;
-        args_for(&j->s, NULL, &(buffers){0}, &a);
+        args_for(&j->s, j->causal, NULL, &(buffers){0}, &a);
         attngen_choice ch;
         memset(&ch, 0, sizeof ch);
         if (attngen_explain(ctx, &a, &ch) == ATTNGEN_STATUS_OK) {
           snprintf(j->default_name, sizeof j->default_name, "%s", ch.variant);
           j->default_rule = ch.rule_name;
         } else {
-          fprintf(stderr, "attngen tune: %d,%d,%d,%d %s %s: no default variant: %s\n", j->s.batch,
-                  j->s.heads, j->s.seqlen_q, j->s.seqlen_kv, attngen__layout_name(j->s.layout),
+          char label[80];
+          fprintf(stderr, "attngen tune: %s %s %s: no default variant: %s\n",
+                  shape_label(j, label, sizeof label), attngen__layout_name(j->s.layout),
                   attngen__rounding_name(j->s.rounding), attngen_last_error());
         }
         if (!build_candidates(&o, j, space, nspace, force)) {
@@ -593,11 +619,12 @@ int attngen__cmd_tune(const attngen__cli_args *args) {
   for (int i = 0; i < njobs; i++) {
     job *j = &jobs[i];
     if (j->nc == 0) {
+      char label[80];
       progress_note(&pr,
-                    "%d,%d,%d,%d %s %s: no candidate (search space filtered by layout, "
-                    "rounding and --variants is empty)",
-                    j->s.batch, j->s.heads, j->s.seqlen_q, j->s.seqlen_kv,
-                    attngen__layout_name(j->s.layout), attngen__rounding_name(j->s.rounding));
+                    "%s %s %s: no candidate (search space filtered by layout, rounding, "
+                    "head_dim, mask and --variants is empty)",
+                    shape_label(j, label, sizeof label), attngen__layout_name(j->s.layout),
+                    attngen__rounding_name(j->s.rounding));
       continue;
     }
     check ck;
@@ -611,9 +638,9 @@ int attngen__cmd_tune(const attngen__cli_args *args) {
                              ? timing_prepare(ctx, &o, j, &props, &te, why, sizeof why)
                              : ATTNGEN_STATUS_INTERNAL;
     if (cst != ATTNGEN_STATUS_OK || tst != ATTNGEN_STATUS_OK) {
-      progress_note(&pr, "%d,%d,%d,%d %s %s: cannot tune: %s", j->s.batch, j->s.heads,
-                    j->s.seqlen_q, j->s.seqlen_kv, attngen__layout_name(j->s.layout),
-                    attngen__rounding_name(j->s.rounding),
+      char label[80];
+      progress_note(&pr, "%s %s %s: cannot tune: %s", shape_label(j, label, sizeof label),
+                    attngen__layout_name(j->s.layout), attngen__rounding_name(j->s.rounding),
                     cst != ATTNGEN_STATUS_OK ? ck.failure : why);
       pr.done += j->nc;
     } else {
@@ -630,10 +657,10 @@ int attngen__cmd_tune(const attngen__cli_args *args) {
                        cand->median, cand->q20, cand->q80, cand->samples);
           if (j->best < 0 || cand->median < j->c[j->best].median) j->best = c;
         } else {
-          progress_note(&pr, "%d,%d,%d,%d %s %s %s: FAILED, scored infinite: %s", j->s.batch,
-                        j->s.heads, j->s.seqlen_q, j->s.seqlen_kv,
-                        attngen__layout_name(j->s.layout), attngen__rounding_name(j->s.rounding),
-                        cand->name, cand->failure);
+          char label[80];
+          progress_note(&pr, "%s %s %s %s: FAILED, scored infinite: %s",
+                        shape_label(j, label, sizeof label), attngen__layout_name(j->s.layout),
+                        attngen__rounding_name(j->s.rounding), cand->name, cand->failure);
         }
       }
     }
@@ -662,9 +689,12 @@ int attngen__cmd_tune(const attngen__cli_args *args) {
     r->heads = j->s.heads;
     r->seqlen_q = j->s.seqlen_q;
     r->seqlen_kv = j->s.seqlen_kv;
+    r->head_dim = j->s.head_dim;
+    r->causal = j->causal;
+    r->heads_kv = j->s.heads_kv;
     snprintf(r->variant, sizeof r->variant, "%s", b->name);
     r->time_ms = b->median < 1e-9 ? 1e-9 : b->median;
-    double tf = flops(&j->s) / (r->time_ms * 1e-3) / 1e12;
+    double tf = flops(j) / (r->time_ms * 1e-3) / 1e12;
     r->tflops = tf < 1e-9 ? 0 : tf > 1e9 ? 1e9 : tf;
   }
   if (!recs) rc = 1;

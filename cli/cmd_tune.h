@@ -21,6 +21,9 @@ typedef struct options {
   int nlayouts;
   attngen_rounding roundings[ATTNGEN__ROUNDING_COUNT];
   int nroundings;
+  int head_dim;     /* --head-dim (128 by default) */
+  int heads_kv;     /* --heads-kv, 0 = each shape's heads */
+  int causal;       /* --causal */
   const char *target;
   const char *backend;
   int device;
@@ -44,7 +47,8 @@ typedef struct candidate {
 } candidate;
 
 typedef struct job {
-  attngen__call_shape s; /* the shape, layout and rounding tuned */
+  attngen__call_shape s; /* the shape, layout, rounding, head_dim and KV heads tuned */
+  int causal;            /* the call's mask (args.causal) */
   char default_name[128];
   const char *default_rule;
   candidate *c;

@@ -20,6 +20,14 @@ static const attngen__cli_option tune_options[] = {
     {"--round", ATTNGEN__CLI_CHOICE, "R",
      "rounding mode of P and O (default " ATTNGEN__ROUNDING_RTNE_NAME "; all = every one)",
      .choices = attngen__rounding_names, .nchoices = ATTNGEN__ROUNDING_COUNT, .extra = "all"},
+    {"--head-dim", ATTNGEN__CLI_INT, "D",
+     "elements per row of q, k, v (args.head_dim; default 128; allowed\n"
+     ATTNGEN__HEAD_DIM_LIST ")", 1, 65535},
+    {"--heads-kv", ATTNGEN__CLI_INT, "N",
+     "KV heads of grouped-query calls (args.heads_kv; default: each\n"
+     "shape's heads; must divide them, 1 = MQA)", 1, 65535},
+    {"--causal", ATTNGEN__CLI_FLAG, NULL,
+     "tune causal calls (args.causal = 1; candidates with mask causal)"},
     {"--target", ATTNGEN__CLI_CHOICE, "T",
      "kernel target; must be the one the backend runs\n"
      "(default: the backend's; a target alone selects its GPU backend)",
@@ -53,7 +61,9 @@ const attngen__cli_command attngen__cli_cmd_tune = {
     "(--shape B,H,Sq,Skv [--shape ...] | --shapes-file FILE) [options]",
     "Measures every variant of the target's search space (generator/lua/config.lua,\n"
     "variants outside the built-in set are JIT-compiled) for each shape and records the\n"
-    "fastest in the tuning database that the dispatcher reads. Each candidate is first\n"
+    "fastest in the tuning database that the dispatcher reads. --head-dim, --heads-kv and\n"
+    "--causal choose the kind of call (every shape of the run); the database keeps each\n"
+    "kind apart and a call only takes a record of its own kind. Each candidate is first\n"
     "checked against the CPU reference (docs/NUMERICS.md) on a reduced problem (B,H <= 2;\n"
     "Sq, Skv > " ATTNGEN__CLI_STR(CHECK_FULL_LIMIT) " become 1024 + S mod 1024); candidates that fail the check, the\n"
     "compile or a launch are reported and skipped.\n",
@@ -192,6 +202,22 @@ int attngen__tune_options_of(const attngen__cli_args *args, options *o) {
   if (o->nshapes == 0)
     return attngen__cli_usage_error(cmd, "no shape given: use --shape B,H,Sq,Skv or "
                                          "--shapes-file FILE");
+  o->head_dim = (int)attngen__cli_int(args, "--head-dim", 128);
+  if (!attngen__head_dim_valid(o->head_dim))
+    return attngen__cli_usage_error(cmd, "--head-dim %d is not supported (allowed: "
+                                         ATTNGEN__HEAD_DIM_LIST ")", o->head_dim);
+  o->heads_kv = (int)attngen__cli_int(args, "--heads-kv", 0);
+  o->causal = attngen__cli_given(args, "--causal");
+  for (int i = 0; i < o->nshapes; i++) {
+    attngen__call_shape *s = &o->shapes[i];
+    char what[96];
+    snprintf(what, sizeof what, "the %d heads of shape %d,%d,%d,%d", s->heads, s->batch,
+             s->heads, s->seqlen_q, s->seqlen_kv);
+    if (attngen__cli_check_heads_kv(cmd, o->heads_kv, s->heads, what)) return 2;
+    /* canonical (call_shape.h): 128 -> 0, heads_kv == heads -> 0 */
+    s->head_dim = o->head_dim == 128 ? 0 : o->head_dim;
+    s->heads_kv = o->heads_kv == s->heads ? 0 : o->heads_kv;
+  }
   int target;
   if (o->target && !o->backend && attngen__target_from_name(o->target, &target))
     o->backend = attngen__target_backend[target];

@@ -502,6 +502,26 @@ static void test_cli_bench_refuses_the_host_backend_unless_named(void **state) {
   assert_true(file_has("out", "1 shape(s), 0 failed"));
 }
 
+/* `bench` times calls of every kind: --head-dim, --heads-kv and --causal on --shape calls
+ * (the kind in the row, TFLOP/s with D and the kept pairs), the SHAPES.md groups prefill /
+ * hd64 / hd256 with their own kinds; bad values are usage errors naming the option. */
+static void test_cli_bench_kinds(void **state) {
+  (void)state;
+  assert_int_equal(cli("bench --backend cpu --shape 1,4,17,33 --head-dim 64 --heads-kv 2 "
+                       "--causal --iters 1"), 0);
+  assert_true(file_has("out", "D mask H_kv"));
+  assert_true(file_has("out", "1,4,17,33              64 causal 2"));
+  assert_true(file_has("out", "1 shape(s), 0 failed"));
+  assert_int_equal(cli("bench --backend cpu --shape 1,4,17,33 --head-dim 96 --iters 1"), 2);
+  assert_true(err_has("--head-dim 96 is not supported (allowed: 64, 128, 256)"));
+  assert_int_equal(cli("bench --backend cpu --shape 1,4,17,33 --heads-kv 3 --iters 1"), 2);
+  assert_true(err_has("--heads-kv 3 does not divide the 4 heads of --shape 1,4,17,33"));
+  assert_int_equal(cli("bench --help"), 0);
+  assert_true(file_has("out", "prefill, hd64, hd256, all"));
+  assert_int_equal(cli("bench --backend cpu --shapes llm --iters 1"), 2);
+  assert_true(err_has("prefill, hd64, hd256"));
+}
+
 /* A cache directory that does not fit is refused, never truncated (5000 bytes were cut to
  * 4095 and used). */
 static void test_cli_long_cache_dir_is_refused(void **state) {
@@ -576,6 +596,7 @@ int main(void) {
                                     teardown),
     cmocka_unit_test_setup_teardown(test_cli_shape_limits_are_the_library_caps, setup,
                                     teardown),
+    cmocka_unit_test_setup_teardown(test_cli_bench_kinds, setup, teardown),
     cmocka_unit_test_setup_teardown(test_cli_bench_refuses_the_host_backend_unless_named,
                                     setup, teardown),
     cmocka_unit_test_setup_teardown(test_cli_long_cache_dir_is_refused, setup, teardown),

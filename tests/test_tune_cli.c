@@ -110,6 +110,10 @@ static void test_tune_cli_help_and_usage_errors(void **state) {
   expect_usage_error(f, "--shape 1,1,64,64 --frobnicate", "unknown option '--frobnicate'",
                      "tune --help");
   expect_usage_error(f, "--shape", "--shape needs a value", "tune --help");
+  expect_usage_error(f, "--shape 1,4,64,64 --head-dim 96", "--head-dim 96 is not supported",
+                     "allowed: 64, 128, 256");
+  expect_usage_error(f, "--shape 1,4,64,64 --shape 1,6,64,64 --heads-kv 4",
+                     "--heads-kv 4 does not divide", "the 6 heads of shape 1,6,64,64");
   expect_usage_error(f, "--shape 1,1,64,64 --variants attn_nonsense",
                      "--variants: 'attn_nonsense'", "not a variant");
   char bad[400];
@@ -252,6 +256,75 @@ static void test_tune_cli_emu_runs_jit_candidates_and_fails_softly(void **state)
   assert_non_null(strstr(f->err, jit));
 }
 
+/* Runs `attngen run ARGS` on the database f->db; returns the exit status, stdout in f->out. */
+static int run_run(fixture *f, const char *args) {
+  char cmd[4096], out[400];
+  snprintf(out, sizeof out, "%s/run.txt", f->dir);
+  snprintf(cmd, sizeof cmd, "ATTNGEN_CACHE_DIR='%s/cache' ATTNGEN_TUNING_FILE='%s' '%s' run %s "
+           ">'%s' 2>&1", f->dir, f->db, ATTNGEN_CLI, args, out);
+  int st = system(cmd);
+  slurp(out, f->out, sizeof f->out);
+  unlink(out);
+  return st == -1 || !WIFEXITED(st) ? -1 : WEXITSTATUS(st);
+}
+
+/* The kind of call is tuned and recorded: a head_dim-64 causal grouped-query call runs only
+ * the search space's head_dim-64 causal candidates (checked against the reference of that
+ * call), its record carries the kind, and the dispatcher takes it for that call and for no
+ * other kind of the same shape. */
+static void test_tune_cli_tunes_head_dim_mask_and_kv_heads(void **state) {
+  fixture *f = *state;
+  int rc = run_tune(f, "--backend emu --shape 1,4,40,70 --head-dim 64 --causal --heads-kv 2 "
+                    "--warmup 0 --iters 1 -o %s", f->db);
+  if (rc != 0) fail_msg("tune exited %d; stderr:\n%s", rc, f->err);
+  /* every candidate timed is a head_dim-64 causal variant; none failed */
+  assert_int_equal(count(f->err, "scored infinite"), 0);
+  const int timed = count(f->err, " calls)");
+  assert_true(timed >= 1);
+  assert_int_equal(count(f->err, "attn_fwd_d64_") >= timed, 1);
+  assert_int_equal(count(f->err, "attn_fwd_d128_"), 0);
+  assert_int_equal(count(f->err, "_causal_") >= timed, 1);
+  assert_non_null(strstr(f->out, "1,4,40,70 hd64 causal kv2"));
+  attngen__tuning_file *db;
+  attngen__tuning_diag d;
+  assert_int_equal(attngen__tuning_db_load(f->db, NULL, &db, &d), ATTNGEN_STATUS_OK);
+  assert_int_equal(attngen__tuning_db_count(db), 1);
+  const attngen__tuning_record *r = attngen__tuning_db_record(db, 0);
+  assert_int_equal(r->head_dim, 64);
+  assert_int_equal(r->causal, 1);
+  assert_int_equal(r->heads_kv, 2);
+  assert_non_null(strstr(r->variant, "_d64_"));
+  assert_non_null(strstr(r->variant, "_causal_"));
+  char variant[ATTNGEN__TUNING_NAME_MAX];
+  snprintf(variant, sizeof variant, "%s", r->variant);
+  attngen__tuning_db_free(db);
+  char text[8192];
+  slurp(f->db, text, sizeof text);
+  assert_non_null(strstr(text, "attngen-tuning 2\n"));
+  assert_non_null(strstr(text, "record bshd rtne 64 causal 1 4 2 40 70 "));
+
+  /* the dispatcher takes the record for that call ... */
+  rc = run_run(f, "--backend emu --shape 1,4,40,70 --head-dim 64 --causal --heads-kv 2");
+  if (rc != 0) fail_msg("run exited %d:\n%s", rc, f->out);
+  assert_non_null(strstr(f->out, "exact entry (1,4,40,70, head_dim 64, causal, 2 KV heads)"));
+  assert_non_null(strstr(f->out, variant));
+  /* ... a nearby shape of the same kind by its class ... */
+  rc = run_run(f, "--backend emu --shape 1,4,36,66 --head-dim 64 --causal --heads-kv 2");
+  if (rc != 0) fail_msg("run exited %d:\n%s", rc, f->out);
+  assert_non_null(strstr(f->out, "shape-class entry (1,4,40,70, head_dim 64, causal, 2 KV heads)"));
+  /* ... and no other kind of the same shape */
+  const char *others[] = {"--head-dim 64 --heads-kv 2", "--head-dim 64 --causal",
+                          "--causal --heads-kv 2", "--head-dim 256 --causal --heads-kv 2"};
+  for (size_t i = 0; i < sizeof others / sizeof others[0]; i++) {
+    char args[300];
+    snprintf(args, sizeof args, "--backend emu --shape 1,4,40,70 %s", others[i]);
+    rc = run_run(f, args);
+    if (rc != 0) fail_msg("run %s exited %d:\n%s", args, rc, f->out);
+    if (!strstr(f->out, "rule:     heuristic"))
+      fail_msg("run %s did not take the heuristic's choice:\n%s", args, f->out);
+  }
+}
+
 /* Takes the fsutil lock at path ctx (for attngen_test_hold_lock_stopped). */
 static int take_fs_lock(const void *ctx) {
   attngen__fs_lock_opts o = {1.0, 0, NULL, NULL, 0};
@@ -299,6 +372,8 @@ int main(void) {
                                       teardown),
       cmocka_unit_test_setup_teardown(test_tune_cli_emu_runs_jit_candidates_and_fails_softly,
                                       setup, teardown),
+      cmocka_unit_test_setup_teardown(test_tune_cli_tunes_head_dim_mask_and_kv_heads, setup,
+                                      teardown),
       cmocka_unit_test_setup_teardown(test_tune_cli_stopped_lock_holder_fails_without_writing,
                                       setup, teardown),
   };

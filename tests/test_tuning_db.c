@@ -116,6 +116,11 @@ static const char *valid_header =
     "meta cu_count 304\n"
     "meta runtime hip 6.2.41133\n";
 
+/* The metadata lines of valid_header, for format-2 texts. */
+#define V2_META                                                                              \
+  "meta attngen_version 0.1.0\nmeta target gfx942\nmeta device AMD Instinct MI300X\n"      \
+  "meta cu_count 304\nmeta runtime hip 6.2.41133\n"
+
 static void test_tuning_db_bucket_centred_on_powers_of_two(void **state) {
   (void)state;
   assert_int_equal(attngen__tuning_bucket(8192), 13);
@@ -304,7 +309,21 @@ static void test_tuning_db_malformed_lines_name_the_line(void **state) {
       {"record bshd rtne 2 24 8192 8192 " V_A " 1.5 450\nmeta target sm90\n", 10, "meta after"},
       {"bogus\n", 9, "unknown item"},
       {"record bshd rtne 2 24 8192 8192 " V_A " 1.5 450\x01\n", 9, "control character"},
-      {"!attngen-tuning 2\n", 1, "unsupported format version"},
+      {"!attngen-tuning 3\n", 1, "unsupported format version"},
+      /* format 2: 12 fields with head_dim, mask and H_kv */
+      {"!attngen-tuning 2\n" V2_META "record bshd rtne 2 24 8192 8192 " V_A " 1.5 450\n", 7,
+       "12 fields"},
+      {"!attngen-tuning 2\n" V2_META "record bshd rtne 96 none 2 24 24 8192 8192 " V_A
+       " 1.5 450\n", 7, "head_dim must be one of 64, 128, 256"},
+      {"!attngen-tuning 2\n" V2_META "record bshd rtne 64 sliding 2 24 24 8192 8192 " V_A
+       " 1.5 450\n", 7, "mask must be none or causal"},
+      {"!attngen-tuning 2\n" V2_META "record bshd rtne 64 causal 2 24 5 8192 8192 " V_A
+       " 1.5 450\n", 7, "H_kv must be an integer >= 1 that divides H (24)"},
+      {"!attngen-tuning 2\n" V2_META "record bshd rtne 64 causal 2 24 0 8192 8192 " V_A
+       " 1.5 450\n", 7, "H_kv"},
+      {"!attngen-tuning 2\n" V2_META "record bshd rtne 128 none 2 24 24 8192 8192 " V_A
+       " 1.5 450\nrecord bshd rtne 128 none 2 24 8 8192 8192 " V_B " 1 1\n"
+       "record bshd rtne 128 none 2 24 0024 8192 8192 " V_B " 1 1\n", 9, "second record"},
       {"!\n# only a comment\nrecord bshd rtne 2 24 8192 8192 x 1 1\n", 3, "not a tuning"},
       {"!attngen-tuning 1\nmeta target gfx942\nrecord bshd rtne 2 24 8192 8192 " V_A " 1 1\n",
        3, "no meta 'attngen_version'"},
@@ -400,40 +419,166 @@ static void test_tuning_db_nearby_shape_uses_class_far_one_does_not(void **state
   attngen__tuning_db_free(db);
 }
 
-/* A grouped-query call (call_shape.heads_kv != 0) takes no entry: the records are dense
- * shapes (the file format has no KV-head field); the same shape dense takes its record. */
-static void test_tuning_db_gqa_call_has_no_entry(void **state) {
+/* A record of another kind: head_dim, mask and KV heads given (0 = 128 / heads). */
+static attngen__tuning_record rec_kind(int b, int h, int sq, int skv, int head_dim, int causal,
+                                       int heads_kv, const char *variant, double ms) {
+  attngen__tuning_record x = rec(ATTNGEN_LAYOUT_BSHD, ATTNGEN_ROUND_RTNE, b, h, sq, skv, variant, ms);
+  x.head_dim = head_dim;
+  x.causal = causal;
+  x.heads_kv = heads_kv;
+  return x;
+}
+
+/* The dispatcher's query for a call (tuning.h). */
+static int lookup_call(const attngen__tuning_file *db, int b, int h, int sq, int skv,
+                       int head_dim, int causal, int heads_kv, int varlen, char *variant,
+                       char *why) {
+  attngen_fwd_args a;
+  attngen_fwd_args_init(&a);
+  a.batch = b;
+  a.heads = h;
+  a.seqlen_q = sq;
+  a.seqlen_kv = skv;
+  a.head_dim = head_dim;
+  a.heads_kv = heads_kv;
+  attngen__tuning_query q = {attngen__call_shape_of(&a), causal, varlen};
+  variant[0] = 0;
+  return attngen__tuning_lookup(db, &q, variant, 128, why, 256);
+}
+
+/* head_dim, the mask and the KV heads are part of a record's key: a call takes the record of
+ * its own kind (exactly or by class), never one tuned for another kind; 128 and heads given
+ * explicitly are the canonical 0; packed calls take none. */
+static void test_tuning_db_kinds_are_keys(void **state) {
   (void)state;
   attngen__tuning_meta m = mi300x_meta();
   attngen__tuning_file *db;
   attngen__tuning_diag d;
   assert_int_equal(attngen__tuning_db_new(&m, &db, &d), ATTNGEN_STATUS_OK);
-  attngen__tuning_record r = rec(ATTNGEN_LAYOUT_BSHD, ATTNGEN_ROUND_RTNE, 2, 24, 8192, 8192,
-                                 V_A, 1.25);
-  assert_int_equal(attngen__tuning_db_put(db, &r, &d), ATTNGEN_STATUS_OK);
-  attngen__tuning_query q = {2, 24, 8192, 8192, ATTNGEN_LAYOUT_BSHD, ATTNGEN_ROUND_RTNE, 0};
-  char variant[128] = "", why[256] = "";
-  assert_int_equal(attngen__tuning_lookup(db, &q, variant, sizeof variant, why, sizeof why), 1);
-  assert_string_equal(variant, V_A);
-  q.heads_kv = 8;
-  variant[0] = 0;
-  assert_int_equal(attngen__tuning_lookup(db, &q, variant, sizeof variant, why, sizeof why), 0);
-  assert_string_equal(variant, "");
-  assert_non_null(strstr(why, "grouped-query"));
-  /* the canonical form: heads_kv == heads is the dense call */
-  attngen_fwd_args a;
-  attngen_fwd_args_init(&a);
-  a.batch = 2;
-  a.heads = 24;
-  a.heads_kv = 24;
-  a.seqlen_q = a.seqlen_kv = 8192;
-  q = attngen__call_shape_of(&a);
-  assert_int_equal(q.heads_kv, 0);
-  assert_int_equal(attngen__tuning_lookup(db, &q, variant, sizeof variant, why, sizeof why), 1);
-  a.heads_kv = 8;
-  q = attngen__call_shape_of(&a);
-  assert_int_equal(attngen__shape_heads_kv(&q), 8);
-  assert_int_equal(attngen__tuning_lookup(db, &q, variant, sizeof variant, why, sizeof why), 0);
+  const char *dense = "attn_fwd_d128_bshd_rtne_dense", *d64 = "attn_fwd_d64_bshd_rtne_dense",
+             *causal = "attn_fwd_d128_bshd_rtne_causal", *gqa = "attn_fwd_d128_bshd_rtne_gqa3",
+             *d256c = "attn_fwd_d256_bshd_rtne_causal_mqa";
+  attngen__tuning_record r[5] = {
+      rec_kind(2, 24, 8192, 8192, 0, 0, 0, dense, 1.25),
+      rec_kind(2, 24, 8192, 8192, 64, 0, 0, d64, 0.7),
+      rec_kind(2, 24, 8192, 8192, 0, 1, 0, causal, 0.8),
+      rec_kind(2, 24, 8192, 8192, 128, 0, 8, gqa, 1.2), /* 128 given: canonical 0 */
+      rec_kind(1, 16, 4096, 4096, 256, 1, 1, d256c, 0.9),
+  };
+  for (int i = 0; i < 5; i++) assert_int_equal(attngen__tuning_db_put(db, &r[i], &d), ATTNGEN_STATUS_OK);
+  assert_int_equal(attngen__tuning_db_count(db), 5);
+  /* the same key written another way replaces, not adds */
+  attngen__tuning_record again = rec_kind(2, 24, 8192, 8192, 128, 0, 24, dense, 1.0);
+  assert_int_equal(attngen__tuning_db_put(db, &again, &d), ATTNGEN_STATUS_OK);
+  assert_int_equal(attngen__tuning_db_count(db), 5);
+
+  char v[128], why[256];
+  struct {
+    int b, h, sq, skv, hd, causal, hkv, varlen;
+    const char *want; /* NULL: no entry */
+    const char *why;
+  } cases[] = {
+      {2, 24, 8192, 8192, 128, 0, 0, 0, dense, "exact entry (2,24,8192,8192)"},
+      {2, 24, 8192, 8192, 128, 0, 24, 0, dense, "exact"},
+      {2, 24, 8192, 8192, 64, 0, 0, 0, d64, "exact entry (2,24,8192,8192, head_dim 64)"},
+      {2, 24, 8192, 8192, 128, 1, 0, 0, causal, "exact entry (2,24,8192,8192, causal)"},
+      {2, 24, 8192, 8192, 128, 0, 8, 0, gqa, "(2,24,8192,8192, 8 KV heads)"},
+      {1, 16, 4096, 4096, 256, 1, 1, 0, d256c, "head_dim 256, causal, 1 KV heads"},
+      /* the same classes, nearby shapes */
+      {2, 24, 8000, 8000, 64, 0, 0, 0, d64, "shape-class entry"},
+      {2, 24, 8000, 8000, 128, 1, 0, 0, causal, "shape-class entry"},
+      {2, 24, 8000, 8000, 128, 0, 8, 0, gqa, "shape-class entry"},
+      {4, 12, 8000, 8000, 128, 0, 4, 0, gqa, "shape-class entry"}, /* group 3, same W */
+      {1, 16, 4000, 4000, 256, 1, 1, 0, d256c, "shape-class entry"},
+      /* other kinds: no entry, whatever the shape */
+      {2, 24, 8192, 8192, 256, 0, 0, 0, NULL, "no tuning entry"},
+      {2, 24, 8192, 8192, 64, 1, 0, 0, NULL, "no tuning entry"},
+      {2, 24, 8192, 8192, 128, 0, 4, 0, NULL, "no tuning entry"},  /* group 6 */
+      {2, 24, 8000, 8000, 128, 0, 12, 0, NULL, "no tuning entry"}, /* group 2 */
+      {1, 16, 4096, 4096, 256, 0, 1, 0, NULL, "no tuning entry"},
+      {1, 16, 4096, 4096, 256, 1, 0, 0, NULL, "no tuning entry"},
+      {2, 24, 8192, 8192, 128, 0, 0, 1, NULL, "packed variable-length call"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    int got = lookup_call(db, cases[i].b, cases[i].h, cases[i].sq, cases[i].skv, cases[i].hd,
+                          cases[i].causal, cases[i].hkv, cases[i].varlen, v, why);
+    if (got != (cases[i].want != NULL) || (cases[i].want && strcmp(v, cases[i].want) != 0) ||
+        !strstr(why, cases[i].why))
+      fail_msg("case %zu: got %d '%s' (%s), expected '%s' (%s)", i, got, v, why,
+               cases[i].want ? cases[i].want : "no entry", cases[i].why);
+  }
+  /* the direct lookup of a head_dim-128 maskless MHA call is the same */
+  assert_string_equal(attngen__tuning_db_lookup(db, 2, 24, 8192, 8192, ATTNGEN_LAYOUT_BSHD,
+                                                ATTNGEN_ROUND_RTNE, NULL)->variant, dense);
+
+  /* format 2 written, read back to the same records and the same text */
+  char *t1, *t2;
+  assert_int_equal(attngen__tuning_db_format(db, &t1, NULL), ATTNGEN_STATUS_OK);
+  assert_non_null(strstr(t1, "\nattngen-tuning 2\n"));
+  assert_non_null(strstr(t1, "record bshd rtne 64 none 2 24 24 8192 8192 attn_fwd_d64_bshd_rtne_dense 0.7 "));
+  assert_non_null(strstr(t1, "record bshd rtne 128 causal 2 24 24 8192 8192 "));
+  assert_non_null(strstr(t1, "record bshd rtne 128 none 2 24 8 8192 8192 "));
+  assert_non_null(strstr(t1, "record bshd rtne 256 causal 1 16 1 4096 4096 "));
+  attngen__tuning_file *back;
+  assert_int_equal(attngen__tuning_db_parse(t1, strlen(t1), "mem", &m, &back, &d), ATTNGEN_STATUS_OK);
+  assert_int_equal(attngen__tuning_db_count(back), 5);
+  for (size_t i = 0; i < 5; i++) {
+    const attngen__tuning_record *x = attngen__tuning_db_record(db, i), *y = attngen__tuning_db_record(back, i);
+    assert_string_equal(x->variant, y->variant);
+    assert_int_equal(x->head_dim, y->head_dim);
+    assert_int_equal(x->causal, y->causal);
+    assert_int_equal(x->heads_kv, y->heads_kv);
+  }
+  assert_int_equal(attngen__tuning_db_format(back, &t2, NULL), ATTNGEN_STATUS_OK);
+  assert_string_equal(t1, t2);
+  free(t1);
+  free(t2);
+  attngen__tuning_db_free(back);
+
+  /* records of impossible kinds are refused */
+  attngen__tuning_record bad = rec_kind(2, 24, 64, 64, 96, 0, 0, dense, 1);
+  assert_int_equal(attngen__tuning_db_put(db, &bad, &d), ATTNGEN_STATUS_INVALID_ARGUMENT);
+  assert_non_null(strstr(d.message, "head_dim"));
+  bad = rec_kind(2, 24, 64, 64, 64, 2, 0, dense, 1);
+  assert_int_equal(attngen__tuning_db_put(db, &bad, &d), ATTNGEN_STATUS_INVALID_ARGUMENT);
+  assert_non_null(strstr(d.message, "causal"));
+  bad = rec_kind(2, 24, 64, 64, 64, 0, 5, dense, 1);
+  assert_int_equal(attngen__tuning_db_put(db, &bad, &d), ATTNGEN_STATUS_INVALID_ARGUMENT);
+  assert_non_null(strstr(d.message, "heads_kv"));
+  assert_int_equal(attngen__tuning_db_count(db), 5);
+  attngen__tuning_db_free(db);
+}
+
+/* A format-1 file (written before the kinds were keys) keeps working: its records are head_dim
+ * 128, maskless MHA calls; a merge rewrites it in format 2 with those records kept. */
+static void test_tuning_db_format1_file_read_and_upgraded_by_merge(void **state) {
+  fixture *f = *state;
+  char text[4096];
+  snprintf(text, sizeof text, "%srecord bshd rtne 2 24 8192 8192 %s 1.5 450\n", valid_header,
+           V_A);
+  write_text(f->path, text);
+  attngen__tuning_meta m = mi300x_meta();
+  attngen__tuning_file *db;
+  attngen__tuning_diag d;
+  assert_int_equal(attngen__tuning_db_load(f->path, &m, &db, &d), ATTNGEN_STATUS_OK);
+  char v[128], why[256];
+  assert_int_equal(lookup_call(db, 2, 24, 8192, 8192, 128, 0, 0, 0, v, why), 1);
+  assert_string_equal(v, V_A);
+  assert_int_equal(lookup_call(db, 2, 24, 8192, 8192, 64, 0, 0, 0, v, why), 0);
+  assert_int_equal(lookup_call(db, 2, 24, 8192, 8192, 128, 1, 0, 0, v, why), 0);
+  assert_int_equal(lookup_call(db, 2, 24, 8192, 8192, 128, 0, 8, 0, v, why), 0);
+  attngen__tuning_db_free(db);
+
+  attngen__tuning_record add = rec_kind(2, 24, 8192, 8192, 64, 1, 8, V_B, 0.5);
+  assert_int_equal(attngen__tuning_db_merge_file(f->path, &m, &add, 1, 0, &d), ATTNGEN_STATUS_OK);
+  const char *now = read_text(f->path);
+  assert_non_null(strstr(now, "\nattngen-tuning 2\n"));
+  assert_non_null(strstr(now, "record bshd rtne 128 none 2 24 24 8192 8192 " V_A " 1.5 450\n"));
+  assert_non_null(strstr(now, "record bshd rtne 64 causal 2 24 8 8192 8192 " V_B " 0.5 "));
+  assert_int_equal(attngen__tuning_db_load(f->path, &m, &db, &d), ATTNGEN_STATUS_OK);
+  assert_int_equal(attngen__tuning_db_count(db), 2);
+  assert_int_equal(lookup_call(db, 2, 24, 8192, 8192, 64, 1, 8, 0, v, why), 1);
+  assert_string_equal(v, V_B);
   attngen__tuning_db_free(db);
 }
 
@@ -682,7 +827,9 @@ int main(void) {
       cmocka_unit_test(test_tuning_db_malformed_lines_name_the_line),
       cmocka_unit_test(test_tuning_db_nearby_shape_uses_class_far_one_does_not),
       cmocka_unit_test(test_tuning_db_exact_beats_class_and_nearest_wins),
-      cmocka_unit_test(test_tuning_db_gqa_call_has_no_entry),
+      cmocka_unit_test(test_tuning_db_kinds_are_keys),
+      cmocka_unit_test_setup_teardown(test_tuning_db_format1_file_read_and_upgraded_by_merge,
+                                      setup_dir, teardown_dir),
       cmocka_unit_test_setup_teardown(test_tuning_db_merge_replaces_same_key_and_keeps_others,
                                       setup_dir, teardown_dir),
       cmocka_unit_test_setup_teardown(test_tuning_db_merge_keeps_foreign_file_unless_replacing,

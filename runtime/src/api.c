@@ -405,7 +405,7 @@ static attngen_status make_plan_skip(attngen_context *c, const attngen_fwd_args 
   }
   char tuned[128], tuned_why[256];
   if (!in.forced && c->env.tuning) {
-    const attngen__tuning_query q = in.shape;
+    const attngen__tuning_query q = {in.shape, in.causal, in.varlen};
     if (attngen__tuning_lookup(c->tuning, &q, tuned, sizeof tuned, tuned_why, sizeof tuned_why)) {
       in.tuned = tuned;
       in.tuned_why = tuned_why;

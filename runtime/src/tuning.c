@@ -30,36 +30,53 @@ attngen__tuning_file *attngen__tuning_load_for_device(const attngen_device_props
   return NULL;
 }
 
+/* ", head_dim 64, causal, 8 KV heads" for what is not the default kind, "" otherwise. */
+static const char *describe_kind(const attngen__tuning_record *r, char *buf, size_t len) {
+  size_t n = 0;
+  buf[0] = 0;
+  if (r->head_dim && r->head_dim != 128 && n < len)
+    n += (size_t)snprintf(buf + n, len - n, ", head_dim %d", r->head_dim);
+  if (r->causal && n < len) n += (size_t)snprintf(buf + n, len - n, ", causal");
+  if (r->heads_kv && r->heads_kv != r->heads && n < len)
+    snprintf(buf + n, len - n, ", %d KV heads", r->heads_kv);
+  return buf;
+}
+
 int attngen__tuning_lookup(const attngen__tuning_file *db, const attngen__tuning_query *q,
                            char *variant, size_t len, char *why, size_t why_len) {
   if (!db) {
     if (why && why_len) snprintf(why, why_len, "no tuning database loaded");
     return 0;
   }
-  if (q->heads_kv > 0) { /* the records are dense shapes (the file has no KV-head field) */
+  if (q->varlen) {
     if (why && why_len)
-      snprintf(why, why_len, "grouped-query call (heads_kv %d of %d heads): the tuning "
-               "database holds dense shapes only", q->heads_kv, q->heads);
+      snprintf(why, why_len, "packed variable-length call: the tuning database holds "
+               "fixed-length calls");
     return 0;
   }
-  if (q->head_dim > 0 && q->head_dim != 128) { /* the records are head_dim 128 shapes */
-    if (why && why_len)
-      snprintf(why, why_len, "head_dim %d: the tuning database holds head_dim 128 shapes only",
-               q->head_dim);
-    return 0;
-  }
+  const attngen__call_shape *s = &q->shape;
+  attngen__tuning_record key;
+  memset(&key, 0, sizeof key);
+  key.layout = (attngen_layout)s->layout;
+  key.rounding = (attngen_rounding)s->rounding;
+  key.batch = s->batch;
+  key.heads = s->heads;
+  key.seqlen_q = s->seqlen_q;
+  key.seqlen_kv = s->seqlen_kv;
+  key.head_dim = s->head_dim;
+  key.heads_kv = s->heads_kv;
+  key.causal = q->causal != 0;
   attngen__tuning_match match = ATTNGEN__TUNING_NONE;
-  const attngen__tuning_record *r =
-      attngen__tuning_db_lookup(db, q->batch, q->heads, q->seqlen_q, q->seqlen_kv,
-                                (attngen_layout)q->layout, (attngen_rounding)q->rounding, &match);
+  const attngen__tuning_record *r = attngen__tuning_db_find(db, &key, &match);
   if (!r) {
     if (why && why_len) snprintf(why, why_len, "no tuning entry for this shape class");
     return 0;
   }
   snprintf(variant, len, "%s", r->variant);
+  char kind[64];
   if (why && why_len)
-    snprintf(why, why_len, "%s entry (%d,%d,%d,%d), %.4f ms when tuned",
+    snprintf(why, why_len, "%s entry (%d,%d,%d,%d%s), %.4f ms when tuned",
              match == ATTNGEN__TUNING_EXACT ? "exact" : "shape-class", r->batch, r->heads,
-             r->seqlen_q, r->seqlen_kv, r->time_ms);
+             r->seqlen_q, r->seqlen_kv, describe_kind(r, kind, sizeof kind), r->time_ms);
   return 1;
 }

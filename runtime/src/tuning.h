@@ -17,11 +17,14 @@
  * when there is no file, or it is malformed or for another device (then with a notice). */
 attngen__tuning_file *attngen__tuning_load_for_device(const attngen_device_props *props);
 
-/* A lookup is by the call's shape (call_shape.h). The database's records are dense shapes
- * (its format has no KV-head count, so files written before grouped-query calls existed
- * keep their meaning): a grouped-query call (heads_kv != 0) has no entry and takes the
- * heuristic's choice. */
-typedef attngen__call_shape attngen__tuning_query;
+/* A lookup is by the call's shape (call_shape.h: B, H, Sq, Skv, layout, rounding, head_dim,
+ * heads_kv) and mask: the database keys records by all of them (tuning_db.h). A packed
+ * variable-length call (args.cu_seqlens_q) has no entry: the records are fixed-length calls. */
+typedef struct attngen__tuning_query {
+  attngen__call_shape shape;
+  int causal; /* args.causal */
+  int varlen; /* args.cu_seqlens_q given */
+} attngen__tuning_query;
 
 /* Returns 1 and copies the winner's name into variant when db (may be NULL = no database)
  * has an entry serving the query (exact shape or its shape class); 0 otherwise. why (may

@@ -100,7 +100,8 @@ attngen_status attngen__tuning_db_format(const attngen__tuning_file *db, char **
   sbuf b = {0};
   sbuf_printf(&b,
               "# attngen tuning database, written by `attngen tune` (merged on every write).\n"
-              "# record: layout rounding batch heads seqlen_q seqlen_kv variant time_ms tflops\n"
+              "# record: layout rounding head_dim mask batch heads heads_kv seqlen_q seqlen_kv "
+              "variant time_ms tflops\n"
               "%s\n",
               ATTNGEN__TUNING_FORMAT_LINE);
   const attngen__tuning_meta *m = &db->meta;
@@ -109,8 +110,10 @@ attngen_status attngen__tuning_db_format(const attngen__tuning_file *db, char **
   sbuf_printf(&b, "meta cu_count %d\nmeta runtime %s\n", m->cu_count, m->runtime);
   for (size_t i = 0; i < db->n; i++) {
     const attngen__tuning_record *r = &db->e[i].r;
-    sbuf_printf(&b, "record %s %s %d %d %d %d %s %.9g %.9g\n", attngen__layout_name(r->layout),
-                attngen__rounding_name(r->rounding), r->batch, r->heads, r->seqlen_q, r->seqlen_kv,
+    sbuf_printf(&b, "record %s %s %d %s %d %d %d %d %d %s %.9g %.9g\n",
+                attngen__layout_name(r->layout), attngen__rounding_name(r->rounding),
+                r->head_dim ? r->head_dim : 128, r->causal ? "causal" : "none", r->batch,
+                r->heads, r->heads_kv ? r->heads_kv : r->heads, r->seqlen_q, r->seqlen_kv,
                 r->variant, r->time_ms, r->tflops);
   }
   if (b.oom) {

@@ -4,36 +4,43 @@
  *
  * File format (text, one item per line, '#' starts a comment line, blank lines ignored):
  *
- *   attngen-tuning 1
+ *   attngen-tuning 2
  *   meta attngen_version 0.1.0
  *   meta target gfx942
  *   meta device AMD Instinct MI300X
  *   meta cu_count 304
  *   meta runtime hip 6.2.41133
- *   record bshd rtne 2 24 8192 8192 attn_fwd_d128_bshd_rtne_q3_kv64_w8_tail_gfx942 1.2345 512.37
+ *   record bshd rtne 128 none 2 24 24 8192 8192 attn_fwd_d128_bshd_rtne_q3_kv64_w8_tail_gfx942 1.2345 512.37
+ *   record bshd rtne 128 causal 1 32 8 8192 8192 attn_fwd_d128_bshd_rtne_q1_kv128_w12_nosplit_tma_causal_wgmma_sm90 2.5 250.1
  *
  * The first item is the format line; the five meta lines follow in any order (each exactly
  * once; the value is the rest of the line, inner spaces kept) before the first record. A
- * record is: layout rounding B H Sq Skv variant time_ms tflops — the tuned shape, the
+ * record is: layout rounding head_dim mask B H H_kv Sq Skv variant time_ms tflops — the
+ * tuned call (head_dim 64 / 128 / 256, mask none or causal, H_kv KV heads dividing H), the
  * winning variant, its median time and its TFLOP/s (information only). Each (layout,
- * rounding, B, H, Sq, Skv) appears at most once. Anything else is malformed: the whole file
+ * rounding, head_dim, mask, B, H, H_kv, Sq, Skv) appears at most once. Files of format 1
+ * ("attngen-tuning 1", written before head dims, masks and KV heads were keys) are read too:
+ * their records have 9 fields (layout rounding B H Sq Skv variant time_ms tflops) and mean
+ * head_dim 128, no mask, H_kv = H; a merge rewrites such a file in format 2, records kept.
+ * Anything else is malformed: the whole file
  * is ignored and the diagnostic names the line. A file whose metadata differs from the
  * running machine's is ignored as a whole (never half-applied); the diagnostic names the
  * first differing field with the expected and the found value. Meta values are non-empty;
  * numbers use the C locale (a '.' decimal point).
  *
  * Shape classes (how a tuned shape serves nearby shapes):
- *   class = (layout, rounding, R(Sq), R(Skv), R(W))
+ *   class = (R(Sq), R(Skv), R(W)) within a kind (layout, rounding, head_dim, mask, H / H_kv)
  *   R(x)  = round(log2 x), an octave bucket centred on the powers of two, so 8192 and 8000
  *           share a bucket (boundaries at 2^(k+1/2): 5793 | 11585 for 8192); R(0) = -1000.
  *   W     = B * H * ceil(Sq / 128) / cu_count: blocks of 128 query rows per compute unit,
  *           i.e. the number of "waves" of blocks the device runs (cu_count from the file's
  *           metadata, which equals the device's; <= 0 counts as 1). W captures the tail
  *           effect that decides e.g. the KV split, and B*H enters only through it.
- * Lookup: an exact record of (layout, rounding, B, H, Sq, Skv) wins; otherwise, among the
- * records of the query's class, the one nearest to the query (sum of |log2| ratios of Sq,
- * Skv and W; ties -> the first in key order) is used; otherwise there is no entry and the
- * dispatcher falls back to its heuristic. Records are kept sorted by key, so the result
+ * Lookup: an exact record of the whole key wins; otherwise, among the records of the query's
+ * kind (the same layout, rounding, head_dim, mask and KV-group size H / H_kv: a record tuned
+ * for one kind never serves another) and class, the one nearest to the query (sum of |log2|
+ * ratios of Sq, Skv and W; ties -> the first in key order) is used; otherwise there is no
+ * entry and the dispatcher falls back to its heuristic. Records are kept sorted by key, so the result
  * does not depend on how the file was assembled. */
 #ifndef ATTNGEN_TUNING_DB_H
 #define ATTNGEN_TUNING_DB_H

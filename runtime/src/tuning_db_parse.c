@@ -4,6 +4,7 @@
 #include "tuning_db_parse.h"
 
 #include "axes.h"
+#include "call_shape.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -13,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_TOKENS 12
+#define MAX_TOKENS 16
 
 typedef struct tokens {
   int n;
@@ -85,7 +86,7 @@ typedef struct parser {
   const char *name;
   attngen__tuning_diag *diag;
   attngen__tuning_file *db;
-  int seen_format;
+  int seen_format; /* the format version (1 or 2) once its line is read, else 0 */
   int meta_seen[ATTNGEN__TDB_META_FIELDS];
   int line;
 } parser;
@@ -147,13 +148,20 @@ static attngen_status parse_meta(parser *p, const char *s, size_t n, const token
   return ATTNGEN_STATUS_OK;
 }
 
+/* A record: format 1 "record layout rounding B H Sq Skv variant time_ms tflops" (head_dim 128,
+ * no mask, MHA); format 2 "record layout rounding head_dim mask B H H_kv Sq Skv variant time_ms
+ * tflops". */
 static attngen_status parse_record(parser *p, const tokens *t) {
   const char *missing = first_missing_meta(p);
   if (missing) return malformed(p, "record before the metadata is complete (no meta '%s' yet)",
                                 missing);
-  if (t->n != 10)
-    return malformed(p, "a record has 9 fields (layout rounding B H Sq Skv variant time_ms "
-                        "tflops), found %d", t->n - 1);
+  const int v2 = p->seen_format == 2;
+  if (!v2 && t->n != 10)
+    return malformed(p, "a record of format 1 has 9 fields (layout rounding B H Sq Skv variant "
+                        "time_ms tflops), found %d", t->n - 1);
+  if (v2 && t->n != 13)
+    return malformed(p, "a record has 12 fields (layout rounding head_dim mask B H H_kv Sq Skv "
+                        "variant time_ms tflops), found %d", t->n - 1);
   attngen__tuning_record r;
   memset(&r, 0, sizeof r);
   char word[16];
@@ -161,21 +169,38 @@ static attngen_status parse_record(parser *p, const tokens *t) {
     return malformed(p, "layout must be one of " ATTNGEN__LAYOUT_LIST);
   if (!tok_copy(t, 2, word, sizeof word) || !attngen__rounding_from_name(word, &r.rounding))
     return malformed(p, "rounding must be one of " ATTNGEN__ROUNDING_LIST);
-  if (!tok_int(t, 3, 1, INT_MAX, &r.batch) || !tok_int(t, 4, 1, INT_MAX, &r.heads) ||
-      !tok_int(t, 5, 1, INT_MAX, &r.seqlen_q) || !tok_int(t, 6, 0, INT_MAX, &r.seqlen_kv))
+  int i = 3; /* the next field */
+  if (v2) {
+    if (!tok_int(t, i++, 1, 100000, &r.head_dim) || !attngen__head_dim_valid(r.head_dim))
+      return malformed(p, "head_dim must be one of " ATTNGEN__HEAD_DIM_LIST);
+    if (tok_is(t, i, "causal"))
+      r.causal = 1;
+    else if (!tok_is(t, i, "none"))
+      return malformed(p, "mask must be none or causal");
+    i++;
+  }
+  if (!tok_int(t, i++, 1, INT_MAX, &r.batch) || !tok_int(t, i++, 1, INT_MAX, &r.heads))
     return malformed(p, "B, H, Sq must be integers >= 1 and Skv an integer >= 0");
-  if (!tok_copy(t, 7, r.variant, sizeof r.variant) || !attngen__tdb_variant_name_ok(r.variant))
+  if (v2 && (!tok_int(t, i++, 1, INT_MAX, &r.heads_kv) || r.heads % r.heads_kv != 0))
+    return malformed(p, "H_kv must be an integer >= 1 that divides H (%d)", r.heads);
+  if (!tok_int(t, i++, 1, INT_MAX, &r.seqlen_q) || !tok_int(t, i++, 0, INT_MAX, &r.seqlen_kv))
+    return malformed(p, "B, H, Sq must be integers >= 1 and Skv an integer >= 0");
+  if (!tok_copy(t, i, r.variant, sizeof r.variant) || !attngen__tdb_variant_name_ok(r.variant))
     return malformed(p, "variant name must be 1-%d characters of [A-Za-z0-9_]",
                      ATTNGEN__TUNING_NAME_MAX - 1);
-  if (!tok_double(t, 8, &r.time_ms) || !attngen__tdb_time_ok(r.time_ms))
+  if (!tok_double(t, i + 1, &r.time_ms) || !attngen__tdb_time_ok(r.time_ms))
     return malformed(p, "time_ms must be a number in [1e-9, 1e9]");
-  if (!tok_double(t, 9, &r.tflops) || !attngen__tdb_tflops_ok(r.tflops))
+  if (!tok_double(t, i + 2, &r.tflops) || !attngen__tdb_tflops_ok(r.tflops))
     return malformed(p, "tflops must be 0 or a number in [1e-9, 1e9]");
+  if (r.head_dim == 128) r.head_dim = 0; /* canonical (tuning_table.h) */
+  if (r.heads_kv == r.heads) r.heads_kv = 0;
   int found;
   attngen__tdb_find_slot(p->db, &r, &found);
   if (found)
-    return malformed(p, "a second record for %s %s %d,%d,%d,%d", attngen__layout_name(r.layout),
-                     attngen__rounding_name(r.rounding), r.batch, r.heads, r.seqlen_q, r.seqlen_kv);
+    return malformed(p, "a second record for %s %s head_dim %d %s %d,%d,%d,%d (%d KV heads)",
+                     attngen__layout_name(r.layout), attngen__rounding_name(r.rounding),
+                     r.head_dim ? r.head_dim : 128, r.causal ? "causal" : "no mask", r.batch,
+                     r.heads, r.seqlen_q, r.seqlen_kv, r.heads_kv ? r.heads_kv : r.heads);
   return attngen__tdb_insert(p->db, &r, NULL);
 }
 
@@ -191,13 +216,13 @@ static attngen_status parse_line(parser *p, const char *s, size_t n) {
   tokens t;
   if (!tokenize(s, n, &t)) return malformed(p, "too many fields");
   if (!p->seen_format) {
-    if (t.n == 2 && tok_is(&t, 0, "attngen-tuning") && tok_is(&t, 1, "1")) {
-      p->seen_format = 1;
+    if (t.n == 2 && tok_is(&t, 0, "attngen-tuning") && (tok_is(&t, 1, "1") || tok_is(&t, 1, "2"))) {
+      p->seen_format = tok_is(&t, 1, "1") ? 1 : 2;
       return ATTNGEN_STATUS_OK;
     }
     if (t.n >= 1 && tok_is(&t, 0, "attngen-tuning"))
-      return malformed(p, "unsupported format version (this attngen reads '%s')",
-                       ATTNGEN__TUNING_FORMAT_LINE);
+      return malformed(p, "unsupported format version (this attngen reads 'attngen-tuning 1' "
+                       "and '%s')", ATTNGEN__TUNING_FORMAT_LINE);
     return malformed(p, "not a tuning database (the first line must be '%s')",
                      ATTNGEN__TUNING_FORMAT_LINE);
   }

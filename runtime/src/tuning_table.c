@@ -4,6 +4,7 @@
 #include "tuning_table.h"
 
 #include "axes.h"
+#include "call_shape.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -35,6 +36,15 @@ void attngen__tdb_diag_set(attngen__tuning_diag *d, attngen__tuning_problem p, i
   va_end(ap);
 }
 
+/* The canonical kind fields (tuning_table.h): head_dim 128 -> 0, heads_kv == heads -> 0. */
+static attngen__tuning_record canon(const attngen__tuning_record *r) {
+  attngen__tuning_record c = *r;
+  if (c.head_dim == 128) c.head_dim = 0;
+  if (c.heads_kv == c.heads) c.heads_kv = 0;
+  c.causal = c.causal != 0;
+  return c;
+}
+
 /* ---- shape classes ---------------------------------------------------------------------- */
 
 int attngen__tuning_bucket(double x) {
@@ -59,7 +69,7 @@ void attngen__tuning_class(int batch, int heads, int seqlen_q, int seqlen_kv, in
 static double log2_or_zero(double x) { return x > 0 ? log2(x) : -1e9; }
 
 static void entry_fill(attngen__tdb_entry *e, const attngen__tuning_record *r, int cu_count) {
-  e->r = *r;
+  e->r = canon(r);
   attngen__tuning_class(r->batch, r->heads, r->seqlen_q, r->seqlen_kv, cu_count, e->cls);
   e->log_sq = log2_or_zero(r->seqlen_q);
   e->log_skv = log2_or_zero(r->seqlen_kv);
@@ -70,12 +80,16 @@ static void entry_fill(attngen__tdb_entry *e, const attngen__tuning_record *r, i
 
 static int cmp_int(int a, int b) { return (a > b) - (a < b); }
 
+/* Key order: layout, rounding, head_dim, causal, then the shape (B, H, H_kv, Sq, Skv). */
 static int key_cmp(const attngen__tuning_record *a, const attngen__tuning_record *b) {
   int c;
   if ((c = cmp_int((int)a->layout, (int)b->layout))) return c;
   if ((c = cmp_int((int)a->rounding, (int)b->rounding))) return c;
+  if ((c = cmp_int(a->head_dim, b->head_dim))) return c;
+  if ((c = cmp_int(a->causal, b->causal))) return c;
   if ((c = cmp_int(a->batch, b->batch))) return c;
   if ((c = cmp_int(a->heads, b->heads))) return c;
+  if ((c = cmp_int(a->heads_kv, b->heads_kv))) return c;
   if ((c = cmp_int(a->seqlen_q, b->seqlen_q))) return c;
   return cmp_int(a->seqlen_kv, b->seqlen_kv);
 }
@@ -103,6 +117,11 @@ const char *attngen__tdb_record_problem(const attngen__tuning_record *r) {
   if (!attngen__rounding_name(r->rounding)) return "unknown rounding";
   if (r->batch < 1 || r->heads < 1 || r->seqlen_q < 1 || r->seqlen_kv < 0)
     return "shape out of range (B, H, Sq >= 1, Skv >= 0)";
+  if (r->head_dim != 0 && !attngen__head_dim_valid(r->head_dim))
+    return "head_dim must be one of " ATTNGEN__HEAD_DIM_LIST;
+  if (r->causal != 0 && r->causal != 1) return "causal must be 0 or 1";
+  if (r->heads_kv < 0 || (r->heads_kv > 0 && r->heads % r->heads_kv != 0))
+    return "heads_kv must divide heads";
   if (!attngen__tdb_variant_name_ok(r->variant)) return "variant name is not [A-Za-z0-9_]{1,127}";
   if (!attngen__tdb_time_ok(r->time_ms)) return "time_ms must be in [1e-9, 1e9]";
   if (!attngen__tdb_tflops_ok(r->tflops)) return "tflops must be in [0, 1e9]";
@@ -110,8 +129,9 @@ const char *attngen__tdb_record_problem(const attngen__tuning_record *r) {
 }
 
 /* Index of the record with r's key, or where it would go (*found says which). */
-size_t attngen__tdb_find_slot(const attngen__tuning_file *db, const attngen__tuning_record *r,
+size_t attngen__tdb_find_slot(const attngen__tuning_file *db, const attngen__tuning_record *key,
                         int *found) {
+  const attngen__tuning_record k = canon(key), *r = &k;
   size_t lo = 0, hi = db->n;
   while (lo < hi) {
     size_t mid = lo + (hi - lo) / 2;
@@ -290,30 +310,49 @@ const attngen__tuning_record *attngen__tuning_db_lookup(const attngen__tuning_fi
                                                         int seqlen_kv, attngen_layout layout,
                                                         attngen_rounding rounding,
                                                         attngen__tuning_match *match) {
-  if (match) *match = ATTNGEN__TUNING_NONE;
-  if (!db || batch < 1 || heads < 1 || seqlen_q < 1 || seqlen_kv < 0) return NULL;
   attngen__tuning_record key;
+  memset(&key, 0, sizeof key);
   key.layout = layout;
   key.rounding = rounding;
   key.batch = batch;
   key.heads = heads;
   key.seqlen_q = seqlen_q;
   key.seqlen_kv = seqlen_kv;
+  return attngen__tuning_db_find(db, &key, match);
+}
+
+/* Query heads per KV head of a canonical record (1 for MHA). */
+static int kv_group(const attngen__tuning_record *r) {
+  return r->heads_kv > 0 ? r->heads / r->heads_kv : 1;
+}
+
+const attngen__tuning_record *attngen__tuning_db_find(const attngen__tuning_file *db,
+                                                      const attngen__tuning_record *query,
+                                                      attngen__tuning_match *match) {
+  if (match) *match = ATTNGEN__TUNING_NONE;
+  if (!db || !query) return NULL;
+  const attngen__tuning_record q = canon(query);
+  if (q.batch < 1 || q.heads < 1 || q.seqlen_q < 1 || q.seqlen_kv < 0 || q.heads_kv < 0 ||
+      (q.heads_kv > 0 && q.heads % q.heads_kv != 0))
+    return NULL;
   int found;
-  size_t at = attngen__tdb_find_slot(db, &key, &found);
+  size_t at = attngen__tdb_find_slot(db, &q, &found);
   if (found) {
     if (match) *match = ATTNGEN__TUNING_EXACT;
     return &db->e[at].r;
   }
   int cls[3];
-  attngen__tuning_class(batch, heads, seqlen_q, seqlen_kv, db->meta.cu_count, cls);
-  double lsq = log2_or_zero(seqlen_q), lskv = log2_or_zero(seqlen_kv);
-  double lw = log2_or_zero(work_waves(batch, heads, seqlen_q, db->meta.cu_count));
+  attngen__tuning_class(q.batch, q.heads, q.seqlen_q, q.seqlen_kv, db->meta.cu_count, cls);
+  double lsq = log2_or_zero(q.seqlen_q), lskv = log2_or_zero(q.seqlen_kv);
+  double lw = log2_or_zero(work_waves(q.batch, q.heads, q.seqlen_q, db->meta.cu_count));
+  const int group = kv_group(&q);
   const attngen__tdb_entry *best = NULL;
   double best_d = 0;
   for (size_t i = 0; i < db->n; i++) {
     const attngen__tdb_entry *e = &db->e[i];
-    if (e->r.layout != layout || e->r.rounding != rounding) continue;
+    if (e->r.layout != q.layout || e->r.rounding != q.rounding) continue;
+    if (e->r.head_dim != q.head_dim || e->r.causal != q.causal || kv_group(&e->r) != group)
+      continue;
     if (e->cls[0] != cls[0] || e->cls[1] != cls[1] || e->cls[2] != cls[2]) continue;
     double d = fabs(e->log_sq - lsq) + fabs(e->log_skv - lskv) + fabs(e->log_w - lw);
     if (!best || d < best_d) {

@@ -9,7 +9,7 @@
 
 #include "attngen.h"
 
-#define ATTNGEN__TUNING_FORMAT_LINE "attngen-tuning 1"
+#define ATTNGEN__TUNING_FORMAT_LINE "attngen-tuning 2" /* written; version 1 files are read too */
 #define ATTNGEN__TUNING_MAX_LINE 1024   /* bytes per line, newline excluded */
 #define ATTNGEN__TUNING_NAME_MAX 128    /* variant name, NUL included */
 #define ATTNGEN__TUNING_QUERY_ROWS 128  /* query rows per work item in W */
@@ -27,9 +27,16 @@ typedef struct attngen__tuning_record {
   attngen_layout layout;
   attngen_rounding rounding;
   int batch, heads, seqlen_q, seqlen_kv;
+  /* The call's kind (format 2; a format-1 record is head_dim 128, no mask, MHA). Canonical
+   * like call_shape.h: head_dim 0 = 128 and heads_kv 0 = heads (the table stores them so;
+   * 128 and heads given by hand mean the same key). causal: 0 or 1 (args.causal). */
+  int head_dim;
+  int causal;
+  int heads_kv;
   char variant[ATTNGEN__TUNING_NAME_MAX];
   double time_ms; /* median time of the winner, in [1e-9, 1e9] */
-  double tflops;  /* 4*B*H*Sq*Skv*128 / time, information only; 0 or in [1e-9, 1e9] */
+  double tflops;  /* 4*B*H*Sq*Skv*head_dim / time (causal: the kept pairs), information only;
+                     0 or in [1e-9, 1e9] */
 } attngen__tuning_record;
 
 typedef enum attngen__tuning_problem {
@@ -68,13 +75,21 @@ size_t attngen__tuning_db_count(const attngen__tuning_file *db);
 /* Record i in key order (i < count), NULL past the end. */
 const attngen__tuning_record *attngen__tuning_db_record(const attngen__tuning_file *db, size_t i);
 
-/* The record serving a call, or NULL; *match (optional) says exact or class. Read-only, so
- * concurrent lookups on one database are safe. */
+/* The record serving a head_dim-128, maskless, MHA call, or NULL; *match (optional) says
+ * exact or class. Read-only, so concurrent lookups on one database are safe. */
 const attngen__tuning_record *attngen__tuning_db_lookup(const attngen__tuning_file *db, int batch,
                                                         int heads, int seqlen_q,
                                                         int seqlen_kv, attngen_layout layout,
                                                         attngen_rounding rounding,
                                                         attngen__tuning_match *match);
+
+/* The same for a call of any kind: key's layout, rounding, batch, heads, seqlen_q, seqlen_kv,
+ * head_dim, causal and heads_kv are read (0 = 128 / heads as in the record). An exact record
+ * has the whole key; a class record has the key's layout, rounding, head_dim, causal and
+ * KV-group size heads / heads_kv, and the class of its shape. */
+const attngen__tuning_record *attngen__tuning_db_find(const attngen__tuning_file *db,
+                                                      const attngen__tuning_record *key,
+                                                      attngen__tuning_match *match);
 
 /* Inserts a record, replacing the one with the same key. */
 attngen_status attngen__tuning_db_put(attngen__tuning_file *db, const attngen__tuning_record *r,
