@@ -24,9 +24,13 @@ static void check_accepted(attngen__tuning_file *db, const uint8_t *data, size_t
     const attngen__tuning_record *r = attngen__tuning_db_record(db, i);
     CHECK(r && r->batch >= 1 && r->heads >= 1 && r->seqlen_q >= 1 && r->seqlen_kv >= 0);
     CHECK(isfinite(r->time_ms) && r->time_ms > 0 && isfinite(r->tflops) && r->tflops >= 0);
+    /* the kind, canonical: head_dim 0 (= 128) or 64 / 256, causal 0 / 1, heads_kv 0 (= heads)
+     * or a proper divisor */
+    CHECK(r->head_dim == 0 || r->head_dim == 64 || r->head_dim == 256);
+    CHECK(r->causal == 0 || r->causal == 1);
+    CHECK(r->heads_kv == 0 || (r->heads_kv < r->heads && r->heads % r->heads_kv == 0));
     attngen__tuning_match how;
-    const attngen__tuning_record *x = attngen__tuning_db_lookup(
-        db, r->batch, r->heads, r->seqlen_q, r->seqlen_kv, r->layout, r->rounding, &how);
+    const attngen__tuning_record *x = attngen__tuning_db_find(db, r, &how);
     CHECK(x == r && how == ATTNGEN__TUNING_EXACT);
   }
   CHECK(attngen__tuning_db_record(db, n) == NULL);
@@ -49,16 +53,27 @@ static void check_accepted(attngen__tuning_file *db, const uint8_t *data, size_t
     int b = 1 + data[i] % 64, h = 1 + data[i + 1] % 64;
     int sq = 1 + ((data[i + 2] << 8 | data[i + 3]) << (data[i + 4] % 4));
     int skv = (data[i + 5] << 8 | data[i + 6]) << (data[i + 7] % 4);
+    attngen__tuning_record q;
+    memset(&q, 0, sizeof q);
+    q.layout = (attngen_layout)(data[i] & 1);
+    q.rounding = (attngen_rounding)(data[i + 1] % 3);
+    q.batch = b, q.heads = h, q.seqlen_q = sq, q.seqlen_kv = skv;
+    static const int dims[4] = {0, 64, 128, 256};
+    q.head_dim = dims[(data[i + 2] >> 4) & 3];
+    q.causal = (data[i + 3] >> 7) & 1;
+    q.heads_kv = (data[i + 4] & 0x80) ? (data[i + 5] & 1 ? 1 : h) : 0; /* MQA, MHA written out */
     attngen__tuning_match how;
-    const attngen__tuning_record *x = attngen__tuning_db_lookup(
-        again, b, h, sq, skv, (attngen_layout)(data[i] & 1), (attngen_rounding)(data[i + 1] % 3),
-        &how);
+    const attngen__tuning_record *x = attngen__tuning_db_find(again, &q, &how);
     if (!x) {
       CHECK(how == ATTNGEN__TUNING_NONE);
       continue;
     }
     CHECK(how == ATTNGEN__TUNING_EXACT || how == ATTNGEN__TUNING_CLASS);
-    CHECK(x->layout == (attngen_layout)(data[i] & 1));
+    CHECK(x->layout == q.layout && x->rounding == q.rounding);
+    /* only a record of the query's own kind */
+    CHECK(x->head_dim == (q.head_dim == 128 ? 0 : q.head_dim) && x->causal == q.causal);
+    const int qg = q.heads_kv > 0 ? h / q.heads_kv : 1;
+    CHECK((x->heads_kv > 0 ? x->heads / x->heads_kv : 1) == qg);
     int found = 0;
     for (size_t k = 0; k < n; k++) found |= attngen__tuning_db_record(again, k) == x;
     CHECK(found);
