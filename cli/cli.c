@@ -32,6 +32,25 @@ int attngen__cli_check_heads_kv(const attngen__cli_command *cmd, int heads_kv, i
                                        "of the heads)", heads_kv, heads_what);
 }
 
+int attngen__cli_int_list(const attngen__cli_args *args, const char *opt, int32_t *out, int max,
+                          long long lo) {
+  const char *text = attngen__cli_text(args, opt, "");
+  int n = 0;
+  for (const char *p = text; *p;) {
+    char *end = NULL;
+    errno = 0;
+    const long long v = strtoll(p, &end, 10);
+    if (end == p || errno || v < lo || v > INT32_MAX || (*end && *end != ',') || n == max) {
+      attngen__cli_usage_error(args->cmd, "%s %s: expected at most %d comma-separated integers "
+                               "in [%lld, 2147483647]", opt, text, max, lo);
+      return -1;
+    }
+    out[n++] = (int32_t)v;
+    p = *end ? end + 1 : end;
+  }
+  return n;
+}
+
 double attngen__cli_flops(const attngen__call_shape *s, int causal) {
   double pairs = (double)s->seqlen_q * s->seqlen_kv;
   if (causal) {

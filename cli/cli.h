@@ -113,6 +113,12 @@ int attngen__cli_usage_error(const attngen__cli_command *cmd, const char *fmt, .
 int attngen__cli_check_heads_kv(const attngen__cli_command *cmd, int heads_kv, int heads,
                                 const char *heads_what);
 
+/* The TEXT option `opt`, a comma-separated list of int32 values in [lo, 2^31) (at most `max`),
+ * into out: their count (0 when not given), or -1 after the usage error "OPT TEXT: expected at
+ * most MAX comma-separated integers in [LO, 2147483647]". */
+int attngen__cli_int_list(const attngen__cli_args *args, const char *opt, int32_t *out, int max,
+                          long long lo);
+
 /* Floating-point work of a call: 2 x the multiply-adds of Q K^T and P V over the (query, key)
  * pairs the mask keeps (causal: query i sees keys j <= i + Skv - Sq), 4 B H pairs head_dim. */
 double attngen__cli_flops(const attngen__call_shape *s, int causal);

@@ -554,42 +554,21 @@ static int check_all(check_opts *o) {
   return failed_variants || compile_failed ? 1 : 0;
 }
 
-/* A comma-separated list of int32 (at most `max` values) into out; its count, or -1 with a
- * usage error printed. */
-static int parse_list(const attngen__cli_args *args, const char *opt, int32_t *out, int max,
-                      long long lo) {
-  const char *text = attngen__cli_text(args, opt, "");
-  int n = 0;
-  for (const char *p = text; *p;) {
-    char *end = NULL;
-    errno = 0;
-    const long long v = strtoll(p, &end, 10);
-    if (end == p || errno || v < lo || v > INT32_MAX || (*end && *end != ',') || n == max) {
-      attngen__cli_usage_error(args->cmd, "%s %s: expected at most %d comma-separated integers "
-                               "in [%lld, 2147483647]", opt, text, max, lo);
-      return -1;
-    }
-    out[n++] = (int32_t)v;
-    p = *end ? end + 1 : end;
-  }
-  return n;
-}
-
 #define PACKED_MAX_SEQS 1024
 
 /* --seqlens: one packed batch against its per-sequence dense calls (verify_packed.c). */
 static int check_packed(const attngen__cli_args *args, const check_opts *o) {
   static int32_t lq[PACKED_MAX_SEQS], lk[PACKED_MAX_SEQS], used[PACKED_MAX_SEQS];
-  const int n = parse_list(args, "--seqlens", lq, PACKED_MAX_SEQS, 0);
+  const int n = attngen__cli_int_list(args, "--seqlens", lq, PACKED_MAX_SEQS, 0);
   if (n < 0) return 2;
   int nk = n, nu = 0;
   if (attngen__cli_given(args, "--kv-seqlens")) {
-    if ((nk = parse_list(args, "--kv-seqlens", lk, PACKED_MAX_SEQS, 0)) < 0) return 2;
+    if ((nk = attngen__cli_int_list(args, "--kv-seqlens", lk, PACKED_MAX_SEQS, 0)) < 0) return 2;
   } else {
     memcpy(lk, lq, sizeof(int32_t) * (size_t)n);
   }
   if (attngen__cli_given(args, "--seqused-k") &&
-      (nu = parse_list(args, "--seqused-k", used, PACKED_MAX_SEQS, INT32_MIN)) < 0)
+      (nu = attngen__cli_int_list(args, "--seqused-k", used, PACKED_MAX_SEQS, INT32_MIN)) < 0)
     return 2;
   if (n == 0 || nk != n || (nu && nu != n))
     return attngen__cli_usage_error(args->cmd, "--seqlens gives %d lengths, --kv-seqlens %d, "

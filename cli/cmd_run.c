@@ -36,6 +36,11 @@ static const attngen__cli_option options[] = {
     {"--causal", ATTNGEN__CLI_FLAG, NULL,
      "the causal mask (bottom-right aligned; args.causal = 1); TFLOP/s then\n"
      "count the (query, key) pairs the mask keeps"},
+    {"--kv-lengths", ATTNGEN__CLI_TEXT, "N,N,...",
+     "key lengths per batch entry (args.kv_lengths: entry b uses keys\n"
+     "[0, N_b), clamped into [0, Skv] as the kernels do; B values; under\n"
+     "--causal N_b is the entry's key count for the alignment); TFLOP/s then\n"
+     "count the pairs those keys make", .max_len = 4095},
     {"--lse", ATTNGEN__CLI_FLAG, NULL, "also write the log-sum-exp"},
     {"--seed", ATTNGEN__CLI_INT, "N", "input seed (default 1)", 0, 2147483647},
     {NULL}};
@@ -68,6 +73,22 @@ static int run(const attngen__cli_args *args) {
   snprintf(what, sizeof what, "the %d heads of --shape", a.heads);
   if (attngen__cli_check_heads_kv(args->cmd, hkv, a.heads, what)) return 2;
   a.heads_kv = hkv == a.heads ? 0 : hkv;
+  int32_t *kvl = NULL;
+  int nkvl = 0;
+  if (attngen__cli_given(args, "--kv-lengths")) {
+    kvl = malloc(sizeof(int32_t) * (size_t)a.batch);
+    if (!kvl) return 1;
+    nkvl = attngen__cli_int_list(args, "--kv-lengths", kvl, a.batch, INT32_MIN);
+    if (nkvl < 0) {
+      free(kvl);
+      return 2;
+    }
+    if (nkvl != a.batch) {
+      free(kvl);
+      return attngen__cli_usage_error(args->cmd, "--kv-lengths gives %d values (allowed: one "
+                                      "per batch entry, B = %d)", nkvl, a.batch);
+    }
+  }
   attngen_context_options o = {attngen__cli_text(args, "--backend", NULL),
                                (int)attngen__cli_int(args, "--device", 0)};
   const long iters = attngen__cli_int(args, "--iters", 1);
@@ -76,6 +97,7 @@ static int run(const attngen__cli_args *args) {
   attngen_context *ctx = NULL;
   if (attngen_create(&ctx, &o) != ATTNGEN_STATUS_OK) {
     fprintf(stderr, "attngen run: %s\n", attngen_last_error());
+    free(kvl);
     return 1;
   }
   int rc = 1;
@@ -87,7 +109,29 @@ static int run(const attngen__cli_args *args) {
          a.seqlen_q, a.seqlen_kv, a.head_dim, attngen__layout_name(a.layout), attngen__rounding_name(a.rounding),
          (double)a.softmax_scale);
   if (a.heads_kv) printf(" heads_kv=%d", a.heads_kv);
-  printf("%s\n", a.causal ? " causal" : "");
+  printf("%s", a.causal ? " causal" : "");
+  if (kvl) {
+    printf(" kv_lengths=");
+    for (int b = 0; b < nkvl && b < 8; b++) printf("%s%d", b ? "," : "", (int)kvl[b]);
+    if (nkvl > 8) printf(",... (%d)", nkvl);
+  }
+  printf("\n");
+  /* the lengths in the backend's memory (attngen_malloc: host memory on cpu and emu) */
+  void *dkvl = NULL;
+  if (kvl) {
+    attngen_status kst = ATTNGEN_STATUS_OK;
+    if ((kst = attngen_malloc(ctx, sizeof(int32_t) * (size_t)nkvl, &dkvl)) ||
+        (kst = attngen_memcpy_htod(ctx, dkvl, kvl, sizeof(int32_t) * (size_t)nkvl))) {
+      fprintf(stderr, "attngen run: kv_lengths: %s: %s\n", attngen_status_name(kst),
+              attngen_last_error());
+      attngen_free(ctx, dkvl);
+      attngen_destroy(ctx);
+      free(kvl);
+      return 1;
+    } else {
+      a.kv_lengths = dkvl;
+    }
+  }
   attngen_choice ch;
   if (attngen_explain(ctx, &a, &ch) != ATTNGEN_STATUS_OK) {
     fprintf(stderr, "attngen run: %s\n", attngen_last_error());
@@ -146,7 +190,17 @@ static int run(const attngen__cli_args *args) {
       }
     }
     const attngen__call_shape cs = attngen__call_shape_of(&a);
-    const double flops = attngen__cli_flops(&cs, a.causal);
+    double flops = 0;
+    if (!kvl) {
+      flops = attngen__cli_flops(&cs, a.causal);
+    } else { /* per entry over its own keys */
+      attngen__call_shape one = cs;
+      one.batch = 1;
+      for (int b = 0; b < nkvl; b++) {
+        one.seqlen_kv = kvl[b] < 0 ? 0 : kvl[b] > a.seqlen_kv ? a.seqlen_kv : kvl[b];
+        flops += attngen__cli_flops(&one, a.causal);
+      }
+    }
     printf("time:     %.4f ms per call (mean of %ld after a warm-up), %.2f TFLOP/s\n", ms, iters,
            ms > 0 ? flops / (ms * 1e-3) / 1e12 : 0.0);
     printf("output:   %zu of %zu elements finite, sum %.6g\n", finite, nq, sum);
@@ -157,6 +211,8 @@ static int run(const attngen__cli_args *args) {
   attngen_free(ctx, dv);
   attngen_free(ctx, dout);
   attngen_free(ctx, dl);
+  attngen_free(ctx, dkvl);
+  free(kvl);
   free(hq);
   free(hk);
   free(hv);

@@ -502,6 +502,53 @@ static void test_cli_bench_refuses_the_host_backend_unless_named(void **state) {
   assert_true(file_has("out", "1 shape(s), 0 failed"));
 }
 
+/* The "output:" line of the last run (its checksum), copied into buf. */
+static void output_line(char *buf, size_t size) {
+  char path[300], text[8192] = "";
+  snprintf(path, sizeof path, "%s/out", tmp);
+  FILE *f = fopen(path, "r");
+  assert_non_null(f);
+  size_t n = fread(text, 1, sizeof text - 1, f);
+  text[n] = 0;
+  fclose(f);
+  const char *o = strstr(text, "output:");
+  assert_non_null(o);
+  const char *e = strchr(o, '\n');
+  snprintf(buf, size, "%.*s", (int)(e ? e - o : (long)strlen(o)), o);
+}
+
+/* `run --kv-lengths`: per-entry key lengths reach the call (all keys = the plain call's
+ * output checksum; fewer keys another), on the reference and the emulator, with --causal too; a count
+ * other than B or a non-integer is a usage error naming the option. */
+static void test_cli_run_kv_lengths(void **state) {
+  (void)state;
+  char plain[256], full[256], cut[256];
+  assert_int_equal(cli("run --backend cpu --shape 2,2,40,70"), 0);
+  output_line(plain, sizeof plain);
+  assert_int_equal(cli("run --backend cpu --shape 2,2,40,70 --kv-lengths 70,99"), 0);
+  assert_true(out_has("kv_lengths=70,99"));
+  output_line(full, sizeof full);
+  assert_string_equal(full, plain); /* 99 is clamped to Skv: every key */
+  assert_int_equal(cli("run --backend cpu --shape 2,2,40,70 --kv-lengths 30,70"), 0);
+  output_line(cut, sizeof cut);
+  assert_string_not_equal(cut, plain);
+  /* the emulated kernel (within 1 ULP of the reference, so its own checksums) */
+  assert_int_equal(cli("run --backend emu --shape 2,2,40,70"), 0);
+  output_line(plain, sizeof plain);
+  assert_int_equal(cli("run --backend emu --shape 2,2,40,70 --kv-lengths 70,70"), 0);
+  output_line(full, sizeof full);
+  assert_string_equal(full, plain);
+  assert_int_equal(cli("run --backend emu --shape 2,2,40,70 --kv-lengths 30,70"), 0);
+  output_line(cut, sizeof cut);
+  assert_string_not_equal(cut, plain);
+  assert_int_equal(cli("run --backend emu --shape 2,2,40,70 --kv-lengths 30,-4 --causal"), 0);
+  assert_true(out_has("causal kv_lengths=30,-4"));
+  assert_int_equal(cli("run --backend cpu --shape 2,2,40,70 --kv-lengths 30"), 2);
+  assert_true(err_has("--kv-lengths gives 1 values (allowed: one per batch entry, B = 2)"));
+  assert_int_equal(cli("run --backend cpu --shape 2,2,40,70 --kv-lengths 30,x"), 2);
+  assert_true(err_has("--kv-lengths 30,x: expected at most 2 comma-separated integers"));
+}
+
 /* `bench` times calls of every kind: --head-dim, --heads-kv and --causal on --shape calls
  * (the kind in the row, TFLOP/s with D and the kept pairs), the SHAPES.md groups prefill /
  * hd64 / hd256 with their own kinds; bad values are usage errors naming the option. */
@@ -597,6 +644,7 @@ int main(void) {
     cmocka_unit_test_setup_teardown(test_cli_shape_limits_are_the_library_caps, setup,
                                     teardown),
     cmocka_unit_test_setup_teardown(test_cli_bench_kinds, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_cli_run_kv_lengths, setup, teardown),
     cmocka_unit_test_setup_teardown(test_cli_bench_refuses_the_host_backend_unless_named,
                                     setup, teardown),
     cmocka_unit_test_setup_teardown(test_cli_long_cache_dir_is_refused, setup, teardown),
