@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <pthread.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
 
@@ -487,6 +488,107 @@ static int check_variant_names(const options *o) {
   return 0;
 }
 
+/* ---- compiling the candidates before the timing ------------------------------------------ */
+
+/* Candidates that are not built in are JIT-compiled (the run-time compiler of the target, or
+ * the host's clang++ for the emulator) -j at a time before any job is timed, through the
+ * function a first call uses (attngen__jit_get: the same source, options and cache key), so
+ * the calls then load them from the cache. A compile that fails here fails again at the
+ * candidate's first call, where it is reported and scored infinite like any other failure. */
+typedef struct precompile_work {
+  const char **names;
+  size_t count;
+  size_t next; /* atomic */
+  int target, emu;
+  const attngen__env *env;
+  pthread_mutex_t lock; /* progress and counts */
+  size_t done, failed;
+  double seconds;
+  progress *pr;
+} precompile_work;
+
+static void *precompile_worker(void *arg) {
+  precompile_work *w = arg;
+  for (;;) {
+    size_t i = __atomic_fetch_add(&w->next, 1, __ATOMIC_SEQ_CST);
+    if (i >= w->count) return NULL;
+    attngen__jit_request req = {w->names[i], w->target, NULL, w->env->jit_lock_timeout_s,
+                                w->env, w->emu};
+    attngen__jit_result res;
+    memset(&res, 0, sizeof res);
+    const attngen_status st = attngen__jit_get(&req, &res);
+    free(res.image);
+    pthread_mutex_lock(&w->lock);
+    w->done++;
+    if (st != ATTNGEN_STATUS_OK) w->failed++;
+    if (st == ATTNGEN_STATUS_OK && res.origin == ATTNGEN__JIT_COMPILED) w->seconds += res.seconds;
+    if (w->pr->tty) {
+      fprintf(stderr, "\r\033[Kattngen tune: compiled %zu/%zu candidates (%zu failed)", w->done,
+              w->count, w->failed);
+      fflush(stderr);
+    }
+    pthread_mutex_unlock(&w->lock);
+  }
+}
+
+/* Compiles the candidates of every job that a call would JIT-compile (attngen_explain says
+ * needs_jit), `threads` at a time. */
+static void precompile(attngen_context *ctx, const attngen_device_props *props, job *jobs,
+                       int njobs, int threads, progress *pr) {
+  int target = -1;
+  if (!props->target || !attngen__target_from_name(props->target, &target)) return;
+  const int emu = strcmp(props->backend, attngen__backend_emu.name) == 0;
+  size_t total = 0;
+  for (int i = 0; i < njobs; i++) total += (size_t)jobs[i].nc;
+  const char **names = calloc(total + 1, sizeof *names);
+  if (!names) return;
+  size_t n = 0;
+  for (int i = 0; i < njobs; i++)
+    for (int c = 0; c < jobs[i].nc; c++) {
+      const candidate *cand = &jobs[i].c[c];
+      if (!cand->force) continue;
+      int dup = 0;
+      for (size_t k = 0; k < n && !dup; k++) dup = strcmp(names[k], cand->name) == 0;
+      if (dup) continue;
+      attngen_fwd_args a;
+      args_for(&jobs[i].s, jobs[i].causal, cand, &(buffers){0}, &a);
+      attngen_choice ch;
+      memset(&ch, 0, sizeof ch);
+      if (attngen_explain(ctx, &a, &ch) == ATTNGEN_STATUS_OK && ch.needs_jit)
+        names[n++] = cand->name;
+      attngen__clear_error();
+    }
+  attngen__env env;
+  if (n == 0 || attngen__env_read(&env) != ATTNGEN_STATUS_OK) {
+    attngen__clear_error();
+    free(names);
+    return;
+  }
+  if ((size_t)threads > n) threads = (int)n;
+  fprintf(stderr, "attngen tune: compiling %zu candidate(s) that are not built in, %d at a time "
+          "(%s; JIT cache: they load from it afterwards)\n", n, threads,
+          emu ? "the host's clang++ for the emulator" : "the run-time compiler");
+  const double t0 = now_s();
+  precompile_work w;
+  memset(&w, 0, sizeof w);
+  w.names = names, w.count = n, w.target = target, w.emu = emu, w.env = &env, w.pr = pr;
+  pthread_mutex_init(&w.lock, NULL);
+  pthread_t tid[64];
+  int started = 0;
+  for (int t = 1; t < threads && t <= 64; t++) {
+    if (pthread_create(&tid[started], NULL, precompile_worker, &w) != 0) break;
+    started++;
+  }
+  precompile_worker(&w);
+  for (int t = 0; t < started; t++) pthread_join(tid[t], NULL);
+  pthread_mutex_destroy(&w.lock);
+  if (pr->tty) fprintf(stderr, "\r\033[K");
+  fprintf(stderr, "attngen tune: %zu compiled or loaded, %zu failed (reported with their "
+          "candidates) in %.1f s (%.1f s of compiling)\n", n - w.failed, w.failed,
+          now_s() - t0, w.seconds);
+  free(names);
+}
+
 /* ---- the command ------------------------------------------------------------------------ */
 
 static void print_table(const job *jobs, int njobs) {
@@ -615,6 +717,7 @@ int attngen__cmd_tune(const attngen__cli_args *args) {
 
   progress pr = {isatty(STDERR_FILENO), 0, total};
   double t_start = now_s();
+  if (force) precompile(ctx, &props, jobs, njobs, o.jobs, &pr);
   rc = rc > 0 ? rc : 0;
   for (int i = 0; i < njobs; i++) {
     job *j = &jobs[i];

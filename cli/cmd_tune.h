@@ -32,6 +32,7 @@ typedef struct options {
   const char *out_path;
   int replace;
   int write;
+  int jobs;         /* -j: candidates compiled at a time before the timing */
   char **only;      /* --variants: names to keep, NULL = all */
   int nonly;
 } options;

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "cmd_tune.h"
@@ -46,6 +47,9 @@ static const attngen__cli_option tune_options[] = {
      "these candidates instead of the search space (comma-separated\n"
      "canonical names, any valid variant; the heuristic's choice\n"
      "is always measured too, as the baseline)"},
+    {"-j", ATTNGEN__CLI_INT, "N",
+     "candidates that are not built in are JIT-compiled N at a time\n"
+     "before any timing (default: the CPUs, at most 16; -jN too)", 1, 64},
     {"-o", ATTNGEN__CLI_TEXT, "FILE",
      "database to merge into (default $ATTNGEN_TUNING_FILE, else\n"
      "<cache dir>/tuning.db)", .max_len = 4000},
@@ -181,6 +185,8 @@ int attngen__tune_options_of(const attngen__cli_args *args, options *o) {
   o->target = attngen__cli_text(args, "--target", NULL);
   o->backend = attngen__cli_text(args, "--backend", NULL);
   o->device = (int)attngen__cli_int(args, "--device", 0);
+  long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+  o->jobs = (int)attngen__cli_int(args, "-j", cpus < 1 ? 1 : cpus > 16 ? 16 : cpus);
   o->out_path = attngen__cli_text(args, "-o", NULL);
   const attngen__cli_value *shapes = attngen__cli_get(args, "--shape");
   for (int i = 0; i < shapes->given; i++) {

@@ -107,6 +107,7 @@ static void test_tune_cli_help_and_usage_errors(void **state) {
   expect_usage_error(f, "--shape 1,0,64,64", "--shape '1,0,64,64'", "args.heads = 0");
   expect_usage_error(f, "--shape 1,1,64,64 --iters 0", "--iters '0'", "[1, 100000]");
   expect_usage_error(f, "--shape 1,1,64,64 --timeout -3", "--timeout '-3'", "(0, 86400]");
+  expect_usage_error(f, "--shape 1,1,64,64 -j 0", "-j '0'", "[1, 64]");
   expect_usage_error(f, "--shape 1,1,64,64 --frobnicate", "unknown option '--frobnicate'",
                      "tune --help");
   expect_usage_error(f, "--shape", "--shape needs a value", "tune --help");
@@ -238,6 +239,9 @@ static void test_tune_cli_emu_runs_jit_candidates_and_fails_softly(void **state)
   unsetenv("ATTNGEN_EMU_CLANG");
   if (rc != 0) fail_msg("tune --backend emu exited %d; stderr:\n%s", rc, f->err);
   assert_non_null(strstr(f->err, "gfx942 search space"));
+  /* the JIT candidate is compiled before the timing (-j), its failure reported once, with it */
+  assert_non_null(strstr(f->err, "compiling 1 candidate(s) that are not built in"));
+  assert_non_null(strstr(f->err, "0 compiled or loaded, 1 failed (reported with their candidates)"));
   assert_int_equal(count(f->err, "scored infinite"), 1);
   assert_non_null(strstr(f->err, "ATTNGEN_EMU_CLANG=/nonexistent/clang++-19"));
   assert_int_equal(count(f->err, " calls)"), 1);
@@ -251,6 +255,7 @@ static void test_tune_cli_emu_runs_jit_candidates_and_fails_softly(void **state)
   rc = run_tune(f, "--backend emu --shape 1,1,40,70 --warmup 0 --iters 1 --variants %s,%s "
                 "-o %s.2", builtin, jit, f->db);
   if (rc != 0) fail_msg("tune --backend emu exited %d; stderr:\n%s", rc, f->err);
+  assert_non_null(strstr(f->err, "1 compiled or loaded, 0 failed"));
   assert_int_equal(count(f->err, "scored infinite"), 0);
   assert_int_equal(count(f->err, " calls)"), 2);
   assert_non_null(strstr(f->err, jit));
