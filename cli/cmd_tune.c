@@ -2,12 +2,16 @@
  * machine for each requested shape and records the winners in the tuning database
  * (runtime/src/tuning_db.h) that the dispatcher reads.
  *
- * Per job (shape x layout x rounding):
+ * Per job (shape x layout x rounding, of the run's kind: head_dim, mask, KV heads):
+ *   0. the candidates (the search space's variants of the job's layout, rounding, head_dim
+ *      and mask, without tile skipping) that are not built in are JIT-compiled -j at a time
+ *      (precompile), so that the calls below load them from the JIT cache;
  *   1. the default heuristic's choice is asked from the runtime (attngen_explain, with the
  *      tuning database switched off through ATTNGEN_TUNING=0);
  *   2. every candidate is checked against the CPU reference (docs/NUMERICS.md, comparator of
- *      numerics.h) on a reduced problem: the same variant, layout and rounding, with
- *      B' = min(B, 2), H' = min(H, 2) and each of Sq, Skv kept when <= 2048, otherwise
+ *      numerics.h) on a reduced problem: the same variant, layout, rounding, head_dim and
+ *      mask, with B' = min(B, 2), H' = min(H, 2) (a grouped-query call: 2 query heads over
+ *      1 KV head) and each of Sq, Skv kept when <= 2048, otherwise
  *      replaced by 1024 + (S mod 1024) so that the ragged ends (residues mod 128/256) stay
  *      the same; the reference is computed once per job and shared by all candidates;
  *   3. a candidate that passes is timed with device events (host clock on cpu/emu):
