@@ -549,6 +549,39 @@ static void test_cli_run_kv_lengths(void **state) {
   assert_true(err_has("--kv-lengths 30,x: expected at most 2 comma-separated integers"));
 }
 
+/* `run --seqlens`: a packed batch (cu_seqlens made from the lengths); one sequence gives the
+ * dense call's output (same inputs, checksums equal) on the reference and the emulator; the
+ * batch's totals and maxima are reported; what is missing or does not fit is a usage error. */
+static void test_cli_run_packed(void **state) {
+  (void)state;
+  char dense[256], packed[256];
+  const char *backends[] = {"cpu", "emu"};
+  for (int i = 0; i < 2; i++) {
+    assert_int_equal(cli("run --backend %s --shape 1,2,40,70", backends[i]), 0);
+    output_line(dense, sizeof dense);
+    assert_int_equal(cli("run --backend %s --seqlens 40 --kv-seqlens 70 --heads 2", backends[i]), 0);
+    assert_true(out_has("packed batch of 1 sequences (total 40 query, 70 key rows; longest 40 / 70) H=2"));
+    output_line(packed, sizeof packed);
+    assert_string_equal(packed, dense);
+  }
+  assert_int_equal(cli("run --backend emu --seqlens 5,40,0,17 --heads 4 --heads-kv 2 --causal"), 0);
+  assert_true(out_has("total 62 query, 62 key rows; longest 40 / 40) H=4 D=128 bshd rtne"));
+  assert_true(out_has("heads_kv=2 causal"));
+  assert_true(out_has("output:   31744 of 31744 elements finite"));
+  assert_int_equal(cli("run --backend cpu --seqlens 5,40"), 2);
+  assert_true(err_has("--seqlens needs --heads N"));
+  assert_int_equal(cli("run --backend cpu --seqlens 5,40 --heads 2 --layout bhsd"), 2);
+  assert_true(err_has("--layout bhsd with --seqlens (allowed: bshd"));
+  assert_int_equal(cli("run --backend cpu --seqlens 0,0 --heads 2"), 2);
+  assert_true(err_has("at least one query length > 0"));
+  assert_int_equal(cli("run --backend cpu --seqlens 4,5 --kv-seqlens 4 --heads 2"), 2);
+  assert_true(err_has("--seqlens gives 2 lengths (longest 5), --kv-seqlens 1"));
+  assert_int_equal(cli("run --backend cpu --seqlens 4 --heads 2 --heads-kv 3"), 2);
+  assert_true(err_has("--heads-kv 3 does not divide --heads 2"));
+  assert_int_equal(cli("run --backend cpu"), 2);
+  assert_true(err_has("no call given"));
+}
+
 /* `bench` times calls of every kind: --head-dim, --heads-kv and --causal on --shape calls
  * (the kind in the row, TFLOP/s with D and the kept pairs), the SHAPES.md groups prefill /
  * hd64 / hd256 with their own kinds; bad values are usage errors naming the option. */
@@ -645,6 +678,7 @@ int main(void) {
                                     teardown),
     cmocka_unit_test_setup_teardown(test_cli_bench_kinds, setup, teardown),
     cmocka_unit_test_setup_teardown(test_cli_run_kv_lengths, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_cli_run_packed, setup, teardown),
     cmocka_unit_test_setup_teardown(test_cli_bench_refuses_the_host_backend_unless_named,
                                     setup, teardown),
     cmocka_unit_test_setup_teardown(test_cli_long_cache_dir_is_refused, setup, teardown),
