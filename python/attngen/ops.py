@@ -737,11 +737,12 @@ def prepare(q, k, v, *, scale=None, layout=None, rounding=None, variant=None, ca
     return p.ctx.explain(a)
 
 
-def explain(q, k, v, *, scale=None, layout=None, rounding=None, variant=None):
-    """Which variant attention(q, k, v, ...) runs and why (nothing is loaded or run)."""
+def explain(q, k, v, *, scale=None, layout=None, rounding=None, variant=None, causal=False):
+    """Which variant attention(q, k, v, ...) runs and why (nothing is loaded or run); causal as
+    attention's (a causal call runs a causal variant, or a tuning record of causal calls)."""
     layout, rounding = _defaults(layout, rounding)
     if scale is None:
         scale = 1.0 / math.sqrt(q.shape[-1])
-    p, _ = _plan_for(q, k, v, float(scale), layout, rounding, variant)
+    p, _ = _plan_for(q, k, v, float(scale), layout, rounding, variant, bool(causal))
     a = _lib.FwdArgs.from_buffer_copy(p.template)
     return p.ctx.explain(a)

@@ -193,6 +193,14 @@ def test_prepare_and_explain(backend):
     else:
         assert info["variant"].startswith("attn_fwd_d128_bshd_rtne_") and \
             info["variant"].endswith("_gfx942")
+    # explain and prepare see the call's mask: a causal call's variant is a causal one
+    dense = attngen.explain(q, k, v)["variant"]
+    causal = attngen.explain(q, k, v, causal=True)["variant"]
+    assert attngen.prepare(q, k, v, causal=True)["variant"] == causal
+    if backend == "cpu":
+        assert dense == causal == "reference"
+    else:
+        assert "_causal_" in causal and "_causal_" not in dense
 
 
 def test_empty_kv_gives_zero_and_neg_inf(backend):
