@@ -133,6 +133,54 @@ static int has_code_object(const char *name, int target) {
   return 0;
 }
 
+/* The tuning file: absent, ignored (why), or its machine and its records per kind of call
+ * (head_dim, mask, query heads per KV head: what a call must match to take a record). */
+static void show_tuning(const char *path) {
+  attngen__tuning_file *db = NULL;
+  attngen__tuning_diag d;
+  memset(&d, 0, sizeof d);
+  if (attngen__tuning_db_load(path, NULL, &db, &d) != ATTNGEN_STATUS_OK) {
+    if (d.problem == ATTNGEN__TUNING_MISSING)
+      printf("tuning file: %s (absent)\n", path);
+    else
+      printf("tuning file: %s (unusable: %s)\n", path, d.message);
+    attngen__clear_error();
+    return;
+  }
+  const attngen__tuning_meta *m = attngen__tuning_db_meta(db);
+  const size_t n = attngen__tuning_db_count(db);
+  printf("tuning file: %s (%zu record%s, tuned on %s: %s, %d compute units, %s; used only on "
+         "that machine)\n", path, n, n == 1 ? "" : "s", m->target, m->device, m->cu_count,
+         m->runtime);
+  enum { KINDS = 32 };
+  int kd[KINDS], kc[KINDS], kg[KINDS], kn[KINDS], nk = 0, more = 0;
+  for (size_t i = 0; i < n; i++) {
+    const attngen__tuning_record *r = attngen__tuning_db_record(db, i);
+    const int hd = r->head_dim ? r->head_dim : 128;
+    const int g = r->heads_kv ? r->heads / r->heads_kv : 1;
+    int k = 0;
+    while (k < nk && !(kd[k] == hd && kc[k] == r->causal && kg[k] == g)) k++;
+    if (k == nk) {
+      if (nk == KINDS) {
+        more++;
+        continue;
+      }
+      kd[k] = hd, kc[k] = r->causal, kg[k] = g, kn[k] = 0, nk++;
+    }
+    kn[k]++;
+  }
+  for (int k = 0; k < nk; k++) {
+    printf("  head_dim %d, %s, ", kd[k], kc[k] ? "causal" : "no mask");
+    if (kg[k] == 1)
+      printf("MHA");
+    else
+      printf("%d query heads per KV head", kg[k]);
+    printf(": %d record%s\n", kn[k], kn[k] == 1 ? "" : "s");
+  }
+  if (more) printf("  (%d records of further kinds)\n", more);
+  attngen__tuning_db_free(db);
+}
+
 static void show_variants(int list) {
   static const int targets[] = {ATTNGEN__TARGET_GFX942, ATTNGEN__TARGET_SM90};
   printf("embedded variants (default set: %zu):\n", attngen__manifest_count);
@@ -177,11 +225,7 @@ static int info(const attngen__cli_args *args) {
   show_emu_compiler();
   show_cache();
   char tuning[4096];
-  if (attngen__tuning_default_path(tuning, sizeof tuning) == 0) {
-    FILE *f = fopen(tuning, "r");
-    printf("tuning file: %s (%s)\n", tuning, f ? "present" : "absent");
-    if (f) fclose(f);
-  }
+  if (attngen__tuning_default_path(tuning, sizeof tuning) == 0) show_tuning(tuning);
   show_variants(list);
   return 0;
 }

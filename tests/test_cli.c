@@ -582,6 +582,37 @@ static void test_cli_run_packed(void **state) {
   assert_true(err_has("no call given"));
 }
 
+/* `info` shows the tuning file: absent, unusable (why), or its machine and its records per
+ * kind of call. */
+static void test_cli_info_shows_tuning_kinds(void **state) {
+  (void)state;
+  char path[300];
+  snprintf(path, sizeof path, "%s/t.db", tmp);
+  unlink(path);
+  assert_int_equal(cli("info"), 0);
+  assert_true(out_has("t.db (absent)"));
+  FILE *f = fopen(path, "w");
+  assert_non_null(f);
+  fputs("attngen-tuning 2\nmeta attngen_version 0.1.0\nmeta target sm90\n"
+        "meta device NVIDIA H200\nmeta cu_count 132\nmeta runtime cuda 13000\n"
+        "record bshd rtne 128 none 2 24 24 8192 8192 attn_fwd_a 1.5 400\n"
+        "record bshd rtne 128 none 1 24 24 4096 4096 attn_fwd_b 0.5 400\n"
+        "record bshd rtne 64 causal 1 32 8 8192 8192 attn_fwd_c 1.0 300\n", f);
+  fclose(f);
+  assert_int_equal(cli("info"), 0);
+  assert_true(out_has("t.db (3 records, tuned on sm90: NVIDIA H200, 132 compute units, cuda 13000"));
+  assert_true(out_has("  head_dim 128, no mask, MHA: 2 records\n"));
+  assert_true(out_has("  head_dim 64, causal, 4 query heads per KV head: 1 record\n"));
+  f = fopen(path, "w");
+  assert_non_null(f);
+  fputs("junk\n", f);
+  fclose(f);
+  assert_int_equal(cli("info"), 0);
+  assert_true(out_has("t.db (unusable: "));
+  assert_true(out_has("not a tuning database"));
+  unlink(path);
+}
+
 /* `bench` times calls of every kind: --head-dim, --heads-kv and --causal on --shape calls
  * (the kind in the row, TFLOP/s with D and the kept pairs), the SHAPES.md groups prefill /
  * hd64 / hd256 with their own kinds; bad values are usage errors naming the option. */
@@ -679,6 +710,7 @@ int main(void) {
     cmocka_unit_test_setup_teardown(test_cli_bench_kinds, setup, teardown),
     cmocka_unit_test_setup_teardown(test_cli_run_kv_lengths, setup, teardown),
     cmocka_unit_test_setup_teardown(test_cli_run_packed, setup, teardown),
+    cmocka_unit_test_setup_teardown(test_cli_info_shows_tuning_kinds, setup, teardown),
     cmocka_unit_test_setup_teardown(test_cli_bench_refuses_the_host_backend_unless_named,
                                     setup, teardown),
     cmocka_unit_test_setup_teardown(test_cli_long_cache_dir_is_refused, setup, teardown),

@@ -223,7 +223,8 @@ static attngen_status parse_line(parser *p, const char *s, size_t n) {
     if (t.n >= 1 && tok_is(&t, 0, "attngen-tuning"))
       return malformed(p, "unsupported format version (this attngen reads 'attngen-tuning 1' "
                        "and '%s')", ATTNGEN__TUNING_FORMAT_LINE);
-    return malformed(p, "not a tuning database (the first line must be '%s')",
+    return malformed(p, "not a tuning database (the first line must be '%s', or "
+                     "'attngen-tuning 1' in a file of the older format)",
                      ATTNGEN__TUNING_FORMAT_LINE);
   }
   if (tok_is(&t, 0, "meta")) {
