@@ -496,7 +496,7 @@ static void test_generator_cli_exit_codes(void **state) {
   assert_int_equal(sh("'%s' list | tail -1 | grep -q 'variant(s)'", ATTNGEN_CLI), 0);
   /* bench: a usage error names the option; a tiny shape on the cpu backend runs */
   assert_int_equal(sh("'%s' bench --shapes nope 2>'%s/berr'", ATTNGEN_CLI, tmpdir), 2);
-  assert_int_equal(sh("grep -q -- \"--shapes 'nope': allowed: sweep, video, short, fewhead, all\" '%s/berr'", tmpdir), 0);
+  assert_int_equal(sh("grep -q -- \"--shapes 'nope': allowed: sweep, video, short, fewhead, prefill, hd64, hd256, all\" '%s/berr'", tmpdir), 0);
   assert_int_equal(sh("'%s' bench --backend cpu --shape 1,1,16,16 --iters 1 | "
                       "grep -q '1 shape(s), 0 failed'", ATTNGEN_CLI), 0);
 }
