@@ -45,6 +45,11 @@ int attngen__cli_int_list(const attngen__cli_args *args, const char *opt, int32_
                                "in [%lld, 2147483647]", opt, text, max, lo);
       return -1;
     }
+    if (*end == ',' && end[1] == 0) { /* a trailing comma: a value left out */
+      attngen__cli_usage_error(args->cmd, "%s %s: a value is missing after the last ','", opt,
+                               text);
+      return -1;
+    }
     out[n++] = (int32_t)v;
     p = *end ? end + 1 : end;
   }

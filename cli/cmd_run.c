@@ -201,7 +201,13 @@ static int run(const attngen__cli_args *args) {
   if ((st = attngen_explain(ctx, &a, &ch)) != ATTNGEN_STATUS_OK) goto fail;
   printf("variant:  %s (%s)\n", ch.variant,
          ch.embedded ? "embedded" : ch.needs_jit ? "JIT-compiled at first use" : "not embedded");
-  printf("rule:     %s: %s\n", ch.rule_name, ch.reason);
+  /* the reason without the rule's name where it starts with it ("tuning database: ...") */
+  const size_t rn = strlen(ch.rule_name);
+  const char *why = strncmp(ch.reason, ch.rule_name, rn) == 0 && ch.reason[rn] == ':' &&
+                            ch.reason[rn + 1] == ' '
+                        ? ch.reason + rn + 2
+                        : ch.reason;
+  printf("rule:     %s: %s\n", ch.rule_name, why);
   if (ch.threads)
     printf("launch:   grid (%u, %u, %u) x %d threads, %d bytes shared memory, %d KV split(s)\n",
            ch.grid[0], ch.grid[1], ch.grid[2], ch.threads, ch.smem_bytes, ch.num_splits);

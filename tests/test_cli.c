@@ -547,6 +547,8 @@ static void test_cli_run_kv_lengths(void **state) {
   assert_true(err_has("--kv-lengths gives 1 values (allowed: one per batch entry, B = 2)"));
   assert_int_equal(cli("run --backend cpu --shape 2,2,40,70 --kv-lengths 30,x"), 2);
   assert_true(err_has("--kv-lengths 30,x: expected at most 2 comma-separated integers"));
+  assert_int_equal(cli("run --backend cpu --shape 2,2,40,70 --kv-lengths 30,"), 2);
+  assert_true(err_has("--kv-lengths 30,: a value is missing after the last ','"));
 }
 
 /* `run --seqlens`: a packed batch (cu_seqlens made from the lengths); one sequence gives the

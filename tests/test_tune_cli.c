@@ -311,7 +311,8 @@ static void test_tune_cli_tunes_head_dim_mask_and_kv_heads(void **state) {
   /* the dispatcher takes the record for that call ... */
   rc = run_run(f, "--backend emu --shape 1,4,40,70 --head-dim 64 --causal --heads-kv 2");
   if (rc != 0) fail_msg("run exited %d:\n%s", rc, f->out);
-  assert_non_null(strstr(f->out, "exact entry (1,4,40,70, head_dim 64, causal, 2 KV heads)"));
+  assert_non_null(strstr(f->out, "rule:     tuning database: exact entry (1,4,40,70, head_dim 64, "
+                                 "causal, 2 KV heads)"));
   assert_non_null(strstr(f->out, variant));
   /* ... a nearby shape of the same kind by its class ... */
   rc = run_run(f, "--backend emu --shape 1,4,36,66 --head-dim 64 --causal --heads-kv 2");
