@@ -790,15 +790,7 @@ int attngen__cmd_tune(const attngen__cli_args *args) {
     }
     const candidate *b = &j->c[j->best];
     attngen__tuning_record *r = &recs[nrec++];
-    r->layout = j->s.layout;
-    r->rounding = j->s.rounding;
-    r->batch = j->s.batch;
-    r->heads = j->s.heads;
-    r->seqlen_q = j->s.seqlen_q;
-    r->seqlen_kv = j->s.seqlen_kv;
-    r->head_dim = j->s.head_dim;
-    r->causal = j->causal;
-    r->heads_kv = j->s.heads_kv;
+    *r = attngen__tuning_key(&j->s, j->causal);
     snprintf(r->variant, sizeof r->variant, "%s", b->name);
     r->time_ms = b->median < 1e-9 ? 1e-9 : b->median;
     double tf = flops(j) / (r->time_ms * 1e-3) / 1e12;

@@ -60,39 +60,33 @@ static int cli_env(const char *env, const char *fmt, ...) {
   return rc;
 }
 
-/* Does tmp/NAME (out or err) contain needle? */
-static int file_has(const char *name, const char *needle) {
+/* The text of tmp/NAME (out or err), "" when it cannot be read; one static buffer. */
+static const char *read_tmp(const char *name) {
   char path[300];
   static char text[65536];
   snprintf(path, sizeof path, "%s/%s", tmp, name);
+  text[0] = 0;
   FILE *f = fopen(path, "r");
-  if (!f) return 0;
+  if (!f) return text;
   size_t n = fread(text, 1, sizeof text - 1, f);
   text[n] = 0;
   fclose(f);
-  return strstr(text, needle) != NULL;
+  return text;
+}
+
+/* Does tmp/NAME (out or err) contain needle? */
+static int file_has(const char *name, const char *needle) {
+  return strstr(read_tmp(name), needle) != NULL;
 }
 
 static int err_has(const char *needle) {
-  char path[300], text[8192] = "";
-  snprintf(path, sizeof path, "%s/err", tmp);
-  FILE *f = fopen(path, "r");
-  if (!f) return 0;
-  size_t n = fread(text, 1, sizeof text - 1, f);
-  text[n] = 0;
-  fclose(f);
+  const char *text = read_tmp("err");
   if (!strstr(text, needle)) print_message("stderr lacks '%s':\n%s\n", needle, text);
   return strstr(text, needle) != NULL;
 }
 
 static int out_has(const char *needle) {
-  char path[300], text[16384] = "";
-  snprintf(path, sizeof path, "%s/out", tmp);
-  FILE *f = fopen(path, "r");
-  if (!f) return 0;
-  size_t n = fread(text, 1, sizeof text - 1, f);
-  text[n] = 0;
-  fclose(f);
+  const char *text = read_tmp("out");
   if (!strstr(text, needle)) print_message("stdout lacks '%s':\n%s\n", needle, text);
   return strstr(text, needle) != NULL;
 }
@@ -504,13 +498,7 @@ static void test_cli_bench_refuses_the_host_backend_unless_named(void **state) {
 
 /* The "output:" line of the last run (its checksum), copied into buf. */
 static void output_line(char *buf, size_t size) {
-  char path[300], text[8192] = "";
-  snprintf(path, sizeof path, "%s/out", tmp);
-  FILE *f = fopen(path, "r");
-  assert_non_null(f);
-  size_t n = fread(text, 1, sizeof text - 1, f);
-  text[n] = 0;
-  fclose(f);
+  const char *text = read_tmp("out");
   const char *o = strstr(text, "output:");
   assert_non_null(o);
   const char *e = strchr(o, '\n');

@@ -54,18 +54,7 @@ int attngen__tuning_lookup(const attngen__tuning_file *db, const attngen__tuning
                "fixed-length calls");
     return 0;
   }
-  const attngen__call_shape *s = &q->shape;
-  attngen__tuning_record key;
-  memset(&key, 0, sizeof key);
-  key.layout = (attngen_layout)s->layout;
-  key.rounding = (attngen_rounding)s->rounding;
-  key.batch = s->batch;
-  key.heads = s->heads;
-  key.seqlen_q = s->seqlen_q;
-  key.seqlen_kv = s->seqlen_kv;
-  key.head_dim = s->head_dim;
-  key.heads_kv = s->heads_kv;
-  key.causal = q->causal != 0;
+  const attngen__tuning_record key = attngen__tuning_key(&q->shape, q->causal);
   attngen__tuning_match match = ATTNGEN__TUNING_NONE;
   const attngen__tuning_record *r = attngen__tuning_db_find(db, &key, &match);
   if (!r) {

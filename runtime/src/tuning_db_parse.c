@@ -192,8 +192,6 @@ static attngen_status parse_record(parser *p, const tokens *t) {
     return malformed(p, "time_ms must be a number in [1e-9, 1e9]");
   if (!tok_double(t, i + 2, &r.tflops) || !attngen__tdb_tflops_ok(r.tflops))
     return malformed(p, "tflops must be 0 or a number in [1e-9, 1e9]");
-  if (r.head_dim == 128) r.head_dim = 0; /* canonical (tuning_table.h) */
-  if (r.heads_kv == r.heads) r.heads_kv = 0;
   int found;
   attngen__tdb_find_slot(p->db, &r, &found);
   if (found)

@@ -321,6 +321,21 @@ const attngen__tuning_record *attngen__tuning_db_lookup(const attngen__tuning_fi
   return attngen__tuning_db_find(db, &key, match);
 }
 
+attngen__tuning_record attngen__tuning_key(const attngen__call_shape *s, int causal) {
+  attngen__tuning_record key;
+  memset(&key, 0, sizeof key);
+  key.layout = (attngen_layout)s->layout;
+  key.rounding = (attngen_rounding)s->rounding;
+  key.batch = s->batch;
+  key.heads = s->heads;
+  key.seqlen_q = s->seqlen_q;
+  key.seqlen_kv = s->seqlen_kv;
+  key.head_dim = s->head_dim;
+  key.heads_kv = s->heads_kv;
+  key.causal = causal != 0;
+  return key;
+}
+
 /* Query heads per KV head of a canonical record (1 for MHA). */
 static int kv_group(const attngen__tuning_record *r) {
   return r->heads_kv > 0 ? r->heads / r->heads_kv : 1;

@@ -83,6 +83,11 @@ const attngen__tuning_record *attngen__tuning_db_lookup(const attngen__tuning_fi
                                                         attngen_rounding rounding,
                                                         attngen__tuning_match *match);
 
+/* The key of a call: its shape (call_shape.h, canonical head_dim / heads_kv) and mask; the
+ * variant and the times left empty. */
+struct attngen__call_shape;
+attngen__tuning_record attngen__tuning_key(const struct attngen__call_shape *s, int causal);
+
 /* The same for a call of any kind: key's layout, rounding, batch, heads, seqlen_q, seqlen_kv,
  * head_dim, causal and heads_kv are read (0 = 128 / heads as in the record). An exact record
  * has the whole key; a class record has the key's layout, rounding, head_dim, causal and
