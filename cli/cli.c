@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -54,6 +55,36 @@ int attngen__cli_int_list(const attngen__cli_args *args, const char *opt, int32_
     p = *end ? end + 1 : end;
   }
   return n;
+}
+
+typedef struct parallel_work {
+  size_t count;
+  size_t next; /* atomic */
+  void (*fn)(void *ctx, size_t i);
+  void *ctx;
+} parallel_work;
+
+static void *parallel_worker(void *arg) {
+  parallel_work *w = arg;
+  for (;;) {
+    const size_t i = __atomic_fetch_add(&w->next, 1, __ATOMIC_SEQ_CST);
+    if (i >= w->count) return NULL;
+    w->fn(w->ctx, i);
+  }
+}
+
+void attngen__cli_parallel(size_t count, long threads, void (*fn)(void *ctx, size_t i), void *ctx) {
+  parallel_work w = {count, 0, fn, ctx};
+  if (threads > 64) threads = 64;
+  if (threads > 0 && (size_t)threads > count) threads = (long)count;
+  pthread_t tid[64];
+  long started = 0;
+  for (long t = 1; t < threads; t++) {
+    if (pthread_create(&tid[started], NULL, parallel_worker, &w) != 0) break;
+    started++;
+  }
+  parallel_worker(&w); /* the caller's thread too, so one thread (or none started) still runs all */
+  for (long t = 0; t < started; t++) pthread_join(tid[t], NULL);
 }
 
 double attngen__cli_flops(const attngen__call_shape *s, int causal) {

@@ -119,6 +119,11 @@ int attngen__cli_check_heads_kv(const attngen__cli_command *cmd, int heads_kv, i
 int attngen__cli_int_list(const attngen__cli_args *args, const char *opt, int32_t *out, int max,
                           long long lo);
 
+/* Runs fn(ctx, i) once for every i in [0, count), on `threads` threads (the caller's
+ * included; at most 64, at most count): each thread takes the next index until none is left.
+ * fn must be safe to call concurrently; returns when every call has returned. */
+void attngen__cli_parallel(size_t count, long threads, void (*fn)(void *ctx, size_t i), void *ctx);
+
 /* Floating-point work of a call: 2 x the multiply-adds of Q K^T and P V over the (query, key)
  * pairs the mask keeps (causal: query i sees keys j <= i + Skv - Sq), 4 B H pairs head_dim. */
 double attngen__cli_flops(const attngen__call_shape *s, int causal);

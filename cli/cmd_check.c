@@ -12,7 +12,6 @@
 #include <errno.h>
 #include <fnmatch.h>
 #include <math.h>
-#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -368,33 +367,28 @@ static int check_one(const check_opts *o, FILE *f) {
 typedef struct compile_work {
   char **names;
   int count;
-  int next; /* atomic */
   int done; /* atomic */
   int failed; /* atomic */
   int tty;
 } compile_work;
 
 /* JIT-compiles (or finds in the cache) the emulator objects of the variants not built in. */
-static void *compile_worker(void *arg) {
-  compile_work *w = arg;
-  for (;;) {
-    const int i = __atomic_fetch_add(&w->next, 1, __ATOMIC_SEQ_CST);
-    if (i >= w->count) return NULL;
-    attngen__jit_request req = {w->names[i], ATTNGEN__TARGET_GFX942, NULL, 0, NULL, 1};
-    attngen__jit_result res;
-    const attngen_status st = attngen__jit_get(&req, &res);
-    const int done = __atomic_add_fetch(&w->done, 1, __ATOMIC_SEQ_CST);
-    if (st != ATTNGEN_STATUS_OK) {
-      __atomic_fetch_add(&w->failed, 1, __ATOMIC_SEQ_CST);
-      fprintf(stderr, "%sattngen check: %s: %s: %s\n", w->tty ? "\r\033[K" : "", w->names[i],
-              attngen_status_name(st), attngen_last_error());
-      continue;
-    }
-    if (w->tty)
-      fprintf(stderr, "\r\033[K  compiled %d/%d %s (%s, %.1f s)", done, w->count, w->names[i],
-              res.origin == ATTNGEN__JIT_COMPILED ? "compiled" : "cache", res.seconds);
-    free(res.image);
+static void compile_one(void *ctx, size_t i) {
+  compile_work *w = ctx;
+  attngen__jit_request req = {w->names[i], ATTNGEN__TARGET_GFX942, NULL, 0, NULL, 1};
+  attngen__jit_result res;
+  const attngen_status st = attngen__jit_get(&req, &res);
+  const int done = __atomic_add_fetch(&w->done, 1, __ATOMIC_SEQ_CST);
+  if (st != ATTNGEN_STATUS_OK) {
+    __atomic_fetch_add(&w->failed, 1, __ATOMIC_SEQ_CST);
+    fprintf(stderr, "%sattngen check: %s: %s: %s\n", w->tty ? "\r\033[K" : "", w->names[i],
+            attngen_status_name(st), attngen_last_error());
+    return;
   }
+  if (w->tty)
+    fprintf(stderr, "\r\033[K  compiled %d/%d %s (%s, %.1f s)", done, w->count, w->names[i],
+            res.origin == ATTNGEN__JIT_COMPILED ? "compiled" : "cache", res.seconds);
+  free(res.image);
 }
 
 static int builtin_emu(const char *name) {
@@ -457,18 +451,13 @@ static int check_all(check_opts *o) {
   int compile_failed = 0;
   if (emu) {
     /* the variants the emulator does not have built in, compiled -j at a time */
-    compile_work w = {calloc((size_t)n, sizeof(char *)), 0, 0, 0, 0, tty};
+    compile_work w = {calloc((size_t)n, sizeof(char *)), 0, 0, 0, tty};
     for (int i = 0; w.names && i < n; i++)
       if (!builtin_emu(space[i])) w.names[w.count++] = space[i];
     if (w.count) {
       fprintf(stderr, "attngen check: %d variant%s to JIT-compile for the emulator (or load from "
               "the cache), %d at a time\n", w.count, w.count == 1 ? "" : "s", o->jobs);
-      pthread_t tid[64];
-      int started = 0;
-      for (int t = 1; t < o->jobs && t < w.count; t++)
-        if (pthread_create(&tid[started], NULL, compile_worker, &w) == 0) started++;
-      compile_worker(&w);
-      for (int t = 0; t < started; t++) pthread_join(tid[t], NULL);
+      attngen__cli_parallel((size_t)w.count, o->jobs, compile_one, &w);
       if (tty) fprintf(stderr, "\r\033[K");
       fprintf(stderr, "attngen check: compiling done in %.1f s (%d failed)\n", now_s() - t0,
               w.failed);

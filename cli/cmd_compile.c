@@ -9,7 +9,6 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fnmatch.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,8 +69,6 @@ typedef struct job {
 
 typedef struct work {
   job *jobs;
-  size_t count;
-  size_t next; /* atomic */
   const char *out_dir;
   const attngen__env *env; /* checked once; its lock timeout bounds every wait */
 } work;
@@ -82,7 +79,9 @@ static const char *origin_name(int origin) {
                                          : "memory";
 }
 
-static void run_job(const work *w, job *j) {
+static void run_job(void *ctx, size_t i) {
+  const work *w = ctx;
+  job *j = &w->jobs[i];
   attngen__jit_request req = {j->name, j->target, NULL, w->env->jit_lock_timeout_s, w->env,
                               j->emu};
   j->status = attngen__jit_get(&req, &j->result);
@@ -98,15 +97,6 @@ static void run_job(const work *w, job *j) {
       j->status = ATTNGEN_STATUS_IO_ERROR;
       snprintf(j->error, sizeof j->error, "cannot write %s: %s", path, strerror(errno));
     }
-  }
-}
-
-static void *worker(void *arg) {
-  work *w = arg;
-  for (;;) {
-    size_t i = __atomic_fetch_add(&w->next, 1, __ATOMIC_SEQ_CST);
-    if (i >= w->count) return NULL;
-    run_job(w, &w->jobs[i]);
   }
 }
 
@@ -236,16 +226,8 @@ static int compile(const attngen__cli_args *args) {
     rc = 1;
     goto out;
   }
-  work w = {jobs, njobs, 0, out_dir, &env};
-  if ((size_t)threads > njobs) threads = (long)njobs;
-  pthread_t tid[64];
-  long started = 0;
-  for (long t = 1; t < threads; t++) {
-    if (pthread_create(&tid[started], NULL, worker, &w) != 0) break;
-    started++;
-  }
-  worker(&w);
-  for (long t = 0; t < started; t++) pthread_join(tid[t], NULL);
+  work w = {jobs, out_dir, &env};
+  attngen__cli_parallel(njobs, threads, run_job, &w);
 
   printf("%-8s %8s %9s  %-16s  %s\n", "origin", "seconds", "bytes", "key", "variant");
   size_t failed = 0, compiled = 0;

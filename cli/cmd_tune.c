@@ -502,7 +502,6 @@ static int check_variant_names(const options *o) {
 typedef struct precompile_work {
   const char **names;
   size_t count;
-  size_t next; /* atomic */
   int target, emu;
   const attngen__env *env;
   pthread_mutex_t lock; /* progress and counts */
@@ -511,28 +510,24 @@ typedef struct precompile_work {
   progress *pr;
 } precompile_work;
 
-static void *precompile_worker(void *arg) {
-  precompile_work *w = arg;
-  for (;;) {
-    size_t i = __atomic_fetch_add(&w->next, 1, __ATOMIC_SEQ_CST);
-    if (i >= w->count) return NULL;
-    attngen__jit_request req = {w->names[i], w->target, NULL, w->env->jit_lock_timeout_s,
-                                w->env, w->emu};
-    attngen__jit_result res;
-    memset(&res, 0, sizeof res);
-    const attngen_status st = attngen__jit_get(&req, &res);
-    free(res.image);
-    pthread_mutex_lock(&w->lock);
-    w->done++;
-    if (st != ATTNGEN_STATUS_OK) w->failed++;
-    if (st == ATTNGEN_STATUS_OK && res.origin == ATTNGEN__JIT_COMPILED) w->seconds += res.seconds;
-    if (w->pr->tty) {
-      fprintf(stderr, "\r\033[Kattngen tune: compiled %zu/%zu candidates (%zu failed)", w->done,
-              w->count, w->failed);
-      fflush(stderr);
-    }
-    pthread_mutex_unlock(&w->lock);
+static void precompile_one(void *ctx, size_t i) {
+  precompile_work *w = ctx;
+  attngen__jit_request req = {w->names[i], w->target, NULL, w->env->jit_lock_timeout_s,
+                              w->env, w->emu};
+  attngen__jit_result res;
+  memset(&res, 0, sizeof res);
+  const attngen_status st = attngen__jit_get(&req, &res);
+  free(res.image);
+  pthread_mutex_lock(&w->lock);
+  w->done++;
+  if (st != ATTNGEN_STATUS_OK) w->failed++;
+  if (st == ATTNGEN_STATUS_OK && res.origin == ATTNGEN__JIT_COMPILED) w->seconds += res.seconds;
+  if (w->pr->tty) {
+    fprintf(stderr, "\r\033[Kattngen tune: compiled %zu/%zu candidates (%zu failed)", w->done,
+            w->count, w->failed);
+    fflush(stderr);
   }
+  pthread_mutex_unlock(&w->lock);
 }
 
 /* Compiles the candidates of every job that a call would JIT-compile (attngen_explain says
@@ -577,14 +572,7 @@ static void precompile(attngen_context *ctx, const attngen_device_props *props, 
   memset(&w, 0, sizeof w);
   w.names = names, w.count = n, w.target = target, w.emu = emu, w.env = &env, w.pr = pr;
   pthread_mutex_init(&w.lock, NULL);
-  pthread_t tid[64];
-  int started = 0;
-  for (int t = 1; t < threads && t <= 64; t++) {
-    if (pthread_create(&tid[started], NULL, precompile_worker, &w) != 0) break;
-    started++;
-  }
-  precompile_worker(&w);
-  for (int t = 0; t < started; t++) pthread_join(tid[t], NULL);
+  attngen__cli_parallel(n, threads, precompile_one, &w);
   pthread_mutex_destroy(&w.lock);
   if (pr->tty) fprintf(stderr, "\r\033[K");
   fprintf(stderr, "attngen tune: %zu compiled or loaded, %zu failed (reported with their "
