@@ -1224,22 +1224,27 @@ static void test_gpu_sm90_causal_orders(void **state) {
 /* The static pair order (ATTNGEN_CAUSAL_ORDER=2) against longest first (=1), bit for bit and
  * every element written, on every causal TMA variant, on three shapes per variant chosen for the
  * device's grid g (the persistent grid, from attngen_explain) so that each of the order's paths
- * runs (templates/sm90/attn_fwd_wgmma.cu.in, job_at): an odd number of m-blocks n_mb with fewer
- * than 3 rounds of pairs (pairs only: head 2q + 1 starts with its middle m-block); an even n_mb
- * with R = jobs / 2g - 1 >= 3 rounds of pairs (then a longest-first end over head hb0's m-blocks
- * left and the heads after it); an odd n_mb with R >= 3 where hb0 = 2 R g / n_mb is odd and
- * partly run (hb0 began with its middle m-block: the end leaves that one out); the cases from
- * the C copy of the order (split_plan.h attngen__pair_end). Kernels with
+ * runs (templates/sm90/attn_fwd_wgmma.cu.in, job_at): an odd number of m-blocks n_mb without
+ * the end (pairs only: head 2q + 1 starts with its middle m-block); an even n_mb with R =
+ * jobs / 2g - 1 >= 3 rounds of pairs (then a longest-first end over head hb0's m-blocks left
+ * and the heads after it); an odd n_mb with the end where hb0 = 2 R g / n_mb is odd and partly
+ * run (hb0 began with its middle m-block: the end leaves that one out); the end after R = 1 or
+ * 2 rounds of pairs (the host's choice where the pairs' last round is part-empty); the cases
+ * from the C copy of the order (split_plan.h attngen__pair_end_round / _plan). Kernels with
  * the dynamic order run pairs only (their end is left out of the template). A job run twice or
  * never shows as a difference or an unwritten (poisoned) element. */
-static int pair_case(int g, int odd, int need_end, int need_hole, int *n_mb_out, int *nhb_out) {
+static int pair_case(int g, int odd, int need_end, int need_hole, int rounds, int *n_mb_out,
+                     int *nhb_out) {
+  /* rounds: 0 any R, 3 R >= 3, 1 R = 1 or 2 (R = jobs / 2g - 1) */
   for (int n_mb = 9; n_mb < 40; ++n_mb) {
-    if ((n_mb & 1) != odd) continue;
+    if (odd >= 0 && (n_mb & 1) != odd) continue;
     for (int nhb = 2; nhb <= 4 * g; nhb += 2) {  /* (batch 2) */
       attngen__pair_end e;
-      attngen__pair_end_plan(n_mb, nhb, g, &e);
+      attngen__pair_end_plan(n_mb, nhb, g, attngen__pair_end_round(n_mb, nhb, g), &e);
       if (need_end != (e.round != INT_MAX) || need_hole != (e.hole >= 0)) continue;
       if ((long)n_mb * nhb < 2L * g) continue;  /* (at least one whole round of pairs) */
+      const long r = (long)n_mb * nhb / (2L * g) - 1;
+      if ((rounds == 3 && r < 3) || (rounds == 1 && (r < 1 || r > 2))) continue;
       *n_mb_out = n_mb, *nhb_out = nhb;
       return 1;
     }
@@ -1264,11 +1269,13 @@ static void test_gpu_sm90_pair_order(void **state) {
     attngen_choice c;
     CHECK_OK(attngen_explain(ctx[1], &a, &c));
     const int g = (int)c.grid[0];
-    static const char *what[3] = {"odd n_mb, pairs only", "even n_mb, pairs + end",
-                                  "odd n_mb, pairs + end with hb0's middle run"};
-    for (int w = 0; w < 3; ++w) {
+    static const char *what[4] = {"odd n_mb, pairs only", "even n_mb, pairs + end, R >= 3",
+                                  "odd n_mb, pairs + end with hb0's middle run",
+                                  "pairs + end after R = 1 or 2"};
+    static const int odd[4] = {1, 0, 1, -1}, hole[4] = {0, 0, 1, 0}, rounds[4] = {0, 3, 0, 1};
+    for (int w = 0; w < 4; ++w) {
       int n_mb = 0, nhb = 0;
-      if (!pair_case(g, w != 1, w > 0, w == 2, &n_mb, &nhb)) {
+      if (!pair_case(g, odd[w], w > 0, hole[w], rounds[w], &n_mb, &nhb)) {
         printf("%-64s no shape for '%s' at grid %d: FAIL\n", d->name, what[w], g);
         ++failures;
         continue;
@@ -1277,7 +1284,7 @@ static void test_gpu_sm90_pair_order(void **state) {
       a.heads = H, a.seqlen_q = a.seqlen_kv = S;
       const size_t n = (size_t)2 * S * H * D;
       attngen__inputs in;
-      CHECK_OK(attngen__inputs_make_hd(&in, ATTNGEN__INPUT_REALISTIC, env.seed + 70 + v * 3 + w,
+      CHECK_OK(attngen__inputs_make_hd(&in, ATTNGEN__INPUT_REALISTIC, env.seed + 70 + v * 4 + w,
                                        (attngen_layout)d->layout, 2, H, H, S, S, D,
                                        attngen__default_scale(D)));
       void *dq = device_copy(in.q, n * 2), *dk = device_copy(in.k, n * 2),

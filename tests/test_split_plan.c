@@ -318,22 +318,31 @@ static void test_split_plan_vt_bytes_follow_head_dim(void **state) {
  * map the sm90 kernels' job_at computes; tests/test_gpu_sm90.c pair_order holds the kernels to
  * it on the GPU) runs every job exactly once and, per block, stops at its first
  * round past the last job (the kernel's loop ends there); the end exists iff R >= 3 rounds of
- * pairs; every pair of the pair rounds has n_mb + 1 tiles (m-block b has b + 1) unless it holds
+ * pairs, or R >= 1 and the pairs' part-empty last round would leave the blocks' largest total
+ * more than 10% above their mean (the kernel's own integer test); every pair of the pair rounds has n_mb + 1 tiles (m-block b has b + 1) unless it holds
  * a head's last m-block of an odd n_mb with no next head; and with the end the blocks' totals
  * (tiles) are at most one longest job (n_mb tiles) apart. */
 static void test_pair_order_end(void **state) {
   (void)state;
   static const long grids[] = {1, 2, 7, 13, 66, 132};
-  long cases = 0, ends = 0, holes = 0;
+  long cases = 0, ends = 0, holes = 0, short_ends = 0;
   for (size_t gi = 0; gi < sizeof grids / sizeof grids[0]; ++gi) {
     const long g = grids[gi];
     for (long n_mb = 1; n_mb < 48; ++n_mb) {
       for (long nhb = 1; nhb < (g == 132 ? 120 : 40); ++nhb) {
         const long n_jobs = n_mb * nhb;
         attngen__pair_end e;
-        attngen__pair_end_plan(n_mb, nhb, g, &e);
-        assert_int_equal(e.round != INT_MAX, n_jobs / (2 * g) - 1 >= 3);
-        ends += e.round != INT_MAX, holes += e.hole >= 0;
+        const int round = attngen__pair_end_round(n_mb, nhb, g);
+        attngen__pair_end_plan(n_mb, nhb, g, round, &e);
+        const long rp = n_jobs / (2 * g) - 1, pairs = (n_jobs + 1) / 2;
+        /* the kernel's own test (job_at), in 32-bit unsigned as there */
+        const unsigned up = (unsigned)((n_jobs + 1) >> 1);
+        const unsigned pr = up > (unsigned)((rp + 1) * g) ? (unsigned)rp + 2 : (unsigned)rp + 1;
+        assert_int_equal(pr, (pairs + g - 1) / g);
+        assert_int_equal(e.round != INT_MAX,
+                         rp >= 3 || (rp >= 1 && 10u * pr * (unsigned)g > 11u * up));
+        if (e.round != INT_MAX) assert_int_equal(e.round, 2 * rp);
+        ends += e.round != INT_MAX, holes += e.hole >= 0, short_ends += e.round != INT_MAX && rp < 3;
         unsigned char *seen = calloc((size_t)n_jobs, 1);
         long *load = calloc((size_t)g, sizeof(long));
         assert_true(seen && load);
@@ -365,9 +374,9 @@ static void test_pair_order_end(void **state) {
       }
     }
   }
-  print_message("pair order: %ld cases, %ld with the end, %ld of them with the hole\n", cases,
-                ends, holes);
-  assert_true(ends > 100 && holes > 20);
+  print_message("pair order: %ld cases, %ld with the end (%ld after R = 1 or 2 rounds of "
+                "pairs), %ld of them with the hole\n", cases, ends, short_ends, holes);
+  assert_true(ends > 100 && holes > 20 && short_ends > 100);
 }
 
 static void test_causal_order_follows_kv_bytes(void **state) {

@@ -2,6 +2,7 @@
  * A call validates its arguments, asks the dispatcher for a variant, loads it once per
  * context (embedded code object, emulator kernel or JIT), and launches it on the caller's
  * stream without synchronizing. */
+#include <limits.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -281,6 +282,12 @@ static int describe_variant(void *user, const char *name, attngen__variant_desc 
  * units), 1, 1). kv_split=tail variants: the planner of split_plan.h with
  * the device's compute units and one block per CU (grid (grid_x, 1, 1), then NAME_merge on
  * (merge_grid_x, 1, 1) when it is nonzero, with the workspace the plan asks for). */
+/* The sm90 wgmma kernels built with the dynamic causal order (target_sm90_wgmma.lua causal_dyn:
+ * the head_dim-64 causal TMA kernels); they have no pair-order end. */
+static int dynamic_ok_kernel(const attngen__variant_desc *d) {
+  return attngen__desc_head_dim(d) == 64 && d->load == ATTNGEN__LOAD_TMA;
+}
+
 static attngen_status plan_launch(plan *p, const attngen_fwd_args *a, int compute_units,
                                   int causal_forced) {
   const attngen__variant_desc *d = &p->sel.desc;
@@ -323,11 +330,14 @@ static attngen_status plan_launch(plan *p, const attngen_fwd_args *a, int comput
     if (a->causal) {
       /* the dynamic order: the kernels built with it (target_sm90_wgmma.lua causal_dyn: the
        * head_dim-64 causal TMA kernels), dense batches */
-      const int dynamic_ok = attngen__desc_head_dim(d) == 64 && d->load == ATTNGEN__LOAD_TMA &&
-                             !a->cu_seqlens_q;
+      const int dynamic_ok = dynamic_ok_kernel(d) && !a->cu_seqlens_q;
       p->k.causal = attngen__causal_order(a->batch, a->heads, heads_kv, a->seqlen_kv,
                                           attngen__desc_head_dim(d), jobs, (long)p->grid[0],
                                           causal_forced, dynamic_ok);
+      /* the pair order's end where it pays (the kernels without the dynamic order have it) */
+      if (p->k.causal == ATTNGEN__CAUSAL_PAIRS && !dynamic_ok_kernel(d) &&
+          attngen__pair_end_round(qb, (long)a->heads * a->batch, (long)p->grid[0]) != INT_MAX)
+        p->k.causal = ATTNGEN__CAUSAL_PAIRS_END;
       if (p->k.causal == ATTNGEN__CAUSAL_DYNAMIC)
         p->k.job_section = attngen__causal_section(a->batch, a->heads, heads_kv, a->seqlen_kv,
                                                    attngen__desc_head_dim(d));
@@ -839,6 +849,9 @@ attngen_status attngen_explain(attngen_context *c, const attngen_fwd_args *a, at
   out->rule_name = rule_names[p.sel.rule];
   snprintf(out->reason, sizeof out->reason, "%s%s", p.sel.reason,
            !a->causal || p.sel.desc.impl != ATTNGEN__IMPL_WGMMA ? ""
+           : p.k.causal == ATTNGEN__CAUSAL_PAIRS_END
+               ? "; causal jobs in pairs of m-blocks (one round's K/V exceeds L2), the jobs of "
+                 "the last rounds longest first (the pairs' last round part-empty)"
            : p.k.causal == ATTNGEN__CAUSAL_PAIRS
                ? "; causal jobs in pairs of m-blocks (one round's K/V exceeds L2)"
            : p.k.causal == ATTNGEN__CAUSAL_DYNAMIC

@@ -144,17 +144,26 @@ int attngen__causal_order(int batch, int heads, int heads_kv, int seqlen_kv, int
   return dynamic_ok ? ATTNGEN__CAUSAL_DYNAMIC : ATTNGEN__CAUSAL_PAIRS;
 }
 
-void attngen__pair_end_plan(long n_mb, long nhb, long grid, attngen__pair_end *e) {
+int attngen__pair_end_round(long n_mb, long nhb, long grid) {
+  if (n_mb < 1 || nhb < 1 || grid < 1 || n_mb * nhb > INT_MAX) return INT_MAX;
+  const long n_jobs = n_mb * nhb, rp = n_jobs / (2 * grid) - 1;
+  if (rp >= 3) return (int)(2 * rp);
+  if (rp < 1) return INT_MAX;
+  const long pairs = (n_jobs + 1) / 2, rounds = (pairs + grid - 1) / grid;
+  return 10 * rounds * grid > 11 * pairs ? (int)(2 * rp) : INT_MAX;
+}
+
+void attngen__pair_end_plan(long n_mb, long nhb, long grid, int round, attngen__pair_end *e) {
   e->round = INT_MAX, e->jobs = 0, e->hb0 = 0, e->lo = 0, e->hi = -1, e->nf = 0;
   e->above = 0, e->mid = 0, e->uh = INT_MAX, e->hole = -1;
-  if (n_mb < 1 || nhb < 1 || grid < 1) return;
-  const long n_jobs = n_mb * nhb, rp = n_jobs / (2 * grid) - 1;
-  if (rp < 3 || n_jobs > INT_MAX) return;
-  const long t0 = 2 * rp * grid, hb0 = t0 / n_mb, p0 = t0 - hb0 * n_mb;
+  if (n_mb < 1 || nhb < 1 || grid < 1 || round == INT_MAX || round < 0 || (round & 1)) return;
+  const long n_jobs = n_mb * nhb;
+  if (n_jobs > INT_MAX || (long)round * grid > n_jobs) return;
+  const long t0 = (long)round * grid, hb0 = t0 / n_mb, p0 = t0 - hb0 * n_mb;
   const int hole = (n_mb & hb0 & 1) && p0 > 0;
   const long pp = hole ? p0 - 1 : p0;
   const long lo = pp >> 1, hi = n_mb - 1 - ((pp + 1) >> 1), nf = nhb - 1 - hb0;
-  e->round = (int)(2 * rp), e->jobs = (int)(n_jobs - t0), e->hb0 = (int)hb0;
+  e->round = round, e->jobs = (int)(n_jobs - t0), e->hb0 = (int)hb0;
   e->lo = (int)lo, e->hi = (int)hi, e->nf = (int)nf;
   e->above = (int)((n_mb - 1 - hi) * nf);
   e->mid = (int)((hi - lo + 1) * (nf + 1) - hole);

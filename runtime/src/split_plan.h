@@ -151,6 +151,9 @@ size_t attngen__vt_plan(int batch, int heads, int seqlen_kv, int head_dim, unsig
 #define ATTNGEN__CAUSAL_LONGEST 1
 #define ATTNGEN__CAUSAL_PAIRS 2
 #define ATTNGEN__CAUSAL_DYNAMIC 3
+/* kargs.causal only: the pair order with its longest-first end (attngen__pair_end_round), which
+ * the runtime gives instead of ATTNGEN__CAUSAL_PAIRS to the kernels that have the end */
+#define ATTNGEN__CAUSAL_PAIRS_END 4
 #define ATTNGEN__JOB_COUNTER_BYTES 16 /* its counter: workspace bytes (16: the alignment) */
 /* Above: pairs. GQA (1,32/8,8192), 32 MiB: longest first 619 TFLOP/s vs pairs 602 (H200, run
  * K1); MHA (4,32,4096), 256 MiB: 495 vs 570-580; (2,32/8,4000), 32 MiB: 530 vs 528. */
@@ -159,27 +162,40 @@ int attngen__causal_order(int batch, int heads, int heads_kv, int seqlen_kv, int
                           long jobs, long grid, int forced, int dynamic_ok);
 /* The pair order's longest-first end (ATTNGEN__CAUSAL_PAIRS; templates/sm90/attn_fwd_wgmma.cu.in
  * job_at, the kernels without the dynamic order): with n_mb m-blocks per (head, batch) pair,
- * nhb pairs and grid blocks, R = n_mb nhb / (2 grid) - 1 rounds of pairs (every block has the
- * same total then); when R >= 3 the jobs after the first 2 R grid zigzag positions run
- * longest first, the blocks reversed in odd rounds, so the blocks end together (pairs alone
+ * nhb pairs and grid blocks, the first 2 R rounds are pairs (R <= n_mb nhb / (2 grid) - 1:
+ * every block has the same total then) and the jobs after the first 2 R grid zigzag positions
+ * run longest first, the blocks reversed in odd rounds, so the blocks end together (pairs alone
  * leave the last round part-empty). Those jobs: head hb0's m-blocks lo..hi not yet run (less
  * its middle one, `hole`, when n_mb and hb0 are odd: such a head began with its middle) and
  * every m-block of the nf heads after it. In the end's own count t (0 .. jobs - 1): levels
  * n_mb - 1 .. hi + 1 (nf jobs each: `above` in all), then hi .. lo (nf + 1 each, head hb0
- * first; the hole's level nf, at uh: `mid` in all), then lo - 1 .. 0 (nf each). The kernel
- * computes the same in job_at itself (kept there: the plan as kernel arguments measured 3-7%
- * slower on short calls, a 16-byte spill; bench/RESULTS.md run M92); this C copy is the
- * order's specification for the host's tests (tests/test_split_plan.c: every job once) and
- * the GPU test's choice of shapes (tests/test_gpu_sm90.c pair_order: the kernel bit for bit
- * the same as longest first, every element written). */
+ * first; the hole's level nf, at uh: `mid` in all), then lo - 1 .. 0 (nf each). The host
+ * chooses 2 R (attngen__pair_end_round, passed as kargs.pair_end); the kernel computes the
+ * rest in job_at itself (kept there: the whole plan as kernel arguments measured 3-7% slower
+ * on short calls, a 16-byte spill; bench/RESULTS.md run M92); this C copy is the order's
+ * specification for the host's tests (tests/test_split_plan.c: every job once) and the GPU
+ * test's choice of shapes (tests/test_gpu_sm90.c pair_order: the kernel bit for bit the same
+ * as longest first, every element written). */
 typedef struct attngen__pair_end {
-  int round;  /* 2 R: the first round of the end; INT_MAX: no end (R < 3) */
+  int round;  /* 2 R: the first round of the end; INT_MAX: no end */
   int jobs;   /* the end's jobs */
   int hb0, lo, hi, nf, above, mid;
   int uh;     /* the hole's level's first count in hi .. lo's own count; INT_MAX: no hole */
   int hole;   /* hb0's middle m-block (already run); -1: none */
 } attngen__pair_end;
-void attngen__pair_end_plan(long n_mb, long nhb, long grid, attngen__pair_end *e);
+/* 2 R, the first round of the end, or INT_MAX (none: pairs to the last job). The end holds
+ * between 2 grid and 4 grid jobs whatever R (R = n_mb nhb / (2 grid) - 1), over more heads at
+ * a time than a round of pairs: measured, it gains 5-12% once R >= 3 where the pairs' last
+ * round was part-empty, and cost 6% at R = 2 where that round was nearly full ((8,16,1024):
+ * 512 pairs on 132 blocks, 3.88 rounds; H200, bench/RESULTS.md runs M89, M92). So the end runs
+ * when R >= 3, or when R >= 1 and the pairs' rounds ceil(P / grid) (P = ceil(n_mb nhb / 2)
+ * pairs) are more than 11/10 of P / grid (the blocks' mean): the time the pairs' part-empty
+ * last round leaves on the table, from the jobs and the grid alone (no shape fitted). The
+ * runtime passes the choice as kargs.causal = ATTNGEN__CAUSAL_PAIRS_END; the kernel computes
+ * 2 R itself (job_at; the round as a kernel argument cost 84 bytes of spills). */
+int attngen__pair_end_round(long n_mb, long nhb, long grid);
+/* The end's plan from its first round (2 R, or INT_MAX: no end). */
+void attngen__pair_end_plan(long n_mb, long nhb, long grid, int round, attngen__pair_end *e);
 /* Job of round i on block k (0 <= k < grid) of the pair order with that end: the kernel's
  * job_at for causal = 2 (n_mb nhb: past the last job). For tests and simulations. */
 long attngen__pair_job(const attngen__pair_end *e, long n_mb, long nhb, long grid, long i, long k);
