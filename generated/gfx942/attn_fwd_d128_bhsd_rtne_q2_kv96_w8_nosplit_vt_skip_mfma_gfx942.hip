@@ -29,8 +29,8 @@ typedef struct attngen_kargs {
   // Causal mask (attngen_fwd_args.causal): query i of an entry with n keys sees the keys
   // j <= i + n - Sq (bottom-right aligned). 0 = none; nonzero = the mask, and for the
   // persistent sm90 wgmma kernels the job order the runtime chose (1 = longest first, 2 =
-  // pairs of m-blocks, 3 = dynamic (job_section below), 4 = pairs with a longest-first end;
-  // templates/sm90/attn_fwd_wgmma.cu.in job_at).
+  // pairs of m-blocks, 3 = dynamic (job_section below); templates/sm90/attn_fwd_wgmma.cu.in
+  // job_at).
   int causal;
   // KV heads (attngen_fwd_args.heads_kv; == H for a dense call): k and v have H_kv heads
   // ([B,Skv,H_kv,128] / [B,H_kv,Skv,128]) and query head h reads KV head h / (H / H_kv).

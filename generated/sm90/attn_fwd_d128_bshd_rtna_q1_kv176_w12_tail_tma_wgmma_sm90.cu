@@ -29,8 +29,8 @@ typedef struct attngen_kargs {
   // Causal mask (attngen_fwd_args.causal): query i of an entry with n keys sees the keys
   // j <= i + n - Sq (bottom-right aligned). 0 = none; nonzero = the mask, and for the
   // persistent sm90 wgmma kernels the job order the runtime chose (1 = longest first, 2 =
-  // pairs of m-blocks, 3 = dynamic (job_section below), 4 = pairs with a longest-first end;
-  // templates/sm90/attn_fwd_wgmma.cu.in job_at).
+  // pairs of m-blocks, 3 = dynamic (job_section below); templates/sm90/attn_fwd_wgmma.cu.in
+  // job_at).
   int causal;
   // KV heads (attngen_fwd_args.heads_kv; == H for a dense call): k and v have H_kv heads
   // ([B,Skv,H_kv,128] / [B,H_kv,Skv,128]) and query head h reads KV head h / (H / H_kv).
@@ -1187,24 +1187,25 @@ static __device__ __forceinline__ void attn_body(const attngen_kargs_tma &prm) {
     const int k = (int)blockIdx.x, g = (int)gridDim.x;
 #line 466 "templates/sm90/attn_fwd_wgmma.cu.in"
     if (!kCausal) return i * g + k;
-#line 470 "templates/sm90/attn_fwd_wgmma.cu.in"
-    if (a.causal >= 2) {            // (2 or 4: no 3 without the dynamic order)
-#line 473 "templates/sm90/attn_fwd_wgmma.cu.in"
+    if (a.causal == 2) {
+#line 469 "templates/sm90/attn_fwd_wgmma.cu.in"
       // Pairs for the first 2 R rounds (R <= n_jobs / 2g - 1 rounds of pairs: every block has
       // the same total then); the jobs left (zigzag positions T = 2 R g on: head hb0's m-blocks
       // [lo, hi] not yet run, all of the nf heads after it) longest first, the blocks reversed
       // in odd rounds, so the blocks end together (pairs alone leave the last round of pairs
       // part-empty: SMs up to one pair's tiles apart). That end reads more heads' K/V at a
       // time than a round of pairs, so it runs only where the pairs' part-empty last round
-      // costs more: kargs.causal = 4, the host's choice (runtime/src/split_plan.h
-      // attngen__pair_end_round: R >= 3, or R >= 1 where the pairs' last round leaves more
-      // than 10%; bench/RESULTS.md runs M89, M92, M94). (The rule computed here: 4 bytes of
-      // spills; the round as a kernel argument: 84.) Head hb0 odd with n_mb odd started with
-      // its middle m-block (below): [lo, hi] less that one. (Kernels with the dynamic order,
-      // which the host takes instead of pairs: pairs only, order 4 never given; this end
-      // spilled 4 bytes in the head_dim-64 two-consumer kernel.)
+      // costs more: R >= 3, or R >= 1 where the pairs' rounds ceil(P / g) (P = ceil(n_jobs / 2)
+      // pairs) are more than 11/10 of P / g (runtime/src/split_plan.h attngen__pair_end_round,
+      // the same rule; bench/RESULTS.md runs M89, M92, M94). (The host's choice as a kernel
+      // argument instead cost short calls 2.2-2.6% (384 more instructions) or spilled.) Head
+      // hb0 odd with n_mb odd started with its middle m-block (below): [lo, hi] less that one.
+      // (Kernels with the dynamic order, which the host takes instead of pairs: pairs only;
+      // this end spilled 4 bytes in the head_dim-64 two-consumer kernel.)
       const int rp = n_jobs / (2 * g) - 1;
-      if (a.causal == 4 && i >= 2 * rp) {
+      const unsigned pairs = ((unsigned)n_jobs + 1u) >> 1;
+      const unsigned pr = pairs > (unsigned)((rp + 1) * g) ? rp + 2 : rp + 1;  // ceil(P / g)
+      if ((rp >= 3 || (rp >= 1 && 10u * pr * (unsigned)g > 11u * pairs)) && i >= 2 * rp) {
         const int tr = i - 2 * rp, t0 = 2 * rp * g;
         const int t = tr * g + ((tr & 1) ? g - 1 - k : k);
         if (t >= n_jobs - t0) return n_jobs;
@@ -1230,7 +1231,7 @@ static __device__ __forceinline__ void attn_body(const attngen_kargs_tma &prm) {
         return (hb0 + 1 + u - q * nf) * n_mb +
                (t < above ? n_mb - 1 - q : lo - 1 - (q - (n_mb - 1 - hi)));
       }
-#line 514 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 512 "templates/sm90/attn_fwd_wgmma.cu.in"
       const int f = ((i >> 1) * g + k) * 2 + (i & 1);
       if (f >= n_jobs) return n_jobs;
       const int hb = div_nmb(f);
@@ -1251,9 +1252,9 @@ static __device__ __forceinline__ void attn_body(const attngen_kargs_tma &prm) {
   };
   // Job -> (m-block, head, batch): m-blocks fastest. A split part: its q-job's.
   auto decode = [&](int job, int &mb, int &h, int &b) {
-#line 535 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 533 "templates/sm90/attn_fwd_wgmma.cu.in"
     if (job >= a.split_first) job = a.split_first + (job - a.split_first) / a.num_splits;
-#line 537 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 535 "templates/sm90/attn_fwd_wgmma.cu.in"
     const int hb = div_nmb(job);
     mb = job - hb * n_mb;
     b = div_h(hb);
@@ -1273,7 +1274,7 @@ static __device__ __forceinline__ void attn_body(const attngen_kargs_tma &prm) {
     }
     return i;
   };
-#line 557 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 555 "templates/sm90/attn_fwd_wgmma.cu.in"
   // The KV tiles [j0, end) of job `job` with kn keys (its entry's length): every tile of a
   // whole q-job; part p: [p T, min(p T + T, tiles_of(kn))), T = kv_per_split / kKv tiles; a
   // part past the length (no key) runs tile p T with every key masked (out of its m: -inf).
@@ -1287,11 +1288,11 @@ static __device__ __forceinline__ void attn_body(const attngen_kargs_tma &prm) {
     const int end = j0 + per < nt ? j0 + per : nt;
     return end > j0 ? end : j0 + 1;
   };
-#line 571 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 569 "templates/sm90/attn_fwd_wgmma.cu.in"
   // Tile skipping (variant axis skip): the dense kernels compile without any of its code.
-#line 575 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 573 "templates/sm90/attn_fwd_wgmma.cu.in"
   constexpr bool kSkip = false;
-#line 577 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 575 "templates/sm90/attn_fwd_wgmma.cu.in"
   // A job's list entry: the index of its first word (the host keeps lists below 2^32 words).
   auto skip_base = [&](int mb, int h, int b) -> wg_u32 {
     return (((wg_u32)b * (wg_u32)H + (wg_u32)h) * (wg_u32)a.skip_nqt + (wg_u32)mb) *
@@ -1310,7 +1311,7 @@ static __device__ __forceinline__ void attn_body(const attngen_kargs_tma &prm) {
   (void)kSkip;
   (void)skip_base;
   (void)live_word;
-#line 602 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 600 "templates/sm90/attn_fwd_wgmma.cu.in"
   // Element offsets of job `job`'s first Q, K, V and O rows (K and V: those of its KV head)
   // through the call's strides (kargs.h: (b, s, h) at b sb + s ss + h sh, whatever the
   // layout): 64-bit per-(batch, head) bases, 32-bit row offsets within a batch entry. Also
@@ -1333,9 +1334,9 @@ static __device__ __forceinline__ void attn_body(const attngen_kargs_tma &prm) {
     v_base = (long long)b * a.v_sb + (long long)kr * a.v_ss + (long long)hk * a.v_sh;
   };
 
-#line 625 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 623 "templates/sm90/attn_fwd_wgmma.cu.in"
   constexpr wg_u32 kFullArrivals = 1;        // the producer thread's arrive.expect_tx
-#line 629 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 627 "templates/sm90/attn_fwd_wgmma.cu.in"
   if (tid == 0) {
     for (int i = 0; i < kQBufs; ++i) {
       wg_mbar_init(bar_q + 8 * i, kFullArrivals);
@@ -1347,9 +1348,9 @@ static __device__ __forceinline__ void attn_body(const attngen_kargs_tma &prm) {
       wg_mbar_init(bar_empty_k + 8 * s, 4 * kConsumers);
       wg_mbar_init(bar_empty_v + 8 * s, 4 * kConsumers);
     }
-#line 641 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 639 "templates/sm90/attn_fwd_wgmma.cu.in"
     for (int i = 0; i < kOBufs; ++i) wg_mbar_init(bar_o_full + 8 * i, 128);  // its consumer
-#line 650 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 648 "templates/sm90/attn_fwd_wgmma.cu.in"
     wg_fence_mbar_init();
   }
   __syncthreads();
@@ -1357,7 +1358,7 @@ static __device__ __forceinline__ void attn_body(const attngen_kargs_tma &prm) {
   if (wgroup == 0) {
     // ================================ producer ================================
     wg_setmaxnreg_dec<24>();
-#line 658 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 656 "templates/sm90/attn_fwd_wgmma.cu.in"
     if (tid == 0 && n_tiles > 0) {
       const void *map_q = &prm.q;
       const void *map_k = &prm.k;
@@ -1371,10 +1372,10 @@ static __device__ __forceinline__ void attn_body(const attngen_kargs_tma &prm) {
 #define once wg_policy_evict_first()
       int it = 0;                            // K/V tiles issued so far (ring position)
       wg_st_shared_b32(job_count, 0u);
-#line 692 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 690 "templates/sm90/attn_fwd_wgmma.cu.in"
       // A packed job without query rows is passed over here (continue) rather than by
       // live_round: that second copy of the test in the loop's step spilled.
-#line 712 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 710 "templates/sm90/attn_fwd_wgmma.cu.in"
       for (int ri = 0;; ++ri) {
         const int job = job_at(ri);
         if (job >= n_jobs) break;
@@ -1387,20 +1388,20 @@ static __device__ __forceinline__ void attn_body(const attngen_kargs_tma &prm) {
         decode(job, mb, h, b);
         const int hk = div_group(h);
         int nt = n_tiles, kc = b, qr = 0;
-#line 725 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 723 "templates/sm90/attn_fwd_wgmma.cu.in"
         int j0;                              // the job's first tile (a split part's)
         {
           int kr;
           nt = part_tiles(job, keys_of(b, kr), j0);
         }
-#line 743 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 741 "templates/sm90/attn_fwd_wgmma.cu.in"
         wg_st_shared_b32(job_q_row, (wg_u32)(qr + mb * kBlockM));
         wg_st_shared_b32(job_q_hb, (wg_u32)h | ((wg_u32)b << 16));
 #define kv_row (packed ? kc + j * kKv : j * kKv)
 #define kv_batch (packed ? 0 : kc)
-#line 756 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 754 "templates/sm90/attn_fwd_wgmma.cu.in"
         for (int j = j0; j < nt; ++j, ++it) {
-#line 758 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 756 "templates/sm90/attn_fwd_wgmma.cu.in"
           const int s = it % kStages;
           const wg_u32 round_parity = (wg_u32)((it / kStages - 1) & 1);
           // K tile j, then V tile j (keys past Skv are zero-filled: their scores are masked,
@@ -1472,9 +1473,9 @@ static __device__ __forceinline__ void attn_body(const attngen_kargs_tma &prm) {
       int b = ((int)blockIdx.x / n_mb) / H;
       for (int ni = 0;; ++ni) {
         const int job = job_at(ni);
-#line 830 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 828 "templates/sm90/attn_fwd_wgmma.cu.in"
         if (job >= a.split_first) break;     // (split parts follow the whole jobs: no O to store)
-#line 834 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 832 "templates/sm90/attn_fwd_wgmma.cu.in"
         if (kCausal || packed || kSkip) decode(job, mb, h, b);
         int qr = 0, sq = Sq;
         if (packed) {
@@ -1517,7 +1518,7 @@ static __device__ __forceinline__ void attn_body(const attngen_kargs_tma &prm) {
         }
       }
     }
-#line 944 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 942 "templates/sm90/attn_fwd_wgmma.cu.in"
   } else {
     // ================================ consumers ===============================
     wg_setmaxnreg_inc<240>();
@@ -1544,13 +1545,13 @@ static __device__ __forceinline__ void attn_body(const attngen_kargs_tma &prm) {
     float m0, m1;                            // running max of t (rows g, g + 8), step 3
     float l0, l1;                            // this thread's part of l, step 4
     int kv_n = Skv, nt = n_tiles;            // keys and KV tiles of the job whose S is next
-#line 971 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 969 "templates/sm90/attn_fwd_wgmma.cu.in"
     int j0 = 0;                              // and its first tile (a split part's: part_tiles)
-#line 973 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 971 "templates/sm90/attn_fwd_wgmma.cu.in"
     // That job's causal diagonal: its first query row + kv_n - its entry's query rows (Sq, a
     // packed sequence's length): query row q0 + i sees the keys below cdiag + i + 1.
     int cdiag = Skv - Sq;
-#line 1026 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1024 "templates/sm90/attn_fwd_wgmma.cu.in"
 
     // This consumer's 64 rows of the Q buffer of the job whose S is issued next, and that
     // buffer's q_empty mbarrier (switched at each job boundary).
@@ -1560,10 +1561,10 @@ static __device__ __forceinline__ void attn_body(const attngen_kargs_tma &prm) {
     // Issue S = Q K_j^T (step 1) from stage sj: kD / 16 k-steps of 16 over d; the k-step's 32
     // bytes sit at offset 32 (kk & 3) of box kk >> 2 (the hardware applies the swizzle).
     auto issue_qk = [&](int sj) {
-#line 1043 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1041 "templates/sm90/attn_fwd_wgmma.cu.in"
       const wg_u64 da0 = make_desc(q_rows, 16, 1024);
       const wg_u64 db0 = make_desc(sK + sj * kKvStage, 16, 1024);
-#line 1046 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1044 "templates/sm90/attn_fwd_wgmma.cu.in"
 #pragma unroll
       for (int kk = 0; kk < kD / 16; ++kk) {
         const wg_u64 da = desc_add(da0, (kk >> 2) * kQHalf + (kk & 3) * 32);
@@ -1584,12 +1585,12 @@ static __device__ __forceinline__ void attn_body(const attngen_kargs_tma &prm) {
       }
       wg_commit();
     };
-#line 1067 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1065 "templates/sm90/attn_fwd_wgmma.cu.in"
     // Waits for my turn on the tensor cores, then orders my register writes before the
     // wgmmas (the tiles arrived through the async proxy: no proxy fence).
     auto begin_issue = [&]() {
       wg_bar_sync(bar_me, 256);
-#line 1078 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1076 "templates/sm90/attn_fwd_wgmma.cu.in"
 #pragma unroll
       for (int i = 0; i < kORegs; ++i) wg_fence_operand(o[i]);
 #pragma unroll
@@ -1598,7 +1599,7 @@ static __device__ __forceinline__ void attn_body(const attngen_kargs_tma &prm) {
       for (int i = 0; i < kPRegs; ++i) wg_fence_operand(p[i]);
       wg_fence();
     };
-#line 1087 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1085 "templates/sm90/attn_fwd_wgmma.cu.in"
     // Steps 2-4 on S of tile j (already complete) in the score_fma form (docs/NUMERICS.md
     // step 4, the manifest's score_fma = 2): for c = scale_log2 > 0, x = fma(s, c, -m)
     // rounded once, one FFMA per score instead of a multiply and a subtract. m is still the
@@ -1650,7 +1651,7 @@ static __device__ __forceinline__ void attn_body(const attngen_kargs_tma &prm) {
       mx1 = wg_max(mx1, wg_shfl_xor(mx1, 2));
       mx0 = wg_mul_rn(mx0, c_pos);             // the tile's max t = fl(max s * c) (c <= 0: * 1)
       mx1 = wg_mul_rn(mx1, c_pos);
-#line 1142 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1140 "templates/sm90/attn_fwd_wgmma.cu.in"
       mx0 = wg_max(m0, mx0);                 // (max is exact: the same m as the reference's)
       mx1 = wg_max(m1, mx1);
       // A row that sees no key (a job with no key, a causal row above the diagonal, a split
@@ -1664,7 +1665,7 @@ static __device__ __forceinline__ void attn_body(const attngen_kargs_tma &prm) {
       m1 = mx1;
       float c0 = c_pos, c1 = c_pos;
       const bool big0 = !(fabsf(m0) < big_m), big1 = !(fabsf(m1) < big_m);
-#line 1161 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1159 "templates/sm90/attn_fwd_wgmma.cu.in"
       if (big0) {                            // (|m| >= 2^24: see above; rare)
 #pragma unroll
         for (int i = 0; i < kSRegs; i += 4) {
@@ -1681,7 +1682,7 @@ static __device__ __forceinline__ void attn_body(const attngen_kargs_tma &prm) {
         }
         c1 = 1.f;
       }
-#line 1180 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1178 "templates/sm90/attn_fwd_wgmma.cu.in"
       const float nm0 = -m0, nm1 = -m1;
       float rs0 = 0.f, rs1 = 0.f;
 #pragma unroll
@@ -1696,7 +1697,7 @@ static __device__ __forceinline__ void attn_body(const attngen_kargs_tma &prm) {
       l0 = first ? rs0 : wg_add_rn(wg_mul_rn(l0, alpha0), rs0);
       l1 = first ? rs1 : wg_add_rn(wg_mul_rn(l1, alpha1), rs1);
     };
-#line 1269 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1267 "templates/sm90/attn_fwd_wgmma.cu.in"
     // Step 5: P = bf16_round(p). Two adjacent n8 chunks of the S accumulator have the layout
     // of one k16 A fragment of P.V.
     auto pack = [&]() {
@@ -1741,9 +1742,9 @@ static __device__ __forceinline__ void attn_body(const attngen_kargs_tma &prm) {
     // skipping job whose every tile is skipped runs tile 0 with kv_n = 0: its V rows too.)
     auto zero_v_tail = [&](int sp, int vrows) {
       if ((kvl == nullptr && !packed && !(kSkip && kv_n == 0)) || vrows >= kKv) return;
-#line 1314 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1312 "templates/sm90/attn_fwd_wgmma.cu.in"
       if (vrows < 0) vrows = 0;              // (a split part past the length: its whole tile)
-#line 1316 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1314 "templates/sm90/attn_fwd_wgmma.cu.in"
       const wg_u32 vt = sV + sp * kKvStage;
       for (int i = ct; i < (kKv - vrows) * (kD / 2); i += 128) {  // kD / 2 words per row
         const wg_u32 w = (wg_u32)i % (kD / 2), r = (wg_u32)i / (kD / 2);  // (shifts, masks)
@@ -1755,18 +1756,18 @@ static __device__ __forceinline__ void attn_body(const attngen_kargs_tma &prm) {
     auto set_pending = [&](float alpha0, float alpha1) {
       pa0 = alpha0;
       pa1 = alpha1;
-#line 1328 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1326 "templates/sm90/attn_fwd_wgmma.cu.in"
       // (RTNA rescales always: with the skip its long shapes ran 3% slower in runs AB4 and
       // AB5, where RTNE and RTZ gained 0.4-2.6%.)
       prs = true;
-#line 1334 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1332 "templates/sm90/attn_fwd_wgmma.cu.in"
     };
 
-#line 1337 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1335 "templates/sm90/attn_fwd_wgmma.cu.in"
     // Step 6: o = O * (1 / l) (l = 0 -> 0), rounded, into this consumer's O buffer (the
     // storer writes it out). Step 7: LSE = m ln2 + ln l. For job `job` with the final running
     // max (em0, em1) and this thread's parts of l (el0, el1).
-#line 1345 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1343 "templates/sm90/attn_fwd_wgmma.cu.in"
     auto epilogue = [&](int job, float em0, float em1, float el0, float el1) {
       long long q_base, k_base, v_base, o_base;
       int q0, h, b;
@@ -1778,7 +1779,7 @@ static __device__ __forceinline__ void attn_body(const attngen_kargs_tma &prm) {
       ls0 = wg_add_rn(ls0, wg_shfl_xor(ls0, 2));
       float ls1 = wg_add_rn(el1, wg_shfl_xor(el1, 1));
       ls1 = wg_add_rn(ls1, wg_shfl_xor(ls1, 2));
-#line 1357 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1355 "templates/sm90/attn_fwd_wgmma.cu.in"
       if (job >= a.split_first) {
         // A split part (slot t = job - split_first): its rows' unnormalised O and (m, l) into
         // the workspace (layout: the head of this file); m = -inf when the part has no key
@@ -1803,7 +1804,7 @@ static __device__ __forceinline__ void attn_body(const attngen_kargs_tma &prm) {
         }
         return;
       }
-#line 1382 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1380 "templates/sm90/attn_fwd_wgmma.cu.in"
       const float inv0 = ls0 == 0.f ? 0.f : wg_rcp_rn(ls0);
       const float inv1 = ls1 == 0.f ? 0.f : wg_rcp_rn(ls1);
       // Causal: l = 0 only in a row that saw no key (with one, p = 1 at its max): out = 0
@@ -1822,7 +1823,7 @@ static __device__ __forceinline__ void attn_body(const attngen_kargs_tma &prm) {
       int qr = 0;                            // a packed sequence's first row, its rows sq
       const int sq = q_len(b, qr);
       const bool ok0 = qa < sq, ok1 = qa + 8 < sq;
-#line 1401 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1399 "templates/sm90/attn_fwd_wgmma.cu.in"
       // Wait until the buffer's previous contents have been read by their stores (a named
       // barrier: an mbarrier wait loop here, with O and S live, made ptxas spill).
       const int ob = kOBufs == kConsumers ? cw : 0;
@@ -1840,12 +1841,12 @@ static __device__ __forceinline__ void attn_body(const attngen_kargs_tma &prm) {
       unsigned short *og = (unsigned short *)a.o + o_base + 2 * t4;
       unsigned short *og0 = og + (wg_u32)(ok0 ? qa : 0) * o_row_stride;
       unsigned short *og1 = og + (wg_u32)(ok1 ? qa + 8 : 0) * o_row_stride;
-#line 1423 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1421 "templates/sm90/attn_fwd_wgmma.cu.in"
 #pragma unroll
       for (int i = 0; i < kD / 8; ++i) {
         const wg_u32 r0 = round_out2(wg_mul_rn(o[4 * i], inv0), wg_mul_rn(o[4 * i + 1], inv0));
         const wg_u32 r1 = round_out2(wg_mul_rn(o[4 * i + 2], inv1), wg_mul_rn(o[4 * i + 3], inv1));
-#line 1428 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1426 "templates/sm90/attn_fwd_wgmma.cu.in"
         if (direct) {
           if (ok0) wg_st_global_b32(og0 + 8 * i, r0);
           if (ok1) wg_st_global_b32(og1 + 8 * i, r1);
@@ -1854,14 +1855,14 @@ static __device__ __forceinline__ void attn_body(const attngen_kargs_tma &prm) {
           wg_st_shared_b32(at, r0);
           wg_st_shared_b32(at + 8u * 128u, r1);
         }
-#line 1440 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1438 "templates/sm90/attn_fwd_wgmma.cu.in"
       }
-#line 1442 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1440 "templates/sm90/attn_fwd_wgmma.cu.in"
       if (kOBufs > 0) {
         wg_fence_proxy_async();              // st.shared (generic) -> the stores (async proxy)
         wg_mbar_arrive(bar_o_full + 8 * ob);
       }
-#line 1447 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1445 "templates/sm90/attn_fwd_wgmma.cu.in"
       if (a.lse != 0 && t4 == 0) {
         // [B, H, Sq], or [H, total_q] from the sequence's first row
         float *lse = a.lse + (packed ? (long long)h * a.total_q + qr : ((long long)b * H + h) * (long long)Sq);
@@ -1898,17 +1899,17 @@ static __device__ __forceinline__ void attn_body(const attngen_kargs_tma &prm) {
     // The keys, first query row and KV tiles of job jb, for its rounds.
     // (A dense call without key lengths keeps Skv and n_tiles: nothing to decode.)
     auto start_job = [&](int jb) {
-#line 1484 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1482 "templates/sm90/attn_fwd_wgmma.cu.in"
       // (split variants: every job has its tile range, a part's from part_tiles)
       int mb, h, b, r0;
       decode(jb, mb, h, b);
       kv_n = keys_of(b, r0);
       nt = part_tiles(jb, kv_n, j0);
-#line 1541 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1539 "templates/sm90/attn_fwd_wgmma.cu.in"
     };
-#line 1623 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1621 "templates/sm90/attn_fwd_wgmma.cu.in"
     start_job(job);
-#line 1628 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1626 "templates/sm90/attn_fwd_wgmma.cu.in"
     if (cw == kConsumers - 1) wg_bar_arrive(1, 256);  // consumer 0 issues first
     {
       // The block's first round: S_0 of its first job only.
@@ -1927,7 +1928,7 @@ static __device__ __forceinline__ void attn_body(const attngen_kargs_tma &prm) {
       float alpha0, alpha1;
       softmax(j0, true, alpha0, alpha1);
       pack();
-#line 1649 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1647 "templates/sm90/attn_fwd_wgmma.cu.in"
     }
     // A round that issues S_j and P_{j-1} V_{j-1} of the same job (1 <= j < nt; `last`: j is
     // the job's last computed tile; skip variants find it themselves). Returns the job's next
@@ -1941,10 +1942,10 @@ static __device__ __forceinline__ void attn_body(const attngen_kargs_tma &prm) {
       issue_qk(sj);
       rescale_then_pv(sp);
       wg_bar_arrive(bar_other, 256);         // the other consumer's wgmmas queue behind mine
-#line 1668 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1666 "templates/sm90/attn_fwd_wgmma.cu.in"
       const int jn = j + 1;
       const bool last = last_in;
-#line 1671 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1669 "templates/sm90/attn_fwd_wgmma.cu.in"
       wg_wait<1>();                          // S_j done, P V may still run
 #pragma unroll
       for (int i = 0; i < kSRegs; ++i) wg_fence_operand(s[i]);
@@ -1969,14 +1970,14 @@ static __device__ __forceinline__ void attn_body(const attngen_kargs_tma &prm) {
       for (int i = 0; i < kPRegs; ++i) wg_fence_operand(p[i]);
       if (lane == 0) wg_mbar_arrive(bar_empty_v + 8 * sp);
       pack();
-#line 1698 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1696 "templates/sm90/attn_fwd_wgmma.cu.in"
       ++it;
       return jn;
     };
     it = 1;
-#line 1705 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1703 "templates/sm90/attn_fwd_wgmma.cu.in"
     for (int j = j0 + 1; j < nt; ++j) steady_round(j, j == nt - 1);
-#line 1707 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1705 "templates/sm90/attn_fwd_wgmma.cu.in"
     for (job = job_at(ri = live_round(ri + 1)); job < n_jobs;
          job = job_at(ri = live_round(ri + 1))) {
       ++nj;
@@ -1992,7 +1993,7 @@ static __device__ __forceinline__ void attn_body(const attngen_kargs_tma &prm) {
         }
         mbar_wait(bar_full_k + 8 * sj, (wg_u32)((it / kStages) & 1));
         mbar_wait(bar_full_v + 8 * sp, (wg_u32)(((it - 1) / kStages) & 1));
-#line 1725 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1723 "templates/sm90/attn_fwd_wgmma.cu.in"
         zero_v_tail(sp, kv_n - (nt - 1) * kKv);  // o_job's last V tile
         start_job(job);                      // from here on: the new job's
         begin_issue();
@@ -2007,10 +2008,10 @@ static __device__ __forceinline__ void attn_body(const attngen_kargs_tma &prm) {
           if (nt == j0 + 1) wg_mbar_arrive(q_empty);
         }
         const float pm0 = m0, pm1 = m1, pl0 = l0, pl1 = l1;  // o_job's, for its epilogue
-#line 1743 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1741 "templates/sm90/attn_fwd_wgmma.cu.in"
         m0 = neg_inf;
         m1 = neg_inf;
-#line 1746 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1744 "templates/sm90/attn_fwd_wgmma.cu.in"
         float alpha0, alpha1;
         softmax(j0, true, alpha0, alpha1);
         prs = false;                         // the new job's O starts at 0: nothing to rescale
@@ -2021,23 +2022,23 @@ static __device__ __forceinline__ void attn_body(const attngen_kargs_tma &prm) {
         for (int i = 0; i < kPRegs; ++i) wg_fence_operand(p[i]);
         if (lane == 0) wg_mbar_arrive(bar_empty_v + 8 * sp);
         epilogue(o_job, pm0, pm1, pl0, pl1);
-#line 1759 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1757 "templates/sm90/attn_fwd_wgmma.cu.in"
         o_job = job;
 #pragma unroll
         for (int i = 0; i < kORegs; ++i) o[i] = 0.f;
         pack();
-#line 1766 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1764 "templates/sm90/attn_fwd_wgmma.cu.in"
         ++it;
       }
-#line 1771 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1769 "templates/sm90/attn_fwd_wgmma.cu.in"
       for (int j = j0 + 1; j < nt; ++j) steady_round(j, j == nt - 1);
-#line 1773 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1771 "templates/sm90/attn_fwd_wgmma.cu.in"
     }
     {
       // The last job's P_{n-1} V_{n-1}, then its epilogue.
       const int sp = (it + kStages - 1) % kStages;
       mbar_wait(bar_full_v + 8 * sp, (wg_u32)(((it - 1) / kStages) & 1));
-#line 1781 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1779 "templates/sm90/attn_fwd_wgmma.cu.in"
       zero_v_tail(sp, kv_n - (nt - 1) * kKv);
       begin_issue();
       rescale_then_pv(sp);
@@ -2047,17 +2048,17 @@ static __device__ __forceinline__ void attn_body(const attngen_kargs_tma &prm) {
       for (int i = 0; i < kORegs; ++i) wg_fence_operand(o[i]);
       if (lane == 0) wg_mbar_arrive(bar_empty_v + 8 * sp);
       epilogue(o_job, m0, m1, l0, l1);
-#line 1793 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1791 "templates/sm90/attn_fwd_wgmma.cu.in"
     }
   }
 }
 
-#line 1799 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1797 "templates/sm90/attn_fwd_wgmma.cu.in"
 extern "C" __global__ void __launch_bounds__(384, 1)
     attn_fwd_d128_bshd_rtna_q1_kv176_w12_tail_tma_wgmma_sm90(const __grid_constant__ attngen_kargs_tma prm) {
   attn_body<false>(prm);
 }
-#line 1810 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1808 "templates/sm90/attn_fwd_wgmma.cu.in"
 
 // Merge of the tail KV split (runtime/src/split_plan.h: after the attention kernel on the same
 // stream, grid (split q-jobs, ceil(128 x 16 / 128), 1) x 128 threads, the
@@ -2117,7 +2118,7 @@ extern "C" __global__ void __launch_bounds__(128) attn_fwd_d128_bshd_rtna_q1_kv1
     wg_st_global_f32(a.lse + ((long long)b * a.H + h) * a.Sq + q,
                      wg_add_rn(wg_mul_rn(mmax, kLn2), logf(lt)));
 }
-#line 1871 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1869 "templates/sm90/attn_fwd_wgmma.cu.in"
 #undef sO
 #undef bar_o_full
 #undef job_count

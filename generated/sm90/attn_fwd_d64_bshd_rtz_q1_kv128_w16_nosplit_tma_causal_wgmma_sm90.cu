@@ -29,8 +29,8 @@ typedef struct attngen_kargs {
   // Causal mask (attngen_fwd_args.causal): query i of an entry with n keys sees the keys
   // j <= i + n - Sq (bottom-right aligned). 0 = none; nonzero = the mask, and for the
   // persistent sm90 wgmma kernels the job order the runtime chose (1 = longest first, 2 =
-  // pairs of m-blocks, 3 = dynamic (job_section below), 4 = pairs with a longest-first end;
-  // templates/sm90/attn_fwd_wgmma.cu.in job_at).
+  // pairs of m-blocks, 3 = dynamic (job_section below); templates/sm90/attn_fwd_wgmma.cu.in
+  // job_at).
   int causal;
   // KV heads (attngen_fwd_args.heads_kv; == H for a dense call): k and v have H_kv heads
   // ([B,Skv,H_kv,128] / [B,H_kv,Skv,128]) and query head h reads KV head h / (H / H_kv).
@@ -1189,9 +1189,8 @@ static __device__ __forceinline__ void attn_body(const attngen_kargs_tma &prm) {
     }
 #line 466 "templates/sm90/attn_fwd_wgmma.cu.in"
     if (!kCausal) return i * g + k;
-#line 468 "templates/sm90/attn_fwd_wgmma.cu.in"
     if (a.causal == 2) {
-#line 514 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 512 "templates/sm90/attn_fwd_wgmma.cu.in"
       const int f = ((i >> 1) * g + k) * 2 + (i & 1);
       if (f >= n_jobs) return n_jobs;
       const int hb = div_nmb(f);
@@ -1212,7 +1211,7 @@ static __device__ __forceinline__ void attn_body(const attngen_kargs_tma &prm) {
   };
   // Job -> (m-block, head, batch): m-blocks fastest.
   auto decode = [&](int job, int &mb, int &h, int &b) {
-#line 537 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 535 "templates/sm90/attn_fwd_wgmma.cu.in"
     const int hb = div_nmb(job);
     mb = job - hb * n_mb;
     b = div_h(hb);
@@ -1232,11 +1231,11 @@ static __device__ __forceinline__ void attn_body(const attngen_kargs_tma &prm) {
     }
     return i;
   };
-#line 571 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 569 "templates/sm90/attn_fwd_wgmma.cu.in"
   // Tile skipping (variant axis skip): the dense kernels compile without any of its code.
-#line 575 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 573 "templates/sm90/attn_fwd_wgmma.cu.in"
   constexpr bool kSkip = false;
-#line 577 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 575 "templates/sm90/attn_fwd_wgmma.cu.in"
   // A job's list entry: the index of its first word (the host keeps lists below 2^32 words).
   auto skip_base = [&](int mb, int h, int b) -> wg_u32 {
     return (((wg_u32)b * (wg_u32)H + (wg_u32)h) * (wg_u32)a.skip_nqt + (wg_u32)mb) *
@@ -1255,7 +1254,7 @@ static __device__ __forceinline__ void attn_body(const attngen_kargs_tma &prm) {
   (void)kSkip;
   (void)skip_base;
   (void)live_word;
-#line 602 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 600 "templates/sm90/attn_fwd_wgmma.cu.in"
   // Element offsets of job `job`'s first Q, K, V and O rows (K and V: those of its KV head)
   // through the call's strides (kargs.h: (b, s, h) at b sb + s ss + h sh, whatever the
   // layout): 64-bit per-(batch, head) bases, 32-bit row offsets within a batch entry. Also
@@ -1278,9 +1277,9 @@ static __device__ __forceinline__ void attn_body(const attngen_kargs_tma &prm) {
     v_base = (long long)b * a.v_sb + (long long)kr * a.v_ss + (long long)hk * a.v_sh;
   };
 
-#line 625 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 623 "templates/sm90/attn_fwd_wgmma.cu.in"
   constexpr wg_u32 kFullArrivals = 1;        // the producer thread's arrive.expect_tx
-#line 629 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 627 "templates/sm90/attn_fwd_wgmma.cu.in"
   if (tid == 0) {
     for (int i = 0; i < kQBufs; ++i) {
       wg_mbar_init(bar_q + 8 * i, kFullArrivals);
@@ -1292,11 +1291,11 @@ static __device__ __forceinline__ void attn_body(const attngen_kargs_tma &prm) {
       wg_mbar_init(bar_empty_k + 8 * s, 4 * kConsumers);
       wg_mbar_init(bar_empty_v + 8 * s, 4 * kConsumers);
     }
-#line 641 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 639 "templates/sm90/attn_fwd_wgmma.cu.in"
     for (int i = 0; i < kOBufs; ++i) wg_mbar_init(bar_o_full + 8 * i, 128);  // its consumer
-#line 647 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 645 "templates/sm90/attn_fwd_wgmma.cu.in"
     for (int i = 0; i < 16; ++i) wg_st_shared_b32(job_ring + 8 * i, ~0u);
-#line 650 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 648 "templates/sm90/attn_fwd_wgmma.cu.in"
     wg_fence_mbar_init();
   }
   __syncthreads();
@@ -1304,7 +1303,7 @@ static __device__ __forceinline__ void attn_body(const attngen_kargs_tma &prm) {
   if (wgroup == 0) {
     // ================================ producer ================================
     wg_setmaxnreg_dec<24>();
-#line 658 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 656 "templates/sm90/attn_fwd_wgmma.cu.in"
     if (tid == 0 && n_tiles > 0) {
       const void *map_q = &prm.q;
       const void *map_k = &prm.k;
@@ -1318,23 +1317,23 @@ static __device__ __forceinline__ void attn_body(const attngen_kargs_tma &prm) {
 #define once wg_policy_evict_first()
       int it = 0;                            // K/V tiles issued so far (ring position)
       wg_st_shared_b32(job_count, 0u);
-#line 692 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 690 "templates/sm90/attn_fwd_wgmma.cu.in"
       // A packed job without query rows is passed over here (continue) rather than by
       // live_round: that second copy of the test in the loop's step spilled.
-#line 695 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 693 "templates/sm90/attn_fwd_wgmma.cu.in"
       // The producer's round ri: its job, published for the other roles (job_at).
       auto fetch_job = [&](int ri) -> int {
         if (!dyn_jobs) return job_at(ri);
-#line 703 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 701 "templates/sm90/attn_fwd_wgmma.cu.in"
         const int job = dyn_job(ri == 0 ? (int)blockIdx.x
                                         : (int)gridDim.x + (int)wg_atom_global_add(a.ws, 1u));
-#line 706 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 704 "templates/sm90/attn_fwd_wgmma.cu.in"
         const wg_u32 slot = job_ring + 8u * (wg_u32)(ri % 16);
         wg_st_shared_b32(slot + 4, (wg_u32)job);
         wg_st_release_shared_b32(slot, (wg_u32)ri);  // the tag after the job (job_at)
         return job;
       };
-#line 712 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 710 "templates/sm90/attn_fwd_wgmma.cu.in"
       for (int ri = 0;; ++ri) {
         const int job = fetch_job(ri);
         if (job >= n_jobs) break;
@@ -1347,7 +1346,7 @@ static __device__ __forceinline__ void attn_body(const attngen_kargs_tma &prm) {
         decode(job, mb, h, b);
         const int hk = div_group(h);
         int nt = n_tiles, kc = b, qr = 0;
-#line 731 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 729 "templates/sm90/attn_fwd_wgmma.cu.in"
         if (kCausal || kvl != nullptr || packed) {
           int kr;
           const int sq = q_len(b, qr);
@@ -1359,14 +1358,14 @@ static __device__ __forceinline__ void attn_body(const attngen_kargs_tma &prm) {
             b = 0;
           }
         }
-#line 743 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 741 "templates/sm90/attn_fwd_wgmma.cu.in"
         wg_st_shared_b32(job_q_row, (wg_u32)(qr + mb * kBlockM));
         wg_st_shared_b32(job_q_hb, (wg_u32)h | ((wg_u32)b << 16));
 #define kv_row (packed ? kc + j * kKv : j * kKv)
 #define kv_batch (packed ? 0 : kc)
-#line 756 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 754 "templates/sm90/attn_fwd_wgmma.cu.in"
         for (int j = 0; j < nt; ++j, ++it) {
-#line 758 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 756 "templates/sm90/attn_fwd_wgmma.cu.in"
           const int s = it % kStages;
           const wg_u32 round_parity = (wg_u32)((it / kStages - 1) & 1);
           // K tile j, then V tile j (keys past Skv are zero-filled: their scores are masked,
@@ -1438,9 +1437,9 @@ static __device__ __forceinline__ void attn_body(const attngen_kargs_tma &prm) {
       int b = ((int)blockIdx.x / n_mb) / H;
       for (int ni = 0;; ++ni) {
         const int job = job_at(ni);
-#line 832 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 830 "templates/sm90/attn_fwd_wgmma.cu.in"
         if (job >= n_jobs) break;
-#line 834 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 832 "templates/sm90/attn_fwd_wgmma.cu.in"
         if (kCausal || packed || kSkip) decode(job, mb, h, b);
         int qr = 0, sq = Sq;
         if (packed) {
@@ -1483,7 +1482,7 @@ static __device__ __forceinline__ void attn_body(const attngen_kargs_tma &prm) {
         }
       }
     }
-#line 944 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 942 "templates/sm90/attn_fwd_wgmma.cu.in"
   } else {
     // ================================ consumers ===============================
     wg_setmaxnreg_inc<160>();
@@ -1510,11 +1509,11 @@ static __device__ __forceinline__ void attn_body(const attngen_kargs_tma &prm) {
     float m0, m1;                            // running max of t (rows g, g + 8), step 3
     float l0, l1;                            // this thread's part of l, step 4
     int kv_n = Skv, nt = n_tiles;            // keys and KV tiles of the job whose S is next
-#line 973 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 971 "templates/sm90/attn_fwd_wgmma.cu.in"
     // That job's causal diagonal: its first query row + kv_n - its entry's query rows (Sq, a
     // packed sequence's length): query row q0 + i sees the keys below cdiag + i + 1.
     int cdiag = Skv - Sq;
-#line 1026 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1024 "templates/sm90/attn_fwd_wgmma.cu.in"
 
     // This consumer's 64 rows of the Q buffer of the job whose S is issued next, and that
     // buffer's q_empty mbarrier (switched at each job boundary).
@@ -1524,10 +1523,10 @@ static __device__ __forceinline__ void attn_body(const attngen_kargs_tma &prm) {
     // Issue S = Q K_j^T (step 1) from stage sj: kD / 16 k-steps of 16 over d; the k-step's 32
     // bytes sit at offset 32 (kk & 3) of box kk >> 2 (the hardware applies the swizzle).
     auto issue_qk = [&](int sj) {
-#line 1043 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1041 "templates/sm90/attn_fwd_wgmma.cu.in"
       const wg_u64 da0 = make_desc(q_rows, 16, 1024);
       const wg_u64 db0 = make_desc(sK + sj * kKvStage, 16, 1024);
-#line 1046 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1044 "templates/sm90/attn_fwd_wgmma.cu.in"
 #pragma unroll
       for (int kk = 0; kk < kD / 16; ++kk) {
         const wg_u64 da = desc_add(da0, (kk >> 2) * kQHalf + (kk & 3) * 32);
@@ -1548,12 +1547,12 @@ static __device__ __forceinline__ void attn_body(const attngen_kargs_tma &prm) {
       }
       wg_commit();
     };
-#line 1067 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1065 "templates/sm90/attn_fwd_wgmma.cu.in"
     // Waits for my turn on the tensor cores, then orders my register writes before the
     // wgmmas (the tiles arrived through the async proxy: no proxy fence).
     auto begin_issue = [&]() {
       wg_bar_sync(bar_me, 256);
-#line 1078 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1076 "templates/sm90/attn_fwd_wgmma.cu.in"
 #pragma unroll
       for (int i = 0; i < kORegs; ++i) wg_fence_operand(o[i]);
 #pragma unroll
@@ -1562,7 +1561,7 @@ static __device__ __forceinline__ void attn_body(const attngen_kargs_tma &prm) {
       for (int i = 0; i < kPRegs; ++i) wg_fence_operand(p[i]);
       wg_fence();
     };
-#line 1195 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1193 "templates/sm90/attn_fwd_wgmma.cu.in"
     // Steps 2-4 on S of tile j (already complete): t = s * scale_log2, keys past kv_n -> -inf,
     // new running max, p = exp2(t - m) in place, l = l * alpha + sum(p). Returns the rescale
     // factors exp2(m_old - m_new) of rows g and g + 8 (unused for the first tile, where O and
@@ -1595,9 +1594,9 @@ static __device__ __forceinline__ void attn_body(const attngen_kargs_tma &prm) {
           if (col >= ((i & 2) ? lim1 : lim0)) s[i] = neg_inf;
         }
       }
-#line 1230 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1228 "templates/sm90/attn_fwd_wgmma.cu.in"
       float mx0 = m0, mx1 = m1;              // row max, 4 threads share a row
-#line 1232 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1230 "templates/sm90/attn_fwd_wgmma.cu.in"
 #pragma unroll
       for (int i = 0; i < kSRegs; i += 4) {
         mx0 = wg_max(mx0, wg_max(s[i], s[i + 1]));
@@ -1607,7 +1606,7 @@ static __device__ __forceinline__ void attn_body(const attngen_kargs_tma &prm) {
       mx0 = wg_max(mx0, wg_shfl_xor(mx0, 2));
       mx1 = wg_max(mx1, wg_shfl_xor(mx1, 1));
       mx1 = wg_max(mx1, wg_shfl_xor(mx1, 2));
-#line 1247 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1245 "templates/sm90/attn_fwd_wgmma.cu.in"
       // A row that sees no key (a job with no key, a causal row above the diagonal): max 0,
       // so p = exp2(-inf - 0) = 0 and l = 0 (the epilogue writes out = 0, LSE = -inf).
       if (rk0 <= 0) mx0 = 0.f;
@@ -1629,7 +1628,7 @@ static __device__ __forceinline__ void attn_body(const attngen_kargs_tma &prm) {
       l0 = first ? rs0 : wg_add_rn(wg_mul_rn(l0, alpha0), rs0);
       l1 = first ? rs1 : wg_add_rn(wg_mul_rn(l1, alpha1), rs1);
     };
-#line 1269 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1267 "templates/sm90/attn_fwd_wgmma.cu.in"
     // Step 5: P = bf16_round(p). Two adjacent n8 chunks of the S accumulator have the layout
     // of one k16 A fragment of P.V.
     auto pack = [&]() {
@@ -1674,7 +1673,7 @@ static __device__ __forceinline__ void attn_body(const attngen_kargs_tma &prm) {
     // skipping job whose every tile is skipped runs tile 0 with kv_n = 0: its V rows too.)
     auto zero_v_tail = [&](int sp, int vrows) {
       if ((kvl == nullptr && !packed && !(kSkip && kv_n == 0)) || vrows >= kKv) return;
-#line 1316 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1314 "templates/sm90/attn_fwd_wgmma.cu.in"
       const wg_u32 vt = sV + sp * kKvStage;
       for (int i = ct; i < (kKv - vrows) * (kD / 2); i += 128) {  // kD / 2 words per row
         const wg_u32 w = (wg_u32)i % (kD / 2), r = (wg_u32)i / (kD / 2);  // (shifts, masks)
@@ -1686,16 +1685,16 @@ static __device__ __forceinline__ void attn_body(const attngen_kargs_tma &prm) {
     auto set_pending = [&](float alpha0, float alpha1) {
       pa0 = alpha0;
       pa1 = alpha1;
-#line 1332 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1330 "templates/sm90/attn_fwd_wgmma.cu.in"
       prs = wg_any(alpha0 != 1.f || alpha1 != 1.f);
-#line 1334 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1332 "templates/sm90/attn_fwd_wgmma.cu.in"
     };
 
-#line 1337 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1335 "templates/sm90/attn_fwd_wgmma.cu.in"
     // Step 6: o = O * (1 / l) (l = 0 -> 0), rounded, into this consumer's O buffer (the
     // storer writes it out). Step 7: LSE = m ln2 + ln l. For job `job` with the final running
     // max (em0, em1) and this thread's parts of l (el0, el1).
-#line 1345 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1343 "templates/sm90/attn_fwd_wgmma.cu.in"
     auto epilogue = [&](int job, float em0, float em1, float el0, float el1) {
       long long q_base, k_base, v_base, o_base;
       int q0, h, b;
@@ -1707,7 +1706,7 @@ static __device__ __forceinline__ void attn_body(const attngen_kargs_tma &prm) {
       ls0 = wg_add_rn(ls0, wg_shfl_xor(ls0, 2));
       float ls1 = wg_add_rn(el1, wg_shfl_xor(el1, 1));
       ls1 = wg_add_rn(ls1, wg_shfl_xor(ls1, 2));
-#line 1382 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1380 "templates/sm90/attn_fwd_wgmma.cu.in"
       const float inv0 = ls0 == 0.f ? 0.f : wg_rcp_rn(ls0);
       const float inv1 = ls1 == 0.f ? 0.f : wg_rcp_rn(ls1);
       // Causal: l = 0 only in a row that saw no key (with one, p = 1 at its max): out = 0
@@ -1726,7 +1725,7 @@ static __device__ __forceinline__ void attn_body(const attngen_kargs_tma &prm) {
       int qr = 0;                            // a packed sequence's first row, its rows sq
       const int sq = q_len(b, qr);
       const bool ok0 = qa < sq, ok1 = qa + 8 < sq;
-#line 1401 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1399 "templates/sm90/attn_fwd_wgmma.cu.in"
       // Wait until the buffer's previous contents have been read by their stores (a named
       // barrier: an mbarrier wait loop here, with O and S live, made ptxas spill).
       const int ob = kOBufs == kConsumers ? cw : 0;
@@ -1744,12 +1743,12 @@ static __device__ __forceinline__ void attn_body(const attngen_kargs_tma &prm) {
       unsigned short *og = (unsigned short *)a.o + o_base + 2 * t4;
       unsigned short *og0 = og + (wg_u32)(ok0 ? qa : 0) * o_row_stride;
       unsigned short *og1 = og + (wg_u32)(ok1 ? qa + 8 : 0) * o_row_stride;
-#line 1423 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1421 "templates/sm90/attn_fwd_wgmma.cu.in"
 #pragma unroll
       for (int i = 0; i < kD / 8; ++i) {
         const wg_u32 r0 = round_out2(wg_mul_rn(o[4 * i], inv0), wg_mul_rn(o[4 * i + 1], inv0));
         const wg_u32 r1 = round_out2(wg_mul_rn(o[4 * i + 2], inv1), wg_mul_rn(o[4 * i + 3], inv1));
-#line 1428 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1426 "templates/sm90/attn_fwd_wgmma.cu.in"
         if (direct) {
           if (ok0) wg_st_global_b32(og0 + 8 * i, r0);
           if (ok1) wg_st_global_b32(og1 + 8 * i, r1);
@@ -1758,14 +1757,14 @@ static __device__ __forceinline__ void attn_body(const attngen_kargs_tma &prm) {
           wg_st_shared_b32(at, r0);
           wg_st_shared_b32(at + 8u * 128u, r1);
         }
-#line 1440 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1438 "templates/sm90/attn_fwd_wgmma.cu.in"
       }
-#line 1442 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1440 "templates/sm90/attn_fwd_wgmma.cu.in"
       if (kOBufs > 0) {
         wg_fence_proxy_async();              // st.shared (generic) -> the stores (async proxy)
         wg_mbar_arrive(bar_o_full + 8 * ob);
       }
-#line 1447 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1445 "templates/sm90/attn_fwd_wgmma.cu.in"
       if (a.lse != 0 && t4 == 0) {
         // [B, H, Sq], or [H, total_q] from the sequence's first row
         float *lse = a.lse + (packed ? (long long)h * a.total_q + qr : ((long long)b * H + h) * (long long)Sq);
@@ -1802,7 +1801,7 @@ static __device__ __forceinline__ void attn_body(const attngen_kargs_tma &prm) {
     // The keys, first query row and KV tiles of job jb, for its rounds.
     // (A dense call without key lengths keeps Skv and n_tiles: nothing to decode.)
     auto start_job = [&](int jb) {
-#line 1514 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1512 "templates/sm90/attn_fwd_wgmma.cu.in"
       if (!kCausal && kvl == nullptr && !packed && !kSkip) return;
       int mb, h, b, r0;
       decode(jb, mb, h, b);
@@ -1810,11 +1809,11 @@ static __device__ __forceinline__ void attn_body(const attngen_kargs_tma &prm) {
       const int sq = q_len(b, r0);
       cdiag = mb * kBlockM + kv_n - sq;
       nt = tiles_of(job_keys(kv_n, mb * kBlockM, sq));
-#line 1541 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1539 "templates/sm90/attn_fwd_wgmma.cu.in"
     };
-#line 1623 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1621 "templates/sm90/attn_fwd_wgmma.cu.in"
     start_job(job);
-#line 1628 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1626 "templates/sm90/attn_fwd_wgmma.cu.in"
     if (cw == kConsumers - 1) wg_bar_arrive(1, 256);  // consumer 0 issues first
     {
       // The block's first round: S_0 of its first job only.
@@ -1833,7 +1832,7 @@ static __device__ __forceinline__ void attn_body(const attngen_kargs_tma &prm) {
       float alpha0, alpha1;
       softmax(0, true, alpha0, alpha1);
       pack();
-#line 1649 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1647 "templates/sm90/attn_fwd_wgmma.cu.in"
     }
     // A round that issues S_j and P_{j-1} V_{j-1} of the same job (1 <= j < nt; `last`: j is
     // the job's last computed tile; skip variants find it themselves). Returns the job's next
@@ -1847,10 +1846,10 @@ static __device__ __forceinline__ void attn_body(const attngen_kargs_tma &prm) {
       issue_qk(sj);
       rescale_then_pv(sp);
       wg_bar_arrive(bar_other, 256);         // the other consumer's wgmmas queue behind mine
-#line 1668 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1666 "templates/sm90/attn_fwd_wgmma.cu.in"
       const int jn = j + 1;
       const bool last = last_in;
-#line 1671 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1669 "templates/sm90/attn_fwd_wgmma.cu.in"
       wg_wait<1>();                          // S_j done, P V may still run
 #pragma unroll
       for (int i = 0; i < kSRegs; ++i) wg_fence_operand(s[i]);
@@ -1875,14 +1874,14 @@ static __device__ __forceinline__ void attn_body(const attngen_kargs_tma &prm) {
       for (int i = 0; i < kPRegs; ++i) wg_fence_operand(p[i]);
       if (lane == 0) wg_mbar_arrive(bar_empty_v + 8 * sp);
       pack();
-#line 1698 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1696 "templates/sm90/attn_fwd_wgmma.cu.in"
       ++it;
       return jn;
     };
     it = 1;
-#line 1705 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1703 "templates/sm90/attn_fwd_wgmma.cu.in"
     for (int j = 1; j < nt; ++j) steady_round(j, j == nt - 1);
-#line 1707 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1705 "templates/sm90/attn_fwd_wgmma.cu.in"
     for (job = job_at(ri = live_round(ri + 1)); job < n_jobs;
          job = job_at(ri = live_round(ri + 1))) {
       ++nj;
@@ -1898,7 +1897,7 @@ static __device__ __forceinline__ void attn_body(const attngen_kargs_tma &prm) {
         }
         mbar_wait(bar_full_k + 8 * sj, (wg_u32)((it / kStages) & 1));
         mbar_wait(bar_full_v + 8 * sp, (wg_u32)(((it - 1) / kStages) & 1));
-#line 1725 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1723 "templates/sm90/attn_fwd_wgmma.cu.in"
         zero_v_tail(sp, kv_n - (nt - 1) * kKv);  // o_job's last V tile
         start_job(job);                      // from here on: the new job's
         begin_issue();
@@ -1913,10 +1912,10 @@ static __device__ __forceinline__ void attn_body(const attngen_kargs_tma &prm) {
           if (nt == 1) wg_mbar_arrive(q_empty);
         }
         const float pm0 = m0, pm1 = m1, pl0 = l0, pl1 = l1;  // o_job's, for its epilogue
-#line 1743 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1741 "templates/sm90/attn_fwd_wgmma.cu.in"
         m0 = neg_inf;
         m1 = neg_inf;
-#line 1746 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1744 "templates/sm90/attn_fwd_wgmma.cu.in"
         float alpha0, alpha1;
         softmax(0, true, alpha0, alpha1);
         prs = false;                         // the new job's O starts at 0: nothing to rescale
@@ -1927,23 +1926,23 @@ static __device__ __forceinline__ void attn_body(const attngen_kargs_tma &prm) {
         for (int i = 0; i < kPRegs; ++i) wg_fence_operand(p[i]);
         if (lane == 0) wg_mbar_arrive(bar_empty_v + 8 * sp);
         epilogue(o_job, pm0, pm1, pl0, pl1);
-#line 1759 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1757 "templates/sm90/attn_fwd_wgmma.cu.in"
         o_job = job;
 #pragma unroll
         for (int i = 0; i < kORegs; ++i) o[i] = 0.f;
         pack();
-#line 1766 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1764 "templates/sm90/attn_fwd_wgmma.cu.in"
         ++it;
       }
-#line 1771 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1769 "templates/sm90/attn_fwd_wgmma.cu.in"
       for (int j = 1; j < nt; ++j) steady_round(j, j == nt - 1);
-#line 1773 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1771 "templates/sm90/attn_fwd_wgmma.cu.in"
     }
     {
       // The last job's P_{n-1} V_{n-1}, then its epilogue.
       const int sp = (it + kStages - 1) % kStages;
       mbar_wait(bar_full_v + 8 * sp, (wg_u32)(((it - 1) / kStages) & 1));
-#line 1781 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1779 "templates/sm90/attn_fwd_wgmma.cu.in"
       zero_v_tail(sp, kv_n - (nt - 1) * kKv);
       begin_issue();
       rescale_then_pv(sp);
@@ -1953,22 +1952,22 @@ static __device__ __forceinline__ void attn_body(const attngen_kargs_tma &prm) {
       for (int i = 0; i < kORegs; ++i) wg_fence_operand(o[i]);
       if (lane == 0) wg_mbar_arrive(bar_empty_v + 8 * sp);
       epilogue(o_job, m0, m1, l0, l1);
-#line 1793 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1791 "templates/sm90/attn_fwd_wgmma.cu.in"
     }
   }
 }
 
-#line 1799 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1797 "templates/sm90/attn_fwd_wgmma.cu.in"
 extern "C" __global__ void __launch_bounds__(512, 1)
     attn_fwd_d64_bshd_rtz_q1_kv128_w16_nosplit_tma_causal_wgmma_sm90(const __grid_constant__ attngen_kargs_tma prm) {
   attn_body<false>(prm);
 }
-#line 1799 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1797 "templates/sm90/attn_fwd_wgmma.cu.in"
 extern "C" __global__ void __launch_bounds__(512, 1)
     attn_fwd_d64_bshd_rtz_q1_kv128_w16_nosplit_tma_causal_wgmma_sm90_var(const __grid_constant__ attngen_kargs_tma prm) {
   attn_body<true>(prm);
 }
-#line 1871 "templates/sm90/attn_fwd_wgmma.cu.in"
+#line 1869 "templates/sm90/attn_fwd_wgmma.cu.in"
 #undef sO
 #undef bar_o_full
 #undef job_count

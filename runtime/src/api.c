@@ -334,10 +334,6 @@ static attngen_status plan_launch(plan *p, const attngen_fwd_args *a, int comput
       p->k.causal = attngen__causal_order(a->batch, a->heads, heads_kv, a->seqlen_kv,
                                           attngen__desc_head_dim(d), jobs, (long)p->grid[0],
                                           causal_forced, dynamic_ok);
-      /* the pair order's end where it pays (the kernels without the dynamic order have it) */
-      if (p->k.causal == ATTNGEN__CAUSAL_PAIRS && !dynamic_ok_kernel(d) &&
-          attngen__pair_end_round(qb, (long)a->heads * a->batch, (long)p->grid[0]) != INT_MAX)
-        p->k.causal = ATTNGEN__CAUSAL_PAIRS_END;
       if (p->k.causal == ATTNGEN__CAUSAL_DYNAMIC)
         p->k.job_section = attngen__causal_section(a->batch, a->heads, heads_kv, a->seqlen_kv,
                                                    attngen__desc_head_dim(d));
@@ -849,7 +845,9 @@ attngen_status attngen_explain(attngen_context *c, const attngen_fwd_args *a, at
   out->rule_name = rule_names[p.sel.rule];
   snprintf(out->reason, sizeof out->reason, "%s%s", p.sel.reason,
            !a->causal || p.sel.desc.impl != ATTNGEN__IMPL_WGMMA ? ""
-           : p.k.causal == ATTNGEN__CAUSAL_PAIRS_END
+           : p.k.causal == ATTNGEN__CAUSAL_PAIRS && !dynamic_ok_kernel(&p.sel.desc) &&
+                     attngen__pair_end_round(p.k.num_q_blocks, (long)p.k.H * p.k.B,
+                                             (long)p.grid[0]) != INT_MAX
                ? "; causal jobs in pairs of m-blocks (one round's K/V exceeds L2), the jobs of "
                  "the last rounds longest first (the pairs' last round part-empty)"
            : p.k.causal == ATTNGEN__CAUSAL_PAIRS

@@ -151,9 +151,6 @@ size_t attngen__vt_plan(int batch, int heads, int seqlen_kv, int head_dim, unsig
 #define ATTNGEN__CAUSAL_LONGEST 1
 #define ATTNGEN__CAUSAL_PAIRS 2
 #define ATTNGEN__CAUSAL_DYNAMIC 3
-/* kargs.causal only: the pair order with its longest-first end (attngen__pair_end_round), which
- * the runtime gives instead of ATTNGEN__CAUSAL_PAIRS to the kernels that have the end */
-#define ATTNGEN__CAUSAL_PAIRS_END 4
 #define ATTNGEN__JOB_COUNTER_BYTES 16 /* its counter: workspace bytes (16: the alignment) */
 /* Above: pairs. GQA (1,32/8,8192), 32 MiB: longest first 619 TFLOP/s vs pairs 602 (H200, run
  * K1); MHA (4,32,4096), 256 MiB: 495 vs 570-580; (2,32/8,4000), 32 MiB: 530 vs 528. */
@@ -191,8 +188,9 @@ typedef struct attngen__pair_end {
  * when R >= 3, or when R >= 1 and the pairs' rounds ceil(P / grid) (P = ceil(n_mb nhb / 2)
  * pairs) are more than 11/10 of P / grid (the blocks' mean): the time the pairs' part-empty
  * last round leaves on the table, from the jobs and the grid alone (no shape fitted). The
- * runtime passes the choice as kargs.causal = ATTNGEN__CAUSAL_PAIRS_END; the kernel computes
- * 2 R itself (job_at; the round as a kernel argument cost 84 bytes of spills). */
+ * kernels compute the same rule in job_at (templates/sm90/attn_fwd_wgmma.cu.in; the host's
+ * choice as a kernel argument cost short calls 2.2-2.6%, run M94); tests/test_split_plan.c
+ * holds this copy to the kernel's integer form. */
 int attngen__pair_end_round(long n_mb, long nhb, long grid);
 /* The end's plan from its first round (2 R, or INT_MAX: no end). */
 void attngen__pair_end_plan(long n_mb, long nhb, long grid, int round, attngen__pair_end *e);
