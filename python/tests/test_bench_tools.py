@@ -13,7 +13,9 @@ causal (query, key) pair count, its argument errors and its exit status without 
 bench/sass_ctrl.py: the controls it decodes from three real sm_90 encodings, its selections,
 sums and errors. bench/sass_lines.py: its per-line counts on a small listing and its errors.
 bench/sm90_jit_equal.py: its .text comparison per entry point on small ELF images, its spill
-sum, and on one real variant NVRTC == nvcc (where both exist) and its usage errors."""
+sum, and on one real variant NVRTC == nvcc (where both exist) and its usage errors.
+bench/causal_order_model.py: its pair order runs every job once, its end rule is
+split_plan.c's, one shape's numbers, its argument errors."""
 import os
 import re
 import shutil
@@ -460,3 +462,37 @@ def test_sm90_jit_equal_run():
     assert r.returncode == 2 and "--cli" in r.stderr, r.stderr
     r = run_tool("sm90_jit_equal", "--cli", exe, "-j", "0")
     assert r.returncode == 2 and "-j" in r.stderr, r.stderr
+
+
+def test_causal_order_model():
+    """bench/causal_order_model.py (the static causal orders' balance, run M94): its pair order
+    runs every job once for each end rule, grids and shapes around the rule's edges; the rule (R >= 3, or R >= 1 with ceil(P / g) > 1.1 P / g) as split_plan.c has it; the model's
+    numbers for (4,14,1800) (pairs 1.257, with the end 1.045); argument errors."""
+    m = load_tool("causal_order_model")
+    for g in (7, 13, 132):
+        for n_mb in (1, 2, 9, 15, 16):
+            for nhb in (1, 3, 30, 61, 90, 2 * g + 1):
+                n_jobs = n_mb * nhb
+                for rule in ("none", "before", "now"):
+                    e = m.end_plan(n_mb, nhb, g, rule)
+                    seen = []
+                    for k in range(g):
+                        for i in range(2 * (n_jobs // g) + 8):
+                            j = m.pair_job(e, n_mb, nhb, g, i, k)
+                            if j < n_jobs:
+                                seen.append(j)
+                    assert sorted(seen) == list(range(n_jobs)), (g, n_mb, nhb, rule)
+                rp = n_jobs // (2 * g) - 1
+                pairs = (n_jobs + 1) // 2
+                want = rp >= 3 or (rp >= 1 and 10 * (-(-pairs // g)) * g > 11 * pairs)
+                assert (m.end_plan(n_mb, nhb, g, "now") is not None) == want, (g, n_mb, nhb)
+                assert (m.end_plan(n_mb, nhb, g, "before") is not None) == (rp >= 3)
+    info, out = m.model(4, 14, 1800)
+    assert info["n_mb"] == 15 and info["R"] == 2 and info["host"] == "pairs"
+    assert abs(out["pairs"] - 1.257) < 1e-3 and abs(out["pairs+rule"] - 1.045) < 1e-3, out
+    assert out["pairs+R>=3"] == out["pairs"] and out["dynamic"] <= out["pairs+rule"]
+    r = run_tool("causal_order_model", "--shape", "4,14,1800", "--shape", "2,12,3300,256")
+    assert r.returncode == 0 and "| (4,14,1800) hd128 | 15 | 2 | 1.257 | pairs | 1.257 |" in r.stdout
+    for bad in (["--shape", "1,2"], ["--shape", "1,2,3,96"], ["--shape", "4,14,1800", "--grid", "0"]):
+        r = run_tool("causal_order_model", *bad)
+        assert r.returncode == 2 and r.stdout == "" and "error" in r.stderr, (bad, r.stdout, r.stderr)
