@@ -1171,7 +1171,7 @@ static __device__ __forceinline__ void attn_body(const attngen_kargs_tma &prm) {
       // costs more: R >= 3, or R >= 1 where the pairs' rounds ceil(P / g) (P = ceil(n_jobs / 2)
       // pairs) are more than 11/10 of P / g (runtime/src/split_plan.h attngen__pair_end_round,
       // the same rule; bench/RESULTS.md runs M89, M92, M94). (The host's choice as a kernel
-      // argument instead cost short calls 2.2-2.6% (384 more instructions) or spilled.) Head
+      // argument instead cost short calls 2.2-2.6%: 280 instructions more, or a spill.) Head
       // hb0 odd with n_mb odd started with its middle m-block (below): [lo, hi] less that one.
       // (Kernels with the dynamic order, which the host takes instead of pairs: pairs only;
       // this end spilled 4 bytes in the head_dim-64 two-consumer kernel.)

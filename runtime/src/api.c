@@ -277,17 +277,17 @@ static int describe_variant(void *user, const char *name, attngen__variant_desc 
   return 0;
 }
 
-/* Launch geometry and the kernel arguments that do not depend on pointers. Non-split
- * variants: grid (q-blocks, H, B), or for the persistent wgmma kernels (min(jobs, compute
- * units), 1, 1). kv_split=tail variants: the planner of split_plan.h with
- * the device's compute units and one block per CU (grid (grid_x, 1, 1), then NAME_merge on
- * (merge_grid_x, 1, 1) when it is nonzero, with the workspace the plan asks for). */
 /* The sm90 wgmma kernels built with the dynamic causal order (target_sm90_wgmma.lua causal_dyn:
  * the head_dim-64 causal TMA kernels); they have no pair-order end. */
 static int dynamic_ok_kernel(const attngen__variant_desc *d) {
   return attngen__desc_head_dim(d) == 64 && d->load == ATTNGEN__LOAD_TMA;
 }
 
+/* Launch geometry and the kernel arguments that do not depend on pointers. Non-split
+ * variants: grid (q-blocks, H, B), or for the persistent wgmma kernels (min(jobs, compute
+ * units), 1, 1). kv_split=tail variants: the planner of split_plan.h with
+ * the device's compute units and one block per CU (grid (grid_x, 1, 1), then NAME_merge on
+ * (merge_grid_x, 1, 1) when it is nonzero, with the workspace the plan asks for). */
 static attngen_status plan_launch(plan *p, const attngen_fwd_args *a, int compute_units,
                                   int causal_forced) {
   const attngen__variant_desc *d = &p->sel.desc;
