@@ -166,10 +166,10 @@ int attngen__causal_order(int batch, int heads, int heads_kv, int seqlen_kv, int
  * its middle one, `hole`, when n_mb and hb0 are odd: such a head began with its middle) and
  * every m-block of the nf heads after it. In the end's own count t (0 .. jobs - 1): levels
  * n_mb - 1 .. hi + 1 (nf jobs each: `above` in all), then hi .. lo (nf + 1 each, head hb0
- * first; the hole's level nf, at uh: `mid` in all), then lo - 1 .. 0 (nf each). The host
- * chooses 2 R (attngen__pair_end_round, passed as kargs.pair_end); the kernel computes the
- * rest in job_at itself (kept there: the whole plan as kernel arguments measured 3-7% slower
- * on short calls, a 16-byte spill; bench/RESULTS.md run M92); this C copy is the order's
+ * first; the hole's level nf, at uh: `mid` in all), then lo - 1 .. 0 (nf each). Whether there
+ * is an end, and its round 2 R: attngen__pair_end_round. The kernel computes all of it in
+ * job_at itself (kept there: the whole plan as kernel arguments measured 3-7% slower on short
+ * calls, a 16-byte spill; bench/RESULTS.md run M92); this C copy is the order's
  * specification for the host's tests (tests/test_split_plan.c: every job once) and the GPU
  * test's choice of shapes (tests/test_gpu_sm90.c pair_order: the kernel bit for bit the same
  * as longest first, every element written). */
