@@ -1222,7 +1222,7 @@ static void test_gpu_sm90_causal_orders(void **state) {
 }
 
 /* The static pair order (ATTNGEN_CAUSAL_ORDER=2) against longest first (=1), bit for bit and
- * every element written, on every causal TMA variant, on three shapes per variant chosen for the
+ * every element written, on every causal TMA variant, on four shapes per variant chosen for the
  * device's grid g (the persistent grid, from attngen_explain) so that each of the order's paths
  * runs (templates/sm90/attn_fwd_wgmma.cu.in, job_at): an odd number of m-blocks n_mb without
  * the end (pairs only: head 2q + 1 starts with its middle m-block); an even n_mb with R =
