@@ -19,69 +19,74 @@ block ends together). Orders:
              static orders are measured against)
 
 The host's choice between pairs and longest first (one longest-first round's K/V above 40 MiB)
-is printed beside. Model only: L2 traffic and the per-call fixed cost are not in it (run M94 in
+is printed beside. The orders are the runtime's own C specification (split_plan.c, which
+tests/test_split_plan.c holds the kernels' job_at to), called in libattngen.so. Model only: L2 traffic and the per-call fixed cost are not in it (run M94 in
 bench/RESULTS.md measured what it predicts).
 
   python3 bench/causal_order_model.py --shape 4,14,1800 --shape 2,12,3300,256
 """
 import argparse
+import ctypes
 import heapq
+import importlib.util
+import os
 import sys
 
-L2_BUDGET = 40.0 * 1024 * 1024
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+INT_MAX = 2**31 - 1
+
+
+class PairEnd(ctypes.Structure):
+    """runtime/src/split_plan.h attngen__pair_end."""
+    _fields_ = [(n, ctypes.c_int) for n in
+                ("round", "jobs", "hb0", "lo", "hi", "nf", "above", "mid", "uh", "hole")]
+
+
+_lib = None
+
+
+def lib(path=None):
+    """libattngen.so (path, else where the Python package looks: $ATTNGEN_LIB, build*/), with
+    the runtime's own order functions declared: the model runs the C specification of the orders
+    (split_plan.c), not a copy of it."""
+    global _lib
+    if _lib is None or path:
+        spec = importlib.util.spec_from_file_location(
+            "attngen_lib_loader", os.path.join(ROOT, "python", "attngen", "_lib.py"))
+        loader = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(loader)  # (stdlib only: no torch)
+        L = loader.load(path)
+        L.attngen__pair_end_round.restype = ctypes.c_int
+        L.attngen__pair_end_round.argtypes = [ctypes.c_long] * 3
+        L.attngen__pair_end_plan.restype = None
+        L.attngen__pair_end_plan.argtypes = [ctypes.c_long] * 3 + [ctypes.c_int,
+                                                                    ctypes.POINTER(PairEnd)]
+        L.attngen__pair_job.restype = ctypes.c_long
+        L.attngen__pair_job.argtypes = [ctypes.POINTER(PairEnd)] + [ctypes.c_long] * 5
+        L.attngen__causal_order.restype = ctypes.c_int
+        L.attngen__causal_order.argtypes = [ctypes.c_int] * 5 + [ctypes.c_long] * 2 + \
+            [ctypes.c_int] * 2
+        _lib = L
+    return _lib
 
 
 def end_plan(n_mb, nhb, g, rule):
-    """The pair order's end (split_plan.c attngen__pair_end_round / _plan), or None."""
-    n_jobs = n_mb * nhb
-    rp = n_jobs // (2 * g) - 1
-    pairs = (n_jobs + 1) // 2
-    rounds = -(-pairs // g)
-    if rule == "none" or rp < 1:
-        return None
-    if not (rp >= 3 or (rule == "now" and 10 * rounds * g > 11 * pairs)):
-        return None
-    t0 = 2 * rp * g
-    hb0, p0 = divmod(t0, n_mb)
-    hole = (n_mb & hb0 & 1) and p0 > 0
-    pp = p0 - 1 if hole else p0
-    lo, hi, nf = pp >> 1, n_mb - 1 - ((pp + 1) >> 1), nhb - 1 - hb0
-    e = dict(round=2 * rp, jobs=n_jobs - t0, hb0=hb0, lo=lo, hi=hi, nf=nf,
-             above=(n_mb - 1 - hi) * nf, mid=(hi - lo + 1) * (nf + 1) - (1 if hole else 0),
-             uh=None, hole=-1)
-    if hole:
-        e["hole"] = (n_mb - 1) >> 1
-        e["uh"] = (hi - e["hole"]) * (nf + 1)
-    return e
+    """The pair order's end (split_plan.c attngen__pair_end_plan) under a rule: "none", "before"
+    (R >= 3), "now" (attngen__pair_end_round); None where there is none."""
+    L = lib()
+    rp = n_mb * nhb // (2 * g) - 1
+    rnd = (L.attngen__pair_end_round(n_mb, nhb, g) if rule == "now"
+           else 2 * rp if rule == "before" and rp >= 3 else INT_MAX)
+    e = PairEnd()
+    L.attngen__pair_end_plan(n_mb, nhb, g, rnd, ctypes.byref(e))
+    return e if e.round != INT_MAX else None
 
 
 def pair_job(e, n_mb, nhb, g, i, k):
     """Job of round i on block k (split_plan.c attngen__pair_job); n_mb * nhb: none."""
-    n_jobs = n_mb * nhb
-    if e is not None and i >= e["round"]:
-        tr = i - e["round"]
-        t = tr * g + (g - 1 - k if tr & 1 else k)
-        if t >= e["jobs"]:
-            return n_jobs
-        if e["above"] <= t < e["above"] + e["mid"]:
-            u = t - e["above"]
-            if e["uh"] is not None and u >= e["uh"]:
-                if u < e["uh"] + e["nf"]:
-                    return (e["hb0"] + 1 + u - e["uh"]) * n_mb + e["hole"]
-                u += 1
-            q = u // (e["nf"] + 1)
-            return (e["hb0"] + u - q * (e["nf"] + 1)) * n_mb + e["hi"] - q
-        u = t if t < e["above"] else t - e["mid"]
-        q = u // e["nf"]
-        m = n_mb - 1 - q if t < e["above"] else e["lo"] - 1 - (q - (n_mb - 1 - e["hi"]))
-        return (e["hb0"] + 1 + u - q * e["nf"]) * n_mb + m
-    f = ((i >> 1) * g + k) * 2 + (i & 1)
-    if f >= n_jobs:
-        return n_jobs
-    hb, pos = divmod(f, n_mb)
-    if n_mb & hb & 1:
-        pos = n_mb - 1 if pos == 0 else pos - 1
-    return hb * n_mb + (pos >> 1 if pos & 1 else n_mb - 1 - (pos >> 1))
+    if e is None:
+        e = PairEnd(round=INT_MAX)
+    return lib().attngen__pair_job(ctypes.byref(e), n_mb, nhb, g, i, k)
 
 
 def model(B, H, S, head_dim=128, grid=132, overhead=0.5, block_m=128, kv_tile=128, hkv=None):
@@ -118,8 +123,8 @@ def model(B, H, S, head_dim=128, grid=132, overhead=0.5, block_m=128, kv_tile=12
     for j in sorted(range(n_jobs), key=lambda j: -cost(j)):
         heapq.heappush(heap, heapq.heappop(heap) + cost(j))
     out["dynamic"] = max(heap) / mean
-    kv_heads = -(-min(nhb, g) // (H // hkv if hkv else 1))
-    host = "pairs" if n_jobs >= 2 * g and kv_heads * S * head_dim * 4 > L2_BUDGET else "longest"
+    order = lib().attngen__causal_order(B, H, hkv or H, S, head_dim, n_jobs, g, 0, 0)
+    host = {1: "longest", 2: "pairs"}.get(order, str(order))
     pairs = (n_jobs + 1) // 2
     info = dict(n_mb=n_mb, R=n_jobs // (2 * g) - 1, loss=-(-pairs // g) * g / pairs, host=host)
     return info, out
@@ -134,6 +139,8 @@ def main(argv=None):
     ap.add_argument("--grid", type=int, default=132, help="blocks (the SMs; default 132, H100/H200)")
     ap.add_argument("--overhead", type=float, default=0.5,
                     help="a job's fixed cost in KV tiles (default 0.5)")
+    ap.add_argument("--lib", metavar="PATH",
+                    help="libattngen.so (default: $ATTNGEN_LIB, else the build folders)")
     a = ap.parse_args(argv)
     shapes = []
     for s in a.shape:
@@ -147,6 +154,11 @@ def main(argv=None):
         shapes.append(v if len(v) == 4 else v + [128])
     if a.grid < 1 or a.overhead < 0:
         ap.error("--grid: at least 1; --overhead: not negative")
+    try:
+        lib(a.lib)
+    except Exception as e:  # the package loader's AttngenError or OSError
+        print(f"causal_order_model.py: {e}", file=sys.stderr)
+        return 1
     print("| shape | n_mb | R | ceil(P/g)/(P/g) | host | pairs | pairs+R>=3 | pairs+rule | longest |"
           " dynamic |")
     print("|---|---|---|---|---|---|---|---|---|---|")

@@ -319,8 +319,9 @@ static void test_split_plan_vt_bytes_follow_head_dim(void **state) {
  * it on the GPU) runs every job exactly once and, per block, stops at its first
  * round past the last job (the kernel's loop ends there); the end exists iff R >= 3 rounds of
  * pairs, or R >= 1 and the pairs' part-empty last round would leave the blocks' largest total
- * more than 10% above their mean (the kernel's own integer test); every pair of the pair rounds has n_mb + 1 tiles (m-block b has b + 1) unless it holds
- * a head's last m-block of an odd n_mb with no next head; and with the end the blocks' totals
+ * more than 10% above their mean (the kernel's own integer test); every pair of the pair
+ * rounds has n_mb + 1 tiles (m-block b has b + 1) unless it holds a head's last m-block of an
+ * odd n_mb with no next head; and with the end the blocks' totals
  * (tiles) are at most one longest job (n_mb tiles) apart. */
 static void test_pair_order_end(void **state) {
   (void)state;
@@ -342,7 +343,8 @@ static void test_pair_order_end(void **state) {
         assert_int_equal(e.round != INT_MAX,
                          rp >= 3 || (rp >= 1 && 10u * pr * (unsigned)g > 11u * up));
         if (e.round != INT_MAX) assert_int_equal(e.round, 2 * rp);
-        ends += e.round != INT_MAX, holes += e.hole >= 0, short_ends += e.round != INT_MAX && rp < 3;
+        ends += e.round != INT_MAX, holes += e.hole >= 0;
+        short_ends += e.round != INT_MAX && rp < 3;
         unsigned char *seen = calloc((size_t)n_jobs, 1);
         long *load = calloc((size_t)g, sizeof(long));
         assert_true(seen && load);
